@@ -1,0 +1,105 @@
+//! Checks on values that darling parsed but cannot judge: identifiers that must be legal MCP tool
+//! names, tags, media types. Each check reports into the shared accumulator.
+
+use darling::Error;
+use proc_macro2::Span;
+
+/// The longest tool name MCP clients accept.
+const MAX_TOOL_NAME: usize = 128;
+
+/// A skill id doubles as an MCP tool name, so it must match `^[A-Za-z0-9_.-]{1,128}$`.
+pub(crate) fn tool_name(id: &str, span: Span) -> Result<(), Error> {
+    if id.is_empty() {
+        return Err(Error::custom("skill id must not be empty").with_span(&span));
+    }
+    if id.len() > MAX_TOOL_NAME {
+        return Err(Error::custom(format!(
+            "skill id is {} characters long; MCP tool names allow at most {MAX_TOOL_NAME}",
+            id.len()
+        ))
+        .with_span(&span));
+    }
+    if let Some(bad) = id
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        let suggestion: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '-') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        return Err(Error::custom(format!(
+            "skill id `{id}` is not a legal MCP tool name: {bad:?} is not allowed; \
+             use only ASCII letters, digits, `_`, `.` and `-` (for example `{suggestion}`)"
+        ))
+        .with_span(&span));
+    }
+    Ok(())
+}
+
+/// Tags are short keywords; blank or padded ones are almost always a typo.
+pub(crate) fn tag(tag: &syn::LitStr) -> Result<String, Error> {
+    let value = tag.value();
+    if value.trim().is_empty() {
+        return Err(Error::custom("skill tags must not be empty").with_span(tag));
+    }
+    if value.trim() != value {
+        return Err(Error::custom(format!(
+            "skill tag {value:?} has leading or trailing whitespace"
+        ))
+        .with_span(tag));
+    }
+    Ok(value)
+}
+
+/// Input and output modes are media types such as `text/plain` or `application/json`.
+pub(crate) fn media_type(mode: &syn::LitStr) -> Result<String, Error> {
+    let value = mode.value();
+    let valid = value.split_once('/').is_some_and(|(kind, sub)| {
+        !kind.is_empty() && !sub.is_empty() && !value.contains(char::is_whitespace)
+    });
+    if valid {
+        Ok(value)
+    } else {
+        Err(Error::custom(format!(
+            "{value:?} is not a media type; expected something like \"text/plain\" or \"application/json\""
+        ))
+        .with_span(mode))
+    }
+}
+
+/// URLs in the agent card must be absolute.
+pub(crate) fn absolute_url(url: &str, key: &str, span: Span) -> Result<(), Error> {
+    if url.starts_with("https://") || url.starts_with("http://") {
+        Ok(())
+    } else {
+        Err(Error::custom(format!(
+            "`{key}` must be an absolute http(s) URL, got {url:?}"
+        ))
+        .with_span(&span))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legal_tool_names_pass() {
+        for id in ["convert", "get.rates", "a-b_c", "X9"] {
+            assert!(tool_name(id, Span::call_site()).is_ok(), "{id}");
+        }
+    }
+
+    #[test]
+    fn illegal_tool_names_fail() {
+        for id in ["", "two words", "ünïcode", "slash/name", &"x".repeat(129)] {
+            assert!(tool_name(id, Span::call_site()).is_err(), "{id}");
+        }
+    }
+}

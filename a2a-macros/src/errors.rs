@@ -1,0 +1,61 @@
+//! The error sink shared by one expansion. Every check reports here instead of returning early,
+//! so the user sees all problems at once; dropping the sink without `finish` is a bug in this
+//! crate and panics (in the macro, where rustc turns it into an error), so no error can be lost.
+
+use darling::Error;
+
+/// Collected diagnostics of one macro invocation.
+pub(crate) struct Errors {
+    errors: Vec<Error>,
+    finished: bool,
+}
+
+impl Errors {
+    /// An empty sink.
+    pub(crate) fn new() -> Self {
+        Self {
+            errors: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// Records an error.
+    pub(crate) fn push(&mut self, error: Error) {
+        self.errors.push(error);
+    }
+
+    /// Records the error of `result`, if any, and returns its value otherwise.
+    pub(crate) fn handle<T>(&mut self, result: Result<T, Error>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(error) => {
+                self.push(error);
+                None
+            }
+        }
+    }
+
+    /// How many errors were recorded so far; compare before and after a step to see if it failed.
+    pub(crate) fn count(&self) -> usize {
+        self.errors.iter().map(Error::len).sum()
+    }
+
+    /// Ends collection: `Err` with every recorded error, or `Ok` if there were none.
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
+        self.finished = true;
+        let errors = std::mem::take(&mut self.errors);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::multiple(errors))
+        }
+    }
+}
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        if !self.finished && !std::thread::panicking() {
+            panic!("a2a-macros bug: error sink dropped without finish()");
+        }
+    }
+}

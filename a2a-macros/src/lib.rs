@@ -1,0 +1,34 @@
+//! Procedural macros behind `a2a-runtime`.
+//!
+//! Do not depend on this crate directly: add `a2a-runtime`, which re-exports [`agent`] and
+//! [`skill`] and provides everything the generated code needs (through its hidden `__private`
+//! module), so the two crates can never drift apart.
+
+mod agent;
+mod args;
+mod check;
+mod codegen;
+mod docs;
+mod errors;
+mod model;
+mod paths;
+mod skill;
+
+use proc_macro::TokenStream;
+
+/// Declares an agent: a struct whose value is the agent's shared state, and whose doc comment and
+/// attribute arguments become the A2A agent card.
+///
+/// See the `a2a-runtime` crate documentation for the accepted keys.
+#[proc_macro_attribute]
+pub fn agent(args: TokenStream, item: TokenStream) -> TokenStream {
+    agent::expand(args.into(), item.into()).into()
+}
+
+/// Declares a skill: an `async fn` served as an A2A skill and as an MCP tool.
+///
+/// See the `a2a-runtime` crate documentation for the accepted keys and parameter rules.
+#[proc_macro_attribute]
+pub fn skill(args: TokenStream, item: TokenStream) -> TokenStream {
+    skill::expand(args.into(), item.into()).into()
+}

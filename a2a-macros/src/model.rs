@@ -1,0 +1,74 @@
+//! The checked intermediate form of an agent and a skill. Spans are kept so codegen can point
+//! diagnostics at the user's tokens; no tokens are built here.
+
+use proc_macro2::Span;
+
+/// One `#[skill]` function, read and checked.
+pub(crate) struct Skill {
+    pub(crate) func: syn::ItemFn,
+    pub(crate) agent: syn::Path,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) examples: Vec<String>,
+    pub(crate) input_modes: Vec<String>,
+    pub(crate) output_modes: Vec<String>,
+    pub(crate) scopes: Vec<String>,
+    pub(crate) hints: Hints,
+    pub(crate) is_default: bool,
+    pub(crate) params: Vec<Param>,
+    pub(crate) output: Output,
+}
+
+/// MCP tool annotations.
+#[derive(Default)]
+pub(crate) struct Hints {
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+}
+
+/// One parameter of a skill function.
+pub(crate) struct Param {
+    pub(crate) ident: syn::Ident,
+    pub(crate) ty: syn::Type,
+    pub(crate) kind: ParamKind,
+}
+
+/// Whether the runtime injects a parameter or the caller supplies it.
+pub(crate) enum ParamKind {
+    /// Filled by an extractor (`State<A>`, `TaskContext`, ...).
+    Injected,
+    /// A property of the skill's input object.
+    Input { doc: Vec<String> },
+}
+
+/// How the return value becomes a skill result.
+pub(crate) struct Output {
+    /// `Some(error type)` when the fn returns a `Result`-like type. The error type is `None` for a
+    /// one-argument alias such as `anyhow::Result<T>`, whose error type cannot be seen.
+    pub(crate) result: Option<Option<syn::Type>>,
+    /// The success value's type (the whole return type unless it is a `Result`).
+    pub(crate) value: syn::Type,
+    /// Whether the value converts through `IntoSkillOutput` directly (text, parts, artifacts,
+    /// `Json<T>`) or is serialized as structured data.
+    pub(crate) direct: bool,
+    /// The span of the declared return type, for diagnostics.
+    pub(crate) span: Span,
+}
+
+/// One `#[agent]` struct, read and checked.
+pub(crate) struct Agent {
+    pub(crate) item: syn::ItemStruct,
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) version: Option<String>,
+    pub(crate) provider: Option<(String, String)>,
+    pub(crate) documentation_url: Option<String>,
+    pub(crate) icon_url: Option<String>,
+    pub(crate) default_input_modes: Option<Vec<String>>,
+    pub(crate) default_output_modes: Option<Vec<String>>,
+    pub(crate) skills: Vec<syn::Path>,
+}

@@ -1,0 +1,303 @@
+//! `#[skill]`: reads one `async fn` into [`model::Skill`], reporting every problem at once.
+
+use darling::ast::NestedMeta;
+use darling::{Error, FromMeta};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
+
+use crate::args::SkillArgs;
+use crate::errors::Errors;
+use crate::model::{Hints, Output, Param, ParamKind, Skill};
+use crate::paths::Runtime;
+use crate::{check, codegen, docs};
+
+/// Parameter types the runtime injects, recognized by the last path segment. `#[inject]` and
+/// `#[input]` on a parameter override this rule.
+const INJECTED: &[&str] = &["State", "TaskContext"];
+
+/// Return types that convert through `IntoSkillOutput` as they are; everything else is structured
+/// data serialized with serde.
+const DIRECT_OUTPUTS: &[&str] = &["String", "Cow", "Artifact", "Part", "Json", "SkillOutput"];
+
+/// Entry point: parse, check, generate; on any error, the user's fn is still emitted (without our
+/// helper attributes) so the rest of the crate keeps compiling and the IDE keeps working.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(_) => {
+            let err = Error::custom("#[skill] goes on an `async fn`").with_span(&Span::call_site());
+            let err = err.write_errors();
+            return quote!(#err #item);
+        }
+    };
+    let mut errors = Errors::new();
+    let args = errors.handle(
+        NestedMeta::parse_meta_list(args)
+            .map_err(Error::from)
+            .and_then(|m| SkillArgs::from_list(&m)),
+    );
+    let params = read_params(&mut func, &mut errors);
+    let runtime = Runtime::new(args.as_ref().and_then(|a| a.krate.as_ref()));
+    let skill = args.and_then(|args| build(func.clone(), args, params, &mut errors));
+    match (errors.finish(), skill) {
+        (Ok(()), Some(skill)) => codegen::skill::generate(&skill, &runtime),
+        (Err(err), _) => {
+            let err = err.write_errors();
+            let marker = codegen::skill::fallback(&func, &runtime);
+            quote!(#err #func #marker)
+        }
+        (Ok(()), None) => unreachable_state(),
+    }
+}
+
+/// `build` only returns `None` after pushing an error, so this is never reached; it still gives a
+/// compile error rather than a panic if that invariant is ever broken.
+fn unreachable_state() -> TokenStream {
+    quote!(::core::compile_error!("a2a-macros: #[skill] failed without a diagnostic; please report this bug");)
+}
+
+/// Reads the parameters and strips our helper attributes (`///` docs, `#[inject]`, `#[input]`)
+/// from them, since they are not valid on fn parameters once the macro is done.
+fn read_params(func: &mut syn::ItemFn, errors: &mut Errors) -> Vec<Param> {
+    let mut params = Vec::new();
+    for arg in &mut func.sig.inputs {
+        match arg {
+            FnArg::Receiver(receiver) => errors.push(
+                Error::custom(
+                    "#[skill] functions cannot take `self`; write a free `async fn` and take the \
+                     agent's state as a `State<YourAgent>` parameter",
+                )
+                .with_span(&receiver.self_token),
+            ),
+            FnArg::Typed(pat_type) => {
+                let doc = docs::lines(&pat_type.attrs);
+                let forced_inject = take_flag(&mut pat_type.attrs, "inject");
+                let forced_input = take_flag(&mut pat_type.attrs, "input");
+                pat_type.attrs.retain(|attr| !attr.path().is_ident("doc"));
+                let ident = match &*pat_type.pat {
+                    Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                        pat.ident.clone()
+                    }
+                    other => {
+                        errors.push(
+                            Error::custom(
+                                "#[skill] parameters must be plain names (`amount: f64`); \
+                                 patterns cannot become input properties",
+                            )
+                            .with_span(other),
+                        );
+                        continue;
+                    }
+                };
+                let injected = forced_inject || (!forced_input && is_injected(&pat_type.ty));
+                let kind = if injected {
+                    ParamKind::Injected
+                } else {
+                    ParamKind::Input { doc }
+                };
+                params.push(Param {
+                    ident,
+                    ty: (*pat_type.ty).clone(),
+                    kind,
+                });
+            }
+        }
+    }
+    params
+}
+
+fn take_flag(attrs: &mut Vec<syn::Attribute>, name: &str) -> bool {
+    let before = attrs.len();
+    attrs.retain(|attr| !attr.path().is_ident(name));
+    attrs.len() != before
+}
+
+fn is_injected(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|seg| INJECTED.iter().any(|name| seg.ident == name))
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        Type::Group(group) => last_segment(&group.elem),
+        Type::Paren(paren) => last_segment(&paren.elem),
+        _ => None,
+    }
+}
+
+fn generic_types(seg: &syn::PathSegment) -> Vec<&Type> {
+    match &seg.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn build(
+    func: syn::ItemFn,
+    args: SkillArgs,
+    params: Vec<Param>,
+    errors: &mut Errors,
+) -> Option<Skill> {
+    let sig = &func.sig;
+    let before = errors.count();
+    if sig.asyncness.is_none() {
+        errors.push(
+            Error::custom("#[skill] functions must be `async fn`; add `async` before `fn`")
+                .with_span(&sig.fn_token),
+        );
+    }
+    for (present, what, span) in [
+        (sig.constness.is_some(), "`const`", sig.constness.span()),
+        (sig.unsafety.is_some(), "`unsafe`", sig.unsafety.span()),
+        (sig.abi.is_some(), "an `extern` ABI", sig.abi.span()),
+        (
+            sig.variadic.is_some(),
+            "variadic arguments",
+            sig.variadic.span(),
+        ),
+    ] {
+        if present {
+            errors.push(
+                Error::custom(format!("#[skill] functions cannot be {what}")).with_span(&span),
+            );
+        }
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.push(
+            Error::custom(
+                "#[skill] functions cannot be generic: the input and output schemas are fixed at \
+                 compile time; use concrete types",
+            )
+            .with_span(&sig.generics),
+        );
+    }
+    let agent = match args.agent {
+        Some(agent) => Some(agent),
+        None => {
+            errors.push(Error::custom(
+                "#[skill] needs the agent it belongs to: `#[skill(agent = YourAgent)]`",
+            ));
+            None
+        }
+    };
+    let doc = docs::read(&func.attrs);
+    let description = args.description.or(doc.description);
+    if description.is_none() {
+        errors.push(
+            Error::custom(format!(
+                "skill `{}` has no doc comment; add `/// What this skill does.` above the fn \
+                 (its first line becomes the skill name, the whole comment its description), \
+                 or set `description = \"...\"`",
+                sig.ident
+            ))
+            .with_span(&sig.ident),
+        );
+    }
+    let id = match &args.id {
+        Some(id) => {
+            errors.handle(check::tool_name(id, id.span()));
+            (**id).clone()
+        }
+        None => sig.ident.to_string(),
+    };
+    let name = args.name.or(doc.title).unwrap_or_else(|| id.clone());
+    let tags = args
+        .tags
+        .iter()
+        .filter_map(|t| errors.handle(check::tag(t)))
+        .collect();
+    let input_modes = args
+        .input_modes
+        .iter()
+        .filter_map(|m| errors.handle(check::media_type(m)))
+        .collect();
+    let output_modes = args
+        .output_modes
+        .iter()
+        .filter_map(|m| errors.handle(check::media_type(m)))
+        .collect();
+    let output = read_output(&sig.output);
+    if errors.count() > before {
+        return None;
+    }
+    Some(Skill {
+        agent: agent?,
+        id,
+        name,
+        description: description?,
+        tags,
+        examples: args.examples.iter().map(syn::LitStr::value).collect(),
+        input_modes,
+        output_modes,
+        scopes: args.scopes.iter().map(syn::LitStr::value).collect(),
+        hints: Hints {
+            read_only: args.read_only,
+            destructive: args.destructive,
+            idempotent: args.idempotent,
+            open_world: args.open_world,
+        },
+        is_default: args.default.is_present(),
+        params,
+        output,
+        func,
+    })
+}
+
+fn read_output(ret: &ReturnType) -> Output {
+    let (ty, span) = match ret {
+        ReturnType::Default => (syn::parse_quote!(()), Span::call_site()),
+        ReturnType::Type(_, ty) => ((**ty).clone(), ty.span()),
+    };
+    let result = last_segment(&ty)
+        .filter(|seg| seg.ident == "Result")
+        .map(|seg| {
+            let args = generic_types(seg);
+            (
+                args.first().map(|t| (*t).clone()),
+                args.get(1).map(|t| (*t).clone()),
+            )
+        });
+    let (value, error) = match result {
+        Some((Some(value), error)) => (value, Some(error)),
+        _ => (ty.clone(), None),
+    };
+    let direct = is_direct(&value);
+    Output {
+        result: error,
+        value,
+        direct,
+        span,
+    }
+}
+
+fn is_direct(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(tuple) => tuple.elems.is_empty(),
+        Type::Reference(reference) => {
+            last_segment(&reference.elem).is_some_and(|seg| seg.ident == "str")
+        }
+        _ => last_segment(ty).is_some_and(|seg| {
+            DIRECT_OUTPUTS.iter().any(|name| seg.ident == name)
+                || (seg.ident == "Vec"
+                    && generic_types(seg)
+                        .first()
+                        .and_then(|t| last_segment(t))
+                        .is_some_and(|s| s.ident == "Part"))
+        }),
+    }
+}
+
+impl ToTokens for Param {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.ident.to_tokens(tokens);
+    }
+}

@@ -1,0 +1,125 @@
+//! The agent card: built from the agent's descriptor and the registry, served at
+//! `/.well-known/agent-card.json` (and the legacy `/.well-known/agent.json`).
+
+use std::hash::{Hash, Hasher};
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use crate::descriptor::AgentDescriptor;
+use crate::protocol::a2a::v1;
+use crate::registry::Registry;
+
+/// The card extension that publishes each skill's input and output JSON Schemas, since
+/// `AgentSkill` has no schema field.
+pub const SKILL_SCHEMAS_EXTENSION: &str = "urn:a2a-runtime:extension:skill-schemas:v1";
+
+/// Builds the card for an agent reachable at `base_url` (ending in `/`).
+pub(crate) fn build(agent: &AgentDescriptor, registry: &Registry, base_url: &str) -> v1::AgentCard {
+    let owned = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let mut schemas = Map::new();
+    for skill in registry.skills() {
+        let mut entry = Map::new();
+        entry.insert("inputSchema".into(), (*skill.input_schema).clone());
+        if let Some(output) = &skill.output_schema {
+            entry.insert("outputSchema".into(), (**output).clone());
+        }
+        schemas.insert(skill.descriptor.id().to_owned(), Value::Object(entry));
+    }
+    v1::AgentCard {
+        name: agent.name().to_owned(),
+        description: agent.description().to_owned(),
+        supported_interfaces: vec![v1::AgentInterface {
+            url: base_url.to_owned(),
+            protocol_binding: "JSONRPC",
+            protocol_version: v1::VERSION,
+        }],
+        provider: agent
+            .provider()
+            .map(|(organization, url)| v1::AgentProvider {
+                organization: organization.into(),
+                url: url.into(),
+            }),
+        version: agent.version().to_owned(),
+        documentation_url: agent.documentation_url().map(str::to_owned),
+        capabilities: v1::AgentCapabilities {
+            streaming: false,
+            push_notifications: false,
+            extended_agent_card: false,
+            extensions: vec![v1::AgentExtension {
+                uri: SKILL_SCHEMAS_EXTENSION,
+                description: "JSON Schemas (2020-12) of each skill's input object and structured output. \
+                              Send a data part matching a skill's inputSchema and name the skill in message.metadata.skill.",
+                required: false,
+                params: json!({ "skills": schemas }),
+            }],
+        },
+        default_input_modes: owned(agent.default_input_modes()),
+        default_output_modes: owned(agent.default_output_modes()),
+        skills: registry
+            .skills()
+            .iter()
+            .map(|skill| {
+                let d = skill.descriptor;
+                v1::AgentSkill {
+                    id: d.id().into(),
+                    name: d.name().into(),
+                    description: d.description().into(),
+                    tags: owned(d.tags()),
+                    examples: owned(d.examples()),
+                    input_modes: owned(d.input_modes()),
+                    output_modes: owned(d.output_modes()),
+                }
+            })
+            .collect(),
+        icon_url: agent.icon_url().map(str::to_owned),
+    }
+}
+
+/// A serialized card with its validator.
+#[derive(Debug, Clone)]
+pub(crate) struct CardBody {
+    bytes: axum::body::Bytes,
+    etag: HeaderValue,
+}
+
+impl CardBody {
+    pub(crate) fn new(card: &v1::AgentCard) -> Self {
+        let bytes = serde_json::to_vec_pretty(card).unwrap_or_default();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut hasher);
+        let etag = HeaderValue::from_str(&format!("\"{:016x}\"", hasher.finish()))
+            .unwrap_or(HeaderValue::from_static("\"0\""));
+        Self {
+            bytes: bytes.into(),
+            etag,
+        }
+    }
+
+    /// The card, or `304 Not Modified` when the client's `If-None-Match` matches.
+    pub(crate) fn respond(&self, request: &HeaderMap) -> Response {
+        let cache = [
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=300"),
+            ),
+            (header::ETAG, self.etag.clone()),
+        ];
+        if request
+            .get(header::IF_NONE_MATCH)
+            .is_some_and(|v| v.as_bytes() == self.etag.as_bytes())
+        {
+            return (StatusCode::NOT_MODIFIED, cache).into_response();
+        }
+        (
+            cache,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            self.bytes.clone(),
+        )
+            .into_response()
+    }
+}

@@ -1,0 +1,7 @@
+//! The A2A front-end: agent card and JSON-RPC methods.
+
+pub(crate) mod card;
+mod error;
+pub(crate) mod jsonrpc;
+
+pub(crate) use error::RequestError;

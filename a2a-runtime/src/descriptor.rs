@@ -1,0 +1,261 @@
+//! Static descriptions of agents and skills, produced by the macros at compile time.
+//!
+//! Descriptors are `'static` data plus function pointers: schemas cannot be computed in a
+//! constant, so they are generated lazily through the pointers when the registry is built.
+
+use std::any::TypeId;
+
+use schemars::{Schema, SchemaGenerator};
+
+use crate::dispatch::{InputError, Invocation, SkillResult};
+use crate::util::BoxFuture;
+
+/// Everything the runtime knows about one skill.
+#[derive(Debug)]
+pub struct SkillDescriptor {
+    parts: SkillParts,
+}
+
+/// The fields of a [`SkillDescriptor`], spelled out by generated code.
+#[doc(hidden)]
+pub struct SkillParts {
+    pub agent: fn() -> TypeId,
+    pub agent_name: fn() -> &'static str,
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub tags: &'static [&'static str],
+    pub examples: &'static [&'static str],
+    pub input_modes: &'static [&'static str],
+    pub output_modes: &'static [&'static str],
+    pub scopes: &'static [&'static str],
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+    pub is_default: bool,
+    pub input_schema: fn(&mut SchemaGenerator) -> Schema,
+    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    pub check_input: fn(&serde_json::Value) -> Result<(), InputError>,
+    pub call: fn(Invocation) -> BoxFuture<'static, SkillResult>,
+    pub rust_path: &'static str,
+    pub file: &'static str,
+    pub line: u32,
+}
+
+impl std::fmt::Debug for SkillParts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillParts")
+            .field("id", &self.id)
+            .field("rust_path", &self.rust_path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// MCP tool annotations of a skill (hints, not guarantees).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolHints {
+    /// The skill does not modify its environment.
+    pub read_only: Option<bool>,
+    /// The skill may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// Calling the skill twice with the same input has no extra effect.
+    pub idempotent: Option<bool>,
+    /// The skill interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+impl SkillDescriptor {
+    #[doc(hidden)]
+    pub const fn __new(parts: SkillParts) -> Self {
+        Self { parts }
+    }
+
+    /// The skill id: the A2A skill id and the MCP tool name.
+    pub fn id(&self) -> &'static str {
+        self.parts.id
+    }
+    /// Human-readable name.
+    pub fn name(&self) -> &'static str {
+        self.parts.name
+    }
+    /// Description (from the doc comment).
+    pub fn description(&self) -> &'static str {
+        self.parts.description
+    }
+    /// Keywords.
+    pub fn tags(&self) -> &'static [&'static str] {
+        self.parts.tags
+    }
+    /// Example prompts.
+    pub fn examples(&self) -> &'static [&'static str] {
+        self.parts.examples
+    }
+    /// Accepted input media types (empty: the agent's defaults).
+    pub fn input_modes(&self) -> &'static [&'static str] {
+        self.parts.input_modes
+    }
+    /// Produced output media types (empty: the agent's defaults).
+    pub fn output_modes(&self) -> &'static [&'static str] {
+        self.parts.output_modes
+    }
+    /// OAuth scopes the skill needs.
+    pub fn scopes(&self) -> &'static [&'static str] {
+        self.parts.scopes
+    }
+    /// MCP tool annotations.
+    pub fn hints(&self) -> ToolHints {
+        ToolHints {
+            read_only: self.parts.read_only,
+            destructive: self.parts.destructive,
+            idempotent: self.parts.idempotent,
+            open_world: self.parts.open_world,
+        }
+    }
+    /// Whether the skill is the agent's default.
+    pub fn is_default(&self) -> bool {
+        self.parts.is_default
+    }
+    /// Where the skill is defined: `crate::module::fn_name (src/file.rs:12)`.
+    pub fn location(&self) -> String {
+        format!(
+            "{} ({}:{})",
+            self.parts.rust_path, self.parts.file, self.parts.line
+        )
+    }
+
+    pub(crate) fn agent_type(&self) -> TypeId {
+        (self.parts.agent)()
+    }
+    pub(crate) fn agent_name(&self) -> &'static str {
+        (self.parts.agent_name)()
+    }
+    pub(crate) fn input_schema(&self, generator: &mut SchemaGenerator) -> Schema {
+        (self.parts.input_schema)(generator)
+    }
+    pub(crate) fn output_schema(&self, generator: &mut SchemaGenerator) -> Option<Schema> {
+        (self.parts.output_schema)(generator)
+    }
+    pub(crate) fn check_input(&self, input: &serde_json::Value) -> Result<(), InputError> {
+        (self.parts.check_input)(input)
+    }
+    pub(crate) fn call(&self, invocation: Invocation) -> BoxFuture<'static, SkillResult> {
+        (self.parts.call)(invocation)
+    }
+
+    /// Stands in for a skill whose `#[skill]` expansion failed, so one compile error does not
+    /// cascade into others. Never registered and never called.
+    #[doc(hidden)]
+    pub const INVALID: SkillDescriptor = SkillDescriptor::__new(SkillParts {
+        agent: TypeId::of::<()>,
+        agent_name: || "<invalid>",
+        id: "<invalid>",
+        name: "",
+        description: "",
+        tags: &[],
+        examples: &[],
+        input_modes: &[],
+        output_modes: &[],
+        scopes: &[],
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+        is_default: false,
+        input_schema: |generator| generator.root_schema_for::<()>(),
+        output_schema: |_| None,
+        check_input: |_| Err(InputError::new("", "invalid skill")),
+        call: |_| {
+            Box::pin(std::future::ready(Err(crate::SkillError::new(
+                "invalid skill",
+            ))))
+        },
+        rust_path: "<invalid>",
+        file: "",
+        line: 0,
+    });
+}
+
+/// Everything the runtime knows about one agent type.
+#[derive(Debug)]
+pub struct AgentDescriptor {
+    parts: AgentParts,
+}
+
+/// The fields of an [`AgentDescriptor`], spelled out by generated code.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct AgentParts {
+    pub type_name: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub version: &'static str,
+    pub provider: Option<(&'static str, &'static str)>,
+    pub documentation_url: Option<&'static str>,
+    pub icon_url: Option<&'static str>,
+    pub default_input_modes: Option<&'static [&'static str]>,
+    pub default_output_modes: Option<&'static [&'static str]>,
+    pub skills: &'static [&'static SkillDescriptor],
+}
+
+/// Media types an agent accepts and produces unless it says otherwise.
+pub(crate) const DEFAULT_MODES: &[&str] = &["text/plain", "application/json"];
+
+impl AgentDescriptor {
+    #[doc(hidden)]
+    pub const fn __new(parts: AgentParts) -> Self {
+        Self { parts }
+    }
+    /// The Rust type name of the agent struct.
+    pub fn type_name(&self) -> &'static str {
+        self.parts.type_name
+    }
+    /// The agent's display name.
+    pub fn name(&self) -> &'static str {
+        self.parts.name
+    }
+    /// The agent's description.
+    pub fn description(&self) -> &'static str {
+        self.parts.description
+    }
+    /// The agent's version (its crate version unless set).
+    pub fn version(&self) -> &'static str {
+        self.parts.version
+    }
+    /// `(organization, url)` of the provider.
+    pub fn provider(&self) -> Option<(&'static str, &'static str)> {
+        self.parts.provider
+    }
+    /// Documentation URL.
+    pub fn documentation_url(&self) -> Option<&'static str> {
+        self.parts.documentation_url
+    }
+    /// Icon URL.
+    pub fn icon_url(&self) -> Option<&'static str> {
+        self.parts.icon_url
+    }
+    /// Default input media types.
+    pub fn default_input_modes(&self) -> &'static [&'static str] {
+        self.parts.default_input_modes.unwrap_or(DEFAULT_MODES)
+    }
+    /// Default output media types.
+    pub fn default_output_modes(&self) -> &'static [&'static str] {
+        self.parts.default_output_modes.unwrap_or(DEFAULT_MODES)
+    }
+    /// Skills listed explicitly with `#[agent(skills(..))]`.
+    pub fn explicit_skills(&self) -> &'static [&'static SkillDescriptor] {
+        self.parts.skills
+    }
+}
+
+/// Implemented by `#[skill]` for the marker type named like the skill fn, so a path to the fn
+/// also names its descriptor (`#[agent(skills(path::to::convert))]`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a skill",
+    label = "not a `#[skill]` function",
+    note = "only functions annotated with `#[skill(...)]` can be listed in `#[agent(skills(...))]`"
+)]
+pub trait SkillDef {
+    /// The skill's descriptor.
+    const DESCRIPTOR: &'static SkillDescriptor;
+}

@@ -1,0 +1,74 @@
+//! The one call path both protocols use: input → extractors → skill → output.
+
+mod extract;
+mod input;
+mod output;
+mod route;
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+
+pub use extract::{FromInvocation, Invocation, State};
+pub use input::InputError;
+pub(crate) use input::{check_input, decode_input, normalize_numbers};
+pub use output::{IntoSkillOutput, Json, SkillOutput};
+pub use output::{
+    StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
+};
+pub(crate) use route::RouteError;
+
+use crate::context::TaskContext;
+use crate::registry::{Registry, SkillEntry};
+use crate::skill_error::SkillError;
+
+/// What running a skill produces.
+pub type SkillResult = Result<SkillOutput, SkillError>;
+
+/// Runs skills of one agent. Shared by the A2A and MCP front-ends.
+pub(crate) struct Dispatcher {
+    registry: Registry,
+    state: Arc<dyn Any + Send + Sync>,
+}
+
+impl Dispatcher {
+    pub(crate) fn new(registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
+        Self { registry, state }
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Runs `skill` with `input` (already checked against its input type). A panic in the skill
+    /// becomes an internal error; it never unwinds into the server.
+    pub(crate) async fn invoke(
+        &self,
+        skill: &SkillEntry,
+        input: serde_json::Value,
+        context: TaskContext,
+    ) -> SkillResult {
+        let invocation = Invocation {
+            input,
+            state: Arc::clone(&self.state),
+            context,
+        };
+        let descriptor = skill.descriptor;
+        match AssertUnwindSafe(async move { descriptor.call(invocation).await })
+            .catch_unwind()
+            .await
+        {
+            Ok(result) => result,
+            Err(payload) => {
+                let detail = crate::util::panic_message(payload.as_ref());
+                tracing::error!(skill = descriptor.id(), panic = detail, "skill panicked");
+                Err(SkillError::internal(format!(
+                    "skill `{}` panicked",
+                    descriptor.id()
+                )))
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! A2A message → skill and input (design.md §3, "mapping rules").
+
+use serde_json::Value;
+
+use super::{Dispatcher, InputError, normalize_numbers};
+use crate::model::{Message, PartContent};
+use crate::registry::SkillEntry;
+
+/// The skill a message is for, and the input object built from its parts.
+#[derive(Debug)]
+pub(crate) struct Route<'a> {
+    pub(crate) skill: &'a SkillEntry,
+    pub(crate) input: Value,
+}
+
+/// Why a message could not be routed. Every variant maps to JSON-RPC -32602.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RouteError {
+    #[error(
+        "message.metadata.skill names unknown skill `{name}`; this agent's skills are: {known}"
+    )]
+    UnknownSkill { name: String, known: String },
+    #[error(
+        "message.metadata.skill must be a string naming a skill; this agent's skills are: {known}"
+    )]
+    SkillNotString { known: String },
+    #[error(
+        "cannot tell which skill this message is for; name one in message.metadata.skill \
+         (one of: {known}), or send a data part whose object matches exactly one skill's input"
+    )]
+    Ambiguous { known: String },
+    #[error("{reason} (skill `{skill}`)")]
+    Input {
+        skill: &'static str,
+        field: String,
+        reason: String,
+    },
+}
+
+impl RouteError {
+    /// The request field at fault, for `google.rpc.BadRequest`.
+    pub(crate) fn field(&self) -> String {
+        match self {
+            Self::UnknownSkill { .. } | Self::SkillNotString { .. } => {
+                "message.metadata.skill".into()
+            }
+            Self::Ambiguous { .. } => "message".into(),
+            Self::Input { field, .. } => field.clone(),
+        }
+    }
+}
+
+impl Dispatcher {
+    /// Picks the skill for `message` and builds its input:
+    /// 1. `message.metadata.skill` names the skill;
+    /// 2. otherwise the only skill, or the one marked `default`;
+    /// 3. otherwise the one skill whose input accepts the message's data part.
+    pub(crate) fn route<'a>(&'a self, message: &Message) -> Result<Route<'a>, RouteError> {
+        let registry = self.registry();
+        let named = message.metadata.as_ref().and_then(|m| m.get("skill"));
+        let skill = match named {
+            Some(Value::String(name)) => {
+                registry.get(name).ok_or_else(|| RouteError::UnknownSkill {
+                    name: name.clone(),
+                    known: registry.id_list(),
+                })?
+            }
+            Some(_) => {
+                return Err(RouteError::SkillNotString {
+                    known: registry.id_list(),
+                });
+            }
+            None => match registry.fallback() {
+                Some(skill) => skill,
+                None => return self.route_by_data(message),
+            },
+        };
+        let input = input_for(skill, message)?;
+        Ok(Route { skill, input })
+    }
+
+    fn route_by_data<'a>(&'a self, message: &Message) -> Result<Route<'a>, RouteError> {
+        let registry = self.registry();
+        let ambiguous = || RouteError::Ambiguous {
+            known: registry.id_list(),
+        };
+        let (_, data) = data_object(message).ok_or_else(ambiguous)?;
+        let mut matches = registry
+            .skills()
+            .iter()
+            .filter(|s| s.descriptor.check_input(&data).is_ok());
+        match (matches.next(), matches.next()) {
+            (Some(skill), None) => Ok(Route { skill, input: data }),
+            _ => Err(ambiguous()),
+        }
+    }
+}
+
+/// The first data part holding an object, normalized, with its index.
+fn data_object(message: &Message) -> Option<(usize, Value)> {
+    message
+        .parts
+        .iter()
+        .enumerate()
+        .find_map(|(i, part)| match &part.content {
+            PartContent::Data(value @ Value::Object(_)) => {
+                let mut value = value.clone();
+                normalize_numbers(&mut value);
+                Some((i, value))
+            }
+            _ => None,
+        })
+}
+
+/// Builds `skill`'s input from the message parts and checks it against the skill's input type.
+pub(crate) fn input_for(skill: &SkillEntry, message: &Message) -> Result<Value, RouteError> {
+    let id = skill.descriptor.id();
+    let (input, prefix) = if let Some((index, data)) = data_object(message) {
+        (data, format!("message.parts[{index}].data"))
+    } else if let Some(text) = message.text() {
+        match serde_json::from_str::<Value>(text.trim()) {
+            Ok(mut object @ Value::Object(_)) => {
+                normalize_numbers(&mut object);
+                (object, "message.parts.text".to_owned())
+            }
+            _ => match (&skill.text_param, skill.takes_nothing) {
+                (Some(param), _) => (
+                    serde_json::json!({ param.as_str(): text }),
+                    "message.parts.text".to_owned(),
+                ),
+                (None, true) => (Value::Object(Default::default()), "message".to_owned()),
+                (None, false) => {
+                    return Err(RouteError::Input {
+                        skill: id,
+                        field: "message.parts".into(),
+                        reason: format!(
+                            "skill takes structured input (required: {}); send a data part holding a JSON object",
+                            skill.required.join(", ")
+                        ),
+                    });
+                }
+            },
+        }
+    } else if skill.takes_nothing {
+        (Value::Object(Default::default()), "message".to_owned())
+    } else {
+        return Err(RouteError::Input {
+            skill: id,
+            field: "message.parts".into(),
+            reason: "no text or data part to read the skill's input from".into(),
+        });
+    };
+    skill
+        .descriptor
+        .check_input(&input)
+        .map_err(|InputError { field, reason }| RouteError::Input {
+            skill: id,
+            field: if field.is_empty() {
+                prefix.clone()
+            } else {
+                format!("{prefix}.{field}")
+            },
+            reason,
+        })?;
+    Ok(input)
+}

@@ -1,0 +1,57 @@
+#![doc = include_str!("../../README.md")]
+
+mod a2a;
+mod agent;
+mod context;
+mod descriptor;
+mod dispatch;
+mod error;
+mod logging;
+mod mcp;
+mod model;
+mod protocol;
+mod registry;
+mod schema;
+mod server;
+mod skill_error;
+mod task;
+mod util;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
+pub use a2a_macros::{agent, skill};
+pub use agent::Agent;
+pub use context::TaskContext;
+pub use descriptor::{AgentDescriptor, SkillDef, SkillDescriptor, ToolHints};
+pub use dispatch::{
+    FromInvocation, InputError, IntoSkillOutput, Invocation, Json, SkillOutput, SkillResult, State,
+};
+pub use error::Error;
+pub use model::{
+    Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskState, TaskStatus,
+};
+pub use server::{AgentServer, DEFAULT_MAX_BODY_BYTES, ServeConfig};
+pub use skill_error::{SkillError, SkillErrorKind};
+pub use task::{InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, TaskPage, TaskStore};
+pub use util::BoxFuture;
+
+/// Re-exported: [`AgentServer::router`] returns an axum `Router`.
+pub use axum;
+/// Re-exported so skill input and output types can derive `JsonSchema` with the matching major.
+pub use schemars;
+/// Re-exported so skill input and output types can derive `Serialize`/`Deserialize`.
+pub use serde;
+/// Re-exported for building structured values.
+pub use serde_json;
+/// Re-exported: `#[tokio::main]` drives `serve()`.
+pub use tokio;
+
+/// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
+pub mod prelude {
+    pub use crate::{Agent, Artifact, Json, Part, SkillError, State, TaskContext, agent, skill};
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+}

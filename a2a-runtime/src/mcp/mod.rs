@@ -1,0 +1,8 @@
+//! The MCP front-end, built on rmcp. Every rmcp type stays inside this module: users never see
+//! them, so an rmcp upgrade never breaks a user's build.
+
+mod handler;
+mod tools;
+
+pub(crate) use handler::McpHandler;
+pub(crate) use tools::tool_list;

@@ -1,0 +1,18 @@
+//! The version-neutral core model: tasks, messages, parts, artifacts.
+//!
+//! Nothing here knows about a wire format; the protocol adapters under `protocol/` translate these
+//! types to and from A2A v1.0 ProtoJSON (and, later, other versions) at the edge.
+
+mod message;
+mod task;
+
+pub use message::{Artifact, Message, Part, PartContent, Role};
+pub use task::{Task, TaskState, TaskStatus};
+
+/// A JSON object, as used for metadata and structured data.
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// A new random identifier for tasks, contexts, messages and artifacts.
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

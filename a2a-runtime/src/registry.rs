@@ -1,0 +1,177 @@
+//! The registry: every skill of one agent, collected once at startup, sorted by id and validated.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::descriptor::SkillDescriptor;
+use crate::error::Error;
+use crate::schema;
+
+/// One link-time registration, submitted by `#[skill]` through `__private::register_skill!`.
+#[doc(hidden)]
+pub struct SkillRegistration(pub &'static SkillDescriptor);
+
+inventory::collect!(SkillRegistration);
+
+/// A registered skill with its schemas computed.
+#[derive(Debug)]
+pub(crate) struct SkillEntry {
+    pub(crate) descriptor: &'static SkillDescriptor,
+    /// The input schema (root: object).
+    pub(crate) input_schema: Arc<Value>,
+    /// The output schema, for structured outputs.
+    pub(crate) output_schema: Option<Arc<Value>>,
+    /// The required string property a plain text message fills, if there is exactly one.
+    pub(crate) text_param: Option<String>,
+    /// The skill takes no input at all.
+    pub(crate) takes_nothing: bool,
+    /// Required input properties, for error messages.
+    pub(crate) required: Vec<String>,
+}
+
+/// The validated, sorted set of skills served by one agent.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    skills: Vec<SkillEntry>,
+    by_id: HashMap<&'static str, usize>,
+    default: Option<usize>,
+}
+
+impl Registry {
+    /// Collects the skills of agent `agent`: those listed explicitly, those added with the
+    /// builder, and (with the `auto-register` feature) those registered at link time.
+    pub(crate) fn build(
+        agent: TypeId,
+        agent_name: &str,
+        explicit: &[&'static SkillDescriptor],
+    ) -> Result<Self, Error> {
+        let mut found: Vec<&'static SkillDescriptor> = explicit.to_vec();
+        if cfg!(feature = "auto-register") {
+            found.extend(
+                inventory::iter::<SkillRegistration>
+                    .into_iter()
+                    .map(|r| r.0)
+                    .filter(|d| d.agent_type() == agent),
+            );
+        }
+        // The same descriptor may arrive both explicitly and through inventory.
+        found.sort_by(|a, b| {
+            a.id()
+                .cmp(b.id())
+                .then((*a as *const SkillDescriptor).cmp(&(*b as *const _)))
+        });
+        found.dedup_by(|a, b| std::ptr::eq(*a, *b));
+        for pair in found.windows(2) {
+            if pair[0].id() == pair[1].id() {
+                return Err(Error::DuplicateSkill {
+                    id: pair[0].id().to_owned(),
+                    first: pair[0].location(),
+                    second: pair[1].location(),
+                });
+            }
+        }
+        if let Some(foreign) = found.iter().find(|d| d.agent_type() != agent) {
+            return Err(Error::Config(format!(
+                "skill `{}` ({}) belongs to agent `{}`, not `{agent_name}`",
+                foreign.id(),
+                foreign.location(),
+                foreign.agent_name()
+            )));
+        }
+        if found.is_empty() {
+            return Err(Error::NoSkills {
+                agent: agent_name.to_owned(),
+            });
+        }
+        for descriptor in &found {
+            validate_tool_name(descriptor)?;
+        }
+        let defaults: Vec<_> = found.iter().filter(|d| d.is_default()).collect();
+        if defaults.len() > 1 {
+            return Err(Error::Config(format!(
+                "agent `{agent_name}` has several default skills ({}); mark at most one with `default`",
+                defaults
+                    .iter()
+                    .map(|d| d.id())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let skills: Vec<SkillEntry> = found.into_iter().map(entry).collect();
+        let by_id = skills
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.descriptor.id(), i))
+            .collect();
+        let default = skills.iter().position(|s| s.descriptor.is_default());
+        Ok(Self {
+            skills,
+            by_id,
+            default,
+        })
+    }
+
+    /// All skills, sorted by id.
+    pub(crate) fn skills(&self) -> &[SkillEntry] {
+        &self.skills
+    }
+
+    /// The skill with this id.
+    pub(crate) fn get(&self, id: &str) -> Option<&SkillEntry> {
+        self.by_id.get(id).map(|&i| &self.skills[i])
+    }
+
+    /// The skill used when a message names none: the only one, or the one marked `default`.
+    pub(crate) fn fallback(&self) -> Option<&SkillEntry> {
+        match self.skills.as_slice() {
+            [only] => Some(only),
+            _ => self.default.map(|i| &self.skills[i]),
+        }
+    }
+
+    /// Skill ids, comma separated, for error messages.
+    pub(crate) fn id_list(&self) -> String {
+        self.skills
+            .iter()
+            .map(|s| s.descriptor.id())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn entry(descriptor: &'static SkillDescriptor) -> SkillEntry {
+    let mut generator = schema::generator();
+    let input_schema = schema::input(descriptor.input_schema(&mut generator));
+    let output_schema = descriptor
+        .output_schema(&mut schema::generator())
+        .map(schema::output)
+        .map(Arc::new);
+    SkillEntry {
+        text_param: schema::single_required_string(&input_schema),
+        takes_nothing: schema::takes_nothing(&input_schema),
+        required: schema::required_names(&input_schema),
+        input_schema: Arc::new(input_schema),
+        output_schema,
+        descriptor,
+    }
+}
+
+/// The macros reject illegal ids at compile time; this catches descriptors built by other means.
+fn validate_tool_name(descriptor: &SkillDescriptor) -> Result<(), Error> {
+    let id = descriptor.id();
+    let legal = (1..=128).contains(&id.len())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if legal {
+        Ok(())
+    } else {
+        Err(Error::IllegalToolName {
+            id: id.to_owned(),
+            location: descriptor.location(),
+        })
+    }
+}

@@ -1,0 +1,66 @@
+//! The one JSON Schema configuration shared by the agent card and the MCP tool list, so both
+//! protocols publish identical schemas.
+
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::Value;
+
+/// A fresh generator with the shared settings: JSON Schema 2020-12, definitions under `$defs`.
+pub(crate) fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+/// The input schema of a skill: an object, with the generated struct's title removed (it is an
+/// internal name, not something the caller should see).
+pub(crate) fn input(schema: Schema) -> Value {
+    let mut value = schema.to_value();
+    if let Value::Object(map) = &mut value {
+        map.remove("title");
+        map.remove("description");
+    }
+    value
+}
+
+/// The output schema of a skill, as generated.
+pub(crate) fn output(schema: Schema) -> Value {
+    schema.to_value()
+}
+
+/// Whether `schema` describes JSON objects at its root.
+pub(crate) fn is_object(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// The name of the input's only required property when that property is a string: a plain text
+/// message then fills it.
+pub(crate) fn single_required_string(input: &Value) -> Option<String> {
+    let required = input.get("required")?.as_array()?;
+    let [name] = required.as_slice() else {
+        return None;
+    };
+    let name = name.as_str()?;
+    let property = input.get("properties")?.get(name)?;
+    (property.get("type").and_then(Value::as_str) == Some("string")).then(|| name.to_owned())
+}
+
+/// Whether the input object has no properties at all, so any message can start the skill.
+pub(crate) fn takes_nothing(input: &Value) -> bool {
+    input
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(|props| props.is_empty())
+}
+
+/// The names of the input's required properties, for error messages.
+pub(crate) fn required_names(input: &Value) -> Vec<String> {
+    input
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}

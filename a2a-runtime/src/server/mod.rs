@@ -1,0 +1,196 @@
+//! The server: an agent plus its store and limits, as an axum [`Router`] to mount, or served
+//! directly with [`AgentServer::serve`].
+
+mod config;
+mod http;
+
+use std::any::{Any, TypeId};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+
+pub use config::ServeConfig;
+
+use crate::agent::Agent;
+use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
+use crate::dispatch::Dispatcher;
+use crate::error::Error;
+use crate::registry::Registry;
+use crate::task::{InMemoryTaskStore, MemoryStoreLimits, TaskConfig, TaskManager, TaskStore};
+
+/// The default request body limit for A2A and MCP requests.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Request limits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub(crate) max_body_bytes: usize,
+    pub(crate) require_version_header: bool,
+}
+
+/// Shared state of a running server.
+pub(crate) struct App {
+    pub(crate) agent: &'static AgentDescriptor,
+    pub(crate) dispatcher: Arc<Dispatcher>,
+    pub(crate) manager: Arc<TaskManager>,
+    pub(crate) tools: Arc<Vec<rmcp::model::Tool>>,
+    pub(crate) limits: Limits,
+}
+
+/// Builds a server for one agent.
+///
+/// ```no_run
+/// # use a2a_runtime::prelude::*;
+/// # /// Doc.
+/// # #[agent] struct Hello;
+/// # /// Greets.
+/// # #[skill(agent = Hello)] async fn greet(name: String) -> String { name }
+/// # async fn run() -> Result<(), a2a_runtime::Error> {
+/// let app: axum::Router = Hello.server().public_url("https://agents.example/hello/").router()?;
+/// # Ok(()) }
+/// ```
+pub struct AgentServer {
+    state: Arc<dyn Any + Send + Sync>,
+    agent: &'static AgentDescriptor,
+    agent_type: TypeId,
+    skills: Vec<&'static SkillDescriptor>,
+    store: Option<Arc<dyn TaskStore>>,
+    config: ServeConfig,
+    config_overridden: bool,
+    limits: Limits,
+    tasks: TaskConfig,
+}
+
+impl std::fmt::Debug for AgentServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentServer")
+            .field("agent", &self.agent.name())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentServer {
+    /// A server for `agent` with default settings.
+    pub fn new<A: Agent>(agent: A) -> Self {
+        Self {
+            state: Arc::new(agent),
+            agent: A::__descriptor(),
+            agent_type: TypeId::of::<A>(),
+            skills: Vec::new(),
+            store: None,
+            config: ServeConfig::default(),
+            config_overridden: false,
+            limits: Limits {
+                max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+                require_version_header: false,
+            },
+            tasks: TaskConfig::default(),
+        }
+    }
+
+    /// Registers a skill explicitly (for targets without link-time registration):
+    /// `.skill::<convert>()`.
+    #[must_use]
+    pub fn skill<S: SkillDef>(mut self) -> Self {
+        self.skills.push(S::DESCRIPTOR);
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the default bounded in-memory store.
+    #[must_use]
+    pub fn store(mut self, store: impl TaskStore) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
+
+    /// The limits of the default in-memory store.
+    #[must_use]
+    pub fn memory_store_limits(mut self, limits: MemoryStoreLimits) -> Self {
+        self.store = Some(Arc::new(InMemoryTaskStore::new(limits)));
+        self
+    }
+
+    /// Sets the network configuration instead of reading flags and environment in `serve()`.
+    #[must_use]
+    pub fn config(mut self, config: ServeConfig) -> Self {
+        self.config = config;
+        self.config_overridden = true;
+        self
+    }
+
+    /// The URL clients reach this agent at (published in the agent card).
+    #[must_use]
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.config.public_url = Some(url.into());
+        self
+    }
+
+    /// The largest request body accepted (default 1 MiB); larger requests get HTTP 413.
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_body_bytes = bytes;
+        self
+    }
+
+    /// Rejects A2A requests without an `A2A-Version` header (by default they are treated as
+    /// A2A 1.0).
+    #[must_use]
+    pub fn require_version_header(mut self, require: bool) -> Self {
+        self.limits.require_version_header = require;
+        self
+    }
+
+    /// How long a cancelled skill may keep running before it is stopped (default 5 s).
+    #[must_use]
+    pub fn cancel_grace(mut self, grace: Duration) -> Self {
+        self.tasks.cancel_grace = grace;
+        self
+    }
+
+    fn build(&self) -> Result<Arc<App>, Error> {
+        let mut explicit = self.agent.explicit_skills().to_vec();
+        explicit.extend(&self.skills);
+        let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
+        let tools = Arc::new(crate::mcp::tool_list(&registry));
+        let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
+        let store = self
+            .store
+            .clone()
+            .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new(MemoryStoreLimits::default())));
+        let manager = TaskManager::new(store, Arc::clone(&dispatcher), self.tasks);
+        Ok(Arc::new(App {
+            agent: self.agent,
+            dispatcher,
+            manager,
+            tools,
+            limits: self.limits,
+        }))
+    }
+
+    /// The A2A and MCP endpoints as an axum router, to serve or to mount in an existing app.
+    /// Validates the skill registry.
+    pub fn router(self) -> Result<Router, Error> {
+        let app = self.build()?;
+        http::router(app, &self.config)
+    }
+
+    /// Serves the agent until Ctrl-C: over HTTP (A2A and MCP), or MCP over stdio with `--stdio`.
+    /// Unless [`AgentServer::config`] was called, the configuration comes from command-line flags
+    /// and environment variables (see [`ServeConfig::from_env_and_args`]).
+    pub async fn serve(mut self) -> Result<(), Error> {
+        if !self.config_overridden {
+            let public_url = self.config.public_url.take();
+            self.config = ServeConfig::from_env_and_args()?;
+            self.config.public_url = self.config.public_url.take().or(public_url);
+        }
+        crate::logging::init(self.config.stdio);
+        let app = self.build()?;
+        if self.config.stdio {
+            http::serve_stdio(app).await
+        } else {
+            http::serve_http(app, &self.config).await
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The default [`TaskStore`]: in memory, bounded in count and in the lifetime of finished tasks.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
+use crate::model::Task;
+use crate::util::BoxFuture;
+
+/// Limits of an [`InMemoryTaskStore`].
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryStoreLimits {
+    /// The most tasks kept. When full, the oldest finished tasks are evicted first; if every
+    /// task is still running, new tasks are refused.
+    pub max_tasks: usize,
+    /// How long a finished task stays readable.
+    pub ttl: Duration,
+}
+
+impl Default for MemoryStoreLimits {
+    fn default() -> Self {
+        Self {
+            max_tasks: 10_000,
+            ttl: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// Tasks in memory. Lost on restart; fine for development and for stateless deployments.
+#[derive(Debug, Default)]
+pub struct InMemoryTaskStore {
+    limits: MemoryStoreLimits,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    tasks: HashMap<String, Entry>,
+    /// (status timestamp in µs, id), for listing newest first.
+    by_time: BTreeSet<(i64, String)>,
+    /// Finished tasks in the order they finished, for TTL expiry and eviction.
+    finished: VecDeque<(Instant, String)>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    task: Task,
+    key: i64,
+}
+
+impl InMemoryTaskStore {
+    /// A store with these limits.
+    pub fn new(limits: MemoryStoreLimits) -> Self {
+        Self {
+            limits,
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// How many tasks are held now.
+    pub fn len(&self) -> usize {
+        self.lock().tasks.len()
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves consistent data (every mutation completes before
+        // it can panic), so poisoning is ignored.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn put_now(&self, task: Task) -> Result<(), StoreError> {
+        let mut inner = self.lock();
+        let now = Instant::now();
+        inner.expire(now, self.limits.ttl);
+        let key = task.status.timestamp.timestamp_micros();
+        let terminal = task.status.state.is_terminal();
+        let id = task.id.clone();
+        if let Some(old) = inner.tasks.remove(&id) {
+            inner.by_time.remove(&(old.key, id.clone()));
+        } else {
+            while inner.tasks.len() >= self.limits.max_tasks {
+                if !inner.evict_oldest_finished() {
+                    return Err(StoreError::Full(self.limits.max_tasks));
+                }
+            }
+        }
+        if terminal {
+            inner.finished.push_back((now, id.clone()));
+        }
+        inner.by_time.insert((key, id.clone()));
+        inner.tasks.insert(id, Entry { task, key });
+        Ok(())
+    }
+
+    fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
+        let inner = self.lock();
+        let cursor = query.page_token.as_deref().map(decode_token).transpose()?;
+        let matches = |entry: &Entry| {
+            query
+                .context_id
+                .as_ref()
+                .is_none_or(|c| *c == entry.task.context_id)
+                && query.state.is_none_or(|s| s == entry.task.status.state)
+                && query
+                    .status_after
+                    .is_none_or(|after| entry.task.status.timestamp > after)
+        };
+        let mut total_size = 0;
+        let mut tasks = Vec::with_capacity(query.page_size);
+        let mut last = None;
+        let mut more = false;
+        for (key, id) in inner.by_time.iter().rev() {
+            let Some(entry) = inner.tasks.get(id) else {
+                continue;
+            };
+            if !matches(entry) {
+                continue;
+            }
+            total_size += 1;
+            let after_cursor = cursor
+                .as_ref()
+                .is_none_or(|(ck, cid)| (*key, id.as_str()) < (*ck, cid.as_str()));
+            if !after_cursor {
+                continue;
+            }
+            if tasks.len() < query.page_size {
+                tasks.push(entry.task.clone());
+                last = Some((*key, id.clone()));
+            } else {
+                more = true;
+            }
+        }
+        let next_page_token = if more {
+            last.map(|(key, id)| encode_token(key, &id))
+        } else {
+            None
+        };
+        Ok(TaskPage {
+            tasks,
+            next_page_token,
+            total_size,
+        })
+    }
+}
+
+impl Inner {
+    fn expire(&mut self, now: Instant, ttl: Duration) {
+        while let Some((at, _)) = self.finished.front() {
+            if now.duration_since(*at) < ttl {
+                break;
+            }
+            if let Some((_, id)) = self.finished.pop_front() {
+                self.remove_finished(&id);
+            }
+        }
+    }
+
+    fn evict_oldest_finished(&mut self) -> bool {
+        while let Some((_, id)) = self.finished.pop_front() {
+            if self.remove_finished(&id) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn remove_finished(&mut self, id: &str) -> bool {
+        match self.tasks.get(id) {
+            Some(entry) if entry.task.status.state.is_terminal() => {
+                let key = entry.key;
+                self.tasks.remove(id);
+                self.by_time.remove(&(key, id.to_owned()));
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+fn encode_token(key: i64, id: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{key}:{id}"))
+}
+
+fn decode_token(token: &str) -> Result<(i64, String), StoreError> {
+    let bytes = URL_SAFE_NO_PAD
+        .decode(token)
+        .map_err(|_| StoreError::InvalidPageToken)?;
+    let text = String::from_utf8(bytes).map_err(|_| StoreError::InvalidPageToken)?;
+    let (key, id) = text.split_once(':').ok_or(StoreError::InvalidPageToken)?;
+    Ok((
+        key.parse().map_err(|_| StoreError::InvalidPageToken)?,
+        id.to_owned(),
+    ))
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(self.put_now(task)))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        let task = {
+            let mut inner = self.lock();
+            inner.expire(Instant::now(), self.limits.ttl);
+            inner.tasks.get(id).map(|e| e.task.clone())
+        };
+        Box::pin(std::future::ready(Ok(task)))
+    }
+
+    fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
+        Box::pin(std::future::ready(self.list_now(query)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{TaskState, TaskStatus};
+
+    fn task(id: &str, state: TaskState) -> Task {
+        Task {
+            id: id.into(),
+            context_id: "c".into(),
+            status: TaskStatus::now(state, None),
+            artifacts: vec![],
+            history: vec![],
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn full_store_evicts_oldest_finished_task_first() {
+        let store = InMemoryTaskStore::new(MemoryStoreLimits {
+            max_tasks: 2,
+            ttl: Duration::from_secs(60),
+        });
+        store.put_now(task("a", TaskState::Completed)).unwrap();
+        store.put_now(task("b", TaskState::Working)).unwrap();
+        store.put_now(task("c", TaskState::Working)).unwrap();
+        assert_eq!(store.len(), 2);
+        assert!(matches!(
+            store.put_now(task("d", TaskState::Working)),
+            Err(StoreError::Full(2))
+        ));
+    }
+
+    #[test]
+    fn finished_tasks_expire_after_ttl() {
+        let store = InMemoryTaskStore::new(MemoryStoreLimits {
+            max_tasks: 10,
+            ttl: Duration::ZERO,
+        });
+        store.put_now(task("a", TaskState::Failed)).unwrap();
+        store.put_now(task("b", TaskState::Working)).unwrap();
+        assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn pages_cover_every_task_once() {
+        let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
+        for i in 0..7 {
+            store
+                .put_now(task(&format!("t{i}"), TaskState::Completed))
+                .unwrap();
+        }
+        let mut seen = Vec::new();
+        let mut query = ListQuery {
+            page_size: 3,
+            ..Default::default()
+        };
+        loop {
+            let page = store.list_now(&query).unwrap();
+            assert_eq!(page.total_size, 7);
+            seen.extend(page.tasks.into_iter().map(|t| t.id));
+            match page.next_page_token {
+                Some(token) => query.page_token = Some(token),
+                None => break,
+            }
+        }
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 7);
+    }
+}
