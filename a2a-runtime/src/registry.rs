@@ -26,9 +26,7 @@ pub(crate) struct SkillEntry {
     pub(crate) output_schema: Option<Arc<Value>>,
     /// The required string property a plain text message fills, if there is exactly one.
     pub(crate) text_param: Option<String>,
-    /// The skill takes no input at all.
-    pub(crate) takes_nothing: bool,
-    /// Required input properties, for error messages.
+    /// Required input properties; when empty, any message can start the skill.
     pub(crate) required: Vec<String>,
 }
 
@@ -151,7 +149,6 @@ fn entry(descriptor: &'static SkillDescriptor) -> SkillEntry {
         .map(Arc::new);
     SkillEntry {
         text_param: schema::single_required_string(&input_schema),
-        takes_nothing: schema::takes_nothing(&input_schema),
         required: schema::required_names(&input_schema),
         input_schema: Arc::new(input_schema),
         output_schema,

@@ -43,14 +43,6 @@ pub(crate) fn single_required_string(input: &Value) -> Option<String> {
     (property.get("type").and_then(Value::as_str) == Some("string")).then(|| name.to_owned())
 }
 
-/// Whether the input object has no properties at all, so any message can start the skill.
-pub(crate) fn takes_nothing(input: &Value) -> bool {
-    input
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_none_or(|props| props.is_empty())
-}
-
 /// The names of the input's required properties, for error messages.
 pub(crate) fn required_names(input: &Value) -> Vec<String> {
     input

@@ -106,9 +106,9 @@ fn params<T: DeserializeOwned>(params: Value) -> Result<T, RequestError> {
         {
             Some((name, _)) => (
                 if path == "." {
-                    format!("params.{name}")
+                    name.to_owned()
                 } else {
-                    format!("params.{path}.{name}")
+                    format!("{path}.{name}")
                 },
                 "is required".to_owned(),
             ),
@@ -116,7 +116,7 @@ fn params<T: DeserializeOwned>(params: Value) -> Result<T, RequestError> {
                 if path == "." {
                     "params".to_owned()
                 } else {
-                    format!("params.{path}")
+                    path
                 },
                 reason,
             ),
@@ -145,13 +145,11 @@ async fn call(app: &App, id: &Value, method: &str, raw: Value) -> Result<Vec<u8>
             if configuration.task_push_notification_config.is_some() {
                 return Err(RequestError::PushNotSupported);
             }
-            let history = history_length(
-                configuration.history_length,
-                "params.configuration.historyLength",
-            )?;
+            let history =
+                history_length(configuration.history_length, "configuration.historyLength")?;
             let message = request
                 .message
-                .into_model("params.message")
+                .into_model("message")
                 .map_err(|(f, r)| RequestError::invalid_params(f, r))?;
             let task = app
                 .manager
@@ -165,7 +163,7 @@ async fn call(app: &App, id: &Value, method: &str, raw: Value) -> Result<Vec<u8>
         }
         "GetTask" => {
             let request: v1::GetTaskRequest = params(raw)?;
-            let history = history_length(request.history_length, "params.historyLength")?;
+            let history = history_length(request.history_length, "historyLength")?;
             let task = app.manager.get(&request.id).await?;
             Ok(jsonrpc::success(
                 id,
@@ -174,13 +172,13 @@ async fn call(app: &App, id: &Value, method: &str, raw: Value) -> Result<Vec<u8>
         }
         "ListTasks" => {
             let request: v1::ListTasksRequest = params(raw)?;
-            let history = history_length(request.history_length, "params.historyLength")?;
+            let history = history_length(request.history_length, "historyLength")?;
             let page_size = match request.page_size {
                 None => 50,
                 Some(n @ 1..=100) => usize::try_from(n).unwrap_or(50),
                 Some(n) => {
                     return Err(RequestError::invalid_params(
-                        "params.pageSize",
+                        "pageSize",
                         format!("must be between 1 and 100, got {n}"),
                     ));
                 }
@@ -189,7 +187,7 @@ async fn call(app: &App, id: &Value, method: &str, raw: Value) -> Result<Vec<u8>
                 None | Some("") | Some("TASK_STATE_UNSPECIFIED") => None,
                 Some(name) => Some(v1::parse_state(name).ok_or_else(|| {
                     RequestError::invalid_params(
-                        "params.status",
+                        "status",
                         format!(
                             "`{name}` is not a TaskState (expected a name like TASK_STATE_WORKING)"
                         ),
@@ -204,7 +202,7 @@ async fn call(app: &App, id: &Value, method: &str, raw: Value) -> Result<Vec<u8>
                         .map(|t| t.with_timezone(&Utc))
                         .map_err(|e| {
                             RequestError::invalid_params(
-                                "params.statusTimestampAfter",
+                                "statusTimestampAfter",
                                 format!("is not an RFC 3339 timestamp: {e}"),
                             )
                         })

@@ -123,7 +123,7 @@ pub(crate) fn input_for(skill: &SkillEntry, message: &Message) -> Result<Value, 
                 normalize_numbers(&mut object);
                 (object, "message.parts.text".to_owned())
             }
-            _ => match (&skill.text_param, skill.takes_nothing) {
+            _ => match (&skill.text_param, skill.required.is_empty()) {
                 (Some(param), _) => (
                     serde_json::json!({ param.as_str(): text }),
                     "message.parts.text".to_owned(),
@@ -141,7 +141,7 @@ pub(crate) fn input_for(skill: &SkillEntry, message: &Message) -> Result<Value, 
                 }
             },
         }
-    } else if skill.takes_nothing {
+    } else if skill.required.is_empty() {
         (Value::Object(Default::default()), "message".to_owned())
     } else {
         return Err(RouteError::Input {

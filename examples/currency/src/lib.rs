@@ -1,0 +1,167 @@
+//! A currency agent: several skills with structured input (a nested struct, an enum, an optional
+//! field) and structured output.
+
+use std::collections::BTreeMap;
+
+use a2a_runtime::prelude::*;
+
+/// Converts money between currencies using fixed reference rates.
+#[agent(
+    name = "Currency Agent",
+    version = "1.2.0",
+    provider(organization = "Acme", url = "https://acme.example"),
+    documentation_url = "https://acme.example/docs/currency"
+)]
+#[derive(Debug, Clone)]
+pub struct Currency {
+    /// Units of each currency per euro.
+    per_euro: BTreeMap<Code, f64>,
+}
+
+impl Currency {
+    /// The agent with its built-in reference rates.
+    pub fn with_reference_rates() -> Self {
+        let per_euro = [
+            (Code::EUR, 1.0),
+            (Code::USD, 1.08),
+            (Code::GBP, 0.85),
+            (Code::JPY, 162.5),
+            (Code::CHF, 0.95),
+        ];
+        Self {
+            per_euro: per_euro.into_iter().collect(),
+        }
+    }
+
+    fn rate(&self, from: Code, to: Code) -> Result<f64, SkillError> {
+        let unit = |code: Code| {
+            self.per_euro
+                .get(&code)
+                .copied()
+                .ok_or_else(|| SkillError::new(format!("no rate for {code:?}")))
+        };
+        Ok(unit(to)? / unit(from)?)
+    }
+}
+
+/// An ISO 4217 currency code.
+#[allow(clippy::upper_case_acronyms)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub enum Code {
+    /// Euro.
+    EUR,
+    /// US dollar.
+    USD,
+    /// Pound sterling.
+    GBP,
+    /// Japanese yen.
+    JPY,
+    /// Swiss franc.
+    CHF,
+}
+
+/// An amount in a currency.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+pub struct Money {
+    /// The amount; must not be negative.
+    pub amount: f64,
+    /// Its currency.
+    pub currency: Code,
+}
+
+/// The result of a conversion.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Quote {
+    /// The converted amount.
+    pub amount: f64,
+    /// The target currency.
+    pub currency: Code,
+    /// Units of the target currency per unit of the source currency.
+    pub rate: f64,
+}
+
+/// One reference rate.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Rate {
+    /// The currency.
+    pub currency: Code,
+    /// Units of it per unit of the base currency.
+    pub rate: f64,
+}
+
+/// Convert an amount of money.
+///
+/// Uses the agent's reference rates; amounts are rounded to cents unless `whole` is set.
+#[skill(
+    agent = Currency,
+    tags = ["finance", "fx"],
+    examples = ["how much is 10 USD in EUR?"],
+    read_only = true,
+    idempotent = true,
+    default
+)]
+pub async fn convert(
+    agent: State<Currency>,
+    /// The money to convert.
+    money: Money,
+    /// The currency to convert into.
+    to: Code,
+    /// Round to whole units instead of cents.
+    whole: Option<bool>,
+) -> Result<Quote, SkillError> {
+    if !(money.amount.is_finite() && money.amount >= 0.0) {
+        return Err(SkillError::invalid_input(format!(
+            "money.amount must be a non-negative number, got {}",
+            money.amount
+        )));
+    }
+    let rate = agent.rate(money.currency, to)?;
+    let scale = if whole.unwrap_or(false) { 1.0 } else { 100.0 };
+    Ok(Quote {
+        amount: (money.amount * rate * scale).round() / scale,
+        currency: to,
+        rate,
+    })
+}
+
+/// List the reference rates.
+///
+/// Every supported currency with its rate against `base` (EUR when omitted).
+#[skill(agent = Currency, tags = ["finance"], read_only = true)]
+pub async fn rates(
+    agent: State<Currency>,
+    /// The base currency; EUR when omitted.
+    base: Option<Code>,
+) -> Result<Vec<Rate>, SkillError> {
+    let base = base.unwrap_or(Code::EUR);
+    agent
+        .per_euro
+        .keys()
+        .map(|&currency| {
+            Ok(Rate {
+                currency,
+                rate: agent.rate(base, currency)?,
+            })
+        })
+        .collect()
+}
+
+/// Tell whether a currency is supported.
+#[skill(agent = Currency, id = "is-supported", tags = ["finance"])]
+pub async fn is_supported(
+    agent: State<Currency>,
+    /// An ISO 4217 code such as `CHF`.
+    code: String,
+) -> String {
+    let known = agent
+        .per_euro
+        .keys()
+        .any(|c| format!("{c:?}").eq_ignore_ascii_case(code.trim()));
+    if known {
+        format!("{} is supported", code.trim().to_uppercase())
+    } else {
+        format!("{} is not supported", code.trim())
+    }
+}

@@ -1,0 +1,79 @@
+//! A test agent whose skills cover the interesting behaviours: text, integers, waiting on
+//! cancellation, panicking and failing.
+
+use std::time::Duration;
+
+use a2a_runtime::prelude::*;
+
+/// An agent for tests.
+#[agent(name = "Lab")]
+#[derive(Debug, Default)]
+pub struct Lab;
+
+/// Echo text back.
+#[skill(agent = Lab)]
+pub async fn echo(
+    /// Text to echo.
+    text: String,
+) -> String {
+    text
+}
+
+/// A sum.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct Sum {
+    /// a + b.
+    pub sum: i64,
+}
+
+/// Add two integers.
+#[skill(agent = Lab)]
+pub async fn add(
+    /// First addend.
+    a: i64,
+    /// Second addend.
+    b: i64,
+) -> Sum {
+    Sum { sum: a + b }
+}
+
+/// Wait until cancelled, or for `millis` milliseconds.
+#[skill(agent = Lab)]
+pub async fn wait(
+    ctx: TaskContext,
+    /// How long to wait at most.
+    millis: u64,
+) -> String {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(millis)) => "waited".into(),
+        () = ctx.cancelled() => "cancelled".into(),
+    }
+}
+
+/// Ignore cancellation and sleep for `millis` milliseconds.
+#[skill(agent = Lab)]
+pub async fn stubborn(
+    /// How long to sleep.
+    millis: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    "done".into()
+}
+
+/// Panic.
+#[skill(agent = Lab)]
+pub async fn explode(
+    /// Panic message.
+    why: String,
+) -> String {
+    panic!("{why}")
+}
+
+/// Fail with a message.
+#[skill(agent = Lab)]
+pub async fn fail(
+    /// The failure.
+    reason: String,
+) -> Result<String, SkillError> {
+    Err(SkillError::new(reason))
+}

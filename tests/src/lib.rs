@@ -1,0 +1,170 @@
+//! Test harness: serves an agent on an ephemeral loopback port and talks to it over HTTP, plus a
+//! "lab" agent whose skills exercise failure modes.
+
+pub mod lab;
+
+use std::net::SocketAddr;
+
+use a2a_runtime::AgentServer;
+use serde_json::{Value, json};
+
+/// A server running on 127.0.0.1 for the duration of one test (it stops with the test's runtime).
+#[derive(Debug)]
+pub struct TestServer {
+    /// `http://127.0.0.1:PORT/`.
+    pub base: String,
+    /// The address.
+    pub addr: SocketAddr,
+    /// An HTTP client.
+    pub http: reqwest::Client,
+}
+
+/// Serves `server` on an ephemeral port.
+pub async fn start(server: AgentServer) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind an ephemeral port");
+    let addr = listener.local_addr().expect("local address");
+    let base = format!("http://{addr}/");
+    let router = server
+        .public_url(base.clone())
+        .router()
+        .expect("valid agent");
+    tokio::spawn(async move { a2a_runtime::axum::serve(listener, router).await });
+    TestServer {
+        base,
+        addr,
+        http: reqwest::Client::new(),
+    }
+}
+
+impl TestServer {
+    /// POSTs a raw body to the JSON-RPC endpoint with `A2A-Version: 1.0`; returns status and JSON.
+    pub async fn post_raw(
+        &self,
+        body: impl Into<reqwest::Body>,
+        version: Option<&str>,
+    ) -> (u16, Value) {
+        let mut request = self
+            .http
+            .post(&self.base)
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(version) = version {
+            request = request.header("A2A-Version", version);
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("body");
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text })),
+        )
+    }
+
+    /// Calls a JSON-RPC method and returns the whole response object.
+    pub async fn rpc(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        self.post_raw(body.to_string(), Some("1.0")).await.1
+    }
+
+    /// `SendMessage` with one message built from `parts` and message `metadata`.
+    pub async fn send(&self, parts: Value, metadata: Value, configuration: Value) -> Value {
+        let mut message = json!({"messageId": "m-1", "role": "ROLE_USER", "parts": parts});
+        if !metadata.is_null() {
+            message["metadata"] = metadata;
+        }
+        self.rpc(
+            "SendMessage",
+            json!({"message": message, "configuration": configuration}),
+        )
+        .await
+    }
+
+    /// The agent card.
+    pub async fn card(&self) -> Value {
+        self.http
+            .get(format!("{}.well-known/agent-card.json", self.base))
+            .send()
+            .await
+            .expect("card")
+            .json()
+            .await
+            .expect("card JSON")
+    }
+
+    /// A legacy-era MCP session (initialize + initialized) on `/mcp`.
+    pub async fn mcp_session(&self) -> McpSession {
+        let mut session = McpSession {
+            url: format!("{}mcp", self.base),
+            http: self.http.clone(),
+            session_id: None,
+            next_id: 1,
+        };
+        let init = session
+            .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}))
+            .await;
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        session.notify("notifications/initialized").await;
+        session
+    }
+}
+
+/// A minimal MCP streamable-HTTP client (legacy era, with a session).
+#[derive(Debug)]
+pub struct McpSession {
+    url: String,
+    http: reqwest::Client,
+    session_id: Option<String>,
+    next_id: u64,
+}
+
+impl McpSession {
+    /// Sends a request and returns its JSON-RPC response (from JSON or SSE).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let body =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        let response = self.post(body).await;
+        if let Some(id) = response.headers().get("mcp-session-id") {
+            self.session_id = Some(id.to_str().expect("ascii session id").to_owned());
+        }
+        let text = response.text().await.expect("body");
+        response_from(&text)
+    }
+
+    async fn notify(&mut self, method: &str) {
+        let status = self
+            .post(json!({"jsonrpc": "2.0", "method": method}))
+            .await
+            .status();
+        assert_eq!(status.as_u16(), 202);
+    }
+
+    async fn post(&self, body: Value) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(id) = &self.session_id {
+            request = request
+                .header("mcp-session-id", id)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request.send().await.expect("MCP request sent")
+    }
+}
+
+/// The JSON-RPC response in a JSON or SSE body (the last `data:` line carrying an `id`).
+pub fn response_from(text: &str) -> Value {
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        return value;
+    }
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .rfind(|v| v.get("id").is_some())
+        .unwrap_or_else(|| panic!("no JSON-RPC response in {text:?}"))
+}
