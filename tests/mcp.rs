@@ -1,0 +1,202 @@
+//! MCP over streamable HTTP on a real socket, in both eras.
+
+use a2a_runtime::Agent;
+use a2a_tests::lab::Lab;
+use a2a_tests::{TestServer, response_from, start};
+use currency::Currency;
+use serde_json::{Value, json};
+
+async fn lab() -> TestServer {
+    start(Lab.server()).await
+}
+
+/// One stateless (2026-07-28) request.
+async fn modern(server: &TestServer, method: &str, mut params: Value) -> (u16, Value) {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut request = server
+        .http
+        .post(format!("{}mcp", server.base))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        request = request.header("mcp-name", name);
+    }
+    let response = request
+        .body(json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response_from(&response.text().await.unwrap()))
+}
+
+#[tokio::test]
+async fn tools_list_is_sorted_with_object_input_schemas_and_output_schemas() {
+    let server = lab().await;
+    let mut mcp = server.mcp_session().await;
+    let listed = mcp.request("tools/list", json!({})).await;
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["add", "echo", "explode", "fail", "stubborn", "wait"]
+    );
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
+    }
+    let add = &tools[0];
+    assert_eq!(
+        add["inputSchema"]["properties"]["a"]["description"],
+        "First addend."
+    );
+    assert_eq!(add["outputSchema"]["properties"]["sum"]["type"], "integer");
+    assert!(
+        tools[1].get("outputSchema").is_none(),
+        "text skills have no output schema"
+    );
+}
+
+#[tokio::test]
+async fn tools_call_returns_structured_content_with_a_text_mirror() {
+    let server = lab().await;
+    let mut mcp = server.mcp_session().await;
+    let called = mcp
+        .request(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 40}}),
+        )
+        .await;
+    let result = &called["result"];
+    assert_eq!(result["structuredContent"], json!({"sum": 42}));
+    let mirrored: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(mirrored, json!({"sum": 42}));
+    assert_eq!(result["isError"], false);
+}
+
+#[tokio::test]
+async fn skill_errors_and_bad_arguments_are_tool_errors() {
+    let server = lab().await;
+    let mut mcp = server.mcp_session().await;
+    let failed = mcp
+        .request(
+            "tools/call",
+            json!({"name": "fail", "arguments": {"reason": "no stock"}}),
+        )
+        .await;
+    assert_eq!(failed["result"]["isError"], true);
+    assert_eq!(failed["result"]["content"][0]["text"], "no stock");
+    let bad = mcp
+        .request(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": "two", "b": 1}}),
+        )
+        .await;
+    assert_eq!(bad["result"]["isError"], true);
+    let text = bad["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("a:"), "names the field: {text}");
+    let missing = mcp
+        .request("tools/call", json!({"name": "add", "arguments": {"a": 1}}))
+        .await;
+    assert!(
+        missing["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains('b')
+    );
+    let panicked = mcp
+        .request(
+            "tools/call",
+            json!({"name": "explode", "arguments": {"why": "boom"}}),
+        )
+        .await;
+    assert_eq!(panicked["result"]["isError"], true);
+}
+
+#[tokio::test]
+async fn unknown_tool_is_a_jsonrpc_error() {
+    let server = lab().await;
+    let mut mcp = server.mcp_session().await;
+    let response = mcp
+        .request("tools/call", json!({"name": "nope", "arguments": {}}))
+        .await;
+    assert_eq!(response["error"]["code"], -32602);
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nope")
+    );
+}
+
+#[tokio::test]
+async fn stateless_era_discovers_and_calls_tools() {
+    let server = lab().await;
+    let (status, discovered) = modern(&server, "server/discover", json!({})).await;
+    assert_eq!(status, 200);
+    assert!(
+        discovered["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28"))
+    );
+    let (_, listed) = modern(&server, "tools/list", json!({})).await;
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 6);
+    let (_, called) = modern(
+        &server,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    )
+    .await;
+    assert_eq!(called["result"]["content"][0]["text"], "hi");
+    assert_eq!(called["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn foreign_host_header_is_rejected_on_loopback() {
+    let server = lab().await;
+    let response = server
+        .http
+        .post(format!("{}mcp", server.base))
+        .header("host", "evil.example")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 403);
+}
+
+#[tokio::test]
+async fn non_object_outputs_are_wrapped_in_result_for_mcp() {
+    let server = start(Currency::with_reference_rates().server()).await;
+    let mut mcp = server.mcp_session().await;
+    let listed = mcp.request("tools/list", json!({})).await;
+    let rates = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "rates")
+        .unwrap()
+        .clone();
+    assert_eq!(rates["outputSchema"]["type"], "object");
+    assert_eq!(rates["outputSchema"]["required"], json!(["result"]));
+    assert_eq!(rates["annotations"]["readOnlyHint"], true);
+    let called = mcp
+        .request("tools/call", json!({"name": "rates", "arguments": {}}))
+        .await;
+    assert_eq!(
+        called["result"]["structuredContent"]["result"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+}
