@@ -116,20 +116,21 @@ fn url_host(url: &str) -> Option<String> {
 pub(crate) async fn serve_http(app: Arc<App>, config: &ServeConfig) -> Result<(), Error> {
     use axum::serve::ListenerExt;
 
-    let shutdown = CancellationToken::new();
-    let router = router_with_shutdown(app, config, shutdown.clone())?;
     let listener = tokio::net::TcpListener::bind(config.bind)
         .await
         .map_err(|source| Error::Bind {
             addr: config.bind,
             source,
         })?;
-    let local = listener.local_addr()?;
-    let shown = ServeConfig {
-        bind: local,
+    // The card must name the port actually bound (it differs from the configured one for `:0`).
+    let bound = ServeConfig {
+        bind: listener.local_addr()?,
         ..config.clone()
     };
-    let base = shown.base_url();
+    let local = bound.bind;
+    let base = bound.base_url();
+    let shutdown = CancellationToken::new();
+    let router = router_with_shutdown(app, &bound, shutdown.clone())?;
     if matches!(local.ip(), IpAddr::V4(ip) if ip.is_unspecified()) && config.public_url.is_none() {
         tracing::warn!(
             "listening on all interfaces; pass --public-url so the agent card names a reachable URL"

@@ -1,0 +1,51 @@
+"""Drives a served agent with the official MCP Python SDK (mcp 2.x) client.
+
+Usage: python mcp_client.py http URL       (both eras: legacy initialize and modern stateless)
+       python mcp_client.py stdio COMMAND  (the server binary, started with --stdio)
+Lists tools and calls them. Exits non-zero (with the reason) on any mismatch.
+"""
+
+import asyncio
+import sys
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+
+def check(condition, what):
+    if not condition:
+        raise SystemExit(f"interop failure: {what}")
+
+
+async def exercise(server, mode: str) -> None:
+    async with Client(server, mode=mode) as client:
+        tools = (await client.list_tools()).tools
+        names = [t.name for t in tools]
+        check(names == ["convert", "is-supported", "rates"], f"[{mode}] tools {names}")
+        convert = tools[0]
+        check(convert.input_schema["type"] == "object", f"[{mode}] input schema {convert.input_schema}")
+        check(convert.output_schema is not None, f"[{mode}] output schema missing")
+
+        result = await client.call_tool("convert", {"money": {"amount": 10, "currency": "USD"}, "to": "EUR"})
+        check(not result.is_error, f"[{mode}] convert failed: {result}")
+        check(result.structured_content["currency"] == "EUR", f"[{mode}] structured {result.structured_content}")
+
+        rates = await client.call_tool("rates", {})
+        check(len(rates.structured_content["result"]) == 5, f"[{mode}] rates {rates.structured_content}")
+
+        bad = await client.call_tool("convert", {"money": {"amount": "ten", "currency": "USD"}, "to": "EUR"})
+        check(bad.is_error, f"[{mode}] bad arguments should be a tool error: {bad}")
+        print(f"[{mode}] ok: {names}")
+
+
+async def main(kind: str, target: str) -> None:
+    if kind == "http":
+        for mode in ("legacy", "auto"):
+            await exercise(target, mode)
+    else:
+        server = StdioServerParameters(command=target, args=["--stdio"])
+        await exercise(server, "legacy")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
