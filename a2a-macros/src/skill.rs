@@ -45,7 +45,13 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         (Ok(()), Some(skill)) => codegen::skill::generate(&skill, &runtime),
         (Err(err), _) => {
             let err = err.write_errors();
-            let marker = codegen::skill::fallback(&func, &runtime);
+            // Inside an `impl` (a `self` receiver) no item may be added next to the fn.
+            let in_impl = func.sig.receiver().is_some();
+            let marker = if in_impl {
+                TokenStream::new()
+            } else {
+                codegen::skill::fallback(&func, &runtime)
+            };
             quote!(#err #func #marker)
         }
         (Ok(()), None) => unreachable_state(),

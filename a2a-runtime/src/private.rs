@@ -52,14 +52,40 @@ impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> SkillInput for T {
 /// Compile-time check that `#[skill(agent = A)]` names an agent.
 pub const fn assert_agent<A: Agent>() {}
 
-/// `TypeId` of an agent type, as a fn pointer usable in a `static`.
-pub fn agent_type_id<A: Agent>() -> std::any::TypeId {
+/// `TypeId` of an agent type, as a fn pointer usable in a `static`. Unbounded so that a wrong
+/// `agent = ...` is reported once, by [`assert_agent`].
+pub fn agent_type_id<A: 'static>() -> std::any::TypeId {
     std::any::TypeId::of::<A>()
 }
 
 /// Type name of an agent, for messages.
-pub fn agent_type_name<A: Agent>() -> &'static str {
-    A::__descriptor().type_name()
+pub fn agent_type_name<A: 'static>() -> &'static str {
+    std::any::type_name::<A>()
+}
+
+/// How a skill's success value becomes output, and its schema. Generated code names one of the
+/// two constants once, so a return type lacking the needed traits is reported once.
+pub struct OutputFns<T> {
+    /// Converts the value.
+    pub convert: fn(T) -> SkillResult,
+    /// The output schema.
+    pub schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
+}
+
+/// Output functions for a structured (serialized) return type.
+pub const fn structured_fns<T: StructuredOutput>() -> OutputFns<T> {
+    OutputFns {
+        convert: structured_output::<T>,
+        schema: structured_schema::<T>,
+    }
+}
+
+/// Output functions for a return type with its own [`IntoSkillOutput`] impl.
+pub const fn direct_fns<T: IntoSkillOutput>() -> OutputFns<T> {
+    OutputFns {
+        convert: direct_output::<T>,
+        schema: direct_schema::<T>,
+    }
 }
 
 /// A ready future holding an error.

@@ -20,7 +20,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let agent_check = quote_spanned! {agent_span(agent)=>
         const _: () = #private::assert_agent::<#agent>();
     };
-    let output_schema = output_schema(skill, runtime);
+    let output_fns = output_fns(skill, runtime);
     let (id, name, description) = (&skill.id, &skill.name, &skill.description);
     let tags = str_slice(&skill.tags);
     let examples = str_slice(&skill.examples);
@@ -39,6 +39,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
         const _: () = {
             #agent_check
             #input
+            #output_fns
             #shim
             static __A2A_DESCRIPTOR: #private::SkillDescriptor = #private::SkillDescriptor::__new(#private::SkillParts {
                 agent: #private::agent_type_id::<#agent>,
@@ -58,7 +59,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 is_default: #is_default,
                 input_schema: #private::input_schema::<__A2aInput>,
                 check_input: #private::check_input::<__A2aInput>,
-                output_schema: #output_schema,
+                output_schema: __A2A_OUTPUT.schema,
                 call: __a2a_call,
                 rust_path: ::core::concat!(::core::module_path!(), "::", #fn_name),
                 file: ::core::file!(),
@@ -203,13 +204,9 @@ fn convert_return(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let output = &skill.output;
     let value_ty = &output.value;
     let value_span = spanned_type(value_ty);
-    let convert_value = |expr: TokenStream| {
-        if output.direct {
-            quote_spanned!(value_span=> #private::direct_output::<#value_ty>(#expr))
-        } else {
-            quote_spanned!(value_span=> #private::structured_output::<#value_ty>(#expr))
-        }
-    };
+    let _ = value_ty;
+    let convert_value =
+        |expr: TokenStream| quote_spanned!(value_span=> (__A2A_OUTPUT.convert)(#expr));
     match &output.result {
         None => convert_value(quote!(__a2a_ret)),
         Some(error_ty) => {
@@ -230,12 +227,17 @@ fn convert_return(skill: &Skill, runtime: &Runtime) -> TokenStream {
     }
 }
 
-fn output_schema(skill: &Skill, runtime: &Runtime) -> TokenStream {
+/// `const __A2A_OUTPUT: OutputFns<T>`: the one place the return type's traits are required.
+fn output_fns(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let private = runtime.private();
     let value_ty = &skill.output.value;
-    if skill.output.direct {
-        quote_spanned!(spanned_type(value_ty)=> #private::direct_schema::<#value_ty>)
+    let span = spanned_type(value_ty);
+    let fns = if skill.output.direct {
+        quote_spanned!(span=> direct_fns)
     } else {
-        quote_spanned!(spanned_type(value_ty)=> #private::structured_schema::<#value_ty>)
+        quote_spanned!(span=> structured_fns)
+    };
+    quote_spanned! {span=>
+        const __A2A_OUTPUT: #private::OutputFns<#value_ty> = #private::#fns::<#value_ty>();
     }
 }

@@ -1,0 +1,84 @@
+//! Every key and parameter kind in one place.
+
+use a2a_runtime::prelude::*;
+use a2a_runtime::{Json, Part};
+
+/// Converts things.
+#[agent(
+    name = "Converter",
+    version = "2.0.0",
+    provider(organization = "Acme", url = "https://acme.example"),
+    documentation_url = "https://acme.example/docs",
+    icon_url = "https://acme.example/icon.png",
+    default_input_modes = ["application/json"],
+    default_output_modes = ["application/json", "text/plain"],
+    skills(convert, parts),
+)]
+struct Converter {
+    factor: f64,
+}
+
+/// A target unit.
+#[derive(Debug, Deserialize, JsonSchema)]
+enum Unit {
+    Metres,
+    Feet,
+}
+
+/// A result.
+#[derive(Serialize, JsonSchema)]
+struct Converted {
+    value: f64,
+}
+
+/// Convert a length.
+///
+/// Longer description.
+#[skill(
+    agent = Converter,
+    id = "convert.length",
+    name = "Convert length",
+    tags = ["units"],
+    examples = ["3 feet in metres"],
+    input_modes = ["application/json"],
+    output_modes = ["application/json"],
+    scopes = ["units:read"],
+    read_only = true,
+    destructive = false,
+    idempotent = true,
+    open_world = false,
+    default,
+)]
+async fn convert(
+    state: State<Converter>,
+    /// The value.
+    value: f64,
+    /// The unit to convert to.
+    to: Unit,
+    /// Round the result.
+    round: Option<bool>,
+    ctx: TaskContext,
+) -> Result<Json<Converted>, SkillError> {
+    ctx.check_cancelled()?;
+    let _ = (to, round);
+    Ok(Json(Converted { value: value * state.factor }))
+}
+
+/// Return raw parts.
+#[skill(agent = Converter)]
+async fn parts() -> Vec<Part> {
+    vec![Part::text("hi")]
+}
+
+/// A skill whose error type converts with `?`.
+#[skill(agent = Converter)]
+async fn parse(
+    /// A number.
+    text: String,
+) -> Result<i64, std::num::ParseIntError> {
+    text.parse()
+}
+
+fn main() {
+    let _ = Converter { factor: 1.0 }.server();
+}

@@ -1,0 +1,1 @@
+//! Compile-time diagnostics of `#[agent]`/`#[skill]`; see `tests/ui.rs`.
