@@ -1,5 +1,7 @@
 //! A2A v1.0 JSON-RPC over a real socket: every method and every error path of the foundation.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
 use std::time::Duration;
 
 use a2a_runtime::Agent;

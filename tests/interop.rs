@@ -5,6 +5,8 @@
 //! `scripts/test`, which installs the packages) or `python3`; if the packages are missing the
 //! tests fail and say how to install them.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;

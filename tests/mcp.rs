@@ -1,5 +1,7 @@
 //! MCP over streamable HTTP on a real socket, in both eras.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
 use a2a_runtime::Agent;
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, response_from, start};

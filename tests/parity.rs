@@ -1,5 +1,7 @@
 //! The same skill input through A2A `SendMessage` and MCP `tools/call` yields the same value.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
 use a2a_runtime::Agent;
 use a2a_tests::start;
 use currency::Currency;

@@ -1,6 +1,8 @@
 //! The published input schema accepts exactly what the skill's deserializer accepts: each sample
 //! is validated against the schema from the agent card and sent to the server; both must agree.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
 use a2a_runtime::Agent;
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, start};
