@@ -2,6 +2,7 @@
 //! "lab" agent whose skills exercise failure modes.
 
 pub mod lab;
+pub mod registry_agents;
 
 use std::net::SocketAddr;
 
