@@ -1,11 +1,10 @@
 //! `#[agent]`: reads a struct into [`model::Agent`], reporting every problem at once.
 
-use darling::ast::NestedMeta;
-use darling::{Error, FromMeta};
+use darling::Error;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
-use crate::args::AgentArgs;
+use crate::args::{self, AgentArgs};
 use crate::errors::Errors;
 use crate::model::Agent;
 use crate::paths::Runtime;
@@ -25,11 +24,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::new();
-    let args = errors.handle(
-        NestedMeta::parse_meta_list(args)
-            .map_err(Error::from)
-            .and_then(|m| AgentArgs::from_list(&m)),
-    );
+    let args = errors.handle(args::parse::<AgentArgs>(args));
     let runtime = Runtime::new(args.as_ref().and_then(|a| a.krate.as_ref()));
     let agent = args.and_then(|args| build(item.clone(), args, &mut errors));
     match (errors.finish(), agent) {

@@ -2,7 +2,9 @@
 //! suggestions and duplicate keys are reported by darling itself.
 
 use darling::FromMeta;
+use darling::ast::NestedMeta;
 use darling::util::{Flag, PathList, SpannedValue};
+use proc_macro2::TokenStream;
 use syn::LitStr;
 
 /// `#[skill(...)]`.
@@ -60,4 +62,11 @@ pub(crate) struct AgentArgs {
     pub(crate) skills: PathList,
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
+}
+
+/// Parses the tokens inside `#[skill(...)]` or `#[agent(...)]`.
+pub(crate) fn parse<T: FromMeta>(args: TokenStream) -> darling::Result<T> {
+    NestedMeta::parse_meta_list(args)
+        .map_err(darling::Error::from)
+        .and_then(|meta| T::from_list(&meta))
 }

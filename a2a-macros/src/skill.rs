@@ -1,13 +1,12 @@
 //! `#[skill]`: reads one `async fn` into [`model::Skill`], reporting every problem at once.
 
-use darling::ast::NestedMeta;
-use darling::{Error, FromMeta};
+use darling::Error;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 
-use crate::args::SkillArgs;
+use crate::args::{self, SkillArgs};
 use crate::errors::Errors;
 use crate::model::{Hints, Output, Param, ParamKind, Skill};
 use crate::paths::Runtime;
@@ -33,11 +32,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::new();
-    let args = errors.handle(
-        NestedMeta::parse_meta_list(args)
-            .map_err(Error::from)
-            .and_then(|m| SkillArgs::from_list(&m)),
-    );
+    let args = errors.handle(args::parse::<SkillArgs>(args));
     let params = read_params(&mut func, &mut errors);
     let runtime = Runtime::new(args.as_ref().and_then(|a| a.krate.as_ref()));
     let skill = args.and_then(|args| build(func.clone(), args, params, &mut errors));

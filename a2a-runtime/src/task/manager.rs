@@ -254,13 +254,7 @@ impl TaskManager {
     pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
         if let Some(live) = self.live(id) {
             let mut task = live.task.lock().await;
-            if task.status.state.is_terminal() {
-                return Err(TaskError::NotCancelable {
-                    id: id.to_owned(),
-                    state: task.status.state,
-                });
-            }
-            task.status = TaskStatus::now(TaskState::Canceled, None);
+            mark_canceled(&mut task)?;
             self.store.put(task.clone()).await?;
             live.state.send_replace(TaskState::Canceled);
             live.cancel.cancel();
@@ -271,17 +265,23 @@ impl TaskManager {
             .get(id)
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
-        if task.status.state.is_terminal() {
-            return Err(TaskError::NotCancelable {
-                id: id.to_owned(),
-                state: task.status.state,
-            });
-        }
         // Not running here (for example left over from before a restart with a durable store).
-        task.status = TaskStatus::now(TaskState::Canceled, None);
+        mark_canceled(&mut task)?;
         self.store.put(task.clone()).await?;
         Ok(task)
     }
+}
+
+/// Moves a task to `Canceled`, unless it already ended.
+fn mark_canceled(task: &mut Task) -> Result<(), TaskError> {
+    if task.status.state.is_terminal() {
+        return Err(TaskError::NotCancelable {
+            id: task.id.clone(),
+            state: task.status.state,
+        });
+    }
+    task.status = TaskStatus::now(TaskState::Canceled, None);
+    Ok(())
 }
 
 fn validate(message: &Message) -> Result<(), TaskError> {
