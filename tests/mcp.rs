@@ -177,6 +177,37 @@ async fn foreign_host_header_is_rejected_on_loopback() {
 }
 
 #[tokio::test]
+async fn foreign_origin_is_rejected_and_local_origin_accepted_on_loopback() {
+    let server = lab().await;
+    let post = |origin: &'static str| {
+        server
+            .http
+            .post(format!("{}mcp", server.base))
+            .header("origin", origin)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string())
+            .send()
+    };
+    assert_eq!(
+        post("https://evil.example")
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        403
+    );
+    assert_eq!(
+        post("http://localhost:3000")
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        200
+    );
+}
+
+#[tokio::test]
 async fn non_object_outputs_are_wrapped_in_result_for_mcp() {
     let server = start(Currency::with_reference_rates().server()).await;
     let mut mcp = server.mcp_session().await;

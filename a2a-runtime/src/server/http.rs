@@ -17,6 +17,16 @@ use crate::a2a::card::{self, CardBody};
 use crate::error::Error;
 use crate::mcp::McpHandler;
 
+/// Browser origins accepted by the MCP endpoint on loopback binds.
+const LOOPBACK_ORIGINS: &[&str] = &[
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
 
@@ -92,6 +102,11 @@ fn mcp_service(
         settings = settings.disable_allowed_hosts();
     } else {
         settings = settings.with_allowed_hosts(hosts);
+    }
+    if loopback {
+        // Browsers send `Origin`; on a local server only local pages may call the endpoint.
+        // Requests without `Origin` (non-browser clients) are unaffected.
+        settings = settings.with_allowed_origins(LOOPBACK_ORIGINS.iter().copied());
     }
     let handler = McpHandler::new(app);
     StreamableHttpService::new(
