@@ -107,6 +107,26 @@ pub fn check_input<T: serde::de::DeserializeOwned>(
     crate::dispatch::check_input::<T>(input)
 }
 
+/// How a skill's input object is decoded, checked and described. Generated code names its input
+/// type once, in a constant of this type.
+pub struct InputFns<T> {
+    /// Decodes the input of an invocation.
+    pub decode: fn(&Invocation) -> Result<T, SkillError>,
+    /// Checks an input object without keeping the result.
+    pub check: fn(&serde_json::Value) -> Result<(), crate::dispatch::InputError>,
+    /// The input schema.
+    pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+}
+
+/// The input functions of a generated input struct.
+pub const fn input_fns<T: serde::de::DeserializeOwned + schemars::JsonSchema>() -> InputFns<T> {
+    InputFns {
+        decode: decode_input::<T>,
+        check: check_input::<T>,
+        schema: input_schema::<T>,
+    }
+}
+
 /// The input schema of a skill's generated input struct.
 pub fn input_schema<T: schemars::JsonSchema>(
     generator: &mut schemars::SchemaGenerator,

@@ -57,8 +57,8 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 idempotent: #idempotent,
                 open_world: #open_world,
                 is_default: #is_default,
-                input_schema: #private::input_schema::<__A2aInput>,
-                check_input: #private::check_input::<__A2aInput>,
+                input_schema: __A2A_INPUT.schema,
+                check_input: __A2A_INPUT.check,
                 output_schema: __A2A_OUTPUT.schema,
                 call: __a2a_call,
                 rust_path: ::core::concat!(::core::module_path!(), "::", #fn_name),
@@ -119,25 +119,38 @@ fn input_struct(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let private = runtime.private();
     let serde_path = runtime.reexport_str("serde");
     let schemars_path = runtime.reexport_str("schemars");
-    let fields = skill.params.iter().filter_map(|param| match &param.kind {
-        ParamKind::Input { doc } => {
-            let ident = &param.ident;
-            let ty = &param.ty;
-            let docs = doc.iter().map(|line| quote!(#[doc = #line]));
-            let projected =
-                quote_spanned! {spanned_type(ty)=> <#ty as #private::SkillInput>::Type };
-            Some(quote!(#(#docs)* #ident: #projected))
-        }
-        ParamKind::Injected => None,
+    let inputs: Vec<_> = skill
+        .params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            ParamKind::Input { doc } => Some((param, doc)),
+            ParamKind::Injected => None,
+        })
+        .collect();
+    // The struct is generic, so its derived impls type-check without knowing the parameter
+    // types; they are supplied through `SkillInput` below, where a type that is not
+    // `Deserialize + JsonSchema` is reported once, on the parameter.
+    let generics: Vec<_> = (0..inputs.len())
+        .map(|i| format_ident!("__A2aT{}", i, span = Span::mixed_site()))
+        .collect();
+    let fields = inputs.iter().zip(&generics).map(|((param, doc), generic)| {
+        let ident = &param.ident;
+        let docs = doc.iter().map(|line| quote!(#[doc = #line]));
+        quote!(#(#docs)* #ident: #generic)
+    });
+    let args = inputs.iter().map(|(param, _)| {
+        let ty = &param.ty;
+        quote_spanned! {spanned_type(ty)=> <#ty as #private::SkillInput>::Type }
     });
     quote! {
         #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
         #[serde(crate = #serde_path, deny_unknown_fields)]
-        #[schemars(crate = #schemars_path)]
+        #[schemars(crate = #schemars_path, rename = "Input")]
         #[allow(non_camel_case_types, dead_code)]
-        struct __A2aInput {
+        struct __A2aInputOf<#(#generics),*> {
             #(#fields,)*
         }
+        const __A2A_INPUT: #private::InputFns<__A2aInputOf<#(#args),*>> = #private::input_fns();
     }
 }
 
@@ -188,7 +201,7 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
     };
     quote! {
         fn __a2a_call(#invocation: #private::Invocation) -> #private::BoxFuture<'static, #private::SkillResult> {
-            let #input: __A2aInput = match #private::decode_input(&#invocation) {
+            let #input = match (__A2A_INPUT.decode)(&#invocation) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #private::ready_err(error),
             };
