@@ -50,12 +50,7 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
     assert_eq!(card["supportedInterfaces"][0]["protocolBinding"], "JSONRPC");
     assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
     assert_eq!(card["capabilities"]["streaming"], false);
-    let ids: Vec<&str> = card["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_str().unwrap())
-        .collect();
+    let ids = a2a_tests::skill_ids(&card);
     assert_eq!(
         ids,
         ["add", "echo", "explode", "fail", "stubborn", "wait"],

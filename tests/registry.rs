@@ -37,11 +37,6 @@ fn duplicate_skill_ids_name_both_definitions() {
 async fn explicitly_listed_skills_are_served_once() {
     let server = start(Listed.server()).await;
     let card = server.card().await;
-    let ids: Vec<&str> = card["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_str().unwrap())
-        .collect();
+    let ids = a2a_tests::skill_ids(&card);
     assert_eq!(ids, ["listed_a", "listed_b"]);
 }

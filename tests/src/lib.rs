@@ -169,3 +169,16 @@ pub fn response_from(text: &str) -> Value {
         .rfind(|v| v.get("id").is_some())
         .unwrap_or_else(|| panic!("no JSON-RPC response in {text:?}"))
 }
+
+/// The `id` of every skill in an agent card, in card order.
+pub fn skill_ids(card: &Value) -> Vec<String> {
+    card["skills"]
+        .as_array()
+        .map(|skills| {
+            skills
+                .iter()
+                .filter_map(|s| s["id"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
