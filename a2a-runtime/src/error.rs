@@ -6,7 +6,10 @@
 use std::net::SocketAddr;
 
 /// An error starting or running an agent server.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same message as `Display`, so `fn main() -> Result<(), Error>` reports it
+/// readably.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The agent has no skills.
@@ -59,4 +62,10 @@ pub enum Error {
     /// The MCP stdio transport failed.
     #[error("MCP stdio transport: {0}")]
     Stdio(String),
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
