@@ -55,6 +55,9 @@ pub(crate) struct Output {
     /// Whether the value converts through `IntoSkillOutput` directly (text, parts, artifacts,
     /// `Json<T>`) or is serialized as structured data.
     pub(crate) direct: bool,
+    /// `Some(T)` when the value is `impl Stream<Item = T>`: the runtime drives the stream and
+    /// sends each item as a chunk of a streamed artifact.
+    pub(crate) stream_item: Option<syn::Type>,
     /// The span of the declared return type, for diagnostics.
     pub(crate) span: Span,
 }

@@ -226,7 +226,7 @@ fn build(
         .iter()
         .filter_map(|m| errors.handle(check::media_type(m)))
         .collect();
-    let output = read_output(&sig.output);
+    let output = read_output(&sig.output, errors);
     if errors.count() > before {
         return None;
     }
@@ -253,7 +253,7 @@ fn build(
     })
 }
 
-fn read_output(ret: &ReturnType) -> Output {
+fn read_output(ret: &ReturnType, errors: &mut Errors) -> Output {
     let (ty, span) = match ret {
         ReturnType::Default => (syn::parse_quote!(()), Span::call_site()),
         ReturnType::Type(_, ty) => ((**ty).clone(), ty.span()),
@@ -271,13 +271,50 @@ fn read_output(ret: &ReturnType) -> Output {
         Some((Some(value), error)) => (value, Some(error)),
         _ => (ty.clone(), None),
     };
+    let stream_item = match &value {
+        Type::ImplTrait(bounds) => {
+            let item = stream_item(bounds);
+            if item.is_none() {
+                errors.push(
+                    Error::custom(
+                        "a skill may return `impl Trait` only as `impl Stream<Item = T>` (each item \
+                         becomes a chunk of a streamed artifact); name the type otherwise",
+                    )
+                    .with_span(&value),
+                );
+            }
+            item
+        }
+        _ => None,
+    };
     let direct = is_direct(&value);
     Output {
         result: error,
         value,
         direct,
+        stream_item,
         span,
     }
+}
+
+/// `T` in `impl Stream<Item = T> + ...`.
+fn stream_item(bounds: &syn::TypeImplTrait) -> Option<Type> {
+    bounds.bounds.iter().find_map(|bound| {
+        let syn::TypeParamBound::Trait(bound) = bound else {
+            return None;
+        };
+        let seg = bound.path.segments.last()?;
+        if seg.ident != "Stream" {
+            return None;
+        }
+        let PathArguments::AngleBracketed(args) = &seg.arguments else {
+            return None;
+        };
+        args.args.iter().find_map(|arg| match arg {
+            GenericArgument::AssocType(assoc) if assoc.ident == "Item" => Some(assoc.ty.clone()),
+            _ => None,
+        })
+    })
 }
 
 fn is_direct(ty: &Type) -> bool {

@@ -1,25 +1,81 @@
 //! [`TaskContext`]: what a running skill can ask of the runtime.
 
+use std::fmt;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{FromInvocation, Invocation};
+use crate::model::{Artifact, Part, new_id};
 use crate::skill_error::SkillError;
 
-/// Injected into skills that take a `TaskContext` parameter: the task's identity and its
-/// cancellation signal. The same calls work whether the skill was started over A2A or MCP.
+/// A report from a running skill, before a protocol renders it.
 #[derive(Debug, Clone)]
+pub(crate) enum Update {
+    /// Progress: a message, a count, or both.
+    Progress(Progress),
+    /// An artifact or one chunk of it.
+    Artifact {
+        artifact: Artifact,
+        append: bool,
+        last_chunk: bool,
+    },
+}
+
+/// How far a skill has come.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Progress {
+    pub(crate) message: Option<String>,
+    pub(crate) done: Option<u64>,
+    pub(crate) total: Option<u64>,
+}
+
+impl Progress {
+    /// The text shown to A2A clients: the message, else `done/total`.
+    pub(crate) fn text(&self) -> String {
+        match (&self.message, self.done, self.total) {
+            (Some(message), _, _) => message.clone(),
+            (None, Some(done), Some(total)) => format!("{done}/{total}"),
+            (None, Some(done), None) => done.to_string(),
+            (None, None, _) => String::new(),
+        }
+    }
+}
+
+/// Where a skill's reports go: the task (and its subscribers) for A2A, progress notifications and
+/// the result content for MCP. Implementations must not block: skills call them synchronously.
+pub(crate) trait UpdateSink: Send + Sync {
+    fn update(&self, update: &Update);
+}
+
+/// Injected into skills that take a `TaskContext` parameter: the task's identity, progress and
+/// artifact reporting, and its cancellation signal. The same calls work whether the skill was
+/// started over A2A or MCP.
+///
+/// Reports never block the skill: a subscriber that cannot keep up is resynchronized, not waited
+/// for. Reports made after the task ended (for example after a cancel) are ignored.
+#[derive(Clone)]
 pub struct TaskContext {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
 struct Inner {
     task_id: String,
     context_id: String,
     skill_id: &'static str,
     cancel: CancellationToken,
+    sinks: Vec<Arc<dyn UpdateSink>>,
+}
+
+impl fmt::Debug for TaskContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskContext")
+            .field("task_id", &self.inner.task_id)
+            .field("context_id", &self.inner.context_id)
+            .field("skill_id", &self.inner.skill_id)
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
 }
 
 impl TaskContext {
@@ -28,6 +84,7 @@ impl TaskContext {
         context_id: String,
         skill_id: &'static str,
         cancel: CancellationToken,
+        sinks: Vec<Arc<dyn UpdateSink>>,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -35,12 +92,13 @@ impl TaskContext {
                 context_id,
                 skill_id,
                 cancel,
+                sinks,
             }),
         }
     }
 
-    /// The id of the task this call runs in. Over MCP (which has no task for a plain
-    /// `tools/call`) this is a fresh id unique to the call.
+    /// The id of the task this call runs in. Over MCP a plain `tools/call` has no task; this is
+    /// then a fresh id unique to the call.
     pub fn task_id(&self) -> &str {
         &self.inner.task_id
     }
@@ -53,6 +111,55 @@ impl TaskContext {
     /// The id of the running skill.
     pub fn skill_id(&self) -> &'static str {
         self.inner.skill_id
+    }
+
+    /// Reports progress as a message. A2A subscribers see a `TASK_STATE_WORKING` status update
+    /// carrying it; MCP clients that sent a progress token get `notifications/progress`.
+    pub fn progress(&self, message: impl Into<String>) {
+        self.emit(&Update::Progress(Progress {
+            message: Some(message.into()),
+            ..Progress::default()
+        }));
+    }
+
+    /// Reports progress as a count: `done` of `total` steps. MCP progress must grow, so over MCP
+    /// a count that does not exceed the last one sent is not forwarded (A2A still sees it).
+    pub fn progress_of(&self, done: u64, total: u64) {
+        self.emit(&Update::Progress(Progress {
+            message: None,
+            done: Some(done),
+            total: Some(total),
+        }));
+    }
+
+    /// Reports progress as a count with a message, like [`progress_of`](Self::progress_of).
+    pub fn progress_with(&self, done: u64, total: u64, message: impl Into<String>) {
+        self.emit(&Update::Progress(Progress {
+            message: Some(message.into()),
+            done: Some(done),
+            total: Some(total),
+        }));
+    }
+
+    /// Publishes a complete artifact now, before the skill returns. Over A2A it is streamed as
+    /// an artifact update and kept on the task; over MCP its parts join the result content.
+    pub fn artifact(&self, artifact: impl Into<Artifact>) {
+        self.emit(&Update::Artifact {
+            artifact: artifact.into(),
+            append: false,
+            last_chunk: true,
+        });
+    }
+
+    /// Starts an artifact sent in chunks under one stable `artifactId`: each
+    /// [`append`](ArtifactWriter::append) is streamed as it is made.
+    pub fn artifact_writer(&self, name: impl Into<String>) -> ArtifactWriter {
+        ArtifactWriter {
+            context: self.clone(),
+            artifact_id: new_id(),
+            name: name.into(),
+            started: false,
+        }
     }
 
     /// Whether the caller asked to cancel this call.
@@ -73,6 +180,64 @@ impl TaskContext {
         } else {
             Ok(())
         }
+    }
+
+    pub(crate) fn cancel_token(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    fn emit(&self, update: &Update) {
+        for sink in &self.inner.sinks {
+            sink.update(update);
+        }
+    }
+}
+
+/// An artifact sent in chunks, made by [`TaskContext::artifact_writer`]. A2A clients receive
+/// each chunk as an artifact update (`append` after the first, `lastChunk` on the last); the
+/// task keeps the whole artifact. Dropping the writer without finishing leaves the artifact as
+/// sent so far.
+#[derive(Debug)]
+pub struct ArtifactWriter {
+    context: TaskContext,
+    artifact_id: String,
+    name: String,
+    started: bool,
+}
+
+impl ArtifactWriter {
+    /// The artifact's id, the same on every chunk.
+    pub fn id(&self) -> &str {
+        &self.artifact_id
+    }
+
+    /// Sends one chunk.
+    pub fn append(&mut self, part: impl Into<Part>) {
+        self.send(part.into(), false);
+    }
+
+    /// Sends the last chunk.
+    pub fn finish_with(mut self, part: impl Into<Part>) {
+        self.send(part.into(), true);
+    }
+
+    /// Marks the artifact complete. An update must carry a part, so this sends an empty text
+    /// part with `lastChunk`; nothing is sent if no chunk was.
+    pub fn finish(mut self) {
+        if self.started {
+            self.send(Part::text(""), true);
+        }
+    }
+
+    fn send(&mut self, part: Part, last_chunk: bool) {
+        let mut artifact = Artifact::new(vec![part]).with_name(self.name.clone());
+        artifact.artifact_id.clone_from(&self.artifact_id);
+        let append = std::mem::replace(&mut self.started, true);
+        self.context.emit(&Update::Artifact {
+            artifact,
+            append,
+            last_chunk,
+        });
     }
 }
 

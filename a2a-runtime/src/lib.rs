@@ -24,14 +24,16 @@ pub mod __private;
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, skill};
 pub use agent::Agent;
-pub use context::TaskContext;
+pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{AgentDescriptor, SkillDef, SkillDescriptor, ToolHints};
 pub use dispatch::{
-    FromInvocation, InputError, IntoSkillOutput, Invocation, Json, SkillOutput, SkillResult, State,
+    FromInvocation, InputError, IntoChunk, IntoSkillOutput, Invocation, Json, SkillOutput,
+    SkillResult, State,
 };
 pub use error::Error;
 pub use model::{
-    Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskState, TaskStatus,
+    Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate, TaskEvent,
+    TaskState, TaskStatus, TaskStatusUpdate,
 };
 pub use server::{AgentServer, DEFAULT_MAX_BODY_BYTES, ServeConfig};
 pub use skill_error::{SkillError, SkillErrorKind};
@@ -40,6 +42,8 @@ pub use util::BoxFuture;
 
 /// Re-exported: [`AgentServer::router`] returns an axum `Router`.
 pub use axum;
+/// Re-exported for building the streams skills may return (`impl Stream<Item = String>`).
+pub use futures;
 /// Re-exported so skill input and output types can derive `JsonSchema` with the matching major.
 pub use schemars;
 /// Re-exported so skill input and output types can derive `Serialize`/`Deserialize`.
@@ -52,6 +56,7 @@ pub use tokio;
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{Agent, Artifact, Json, Part, SkillError, State, TaskContext, agent, skill};
+    pub use futures::Stream;
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }

@@ -88,6 +88,36 @@ pub const fn direct_fns<T: IntoSkillOutput>() -> OutputFns<T> {
     }
 }
 
+/// The schema functions of a skill that returns `impl Stream<Item = I>`: the items are checked
+/// once here, and the output is a streamed artifact with no output schema.
+pub struct StreamFns<I> {
+    /// The output schema (none: chunks are text or parts).
+    pub schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
+    _item: std::marker::PhantomData<fn() -> I>,
+}
+
+/// Output functions for a streamed return type.
+pub const fn stream_fns<I: crate::dispatch::IntoChunk>() -> StreamFns<I> {
+    StreamFns {
+        schema: |_| None,
+        _item: std::marker::PhantomData,
+    }
+}
+
+/// Sends every item of a skill's stream as a chunk of one artifact.
+pub async fn stream_output<S>(context: crate::TaskContext, stream: S) -> SkillResult
+where
+    S: futures::Stream + Send,
+    S::Item: crate::dispatch::IntoChunk,
+{
+    crate::dispatch::drive_stream(context, stream).await
+}
+
+/// The task context of an invocation, for skills whose output the runtime drives.
+pub fn invocation_context(invocation: &Invocation) -> crate::TaskContext {
+    invocation.context.clone()
+}
+
 /// A ready future holding an error.
 pub fn ready_err(error: SkillError) -> BoxFuture<'static, SkillResult> {
     Box::pin(std::future::ready(Err(error)))

@@ -3,6 +3,8 @@
 
 pub mod lab;
 pub mod registry_agents;
+pub mod sse;
+pub mod stepper;
 
 use std::net::SocketAddr;
 
@@ -80,6 +82,51 @@ impl TestServer {
             json!({"message": message, "configuration": configuration}),
         )
         .await
+    }
+
+    /// Calls a streaming JSON-RPC method. `Ok` with the event stream when the server answered
+    /// `text/event-stream`; `Err` with the JSON-RPC response when it answered `application/json`.
+    pub async fn stream(&self, method: &str, params: Value) -> Result<sse::SseStream, Value> {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        let response = self
+            .http
+            .post(&self.base)
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream")
+            .header("A2A-Version", "1.0")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request sent");
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        if content_type.starts_with("text/event-stream") {
+            Ok(sse::SseStream::new(response))
+        } else {
+            Err(response.json().await.expect("JSON error response"))
+        }
+    }
+
+    /// `SendStreamingMessage` to `skill` with `input` as the data part.
+    pub async fn send_streaming(&self, skill: &str, input: Value) -> sse::SseStream {
+        let message = json!({
+            "messageId": "m-stream",
+            "role": "ROLE_USER",
+            "parts": [{"data": input}],
+            "metadata": {"skill": skill},
+        });
+        self.stream("SendStreamingMessage", json!({"message": message}))
+            .await
+            .unwrap_or_else(|error| panic!("SendStreamingMessage failed: {error}"))
+    }
+
+    /// `SubscribeToTask`.
+    pub async fn subscribe(&self, task_id: &str) -> Result<sse::SseStream, Value> {
+        self.stream("SubscribeToTask", json!({"id": task_id})).await
     }
 
     /// The agent card.

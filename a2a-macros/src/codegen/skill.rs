@@ -191,6 +191,11 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
     }
     let convert = convert_return(skill, runtime);
     let future = format_ident!("__a2a_future", span = Span::mixed_site());
+    // A streamed output is driven by the runtime, which needs the task context to send chunks.
+    let stream_context = skill.output.stream_item.as_ref().map(|_| {
+        let context = stream_context_ident();
+        quote!(let #context = #private::invocation_context(&#invocation);)
+    });
     // Spanned on the fn name: a non-`Send` skill future is reported there, with rustc's notes
     // pointing at the value held across an `.await` inside the user's body.
     let boxed = quote_spanned! {ident.span()=>
@@ -205,6 +210,7 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #private::ready_err(error),
             };
+            #stream_context
             #(#prelude)*
             let #future = #ident(#(#call_args),*);
             #boxed
@@ -215,11 +221,12 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
 fn convert_return(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let private = runtime.private();
     let output = &skill.output;
-    let value_ty = &output.value;
-    let value_span = spanned_type(value_ty);
-    let _ = value_ty;
-    let convert_value =
-        |expr: TokenStream| quote_spanned!(value_span=> (__A2A_OUTPUT.convert)(#expr));
+    let value_span = spanned_type(&output.value);
+    let context = stream_context_ident();
+    let convert_value = |expr: TokenStream| match &output.stream_item {
+        Some(_) => quote_spanned!(value_span=> #private::stream_output(#context, #expr).await),
+        None => quote_spanned!(value_span=> (__A2A_OUTPUT.convert)(#expr)),
+    };
     match &output.result {
         None => convert_value(quote!(__a2a_ret)),
         Some(error_ty) => {
@@ -243,6 +250,11 @@ fn convert_return(skill: &Skill, runtime: &Runtime) -> TokenStream {
 /// `const __A2A_OUTPUT: OutputFns<T>`: the one place the return type's traits are required.
 fn output_fns(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let private = runtime.private();
+    if let Some(item) = &skill.output.stream_item {
+        return quote_spanned! {spanned_type(item)=>
+            const __A2A_OUTPUT: #private::StreamFns<#item> = #private::stream_fns::<#item>();
+        };
+    }
     let value_ty = &skill.output.value;
     let span = spanned_type(value_ty);
     let fns = if skill.output.direct {
@@ -253,4 +265,8 @@ fn output_fns(skill: &Skill, runtime: &Runtime) -> TokenStream {
     quote_spanned! {span=>
         const __A2A_OUTPUT: #private::OutputFns<#value_ty> = #private::#fns::<#value_ty>();
     }
+}
+
+fn stream_context_ident() -> syn::Ident {
+    format_ident!("__a2a_stream_context", span = Span::mixed_site())
 }

@@ -44,7 +44,7 @@ pub(crate) fn build(agent: &AgentDescriptor, registry: &Registry, base_url: &str
         version: agent.version().to_owned(),
         documentation_url: agent.documentation_url().map(str::to_owned),
         capabilities: v1::AgentCapabilities {
-            streaming: false,
+            streaming: true,
             push_notifications: false,
             extended_agent_card: false,
             extensions: vec![v1::AgentExtension {

@@ -3,5 +3,6 @@
 pub(crate) mod card;
 mod error;
 pub(crate) mod jsonrpc;
+mod sse;
 
 pub(crate) use error::RequestError;

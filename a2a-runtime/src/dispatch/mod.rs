@@ -4,10 +4,12 @@ mod extract;
 mod input;
 mod output;
 mod route;
+mod stream;
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::FutureExt;
 
@@ -19,6 +21,8 @@ pub use output::{
     StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
 };
 pub(crate) use route::RouteError;
+pub use stream::IntoChunk;
+pub(crate) use stream::drive as drive_stream;
 
 use crate::context::TaskContext;
 use crate::registry::{Registry, SkillEntry};
@@ -40,6 +44,25 @@ impl Dispatcher {
 
     pub(crate) fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// Runs `skill` like [`invoke`](Self::invoke), honouring cancellation: once the context's
+    /// cancellation fires the skill gets `grace` to return, then its future is dropped and this
+    /// returns `None`.
+    pub(crate) async fn run(
+        &self,
+        skill: &SkillEntry,
+        input: serde_json::Value,
+        context: TaskContext,
+        grace: Duration,
+    ) -> Option<SkillResult> {
+        let cancel = context.cancel_token().clone();
+        let run = self.invoke(skill, input, context);
+        tokio::pin!(run);
+        tokio::select! {
+            result = &mut run => Some(result),
+            () = cancel.cancelled() => tokio::time::timeout(grace, run).await.ok(),
+        }
     }
 
     /// Runs `skill` with `input` (already checked against its input type). A panic in the skill

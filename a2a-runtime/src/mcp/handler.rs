@@ -1,22 +1,28 @@
-//! `tools/list` and `tools/call` over the shared dispatcher.
+//! `tools/list`, `tools/call` and the tasks extension over the shared dispatcher and task
+//! manager.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    ContentBlock, CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult,
+    Implementation, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
+    Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use super::tools::wraps_output;
-use crate::context::TaskContext;
-use crate::dispatch::{SkillOutput, normalize_numbers};
-use crate::model::{PartContent, new_id};
+use super::results::{call_result, task_result};
+use super::updates::{ArtifactCollector, ProgressForwarder};
+use crate::context::{TaskContext, UpdateSink};
+use crate::dispatch::normalize_numbers;
+use crate::model::{Task, TaskState, new_id};
 use crate::server::App;
+use crate::skill_error::SkillError;
+use crate::task::{TaskError, request_message};
 
 /// The MCP revisions this server implements (tools only).
 const VERSIONS: &[ProtocolVersion] = &[
@@ -25,6 +31,9 @@ const VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_03_26,
 ];
+
+/// How often clients are asked to poll a task.
+const POLL_INTERVAL_MS: u64 = 500;
 
 /// One agent, served as an MCP server.
 #[derive(Clone)]
@@ -41,7 +50,7 @@ impl McpHandler {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<CallToolResponse, McpError> {
         let dispatcher = &self.app.dispatcher;
         let Some(skill) = dispatcher.registry().get(&request.name) else {
             return Err(McpError::invalid_params(
@@ -57,59 +66,171 @@ impl McpHandler {
         normalize_numbers(&mut input);
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
         if let Err(error) = skill.descriptor.check_input(&input) {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "invalid arguments: {error}"
-            ))]));
+            return Ok(CallToolResponse::Complete(CallToolResult::error(vec![
+                ContentBlock::text(format!("invalid arguments: {error}")),
+            ])));
         }
+        let progress =
+            ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
+        let tasks = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        if tasks {
+            return self
+                .call_as_task(skill.descriptor.id(), input, progress, &context)
+                .await;
+        }
+        let published = Arc::new(ArtifactCollector::default());
+        let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&published) as _];
+        sinks.extend(progress.clone().map(|p| p as Arc<dyn UpdateSink>));
         let call_id = new_id();
+        // `context.ct` fires on `notifications/cancelled` and when the client closes the
+        // response stream.
         let task = TaskContext::new(
             call_id.clone(),
             call_id,
             skill.descriptor.id(),
             context.ct.clone(),
+            sinks,
         );
-        let result = dispatcher.invoke(skill, input, task).await;
-        Ok(match result {
-            Ok(SkillOutput::Data(value)) if wraps_output(skill) => {
-                CallToolResult::structured(json!({ "result": value }))
+        let result = dispatcher
+            .run(skill, input, task, self.app.manager.cancel_grace())
+            .await
+            .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        Ok(CallToolResponse::Complete(call_result(
+            skill,
+            &published.take(),
+            result,
+        )))
+    }
+
+    /// A call from a client that supports the tasks extension runs as a task of the shared task
+    /// manager, so A2A `GetTask` sees it too. If it ends within `mcp_task_after` the result is
+    /// returned directly; otherwise the client gets a task handle to poll.
+    async fn call_as_task(
+        &self,
+        id: &'static str,
+        input: Value,
+        progress: Option<Arc<ProgressForwarder>>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let message = request_message(id, input.clone());
+        let sinks = progress
+            .clone()
+            .map(|p| vec![p as Arc<dyn UpdateSink>])
+            .unwrap_or_default();
+        let started = self
+            .app
+            .manager
+            .start(id, input, message, sinks)
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let task = tokio::select! {
+            task = started.wait(self.app.limits.mcp_task_after) => task,
+            // Until the handle is returned, the request is the only way to cancel the task.
+            () = context.ct.cancelled() => {
+                let _ = self.app.manager.cancel(&started.task.id).await;
+                return Err(McpError::internal_error("the call was canceled", None));
             }
-            Ok(SkillOutput::Data(value)) => CallToolResult::structured(value),
-            Ok(SkillOutput::Text(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Ok(SkillOutput::Empty) => CallToolResult::success(Vec::new()),
-            Ok(SkillOutput::Parts(parts)) => {
-                CallToolResult::success(parts.iter().map(|p| content(&p.content)).collect())
+        };
+        if task.status.state.is_terminal() {
+            if let Some(progress) = progress {
+                progress.finish().await;
             }
-            Ok(SkillOutput::Artifact(artifact)) => CallToolResult::success(
-                artifact.parts.iter().map(|p| content(&p.content)).collect(),
-            ),
-            Err(error) => {
-                let mut result =
-                    CallToolResult::error(vec![ContentBlock::text(error.message().to_owned())]);
-                result.structured_content = error.data().cloned();
-                result
-            }
-        })
+            return Ok(CallToolResponse::Complete(task_result(
+                &task,
+                self.app.dispatcher.registry(),
+            )));
+        }
+        Ok(CallToolResponse::Task(CreateTaskResult::new(
+            self.mcp_task(&task).task,
+        )))
+    }
+
+    /// Our task as an MCP task, with its result once it ended.
+    fn mcp_task(&self, task: &Task) -> DetailedTask {
+        let stamp = |at: &chrono::DateTime<chrono::Utc>| {
+            at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        };
+        let mut base = McpTask::new(
+            task.id.clone(),
+            McpTaskStatus::Working,
+            stamp(&task.created_at),
+            stamp(&task.status.timestamp),
+        )
+        .with_poll_interval_ms(POLL_INTERVAL_MS);
+        if let Some(ttl) = self.app.manager.retention() {
+            base = base.with_ttl_ms(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+        }
+        if let Some(text) = task.status.message.as_ref().and_then(|m| m.text()) {
+            base = base.with_status_message(text);
+        }
+        let payload = match task.status.state {
+            TaskState::Submitted
+            | TaskState::Working
+            | TaskState::InputRequired
+            | TaskState::AuthRequired => TaskPayload::Working,
+            // A skill error is a tool error (`isError`), which MCP reports as completed.
+            TaskState::Completed | TaskState::Failed => TaskPayload::Completed {
+                result: object(&task_result(task, self.app.dispatcher.registry())),
+            },
+            TaskState::Canceled => TaskPayload::Cancelled,
+            TaskState::Rejected => TaskPayload::Failed {
+                error: object(&json!({
+                    "code": ErrorCode::INTERNAL_ERROR.0,
+                    "message": base
+                        .status_message
+                        .clone()
+                        .unwrap_or_else(|| "the task was rejected".into()),
+                })),
+            },
+        };
+        DetailedTask::new(base, payload)
+    }
+
+    async fn find_task(&self, id: &str) -> Result<Task, McpError> {
+        self.app
+            .manager
+            .get(id)
+            .await
+            .map_err(|error| task_error(id, error))
     }
 }
 
-fn content(part: &PartContent) -> ContentBlock {
-    match part {
-        PartContent::Text(text) => ContentBlock::text(text.clone()),
-        PartContent::Data(value) => ContentBlock::text(value.to_string()),
-        PartContent::Url(url) => ContentBlock::text(url.clone()),
-        PartContent::Raw(bytes) => ContentBlock::text(format!("<{} bytes>", bytes.len())),
+fn task_error(id: &str, error: TaskError) -> McpError {
+    match error {
+        TaskError::NotFound(_) => McpError::invalid_params(
+            format!("unknown task `{id}`"),
+            Some(json!({ "taskId": id })),
+        ),
+        other => McpError::internal_error(other.to_string(), None),
+    }
+}
+
+fn object<T: serde::Serialize>(value: &T) -> JsonObject {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => map,
+        _ => JsonObject::new(),
     }
 }
 
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> InitializeResult {
         let agent = self.app.agent;
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new(agent.name(), agent.version())
-                    .with_description(agent.description()),
-            )
-            .with_instructions(agent.description())
+        InitializeResult::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new(agent.name(), agent.version())
+                .with_description(agent.description()),
+        )
+        .with_instructions(agent.description())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -138,8 +259,43 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.call(request, context)
-            .await
-            .map(CallToolResponse::Complete)
+        self.call(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let task = self.find_task(&request.task_id).await?;
+        Ok(GetTaskResult::new(self.mcp_task(&task)))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let task = self.find_task(&request.task_id).await?;
+        Err(McpError::invalid_params(
+            format!(
+                "task `{}` is not waiting for input; tasks/update answers input requests only",
+                task.id
+            ),
+            Some(json!({ "taskId": task.id })),
+        ))
+    }
+
+    /// Cooperative, as the extension specifies: a task that already ended is acknowledged and
+    /// keeps its final status.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        match self.app.manager.cancel(&request.task_id).await {
+            Ok(_) | Err(TaskError::NotCancelable { .. }) => Ok(()),
+            Err(error) => Err(task_error(&request.task_id, error)),
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! them, so an rmcp upgrade never breaks a user's build.
 
 mod handler;
+mod results;
 mod tools;
+mod updates;
 
 pub(crate) use handler::McpHandler;
 pub(crate) use tools::tool_list;

@@ -166,3 +166,21 @@ impl Artifact {
         self
     }
 }
+
+impl From<String> for Part {
+    fn from(text: String) -> Self {
+        Part::text(text)
+    }
+}
+
+impl From<&str> for Part {
+    fn from(text: &str) -> Self {
+        Part::text(text)
+    }
+}
+
+impl From<Part> for Artifact {
+    fn from(part: Part) -> Self {
+        Artifact::new(vec![part])
+    }
+}

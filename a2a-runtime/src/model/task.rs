@@ -77,6 +77,8 @@ pub struct Task {
     pub history: Vec<Message>,
     /// Free-form metadata.
     pub metadata: Option<JsonObject>,
+    /// When the task was created. Not part of the A2A wire format (MCP tasks report it).
+    pub created_at: DateTime<Utc>,
 }
 
 impl Task {
@@ -98,6 +100,7 @@ impl Task {
             },
             history,
             metadata: self.metadata.clone(),
+            created_at: self.created_at,
         }
     }
 }

@@ -27,6 +27,11 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 pub(crate) struct Limits {
     pub(crate) max_body_bytes: usize,
     pub(crate) require_version_header: bool,
+    /// How often an idle SSE stream gets a keep-alive comment.
+    pub(crate) sse_keep_alive: Duration,
+    /// How long an MCP `tools/call` from a client that supports tasks may run before it is
+    /// answered with a task handle instead of the result.
+    pub(crate) mcp_task_after: Duration,
 }
 
 /// Shared state of a running server.
@@ -85,6 +90,8 @@ impl AgentServer {
             limits: Limits {
                 max_body_bytes: DEFAULT_MAX_BODY_BYTES,
                 require_version_header: false,
+                sse_keep_alive: Duration::from_secs(15),
+                mcp_task_after: Duration::from_secs(1),
             },
             tasks: TaskConfig::default(),
         }
@@ -146,6 +153,31 @@ impl AgentServer {
     #[must_use]
     pub fn cancel_grace(mut self, grace: Duration) -> Self {
         self.tasks.cancel_grace = grace;
+        self
+    }
+
+    /// Events buffered per task for stream subscribers (default 256). A subscriber that falls
+    /// further behind is not waited for: its stream continues with a fresh task snapshot.
+    #[must_use]
+    pub fn stream_buffer(mut self, events: usize) -> Self {
+        self.tasks.stream_buffer = events.max(1);
+        self
+    }
+
+    /// How often an idle SSE stream gets a keep-alive comment (default 15 s), so proxies do not
+    /// close it.
+    #[must_use]
+    pub fn sse_keep_alive(mut self, interval: Duration) -> Self {
+        self.limits.sse_keep_alive = interval;
+        self
+    }
+
+    /// How long an MCP `tools/call` may run before the server answers with a task handle, when
+    /// the client supports the MCP tasks extension (default 1 s). Quicker calls are answered
+    /// with their result; `Duration::ZERO` makes every such call a task.
+    #[must_use]
+    pub fn mcp_task_after(mut self, after: Duration) -> Self {
+        self.limits.mcp_task_after = after;
         self
     }
 

@@ -1,19 +1,22 @@
 //! The task manager: creates tasks from messages, runs their skills, records every state change
-//! in the store, and answers get/list/cancel.
+//! in the store, fans events out to subscribers, and answers get/list/cancel/subscribe.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::watch;
-use tokio_util::sync::CancellationToken;
+use futures::Stream;
 
+use super::live::{LiveTask, Subscribed};
 use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
-use crate::context::TaskContext;
+use super::subscription::{self, StreamItem};
+use crate::context::{TaskContext, UpdateSink};
 use crate::dispatch::{Dispatcher, RouteError, SkillOutput};
-use crate::model::{Artifact, Message, Part, Role, Task, TaskState, TaskStatus, new_id};
+use crate::model::{
+    Artifact, JsonObject, Message, Part, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState,
+    TaskStatus, new_id,
+};
 use crate::registry::SkillEntry;
-use crate::skill_error::SkillError;
 
 /// Task-level settings.
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +25,9 @@ pub(crate) struct TaskConfig {
     pub(crate) cancel_grace: Duration,
     /// The most messages kept in a task's history.
     pub(crate) max_history: usize,
+    /// Events buffered per task for subscribers; one that falls further behind is resent a
+    /// snapshot.
+    pub(crate) stream_buffer: usize,
 }
 
 impl Default for TaskConfig {
@@ -29,6 +35,7 @@ impl Default for TaskConfig {
         Self {
             cancel_grace: Duration::from_secs(5),
             max_history: 100,
+            stream_buffer: 256,
         }
     }
 }
@@ -40,6 +47,15 @@ pub(crate) enum TaskError {
     NotFound(String),
     #[error("task `{id}` is {state:?} and accepts no more messages", state = .state)]
     Terminal { id: String, state: TaskState },
+    #[error(
+        "task `{id}` already ended ({state:?}); there is nothing to subscribe to, read it with GetTask",
+        state = .state
+    )]
+    Ended { id: String, state: TaskState },
+    #[error(
+        "task `{0}` is not running on this server (it was left unfinished, for example by a restart)"
+    )]
+    NotRunning(String),
     #[error("task `{id}` is {state:?}; it cannot be canceled", state = .state)]
     NotCancelable { id: String, state: TaskState },
     #[error(
@@ -60,11 +76,27 @@ pub(crate) enum TaskError {
     Store(#[from] StoreError),
 }
 
-/// A task whose skill is running. Its `task` is the authoritative copy; the store follows it.
-struct LiveTask {
-    task: tokio::sync::Mutex<Task>,
-    cancel: CancellationToken,
-    state: watch::Sender<TaskState>,
+/// A task's events, for a subscriber: a snapshot first, then updates in order.
+pub(crate) type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + Send>>;
+
+/// A task created and running, for callers that watch it themselves.
+pub(crate) struct Started {
+    pub(crate) task: Task,
+    live: Arc<LiveTask>,
+}
+
+impl Started {
+    /// Waits until the task is terminal or interrupted, at most `limit`; returns the task as it
+    /// is then.
+    pub(crate) async fn wait(&self, limit: Duration) -> Task {
+        let mut state = self.live.state.subscribe();
+        let _ = tokio::time::timeout(
+            limit,
+            state.wait_for(|s| s.is_terminal() || s.is_interrupted()),
+        )
+        .await;
+        self.live.snapshot()
+    }
 }
 
 /// Runs skills as tasks.
@@ -103,79 +135,157 @@ impl TaskManager {
     /// Unless `return_immediately`, waits until the task is terminal or interrupted.
     pub(crate) async fn send(
         self: &Arc<Self>,
-        mut message: Message,
+        message: Message,
         return_immediately: bool,
     ) -> Result<Task, TaskError> {
+        let (live, skill, input) = self.create_from_message(message).await?;
+        let task = live.snapshot();
+        let mut state = live.state.subscribe();
+        self.spawn(Arc::clone(&live), skill, input, Vec::new());
+        if return_immediately {
+            return Ok(task);
+        }
+        // Returns when the task is terminal or interrupted (a2a-spec.md §11.8). If the runner is
+        // gone the sender is dropped and `wait_for` errors; the snapshot is final then.
+        let _ = state
+            .wait_for(|s| s.is_terminal() || s.is_interrupted())
+            .await;
+        Ok(live.snapshot())
+    }
+
+    /// Like [`send`](Self::send), but returns the task's event stream, subscribed before the
+    /// skill starts so it holds every event.
+    pub(crate) async fn send_streaming(
+        self: &Arc<Self>,
+        message: Message,
+    ) -> Result<TaskEvents, TaskError> {
+        let (live, skill, input) = self.create_from_message(message).await?;
+        let first = live.subscribe();
+        let id = first.snapshot.id.clone();
+        self.spawn(live, skill, input, Vec::new());
+        Ok(Box::pin(subscription::stream(Arc::clone(self), id, first)))
+    }
+
+    /// Starts `skill` as a task with an already checked `input` (for callers other than A2A
+    /// messages, such as MCP task-augmented calls). `message` is recorded as the task's request.
+    pub(crate) async fn start(
+        self: &Arc<Self>,
+        skill: &'static str,
+        input: serde_json::Value,
+        message: Message,
+        sinks: Vec<Arc<dyn UpdateSink>>,
+    ) -> Result<Started, TaskError> {
+        let live = self.create(message).await?;
+        let task = live.snapshot();
+        self.spawn(Arc::clone(&live), skill, input, sinks);
+        Ok(Started { task, live })
+    }
+
+    /// Subscribes to a task's events: a snapshot, then updates until it is terminal or
+    /// interrupted. A task that already ended has nothing to subscribe to.
+    pub(crate) async fn subscribe(self: &Arc<Self>, id: &str) -> Result<TaskEvents, TaskError> {
+        let first = self.resubscribe(id).await?;
+        if first.snapshot.status.state.is_terminal() {
+            return Err(TaskError::Ended {
+                id: id.to_owned(),
+                state: first.snapshot.status.state,
+            });
+        }
+        Ok(Box::pin(subscription::stream(
+            Arc::clone(self),
+            id.to_owned(),
+            first,
+        )))
+    }
+
+    /// A fresh snapshot and receiver; for a task no longer running, its final state alone.
+    pub(crate) async fn resubscribe(&self, id: &str) -> Result<Subscribed, TaskError> {
+        if let Some(live) = self.live(id) {
+            return Ok(live.subscribe());
+        }
+        let task = self
+            .store
+            .get(id)
+            .await?
+            .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
+        if !task.status.state.is_terminal() {
+            return Err(TaskError::NotRunning(id.to_owned()));
+        }
+        Ok(Subscribed {
+            snapshot: task,
+            events: None,
+        })
+    }
+
+    /// Validates a user message and routes it to a skill, then creates its task.
+    async fn create_from_message(
+        &self,
+        message: Message,
+    ) -> Result<(Arc<LiveTask>, &'static str, serde_json::Value), TaskError> {
         validate(&message)?;
         if let Some(task_id) = message.task_id.clone() {
-            // Validated against the store before anything is written (a2a-spec.md §11.1).
-            let task = match self.live(&task_id) {
-                Some(live) => live.task.lock().await.clone(),
-                None => self
-                    .store
-                    .get(&task_id)
-                    .await?
-                    .ok_or_else(|| TaskError::NotFound(task_id.clone()))?,
-            };
-            if let Some(given) = &message.context_id
-                && *given != task.context_id
-            {
-                return Err(TaskError::ContextMismatch {
-                    task: task_id,
-                    given: given.clone(),
-                    actual: task.context_id,
-                });
-            }
-            if task.status.state.is_terminal() {
-                return Err(TaskError::Terminal {
-                    id: task_id,
-                    state: task.status.state,
-                });
-            }
-            return Err(TaskError::Busy(task_id));
+            return Err(self.refuse_follow_up(&task_id, &message).await);
         }
         let route = self.dispatcher.route(&message)?;
+        let live = self.create(message).await?;
+        Ok((live, route.skill.descriptor.id(), route.input))
+    }
+
+    /// Why a message for an existing task is refused (validated against the store before
+    /// anything is written, a2a-spec.md §11.1).
+    async fn refuse_follow_up(&self, task_id: &str, message: &Message) -> TaskError {
+        let task = match self.get(task_id).await {
+            Ok(task) => task,
+            Err(error) => return error,
+        };
+        if let Some(given) = &message.context_id
+            && *given != task.context_id
+        {
+            return TaskError::ContextMismatch {
+                task: task_id.to_owned(),
+                given: given.clone(),
+                actual: task.context_id,
+            };
+        }
+        if task.status.state.is_terminal() {
+            return TaskError::Terminal {
+                id: task_id.to_owned(),
+                state: task.status.state,
+            };
+        }
+        TaskError::Busy(task_id.to_owned())
+    }
+
+    /// Creates a SUBMITTED task holding `message` and registers it as live.
+    async fn create(&self, mut message: Message) -> Result<Arc<LiveTask>, TaskError> {
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         let task_id = new_id();
         message.context_id = Some(context_id.clone());
         message.task_id = Some(task_id.clone());
         let task = Task {
             id: task_id.clone(),
-            context_id: context_id.clone(),
+            context_id,
             status: TaskStatus::now(TaskState::Submitted, None),
             artifacts: Vec::new(),
             history: vec![message],
             metadata: None,
+            created_at: chrono::Utc::now(),
         };
         self.store.put(task.clone()).await?;
-        let cancel = CancellationToken::new();
-        let (state, mut watcher) = watch::channel(TaskState::Submitted);
-        let live = Arc::new(LiveTask {
-            task: tokio::sync::Mutex::new(task.clone()),
-            cancel: cancel.clone(),
-            state,
-        });
-        self.live_map().insert(task_id.clone(), Arc::clone(&live));
-        let skill_id = route.skill.descriptor.id();
-        let input = route.input;
+        let live = Arc::new(LiveTask::new(task, self.config.stream_buffer));
+        self.live_map().insert(task_id, Arc::clone(&live));
+        Ok(live)
+    }
+
+    fn spawn(
+        self: &Arc<Self>,
+        live: Arc<LiveTask>,
+        skill: &'static str,
+        input: serde_json::Value,
+        sinks: Vec<Arc<dyn UpdateSink>>,
+    ) {
         let manager = Arc::clone(self);
-        tokio::spawn(async move { manager.run(live, skill_id, input).await });
-        if return_immediately {
-            return Ok(task);
-        }
-        // Returns when the task is terminal or interrupted (a2a-spec.md §11.8). If the runner is
-        // gone the sender is dropped and `wait_for` errors; the store has the final state then.
-        let _ = watcher
-            .wait_for(|s| s.is_terminal() || s.is_interrupted())
-            .await;
-        match self.live(&task_id) {
-            Some(live) => Ok(live.task.lock().await.clone()),
-            None => self
-                .store
-                .get(&task_id)
-                .await?
-                .ok_or(TaskError::NotFound(task_id)),
-        }
+        tokio::spawn(async move { manager.run(live, skill, input, sinks).await });
     }
 
     async fn run(
@@ -183,61 +293,84 @@ impl TaskManager {
         live: Arc<LiveTask>,
         skill_id: &'static str,
         input: serde_json::Value,
+        extra_sinks: Vec<Arc<dyn UpdateSink>>,
     ) {
         let Some(skill) = self.dispatcher.registry().get(skill_id) else {
             return;
         };
+        let max_history = self.config.max_history;
+        live.record(
+            live.status_event(TaskState::Working, None, None),
+            None,
+            max_history,
+        );
+        self.persist(&live).await;
         let (task_id, context_id) = {
-            let task = live.task.lock().await;
-            (task.id.clone(), task.context_id.clone())
+            let task = live.snapshot();
+            (task.id, task.context_id)
         };
-        self.transition(&live, |task| {
-            task.status = TaskStatus::now(TaskState::Working, None);
-        })
-        .await;
-        let context = TaskContext::new(task_id.clone(), context_id, skill_id, live.cancel.clone());
-        let result = self.run_skill(skill, input, context, &live.cancel).await;
-        self.transition(&live, |task| finish(task, skill, result))
+        let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&live) as Arc<dyn UpdateSink>];
+        sinks.extend(extra_sinks);
+        let context = TaskContext::new(
+            task_id.clone(),
+            context_id.clone(),
+            skill.descriptor.id(),
+            live.cancel.clone(),
+            sinks,
+        );
+        let result = self
+            .dispatcher
+            .run(skill, input, context, self.config.cancel_grace)
             .await;
+        match result {
+            Some(Ok(output)) => {
+                if let Some(artifact) = output_artifact(skill, output) {
+                    let event = TaskEvent::Artifact(TaskArtifactUpdate {
+                        task_id: task_id.clone(),
+                        context_id,
+                        artifact,
+                        append: false,
+                        last_chunk: true,
+                    });
+                    live.record(event, None, max_history);
+                }
+                live.record(
+                    live.status_event(TaskState::Completed, None, None),
+                    None,
+                    max_history,
+                );
+            }
+            Some(Err(error)) => {
+                let mut parts = vec![Part::text(error.message())];
+                parts.extend(error.data().cloned().map(Part::data));
+                let event = live.status_event(TaskState::Failed, Some(Message::agent(parts)), None);
+                let message = match &event {
+                    TaskEvent::Status(update) => update.status.message.clone(),
+                    TaskEvent::Artifact(_) => None,
+                };
+                live.record(event, message, max_history);
+            }
+            // The grace period ran out after a cancel; the task is already `Canceled`.
+            None => {}
+        }
+        self.persist(&live).await;
         self.live_map().remove(&task_id);
     }
 
-    /// Runs the skill; once cancellation is requested it gets `cancel_grace` to return before its
-    /// future is dropped.
-    async fn run_skill(
-        &self,
-        skill: &SkillEntry,
-        input: serde_json::Value,
-        context: TaskContext,
-        cancel: &CancellationToken,
-    ) -> Option<Result<SkillOutput, SkillError>> {
-        let run = self.dispatcher.invoke(skill, input, context);
-        tokio::pin!(run);
-        tokio::select! {
-            result = &mut run => Some(result),
-            () = cancel.cancelled() => tokio::time::timeout(self.config.cancel_grace, run).await.ok(),
+    /// Writes the task's newest snapshot. Writers queue on the task's persist lock and read the
+    /// snapshot only once they hold it, so an older state never overwrites a newer one.
+    async fn persist(&self, live: &LiveTask) {
+        let _guard = live.persist.lock().await;
+        let task = live.snapshot();
+        if let Err(error) = self.store.put(task).await {
+            tracing::error!(task = %live.snapshot().id, %error, "could not persist task update");
         }
-    }
-
-    /// Applies `change` unless the task is already terminal, then persists and announces it.
-    async fn transition(&self, live: &LiveTask, change: impl FnOnce(&mut Task)) {
-        let mut task = live.task.lock().await;
-        if task.status.state.is_terminal() {
-            return;
-        }
-        change(&mut task);
-        let excess = task.history.len().saturating_sub(self.config.max_history);
-        task.history.drain(..excess);
-        if let Err(error) = self.store.put(task.clone()).await {
-            tracing::error!(task = %task.id, %error, "could not persist task update");
-        }
-        live.state.send_replace(task.status.state);
     }
 
     /// The task with this id.
     pub(crate) async fn get(&self, id: &str) -> Result<Task, TaskError> {
         if let Some(live) = self.live(id) {
-            return Ok(live.task.lock().await.clone());
+            return Ok(live.snapshot());
         }
         self.store
             .get(id)
@@ -245,20 +378,40 @@ impl TaskManager {
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))
     }
 
+    /// How long a canceled skill may keep running.
+    pub(crate) fn cancel_grace(&self) -> Duration {
+        self.config.cancel_grace
+    }
+
+    /// How long finished tasks stay readable, if the store forgets them.
+    pub(crate) fn retention(&self) -> Option<Duration> {
+        self.store.retention()
+    }
+
     /// Tasks matching `query`.
     pub(crate) async fn list(&self, query: &ListQuery) -> Result<TaskPage, TaskError> {
         Ok(self.store.list(query).await?)
     }
 
-    /// Cancels a task: it ends `Canceled` at once and its skill observes the cancellation.
+    /// Cancels a task: it ends `Canceled` at once, subscribers see it, and its skill observes
+    /// the cancellation (and is dropped if it has not returned within the grace period).
     pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
         if let Some(live) = self.live(id) {
-            let mut task = live.task.lock().await;
-            mark_canceled(&mut task)?;
-            self.store.put(task.clone()).await?;
-            live.state.send_replace(TaskState::Canceled);
+            let canceled = live.record(
+                live.status_event(TaskState::Canceled, None, None),
+                None,
+                self.config.max_history,
+            );
+            let task = live.snapshot();
+            if !canceled {
+                return Err(TaskError::NotCancelable {
+                    id: id.to_owned(),
+                    state: task.status.state,
+                });
+            }
             live.cancel.cancel();
-            return Ok(task.clone());
+            self.persist(&live).await;
+            return Ok(task);
         }
         let mut task = self
             .store
@@ -266,22 +419,16 @@ impl TaskManager {
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
         // Not running here (for example left over from before a restart with a durable store).
-        mark_canceled(&mut task)?;
+        if task.status.state.is_terminal() {
+            return Err(TaskError::NotCancelable {
+                id: task.id,
+                state: task.status.state,
+            });
+        }
+        task.status = TaskStatus::now(TaskState::Canceled, None);
         self.store.put(task.clone()).await?;
         Ok(task)
     }
-}
-
-/// Moves a task to `Canceled`, unless it already ended.
-fn mark_canceled(task: &mut Task) -> Result<(), TaskError> {
-    if task.status.state.is_terminal() {
-        return Err(TaskError::NotCancelable {
-            id: task.id.clone(),
-            state: task.status.state,
-        });
-    }
-    task.status = TaskStatus::now(TaskState::Canceled, None);
-    Ok(())
 }
 
 fn validate(message: &Message) -> Result<(), TaskError> {
@@ -306,44 +453,38 @@ fn validate(message: &Message) -> Result<(), TaskError> {
     Ok(())
 }
 
-/// Records a skill's result on its task.
-fn finish(task: &mut Task, skill: &SkillEntry, result: Option<Result<SkillOutput, SkillError>>) {
-    let agent_message = |task: &Task, message: Message| Message {
-        context_id: Some(task.context_id.clone()),
-        task_id: Some(task.id.clone()),
-        ..message
-    };
-    match result {
-        Some(Ok(output)) => {
-            let name = skill.descriptor.id();
-            let artifact = match output {
-                SkillOutput::Empty => None,
-                SkillOutput::Text(text) => Some(
-                    Artifact::new(vec![Part {
-                        media_type: Some("text/plain".into()),
-                        ..Part::text(text)
-                    }])
-                    .with_name(name),
-                ),
-                SkillOutput::Data(value) => {
-                    Some(Artifact::new(vec![Part::data(value)]).with_name(name))
-                }
-                SkillOutput::Parts(parts) if parts.is_empty() => None,
-                SkillOutput::Parts(parts) => Some(Artifact::new(parts).with_name(name)),
-                SkillOutput::Artifact(artifact) => Some(artifact),
-            };
-            task.artifacts.extend(artifact);
-            task.status = TaskStatus::now(TaskState::Completed, None);
-        }
-        Some(Err(error)) => {
-            let mut parts = vec![Part::text(error.message())];
-            parts.extend(error.data().cloned().map(Part::data));
-            let message = agent_message(task, Message::agent(parts));
-            task.history.push(message.clone());
-            task.status = TaskStatus::now(TaskState::Failed, Some(message));
-        }
-        None => {
-            // The grace period ran out after a cancel; the task is already `Canceled`.
-        }
+/// The artifact holding a skill's returned value, if it returned any.
+fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> {
+    let name = skill.descriptor.id();
+    match output {
+        SkillOutput::Empty => None,
+        SkillOutput::Text(text) => Some(
+            Artifact::new(vec![Part {
+                media_type: Some("text/plain".into()),
+                ..Part::text(text)
+            }])
+            .with_name(name),
+        ),
+        SkillOutput::Data(value) => Some(Artifact::new(vec![Part::data(value)]).with_name(name)),
+        SkillOutput::Parts(parts) if parts.is_empty() => None,
+        SkillOutput::Parts(parts) => Some(Artifact::new(parts).with_name(name)),
+        SkillOutput::Artifact(artifact) => Some(artifact),
+    }
+}
+
+/// The request message recorded on a task started by a protocol other than A2A: the input as a
+/// data part, and the skill named the way an A2A client would name it.
+pub(crate) fn request_message(skill_id: &str, input: serde_json::Value) -> Message {
+    let mut metadata = JsonObject::new();
+    metadata.insert("skill".into(), serde_json::Value::String(skill_id.into()));
+    Message {
+        message_id: new_id(),
+        context_id: None,
+        task_id: None,
+        role: Role::User,
+        parts: vec![Part::data(input)],
+        metadata: Some(metadata),
+        extensions: Vec::new(),
+        reference_task_ids: Vec::new(),
     }
 }

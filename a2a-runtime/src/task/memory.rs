@@ -205,6 +205,10 @@ fn decode_token(token: &str) -> Result<(i64, String), StoreError> {
 }
 
 impl TaskStore for InMemoryTaskStore {
+    fn retention(&self) -> Option<Duration> {
+        Some(self.limits.ttl)
+    }
+
     fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(std::future::ready(self.put_now(task)))
     }
@@ -236,6 +240,7 @@ mod tests {
             artifacts: vec![],
             history: vec![],
             metadata: None,
+            created_at: chrono::Utc::now(),
         }
     }
 

@@ -1,10 +1,13 @@
 //! Tasks: the [`TaskStore`] trait, the bounded in-memory store, and the manager that runs skills
 //! as tasks.
 
+mod live;
 mod manager;
 mod memory;
 mod store;
+mod subscription;
 
-pub(crate) use manager::{TaskConfig, TaskError, TaskManager};
+pub(crate) use manager::{TaskConfig, TaskError, TaskEvents, TaskManager, request_message};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use store::{ListQuery, StoreError, TaskPage, TaskStore};
+pub(crate) use subscription::StreamItem;

@@ -55,4 +55,9 @@ pub trait TaskStore: Send + Sync + 'static {
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
     /// Tasks matching `query`, sorted by status timestamp, newest first.
     fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>>;
+    /// How long a finished task stays readable, if the store forgets tasks (reported to MCP
+    /// clients as a task's `ttlMs`). `None`: kept until deleted.
+    fn retention(&self) -> Option<std::time::Duration> {
+        None
+    }
 }

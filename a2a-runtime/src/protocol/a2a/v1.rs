@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskState, TaskStatus,
+    Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskEvent, TaskState, TaskStatus,
 };
 
 /// The protocol version this module implements.
@@ -208,6 +208,60 @@ pub(crate) enum SendMessageResponse<'a> {
     Task(TaskOut<'a>),
 }
 
+/// `StreamResponse` (one-of): one SSE item.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum StreamResponse<'a> {
+    Task(TaskOut<'a>),
+    StatusUpdate(StatusUpdateOut<'a>),
+    ArtifactUpdate(ArtifactUpdateOut<'a>),
+}
+
+impl<'a> From<&'a TaskEvent> for StreamResponse<'a> {
+    fn from(event: &'a TaskEvent) -> Self {
+        match event {
+            TaskEvent::Status(update) => Self::StatusUpdate(StatusUpdateOut {
+                task_id: &update.task_id,
+                context_id: &update.context_id,
+                status: (&update.status).into(),
+                metadata: update.metadata.as_ref(),
+            }),
+            TaskEvent::Artifact(update) => Self::ArtifactUpdate(ArtifactUpdateOut {
+                task_id: &update.task_id,
+                context_id: &update.context_id,
+                artifact: (&update.artifact).into(),
+                append: update.append,
+                last_chunk: update.last_chunk,
+            }),
+        }
+    }
+}
+
+/// `TaskStatusUpdateEvent`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StatusUpdateOut<'a> {
+    task_id: &'a str,
+    context_id: &'a str,
+    status: StatusOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a JsonObject>,
+}
+
+/// `TaskArtifactUpdateEvent`; `append` and `lastChunk` are left out when false, as ProtoJSON
+/// does.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ArtifactUpdateOut<'a> {
+    task_id: &'a str,
+    context_id: &'a str,
+    artifact: ArtifactOut<'a>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    append: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    last_chunk: bool,
+}
+
 /// `ListTasksResponse`; `nextPageToken` is always present (`""` on the last page).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -384,6 +438,13 @@ pub(crate) struct GetTaskRequest {
     pub(crate) id: String,
     #[serde(alias = "history_length")]
     pub(crate) history_length: Option<i64>,
+}
+
+/// `SubscribeToTaskRequest`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SubscribeToTaskRequest {
+    pub(crate) id: String,
 }
 
 /// `CancelTaskRequest`.

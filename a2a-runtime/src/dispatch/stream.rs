@@ -1,0 +1,85 @@
+//! Skills that return a `Stream`: each item becomes one chunk of a streamed artifact.
+
+use std::borrow::Cow;
+
+use futures::{Stream, StreamExt};
+use serde::Serialize;
+
+use super::{Json, SkillOutput, SkillResult};
+use crate::context::TaskContext;
+use crate::model::Part;
+use crate::skill_error::SkillError;
+
+/// An item a skill's stream may yield: text, a [`Part`], [`Json`] data, or a `Result` of one of
+/// these (an `Err` ends the stream and fails the task).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be streamed from a skill",
+    label = "not a stream chunk",
+    note = "stream items are `String`, `&'static str`, `Part`, `Json<T>`, or a `Result` of one of these"
+)]
+pub trait IntoChunk {
+    /// Converts the item into the part sent as one chunk.
+    fn into_chunk(self) -> Result<Part, SkillError>;
+}
+
+impl IntoChunk for String {
+    fn into_chunk(self) -> Result<Part, SkillError> {
+        Ok(Part::text(self))
+    }
+}
+
+impl IntoChunk for &'static str {
+    fn into_chunk(self) -> Result<Part, SkillError> {
+        Ok(Part::text(self))
+    }
+}
+
+impl IntoChunk for Cow<'static, str> {
+    fn into_chunk(self) -> Result<Part, SkillError> {
+        Ok(Part::text(self.into_owned()))
+    }
+}
+
+impl IntoChunk for Part {
+    fn into_chunk(self) -> Result<Part, SkillError> {
+        Ok(self)
+    }
+}
+
+impl<T: Serialize> IntoChunk for Json<T> {
+    fn into_chunk(self) -> Result<Part, SkillError> {
+        serde_json::to_value(self.0).map(Part::data).map_err(|e| {
+            SkillError::internal(format!("a streamed item could not be serialized: {e}"))
+        })
+    }
+}
+
+impl<T: IntoChunk, E: Into<SkillError>> IntoChunk for Result<T, E> {
+    fn into_chunk(self) -> Result<Part, SkillError> {
+        self.map_err(Into::into).and_then(IntoChunk::into_chunk)
+    }
+}
+
+/// Drives a skill's stream: every item is sent at once as a chunk of one artifact named after
+/// the skill, and the artifact is closed when the stream ends. Stops early on cancellation.
+pub(crate) async fn drive<S>(context: TaskContext, stream: S) -> SkillResult
+where
+    S: Stream + Send,
+    S::Item: IntoChunk,
+{
+    let mut writer = context.artifact_writer(context.skill_id());
+    let mut stream = std::pin::pin!(stream);
+    loop {
+        let item = tokio::select! {
+            biased;
+            () = context.cancelled() => return Err(SkillError::new("the task was canceled")),
+            item = stream.next() => item,
+        };
+        match item {
+            Some(item) => writer.append(item.into_chunk()?),
+            None => break,
+        }
+    }
+    writer.finish();
+    Ok(SkillOutput::Empty)
+}

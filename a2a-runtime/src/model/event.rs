@@ -1,0 +1,122 @@
+//! What happens to a task while it runs: status and artifact updates, in the order subscribers
+//! see them.
+
+use super::{Artifact, JsonObject, Task, TaskStatus};
+
+/// One change to a task, as streamed to subscribers after the initial [`Task`] snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskEvent {
+    /// The task's status changed (including progress reports while it works).
+    Status(TaskStatusUpdate),
+    /// An artifact was produced, or a chunk was added to one.
+    Artifact(TaskArtifactUpdate),
+}
+
+/// The task entered a status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStatusUpdate {
+    /// The task.
+    pub task_id: String,
+    /// The task's conversation.
+    pub context_id: String,
+    /// The new status.
+    pub status: TaskStatus,
+    /// Free-form metadata; progress reports carry `progress` and `total` here.
+    pub metadata: Option<JsonObject>,
+}
+
+/// An artifact, or one chunk of an artifact that is sent in pieces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskArtifactUpdate {
+    /// The task.
+    pub task_id: String,
+    /// The task's conversation.
+    pub context_id: String,
+    /// The artifact; for a chunk, only the new parts.
+    pub artifact: Artifact,
+    /// Whether `artifact.parts` are appended to the artifact already sent with the same id.
+    pub append: bool,
+    /// Whether this is the artifact's last chunk.
+    pub last_chunk: bool,
+}
+
+impl TaskEvent {
+    /// The state this event leaves the task in, for status events.
+    pub fn state(&self) -> Option<super::TaskState> {
+        match self {
+            Self::Status(update) => Some(update.status.state),
+            Self::Artifact(_) => None,
+        }
+    }
+}
+
+impl Task {
+    /// Applies an event to this task: a status replaces the current one; an artifact is added,
+    /// replaces the artifact with the same id, or (when `append`) extends it.
+    pub fn apply(&mut self, event: &TaskEvent) {
+        match event {
+            TaskEvent::Status(update) => self.status = update.status.clone(),
+            TaskEvent::Artifact(update) => {
+                join_artifact(&mut self.artifacts, &update.artifact, update.append);
+            }
+        }
+    }
+}
+
+/// Adds `incoming` to `artifacts`: it replaces the artifact with the same id, or with `append`
+/// extends its parts; a new id is added at the end.
+pub(crate) fn join_artifact(artifacts: &mut Vec<Artifact>, incoming: &Artifact, append: bool) {
+    match artifacts
+        .iter_mut()
+        .find(|a| a.artifact_id == incoming.artifact_id)
+    {
+        Some(existing) if append => existing.parts.extend(incoming.parts.iter().cloned()),
+        Some(existing) => *existing = incoming.clone(),
+        None => artifacts.push(incoming.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Part, TaskState};
+
+    fn task() -> Task {
+        Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus::now(TaskState::Working, None),
+            artifacts: Vec::new(),
+            history: Vec::new(),
+            metadata: None,
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    fn chunk(id: &str, text: &str, append: bool) -> TaskEvent {
+        let mut artifact = Artifact::new(vec![Part::text(text)]);
+        artifact.artifact_id = id.into();
+        TaskEvent::Artifact(TaskArtifactUpdate {
+            task_id: "t".into(),
+            context_id: "c".into(),
+            artifact,
+            append,
+            last_chunk: false,
+        })
+    }
+
+    #[test]
+    fn chunks_with_append_extend_the_artifact_with_the_same_id() {
+        let mut task = task();
+        task.apply(&chunk("a", "one", false));
+        task.apply(&chunk("a", "two", true));
+        task.apply(&chunk("b", "other", false));
+        assert_eq!(task.artifacts.len(), 2);
+        assert_eq!(
+            task.artifacts[0].parts,
+            vec![Part::text("one"), Part::text("two")]
+        );
+        task.apply(&chunk("a", "fresh", false));
+        assert_eq!(task.artifacts[0].parts, vec![Part::text("fresh")]);
+    }
+}

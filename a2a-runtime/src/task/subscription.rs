@@ -1,0 +1,88 @@
+//! A subscriber's view of one task: a snapshot, then every event in order, ending when the task
+//! is terminal or interrupted. A subscriber that falls behind the shared buffer is
+//! resynchronized with a fresh snapshot instead of holding the task back.
+
+use std::sync::Arc;
+
+use futures::Stream;
+use tokio::sync::broadcast::{self, error::RecvError};
+
+use super::TaskManager;
+use super::live::Subscribed;
+use crate::model::{Task, TaskEvent, TaskState};
+
+/// One item of a task's event stream.
+#[derive(Debug, Clone)]
+pub(crate) enum StreamItem {
+    /// The whole task: always first, and again after a resynchronization.
+    Snapshot(Task),
+    /// A change after the last item.
+    Event(Arc<TaskEvent>),
+}
+
+/// Whether a stream ends after showing this state: terminal, or waiting on the client.
+pub(crate) fn ends_stream(state: TaskState) -> bool {
+    state.is_terminal() || state.is_interrupted()
+}
+
+enum Phase {
+    Snapshot(Subscribed),
+    Live(broadcast::Receiver<Arc<TaskEvent>>),
+    Done,
+}
+
+/// The stream of one subscription.
+pub(crate) fn stream(
+    manager: Arc<TaskManager>,
+    task_id: String,
+    first: Subscribed,
+) -> impl Stream<Item = StreamItem> + Send + 'static {
+    futures::stream::unfold(Phase::Snapshot(first), move |phase| {
+        let manager = Arc::clone(&manager);
+        let task_id = task_id.clone();
+        async move {
+            match phase {
+                Phase::Done => None,
+                Phase::Snapshot(Subscribed { snapshot, events }) => {
+                    let next = match events {
+                        Some(events) if !ends_stream(snapshot.status.state) => Phase::Live(events),
+                        _ => Phase::Done,
+                    };
+                    Some((StreamItem::Snapshot(snapshot), next))
+                }
+                Phase::Live(mut events) => match events.recv().await {
+                    Ok(event) => {
+                        let next = if event.state().is_some_and(ends_stream) {
+                            Phase::Done
+                        } else {
+                            Phase::Live(events)
+                        };
+                        Some((StreamItem::Event(event), next))
+                    }
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::debug!(
+                            task = %task_id,
+                            missed,
+                            "subscriber fell behind; resending a snapshot"
+                        );
+                        drop(events);
+                        let resubscribed = manager.resubscribe(&task_id).await.ok()?;
+                        let next = match resubscribed.events {
+                            Some(events) if !ends_stream(resubscribed.snapshot.status.state) => {
+                                Phase::Live(events)
+                            }
+                            _ => Phase::Done,
+                        };
+                        Some((StreamItem::Snapshot(resubscribed.snapshot), next))
+                    }
+                    // The sender is dropped only after the terminal event, which ends the stream
+                    // first; if the runner vanished anyway, finish with the stored state.
+                    Err(RecvError::Closed) => {
+                        let task = manager.get(&task_id).await.ok()?;
+                        Some((StreamItem::Snapshot(task), Phase::Done))
+                    }
+                },
+            }
+        }
+    })
+}
