@@ -159,7 +159,7 @@ impl TestServer {
 }
 
 /// A minimal MCP streamable-HTTP client (legacy era, with a session).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct McpSession {
     url: String,
     http: reqwest::Client,
@@ -170,15 +170,38 @@ pub struct McpSession {
 impl McpSession {
     /// Sends a request and returns its JSON-RPC response (from JSON or SSE).
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let body =
-            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        response_from(&self.request_raw(method, params).await)
+    }
+
+    /// Sends a request and returns the whole response body (JSON, or SSE with any notifications
+    /// that preceded the response).
+    pub async fn request_raw(&mut self, method: &str, params: Value) -> String {
+        let body = self.next_request(method, params);
         let response = self.post(body).await;
         if let Some(id) = response.headers().get("mcp-session-id") {
             self.session_id = Some(id.to_str().expect("ascii session id").to_owned());
         }
-        let text = response.text().await.expect("body");
-        response_from(&text)
+        response.text().await.expect("body")
+    }
+
+    /// A request envelope with the next id; the id is `self.last_id()` afterwards.
+    pub fn next_request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+    }
+
+    /// The id of the last request built.
+    pub fn last_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Sends a notification.
+    pub async fn notify_with(&self, method: &str, params: Value) {
+        let status = self
+            .post(json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await
+            .status();
+        assert_eq!(status.as_u16(), 202);
     }
 
     async fn notify(&mut self, method: &str) {
@@ -187,6 +210,11 @@ impl McpSession {
             .await
             .status();
         assert_eq!(status.as_u16(), 202);
+    }
+
+    /// Sends a prepared envelope (from [`next_request`](Self::next_request)).
+    pub async fn send_envelope(&self, body: Value) -> reqwest::Response {
+        self.post(body).await
     }
 
     async fn post(&self, body: Value) -> reqwest::Response {

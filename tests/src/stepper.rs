@@ -37,13 +37,18 @@ impl Stepper {
     /// Waits (at most 10 s, a hang guard rather than a timing assertion) until `entry` is
     /// logged; returns whether it was.
     pub async fn logged(&self, entry: &str) -> bool {
+        self.logged_with_prefix(entry).await.as_deref() == Some(entry)
+    }
+
+    /// Waits (at most 10 s) for an entry starting with `prefix`; returns it.
+    pub async fn logged_with_prefix(&self, prefix: &str) -> Option<String> {
         for _ in 0..1000 {
-            if self.log().iter().any(|e| e == entry) {
-                return true;
+            if let Some(entry) = self.log().into_iter().find(|e| e.starts_with(prefix)) {
+                return Some(entry);
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        false
+        None
     }
 
     fn record(&self, entry: String) {
@@ -131,7 +136,8 @@ pub async fn broken_stream() -> impl Stream<Item = Result<String, SkillError>> {
     ])
 }
 
-/// Wait until cancelled (logging `cancelled:<task id>`), or for `millis` milliseconds.
+/// Log `waiting:<task id>`, then wait until cancelled (logging `cancelled:<task id>`), or for
+/// `millis` milliseconds.
 #[skill(agent = Stepper)]
 pub async fn wait(
     state: State<Stepper>,
@@ -140,6 +146,7 @@ pub async fn wait(
     millis: u64,
 ) -> String {
     ctx.progress("waiting");
+    state.record(format!("waiting:{}", ctx.task_id()));
     tokio::select! {
         () = tokio::time::sleep(Duration::from_millis(millis)) => "waited".into(),
         () = ctx.cancelled() => {
