@@ -88,29 +88,33 @@ pub const fn direct_fns<T: IntoSkillOutput>() -> OutputFns<T> {
     }
 }
 
-/// The schema functions of a skill that returns `impl Stream<Item = I>`: the items are checked
-/// once here, and the output is a streamed artifact with no output schema.
+/// The functions of a skill that returns `impl Stream<Item = I>`: the item type is checked once
+/// here, and the output is a streamed artifact with no output schema.
 pub struct StreamFns<I> {
     /// The output schema (none: chunks are text or parts).
     pub schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
-    _item: std::marker::PhantomData<fn() -> I>,
+    /// Converts one item into the part sent as a chunk.
+    pub chunk: fn(I) -> Result<crate::Part, SkillError>,
 }
 
 /// Output functions for a streamed return type.
 pub const fn stream_fns<I: crate::dispatch::IntoChunk>() -> StreamFns<I> {
     StreamFns {
         schema: |_| None,
-        _item: std::marker::PhantomData,
+        chunk: I::into_chunk,
     }
 }
 
 /// Sends every item of a skill's stream as a chunk of one artifact.
-pub async fn stream_output<S>(context: crate::TaskContext, stream: S) -> SkillResult
+pub async fn stream_output<S>(
+    fns: &StreamFns<S::Item>,
+    context: crate::TaskContext,
+    stream: S,
+) -> SkillResult
 where
     S: futures::Stream + Send,
-    S::Item: crate::dispatch::IntoChunk,
 {
-    crate::dispatch::drive_stream(context, stream).await
+    crate::dispatch::drive_stream(context, stream, fns.chunk).await
 }
 
 /// The task context of an invocation, for skills whose output the runtime drives.

@@ -79,6 +79,29 @@ async fn parse(
     text.parse()
 }
 
+/// Stream numbered lines, reporting progress along the way.
+#[skill(agent = Converter)]
+async fn lines(
+    ctx: TaskContext,
+    /// How many lines.
+    count: u32,
+) -> Result<impl Stream<Item = Result<String, SkillError>>, SkillError> {
+    ctx.progress_of(0, u64::from(count));
+    ctx.progress("starting");
+    ctx.artifact(Part::text("header"));
+    Ok(a2a_runtime::futures::stream::iter(
+        (0..count).map(|n| Ok(format!("{n}\n"))),
+    ))
+}
+
+/// Send an artifact in chunks.
+#[skill(agent = Converter)]
+async fn chunked(ctx: TaskContext) {
+    let mut writer = ctx.artifact_writer("chunks");
+    writer.append("one");
+    writer.finish_with(Part::text("two"));
+}
+
 fn main() {
     let _ = Converter { factor: 1.0 }.server();
 }

@@ -19,7 +19,7 @@ pub(crate) fn jsonrpc_stream(id: Value, events: TaskEvents, keep_alive: Duration
     let frames = events.map(move |item| {
         let body = match &item {
             StreamItem::Snapshot(task) => {
-                jsonrpc::success(&id, v1::StreamResponse::Task(task.into()))
+                jsonrpc::success(&id, v1::StreamResponse::Task(task.as_ref().into()))
             }
             StreamItem::Event(event) => {
                 jsonrpc::success(&id, v1::StreamResponse::from(event.as_ref()))

@@ -62,10 +62,13 @@ impl<T: IntoChunk, E: Into<SkillError>> IntoChunk for Result<T, E> {
 
 /// Drives a skill's stream: every item is sent at once as a chunk of one artifact named after
 /// the skill, and the artifact is closed when the stream ends. Stops early on cancellation.
-pub(crate) async fn drive<S>(context: TaskContext, stream: S) -> SkillResult
+pub(crate) async fn drive<S>(
+    context: TaskContext,
+    stream: S,
+    chunk: fn(S::Item) -> Result<Part, SkillError>,
+) -> SkillResult
 where
     S: Stream + Send,
-    S::Item: IntoChunk,
 {
     let mut writer = context.artifact_writer(context.skill_id());
     let mut stream = std::pin::pin!(stream);
@@ -76,7 +79,7 @@ where
             item = stream.next() => item,
         };
         match item {
-            Some(item) => writer.append(item.into_chunk()?),
+            Some(item) => writer.append(chunk(item)?),
             None => break,
         }
     }

@@ -15,7 +15,7 @@ use crate::model::{Task, TaskEvent, TaskState};
 #[derive(Debug, Clone)]
 pub(crate) enum StreamItem {
     /// The whole task: always first, and again after a resynchronization.
-    Snapshot(Task),
+    Snapshot(Box<Task>),
     /// A change after the last item.
     Event(Arc<TaskEvent>),
 }
@@ -26,7 +26,7 @@ pub(crate) fn ends_stream(state: TaskState) -> bool {
 }
 
 enum Phase {
-    Snapshot(Subscribed),
+    Snapshot(Box<Subscribed>),
     Live(broadcast::Receiver<Arc<TaskEvent>>),
     Done,
 }
@@ -37,18 +37,19 @@ pub(crate) fn stream(
     task_id: String,
     first: Subscribed,
 ) -> impl Stream<Item = StreamItem> + Send + 'static {
-    futures::stream::unfold(Phase::Snapshot(first), move |phase| {
+    futures::stream::unfold(Phase::Snapshot(Box::new(first)), move |phase| {
         let manager = Arc::clone(&manager);
         let task_id = task_id.clone();
         async move {
             match phase {
                 Phase::Done => None,
-                Phase::Snapshot(Subscribed { snapshot, events }) => {
+                Phase::Snapshot(first) => {
+                    let Subscribed { snapshot, events } = *first;
                     let next = match events {
                         Some(events) if !ends_stream(snapshot.status.state) => Phase::Live(events),
                         _ => Phase::Done,
                     };
-                    Some((StreamItem::Snapshot(snapshot), next))
+                    Some((StreamItem::Snapshot(Box::new(snapshot)), next))
                 }
                 Phase::Live(mut events) => match events.recv().await {
                     Ok(event) => {
@@ -73,13 +74,13 @@ pub(crate) fn stream(
                             }
                             _ => Phase::Done,
                         };
-                        Some((StreamItem::Snapshot(resubscribed.snapshot), next))
+                        Some((StreamItem::Snapshot(Box::new(resubscribed.snapshot)), next))
                     }
                     // The sender is dropped only after the terminal event, which ends the stream
                     // first; if the runner vanished anyway, finish with the stored state.
                     Err(RecvError::Closed) => {
                         let task = manager.get(&task_id).await.ok()?;
-                        Some((StreamItem::Snapshot(task), Phase::Done))
+                        Some((StreamItem::Snapshot(Box::new(task)), Phase::Done))
                     }
                 },
             }
