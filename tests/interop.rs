@@ -89,14 +89,14 @@ async fn run_python(args: &[&str]) {
 }
 
 #[tokio::test]
-async fn official_a2a_client_fetches_the_card_and_sends_messages() {
+async fn official_a2a_client_sends_streams_resubscribes_and_cancels() {
     require_packages().await;
     let (_server, base) = start_server().await;
     run_python(&[script("a2a_client.py").to_str().unwrap(), &base]).await;
 }
 
 #[tokio::test]
-async fn official_mcp_client_lists_and_calls_tools_over_streamable_http() {
+async fn official_mcp_client_calls_tools_with_progress_over_streamable_http() {
     require_packages().await;
     let (_server, base) = start_server().await;
     run_python(&[
@@ -108,7 +108,7 @@ async fn official_mcp_client_lists_and_calls_tools_over_streamable_http() {
 }
 
 #[tokio::test]
-async fn official_mcp_client_lists_and_calls_tools_over_stdio() {
+async fn official_mcp_client_calls_tools_with_progress_over_stdio() {
     require_packages().await;
     run_python(&[script("mcp_client.py").to_str().unwrap(), "stdio", SERVER]).await;
 }

@@ -2,11 +2,13 @@
 
 Usage: python a2a_client.py BASE_URL
 Fetches the agent card, sends a structured message and a text message, reads the task back and
-lists tasks. Exits non-zero (with the reason) on any mismatch.
+lists tasks; then streams a long report, leaves the stream mid-task and resubscribes, and cancels
+a streamed task. Exits non-zero (with the reason) on any mismatch.
 """
 
 import asyncio
 import sys
+from contextlib import aclosing
 
 import httpx
 from google.protobuf import json_format
@@ -24,7 +26,7 @@ async def main(base_url: str) -> None:
     async with httpx.AsyncClient(timeout=30) as http:
         card = await A2ACardResolver(http, base_url).get_agent_card()
     check(card.name == "Currency Agent", f"card name {card.name!r}")
-    check([s.id for s in card.skills] == ["convert", "is-supported", "rates"], f"skills {[s.id for s in card.skills]}")
+    check([s.id for s in card.skills] == ["convert", "is-supported", "rates", "report"], f"skills {[s.id for s in card.skills]}")
     check(card.supported_interfaces[0].protocol_version == "1.0", "interface version")
     print("card ok:", card.name, card.version)
 
@@ -61,6 +63,84 @@ async def main(base_url: str) -> None:
     listed = await client.list_tasks(a2a_pb2.ListTasksRequest(page_size=10))
     check(len(listed.tasks) == 2 and listed.total_size == 2, f"list_tasks {listed}")
     print("get/list ok")
+    await client.close()
+
+    await streaming(card)
+
+
+def report_request(message_id: str, pace_ms: int):
+    return json_format.ParseDict(
+        {
+            "message": {
+                "messageId": message_id,
+                "role": "ROLE_USER",
+                "parts": [{"data": {"currencies": ["USD", "JPY", "GBP"], "pace_ms": pace_ms}}],
+                "metadata": {"skill": "report"},
+            }
+        },
+        a2a_pb2.SendMessageRequest(),
+    )
+
+
+def kind(event) -> str:
+    return event.WhichOneof("payload")
+
+
+async def streaming(card) -> None:
+    # A streaming client: the default for an agent whose card says streaming is on.
+    client = await create_client(card, client_config=ClientConfig(streaming=True))
+
+    # Read the stream until the report's first chunk, then leave it.
+    seen = []
+    async with aclosing(client.send_message(report_request("py-stream-1", 300))) as events:
+        async for event in events:
+            seen.append(event)
+            if kind(event) == "artifact_update":
+                break
+    check(kind(seen[0]) == "task", f"first event is the task, got {kind(seen[0])}")
+    check(seen[0].task.status.state == a2a_pb2.TASK_STATE_SUBMITTED, f"first state {seen[0].task.status.state}")
+    task_id = seen[0].task.id
+    artifact_id = seen[-1].artifact_update.artifact.artifact_id
+    print("stream ok: left after", [kind(e) for e in seen])
+
+    # Resubscribe: a snapshot first, then the rest until the task completes.
+    rest = [event async for event in client.subscribe(a2a_pb2.SubscribeToTaskRequest(id=task_id))]
+    check(kind(rest[0]) == "task" and rest[0].task.id == task_id, f"resubscribe starts with the task: {rest[0]}")
+    check(rest[0].task.status.state == a2a_pb2.TASK_STATE_WORKING, f"snapshot state {rest[0].task.status.state}")
+    report = "".join(p.text for a in rest[0].task.artifacts if a.artifact_id == artifact_id for p in a.parts)
+    for event in rest[1:]:
+        if kind(event) == "artifact_update" and event.artifact_update.artifact.artifact_id == artifact_id:
+            check(event.artifact_update.append, "later chunks append")
+            report += "".join(p.text for p in event.artifact_update.artifact.parts)
+    last = rest[-1]
+    check(kind(last) == "status_update", f"last event is a status update: {kind(last)}")
+    check(last.status_update.status.state == a2a_pb2.TASK_STATE_COMPLETED, f"final state {last.status_update.status.state}")
+    for code in ("USD", "JPY", "GBP"):
+        check(f"## {code}" in report, f"section {code} in the report: {report!r}")
+    progress = [
+        e.status_update.status.message.parts[0].text
+        for e in rest
+        if kind(e) == "status_update" and e.status_update.status.HasField("message")
+    ]
+    check(any(p.startswith("Researching") for p in progress), f"progress messages {progress}")
+    stored = await client.get_task(a2a_pb2.GetTaskRequest(id=task_id))
+    stored_report = "".join(p.text for p in stored.artifacts[0].parts)
+    check(stored_report == report, "the stored artifact equals the streamed chunks")
+    print("resubscribe ok:", len(rest), "events")
+
+    # Cancel a streamed task: the stream ends with CANCELED.
+    states = []
+    async with aclosing(client.send_message(report_request("py-stream-2", 60_000))) as events:
+        async for event in events:
+            if kind(event) == "task":
+                task_id = event.task.id
+            if kind(event) == "status_update":
+                states.append(event.status_update.status.state)
+                if len(states) == 1:
+                    canceled = await client.cancel_task(a2a_pb2.CancelTaskRequest(id=task_id))
+                    check(canceled.status.state == a2a_pb2.TASK_STATE_CANCELED, f"cancel result {canceled.status.state}")
+    check(states[-1] == a2a_pb2.TASK_STATE_CANCELED, f"stream ended with {states}")
+    print("cancel ok")
     await client.close()
 
 

@@ -2,7 +2,7 @@
 
 Usage: python mcp_client.py http URL       (both eras: legacy initialize and modern stateless)
        python mcp_client.py stdio COMMAND  (the server binary, started with --stdio)
-Lists tools and calls them. Exits non-zero (with the reason) on any mismatch.
+Lists tools and calls them, with progress notifications for a long call. Exits non-zero (with the reason) on any mismatch.
 """
 
 import asyncio
@@ -21,7 +21,7 @@ async def exercise(server, mode: str) -> None:
     async with Client(server, mode=mode) as client:
         tools = (await client.list_tools()).tools
         names = [t.name for t in tools]
-        check(names == ["convert", "is-supported", "rates"], f"[{mode}] tools {names}")
+        check(names == ["convert", "is-supported", "rates", "report"], f"[{mode}] tools {names}")
         convert = tools[0]
         check(convert.input_schema["type"] == "object", f"[{mode}] input schema {convert.input_schema}")
         check(convert.output_schema is not None, f"[{mode}] output schema missing")
@@ -32,6 +32,22 @@ async def exercise(server, mode: str) -> None:
 
         rates = await client.call_tool("rates", {})
         check(len(rates.structured_content["result"]) == 5, f"[{mode}] rates {rates.structured_content}")
+
+        updates = []
+
+        async def on_progress(progress, total, message):
+            updates.append((progress, total, message))
+
+        report = await client.call_tool(
+            "report", {"currencies": ["USD", "JPY"], "pace_ms": 20}, progress_callback=on_progress
+        )
+        check(not report.is_error, f"[{mode}] report failed: {report}")
+        text = "".join(block.text for block in report.content)
+        check("## USD" in text and "## JPY" in text, f"[{mode}] report content {text!r}")
+        values = [u[0] for u in updates]
+        check(values == sorted(set(values)) and len(values) == 3, f"[{mode}] progress must grow: {updates}")
+        check(all(u[1] == 2 for u in updates), f"[{mode}] progress total {updates}")
+        check(updates[0][2] == "Researching USD", f"[{mode}] progress message {updates}")
 
         bad = await client.call_tool("convert", {"money": {"amount": "ten", "currency": "USD"}, "to": "EUR"})
         check(bad.is_error, f"[{mode}] bad arguments should be a tool error: {bad}")

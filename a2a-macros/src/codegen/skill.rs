@@ -224,7 +224,9 @@ fn convert_return(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let value_span = spanned_type(&output.value);
     let context = stream_context_ident();
     let convert_value = |expr: TokenStream| match &output.stream_item {
-        Some(_) => quote_spanned!(value_span=> #private::stream_output(&__A2A_OUTPUT, #context, #expr).await),
+        Some(_) => {
+            quote_spanned!(value_span=> #private::stream_output(&__A2A_OUTPUT, #context, #expr).await)
+        }
         None => quote_spanned!(value_span=> (__A2A_OUTPUT.convert)(#expr)),
     };
     match &output.result {

@@ -1,5 +1,6 @@
 //! A currency agent: several skills with structured input (a nested struct, an enum, an optional
-//! field) and structured output.
+//! field) and structured output, and a long-running `report` skill that streams its sections with
+//! progress and honours cancellation.
 
 use std::collections::BTreeMap;
 
@@ -163,5 +164,65 @@ pub async fn is_supported(
         format!("{} is supported", code.trim().to_uppercase())
     } else {
         format!("{} is not supported", code.trim())
+    }
+}
+
+/// Write a market report on some currencies.
+///
+/// Streams one Markdown section per currency as soon as it is written, reports progress, and
+/// stops promptly when cancelled. The report is one artifact, `market-report`.
+#[skill(
+    agent = Currency,
+    tags = ["finance", "report"],
+    examples = ["write a market report on USD and JPY"],
+    read_only = true
+)]
+pub async fn report(
+    agent: State<Currency>,
+    ctx: TaskContext,
+    /// The currencies to cover; every supported one when omitted.
+    currencies: Option<Vec<Code>>,
+    /// Research time per section in milliseconds (default 400).
+    pace_ms: Option<u64>,
+) -> Result<String, SkillError> {
+    let codes = currencies.unwrap_or_else(|| agent.per_euro.keys().copied().collect());
+    if codes.is_empty() {
+        return Err(SkillError::invalid_input(
+            "currencies must name at least one currency",
+        ));
+    }
+    let pace = std::time::Duration::from_millis(pace_ms.unwrap_or(400));
+    let total = codes.len() as u64;
+    let mut report = ctx.artifact_writer("market-report");
+    report.append("# Market report\n\n");
+    for (done, code) in (0..).zip(&codes) {
+        ctx.progress_with(done, total, format!("Researching {code:?}"));
+        // Stand-in for real research; a cancel interrupts it at once.
+        a2a_runtime::tokio::select! {
+            () = a2a_runtime::tokio::time::sleep(pace) => {}
+            () = ctx.cancelled() => return Err(SkillError::new("the report was cancelled")),
+        }
+        report.append(agent.section(*code)?);
+    }
+    report.finish();
+    ctx.progress_with(total, total, "Report complete");
+    Ok(format!("Market report on {total} currencies"))
+}
+
+impl Currency {
+    /// One report section: the currency against the euro and every other currency.
+    fn section(&self, code: Code) -> Result<String, SkillError> {
+        let mut section = format!(
+            "## {code:?}\n\n1 EUR = {:.4} {code:?}.\n\n",
+            self.rate(Code::EUR, code)?
+        );
+        for &other in self.per_euro.keys().filter(|&&c| c != code) {
+            section.push_str(&format!(
+                "- 1 {code:?} = {:.4} {other:?}\n",
+                self.rate(code, other)?
+            ));
+        }
+        section.push('\n');
+        Ok(section)
     }
 }
