@@ -97,15 +97,23 @@ pub async fn steps(
     format!("{steps} steps")
 }
 
-/// Send `count` chunks of `size` bytes as fast as possible.
+/// Send `count` chunks of `size` bytes as fast as possible, after one step of `gate` if given.
 #[skill(agent = Stepper)]
 pub async fn flood(
+    state: State<Stepper>,
     ctx: TaskContext,
     /// How many chunks.
     count: u64,
     /// Bytes per chunk.
     size: usize,
+    /// A gate to pass before starting.
+    gate: Option<String>,
 ) -> String {
+    if let Some(gate) = gate
+        && let Ok(permit) = state.gate(&gate).acquire().await
+    {
+        permit.forget();
+    }
     let mut chunks = ctx.artifact_writer("flood");
     let chunk = "x".repeat(size);
     for step in 0..count {
@@ -116,6 +124,19 @@ pub async fn flood(
     }
     chunks.finish();
     format!("{count} chunks")
+}
+
+/// Release `steps` steps of `gate` (so a client can step gated skills).
+#[skill(agent = Stepper)]
+pub async fn open_gate(
+    state: State<Stepper>,
+    /// The gate.
+    gate: String,
+    /// How many steps to release.
+    steps: usize,
+) -> String {
+    state.release(&gate, steps);
+    format!("released {steps}")
 }
 
 /// Stream the numbers 1 to `upto`, one line each.
