@@ -19,15 +19,38 @@ const PROGRESS_QUEUE: usize = 64;
 /// (MCP requires it).
 pub(crate) struct ProgressForwarder {
     token: ProgressToken,
-    state: Mutex<ForwardState>,
+    counter: Mutex<ProgressCounter>,
     sender: Mutex<Option<mpsc::Sender<ProgressNotificationParam>>>,
     forwarder: Mutex<Option<JoinHandle<()>>>,
 }
 
-#[derive(Default)]
-struct ForwardState {
+/// The `progress` values of one call: they must grow with every notification.
+#[derive(Debug, Default)]
+struct ProgressCounter {
     last: Option<f64>,
     counted: bool,
+}
+
+impl ProgressCounter {
+    /// The value to send for `progress`, or `None` if it would not grow. Counts are sent as they
+    /// are; message-only reports count up by one until the skill first gives a count, after
+    /// which they cannot be placed and are not sent.
+    fn next(&mut self, progress: &Progress) -> Option<f64> {
+        #[allow(clippy::cast_precision_loss)]
+        let value = match progress.done {
+            Some(done) => {
+                self.counted = true;
+                done as f64
+            }
+            None if self.counted => return None,
+            None => self.last.unwrap_or(0.0) + 1.0,
+        };
+        if self.last.is_some_and(|last| value <= last) {
+            return None;
+        }
+        self.last = Some(value);
+        Some(value)
+    }
 }
 
 impl ProgressForwarder {
@@ -46,7 +69,7 @@ impl ProgressForwarder {
         });
         Some(Arc::new(Self {
             token,
-            state: Mutex::new(ForwardState::default()),
+            counter: Mutex::new(ProgressCounter::default()),
             sender: Mutex::new(Some(sender)),
             forwarder: Mutex::new(Some(forwarder)),
         }))
@@ -70,27 +93,6 @@ impl ProgressForwarder {
             let _ = forwarder.await;
         }
     }
-
-    /// The value to send for `progress`, or `None` if it would not grow. Counts are sent as
-    /// they are; message-only reports count up by one until the skill first gives a count, after
-    /// which they cannot be placed and are not sent.
-    fn next_value(&self, progress: &Progress) -> Option<f64> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        #[allow(clippy::cast_precision_loss)]
-        let value = match progress.done {
-            Some(done) => {
-                state.counted = true;
-                done as f64
-            }
-            None if state.counted => return None,
-            None => state.last.unwrap_or(0.0) + 1.0,
-        };
-        if state.last.is_some_and(|last| value <= last) {
-            return None;
-        }
-        state.last = Some(value);
-        Some(value)
-    }
 }
 
 impl UpdateSink for ProgressForwarder {
@@ -98,7 +100,12 @@ impl UpdateSink for ProgressForwarder {
         let Update::Progress(progress) = update else {
             return;
         };
-        let Some(value) = self.next_value(progress) else {
+        let next = self
+            .counter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .next(progress);
+        let Some(value) = next else {
             return;
         };
         let mut param = ProgressNotificationParam::new(self.token.clone(), value);
@@ -152,5 +159,48 @@ impl UpdateSink for ArtifactCollector {
                 *append,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message() -> Progress {
+        Progress {
+            message: Some("working".into()),
+            ..Progress::default()
+        }
+    }
+
+    fn count(done: u64) -> Progress {
+        Progress {
+            done: Some(done),
+            total: Some(10),
+            ..Progress::default()
+        }
+    }
+
+    #[test]
+    fn progress_values_only_ever_grow() {
+        let mut counter = ProgressCounter::default();
+        assert_eq!(counter.next(&message()), Some(1.0));
+        assert_eq!(counter.next(&message()), Some(2.0));
+        assert_eq!(
+            counter.next(&count(2)),
+            None,
+            "not above the last value sent"
+        );
+        assert_eq!(counter.next(&count(3)), Some(3.0));
+        assert_eq!(counter.next(&message()), None, "no count to attach it to");
+        assert_eq!(counter.next(&count(3)), None);
+        assert_eq!(counter.next(&count(10)), Some(10.0));
+    }
+
+    #[test]
+    fn a_count_may_start_at_zero() {
+        let mut counter = ProgressCounter::default();
+        assert_eq!(counter.next(&count(0)), Some(0.0));
+        assert_eq!(counter.next(&count(1)), Some(1.0));
     }
 }

@@ -19,9 +19,13 @@ use tokio::process::Command;
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut args = std::env::args().skip(1);
-    let server = args.next().expect("usage: stream-bench SERVER_BINARY [EVENTS] [IDLE]");
+    let server = args
+        .next()
+        .expect("usage: stream-bench SERVER_BINARY [EVENTS] [IDLE]");
     let events: u64 = args.next().map_or(200_000, |n| n.parse().expect("EVENTS"));
-    let idle: usize = args.next().map_or(1000, |n| n.parse().expect("IDLE_SUBSCRIBERS"));
+    let idle: usize = args
+        .next()
+        .map_or(1000, |n| n.parse().expect("IDLE_SUBSCRIBERS"));
 
     let mut child = Command::new(&server)
         .args(["--bind", "127.0.0.1:0"])
@@ -33,7 +37,11 @@ async fn main() {
     let pid = child.id().expect("server pid");
     let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
     let base = loop {
-        let line = lines.next_line().await.expect("stderr").expect("server printed its URLs");
+        let line = lines
+            .next_line()
+            .await
+            .expect("stderr")
+            .expect("server printed its URLs");
         if let Some(url) = line.strip_prefix("A2A JSON-RPC: ") {
             break url.trim().to_owned();
         }
@@ -167,7 +175,10 @@ async fn fan_out(
     .json()
     .await
     .expect("json");
-    let id = created["result"]["task"]["id"].as_str().expect("task id").to_owned();
+    let id = created["result"]["task"]["id"]
+        .as_str()
+        .expect("task id")
+        .to_owned();
     let mut attached = Vec::new();
     for _ in 0..subscribers {
         let mut response = subscribe(http, base, &id).await;
@@ -205,19 +216,27 @@ async fn waiting_task(http: &reqwest::Client, base: &str) -> String {
     .json()
     .await
     .expect("json");
-    created["result"]["task"]["id"].as_str().expect("task id").to_owned()
+    created["result"]["task"]["id"]
+        .as_str()
+        .expect("task id")
+        .to_owned()
 }
 
 /// A raw connection that made one request and stays open.
 async fn keep_alive(base: &str) -> tokio::net::TcpStream {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let authority = base.trim_start_matches("http://").trim_end_matches('/');
-    let mut stream = tokio::net::TcpStream::connect(authority).await.expect("connect");
+    let mut stream = tokio::net::TcpStream::connect(authority)
+        .await
+        .expect("connect");
     let request = format!("GET /healthz HTTP/1.1\r\nHost: {authority}\r\n\r\n");
     stream.write_all(request.as_bytes()).await.expect("write");
     let mut buffer = [0u8; 512];
     let read = stream.read(&mut buffer).await.expect("read");
-    assert!(buffer[..read].starts_with(b"HTTP/1.1 200"), "healthz answered");
+    assert!(
+        buffer[..read].starts_with(b"HTTP/1.1 200"),
+        "healthz answered"
+    );
     stream
 }
 
