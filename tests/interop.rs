@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
@@ -44,28 +43,7 @@ async fn require_packages() {
 
 /// Starts the example with `serve()` on an ephemeral port; returns the child and its base URL.
 async fn start_server() -> (Child, String) {
-    let mut child = Command::new(SERVER)
-        .args(["--bind", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
-    let stderr = child.stderr.take().expect("stderr piped");
-    let mut lines = BufReader::new(stderr).lines();
-    let base = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.expect("server stderr") {
-            if let Some(url) = line.strip_prefix("A2A JSON-RPC: ") {
-                return url.trim().to_owned();
-            }
-        }
-        panic!("server exited before printing its URLs");
-    })
-    .await
-    .expect("server printed its URLs");
-    // Keep draining stderr so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, base)
+    a2a_tests::spawn_served(SERVER).await
 }
 
 async fn run_python(args: &[&str]) {

@@ -13,28 +13,9 @@ async fn lab() -> TestServer {
 }
 
 /// One stateless (2026-07-28) request.
-async fn modern(server: &TestServer, method: &str, mut params: Value) -> (u16, Value) {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    let mut request = server
-        .http
-        .post(format!("{}mcp", server.base))
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
-        request = request.header("mcp-name", name);
-    }
-    let response = request
-        .body(json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response_from(&response.text().await.unwrap()))
+async fn modern(server: &TestServer, method: &str, params: Value) -> (u16, Value) {
+    let (status, body) = server.mcp_modern(method, params, json!({})).await;
+    (status, response_from(&body))
 }
 
 #[tokio::test]

@@ -19,43 +19,15 @@ async fn serve_with(server: AgentServer) -> TestServer {
     start(server).await
 }
 
-/// One stateless (2026-07-28) request; returns the raw body.
-async fn modern_raw(server: &TestServer, method: &str, mut params: Value, tasks: bool) -> String {
+/// One stateless (2026-07-28) request, declaring the tasks extension when `tasks`; returns the
+/// raw body.
+async fn modern_raw(server: &TestServer, method: &str, params: Value, tasks: bool) -> String {
     let capabilities = if tasks {
         json!({"extensions": {TASKS: {}}})
     } else {
         json!({})
     };
-    let meta = params
-        .as_object_mut()
-        .unwrap()
-        .entry("_meta")
-        .or_insert_with(|| json!({}));
-    meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
-    meta["io.modelcontextprotocol/clientCapabilities"] = capabilities;
-    let mut request = server
-        .http
-        .post(format!("{}mcp", server.base))
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    // SEP-2243: the header mirrors the tool name, or the task id for tasks/*.
-    if let Some(name) = params
-        .get("name")
-        .or_else(|| params.get("taskId"))
-        .and_then(Value::as_str)
-    {
-        request = request.header("mcp-name", name);
-    }
-    request
-        .body(json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params}).to_string())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+    server.mcp_modern(method, params, capabilities).await.1
 }
 
 async fn modern(server: &TestServer, method: &str, params: Value, tasks: bool) -> Value {

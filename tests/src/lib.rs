@@ -141,6 +141,48 @@ impl TestServer {
             .expect("card JSON")
     }
 
+    /// One stateless (2026-07-28) MCP request on `/mcp` declaring `capabilities` as the client's;
+    /// returns the HTTP status and the raw body (JSON, or SSE with any notifications).
+    pub async fn mcp_modern(
+        &self,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> (u16, String) {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        });
+        match params.get_mut("_meta").and_then(Value::as_object_mut) {
+            Some(existing) => existing.extend(meta.as_object().cloned().unwrap_or_default()),
+            None => params["_meta"] = meta,
+        }
+        let mut request = self
+            .http
+            .post(format!("{}mcp", self.base))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        // SEP-2243: the header mirrors the tool name, or the task id for tasks/*.
+        if let Some(name) = params
+            .get("name")
+            .or_else(|| params.get("taskId"))
+            .and_then(Value::as_str)
+        {
+            request = request.header("mcp-name", name);
+        }
+        let response = request
+            .body(
+                json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).to_string(),
+            )
+            .send()
+            .await
+            .expect("MCP request sent");
+        let status = response.status().as_u16();
+        (status, response.text().await.expect("body"))
+    }
+
     /// A legacy-era MCP session (initialize + initialized) on `/mcp`.
     pub async fn mcp_session(&self) -> McpSession {
         let mut session = McpSession {
@@ -156,6 +198,34 @@ impl TestServer {
         session.notify("notifications/initialized").await;
         session
     }
+}
+
+/// Starts a binary that serves an agent through `serve()` on an ephemeral loopback port (with
+/// `--bind 127.0.0.1:0`); returns the child (killed when dropped) and its A2A base URL, read
+/// from the URLs it prints. Its stderr keeps being drained so it never blocks on a full pipe.
+pub async fn spawn_served(binary: &str) -> (tokio::process::Child, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut child = tokio::process::Command::new(binary)
+        .args(["--bind", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("server starts");
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let base = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.expect("server stderr") {
+            if let Some(url) = line.strip_prefix("A2A JSON-RPC: ") {
+                return url.trim().to_owned();
+            }
+        }
+        panic!("server exited before printing its URLs");
+    })
+    .await
+    .expect("server printed its URLs");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, base)
 }
 
 /// A minimal MCP streamable-HTTP client (legacy era, with a session).

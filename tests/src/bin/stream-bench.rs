@@ -9,12 +9,9 @@
 //!
 //! The client runs on one thread so that, on a small machine, it competes less with the server.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::Command;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -27,26 +24,8 @@ async fn main() {
         .next()
         .map_or(1000, |n| n.parse().expect("IDLE_SUBSCRIBERS"));
 
-    let mut child = Command::new(&server)
-        .args(["--bind", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
+    let (mut child, base) = a2a_tests::spawn_served(&server).await;
     let pid = child.id().expect("server pid");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let base = loop {
-        let line = lines
-            .next_line()
-            .await
-            .expect("stderr")
-            .expect("server printed its URLs");
-        if let Some(url) = line.strip_prefix("A2A JSON-RPC: ") {
-            break url.trim().to_owned();
-        }
-    };
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(0)
         .build()
