@@ -65,9 +65,12 @@ pub(crate) async fn handle(
     // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5).
     match call(&app, &request.id, &request.method, request.params).await {
         Ok(Reply::Json(bytes)) => json_response(StatusCode::OK, bytes),
-        Ok(Reply::Stream(events)) => {
-            super::sse::jsonrpc_stream(request.id, events, app.limits.sse_keep_alive)
-        }
+        Ok(Reply::Stream(events)) => super::sse::jsonrpc_stream(
+            request.id,
+            events,
+            app.limits.sse_keep_alive,
+            app.shutdown.clone(),
+        ),
         Err(error) => error_response(&request.id, &error),
     }
 }

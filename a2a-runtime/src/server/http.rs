@@ -10,7 +10,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio_util::sync::CancellationToken;
 
 use super::{App, ServeConfig};
 use crate::a2a::card::{self, CardBody};
@@ -31,14 +30,6 @@ const LOOPBACK_ORIGINS: &[&str] = &[
 pub(crate) const MCP_PATH: &str = "/mcp";
 
 pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Error> {
-    router_with_shutdown(app, config, CancellationToken::new())
-}
-
-fn router_with_shutdown(
-    app: Arc<App>,
-    config: &ServeConfig,
-    shutdown: CancellationToken,
-) -> Result<Router, Error> {
     let base_url = config.base_url();
     let card = Arc::new(CardBody::new(&card::build(
         app.agent,
@@ -52,7 +43,7 @@ fn router_with_shutdown(
         .route("/.well-known/agent-card.json", card_route.clone())
         .route("/.well-known/agent.json", card_route)
         .with_state(card);
-    let mcp = mcp_service(Arc::clone(&app), config, &base_url, shutdown);
+    let mcp = mcp_service(Arc::clone(&app), config, &base_url);
     let max_body = app.limits.max_body_bytes;
     Ok(Router::new()
         .route("/", post(crate::a2a::jsonrpc::handle))
@@ -71,11 +62,10 @@ fn mcp_service(
     app: Arc<App>,
     config: &ServeConfig,
     base_url: &str,
-    shutdown: CancellationToken,
 ) -> StreamableHttpService<McpHandler, LocalSessionManager> {
     let mut settings = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(app.limits.max_body_bytes)
-        .with_cancellation_token(shutdown);
+        .with_cancellation_token(app.shutdown.clone());
     // DNS-rebinding protection: loopback binds accept only loopback Host values (rmcp's
     // default); other binds accept the public URL's host and any configured extra hosts.
     let loopback = config.bind.ip().is_loopback();
@@ -144,8 +134,8 @@ pub(crate) async fn serve_http(app: Arc<App>, config: &ServeConfig) -> Result<()
     };
     let local = bound.bind;
     let base = bound.base_url();
-    let shutdown = CancellationToken::new();
-    let router = router_with_shutdown(app, &bound, shutdown.clone())?;
+    let shutdown = app.shutdown.clone();
+    let router = router(app, &bound)?;
     if matches!(local.ip(), IpAddr::V4(ip) if ip.is_unspecified()) && config.public_url.is_none() {
         tracing::warn!(
             "listening on all interfaces; pass --public-url so the agent card names a reachable URL"

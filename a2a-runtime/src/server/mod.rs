@@ -41,6 +41,8 @@ pub(crate) struct App {
     pub(crate) manager: Arc<TaskManager>,
     pub(crate) tools: Arc<Vec<rmcp::model::Tool>>,
     pub(crate) limits: Limits,
+    /// Cancelled when the server shuts down: open streams end so connections can close.
+    pub(crate) shutdown: tokio_util::sync::CancellationToken,
 }
 
 /// Builds a server for one agent.
@@ -198,6 +200,7 @@ impl AgentServer {
             manager,
             tools,
             limits: self.limits,
+            shutdown: tokio_util::sync::CancellationToken::new(),
         }))
     }
 
