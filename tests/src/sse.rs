@@ -6,9 +6,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-/// How long to wait for the next item before failing the test: a hang guard, not a timing
-/// assertion.
+/// How long to wait for the next item, and for a whole stream, before failing the test: hang
+/// guards, not timing assertions. (Keep-alive comments would otherwise keep a stream that never
+/// ends alive forever.)
 const HANG_GUARD: Duration = Duration::from_secs(20);
+const STREAM_GUARD: Duration = Duration::from_secs(90);
 
 /// One item of an SSE stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +27,7 @@ pub struct SseStream {
     response: reqwest::Response,
     buffer: String,
     ended: bool,
+    deadline: tokio::time::Instant,
 }
 
 impl SseStream {
@@ -34,6 +37,7 @@ impl SseStream {
             response,
             buffer: String::new(),
             ended: false,
+            deadline: tokio::time::Instant::now() + STREAM_GUARD,
         }
     }
 
@@ -50,9 +54,10 @@ impl SseStream {
             if self.ended {
                 return None;
             }
-            let chunk = tokio::time::timeout(HANG_GUARD, self.response.chunk())
+            let deadline = self.deadline.min(tokio::time::Instant::now() + HANG_GUARD);
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
                 .await
-                .expect("the stream stayed silent for 20 s")
+                .expect("the stream stayed silent for 20 s, or ran for more than 90 s")
                 .expect("stream read");
             match chunk {
                 Some(bytes) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),

@@ -299,12 +299,17 @@ impl TaskManager {
             return;
         };
         let max_history = self.config.max_history;
-        live.record(
+        let started = live.record(
             live.status_event(TaskState::Working, None, None),
             None,
             max_history,
         );
         self.persist(&live).await;
+        if !started {
+            // Canceled before the skill started: it never runs.
+            self.live_map().remove(&live.snapshot().id);
+            return;
+        }
         let (task_id, context_id) = {
             let task = live.snapshot();
             (task.id, task.context_id)
@@ -362,8 +367,9 @@ impl TaskManager {
     async fn persist(&self, live: &LiveTask) {
         let _guard = live.persist.lock().await;
         let task = live.snapshot();
+        let id = task.id.clone();
         if let Err(error) = self.store.put(task).await {
-            tracing::error!(task = %live.snapshot().id, %error, "could not persist task update");
+            tracing::error!(task = %id, %error, "could not persist task update");
         }
     }
 
