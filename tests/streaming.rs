@@ -424,3 +424,21 @@ async fn a_skill_that_ignores_cancel_is_dropped_after_the_grace_period() {
     let rest = stream.rest().await;
     assert_eq!(state_of(rest.last().unwrap()), Some("TASK_STATE_CANCELED"));
 }
+
+#[tokio::test]
+async fn a_shutdown_signal_ends_open_streams_of_a_mounted_router() {
+    let stepper = Stepper::default();
+    let signal = a2a_runtime::CancellationToken::new();
+    let server = serve_with(stepper.clone().server().shutdown_signal(signal.clone())).await;
+    let mut stream = server
+        .send_streaming("steps", json!({"gate": "never", "steps": 1}))
+        .await;
+    stream.next_result().await.unwrap();
+    signal.cancel();
+    let rest = stream.rest().await;
+    assert!(
+        rest.iter()
+            .all(|e| state_of(e) != Some("TASK_STATE_COMPLETED")),
+        "{rest:?}"
+    );
+}

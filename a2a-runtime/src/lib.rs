@@ -52,6 +52,8 @@ pub use serde;
 pub use serde_json;
 /// Re-exported: `#[tokio::main]` drives `serve()`.
 pub use tokio;
+/// Re-exported: [`AgentServer::shutdown_signal`] takes one.
+pub use tokio_util::sync::CancellationToken;
 
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {

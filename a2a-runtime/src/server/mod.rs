@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use tokio_util::sync::CancellationToken;
 
 pub use config::ServeConfig;
 
@@ -42,7 +43,7 @@ pub(crate) struct App {
     pub(crate) tools: Arc<Vec<rmcp::model::Tool>>,
     pub(crate) limits: Limits,
     /// Cancelled when the server shuts down: open streams end so connections can close.
-    pub(crate) shutdown: tokio_util::sync::CancellationToken,
+    pub(crate) shutdown: CancellationToken,
 }
 
 /// Builds a server for one agent.
@@ -67,6 +68,7 @@ pub struct AgentServer {
     config_overridden: bool,
     limits: Limits,
     tasks: TaskConfig,
+    shutdown: CancellationToken,
 }
 
 impl std::fmt::Debug for AgentServer {
@@ -96,6 +98,7 @@ impl AgentServer {
                 mcp_task_after: Duration::from_secs(1),
             },
             tasks: TaskConfig::default(),
+            shutdown: CancellationToken::new(),
         }
     }
 
@@ -183,6 +186,15 @@ impl AgentServer {
         self
     }
 
+    /// Ends open A2A streams and MCP sessions when `signal` is cancelled. `serve()` does this on
+    /// Ctrl-C; with [`router`](Self::router), cancel it when your server starts its graceful
+    /// shutdown, which would otherwise wait for streams of long-running tasks.
+    #[must_use]
+    pub fn shutdown_signal(mut self, signal: CancellationToken) -> Self {
+        self.shutdown = signal;
+        self
+    }
+
     fn build(&self) -> Result<Arc<App>, Error> {
         let mut explicit = self.agent.explicit_skills().to_vec();
         explicit.extend(&self.skills);
@@ -200,7 +212,7 @@ impl AgentServer {
             manager,
             tools,
             limits: self.limits,
-            shutdown: tokio_util::sync::CancellationToken::new(),
+            shutdown: self.shutdown.clone(),
         }))
     }
 
