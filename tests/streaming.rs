@@ -171,6 +171,29 @@ async fn an_error_item_in_a_returned_stream_fails_the_task_after_the_chunks_sent
 }
 
 #[tokio::test]
+async fn a_panic_inside_a_returned_stream_fails_the_task_not_the_server() {
+    let stepper = Stepper::default();
+    let server = serve(&stepper).await;
+    let mut stream = server.send_streaming("panicky_stream", json!({})).await;
+    let events = stream.rest().await;
+    let last = events.last().unwrap();
+    assert_eq!(state_of(last), Some("TASK_STATE_FAILED"));
+    assert!(
+        last["statusUpdate"]["status"]["message"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("panicked")
+    );
+    // The server still serves.
+    let mut again = server.send_streaming("count", json!({"upto": 1})).await;
+    let events = again.rest().await;
+    assert_eq!(
+        state_of(events.last().unwrap()),
+        Some("TASK_STATE_COMPLETED")
+    );
+}
+
+#[tokio::test]
 async fn two_subscribers_see_identical_sequences() {
     let stepper = Stepper::default();
     let server = serve(&stepper).await;

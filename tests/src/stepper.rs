@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_runtime::futures::stream;
+use a2a_runtime::futures::{StreamExt, stream};
 use a2a_runtime::prelude::*;
 use tokio::sync::Semaphore;
 
@@ -155,6 +155,15 @@ pub async fn broken_stream() -> impl Stream<Item = Result<String, SkillError>> {
         Ok("first line\n".to_owned()),
         Err(SkillError::new("the source went away")),
     ])
+}
+
+/// Stream one line, then panic inside the stream.
+#[skill(agent = Stepper)]
+pub async fn panicky_stream() -> impl Stream<Item = String> {
+    stream::iter(0..2).map(|n| {
+        assert!(n == 0, "the stream broke at item {n}");
+        "only line\n".to_owned()
+    })
 }
 
 /// Log `waiting:<task id>`, then wait until cancelled (logging `cancelled:<task id>`), or for
