@@ -29,7 +29,7 @@ pub enum SkillOutput {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a skill",
     label = "not a skill output",
-    note = "return text (`String`), a type that implements `Serialize` and `JsonSchema`, `Json<T>`, `Artifact`, `Vec<Part>`, or a `Result` of one of these"
+    note = "return text (`String`), a type that implements `Serialize` and `JsonSchema`, `Json<T>`, `Artifact`, `Vec<Part>`, `impl Stream<Item = String>`, or a `Result` of one of these"
 )]
 pub trait IntoSkillOutput {
     /// The JSON Schema of the output, for structured outputs.
@@ -127,7 +127,7 @@ impl IntoSkillOutput for SkillOutput {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a skill: it must implement `Serialize` and `JsonSchema`",
     label = "not serializable as a skill output",
-    note = "add `#[derive(Serialize, JsonSchema)]` to the type, or return text (`String`), `Artifact` or `Vec<Part>`"
+    note = "add `#[derive(Serialize, JsonSchema)]` to the type, or return text (`String`), `Artifact`, `Vec<Part>` or `impl Stream<Item = String>`"
 )]
 pub trait StructuredOutput: Serialize + JsonSchema {}
 
