@@ -165,7 +165,7 @@ impl AgentServer {
     /// further behind is not waited for: its stream continues with a fresh task snapshot.
     #[must_use]
     pub fn stream_buffer(mut self, events: usize) -> Self {
-        self.tasks.stream_buffer = events.max(1);
+        self.tasks.stream_buffer = events;
         self
     }
 

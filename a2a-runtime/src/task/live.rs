@@ -15,6 +15,9 @@ use crate::model::{
 
 /// A running task. The store follows `task`; subscribers follow `events`.
 pub(crate) struct LiveTask {
+    /// The task's id and context, fixed for its life, so readers need no lock.
+    pub(crate) id: String,
+    pub(crate) context_id: String,
     inner: Mutex<Inner>,
     /// Fires when the task is canceled; the skill's context holds the same token.
     pub(crate) cancel: CancellationToken,
@@ -44,6 +47,8 @@ impl LiveTask {
     pub(crate) fn new(task: Task, buffer: usize) -> Self {
         let (state, _) = watch::channel(task.status.state);
         Self {
+            id: task.id.clone(),
+            context_id: task.context_id.clone(),
             inner: Mutex::new(Inner { task, events: None }),
             cancel: CancellationToken::new(),
             state,
@@ -124,15 +129,14 @@ impl LiveTask {
         message: Option<Message>,
         metadata: Option<JsonObject>,
     ) -> TaskEvent {
-        let inner = self.lock();
         let message = message.map(|m| Message {
-            context_id: Some(inner.task.context_id.clone()),
-            task_id: Some(inner.task.id.clone()),
+            context_id: Some(self.context_id.clone()),
+            task_id: Some(self.id.clone()),
             ..m
         });
         TaskEvent::Status(TaskStatusUpdate {
-            task_id: inner.task.id.clone(),
-            context_id: inner.task.context_id.clone(),
+            task_id: self.id.clone(),
+            context_id: self.context_id.clone(),
             status: TaskStatus::now(state, message),
             metadata,
         })
@@ -163,16 +167,13 @@ impl UpdateSink for LiveTask {
                 artifact,
                 append,
                 last_chunk,
-            } => {
-                let inner = self.lock();
-                TaskEvent::Artifact(TaskArtifactUpdate {
-                    task_id: inner.task.id.clone(),
-                    context_id: inner.task.context_id.clone(),
-                    artifact: artifact.clone(),
-                    append: *append,
-                    last_chunk: *last_chunk,
-                })
-            }
+            } => TaskEvent::Artifact(TaskArtifactUpdate {
+                task_id: self.id.clone(),
+                context_id: self.context_id.clone(),
+                artifact: artifact.clone(),
+                append: *append,
+                last_chunk: *last_chunk,
+            }),
         };
         // Progress is transient: it is the status message, not history.
         self.record(event, None, usize::MAX);

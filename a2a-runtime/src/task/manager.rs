@@ -139,10 +139,11 @@ impl TaskManager {
         return_immediately: bool,
     ) -> Result<Task, TaskError> {
         let (live, skill, input) = self.create_from_message(message).await?;
-        let task = live.snapshot();
+        // The task as created; only needed when not waiting for the skill.
+        let created = return_immediately.then(|| live.snapshot());
         let mut state = live.state.subscribe();
         self.spawn(Arc::clone(&live), skill, input, Vec::new());
-        if return_immediately {
+        if let Some(task) = created {
             return Ok(task);
         }
         // Returns when the task is terminal or interrupted (a2a-spec.md §11.8). If the runner is
@@ -161,7 +162,7 @@ impl TaskManager {
     ) -> Result<TaskEvents, TaskError> {
         let (live, skill, input) = self.create_from_message(message).await?;
         let first = live.subscribe();
-        let id = first.snapshot.id.clone();
+        let id = live.id.clone();
         self.spawn(live, skill, input, Vec::new());
         Ok(Box::pin(subscription::stream(Arc::clone(self), id, first)))
     }
@@ -307,18 +308,14 @@ impl TaskManager {
         self.persist(&live).await;
         if !started {
             // Canceled before the skill started: it never runs.
-            self.live_map().remove(&live.snapshot().id);
+            self.live_map().remove(&live.id);
             return;
         }
-        let (task_id, context_id) = {
-            let task = live.snapshot();
-            (task.id, task.context_id)
-        };
         let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&live) as Arc<dyn UpdateSink>];
         sinks.extend(extra_sinks);
         let context = TaskContext::new(
-            task_id.clone(),
-            context_id.clone(),
+            live.id.clone(),
+            live.context_id.clone(),
             skill.descriptor.id(),
             live.cancel.clone(),
             sinks,
@@ -331,8 +328,8 @@ impl TaskManager {
             Some(Ok(output)) => {
                 if let Some(artifact) = output_artifact(skill, output) {
                     let event = TaskEvent::Artifact(TaskArtifactUpdate {
-                        task_id: task_id.clone(),
-                        context_id,
+                        task_id: live.id.clone(),
+                        context_id: live.context_id.clone(),
                         artifact,
                         append: false,
                         last_chunk: true,
@@ -359,17 +356,15 @@ impl TaskManager {
             None => {}
         }
         self.persist(&live).await;
-        self.live_map().remove(&task_id);
+        self.live_map().remove(&live.id);
     }
 
     /// Writes the task's newest snapshot. Writers queue on the task's persist lock and read the
     /// snapshot only once they hold it, so an older state never overwrites a newer one.
     async fn persist(&self, live: &LiveTask) {
         let _guard = live.persist.lock().await;
-        let task = live.snapshot();
-        let id = task.id.clone();
-        if let Err(error) = self.store.put(task).await {
-            tracing::error!(task = %id, %error, "could not persist task update");
+        if let Err(error) = self.store.put(live.snapshot()).await {
+            tracing::error!(task = %live.id, %error, "could not persist task update");
         }
     }
 

@@ -41,49 +41,46 @@ pub(crate) fn stream(
         let manager = Arc::clone(&manager);
         let task_id = task_id.clone();
         async move {
-            match phase {
-                Phase::Done => None,
-                Phase::Snapshot(first) => {
-                    let Subscribed { snapshot, events } = *first;
-                    let next = match events {
-                        Some(events) if !ends_stream(snapshot.status.state) => Phase::Live(events),
-                        _ => Phase::Done,
+            let mut events = match phase {
+                Phase::Done => return None,
+                Phase::Snapshot(subscribed) => return Some(snapshot(*subscribed)),
+                Phase::Live(events) => events,
+            };
+            match events.recv().await {
+                Ok(event) => {
+                    let next = if event.state().is_some_and(ends_stream) {
+                        Phase::Done
+                    } else {
+                        Phase::Live(events)
                     };
-                    Some((StreamItem::Snapshot(Box::new(snapshot)), next))
+                    Some((StreamItem::Event(event), next))
                 }
-                Phase::Live(mut events) => match events.recv().await {
-                    Ok(event) => {
-                        let next = if event.state().is_some_and(ends_stream) {
-                            Phase::Done
-                        } else {
-                            Phase::Live(events)
-                        };
-                        Some((StreamItem::Event(event), next))
-                    }
-                    Err(RecvError::Lagged(missed)) => {
-                        tracing::debug!(
-                            task = %task_id,
-                            missed,
-                            "subscriber fell behind; resending a snapshot"
-                        );
-                        drop(events);
-                        let resubscribed = manager.resubscribe(&task_id).await.ok()?;
-                        let next = match resubscribed.events {
-                            Some(events) if !ends_stream(resubscribed.snapshot.status.state) => {
-                                Phase::Live(events)
-                            }
-                            _ => Phase::Done,
-                        };
-                        Some((StreamItem::Snapshot(Box::new(resubscribed.snapshot)), next))
-                    }
-                    // The sender is dropped only after the terminal event, which ends the stream
-                    // first; if the runner vanished anyway, finish with the stored state.
-                    Err(RecvError::Closed) => {
-                        let task = manager.get(&task_id).await.ok()?;
-                        Some((StreamItem::Snapshot(Box::new(task)), Phase::Done))
-                    }
-                },
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::debug!(
+                        task = %task_id,
+                        missed,
+                        "subscriber fell behind; resending a snapshot"
+                    );
+                    drop(events);
+                    Some(snapshot(manager.resubscribe(&task_id).await.ok()?))
+                }
+                // The sender is dropped only after the terminal event, which ends the stream
+                // first; if the runner vanished anyway, finish with the stored state.
+                Err(RecvError::Closed) => {
+                    let task = manager.get(&task_id).await.ok()?;
+                    Some((StreamItem::Snapshot(Box::new(task)), Phase::Done))
+                }
             }
         }
     })
+}
+
+/// A snapshot item, followed by the events unless the snapshot already ends the stream.
+fn snapshot(subscribed: Subscribed) -> (StreamItem, Phase) {
+    let Subscribed { snapshot, events } = subscribed;
+    let next = match events {
+        Some(events) if !ends_stream(snapshot.status.state) => Phase::Live(events),
+        _ => Phase::Done,
+    };
+    (StreamItem::Snapshot(Box::new(snapshot)), next)
 }
