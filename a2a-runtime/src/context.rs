@@ -3,11 +3,15 @@
 use std::fmt;
 use std::sync::Arc;
 
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
+use crate::ask::{Answer, AskError, Asker, Question};
 use crate::dispatch::{FromInvocation, Invocation};
-use crate::model::{Artifact, Part, new_id};
+use crate::model::{Artifact, Message, Part, new_id};
 use crate::skill_error::SkillError;
+use crate::util::BoxFuture;
 
 /// A report from a running skill, before a protocol renders it.
 #[derive(Debug, Clone)]
@@ -48,6 +52,11 @@ pub(crate) trait UpdateSink: Send + Sync {
     fn update(&self, update: &Update);
 }
 
+/// The earlier messages of a call's conversation, read when the skill asks for them.
+pub(crate) trait Conversation: Send + Sync {
+    fn history(&self) -> BoxFuture<'_, Vec<Message>>;
+}
+
 /// Injected into skills that take a `TaskContext` parameter: the task's identity, progress and
 /// artifact reporting, and its cancellation signal. The same calls work whether the skill was
 /// started over A2A or MCP.
@@ -65,6 +74,52 @@ struct Inner {
     skill_id: &'static str,
     cancel: CancellationToken,
     sinks: Vec<Arc<dyn UpdateSink>>,
+    asker: Option<Arc<dyn Asker>>,
+    conversation: Option<Arc<dyn Conversation>>,
+    reference_task_ids: Vec<String>,
+}
+
+/// Assembles a [`TaskContext`] for one call.
+pub(crate) struct ContextBuilder {
+    inner: Inner,
+}
+
+impl ContextBuilder {
+    /// Adds a destination for the skill's reports.
+    pub(crate) fn sink(mut self, sink: Arc<dyn UpdateSink>) -> Self {
+        self.inner.sinks.push(sink);
+        self
+    }
+
+    /// Adds destinations for the skill's reports.
+    pub(crate) fn sinks(mut self, sinks: impl IntoIterator<Item = Arc<dyn UpdateSink>>) -> Self {
+        self.inner.sinks.extend(sinks);
+        self
+    }
+
+    /// Sets where the skill's questions go; without one, asking fails as unsupported.
+    pub(crate) fn asker(mut self, asker: Option<Arc<dyn Asker>>) -> Self {
+        self.inner.asker = asker;
+        self
+    }
+
+    /// Sets where the conversation's earlier messages come from.
+    pub(crate) fn conversation(mut self, conversation: Arc<dyn Conversation>) -> Self {
+        self.inner.conversation = Some(conversation);
+        self
+    }
+
+    /// Sets the tasks the request referred to.
+    pub(crate) fn references(mut self, ids: Vec<String>) -> Self {
+        self.inner.reference_task_ids = ids;
+        self
+    }
+
+    pub(crate) fn build(self) -> TaskContext {
+        TaskContext {
+            inner: Arc::new(self.inner),
+        }
+    }
 }
 
 impl fmt::Debug for TaskContext {
@@ -79,21 +134,23 @@ impl fmt::Debug for TaskContext {
 }
 
 impl TaskContext {
-    pub(crate) fn new(
+    pub(crate) fn builder(
         task_id: String,
         context_id: String,
         skill_id: &'static str,
         cancel: CancellationToken,
-        sinks: Vec<Arc<dyn UpdateSink>>,
-    ) -> Self {
-        Self {
-            inner: Arc::new(Inner {
+    ) -> ContextBuilder {
+        ContextBuilder {
+            inner: Inner {
                 task_id,
                 context_id,
                 skill_id,
                 cancel,
-                sinks,
-            }),
+                sinks: Vec::new(),
+                asker: None,
+                conversation: None,
+                reference_task_ids: Vec::new(),
+            },
         }
     }
 
@@ -160,6 +217,108 @@ impl TaskContext {
             name: name.into(),
             started: false,
         }
+    }
+
+    /// Asks the caller for a `T` and waits for the answer; the skill holds no thread meanwhile.
+    ///
+    /// Over A2A the task becomes `TASK_STATE_INPUT_REQUIRED` with `prompt` as its status message
+    /// (plus a data part holding `T`'s JSON Schema, media type `application/schema+json`); the
+    /// next message the client sends on the task is the answer. Over MCP the client is asked
+    /// with an elicitation form (an input-required result on protocol 2026-07-28, an
+    /// `elicitation/create` request before it).
+    ///
+    /// An answer that is not a `T` is not an error: the question is asked again, naming what was
+    /// wrong. A message answer is read from its first data part, else from its text (as a
+    /// string, then as JSON, so `3` answers a number question).
+    ///
+    /// # Errors
+    ///
+    /// No answer within the server's input timeout (the task then fails), too many calls
+    /// already waiting, a caller that cannot answer questions, a declined question, or a
+    /// canceled call. Each converts into a [`SkillError`] for `?`.
+    pub async fn ask<T>(&self, prompt: impl Into<String>) -> Result<T, AskError>
+    where
+        T: DeserializeOwned + JsonSchema,
+    {
+        let mut question = Question::input(prompt.into(), crate::schema::answer::<T>());
+        loop {
+            let answer = self.put(&question).await?;
+            if matches!(answer, Answer::Declined) {
+                return Err(AskError::Declined {
+                    prompt: question.prompt,
+                });
+            }
+            match question.read::<T>(answer) {
+                Ok(value) => return Ok(value),
+                Err(problem) => question = question.again(problem),
+            }
+        }
+    }
+
+    /// Pauses until the runtime is told that the authorization this call needs has been
+    /// granted, and returns the credential it was given (see
+    /// [`Tasks::authorize`](crate::Tasks::authorize)).
+    ///
+    /// Over A2A the task becomes `TASK_STATE_AUTH_REQUIRED` with `explanation` as its status
+    /// message; the credential arrives out of band (for example through an OAuth callback the
+    /// application serves), so put what the user must do, and `ctx.task_id()`, in the
+    /// explanation. Reaching this state authorizes nothing by itself.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ask`](Self::ask). A plain MCP `tools/call` cannot wait for authorization, so
+    /// there it fails at once as unsupported; MCP calls made as tasks wait like A2A tasks.
+    pub async fn require_auth(
+        &self,
+        explanation: impl Into<String>,
+    ) -> Result<serde_json::Value, AskError> {
+        let question = Question::auth(explanation.into());
+        match self.put(&question).await? {
+            Answer::Value(credential) => Ok(credential),
+            Answer::Message(message) => Ok(message
+                .parts
+                .into_iter()
+                .find_map(|part| match part.content {
+                    crate::model::PartContent::Data(value) => Some(value),
+                    _ => None,
+                })
+                .unwrap_or_default()),
+            Answer::Declined => Err(AskError::Declined {
+                prompt: question.prompt,
+            }),
+        }
+    }
+
+    /// The earlier messages of this conversation (its A2A `contextId`), oldest first and newest
+    /// last: the messages of the context's earlier tasks, in the order those tasks were
+    /// created. This task's own messages are not included; the skill has them already. At most
+    /// the server's history limit is returned, the newest kept. Empty over plain MCP calls.
+    pub async fn history(&self) -> Vec<Message> {
+        match &self.inner.conversation {
+            Some(conversation) => conversation.history().await,
+            None => Vec::new(),
+        }
+    }
+
+    /// The tasks the request referred to (A2A `referenceTaskIds`), as sent.
+    pub fn reference_task_ids(&self) -> &[String] {
+        &self.inner.reference_task_ids
+    }
+
+    async fn put(&self, question: &Question) -> Result<Answer, AskError> {
+        let Some(asker) = &self.inner.asker else {
+            return Err(AskError::Unsupported {
+                what: question.kind.needs(),
+                prompt: question.prompt.clone(),
+                why: "the caller has no way to answer questions".into(),
+            });
+        };
+        if self.is_cancelled() {
+            return Err(AskError::Canceled {
+                prompt: question.prompt.clone(),
+            });
+        }
+        asker.ask(question).await
     }
 
     /// Whether the caller asked to cancel this call.

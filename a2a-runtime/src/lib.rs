@@ -2,6 +2,7 @@
 
 mod a2a;
 mod agent;
+mod ask;
 mod context;
 mod descriptor;
 mod dispatch;
@@ -24,6 +25,7 @@ pub mod __private;
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, skill};
 pub use agent::Agent;
+pub use ask::AskError;
 pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{AgentDescriptor, SkillDef, SkillDescriptor, ToolHints};
 pub use dispatch::{
@@ -35,7 +37,7 @@ pub use model::{
     Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate, TaskEvent,
     TaskState, TaskStatus, TaskStatusUpdate,
 };
-pub use server::{AgentServer, DEFAULT_MAX_BODY_BYTES, ServeConfig};
+pub use server::{AgentServer, DEFAULT_MAX_BODY_BYTES, ServeConfig, Tasks, TasksError};
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, TaskPage, TaskStore};
 pub use util::BoxFuture;

@@ -10,6 +10,14 @@ pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()
 }
 
+/// The schema of an answer to a question: self-contained (subschemas inlined where they are
+/// not recursive), because it travels alone in a message or an elicitation form.
+pub(crate) fn answer<T: schemars::JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    settings.into_generator().into_root_schema_for::<T>().to_value()
+}
+
 /// The input schema of a skill: an object, with the generated struct's title removed (it is an
 /// internal name, not something the caller should see).
 pub(crate) fn input(schema: Schema) -> Value {

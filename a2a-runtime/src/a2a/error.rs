@@ -110,9 +110,12 @@ impl From<TaskError> for RequestError {
         match error {
             TaskError::NotFound(id) => Self::TaskNotFound(id),
             e @ TaskError::Terminal { .. } => Self::Unsupported(e.to_string()),
-            e @ (TaskError::Busy(_) | TaskError::Ended { .. } | TaskError::NotRunning(_)) => {
-                Self::Unsupported(e.to_string())
-            }
+            e @ (TaskError::Busy(_)
+            | TaskError::AwaitingAuth(_)
+            | TaskError::NotAwaitingAuth { .. }
+            | TaskError::NoSuchQuestion { .. }
+            | TaskError::Ended { .. }
+            | TaskError::NotRunning(_)) => Self::Unsupported(e.to_string()),
             e @ TaskError::NotCancelable { .. } => Self::TaskNotCancelable(e.to_string()),
             e @ TaskError::ContextMismatch { .. } => {
                 Self::invalid_params("message.contextId", e.to_string())

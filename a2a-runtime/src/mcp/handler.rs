@@ -86,13 +86,14 @@ impl McpHandler {
         let call_id = new_id();
         // `context.ct` fires on `notifications/cancelled` and when the client closes the
         // response stream.
-        let task = TaskContext::new(
+        let task = TaskContext::builder(
             call_id.clone(),
             call_id,
             skill.descriptor.id(),
             context.ct.clone(),
-            sinks,
-        );
+        )
+        .sinks(sinks)
+        .build();
         let result = dispatcher
             .run(skill, input, task, self.app.manager.cancel_grace())
             .await

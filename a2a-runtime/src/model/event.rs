@@ -48,6 +48,14 @@ impl TaskEvent {
             Self::Artifact(_) => None,
         }
     }
+
+    /// A copy of a status event's message, for keeping in history.
+    pub(crate) fn status_message(&self) -> Option<super::Message> {
+        match self {
+            Self::Status(update) => update.status.message.clone(),
+            Self::Artifact(_) => None,
+        }
+    }
 }
 
 impl Task {

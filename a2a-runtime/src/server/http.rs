@@ -118,7 +118,11 @@ fn url_host(url: &str) -> Option<String> {
     (!host.is_empty()).then_some(host)
 }
 
-pub(crate) async fn serve_http(app: Arc<App>, config: &ServeConfig) -> Result<(), Error> {
+pub(crate) async fn serve_http(
+    app: Arc<App>,
+    config: &ServeConfig,
+    routes: Router,
+) -> Result<(), Error> {
     use axum::serve::ListenerExt;
 
     let listener = tokio::net::TcpListener::bind(config.bind)
@@ -135,7 +139,7 @@ pub(crate) async fn serve_http(app: Arc<App>, config: &ServeConfig) -> Result<()
     let local = bound.bind;
     let base = bound.base_url();
     let shutdown = app.shutdown.clone();
-    let router = router(app, &bound)?;
+    let router = router(app, &bound)?.merge(routes);
     if matches!(local.ip(), IpAddr::V4(ip) if ip.is_unspecified()) && config.public_url.is_none() {
         tracing::warn!(
             "listening on all interfaces; pass --public-url so the agent card names a reachable URL"

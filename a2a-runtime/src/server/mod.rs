@@ -3,6 +3,7 @@
 
 mod config;
 mod http;
+mod tasks;
 
 use std::any::{Any, TypeId};
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 pub use config::ServeConfig;
+pub use tasks::{Tasks, TasksError};
 
 use crate::agent::Agent;
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
@@ -68,6 +70,8 @@ pub struct AgentServer {
     config_overridden: bool,
     limits: Limits,
     tasks: TaskConfig,
+    handle: Tasks,
+    routes: Router,
     shutdown: CancellationToken,
 }
 
@@ -98,6 +102,8 @@ impl AgentServer {
                 mcp_task_after: Duration::from_secs(1),
             },
             tasks: TaskConfig::default(),
+            handle: Tasks::default(),
+            routes: Router::new(),
             shutdown: CancellationToken::new(),
         }
     }
@@ -177,6 +183,41 @@ impl AgentServer {
         self
     }
 
+    /// How long a question from [`TaskContext::ask`](crate::TaskContext::ask) or
+    /// [`require_auth`](crate::TaskContext::require_auth) waits for its answer (default 15
+    /// minutes). An A2A task still unanswered then fails with a message saying so; the skill's
+    /// `ask` returns [`AskError::Expired`](crate::AskError::Expired).
+    #[must_use]
+    pub fn input_timeout(mut self, timeout: Duration) -> Self {
+        self.tasks.input_timeout = timeout;
+        self
+    }
+
+    /// The most calls that may wait for answers at once, over both protocols (default
+    /// 10 000). A skill asking beyond it gets [`AskError::Capacity`](crate::AskError::Capacity).
+    #[must_use]
+    pub fn max_waiting_tasks(mut self, max: usize) -> Self {
+        self.tasks.max_waiting = max;
+        self
+    }
+
+    /// A handle on this server's tasks for application code, such as an OAuth callback route
+    /// that calls [`Tasks::authorize`] for a task waiting in `TASK_STATE_AUTH_REQUIRED`. Take
+    /// it before [`router`](Self::router) or [`serve`](Self::serve); it works once the server
+    /// is built.
+    pub fn tasks(&self) -> Tasks {
+        self.handle.clone()
+    }
+
+    /// Adds application routes (an OAuth callback that calls [`Tasks::authorize`], a status
+    /// page) to the server's own. They are served beside the A2A and MCP endpoints and must not
+    /// reuse their paths.
+    #[must_use]
+    pub fn routes(mut self, routes: Router) -> Self {
+        self.routes = self.routes.merge(routes);
+        self
+    }
+
     /// How long an MCP `tools/call` may run before the server answers with a task handle, when
     /// the client supports the MCP tasks extension (default 1 s). Quicker calls are answered
     /// with their result; `Duration::ZERO` makes every such call a task.
@@ -206,6 +247,7 @@ impl AgentServer {
             .clone()
             .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new(MemoryStoreLimits::default())));
         let manager = TaskManager::new(store, Arc::clone(&dispatcher), self.tasks);
+        self.handle.bind(&manager);
         Ok(Arc::new(App {
             agent: self.agent,
             dispatcher,
@@ -220,7 +262,7 @@ impl AgentServer {
     /// Validates the skill registry.
     pub fn router(self) -> Result<Router, Error> {
         let app = self.build()?;
-        http::router(app, &self.config)
+        Ok(http::router(app, &self.config)?.merge(self.routes))
     }
 
     /// Serves the agent until Ctrl-C: over HTTP (A2A and MCP), or MCP over stdio with `--stdio`.
@@ -237,7 +279,7 @@ impl AgentServer {
         if self.config.stdio {
             http::serve_stdio(app).await
         } else {
-            http::serve_http(app, &self.config).await
+            http::serve_http(app, &self.config, self.routes).await
         }
     }
 }

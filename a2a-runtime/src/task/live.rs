@@ -4,9 +4,10 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::ask::{Answer, Question, QuestionKind};
 use crate::context::{Update, UpdateSink};
 use crate::model::{
     JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus,
@@ -34,6 +35,26 @@ struct Inner {
     /// Created on first subscription and dropped once the task ends; a task nobody watches
     /// pays nothing for fan-out.
     events: Option<broadcast::Sender<Arc<TaskEvent>>>,
+    /// The question the skill waits on, while the task is interrupted.
+    waiting: Option<Waiter>,
+}
+
+/// A posed question and where its answer goes. Dropping it (when the task ends) tells the
+/// waiting skill that no answer will come.
+struct Waiter {
+    question: Question,
+    answer: oneshot::Sender<Answer>,
+}
+
+/// Why a task took no answer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Refusal {
+    /// The task already ended.
+    Ended(TaskState),
+    /// The task is not waiting for anything.
+    NotWaiting(TaskState),
+    /// The task waits for the other kind of answer.
+    WaitsFor(QuestionKind),
 }
 
 /// What a new subscriber starts from: the task as it is now and, unless it already ended, the
@@ -49,7 +70,11 @@ impl LiveTask {
         Self {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
-            inner: Mutex::new(Inner { task, events: None }),
+            inner: Mutex::new(Inner {
+                task,
+                events: None,
+                waiting: None,
+            }),
             cancel: CancellationToken::new(),
             state,
             persist: tokio::sync::Mutex::new(()),
@@ -64,6 +89,18 @@ impl LiveTask {
     /// A copy of the task as it is now.
     pub(crate) fn snapshot(&self) -> Task {
         self.lock().task.clone()
+    }
+
+    /// When the task was created and the tasks its request referred to.
+    pub(crate) fn origin(&self) -> (chrono::DateTime<chrono::Utc>, Vec<String>) {
+        let inner = self.lock();
+        let references = inner
+            .task
+            .history
+            .first()
+            .map(|m| m.reference_task_ids.clone())
+            .unwrap_or_default();
+        (inner.task.created_at, references)
     }
 
     /// The snapshot and the receiver are taken under one lock, so the subscriber sees every
@@ -97,8 +134,20 @@ impl LiveTask {
         max_history: usize,
     ) -> bool {
         let mut inner = self.lock();
+        let applied = Self::apply(&mut inner, event, history, max_history);
+        drop(inner);
+        self.publish(applied)
+    }
+
+    /// Applies an event under the lock; the new state, if any, is published after unlocking.
+    fn apply(
+        inner: &mut Inner,
+        event: TaskEvent,
+        history: Option<Message>,
+        max_history: usize,
+    ) -> Option<Option<TaskState>> {
         if inner.task.status.state.is_terminal() {
-            return false;
+            return None;
         }
         inner.task.apply(&event);
         if let Some(message) = history {
@@ -111,15 +160,95 @@ impl LiveTask {
             // No receivers is not an error: subscribers come and go.
             let _ = events.send(Arc::new(event));
         }
-        if let Some(state) = state {
-            if state.is_terminal() {
-                // Receivers drain what was sent, then see the channel closed.
-                inner.events = None;
-            }
-            drop(inner);
-            self.state.send_replace(state);
+        if state.is_some_and(TaskState::is_terminal) {
+            // Receivers drain what was sent, then see the channel closed; a waiting skill
+            // learns that no answer will come.
+            inner.events = None;
+            inner.waiting = None;
         }
-        true
+        Some(state)
+    }
+
+    fn publish(&self, applied: Option<Option<TaskState>>) -> bool {
+        match applied {
+            None => false,
+            Some(state) => {
+                if let Some(state) = state {
+                    self.state.send_replace(state);
+                }
+                true
+            }
+        }
+    }
+
+    /// Puts `question` to the caller: the task becomes INPUT_REQUIRED (or AUTH_REQUIRED) with
+    /// the question as its status message, also kept in history. `false` if the task ended.
+    pub(crate) fn pose(
+        &self,
+        question: &Question,
+        answer: oneshot::Sender<Answer>,
+        max_history: usize,
+    ) -> bool {
+        let event = self.status_event(question.kind.state(), Some(question.message()), None);
+        let message = event.status_message();
+        let mut inner = self.lock();
+        let applied = Self::apply(&mut inner, event, message, max_history);
+        if applied.is_some() {
+            inner.waiting = Some(Waiter {
+                question: question.clone(),
+                answer,
+            });
+        }
+        drop(inner);
+        self.publish(applied)
+    }
+
+    /// Hands the waiting question of `kind` its answer and sets the task WORKING again, keeping
+    /// `history` (the answering message) when given.
+    pub(crate) fn answer(
+        &self,
+        kind: QuestionKind,
+        answer: Answer,
+        history: Option<Message>,
+        max_history: usize,
+    ) -> Result<(), Refusal> {
+        let mut inner = self.lock();
+        let state = inner.task.status.state;
+        if state.is_terminal() {
+            return Err(Refusal::Ended(state));
+        }
+        let Some(waiter) = inner.waiting.take_if(|w| w.question.kind == kind) else {
+            return Err(match &inner.waiting {
+                Some(other) => Refusal::WaitsFor(other.question.kind),
+                None => Refusal::NotWaiting(state),
+            });
+        };
+        let history = history.map(|m| Message {
+            context_id: Some(self.context_id.clone()),
+            task_id: Some(self.id.clone()),
+            ..m
+        });
+        let event = self.status_event(TaskState::Working, None, None);
+        let applied = Self::apply(&mut inner, event, history, max_history);
+        drop(inner);
+        // The skill may have been dropped meanwhile (a cancel); the task then ends anyway.
+        let _ = waiter.answer.send(answer);
+        self.publish(applied);
+        Ok(())
+    }
+
+    /// Takes back the question `id` because it waited too long; `false` if an answer took it
+    /// first (the answer is then on its way).
+    pub(crate) fn withdraw(&self, id: &str) -> bool {
+        self.lock()
+            .waiting
+            .take_if(|w| w.question.id == id)
+            .is_some()
+    }
+
+    /// The question the task waits on, if any.
+    pub(crate) fn question(&self) -> Option<Question> {
+        self.lock().waiting.as_ref().map(|w| w.question.clone())
     }
 
     /// A status update for this task.

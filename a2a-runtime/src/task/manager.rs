@@ -7,9 +7,12 @@ use std::time::Duration;
 
 use futures::Stream;
 
-use super::live::{LiveTask, Subscribed};
+use super::conversation::ContextHistory;
+use super::live::{LiveTask, Refusal, Subscribed};
 use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
+use super::waiting::TaskAsker;
+use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::context::{TaskContext, UpdateSink};
 use crate::dispatch::{Dispatcher, RouteError, SkillOutput};
 use crate::model::{
@@ -28,6 +31,10 @@ pub(crate) struct TaskConfig {
     /// Events buffered per task for subscribers; one that falls further behind is resent a
     /// snapshot.
     pub(crate) stream_buffer: usize,
+    /// How long a question waits for its answer before the task fails.
+    pub(crate) input_timeout: Duration,
+    /// The most calls waiting for answers at once.
+    pub(crate) max_waiting: usize,
 }
 
 impl Default for TaskConfig {
@@ -36,6 +43,8 @@ impl Default for TaskConfig {
             cancel_grace: Duration::from_secs(5),
             max_history: 100,
             stream_buffer: 256,
+            input_timeout: Duration::from_secs(15 * 60),
+            max_waiting: 10_000,
         }
     }
 }
@@ -62,6 +71,14 @@ pub(crate) enum TaskError {
         "task `{0}` is still working and does not accept messages until it asks for input; wait for it or cancel it"
     )]
     Busy(String),
+    #[error(
+        "task `{0}` is waiting for authorization, which arrives out of band, not as a message; subscribe to the task or poll it"
+    )]
+    AwaitingAuth(String),
+    #[error("task `{id}` is {state:?}, not waiting for authorization", state = .state)]
+    NotAwaitingAuth { id: String, state: TaskState },
+    #[error("task `{id}` is not waiting for an answer to `{question}`; read the task for its current question")]
+    NoSuchQuestion { id: String, question: String },
     #[error("message.contextId `{given}` does not match task `{task}`'s contextId `{actual}`")]
     ContextMismatch {
         task: String,
@@ -105,6 +122,25 @@ pub(crate) struct TaskManager {
     dispatcher: Arc<Dispatcher>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     config: TaskConfig,
+    input: InputLimits,
+}
+
+/// A message accepted for a task: a new task to run, or the answer a waiting task resumed with.
+enum Accepted {
+    New {
+        live: Arc<LiveTask>,
+        skill: &'static str,
+        input: serde_json::Value,
+    },
+    Resumed(Arc<LiveTask>),
+}
+
+impl Accepted {
+    fn live(&self) -> &Arc<LiveTask> {
+        match self {
+            Self::New { live, .. } | Self::Resumed(live) => live,
+        }
+    }
 }
 
 impl TaskManager {
@@ -118,6 +154,7 @@ impl TaskManager {
             dispatcher,
             live: Mutex::new(HashMap::new()),
             config,
+            input: InputLimits::new(config.input_timeout, config.max_waiting),
         })
     }
 
@@ -138,11 +175,12 @@ impl TaskManager {
         message: Message,
         return_immediately: bool,
     ) -> Result<Task, TaskError> {
-        let (live, skill, input) = self.create_from_message(message).await?;
-        // The task as created; only needed when not waiting for the skill.
+        let accepted = self.accept(message).await?;
+        let live = Arc::clone(accepted.live());
+        // The task as created or resumed; only needed when not waiting for the skill.
         let created = return_immediately.then(|| live.snapshot());
         let mut state = live.state.subscribe();
-        self.spawn(Arc::clone(&live), skill, input, Vec::new());
+        self.run_accepted(accepted);
         if let Some(task) = created {
             return Ok(task);
         }
@@ -160,10 +198,10 @@ impl TaskManager {
         self: &Arc<Self>,
         message: Message,
     ) -> Result<TaskEvents, TaskError> {
-        let (live, skill, input) = self.create_from_message(message).await?;
-        let first = live.subscribe();
-        let id = live.id.clone();
-        self.spawn(live, skill, input, Vec::new());
+        let accepted = self.accept(message).await?;
+        let first = accepted.live().subscribe();
+        let id = accepted.live().id.clone();
+        self.run_accepted(accepted);
         Ok(Box::pin(subscription::stream(Arc::clone(self), id, first)))
     }
 
@@ -218,22 +256,126 @@ impl TaskManager {
         })
     }
 
-    /// Validates a user message and routes it to a skill, then creates its task.
-    async fn create_from_message(
-        &self,
-        message: Message,
-    ) -> Result<(Arc<LiveTask>, &'static str, serde_json::Value), TaskError> {
+    /// Validates a user message. A message for an existing task answers its question; any
+    /// other is routed to a skill and creates a task.
+    async fn accept(&self, message: Message) -> Result<Accepted, TaskError> {
         validate(&message)?;
         if let Some(task_id) = message.task_id.clone() {
-            return Err(self.refuse_follow_up(&task_id, &message).await);
+            return self.resume(&task_id, message).await.map(Accepted::Resumed);
         }
         let route = self.dispatcher.route(&message)?;
         let live = self.create(message).await?;
-        Ok((live, route.skill.descriptor.id(), route.input))
+        Ok(Accepted::New {
+            live,
+            skill: route.skill.descriptor.id(),
+            input: route.input,
+        })
     }
 
-    /// Why a message for an existing task is refused (validated against the store before
-    /// anything is written, a2a-spec.md §11.1).
+    fn run_accepted(self: &Arc<Self>, accepted: Accepted) {
+        if let Accepted::New { live, skill, input } = accepted {
+            self.spawn(live, skill, input, Vec::new());
+        }
+    }
+
+    /// Answers the question task `task_id` waits on with `message`. Checked before anything is
+    /// written (a2a-spec.md §11.1): an unknown task, a contextId mismatch, a finished task and a
+    /// task not waiting for input are refused.
+    async fn resume(&self, task_id: &str, message: Message) -> Result<Arc<LiveTask>, TaskError> {
+        let Some(live) = self.live(task_id) else {
+            return Err(self.refuse_follow_up(task_id, &message).await);
+        };
+        if let Some(given) = &message.context_id
+            && *given != live.context_id
+        {
+            return Err(TaskError::ContextMismatch {
+                task: task_id.to_owned(),
+                given: given.clone(),
+                actual: live.context_id.clone(),
+            });
+        }
+        let answer = Answer::Message(message.clone());
+        live.answer(
+            QuestionKind::Input,
+            answer,
+            Some(message),
+            self.config.max_history,
+        )
+        .map_err(|refusal| refused(task_id, refusal, QuestionKind::Input))?;
+        self.persist(&live).await;
+        Ok(live)
+    }
+
+    /// Answers the question task `task_id` waits on with a structured value (an MCP client's
+    /// input response), kept in history as a data message.
+    pub(crate) async fn answer(
+        &self,
+        task_id: &str,
+        question_id: &str,
+        answer: Answer,
+    ) -> Result<(), TaskError> {
+        let live = self.running(task_id).await?;
+        if live.question().is_none_or(|q| q.id != question_id) {
+            return Err(TaskError::NoSuchQuestion {
+                id: task_id.to_owned(),
+                question: question_id.to_owned(),
+            });
+        }
+        let history = match &answer {
+            Answer::Value(value) => Some(Message {
+                role: Role::User,
+                ..Message::agent(vec![Part::data(value.clone())])
+            }),
+            Answer::Message(message) => Some(message.clone()),
+            Answer::Declined => None,
+        };
+        live.answer(QuestionKind::Input, answer, history, self.config.max_history)
+            .map_err(|refusal| refused(task_id, refusal, QuestionKind::Input))?;
+        self.persist(&live).await;
+        Ok(())
+    }
+
+    /// Tells task `task_id`, waiting in AUTH_REQUIRED, that its authorization arrived; the
+    /// credential goes to the skill and is not kept in the task.
+    pub(crate) async fn authorize(
+        &self,
+        task_id: &str,
+        credential: serde_json::Value,
+    ) -> Result<(), TaskError> {
+        let live = self.running(task_id).await?;
+        live.answer(
+            QuestionKind::Auth,
+            Answer::Value(credential),
+            None,
+            self.config.max_history,
+        )
+        .map_err(|refusal| refused(task_id, refusal, QuestionKind::Auth))?;
+        self.persist(&live).await;
+        Ok(())
+    }
+
+    /// The question task `task_id` waits on, if it waits.
+    pub(crate) fn question(&self, task_id: &str) -> Option<Question> {
+        self.live(task_id)?.question()
+    }
+
+    /// The live task `task_id`, or why there is none.
+    async fn running(&self, task_id: &str) -> Result<Arc<LiveTask>, TaskError> {
+        if let Some(live) = self.live(task_id) {
+            return Ok(live);
+        }
+        let task = self.get(task_id).await?;
+        Err(if task.status.state.is_terminal() {
+            TaskError::Terminal {
+                id: task.id,
+                state: task.status.state,
+            }
+        } else {
+            TaskError::NotRunning(task.id)
+        })
+    }
+
+    /// Why a message for a task that is not running here is refused.
     async fn refuse_follow_up(&self, task_id: &str, message: &Message) -> TaskError {
         let task = match self.get(task_id).await {
             Ok(task) => task,
@@ -254,7 +396,7 @@ impl TaskManager {
                 state: task.status.state,
             };
         }
-        TaskError::Busy(task_id.to_owned())
+        TaskError::NotRunning(task_id.to_owned())
     }
 
     /// Creates a SUBMITTED task holding `message` and registers it as live.
@@ -311,15 +453,27 @@ impl TaskManager {
             self.live_map().remove(&live.id);
             return;
         }
-        let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&live) as Arc<dyn UpdateSink>];
-        sinks.extend(extra_sinks);
-        let context = TaskContext::new(
+        let (created_at, references) = live.origin();
+        let context = TaskContext::builder(
             live.id.clone(),
             live.context_id.clone(),
             skill.descriptor.id(),
             live.cancel.clone(),
-            sinks,
-        );
+        )
+        .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
+        .sinks(extra_sinks)
+        .asker(Some(Arc::new(TaskAsker::new(
+            Arc::clone(&self),
+            Arc::clone(&live),
+        ))))
+        .conversation(Arc::new(ContextHistory::new(
+            Arc::clone(&self.store),
+            &live,
+            created_at,
+            max_history,
+        )))
+        .references(references)
+        .build();
         let result = self
             .dispatcher
             .run(skill, input, context, self.config.cancel_grace)
@@ -346,10 +500,7 @@ impl TaskManager {
                 let mut parts = vec![Part::text(error.message())];
                 parts.extend(error.data().cloned().map(Part::data));
                 let event = live.status_event(TaskState::Failed, Some(Message::agent(parts)), None);
-                let message = match &event {
-                    TaskEvent::Status(update) => update.status.message.clone(),
-                    TaskEvent::Artifact(_) => None,
-                };
+                let message = event.status_message();
                 live.record(event, message, max_history);
             }
             // The grace period ran out after a cancel; the task is already `Canceled`.
@@ -359,9 +510,33 @@ impl TaskManager {
         self.live_map().remove(&live.id);
     }
 
+    /// Fails a task whose question waited too long, and stops its skill.
+    pub(super) async fn expire(&self, live: &LiveTask, question: &Question) {
+        let reason = Message::agent_text(format!(
+            "No answer to \"{}\" within {}s; the task was closed.",
+            question.prompt,
+            self.input.timeout().as_secs()
+        ));
+        let event = live.status_event(TaskState::Failed, Some(reason), None);
+        let message = event.status_message();
+        live.record(event, message, self.config.max_history);
+        live.cancel.cancel();
+        self.persist(live).await;
+    }
+
+    /// The bounds on waiting for answers, shared with the MCP front-end.
+    pub(crate) fn input_limits(&self) -> &InputLimits {
+        &self.input
+    }
+
+    /// The most messages kept per task.
+    pub(super) fn max_history(&self) -> usize {
+        self.config.max_history
+    }
+
     /// Writes the task's newest snapshot. Writers queue on the task's persist lock and read the
     /// snapshot only once they hold it, so an older state never overwrites a newer one.
-    async fn persist(&self, live: &LiveTask) {
+    pub(super) async fn persist(&self, live: &LiveTask) {
         let _guard = live.persist.lock().await;
         if let Err(error) = self.store.put(live.snapshot()).await {
             tracing::error!(task = %live.id, %error, "could not persist task update");
@@ -429,6 +604,21 @@ impl TaskManager {
         task.status = TaskStatus::now(TaskState::Canceled, None);
         self.store.put(task.clone()).await?;
         Ok(task)
+    }
+}
+
+/// The error for an answer a task did not take.
+fn refused(id: &str, refusal: Refusal, offered: QuestionKind) -> TaskError {
+    let id = id.to_owned();
+    let state = match refusal {
+        Refusal::Ended(state) => return TaskError::Terminal { id, state },
+        Refusal::NotWaiting(state) => state,
+        Refusal::WaitsFor(kind) => kind.state(),
+    };
+    match offered {
+        QuestionKind::Auth => TaskError::NotAwaitingAuth { id, state },
+        QuestionKind::Input if state == TaskState::AuthRequired => TaskError::AwaitingAuth(id),
+        QuestionKind::Input => TaskError::Busy(id),
     }
 }
 

@@ -1,11 +1,13 @@
 //! Tasks: the [`TaskStore`] trait, the bounded in-memory store, and the manager that runs skills
 //! as tasks.
 
+mod conversation;
 mod live;
 mod manager;
 mod memory;
 mod store;
 mod subscription;
+mod waiting;
 
 pub(crate) use manager::{TaskConfig, TaskError, TaskEvents, TaskManager, request_message};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};

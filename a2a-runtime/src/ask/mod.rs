@@ -1,0 +1,11 @@
+//! Questions a running skill puts to its caller (`ctx.ask`, `ctx.require_auth`) and the answers
+//! that resume it. The core is protocol-neutral: an [`Asker`] per call decides how a question
+//! reaches the caller (an A2A task interruption, an MCP elicitation or input-required result).
+
+mod error;
+mod limits;
+mod question;
+
+pub use error::AskError;
+pub(crate) use limits::InputLimits;
+pub(crate) use question::{Answer, Asker, Question, QuestionKind};

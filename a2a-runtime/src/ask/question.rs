@@ -1,0 +1,231 @@
+//! A question, the answers that can come back, and how an answer becomes the asked-for type.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::error::Category;
+
+use super::AskError;
+use crate::model::{Message, Part, PartContent, TaskState, new_id};
+use crate::util::BoxFuture;
+
+/// The media type of the data part that carries an answer's JSON Schema.
+pub(crate) const SCHEMA_MEDIA_TYPE: &str = "application/schema+json";
+
+/// What a question waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QuestionKind {
+    /// More input from the caller (`TASK_STATE_INPUT_REQUIRED`).
+    Input,
+    /// Authorization, which arrives out of band (`TASK_STATE_AUTH_REQUIRED`).
+    Auth,
+}
+
+impl QuestionKind {
+    /// The state a task waits in for an answer of this kind.
+    pub(crate) fn state(self) -> TaskState {
+        match self {
+            Self::Input => TaskState::InputRequired,
+            Self::Auth => TaskState::AuthRequired,
+        }
+    }
+
+    /// What a question of this kind needs, for error messages.
+    pub(crate) fn needs(self) -> &'static str {
+        match self {
+            Self::Input => "more input",
+            Self::Auth => "authorization",
+        }
+    }
+}
+
+/// One question from a skill to its caller.
+#[derive(Debug, Clone)]
+pub(crate) struct Question {
+    /// New for every asking, so an answer meant for an earlier question cannot be taken for
+    /// this one (MCP input request keys).
+    pub(crate) id: String,
+    pub(crate) kind: QuestionKind,
+    pub(crate) prompt: String,
+    /// The JSON Schema an answer must match; `None` for authorization.
+    pub(crate) schema: Option<Value>,
+    /// Why the previous answer could not be used, when this is the question asked again.
+    pub(crate) problem: Option<String>,
+}
+
+/// What came back.
+#[derive(Debug, Clone)]
+pub(crate) enum Answer {
+    /// An A2A message from the caller.
+    Message(Message),
+    /// A structured value: an MCP form's content, or the credential handed to the runtime.
+    Value(Value),
+    /// The caller declined or dismissed the question.
+    Declined,
+}
+
+/// Puts questions to the caller of one call and waits for the answer.
+pub(crate) trait Asker: Send + Sync {
+    fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>>;
+}
+
+impl Question {
+    /// A question whose answer must match `schema`.
+    pub(crate) fn input(prompt: String, schema: Value) -> Self {
+        Self {
+            id: new_id(),
+            kind: QuestionKind::Input,
+            prompt,
+            schema: Some(schema),
+            problem: None,
+        }
+    }
+
+    /// A request for authorization, explained by `explanation`.
+    pub(crate) fn auth(explanation: String) -> Self {
+        Self {
+            id: new_id(),
+            kind: QuestionKind::Auth,
+            prompt: explanation,
+            schema: None,
+            problem: None,
+        }
+    }
+
+    /// The same question, asked again because its answer could not be used.
+    pub(crate) fn again(&self, problem: String) -> Self {
+        Self {
+            id: new_id(),
+            problem: Some(problem),
+            ..self.clone()
+        }
+    }
+
+    /// The question as shown to a person: the prompt, after the problem with the last answer.
+    pub(crate) fn text(&self) -> String {
+        match &self.problem {
+            Some(problem) => format!("Could not use that answer ({problem}). {}", self.prompt),
+            None => self.prompt.clone(),
+        }
+    }
+
+    /// The question as an agent message: its text, and the answer's JSON Schema as a data part.
+    pub(crate) fn message(&self) -> Message {
+        let mut parts = vec![Part::text(self.text())];
+        if let Some(schema) = &self.schema {
+            parts.push(Part {
+                media_type: Some(SCHEMA_MEDIA_TYPE.into()),
+                ..Part::data(schema.clone())
+            });
+        }
+        Message::agent(parts)
+    }
+
+    /// Reads `answer` as a `T`, or says why it cannot be one. A message's first data part is
+    /// read as JSON; otherwise its text is read as a JSON string, then as JSON (so `3`, `true`
+    /// and `{"a":1}` work as text too).
+    pub(crate) fn read<T: DeserializeOwned>(&self, answer: Answer) -> Result<T, String> {
+        match answer {
+            Answer::Message(message) => {
+                let data = message.parts.iter().find_map(|part| match &part.content {
+                    PartContent::Data(value) => Some(value.clone()),
+                    _ => None,
+                });
+                match (data, message.text()) {
+                    (Some(value), _) => from_value(value),
+                    (None, Some(text)) => from_text(&text),
+                    (None, None) => Err("the answer holds neither text nor data".into()),
+                }
+            }
+            Answer::Value(Value::String(text)) => from_text(&text),
+            Answer::Value(value) => from_value(value),
+            Answer::Declined => Err("the question was declined".into()),
+        }
+    }
+}
+
+fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, String> {
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+/// Text is first taken as a string; if `T` is not a string type, as JSON. The error reported is
+/// the one from the reading the text was evidently meant for.
+fn from_text<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let text = text.trim();
+    let as_string = match serde_json::from_value::<T>(Value::String(text.to_owned())) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    match serde_json::from_str::<T>(text) {
+        Ok(value) => Ok(value),
+        Err(error) if error.classify() == Category::Data => Err(error.to_string()),
+        Err(_) => Err(as_string.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    fn question() -> Question {
+        Question::input("How many?".into(), serde_json::json!({"type": "integer"}))
+    }
+
+    fn text(text: &str) -> Answer {
+        Answer::Message(Message {
+            role: crate::model::Role::User,
+            ..Message::agent_text(text)
+        })
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum Confirm {
+        Yes,
+        No,
+    }
+
+    #[test]
+    fn text_answers_read_as_strings_first_then_as_json() {
+        let q = question();
+        assert_eq!(q.read::<String>(text(" Paris ")).unwrap(), "Paris");
+        assert_eq!(q.read::<u32>(text("3")).unwrap(), 3);
+        assert_eq!(q.read::<Confirm>(text("yes")).unwrap(), Confirm::Yes);
+        assert_eq!(
+            q.read::<Vec<u8>>(text("[1, 2]")).unwrap(),
+            vec![1_u8, 2],
+            "JSON text"
+        );
+    }
+
+    #[test]
+    fn unreadable_text_names_what_was_expected() {
+        let q = question();
+        let error = q.read::<u32>(text("three")).unwrap_err();
+        assert!(error.contains("expected u32"), "{error}");
+        let error = q.read::<Confirm>(text("maybe")).unwrap_err();
+        assert!(error.contains("unknown variant `maybe`"), "{error}");
+        let error = q.read::<u32>(text("-5")).unwrap_err();
+        assert!(error.contains("-5"), "data errors from JSON text win: {error}");
+    }
+
+    #[test]
+    fn a_data_part_is_read_as_json() {
+        let answer = Answer::Message(Message {
+            role: crate::model::Role::User,
+            ..Message::agent(vec![Part::text("ignored"), Part::data(serde_json::json!(7))])
+        });
+        assert_eq!(question().read::<u32>(answer).unwrap(), 7);
+    }
+
+    #[test]
+    fn asking_again_keeps_the_prompt_and_shows_the_problem() {
+        let again = question().again("not a number".into());
+        assert_eq!(
+            again.text(),
+            "Could not use that answer (not a number). How many?"
+        );
+        assert_ne!(again.id, question().id);
+        assert_eq!(again.message().parts.len(), 2);
+    }
+}

@@ -1,0 +1,55 @@
+//! A task's skill waiting for an answer: the task interrupted with the question, the skill's
+//! future parked on a channel (no thread held), and expiry failing the task.
+
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+
+use super::live::LiveTask;
+use super::manager::TaskManager;
+use crate::ask::{Answer, AskError, Asker, Question};
+use crate::util::BoxFuture;
+
+/// Puts a task skill's questions to the task's client.
+pub(super) struct TaskAsker {
+    manager: Arc<TaskManager>,
+    live: Arc<LiveTask>,
+}
+
+impl TaskAsker {
+    pub(super) fn new(manager: Arc<TaskManager>, live: Arc<LiveTask>) -> Self {
+        Self { manager, live }
+    }
+
+    async fn wait(&self, question: &Question) -> Result<Answer, AskError> {
+        let limits = self.manager.input_limits();
+        let _slot = limits.acquire(&question.prompt)?;
+        let canceled = || AskError::Canceled {
+            prompt: question.prompt.clone(),
+        };
+        let (sender, mut answer) = oneshot::channel();
+        if !self.live.pose(question, sender, self.manager.max_history()) {
+            return Err(canceled());
+        }
+        self.manager.persist(&self.live).await;
+        tokio::select! {
+            // A dropped sender means the task ended (a cancel) while waiting.
+            answer = &mut answer => answer.map_err(|_| canceled()),
+            () = tokio::time::sleep(limits.timeout()) => {
+                if self.live.withdraw(&question.id) {
+                    self.manager.expire(&self.live, question).await;
+                    Err(limits.expired(&question.prompt))
+                } else {
+                    // Answered as the timer fired: the answer is already sent.
+                    answer.await.map_err(|_| canceled())
+                }
+            }
+        }
+    }
+}
+
+impl Asker for TaskAsker {
+    fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
+        Box::pin(self.wait(question))
+    }
+}
