@@ -5,6 +5,7 @@ pub mod lab;
 pub mod registry_agents;
 pub mod sse;
 pub mod stepper;
+pub mod talker;
 
 use std::net::SocketAddr;
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 #[non_exhaustive]
 pub enum AskError {
     /// Nobody answered within the server's input timeout; the task has failed.
-    #[error("no answer to \"{prompt}\" within {}s", .after.as_secs())]
+    #[error("no answer to \"{prompt}\" within {after:?}")]
     Expired {
         /// The question.
         prompt: String,

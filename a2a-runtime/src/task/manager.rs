@@ -513,9 +513,9 @@ impl TaskManager {
     /// Fails a task whose question waited too long, and stops its skill.
     pub(super) async fn expire(&self, live: &LiveTask, question: &Question) {
         let reason = Message::agent_text(format!(
-            "No answer to \"{}\" within {}s; the task was closed.",
+            "No answer to \"{}\" within {:?}; the task was closed.",
             question.prompt,
-            self.input.timeout().as_secs()
+            self.input.timeout()
         ));
         let event = live.status_event(TaskState::Failed, Some(reason), None);
         let message = event.status_message();
