@@ -1,7 +1,7 @@
 //! Interop with the official Python clients users have: `a2a-sdk` (1.x) and `mcp` (2.x).
 //!
-//! The server is the currency example's binary started through `serve()` with
-//! `--bind 127.0.0.1:0`, exactly as a user runs it. Python comes from `A2A_TEST_PYTHON` (set by
+//! The servers are the example binaries (currency, booking) started through `serve()` with
+//! `--bind 127.0.0.1:0`, exactly as a user runs them. Python comes from `A2A_TEST_PYTHON` (set by
 //! `scripts/test`, which installs the packages) or `python3`; if the packages are missing the
 //! tests fail and say how to install them.
 
@@ -89,4 +89,24 @@ async fn official_mcp_client_calls_tools_with_progress_over_streamable_http() {
 async fn official_mcp_client_calls_tools_with_progress_over_stdio() {
     require_packages().await;
     run_python(&[script("mcp_client.py").to_str().unwrap(), "stdio", SERVER]).await;
+}
+
+const BOOKING: &str = env!("CARGO_BIN_EXE_interop-booking");
+
+#[tokio::test]
+async fn official_a2a_client_completes_questions_and_sign_in() {
+    require_packages().await;
+    let (_server, base) = a2a_tests::spawn_served(BOOKING).await;
+    run_python(&[script("a2a_ask.py").to_str().unwrap(), &base]).await;
+}
+
+#[tokio::test]
+async fn official_mcp_client_answers_questions_by_elicitation_and_input_required_retry() {
+    require_packages().await;
+    let (_server, base) = a2a_tests::spawn_served(BOOKING).await;
+    run_python(&[
+        script("mcp_ask.py").to_str().unwrap(),
+        &format!("{base}mcp"),
+    ])
+    .await;
 }

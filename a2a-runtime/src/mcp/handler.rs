@@ -2,10 +2,11 @@
 //! manager.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CacheScope, CallToolRequestParams, ElicitRequest, InputRequest, CallToolResponse, CallToolResult, CancelTaskParams,
     ContentBlock, CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult,
     Implementation, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
@@ -15,8 +16,12 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
+use super::asking::{ElicitAsker, NoAnswers};
+use super::elicit::{Form, supports_forms};
+use super::parked::{CallEvent, DetachedCall, Resumed};
 use super::results::{call_result, task_result};
 use super::updates::{ArtifactCollector, ProgressForwarder};
+use crate::ask::Asker;
 use crate::context::{TaskContext, UpdateSink};
 use crate::dispatch::normalize_numbers;
 use crate::model::{Task, TaskState, new_id};
@@ -62,6 +67,12 @@ impl McpHandler {
                 Some(json!({ "tool": request.name })),
             ));
         };
+        let tool = skill.descriptor.id();
+        if let Some(state) = &request.request_state {
+            return self
+                .resume(tool, state, request.input_responses, &context)
+                .await;
+        }
         let mut input = Value::Object(request.arguments.unwrap_or_default());
         normalize_numbers(&mut input);
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
@@ -70,32 +81,46 @@ impl McpHandler {
                 ContentBlock::text(format!("invalid arguments: {error}")),
             ])));
         }
+        let capabilities = context.client_capabilities();
+        let forms = supports_forms(capabilities.as_ref());
+        // Protocol 2026-07-28 has no server-to-client requests: questions go back as
+        // input-required results, and the call waits detached between rounds.
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        if capabilities.is_some_and(|caps| caps.supports_tasks()) {
+            let progress =
+                ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
+            return self.call_as_task(tool, input, progress, &context).await;
+        }
+        let limits = self.app.manager.input_limits().clone();
+        let grace = self.app.manager.cancel_grace();
+        if stateless && forms {
+            let call = self
+                .app
+                .parked
+                .start(&self.app.dispatcher, tool, input, limits, grace);
+            return Ok(self.drive(call, &context).await);
+        }
+        let asker: Arc<dyn Asker> = if forms {
+            Arc::new(ElicitAsker::new(context.peer.clone(), limits))
+        } else {
+            Arc::new(NoAnswers)
+        };
         let progress =
             ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
-        let tasks = context
-            .client_capabilities()
-            .is_some_and(|caps| caps.supports_tasks());
-        if tasks {
-            return self
-                .call_as_task(skill.descriptor.id(), input, progress, &context)
-                .await;
-        }
         let published = Arc::new(ArtifactCollector::default());
         let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&published) as _];
         sinks.extend(progress.clone().map(|p| p as Arc<dyn UpdateSink>));
         let call_id = new_id();
         // `context.ct` fires on `notifications/cancelled` and when the client closes the
         // response stream.
-        let task = TaskContext::builder(
-            call_id.clone(),
-            call_id,
-            skill.descriptor.id(),
-            context.ct.clone(),
-        )
-        .sinks(sinks)
-        .build();
+        let task = TaskContext::builder(call_id.clone(), call_id, tool, context.ct.clone())
+            .sinks(sinks)
+            .asker(Some(asker))
+            .build();
         let result = dispatcher
-            .run(skill, input, task, self.app.manager.cancel_grace())
+            .run(skill, input, task, grace)
             .await
             .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
         if let Some(progress) = progress {
@@ -106,6 +131,81 @@ impl McpHandler {
             &published.take(),
             result,
         )))
+    }
+
+    /// Drives a detached call until it finishes or asks; a question parks the call and answers
+    /// the request with an input-required result.
+    async fn drive(
+        &self,
+        mut call: DetachedCall,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        let progress =
+            ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
+        let relay = Arc::clone(&call.progress);
+        relay.set(progress.clone());
+        let ttl = self.app.manager.input_limits().timeout();
+        let response = loop {
+            // A closed response stream or `notifications/cancelled` cancels the call.
+            let event = tokio::select! {
+                event = call.events.recv() => Some(event),
+                () = context.ct.cancelled() => None,
+            };
+            let event = match event {
+                Some(event) => event,
+                None => {
+                    call.cancel.cancel();
+                    call.events.recv().await
+                }
+            };
+            match event {
+                Some(CallEvent::Asked(question)) => {
+                    match self.app.parked.park(&question, call, ttl) {
+                        Ok(result) => break CallToolResponse::InputRequired(result),
+                        // It expired at once; the call finishes with that error.
+                        Err(unparked) => call = unparked,
+                    }
+                }
+                Some(CallEvent::Finished(result)) => {
+                    let skill = self.app.dispatcher.registry().get(call.skill);
+                    break match skill {
+                        Some(skill) => CallToolResponse::Complete(call_result(
+                            skill,
+                            &call.published.take(),
+                            result,
+                        )),
+                        None => tool_error("the tool is no longer registered"),
+                    };
+                }
+                None => break tool_error("the call ended without a result"),
+            }
+        };
+        relay.set(None);
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        response
+    }
+
+    /// A retry of a call that asked (MRTR): the answer resumes the waiting skill.
+    async fn resume(
+        &self,
+        tool: &'static str,
+        state: &str,
+        responses: Option<rmcp::model::InputResponses>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let ttl = self.app.manager.input_limits().timeout();
+        match self.app.parked.resume(tool, state, responses) {
+            Ok(Resumed::Answered(call)) => Ok(self.drive(call, context).await),
+            Ok(Resumed::Unanswered(question)) => Ok(CallToolResponse::InputRequired(
+                self.app.parked.ask_again(&question, tool, ttl),
+            )),
+            Err(error) => Err(McpError::invalid_params(
+                error.to_string(),
+                Some(json!({ "field": "requestState" })),
+            )),
+        }
     }
 
     /// A call from a client that supports the tasks extension runs as a task of the shared task
@@ -169,7 +269,19 @@ impl McpHandler {
         if let Some(text) = task.status.message.as_ref().and_then(|m| m.text()) {
             base = base.with_status_message(text);
         }
+        let question = (task.status.state == TaskState::InputRequired)
+            .then(|| self.app.manager.question(&task.id))
+            .flatten();
         let payload = match task.status.state {
+            TaskState::InputRequired if question.is_some() => {
+                let question = question.unwrap_or_else(|| unreachable!());
+                let request = InputRequest::Elicitation(ElicitRequest::new(
+                    Form::new(&question).params,
+                ));
+                TaskPayload::InputRequired {
+                    input_requests: BTreeMap::from([(question.id, request)]),
+                }
+            }
             TaskState::Submitted
             | TaskState::Working
             | TaskState::InputRequired
@@ -209,6 +321,10 @@ fn task_error(id: &str, error: TaskError) -> McpError {
         ),
         other => McpError::internal_error(other.to_string(), None),
     }
+}
+
+fn tool_error(text: &str) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
 }
 
 fn object<T: serde::Serialize>(value: &T) -> JsonObject {
@@ -278,13 +394,38 @@ impl ServerHandler for McpHandler {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let task = self.find_task(&request.task_id).await?;
-        Err(McpError::invalid_params(
-            format!(
-                "task `{}` is not waiting for input; tasks/update answers input requests only",
-                task.id
-            ),
-            Some(json!({ "taskId": task.id })),
-        ))
+        let Some(question) = self.app.manager.question(&task.id) else {
+            return Err(McpError::invalid_params(
+                format!(
+                    "task `{}` is not waiting for input; tasks/update answers input requests only",
+                    task.id
+                ),
+                Some(json!({ "taskId": task.id })),
+            ));
+        };
+        let field = format!("inputResponses.{}", question.id);
+        let Some(response) = request.input_responses.get(&question.id) else {
+            return Err(McpError::invalid_params(
+                format!(
+                    "{field}: missing; the task waits for an answer to input request `{}`",
+                    question.id
+                ),
+                Some(json!({ "taskId": task.id, "field": field })),
+            ));
+        };
+        let answer = Form::new(&question)
+            .answer_value(response.clone())
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!("{field}: not an elicitation result (action, content)"),
+                    Some(json!({ "taskId": task.id, "field": field })),
+                )
+            })?;
+        self.app
+            .manager
+            .answer(&task.id, &question.id, answer)
+            .await
+            .map_err(|error| task_error(&task.id, error))
     }
 
     /// Cooperative, as the extension specifies: a task that already ended is acknowledged and

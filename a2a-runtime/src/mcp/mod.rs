@@ -1,10 +1,14 @@
 //! The MCP front-end, built on rmcp. Every rmcp type stays inside this module: users never see
 //! them, so an rmcp upgrade never breaks a user's build.
 
+mod asking;
+mod elicit;
 mod handler;
+mod parked;
 mod results;
 mod tools;
 mod updates;
 
 pub(crate) use handler::McpHandler;
+pub(crate) use parked::ParkedCalls;
 pub(crate) use tools::tool_list;

@@ -125,6 +125,33 @@ impl UpdateSink for ProgressForwarder {
     }
 }
 
+/// Progress of a call that spans several requests (MRTR rounds): reports go to the forwarder of
+/// the request driving the call now, and are dropped between requests.
+#[derive(Default)]
+pub(crate) struct ProgressRelay {
+    current: Mutex<Option<Arc<ProgressForwarder>>>,
+}
+
+impl ProgressRelay {
+    /// Sends reports to `forwarder` from now on (`None`: nowhere).
+    pub(crate) fn set(&self, forwarder: Option<Arc<ProgressForwarder>>) {
+        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = forwarder;
+    }
+}
+
+impl UpdateSink for ProgressRelay {
+    fn update(&self, update: &Update) {
+        let current = self
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(forwarder) = current {
+            forwarder.update(update);
+        }
+    }
+}
+
 /// Collects the artifacts a skill publishes during a plain `tools/call`, so their parts can
 /// lead the result content.
 #[derive(Default)]

@@ -43,6 +43,8 @@ pub(crate) struct App {
     pub(crate) dispatcher: Arc<Dispatcher>,
     pub(crate) manager: Arc<TaskManager>,
     pub(crate) tools: Arc<Vec<rmcp::model::Tool>>,
+    /// MCP calls waiting between input-required rounds.
+    pub(crate) parked: Arc<crate::mcp::ParkedCalls>,
     pub(crate) limits: Limits,
     /// Cancelled when the server shuts down: open streams end so connections can close.
     pub(crate) shutdown: CancellationToken,
@@ -253,6 +255,7 @@ impl AgentServer {
             dispatcher,
             manager,
             tools,
+            parked: Arc::new(crate::mcp::ParkedCalls::new()),
             limits: self.limits,
             shutdown: self.shutdown.clone(),
         }))

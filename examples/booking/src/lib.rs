@@ -5,7 +5,12 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use a2a_runtime::axum::Router;
+use a2a_runtime::axum::extract::Path;
+use a2a_runtime::axum::http::StatusCode;
+use a2a_runtime::axum::routing::get;
 use a2a_runtime::prelude::*;
+use a2a_runtime::{AgentServer, TasksError};
 use chrono::NaiveDate;
 
 /// Books restaurant tables, asking for whatever the request left out.
@@ -31,6 +36,24 @@ impl Booking {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The agent's server: A2A and MCP, plus `GET /signin/{task}`, a demo stand-in for an OAuth
+/// callback that completes the sign-in `cancel_booking` waits for.
+pub fn server() -> AgentServer {
+    let server = Booking::default().server();
+    let tasks = server.tasks();
+    // Whoever opens the link counts as signed in. A real application verifies the identity
+    // provider's response before calling `authorize`.
+    let sign_in = get(move |Path(task): Path<String>| async move {
+        let credential = a2a_runtime::serde_json::json!({ "user": "demo" });
+        match tasks.authorize(&task, credential).await {
+            Ok(()) => (StatusCode::OK, "Signed in; the task continues.\n".to_owned()),
+            Err(error @ TasksError::NotFound(_)) => (StatusCode::NOT_FOUND, format!("{error}\n")),
+            Err(error) => (StatusCode::CONFLICT, format!("{error}\n")),
+        }
+    });
+    server.routes(Router::new().route("/signin/{task}", sign_in))
 }
 
 /// A yes-or-no answer.

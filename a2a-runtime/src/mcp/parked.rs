@@ -1,0 +1,292 @@
+//! Calls suspended between MRTR rounds (protocol 2026-07-28). A skill that asks makes its call
+//! return an input-required result while the skill keeps waiting, detached from any request,
+//! until the client retries with the answer and the sealed `requestState`, or the question
+//! expires. The state names the waiting question and is HMAC-sealed to the tool, so a client
+//! can neither forge one nor replay it against another tool; it is single-use.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rmcp::model::{
+    ElicitRequest, InputRequest, InputRequiredResult, InputResponses, RequestStateCodec,
+    SealOptions,
+};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::asking::auth_unsupported;
+use super::elicit::Form;
+use super::updates::{ArtifactCollector, ProgressRelay};
+use crate::ask::{Answer, AskError, Asker, InputLimits, Question, QuestionKind};
+use crate::context::{TaskContext, UpdateSink};
+use crate::dispatch::{Dispatcher, SkillResult};
+use crate::model::new_id;
+use crate::skill_error::SkillError;
+use crate::util::BoxFuture;
+
+/// What a detached call tells the request driving it.
+pub(crate) enum CallEvent {
+    /// The skill asked a question and waits (it is parked under the question's id).
+    Asked(Question),
+    /// The skill returned.
+    Finished(SkillResult),
+}
+
+/// A skill call running apart from the requests that drive it from one round to the next.
+pub(crate) struct DetachedCall {
+    pub(crate) skill: &'static str,
+    pub(crate) events: mpsc::Receiver<CallEvent>,
+    pub(crate) published: Arc<ArtifactCollector>,
+    pub(crate) progress: Arc<ProgressRelay>,
+    pub(crate) cancel: CancellationToken,
+}
+
+/// A question waiting for a client's retry.
+struct Parked {
+    tool: &'static str,
+    question: Question,
+    answer: oneshot::Sender<Answer>,
+    /// Attached by the request that returned the input-required result.
+    call: Option<DetachedCall>,
+}
+
+/// Why a retry could not resume a call.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ResumeError {
+    #[error(
+        "requestState failed verification: it was altered, or it belongs to another tool; call the tool again without it"
+    )]
+    Forged,
+    #[error(
+        "requestState names no waiting call: it was already answered, or its question expired; call the tool again without it"
+    )]
+    Gone,
+}
+
+/// What a retry found.
+pub(crate) enum Resumed {
+    /// The answer was handed over; drive the call on.
+    Answered(DetachedCall),
+    /// The retry carried no usable answer; the question still waits.
+    Unanswered(Question),
+}
+
+/// The calls waiting for MRTR retries, and the key that seals their request states.
+pub(crate) struct ParkedCalls {
+    calls: Mutex<HashMap<String, Parked>>,
+    codec: RequestStateCodec,
+}
+
+impl ParkedCalls {
+    /// A registry whose seals only this process can make: the key is random per process.
+    pub(crate) fn new() -> Self {
+        let mut key = Vec::with_capacity(32);
+        key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
+        key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
+        Self {
+            calls: Mutex::new(HashMap::new()),
+            codec: RequestStateCodec::try_new(key)
+                .expect("a 32-byte key meets the codec's minimum length"),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Parked>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts `skill` detached, its questions answered through MRTR rounds.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        dispatcher: &Arc<Dispatcher>,
+        skill: &'static str,
+        input: serde_json::Value,
+        limits: InputLimits,
+        grace: std::time::Duration,
+    ) -> DetachedCall {
+        let (sender, events) = mpsc::channel(1);
+        let published = Arc::new(ArtifactCollector::default());
+        let progress = Arc::new(ProgressRelay::default());
+        let cancel = CancellationToken::new();
+        let asker = MrtrAsker {
+            tool: skill,
+            events: sender.clone(),
+            parked: Arc::clone(self),
+            limits,
+            cancel: cancel.clone(),
+        };
+        let call_id = new_id();
+        let context = TaskContext::builder(call_id.clone(), call_id, skill, cancel.clone())
+            .sink(Arc::clone(&published) as Arc<dyn UpdateSink>)
+            .sink(Arc::clone(&progress) as Arc<dyn UpdateSink>)
+            .asker(Some(Arc::new(asker)))
+            .build();
+        let dispatcher = Arc::clone(dispatcher);
+        tokio::spawn(async move {
+            let Some(entry) = dispatcher.registry().get(skill) else {
+                return;
+            };
+            let result = dispatcher
+                .run(entry, input, context, grace)
+                .await
+                .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
+            // Nobody listening means the call was abandoned (its question expired).
+            let _ = sender.send(CallEvent::Finished(result)).await;
+        });
+        DetachedCall {
+            skill,
+            events,
+            published,
+            progress,
+            cancel,
+        }
+    }
+
+    /// Leaves `call` waiting on `question` and returns what tells the client to answer it.
+    pub(crate) fn park(
+        &self,
+        question: &Question,
+        call: DetachedCall,
+        ttl: std::time::Duration,
+    ) -> Result<InputRequiredResult, DetachedCall> {
+        let tool = call.skill;
+        match self.lock().get_mut(&question.id) {
+            Some(parked) => parked.call = Some(call),
+            // It expired before it could be parked; the call finishes with the error.
+            None => return Err(call),
+        }
+        Ok(self.input_required(question, tool, ttl))
+    }
+
+    fn input_required(
+        &self,
+        question: &Question,
+        tool: &str,
+        ttl: std::time::Duration,
+    ) -> InputRequiredResult {
+        let state = self.codec.seal_with(
+            question.id.as_bytes(),
+            &SealOptions::new()
+                .associated_data(tool.as_bytes())
+                .ttl(ttl),
+        );
+        let request = InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params));
+        InputRequiredResult::new(
+            Some(BTreeMap::from([(question.id.clone(), request)])),
+            Some(state),
+        )
+    }
+
+    /// Resumes the call `state` names with the client's answer to its question.
+    pub(crate) fn resume(
+        &self,
+        tool: &str,
+        state: &str,
+        responses: Option<InputResponses>,
+    ) -> Result<Resumed, ResumeError> {
+        let id = self
+            .codec
+            .open_with(state, tool.as_bytes())
+            .ok()
+            .and_then(|id| String::from_utf8(id).ok())
+            .ok_or(ResumeError::Forged)?;
+        let mut calls = self.lock();
+        let parked = calls
+            .get(&id)
+            .filter(|p| p.tool == tool && p.call.is_some())
+            .ok_or(ResumeError::Gone)?;
+        let answer = responses
+            .and_then(|mut responses| responses.remove(&id))
+            .and_then(|response| Form::new(&parked.question).answer_value(response));
+        let Some(answer) = answer else {
+            return Ok(Resumed::Unanswered(parked.question.clone()));
+        };
+        let parked = calls.remove(&id).ok_or(ResumeError::Gone)?;
+        drop(calls);
+        // The skill may have been dropped meanwhile; the call then finishes with that.
+        let _ = parked.answer.send(answer);
+        parked.call.map(Resumed::Answered).ok_or(ResumeError::Gone)
+    }
+
+    /// The input-required result for a question still waiting (a retry without its answer).
+    pub(crate) fn ask_again(
+        &self,
+        question: &Question,
+        tool: &str,
+        ttl: std::time::Duration,
+    ) -> InputRequiredResult {
+        self.input_required(question, tool, ttl)
+    }
+
+    fn insert(&self, tool: &'static str, question: &Question, answer: oneshot::Sender<Answer>) {
+        self.lock().insert(
+            question.id.clone(),
+            Parked {
+                tool,
+                question: question.clone(),
+                answer,
+                call: None,
+            },
+        );
+    }
+
+    /// Drops the question `id` (it expired); `false` if a retry took it first.
+    fn remove(&self, id: &str) -> bool {
+        self.lock().remove(id).is_some()
+    }
+
+    /// How many calls wait for retries.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// Puts a detached call's questions to the client as input-required results.
+struct MrtrAsker {
+    tool: &'static str,
+    events: mpsc::Sender<CallEvent>,
+    parked: Arc<ParkedCalls>,
+    limits: InputLimits,
+    cancel: CancellationToken,
+}
+
+impl MrtrAsker {
+    async fn wait(&self, question: &Question) -> Result<Answer, AskError> {
+        if question.kind == QuestionKind::Auth {
+            return Err(auth_unsupported(question));
+        }
+        let _slot = self.limits.acquire(&question.prompt)?;
+        let canceled = || AskError::Canceled {
+            prompt: question.prompt.clone(),
+        };
+        let (sender, mut answer) = oneshot::channel();
+        self.parked.insert(self.tool, question, sender);
+        if self
+            .events
+            .send(CallEvent::Asked(question.clone()))
+            .await
+            .is_err()
+        {
+            self.parked.remove(&question.id);
+            return Err(canceled());
+        }
+        tokio::select! {
+            answer = &mut answer => answer.map_err(|_| canceled()),
+            () = tokio::time::sleep(self.limits.timeout()) => {
+                if self.parked.remove(&question.id) {
+                    // The client never came back: stop the skill if it ignores the error.
+                    self.cancel.cancel();
+                    Err(self.limits.expired(&question.prompt))
+                } else {
+                    answer.await.map_err(|_| canceled())
+                }
+            }
+        }
+    }
+}
+
+impl Asker for MrtrAsker {
+    fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
+        Box::pin(self.wait(question))
+    }
+}
