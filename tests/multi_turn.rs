@@ -63,7 +63,6 @@ fn output(task: &Value) -> Value {
     task["artifacts"][0]["parts"][0]["data"].clone()
 }
 
-
 /// Waits until the task reaches `state` (a hang guard of 10 s, not a timing assertion).
 async fn wait_for_state(server: &TestServer, task_id: &Value, state: &str) -> Value {
     for _ in 0..1000 {
@@ -81,10 +80,16 @@ async fn booking_asks_for_the_missing_date_then_confirms_over_blocking_sends() {
     let server = start(Booking::default().server()).await;
     let task = send_task(
         &server,
-        message(json!([{ "data": { "restaurant": "Luigi's", "guests": 4 } }]), json!({})),
+        message(
+            json!([{ "data": { "restaurant": "Luigi's", "guests": 4 } }]),
+            json!({}),
+        ),
     )
     .await;
-    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{task}");
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{task}"
+    );
     assert_eq!(status_text(&task), "Which day should I book? (YYYY-MM-DD)");
     let schema = &task["status"]["message"]["parts"][1];
     assert_eq!(schema["mediaType"], "application/schema+json");
@@ -92,7 +97,10 @@ async fn booking_asks_for_the_missing_date_then_confirms_over_blocking_sends() {
     assert_eq!(schema["data"]["format"], "date");
 
     let task = send_task(&server, answer(&task, "2999-01-31")).await;
-    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{task}");
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{task}"
+    );
     assert_eq!(
         status_text(&task),
         "Book a table for 4 at Luigi's on 2999-01-31? (yes/no)"
@@ -113,7 +121,13 @@ async fn booking_asks_for_the_missing_date_then_confirms_over_blocking_sends() {
         .collect();
     assert_eq!(
         history,
-        ["ROLE_USER", "ROLE_AGENT", "ROLE_USER", "ROLE_AGENT", "ROLE_USER"]
+        [
+            "ROLE_USER",
+            "ROLE_AGENT",
+            "ROLE_USER",
+            "ROLE_AGENT",
+            "ROLE_USER"
+        ]
     );
 }
 
@@ -153,7 +167,11 @@ async fn ask_and_answer_round_trip_over_streams() {
         .unwrap();
     let events = stream.rest().await;
     let last = events.last().unwrap();
-    assert_eq!(state_of(last), Some("TASK_STATE_INPUT_REQUIRED"), "{events:?}");
+    assert_eq!(
+        state_of(last),
+        Some("TASK_STATE_INPUT_REQUIRED"),
+        "{events:?}"
+    );
     let task_id = events[0]["task"]["id"].clone();
     assert_eq!(
         last["statusUpdate"]["status"]["message"]["parts"][0]["text"],
@@ -161,13 +179,19 @@ async fn ask_and_answer_round_trip_over_streams() {
     );
 
     // The answer resumes the same task; its stream ends at the next question.
-    let reply = message(json!([{ "text": "2999-06-01" }]), json!({ "taskId": task_id }));
+    let reply = message(
+        json!([{ "text": "2999-06-01" }]),
+        json!({ "taskId": task_id }),
+    );
     let mut stream = server
         .stream("SendStreamingMessage", json!({ "message": reply }))
         .await
         .unwrap();
     let events = stream.rest().await;
-    assert_eq!(events[0]["task"]["id"], task_id, "first event is the resumed task");
+    assert_eq!(
+        events[0]["task"]["id"], task_id,
+        "first event is the resumed task"
+    );
     assert_eq!(
         state_of(events.last().unwrap()),
         Some("TASK_STATE_INPUT_REQUIRED"),
@@ -200,7 +224,10 @@ async fn an_unreadable_answer_is_asked_again_with_the_reason() {
     assert_eq!(status_text(&task), "How many?");
 
     let task = send_task(&server, answer(&task, "several")).await;
-    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{task}");
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{task}"
+    );
     let text = status_text(&task);
     assert!(text.starts_with("Could not use that answer ("), "{text}");
     assert!(text.contains("expected u32"), "{text}");
@@ -303,7 +330,10 @@ async fn a_message_for_an_unknown_task_is_task_not_found() {
     let server = start(Talker::default().server()).await;
     let response = send(
         &server,
-        message(json!([{ "text": "3" }]), json!({ "taskId": "no-such-task" })),
+        message(
+            json!([{ "text": "3" }]),
+            json!({ "taskId": "no-such-task" }),
+        ),
     )
     .await;
     assert_eq!(response["error"]["code"], -32001, "{response}");
@@ -367,11 +397,7 @@ async fn history_spans_the_earlier_tasks_of_a_context() {
     );
 
     // Another conversation shares nothing.
-    let elsewhere = send_task(
-        &server,
-        to_skill("recall", json!([{ "text": "anyone?" }])),
-    )
-    .await;
+    let elsewhere = send_task(&server, to_skill("recall", json!([{ "text": "anyone?" }]))).await;
     assert_eq!(output(&elsewhere), json!([]));
 }
 
@@ -392,7 +418,10 @@ async fn auth_required_waits_until_the_runtime_is_told_the_credential_arrived() 
     let tasks = agent.tasks();
     let server = start(agent).await;
     let task = send_task(&server, to_skill("whoami", json!([{ "text": "me" }]))).await;
-    assert_eq!(task["status"]["state"], "TASK_STATE_AUTH_REQUIRED", "{task}");
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_AUTH_REQUIRED",
+        "{task}"
+    );
     let id = task["id"].as_str().unwrap();
     assert_eq!(status_text(&task), format!("Sign in for task {id}."));
 

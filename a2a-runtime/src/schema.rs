@@ -15,7 +15,10 @@ pub(crate) fn generator() -> SchemaGenerator {
 pub(crate) fn answer<T: schemars::JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
-    settings.into_generator().into_root_schema_for::<T>().to_value()
+    settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
 }
 
 /// The input schema of a skill: an object, with the generated struct's title removed (it is an

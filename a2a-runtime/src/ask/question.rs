@@ -206,14 +206,20 @@ mod tests {
         let error = q.read::<Confirm>(text("maybe")).unwrap_err();
         assert!(error.contains("unknown variant `maybe`"), "{error}");
         let error = q.read::<u32>(text("-5")).unwrap_err();
-        assert!(error.contains("-5"), "data errors from JSON text win: {error}");
+        assert!(
+            error.contains("-5"),
+            "data errors from JSON text win: {error}"
+        );
     }
 
     #[test]
     fn a_data_part_is_read_as_json() {
         let answer = Answer::Message(Message {
             role: crate::model::Role::User,
-            ..Message::agent(vec![Part::text("ignored"), Part::data(serde_json::json!(7))])
+            ..Message::agent(vec![
+                Part::text("ignored"),
+                Part::data(serde_json::json!(7)),
+            ])
         });
         assert_eq!(question().read::<u32>(answer).unwrap(), 7);
     }

@@ -92,7 +92,9 @@ fn wrapped_form(schema: &Value, prompt: &str) -> ElicitationSchema {
         text.insert("type".into(), json!("string"));
         text.insert(
             "description".into(),
-            json!(format!("{prompt} Answer with JSON matching this schema: {schema}")),
+            json!(format!(
+                "{prompt} Answer with JSON matching this schema: {schema}"
+            )),
         );
         text
     });
@@ -158,10 +160,7 @@ mod tests {
             json!({"oneOf": [{"const": "yes", "type": "string"}, {"const": "no", "type": "string"}]}),
         );
         let schema = params(&Form::new(&question))["requestedSchema"].clone();
-        assert_eq!(
-            schema["properties"]["answer"]["enum"],
-            json!(["yes", "no"])
-        );
+        assert_eq!(schema["properties"]["answer"]["enum"], json!(["yes", "no"]));
     }
 
     #[test]
@@ -187,7 +186,9 @@ mod tests {
         );
         let schema = params(&Form::new(&question))["requestedSchema"].clone();
         assert_eq!(schema["properties"]["answer"]["type"], "string");
-        let description = schema["properties"]["answer"]["description"].as_str().unwrap();
+        let description = schema["properties"]["answer"]["description"]
+            .as_str()
+            .unwrap();
         assert!(description.contains("Answer with JSON"), "{description}");
     }
 

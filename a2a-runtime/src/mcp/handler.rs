@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, ElicitRequest, InputRequest, CallToolResponse, CallToolResult, CancelTaskParams,
-    ContentBlock, CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult,
-    Implementation, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
-    Tool, UpdateTaskParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    ContentBlock, CreateTaskResult, DetailedTask, ElicitRequest, ErrorCode, GetTaskParams,
+    GetTaskResult, Implementation, InitializeResult, InputRequest, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload,
+    TaskStatus as McpTaskStatus, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -275,9 +275,8 @@ impl McpHandler {
         let payload = match task.status.state {
             TaskState::InputRequired if question.is_some() => {
                 let question = question.unwrap_or_else(|| unreachable!());
-                let request = InputRequest::Elicitation(ElicitRequest::new(
-                    Form::new(&question).params,
-                ));
+                let request =
+                    InputRequest::Elicitation(ElicitRequest::new(Form::new(&question).params));
                 TaskPayload::InputRequired {
                     input_requests: BTreeMap::from([(question.id, request)]),
                 }

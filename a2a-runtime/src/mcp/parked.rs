@@ -165,9 +165,7 @@ impl ParkedCalls {
     ) -> InputRequiredResult {
         let state = self.codec.seal_with(
             question.id.as_bytes(),
-            &SealOptions::new()
-                .associated_data(tool.as_bytes())
-                .ttl(ttl),
+            &SealOptions::new().associated_data(tool.as_bytes()).ttl(ttl),
         );
         let request = InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params));
         InputRequiredResult::new(
@@ -288,5 +286,75 @@ impl MrtrAsker {
 impl Asker for MrtrAsker {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
         Box::pin(self.wait(question))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn asker(
+        parked: &Arc<ParkedCalls>,
+        limits: &InputLimits,
+    ) -> (MrtrAsker, mpsc::Receiver<CallEvent>) {
+        let (events, receiver) = mpsc::channel(1);
+        let asker = MrtrAsker {
+            tool: "t",
+            events,
+            parked: Arc::clone(parked),
+            limits: limits.clone(),
+            cancel: CancellationToken::new(),
+        };
+        (asker, receiver)
+    }
+
+    fn question() -> Question {
+        Question::input("How many?".into(), serde_json::json!({"type": "integer"}))
+    }
+
+    #[tokio::test]
+    async fn an_expired_question_is_reaped_and_frees_its_slot() {
+        let parked = Arc::new(ParkedCalls::new());
+        let limits = InputLimits::new(Duration::from_millis(20), 4);
+        let (asker, mut events) = asker(&parked, &limits);
+        let question = question();
+        let waiting = tokio::spawn(async move { asker.wait(&question).await });
+        let Some(CallEvent::Asked(asked)) = events.recv().await else {
+            panic!("the question is announced");
+        };
+        assert_eq!(parked.len(), 1);
+        assert_eq!(limits.waiting(), 1);
+        let outcome = waiting.await.expect("asker task");
+        assert!(
+            matches!(outcome, Err(AskError::Expired { .. })),
+            "{outcome:?}"
+        );
+        assert_eq!(parked.len(), 0, "reaped");
+        assert_eq!(limits.waiting(), 0, "slot freed");
+        let state = parked.input_required(&asked, "t", Duration::from_secs(1));
+        let state = state.request_state.expect("sealed state");
+        assert!(matches!(
+            parked.resume("t", &state, None),
+            Err(ResumeError::Gone)
+        ));
+    }
+
+    #[tokio::test]
+    async fn questions_beyond_the_limit_are_refused() {
+        let parked = Arc::new(ParkedCalls::new());
+        let limits = InputLimits::new(Duration::from_secs(60), 1);
+        let (first, mut events) = asker(&parked, &limits);
+        let question = question();
+        let held = question.clone();
+        let _waiting = tokio::spawn(async move { first.wait(&held).await });
+        assert!(events.recv().await.is_some());
+        let (second, _events) = asker(&parked, &limits);
+        let refused = second.wait(&question).await;
+        assert!(
+            matches!(refused, Err(AskError::Capacity { limit: 1, .. })),
+            "{refused:?}"
+        );
     }
 }

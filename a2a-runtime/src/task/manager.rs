@@ -77,7 +77,9 @@ pub(crate) enum TaskError {
     AwaitingAuth(String),
     #[error("task `{id}` is {state:?}, not waiting for authorization", state = .state)]
     NotAwaitingAuth { id: String, state: TaskState },
-    #[error("task `{id}` is not waiting for an answer to `{question}`; read the task for its current question")]
+    #[error(
+        "task `{id}` is not waiting for an answer to `{question}`; read the task for its current question"
+    )]
     NoSuchQuestion { id: String, question: String },
     #[error("message.contextId `{given}` does not match task `{task}`'s contextId `{actual}`")]
     ContextMismatch {
@@ -329,8 +331,13 @@ impl TaskManager {
             Answer::Message(message) => Some(message.clone()),
             Answer::Declined => None,
         };
-        live.answer(QuestionKind::Input, answer, history, self.config.max_history)
-            .map_err(|refusal| refused(task_id, refusal, QuestionKind::Input))?;
+        live.answer(
+            QuestionKind::Input,
+            answer,
+            history,
+            self.config.max_history,
+        )
+        .map_err(|refusal| refused(task_id, refusal, QuestionKind::Input))?;
         self.persist(&live).await;
         Ok(())
     }

@@ -48,7 +48,10 @@ pub fn server() -> AgentServer {
     let sign_in = get(move |Path(task): Path<String>| async move {
         let credential = a2a_runtime::serde_json::json!({ "user": "demo" });
         match tasks.authorize(&task, credential).await {
-            Ok(()) => (StatusCode::OK, "Signed in; the task continues.\n".to_owned()),
+            Ok(()) => (
+                StatusCode::OK,
+                "Signed in; the task continues.\n".to_owned(),
+            ),
             Err(error @ TasksError::NotFound(_)) => (StatusCode::NOT_FOUND, format!("{error}\n")),
             Err(error) => (StatusCode::CONFLICT, format!("{error}\n")),
         }
@@ -136,9 +139,7 @@ async fn book_table(
         bookings.issued += 1;
         let reference = format!("BK-{:04}", bookings.issued);
         reservation.reference = Some(reference.clone());
-        bookings
-            .by_reference
-            .insert(reference, reservation.clone());
+        bookings.by_reference.insert(reference, reservation.clone());
     }
     Ok(reservation)
 }

@@ -1,0 +1,325 @@
+//! Questions over MCP on a real socket: input-required results and retries on protocol
+//! 2026-07-28 (sealed, single-use request state; expiry), questions in tasks-extension calls,
+//! and calls that cannot be asked anything.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::time::Duration;
+
+use a2a_runtime::Agent;
+use a2a_tests::talker::Talker;
+use a2a_tests::{TestServer, response_from, start};
+use serde_json::{Value, json};
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+fn elicits() -> Value {
+    json!({ "elicitation": { "form": {} } })
+}
+
+/// A stateless `tools/call` from a client declaring `capabilities`; the JSON-RPC response.
+async fn call(server: &TestServer, params: Value, capabilities: Value) -> Value {
+    let (_, body) = server.mcp_modern("tools/call", params, capabilities).await;
+    response_from(&body)
+}
+
+/// The one input request of an input-required result: its key and elicitation params.
+fn input_request(result: &Value) -> (String, Value) {
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let requests = result["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{result}");
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create");
+    (key.clone(), request["params"].clone())
+}
+
+fn retry(tool: &str, result: &Value, key: &str, answer: Value) -> Value {
+    json!({
+        "name": tool,
+        "arguments": {},
+        "requestState": result["requestState"],
+        "inputResponses": { key: { "action": "accept", "content": { "answer": answer } } },
+    })
+}
+
+#[tokio::test]
+async fn a_question_returns_input_required_and_the_retry_completes_the_call() {
+    let server = start(Talker::default().server()).await;
+    let first = call(
+        &server,
+        json!({ "name": "double", "arguments": {} }),
+        elicits(),
+    )
+    .await;
+    let result = &first["result"];
+    let (key, params) = input_request(result);
+    assert_eq!(params["message"], "How many?");
+    assert_eq!(
+        params["requestedSchema"]["properties"]["answer"]["type"],
+        "integer"
+    );
+    assert!(
+        result["requestState"].as_str().unwrap().len() > 40,
+        "{result}"
+    );
+
+    // An unreadable answer comes back as the same question, naming the problem.
+    let again = call(
+        &server,
+        retry("double", result, &key, json!("lots")),
+        elicits(),
+    )
+    .await;
+    let (key, params) = input_request(&again["result"]);
+    let message = params["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Could not use that answer ("),
+        "{message}"
+    );
+    assert!(message.ends_with("How many?"), "{message}");
+
+    let done = call(
+        &server,
+        retry("double", &again["result"], &key, json!(8)),
+        elicits(),
+    )
+    .await;
+    assert_eq!(done["result"]["structuredContent"]["result"], 16, "{done}");
+    assert_eq!(done["result"]["isError"], false);
+}
+
+#[tokio::test]
+async fn request_state_is_sealed_single_use_and_bound_to_the_tool() {
+    let server = start(Talker::default().server()).await;
+    let first = call(
+        &server,
+        json!({ "name": "double", "arguments": {} }),
+        elicits(),
+    )
+    .await;
+    let result = first["result"].clone();
+    let (key, _) = input_request(&result);
+
+    let mut tampered = retry("double", &result, &key, json!(1));
+    let state = result["requestState"].as_str().unwrap();
+    let flipped = if state.ends_with('A') { "B" } else { "A" };
+    tampered["requestState"] = json!(format!("{}{flipped}", &state[..state.len() - 1]));
+    let refused = call(&server, tampered, elicits()).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("failed verification")
+    );
+
+    // The state of one tool does not resume a call of another.
+    let other = call(&server, retry("greet", &result, &key, json!(1)), elicits()).await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+
+    let done = call(&server, retry("double", &result, &key, json!(2)), elicits()).await;
+    assert_eq!(done["result"]["structuredContent"]["result"], 4, "{done}");
+    let replayed = call(&server, retry("double", &result, &key, json!(3)), elicits()).await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert!(
+        replayed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("names no waiting call"),
+        "{replayed}"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_without_the_answer_gets_the_question_again() {
+    let server = start(Talker::default().server()).await;
+    let first = call(
+        &server,
+        json!({ "name": "greet", "arguments": {} }),
+        elicits(),
+    )
+    .await;
+    let (key, _) = input_request(&first["result"]);
+    let bare = json!({ "name": "greet", "arguments": {}, "requestState": first["result"]["requestState"] });
+    let again = call(&server, bare, elicits()).await;
+    let (same, params) = input_request(&again["result"]);
+    assert_eq!(same, key, "the same question still waits");
+    assert_eq!(params["message"], "What is your name?");
+    let done = call(
+        &server,
+        retry("greet", &again["result"], &key, json!("Ada")),
+        elicits(),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Hello, Ada!",
+        "{done}"
+    );
+}
+
+#[tokio::test]
+async fn an_unanswered_input_request_expires() {
+    let talker = Talker::default();
+    let server = start(
+        talker
+            .clone()
+            .server()
+            .input_timeout(Duration::from_millis(100)),
+    )
+    .await;
+    let first = call(
+        &server,
+        json!({ "name": "double", "arguments": {} }),
+        elicits(),
+    )
+    .await;
+    let (key, _) = input_request(&first["result"]);
+    let seen = talker.logged("ask failed").await.unwrap();
+    assert!(seen.contains("Expired"), "{seen}");
+    let late = call(
+        &server,
+        retry("double", &first["result"], &key, json!(1)),
+        elicits(),
+    )
+    .await;
+    assert_eq!(late["error"]["code"], -32602, "{late}");
+}
+
+#[tokio::test]
+async fn a_declined_question_fails_the_call_as_a_tool_error() {
+    let server = start(Talker::default().server()).await;
+    let first = call(
+        &server,
+        json!({ "name": "greet", "arguments": {} }),
+        elicits(),
+    )
+    .await;
+    let (key, _) = input_request(&first["result"]);
+    let declined = json!({
+        "name": "greet",
+        "arguments": {},
+        "requestState": first["result"]["requestState"],
+        "inputResponses": { key: { "action": "decline" } },
+    });
+    let done = call(&server, declined, elicits()).await;
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "the caller declined to answer \"What is your name?\""
+    );
+}
+
+#[tokio::test]
+async fn a_client_without_elicitation_is_told_what_was_needed() {
+    let server = start(Talker::default().server()).await;
+    let done = call(
+        &server,
+        json!({ "name": "greet", "arguments": {} }),
+        json!({}),
+    )
+    .await;
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("this call needs more input (\"What is your name?\")"),
+        "{text}"
+    );
+    assert!(text.contains("elicitation capability"), "{text}");
+
+    let mut session = server.mcp_session().await;
+    let legacy = session
+        .request("tools/call", json!({ "name": "greet", "arguments": {} }))
+        .await;
+    let text = legacy["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("elicitation capability"), "{legacy}");
+}
+
+#[tokio::test]
+async fn authorization_cannot_be_awaited_by_a_plain_call() {
+    let server = start(Talker::default().server()).await;
+    let done = call(
+        &server,
+        json!({ "name": "whoami", "arguments": {} }),
+        elicits(),
+    )
+    .await;
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("this call needs authorization"), "{text}");
+    assert!(text.contains("tasks extension"), "{text}");
+}
+
+#[tokio::test]
+async fn a_task_waiting_for_input_is_answered_with_tasks_update() {
+    let talker = Talker::default();
+    let agent = talker.clone().server().mcp_task_after(Duration::ZERO);
+    let server = start(agent).await;
+    let capabilities = json!({ "extensions": { TASKS: {} }, "elicitation": {} });
+    let created = call(
+        &server,
+        json!({ "name": "double", "arguments": {} }),
+        capabilities.clone(),
+    )
+    .await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+
+    let polled = poll(&server, &task_id, |t| t["status"] == "input_required").await;
+    let requests = polled["inputRequests"].as_object().unwrap();
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["params"]["message"], "How many?");
+    // The same task over A2A waits in INPUT_REQUIRED.
+    let a2a = server.rpc("GetTask", json!({ "id": task_id })).await;
+    assert_eq!(
+        a2a["result"]["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED"
+    );
+
+    let (_, wrong) = server
+        .mcp_modern(
+            "tasks/update",
+            json!({ "taskId": task_id, "inputResponses": { "other-key": {} } }),
+            capabilities.clone(),
+        )
+        .await;
+    let wrong = response_from(&wrong);
+    assert_eq!(wrong["error"]["code"], -32602, "{wrong}");
+    assert!(
+        wrong["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(key.as_str())
+    );
+
+    let (_, updated) = server
+        .mcp_modern(
+            "tasks/update",
+            json!({
+                "taskId": task_id,
+                "inputResponses": { key: { "action": "accept", "content": { "answer": 20 } } },
+            }),
+            capabilities,
+        )
+        .await;
+    assert!(response_from(&updated)["error"].is_null(), "{updated}");
+    let done = poll(&server, &task_id, |t| t["status"] == "completed").await;
+    assert_eq!(done["result"]["structuredContent"]["result"], 40, "{done}");
+}
+
+async fn poll(server: &TestServer, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..1000 {
+        let (_, body) = server
+            .mcp_modern(
+                "tasks/get",
+                json!({ "taskId": task_id }),
+                json!({ "extensions": { TASKS: {} } }),
+            )
+            .await;
+        let polled = response_from(&body);
+        if done(&polled["result"]) {
+            return polled["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {task_id} never reached the expected state");
+}
