@@ -3,9 +3,11 @@
 //! object is asked for as one `answer` property: typed when it is a primitive or an enum, as
 //! JSON text otherwise.
 
+use std::collections::BTreeMap;
+
 use rmcp::model::{
-    ClientCapabilities, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    JsonObject, PrimitiveSchemaDefinition,
+    ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequests, JsonObject, PrimitiveSchemaDefinition,
 };
 use serde_json::{Value, json};
 
@@ -62,6 +64,12 @@ impl Form {
             .ok()
             .map(|result| self.answer(result))
     }
+}
+
+/// The question as the one input request of an input-required result or task, keyed by its id.
+pub(crate) fn input_requests(question: &Question) -> InputRequests {
+    let request = InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params));
+    BTreeMap::from([(question.id.clone(), request)])
 }
 
 /// Whether the client can answer form elicitations.

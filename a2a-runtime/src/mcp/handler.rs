@@ -2,22 +2,21 @@
 //! manager.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    ContentBlock, CreateTaskResult, DetailedTask, ElicitRequest, ErrorCode, GetTaskParams,
-    GetTaskResult, Implementation, InitializeResult, InputRequest, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload,
-    TaskStatus as McpTaskStatus, Tool, UpdateTaskParams,
+    ContentBlock, CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult,
+    Implementation, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
+    Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use super::asking::{ElicitAsker, NoAnswers};
-use super::elicit::{Form, supports_forms};
+use super::elicit::{Form, input_requests, supports_forms};
 use super::parked::{CallEvent, DetachedCall, Resumed};
 use super::results::{call_result, task_result};
 use super::updates::{ArtifactCollector, ProgressForwarder};
@@ -272,15 +271,18 @@ impl McpHandler {
         let question = (task.status.state == TaskState::InputRequired)
             .then(|| self.app.manager.question(&task.id))
             .flatten();
-        let payload = match task.status.state {
-            TaskState::InputRequired if question.is_some() => {
-                let question = question.unwrap_or_else(|| unreachable!());
-                let request =
-                    InputRequest::Elicitation(ElicitRequest::new(Form::new(&question).params));
-                TaskPayload::InputRequired {
-                    input_requests: BTreeMap::from([(question.id, request)]),
-                }
-            }
+        let payload = match (task.status.state, question) {
+            (TaskState::InputRequired, Some(question)) => TaskPayload::InputRequired {
+                input_requests: input_requests(&question),
+            },
+            (state, _) => self.settled_payload(task, state, &base),
+        };
+        DetailedTask::new(base, payload)
+    }
+
+    /// The payload of a task that is not waiting on a question.
+    fn settled_payload(&self, task: &Task, state: TaskState, base: &McpTask) -> TaskPayload {
+        match state {
             TaskState::Submitted
             | TaskState::Working
             | TaskState::InputRequired
@@ -299,8 +301,7 @@ impl McpHandler {
                         .unwrap_or_else(|| "the task was rejected".into()),
                 })),
             },
-        };
-        DetailedTask::new(base, payload)
+        }
     }
 
     async fn find_task(&self, id: &str) -> Result<Task, McpError> {

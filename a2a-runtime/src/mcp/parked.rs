@@ -4,18 +4,15 @@
 //! expires. The state names the waiting question and is HMAC-sealed to the tool, so a client
 //! can neither forge one nor replay it against another tool; it is single-use.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rmcp::model::{
-    ElicitRequest, InputRequest, InputRequiredResult, InputResponses, RequestStateCodec,
-    SealOptions,
-};
+use rmcp::model::{InputRequiredResult, InputResponses, RequestStateCodec, SealOptions};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::asking::auth_unsupported;
-use super::elicit::Form;
+use super::elicit::{Form, input_requests};
 use super::updates::{ArtifactCollector, ProgressRelay};
 use crate::ask::{Answer, AskError, Asker, InputLimits, Question, QuestionKind};
 use crate::context::{TaskContext, UpdateSink};
@@ -167,11 +164,7 @@ impl ParkedCalls {
             question.id.as_bytes(),
             &SealOptions::new().associated_data(tool.as_bytes()).ttl(ttl),
         );
-        let request = InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params));
-        InputRequiredResult::new(
-            Some(BTreeMap::from([(question.id.clone(), request)])),
-            Some(state),
-        )
+        InputRequiredResult::new(Some(input_requests(question)), Some(state))
     }
 
     /// Resumes the call `state` names with the client's answer to its question.
