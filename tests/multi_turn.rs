@@ -249,13 +249,14 @@ async fn a_data_part_answers_a_typed_question() {
 }
 
 #[tokio::test]
-async fn an_unanswered_question_expires_and_fails_the_task() {
+async fn an_unanswered_question_expires_fails_the_task_and_frees_its_slot() {
     let talker = Talker::default();
     let server = start(
         talker
             .clone()
             .server()
-            .input_timeout(Duration::from_millis(200)),
+            .input_timeout(Duration::from_millis(200))
+            .max_waiting_tasks(1),
     )
     .await;
     let task = send_task(&server, to_skill("double", json!([{ "text": "go" }]))).await;
@@ -272,6 +273,12 @@ async fn an_unanswered_question_expires_and_fails_the_task() {
     // A late answer is refused as for any finished task.
     let late = send(&server, answer(&task, "3")).await;
     assert_eq!(late["error"]["code"], -32004, "{late}");
+    // The expired question no longer holds the only waiting slot.
+    let next = send_task(&server, to_skill("double", json!([{ "text": "go" }]))).await;
+    assert_eq!(
+        next["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{next}"
+    );
 }
 
 #[tokio::test]
