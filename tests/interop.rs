@@ -106,7 +106,14 @@ async fn official_mcp_client_answers_questions_by_elicitation_and_input_required
     let (_server, base) = a2a_tests::spawn_served(BOOKING).await;
     run_python(&[
         script("mcp_ask.py").to_str().unwrap(),
+        "http",
         &format!("{base}mcp"),
     ])
     .await;
+}
+
+#[tokio::test]
+async fn official_mcp_client_answers_questions_by_elicitation_over_stdio() {
+    require_packages().await;
+    run_python(&[script("mcp_ask.py").to_str().unwrap(), "stdio", BOOKING]).await;
 }

@@ -1,6 +1,7 @@
 """Completes the booking agent's multi-turn skill with the official MCP Python SDK (mcp 2.x).
 
-Usage: python mcp_ask.py URL
+Usage: python mcp_ask.py http URL       (both eras)
+       python mcp_ask.py stdio COMMAND  (the server binary, started with --stdio; legacy era)
 Legacy era: the server asks with elicitation/create while the call stays open. Modern era
 (2026-07-28): the call returns an input-required result and the client retries with the answers.
 Both answer "Which day?" badly once (the question comes back naming the problem), then properly,
@@ -12,6 +13,7 @@ import asyncio
 import sys
 
 from mcp import Client, types
+from mcp.client.stdio import StdioServerParameters
 
 
 def check(condition, what):
@@ -75,11 +77,16 @@ async def unanswerable(url: str, mode: str) -> None:
     print(f"[{mode}] ok: a client without elicitation is told what was needed")
 
 
-async def main(url: str) -> None:
-    for mode in ("legacy", "auto"):
-        await book(url, mode)
-        await unanswerable(url, mode)
+async def main(kind: str, target: str) -> None:
+    if kind == "http":
+        for mode in ("legacy", "auto"):
+            await book(target, mode)
+            await unanswerable(target, mode)
+    else:
+        server = StdioServerParameters(command=target, args=["--stdio"])
+        await book(server, "legacy")
+        await unanswerable(server, "legacy")
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
