@@ -264,7 +264,9 @@ async fn a_task_waiting_for_input_is_answered_with_tasks_update() {
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
 
-    let polled = poll(&server, &task_id, |t| t["status"] == "input_required").await;
+    let polled = server
+        .poll_mcp_task(&task_id, |t| t["status"] == "input_required")
+        .await;
     let requests = polled["inputRequests"].as_object().unwrap();
     let (key, request) = requests.iter().next().unwrap();
     assert_eq!(request["params"]["message"], "How many?");
@@ -302,24 +304,8 @@ async fn a_task_waiting_for_input_is_answered_with_tasks_update() {
         )
         .await;
     assert!(response_from(&updated)["error"].is_null(), "{updated}");
-    let done = poll(&server, &task_id, |t| t["status"] == "completed").await;
+    let done = server
+        .poll_mcp_task(&task_id, |t| t["status"] == "completed")
+        .await;
     assert_eq!(done["result"]["structuredContent"]["result"], 40, "{done}");
-}
-
-async fn poll(server: &TestServer, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..1000 {
-        let (_, body) = server
-            .mcp_modern(
-                "tasks/get",
-                json!({ "taskId": task_id }),
-                json!({ "extensions": { TASKS: {} } }),
-            )
-            .await;
-        let polled = response_from(&body);
-        if done(&polled["result"]) {
-            return polled["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {task_id} never reached the expected state");
 }

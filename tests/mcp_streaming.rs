@@ -231,26 +231,18 @@ async fn a_slow_call_from_a_tasks_client_becomes_a_task_both_protocols_see() {
     assert_eq!(polled["result"]["status"], "working", "{polled}");
     // Progress shows as the status message while the task works.
     stepper.release("task", 1);
-    let progressed = poll_task(&server, &task_id, |t| t["statusMessage"] == "step 1").await;
+    let progressed = server
+        .poll_mcp_task(&task_id, |t| t["statusMessage"] == "step 1")
+        .await;
     assert_eq!(progressed["status"], "working");
     stepper.release("task", 1);
-    let done = poll_task(&server, &task_id, |t| t["status"] == "completed").await;
+    let done = server
+        .poll_mcp_task(&task_id, |t| t["status"] == "completed")
+        .await;
     let content = &done["result"]["content"];
     assert_eq!(content[0]["text"], "chunk 1;chunk 2;", "{done}");
     assert_eq!(done["result"]["isError"], false);
     assert_eq!(content[1]["text"], "2 steps");
-}
-
-/// Polls `tasks/get` until `done` holds (a 10 s hang guard); returns the task.
-async fn poll_task(server: &TestServer, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..1000 {
-        let polled = modern(server, "tasks/get", json!({"taskId": task_id}), true).await;
-        if done(&polled["result"]) {
-            return polled["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {task_id} never reached the expected state");
 }
 
 #[tokio::test]

@@ -63,18 +63,6 @@ fn output(task: &Value) -> Value {
     task["artifacts"][0]["parts"][0]["data"].clone()
 }
 
-/// Waits until the task reaches `state` (a hang guard of 10 s, not a timing assertion).
-async fn wait_for_state(server: &TestServer, task_id: &Value, state: &str) -> Value {
-    for _ in 0..1000 {
-        let task = server.rpc("GetTask", json!({ "id": task_id })).await["result"].clone();
-        if task["status"]["state"] == state {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {task_id} never reached {state}");
-}
-
 #[tokio::test]
 async fn booking_asks_for_the_missing_date_then_confirms_over_blocking_sends() {
     let server = start(Booking::default().server()).await;
@@ -262,7 +250,9 @@ async fn an_unanswered_question_expires_fails_the_task_and_frees_its_slot() {
     let task = send_task(&server, to_skill("double", json!([{ "text": "go" }]))).await;
     assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
 
-    let failed = wait_for_state(&server, &task["id"], "TASK_STATE_FAILED").await;
+    let failed = server
+        .wait_for_state(task["id"].as_str().unwrap(), "TASK_STATE_FAILED")
+        .await;
     assert_eq!(
         status_text(&failed),
         "No answer to \"How many?\" within 200ms; the task was closed."
@@ -447,7 +437,9 @@ async fn auth_required_waits_until_the_runtime_is_told_the_credential_arrived() 
     ));
 
     tasks.authorize(id, json!({ "user": "ada" })).await.unwrap();
-    let done = wait_for_state(&server, &task["id"], "TASK_STATE_COMPLETED").await;
+    let done = server
+        .wait_for_state(task["id"].as_str().unwrap(), "TASK_STATE_COMPLETED")
+        .await;
     assert_eq!(output_text(&done), "signed in as \"ada\"");
     // The credential is handed to the skill, never kept in the task.
     assert!(!done.to_string().contains("ada\\\"}"), "{done}");

@@ -28,18 +28,6 @@ fn artifact_text(update: &Value) -> String {
         .collect()
 }
 
-/// Waits until the task reaches `state` (a hang guard of 10 s, not a timing assertion).
-async fn wait_for_state(server: &TestServer, task_id: &str, state: &str) -> Value {
-    for _ in 0..1000 {
-        let task = server.rpc("GetTask", json!({"id": task_id})).await["result"].clone();
-        if task["status"]["state"] == state {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {task_id} never reached {state}");
-}
-
 #[tokio::test]
 async fn streamed_task_sends_snapshot_then_progress_chunks_and_completion_in_order() {
     let stepper = Stepper::default();
@@ -201,7 +189,7 @@ async fn two_subscribers_see_identical_sequences() {
         .send_streaming("steps", json!({"gate": "twins", "steps": 5}))
         .await;
     let task_id = task_id_of(&origin.next_result().await.unwrap()).to_owned();
-    wait_for_state(&server, &task_id, "TASK_STATE_WORKING").await;
+    server.wait_for_state(&task_id, "TASK_STATE_WORKING").await;
     let mut first = server.subscribe(&task_id).await.unwrap();
     let mut second = server.subscribe(&task_id).await.unwrap();
     stepper.release("twins", 5);
@@ -269,7 +257,9 @@ async fn a_subscriber_that_disconnects_leaves_the_task_and_others_running() {
     stepper.release("leave", 2);
     let rest = stayer.rest().await;
     assert_eq!(state_of(rest.last().unwrap()), Some("TASK_STATE_COMPLETED"));
-    let task = wait_for_state(&server, &task_id, "TASK_STATE_COMPLETED").await;
+    let task = server
+        .wait_for_state(&task_id, "TASK_STATE_COMPLETED")
+        .await;
     assert_eq!(task["artifacts"][1]["parts"][0]["text"], "2 steps");
 }
 
@@ -302,7 +292,9 @@ async fn a_subscriber_that_never_reads_delays_neither_the_task_nor_a_fast_subscr
         state_of(events.last().unwrap()),
         Some("TASK_STATE_COMPLETED")
     );
-    wait_for_state(&server, &task_id, "TASK_STATE_COMPLETED").await;
+    server
+        .wait_for_state(&task_id, "TASK_STATE_COMPLETED")
+        .await;
     // The stalled subscriber, once it reads, is resynchronized with a snapshot and still ends
     // with the final state; nothing it missed is lost from the task.
     let mut stalled = stalled.unwrap();
@@ -441,7 +433,7 @@ async fn a_skill_that_ignores_cancel_is_dropped_after_the_grace_period() {
         .send_streaming("stubborn", json!({"millis": 600_000}))
         .await;
     let task_id = task_id_of(&stream.next_result().await.unwrap()).to_owned();
-    wait_for_state(&server, &task_id, "TASK_STATE_WORKING").await;
+    server.wait_for_state(&task_id, "TASK_STATE_WORKING").await;
     server.rpc("CancelTask", json!({"id": task_id})).await;
     assert!(stepper.logged(&format!("dropped:{task_id}")).await);
     let rest = stream.rest().await;

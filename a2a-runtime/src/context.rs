@@ -275,15 +275,8 @@ impl TaskContext {
         let question = Question::auth(explanation.into());
         match self.put(&question).await? {
             Answer::Value(credential) => Ok(credential),
-            Answer::Message(message) => Ok(message
-                .parts
-                .into_iter()
-                .find_map(|part| match part.content {
-                    crate::model::PartContent::Data(value) => Some(value),
-                    _ => None,
-                })
-                .unwrap_or_default()),
-            Answer::Declined => Err(AskError::Declined {
+            // Authorization is only granted through `Tasks::authorize`, with a value.
+            Answer::Message(_) | Answer::Declined => Err(AskError::Declined {
                 prompt: question.prompt,
             }),
         }

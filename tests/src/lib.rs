@@ -130,6 +130,40 @@ impl TestServer {
         self.stream("SubscribeToTask", json!({"id": task_id})).await
     }
 
+    /// Polls `GetTask` until the task reaches `state` (a hang guard of 10 s, not a timing
+    /// assertion); returns the task.
+    pub async fn wait_for_state(&self, task_id: &str, state: &str) -> Value {
+        for _ in 0..1000 {
+            let task = self.rpc("GetTask", json!({ "id": task_id })).await["result"].clone();
+            if task["status"]["state"] == state {
+                return task;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("task {task_id} never reached {state}");
+    }
+
+    /// Polls MCP `tasks/get` (stateless, declaring the tasks extension) until `done` holds for
+    /// the result (a hang guard of 10 s); returns the result.
+    pub async fn poll_mcp_task(&self, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let capabilities = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+        for _ in 0..1000 {
+            let (_, body) = self
+                .mcp_modern(
+                    "tasks/get",
+                    json!({ "taskId": task_id }),
+                    capabilities.clone(),
+                )
+                .await;
+            let polled = response_from(&body);
+            if done(&polled["result"]) {
+                return polled["result"].clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("task {task_id} never reached the expected state");
+    }
+
     /// The agent card.
     pub async fn card(&self) -> Value {
         self.http

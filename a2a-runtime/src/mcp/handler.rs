@@ -198,7 +198,7 @@ impl McpHandler {
         match self.app.parked.resume(tool, state, responses) {
             Ok(Resumed::Answered(call)) => Ok(self.drive(call, context).await),
             Ok(Resumed::Unanswered(question)) => Ok(CallToolResponse::InputRequired(
-                self.app.parked.ask_again(&question, tool, ttl),
+                self.app.parked.input_required(&question, tool, ttl),
             )),
             Err(error) => Err(McpError::invalid_params(
                 error.to_string(),

@@ -154,7 +154,8 @@ impl ParkedCalls {
         Ok(self.input_required(question, tool, ttl))
     }
 
-    fn input_required(
+    /// What tells the client to answer `question` and retry with the returned state.
+    pub(crate) fn input_required(
         &self,
         question: &Question,
         tool: &str,
@@ -196,16 +197,6 @@ impl ParkedCalls {
         // The skill may have been dropped meanwhile; the call then finishes with that.
         let _ = parked.answer.send(answer);
         parked.call.map(Resumed::Answered).ok_or(ResumeError::Gone)
-    }
-
-    /// The input-required result for a question still waiting (a retry without its answer).
-    pub(crate) fn ask_again(
-        &self,
-        question: &Question,
-        tool: &str,
-        ttl: std::time::Duration,
-    ) -> InputRequiredResult {
-        self.input_required(question, tool, ttl)
     }
 
     fn insert(&self, tool: &'static str, question: &Question, answer: oneshot::Sender<Answer>) {

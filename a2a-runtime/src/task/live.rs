@@ -47,7 +47,7 @@ struct Waiter {
 }
 
 /// Why a task took no answer.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Refusal {
     /// The task already ended.
     Ended(TaskState),
@@ -55,6 +55,8 @@ pub(crate) enum Refusal {
     NotWaiting(TaskState),
     /// The task waits for the other kind of answer.
     WaitsFor(QuestionKind),
+    /// The task waits on a question other than the one answered (named here).
+    OtherQuestion(String),
 }
 
 /// What a new subscriber starts from: the task as it is now and, unless it already ended, the
@@ -203,11 +205,13 @@ impl LiveTask {
         self.publish(applied)
     }
 
-    /// Hands the waiting question of `kind` its answer and sets the task WORKING again, keeping
-    /// `history` (the answering message) when given.
+    /// Hands the waiting question of `kind` (and, when given, with id `question`) its answer and
+    /// sets the task WORKING again, keeping `history` (the answering message) when given. The
+    /// question is matched under the task's lock, so an answer never reaches a newer question.
     pub(crate) fn answer(
         &self,
         kind: QuestionKind,
+        question: Option<&str>,
         answer: Answer,
         history: Option<Message>,
         max_history: usize,
@@ -217,10 +221,16 @@ impl LiveTask {
         if state.is_terminal() {
             return Err(Refusal::Ended(state));
         }
-        let Some(waiter) = inner.waiting.take_if(|w| w.question.kind == kind) else {
-            return Err(match &inner.waiting {
-                Some(other) => Refusal::WaitsFor(other.question.kind),
-                None => Refusal::NotWaiting(state),
+        let matches = |w: &mut Waiter| {
+            w.question.kind == kind && question.is_none_or(|id| w.question.id == id)
+        };
+        let Some(waiter) = inner.waiting.take_if(matches) else {
+            return Err(match (&inner.waiting, question) {
+                (Some(other), _) if other.question.kind != kind => {
+                    Refusal::WaitsFor(other.question.kind)
+                }
+                (Some(_), Some(id)) => Refusal::OtherQuestion(id.to_owned()),
+                _ => Refusal::NotWaiting(state),
             });
         };
         let history = history.map(|m| Message {

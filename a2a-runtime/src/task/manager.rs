@@ -297,19 +297,13 @@ impl TaskManager {
             });
         }
         let answer = Answer::Message(message.clone());
-        live.answer(
-            QuestionKind::Input,
-            answer,
-            Some(message),
-            self.config.max_history,
-        )
-        .map_err(|refusal| refused(task_id, refusal, QuestionKind::Input))?;
-        self.persist(&live).await;
+        self.deliver(&live, QuestionKind::Input, None, answer, Some(message))
+            .await?;
         Ok(live)
     }
 
-    /// Answers the question task `task_id` waits on with a structured value (an MCP client's
-    /// input response), kept in history as a data message.
+    /// Answers question `question_id` of task `task_id` with an MCP client's input response; an
+    /// accepted value is kept in history as a data message.
     pub(crate) async fn answer(
         &self,
         task_id: &str,
@@ -317,29 +311,21 @@ impl TaskManager {
         answer: Answer,
     ) -> Result<(), TaskError> {
         let live = self.running(task_id).await?;
-        if live.question().is_none_or(|q| q.id != question_id) {
-            return Err(TaskError::NoSuchQuestion {
-                id: task_id.to_owned(),
-                question: question_id.to_owned(),
-            });
-        }
         let history = match &answer {
             Answer::Value(value) => Some(Message {
                 role: Role::User,
                 ..Message::agent(vec![Part::data(value.clone())])
             }),
-            Answer::Message(message) => Some(message.clone()),
-            Answer::Declined => None,
+            Answer::Message(_) | Answer::Declined => None,
         };
-        live.answer(
+        self.deliver(
+            &live,
             QuestionKind::Input,
+            Some(question_id),
             answer,
             history,
-            self.config.max_history,
         )
-        .map_err(|refusal| refused(task_id, refusal, QuestionKind::Input))?;
-        self.persist(&live).await;
-        Ok(())
+        .await
     }
 
     /// Tells task `task_id`, waiting in AUTH_REQUIRED, that its authorization arrived; the
@@ -350,14 +336,23 @@ impl TaskManager {
         credential: serde_json::Value,
     ) -> Result<(), TaskError> {
         let live = self.running(task_id).await?;
-        live.answer(
-            QuestionKind::Auth,
-            Answer::Value(credential),
-            None,
-            self.config.max_history,
-        )
-        .map_err(|refusal| refused(task_id, refusal, QuestionKind::Auth))?;
-        self.persist(&live).await;
+        let answer = Answer::Value(credential);
+        self.deliver(&live, QuestionKind::Auth, None, answer, None)
+            .await
+    }
+
+    /// Hands a waiting task its answer and records the resumed task.
+    async fn deliver(
+        &self,
+        live: &LiveTask,
+        kind: QuestionKind,
+        question: Option<&str>,
+        answer: Answer,
+        history: Option<Message>,
+    ) -> Result<(), TaskError> {
+        live.answer(kind, question, answer, history, self.config.max_history)
+            .map_err(|refusal| refused(&live.id, refusal, kind))?;
+        self.persist(live).await;
         Ok(())
     }
 
@@ -619,6 +614,7 @@ fn refused(id: &str, refusal: Refusal, offered: QuestionKind) -> TaskError {
     let id = id.to_owned();
     let state = match refusal {
         Refusal::Ended(state) => return TaskError::Terminal { id, state },
+        Refusal::OtherQuestion(question) => return TaskError::NoSuchQuestion { id, question },
         Refusal::NotWaiting(state) => state,
         Refusal::WaitsFor(kind) => kind.state(),
     };
