@@ -28,6 +28,12 @@ pub(crate) struct SkillEntry {
     pub(crate) text_param: Option<String>,
     /// Required input properties; when empty, any message can start the skill.
     pub(crate) required: Vec<String>,
+    /// The media types of message parts the skill reads: as declared with `input_modes`, else
+    /// derived from its input (see [`derived_input_modes`]).
+    pub(crate) input_modes: Vec<String>,
+    /// The media types the skill produces: as declared with `output_modes`, else
+    /// `application/json` for structured output; empty means the agent's defaults.
+    pub(crate) output_modes: Vec<String>,
 }
 
 /// The validated, sorted set of skills served by one agent.
@@ -147,12 +153,40 @@ fn entry(descriptor: &'static SkillDescriptor) -> SkillEntry {
         .output_schema(&mut schema::generator())
         .map(schema::output)
         .map(Arc::new);
+    let text_param = schema::single_required_string(&input_schema);
+    let owned = |modes: &[&str]| modes.iter().map(|m| (*m).to_owned()).collect::<Vec<_>>();
+    let input_modes = if descriptor.input_modes().is_empty() {
+        owned(derived_input_modes(
+            text_param.is_some(),
+            schema::has_properties(&input_schema),
+        ))
+    } else {
+        owned(descriptor.input_modes())
+    };
+    let output_modes = match (descriptor.output_modes(), &output_schema) {
+        ([], Some(_)) => vec!["application/json".to_owned()],
+        (declared, _) => owned(declared),
+    };
     SkillEntry {
-        text_param: schema::single_required_string(&input_schema),
         required: schema::required_names(&input_schema),
+        text_param,
+        input_modes,
+        output_modes,
         input_schema: Arc::new(input_schema),
         output_schema,
         descriptor,
+    }
+}
+
+/// What a skill reads when it declares no `input_modes`: a skill with one required string
+/// parameter reads text (and a data part holding its input object); a skill with other
+/// parameters reads a JSON object, from a data part or a text part holding JSON; a skill without
+/// parameters reads any text or data.
+fn derived_input_modes(text_param: bool, has_properties: bool) -> &'static [&'static str] {
+    if text_param || !has_properties {
+        &["text/plain", "application/json"]
+    } else {
+        &["application/json"]
     }
 }
 

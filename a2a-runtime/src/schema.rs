@@ -67,3 +67,11 @@ pub(crate) fn required_names(input: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// Whether the input object has any property at all.
+pub(crate) fn has_properties(input: &Value) -> bool {
+    input
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty())
+}

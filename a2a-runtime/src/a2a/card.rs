@@ -8,15 +8,61 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
 use crate::descriptor::AgentDescriptor;
-use crate::protocol::a2a::v1;
+use crate::protocol::a2a::{v0_3, v1};
 use crate::registry::Registry;
 
 /// The card extension that publishes each skill's input and output JSON Schemas, since
 /// `AgentSkill` has no schema field.
 pub const SKILL_SCHEMAS_EXTENSION: &str = "urn:a2a-runtime:extension:skill-schemas:v1";
 
-/// Builds the card for an agent reachable at `base_url` (ending in `/`).
-pub(crate) fn build(agent: &AgentDescriptor, registry: &Registry, base_url: &str) -> v1::AgentCard {
+/// Where the bindings are served: the JSON-RPC URL (ending in `/`) and the HTTP+JSON base URL.
+#[derive(Debug, Clone)]
+pub(crate) struct Endpoints {
+    pub(crate) jsonrpc: String,
+    pub(crate) rest: String,
+}
+
+impl Endpoints {
+    /// The endpoints of an agent at `base_url` (ending in `/`) whose HTTP+JSON routes are under
+    /// `rest_prefix` (empty, or `/segment…`).
+    pub(crate) fn new(base_url: &str, rest_prefix: &str) -> Self {
+        Self {
+            jsonrpc: base_url.to_owned(),
+            rest: format!("{}{rest_prefix}", base_url.trim_end_matches('/')),
+        }
+    }
+}
+
+/// The card served to every client: the 1.0 card, with the 0.3 card's required fields merged in
+/// (a2a-spec.md §2.6) so that 0.3 clients read it too. Its 0.3 `url` is the JSON-RPC endpoint;
+/// `additionalInterfaces` lists both bindings.
+pub(crate) fn hybrid(card: &v1::AgentCard, endpoints: &Endpoints) -> Value {
+    let mut value = serde_json::to_value(card).unwrap_or_default();
+    if let Value::Object(map) = &mut value {
+        map.insert("url".into(), json!(endpoints.jsonrpc));
+        map.insert("preferredTransport".into(), json!("JSONRPC"));
+        map.insert("protocolVersion".into(), json!(v0_3::VERSION));
+        map.insert(
+            "additionalInterfaces".into(),
+            json!([
+                { "url": endpoints.jsonrpc, "transport": "JSONRPC" },
+                { "url": endpoints.rest, "transport": "HTTP+JSON" },
+            ]),
+        );
+        map.insert(
+            "supportsAuthenticatedExtendedCard".into(),
+            json!(card.capabilities.extended_agent_card),
+        );
+    }
+    value
+}
+
+/// Builds the 1.0 card for an agent served at `endpoints`.
+pub(crate) fn build(
+    agent: &AgentDescriptor,
+    registry: &Registry,
+    endpoints: &Endpoints,
+) -> v1::AgentCard {
     let owned = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let mut schemas = Map::new();
     for skill in registry.skills() {
@@ -30,11 +76,30 @@ pub(crate) fn build(agent: &AgentDescriptor, registry: &Registry, base_url: &str
     v1::AgentCard {
         name: agent.name().to_owned(),
         description: agent.description().to_owned(),
-        supported_interfaces: vec![v1::AgentInterface {
-            url: base_url.to_owned(),
-            protocol_binding: "JSONRPC",
-            protocol_version: v1::VERSION,
-        }],
+        // The first is preferred; every interface names its version (an empty one reads as
+        // 0.3 to some SDKs).
+        supported_interfaces: vec![
+            v1::AgentInterface {
+                url: endpoints.jsonrpc.clone(),
+                protocol_binding: "JSONRPC",
+                protocol_version: v1::VERSION,
+            },
+            v1::AgentInterface {
+                url: endpoints.rest.clone(),
+                protocol_binding: "HTTP+JSON",
+                protocol_version: v1::VERSION,
+            },
+            v1::AgentInterface {
+                url: endpoints.jsonrpc.clone(),
+                protocol_binding: "JSONRPC",
+                protocol_version: "0.3",
+            },
+            v1::AgentInterface {
+                url: endpoints.rest.clone(),
+                protocol_binding: "HTTP+JSON",
+                protocol_version: "0.3",
+            },
+        ],
         provider: agent
             .provider()
             .map(|(organization, url)| v1::AgentProvider {
@@ -68,8 +133,8 @@ pub(crate) fn build(agent: &AgentDescriptor, registry: &Registry, base_url: &str
                     description: d.description().into(),
                     tags: owned(d.tags()),
                     examples: owned(d.examples()),
-                    input_modes: owned(d.input_modes()),
-                    output_modes: owned(d.output_modes()),
+                    input_modes: skill.input_modes.clone(),
+                    output_modes: skill.output_modes.clone(),
                 }
             })
             .collect(),
@@ -85,7 +150,7 @@ pub(crate) struct CardBody {
 }
 
 impl CardBody {
-    pub(crate) fn new(card: &v1::AgentCard) -> Self {
+    pub(crate) fn new(card: &Value) -> Self {
         let bytes = serde_json::to_vec_pretty(card).unwrap_or_default();
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         bytes.hash(&mut hasher);

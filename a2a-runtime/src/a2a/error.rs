@@ -1,15 +1,17 @@
-//! Every A2A request error, and the one function that maps it to a JSON-RPC code, an ErrorInfo
-//! reason and an HTTP status.
+//! Every A2A request error, and the one place each is given its wire form: a JSON-RPC code per
+//! protocol version, an HTTP status with a `google.rpc.Status` body for HTTP+JSON, and the
+//! `google.rpc.ErrorInfo` reason both carry.
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
+use super::Version;
 use crate::protocol::jsonrpc::code;
 use crate::task::{StoreError, TaskError};
 
 /// Why an A2A request failed.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum RequestError {
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum A2aError {
     #[error("invalid JSON: {0}")]
     Parse(String),
     #[error("{0}")]
@@ -32,20 +34,39 @@ pub(crate) enum RequestError {
     PushNotSupported,
     #[error("{0}")]
     Unsupported(String),
+    /// A message part the routed skill cannot read.
     #[error(
-        "A2A-Version `{0}` is not supported; this agent speaks A2A 1.0 (send `A2A-Version: 1.0`)"
+        "{field}: media type `{media_type}` is not accepted by skill `{skill}`; it accepts {}",
+        accepted.join(", ")
     )]
+    ContentTypeNotSupported {
+        field: String,
+        media_type: String,
+        skill: &'static str,
+        accepted: Vec<String>,
+    },
+    /// The HTTP request's own `Content-Type` (HTTP+JSON binding).
+    #[error(
+        "Content-Type `{0}` is not supported; send `application/a2a+json` or `application/json`"
+    )]
+    UnsupportedMediaType(String),
+    #[error("A2A-Version `{0}` is not supported; this agent speaks A2A 1.0 and 0.3")]
     VersionNotSupported(String),
 }
 
-/// The wire form of one error.
-pub(crate) struct Mapped {
-    pub(crate) code: i64,
-    pub(crate) reason: &'static str,
-    pub(crate) http: StatusCode,
+/// How one error is identified on every binding.
+struct Kind {
+    /// The A2A 1.0 / 0.3 JSON-RPC code.
+    code: i64,
+    /// The `google.rpc.ErrorInfo` reason.
+    reason: &'static str,
+    /// The `google.rpc.Status` status name (the gRPC code).
+    status: &'static str,
+    /// The HTTP status of the HTTP+JSON binding.
+    http: StatusCode,
 }
 
-impl RequestError {
+impl A2aError {
     pub(crate) fn invalid_params(field: impl Into<String>, reason: impl Into<String>) -> Self {
         Self::InvalidParams {
             field: field.into(),
@@ -53,64 +74,179 @@ impl RequestError {
         }
     }
 
-    /// The single mapping from error to JSON-RPC code, ErrorInfo reason and HTTP status.
-    pub(crate) fn mapped(&self) -> Mapped {
-        let (code, reason, http) = match self {
-            Self::Parse(_) => (code::PARSE_ERROR, "PARSE_ERROR", StatusCode::OK),
-            Self::InvalidRequest(_) => (code::INVALID_REQUEST, "INVALID_REQUEST", StatusCode::OK),
+    /// The single table of codes, reasons and statuses (a2a-spec.md §7; HTTP statuses from the
+    /// A2A 1.0 specification §5.4).
+    fn kind(&self) -> Kind {
+        let (code, reason, status, http) = match self {
+            Self::Parse(_) => (
+                code::PARSE_ERROR,
+                "PARSE_ERROR",
+                "INVALID_ARGUMENT",
+                StatusCode::BAD_REQUEST,
+            ),
+            Self::InvalidRequest(_) => (
+                code::INVALID_REQUEST,
+                "INVALID_REQUEST",
+                "INVALID_ARGUMENT",
+                StatusCode::BAD_REQUEST,
+            ),
             Self::PayloadTooLarge { .. } => (
                 code::INVALID_REQUEST,
                 "PAYLOAD_TOO_LARGE",
+                "INVALID_ARGUMENT",
                 StatusCode::PAYLOAD_TOO_LARGE,
             ),
-            Self::MethodNotFound { .. } => {
-                (code::METHOD_NOT_FOUND, "METHOD_NOT_FOUND", StatusCode::OK)
-            }
-            Self::InvalidParams { .. } => (code::INVALID_PARAMS, "INVALID_PARAMS", StatusCode::OK),
-            Self::Internal(_) => (code::INTERNAL_ERROR, "INTERNAL_ERROR", StatusCode::OK),
-            Self::TaskNotFound(_) => (-32001, "TASK_NOT_FOUND", StatusCode::OK),
-            Self::TaskNotCancelable(_) => (-32002, "TASK_NOT_CANCELABLE", StatusCode::OK),
-            Self::PushNotSupported => (-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", StatusCode::OK),
-            Self::Unsupported(_) => (-32004, "UNSUPPORTED_OPERATION", StatusCode::OK),
-            Self::VersionNotSupported(_) => (-32009, "VERSION_NOT_SUPPORTED", StatusCode::OK),
+            Self::MethodNotFound { .. } => (
+                code::METHOD_NOT_FOUND,
+                "METHOD_NOT_FOUND",
+                "NOT_FOUND",
+                StatusCode::NOT_FOUND,
+            ),
+            Self::InvalidParams { .. } => (
+                code::INVALID_PARAMS,
+                "INVALID_PARAMS",
+                "INVALID_ARGUMENT",
+                StatusCode::BAD_REQUEST,
+            ),
+            Self::Internal(_) => (
+                code::INTERNAL_ERROR,
+                "INTERNAL_ERROR",
+                "INTERNAL",
+                StatusCode::INTERNAL_SERVER_ERROR,
+            ),
+            Self::TaskNotFound(_) => (-32001, "TASK_NOT_FOUND", "NOT_FOUND", StatusCode::NOT_FOUND),
+            Self::TaskNotCancelable(_) => (
+                -32002,
+                "TASK_NOT_CANCELABLE",
+                "FAILED_PRECONDITION",
+                StatusCode::CONFLICT,
+            ),
+            Self::PushNotSupported => (
+                -32003,
+                "PUSH_NOTIFICATION_NOT_SUPPORTED",
+                "FAILED_PRECONDITION",
+                StatusCode::BAD_REQUEST,
+            ),
+            Self::Unsupported(_) => (
+                -32004,
+                "UNSUPPORTED_OPERATION",
+                "FAILED_PRECONDITION",
+                StatusCode::BAD_REQUEST,
+            ),
+            Self::ContentTypeNotSupported { .. } => (
+                -32005,
+                "CONTENT_TYPE_NOT_SUPPORTED",
+                "INVALID_ARGUMENT",
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ),
+            Self::UnsupportedMediaType(_) => (
+                code::INVALID_REQUEST,
+                "UNSUPPORTED_MEDIA_TYPE",
+                "INVALID_ARGUMENT",
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ),
+            Self::VersionNotSupported(_) => (
+                -32009,
+                "VERSION_NOT_SUPPORTED",
+                "FAILED_PRECONDITION",
+                StatusCode::BAD_REQUEST,
+            ),
         };
-        Mapped { code, reason, http }
+        Kind {
+            code,
+            reason,
+            status,
+            http,
+        }
     }
 
-    /// `error.data`: a list of ProtoJSON `Any` objects: `google.rpc.ErrorInfo` always, plus
-    /// `google.rpc.BadRequest` naming the field for invalid params.
-    pub(crate) fn data(&self) -> Value {
-        let mapped = self.mapped();
+    /// The JSON-RPC code in protocol `version`. The early draft gave -32006 to -32009 other
+    /// meanings (a2a-spec.md §10), so those are remapped for it.
+    pub(crate) fn jsonrpc_code(&self, version: Version) -> i64 {
+        let code = self.kind().code;
+        match (version, code) {
+            (Version::V0_1, -32007) => -32004,
+            (Version::V0_1, -32009 | -32008) => code::INVALID_REQUEST,
+            (Version::V0_1, -32006) => code::INTERNAL_ERROR,
+            _ => code,
+        }
+    }
+
+    /// The HTTP status of a JSON-RPC error response: 200, as the reference SDKs send, except
+    /// for an oversized body.
+    pub(crate) fn jsonrpc_http_status(&self) -> StatusCode {
+        match self {
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::OK,
+        }
+    }
+
+    /// The HTTP status of an HTTP+JSON error response.
+    pub(crate) fn http_status(&self) -> StatusCode {
+        self.kind().http
+    }
+
+    /// `error.data` of JSON-RPC, `error.details` of HTTP+JSON: ProtoJSON `Any` objects,
+    /// `google.rpc.ErrorInfo` always, plus `google.rpc.BadRequest` naming the field at fault.
+    pub(crate) fn details(&self) -> Value {
         let metadata = match self {
             Self::TaskNotFound(id) => json!({ "taskId": id }),
             Self::VersionNotSupported(v) => {
-                json!({ "requestedVersion": v, "supportedVersions": "1.0" })
+                json!({ "requestedVersion": v, "supportedVersions": "1.0,0.3" })
             }
             Self::PayloadTooLarge { limit } => json!({ "limitBytes": limit.to_string() }),
+            Self::ContentTypeNotSupported {
+                media_type,
+                skill,
+                accepted,
+                ..
+            } => json!({
+                "mediaType": media_type,
+                "skill": skill,
+                "acceptedMediaTypes": accepted.join(","),
+            }),
+            Self::UnsupportedMediaType(given) => json!({ "contentType": given }),
             _ => json!({}),
         };
-        let mut data = vec![json!({
+        let mut details = vec![json!({
             "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-            "reason": mapped.reason,
+            "reason": self.kind().reason,
             "domain": "a2a-protocol.org",
             "metadata": metadata,
         })];
-        if let Self::InvalidParams { field, reason } = self {
-            data.push(json!({
+        let violation = match self {
+            Self::InvalidParams { field, reason } => Some((field.as_str(), reason.clone())),
+            Self::ContentTypeNotSupported { field, .. } => Some((field.as_str(), self.to_string())),
+            _ => None,
+        };
+        if let Some((field, description)) = violation {
+            details.push(json!({
                 "@type": "type.googleapis.com/google.rpc.BadRequest",
-                "fieldViolations": [{ "field": field, "description": reason }],
+                "fieldViolations": [{ "field": field, "description": description }],
             }));
         }
-        Value::Array(data)
+        Value::Array(details)
+    }
+
+    /// The HTTP+JSON error body: a `google.rpc.Status`.
+    pub(crate) fn status_body(&self) -> Value {
+        json!({
+            "error": {
+                "code": self.kind().http.as_u16(),
+                "status": self.kind().status,
+                "message": self.to_string(),
+                "details": self.details(),
+            }
+        })
     }
 }
 
-impl From<TaskError> for RequestError {
+impl From<TaskError> for A2aError {
     fn from(error: TaskError) -> Self {
         match error {
             TaskError::NotFound(id) => Self::TaskNotFound(id),
-            e @ TaskError::Terminal { .. } => Self::Unsupported(e.to_string()),
-            e @ (TaskError::Busy(_)
+            e @ (TaskError::Terminal { .. }
+            | TaskError::Busy(_)
             | TaskError::AwaitingAuth(_)
             | TaskError::NotAwaitingAuth { .. }
             | TaskError::NoSuchQuestion { .. }
@@ -120,8 +256,6 @@ impl From<TaskError> for RequestError {
             e @ TaskError::ContextMismatch { .. } => {
                 Self::invalid_params("message.contextId", e.to_string())
             }
-            TaskError::InvalidMessage { field, reason } => Self::invalid_params(field, reason),
-            TaskError::Route(route) => Self::invalid_params(route.field(), route.to_string()),
             TaskError::Store(StoreError::InvalidPageToken) => {
                 Self::invalid_params("pageToken", StoreError::InvalidPageToken.to_string())
             }

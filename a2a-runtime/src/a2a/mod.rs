@@ -1,8 +1,61 @@
-//! The A2A front-end: agent card and JSON-RPC methods.
+//! The A2A front-end: one binding-neutral [`A2aService`] and thin adapters over it for each
+//! binding (JSON-RPC, HTTP+JSON) and protocol version (1.0, 0.3, the early draft), plus the agent
+//! card. See `ARCHITECTURE.md`.
 
 pub(crate) mod card;
+mod decode;
 mod error;
 pub(crate) mod jsonrpc;
+mod media;
+pub(crate) mod rest;
+mod route;
+mod service;
 mod sse;
+mod v1;
 
-pub(crate) use error::RequestError;
+use axum::http::{HeaderMap, Uri};
+
+pub(crate) use error::A2aError;
+pub(crate) use service::{A2aService, Settings};
+
+/// The A2A protocol generations this server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// A2A 1.0: ProtoJSON, PascalCase JSON-RPC methods.
+    V1_0,
+    /// A2A 0.3: `kind` discriminators, lower-case states, slash methods.
+    V0_3,
+    /// The early draft (0.1): `tasks/send`, `sessionId`, `type` parts.
+    V0_1,
+}
+
+impl Version {
+    /// The version an `A2A-Version` value names: `Major.Minor`, a patch part ignored.
+    fn parse(value: &str) -> Option<Self> {
+        let mut parts = value.trim().split('.');
+        match (parts.next(), parts.next()) {
+            (Some("1"), Some("0")) => Some(Self::V1_0),
+            (Some("0"), Some("3")) => Some(Self::V0_3),
+            _ => None,
+        }
+    }
+}
+
+/// The `A2A-Version` a request names, from its header or its query string; `None` when absent or
+/// empty (which means 0.3, a2a-spec.md §1).
+fn requested_version(headers: &HeaderMap, uri: &Uri) -> Option<String> {
+    let from_query = || {
+        uri.query().and_then(|q| {
+            q.split('&').find_map(|pair| {
+                pair.split_once('=')
+                    .filter(|(k, _)| k.eq_ignore_ascii_case("A2A-Version"))
+                    .map(|(_, v)| v.to_owned())
+            })
+        })
+    };
+    headers
+        .get("a2a-version")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
+        .or_else(from_query)
+        .filter(|v| !v.is_empty())
+}

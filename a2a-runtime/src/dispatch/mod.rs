@@ -3,7 +3,6 @@
 mod extract;
 mod input;
 mod output;
-mod route;
 mod stream;
 
 use std::any::Any;
@@ -20,7 +19,6 @@ pub use output::{IntoSkillOutput, Json, SkillOutput};
 pub use output::{
     StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
 };
-pub(crate) use route::RouteError;
 pub use stream::IntoChunk;
 pub(crate) use stream::drive as drive_stream;
 

@@ -232,7 +232,7 @@ impl McpHandler {
             task = started.wait(self.app.limits.mcp_task_after) => task,
             // Until the handle is returned, the request is the only way to cancel the task.
             () = context.ct.cancelled() => {
-                let _ = self.app.manager.cancel(&started.task.id).await;
+                let _ = self.app.manager.cancel(started.id()).await;
                 return Err(McpError::internal_error("the call was canceled", None));
             }
         };

@@ -13,6 +13,8 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::{App, ServeConfig};
 use crate::a2a::card::{self, CardBody};
+use crate::a2a::jsonrpc::{Aliases, JsonRpc};
+use crate::a2a::{A2aService, Settings};
 use crate::error::Error;
 use crate::mcp::McpHandler;
 
@@ -31,11 +33,9 @@ pub(crate) const MCP_PATH: &str = "/mcp";
 
 pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Error> {
     let base_url = config.base_url();
-    let card = Arc::new(CardBody::new(&card::build(
-        app.agent,
-        app.dispatcher.registry(),
-        &base_url,
-    )));
+    let endpoints = card::Endpoints::new(&base_url, &app.limits.rest_prefix);
+    let v1_card = card::build(app.agent, app.dispatcher.registry(), &endpoints);
+    let card = Arc::new(CardBody::new(&card::hybrid(&v1_card, &endpoints)));
     let card_route = get(
         |State(card): State<Arc<CardBody>>, headers: HeaderMap| async move { card.respond(&headers) },
     );
@@ -45,10 +45,25 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
         .with_state(card);
     let mcp = mcp_service(Arc::clone(&app), config, &base_url);
     let max_body = app.limits.max_body_bytes;
+    let service = Arc::new(A2aService::new(
+        Arc::clone(&app.manager),
+        Arc::clone(&app.dispatcher),
+        Settings {
+            max_body_bytes: max_body,
+            require_version_header: app.limits.require_version_header,
+            sse_keep_alive: app.limits.sse_keep_alive,
+        },
+        app.shutdown.clone(),
+    ));
+    let jsonrpc = Arc::new(JsonRpc {
+        service: Arc::clone(&service),
+        aliases: Aliases::default(),
+    });
     Ok(Router::new()
         .route("/", post(crate::a2a::jsonrpc::handle))
+        .with_state(jsonrpc)
+        .merge(crate::a2a::rest::routes(service, &app.limits.rest_prefix))
         .route("/healthz", get(healthz))
-        .with_state(app)
         .layer(DefaultBodyLimit::max(max_body))
         .merge(card_routes)
         .nest_service(MCP_PATH, mcp))
@@ -139,6 +154,7 @@ pub(crate) async fn serve_http(
     let local = bound.bind;
     let base = bound.base_url();
     let shutdown = app.shutdown.clone();
+    let app_prefix = app.limits.rest_prefix.clone();
     let router = router(app, &bound)?.merge(routes);
     if matches!(local.ip(), IpAddr::V4(ip) if ip.is_unspecified()) && config.public_url.is_none() {
         tracing::warn!(
@@ -147,6 +163,10 @@ pub(crate) async fn serve_http(
     }
     eprintln!("agent card:   {base}.well-known/agent-card.json");
     eprintln!("A2A JSON-RPC: {base}");
+    eprintln!(
+        "A2A HTTP+JSON: {}",
+        card::Endpoints::new(&base, &app_prefix).rest
+    );
     eprintln!("MCP:          {}{}", base.trim_end_matches('/'), MCP_PATH);
     // Without TCP_NODELAY small JSON and SSE replies can stall ~40 ms on Nagle + delayed ACK.
     let listener = listener.tap_io(|tcp| {

@@ -25,8 +25,8 @@ use crate::task::{InMemoryTaskStore, MemoryStoreLimits, TaskConfig, TaskManager,
 /// The default request body limit for A2A and MCP requests.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// Request limits.
-#[derive(Debug, Clone, Copy)]
+/// Request limits and HTTP surface settings.
+#[derive(Debug, Clone)]
 pub(crate) struct Limits {
     pub(crate) max_body_bytes: usize,
     pub(crate) require_version_header: bool,
@@ -35,6 +35,8 @@ pub(crate) struct Limits {
     /// How long an MCP `tools/call` from a client that supports tasks may run before it is
     /// answered with a task handle instead of the result.
     pub(crate) mcp_task_after: Duration,
+    /// Where the A2A HTTP+JSON routes are mounted: empty (the root) or `/segment…`.
+    pub(crate) rest_prefix: String,
 }
 
 /// Shared state of a running server.
@@ -102,6 +104,7 @@ impl AgentServer {
                 require_version_header: false,
                 sse_keep_alive: Duration::from_secs(15),
                 mcp_task_after: Duration::from_secs(1),
+                rest_prefix: String::new(),
             },
             tasks: TaskConfig::default(),
             handle: Tasks::default(),
@@ -154,8 +157,16 @@ impl AgentServer {
         self
     }
 
-    /// Rejects A2A requests without an `A2A-Version` header (by default they are treated as
-    /// A2A 1.0).
+    /// Mounts the A2A HTTP+JSON routes under `prefix` (such as `/rest`) instead of the root,
+    /// for example to keep them apart from application routes; the agent card names it.
+    #[must_use]
+    pub fn rest_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.limits.rest_prefix = prefix.into();
+        self
+    }
+
+    /// Rejects A2A 1.0 requests that carry no `A2A-Version` header (a missing header means 0.3,
+    /// which has no such methods); by default they are served as 1.0.
     #[must_use]
     pub fn require_version_header(mut self, require: bool) -> Self {
         self.limits.require_version_header = require;
@@ -239,6 +250,15 @@ impl AgentServer {
     }
 
     fn build(&self) -> Result<Arc<App>, Error> {
+        let prefix = &self.limits.rest_prefix;
+        let well_formed =
+            prefix.starts_with('/') && !prefix.ends_with('/') && !prefix.contains(['{', '}', ':']);
+        if !prefix.is_empty() && !well_formed {
+            return Err(Error::Config(format!(
+                "rest_prefix `{prefix}` must be empty or a path like `/rest` (starting with `/`, \
+                 without a trailing `/`)"
+            )));
+        }
         let mut explicit = self.agent.explicit_skills().to_vec();
         explicit.extend(&self.skills);
         let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
@@ -256,7 +276,7 @@ impl AgentServer {
             manager,
             tools,
             parked: Arc::new(crate::mcp::ParkedCalls::new()),
-            limits: self.limits,
+            limits: self.limits.clone(),
             shutdown: self.shutdown.clone(),
         }))
     }

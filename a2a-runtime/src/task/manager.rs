@@ -14,7 +14,7 @@ use super::subscription::{self, StreamItem};
 use super::waiting::TaskAsker;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::context::{TaskContext, UpdateSink};
-use crate::dispatch::{Dispatcher, RouteError, SkillOutput};
+use crate::dispatch::{Dispatcher, SkillOutput};
 use crate::model::{
     Artifact, JsonObject, Message, Part, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState,
     TaskStatus, new_id,
@@ -87,10 +87,6 @@ pub(crate) enum TaskError {
         given: String,
         actual: String,
     },
-    #[error("{field}: {reason}")]
-    InvalidMessage { field: &'static str, reason: String },
-    #[error(transparent)]
-    Route(#[from] RouteError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -98,23 +94,50 @@ pub(crate) enum TaskError {
 /// A task's events, for a subscriber: a snapshot first, then updates in order.
 pub(crate) type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + Send>>;
 
-/// A task created and running, for callers that watch it themselves.
-pub(crate) struct Started {
-    pub(crate) task: Task,
+/// A task the manager holds live: just created (its skill starts with
+/// [`TaskManager::run`]) or resumed by an answer. Callers watch it through this handle.
+pub(crate) struct TaskHandle {
     live: Arc<LiveTask>,
 }
 
-impl Started {
-    /// Waits until the task is terminal or interrupted, at most `limit`; returns the task as it
-    /// is then.
-    pub(crate) async fn wait(&self, limit: Duration) -> Task {
-        let mut state = self.live.state.subscribe();
-        let _ = tokio::time::timeout(
-            limit,
-            state.wait_for(|s| s.is_terminal() || s.is_interrupted()),
-        )
-        .await;
+impl TaskHandle {
+    /// The task's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.live.id
+    }
+
+    /// The task as it is now.
+    pub(crate) fn snapshot(&self) -> Task {
         self.live.snapshot()
+    }
+
+    /// Waits until the task is terminal or interrupted (a2a-spec.md §11.8) and returns it then.
+    pub(crate) async fn settled(&self) -> Task {
+        let mut state = self.live.state.subscribe();
+        // If the runner is gone the sender is dropped and `wait_for` errors; the snapshot is
+        // final then.
+        let _ = state
+            .wait_for(|s| s.is_terminal() || s.is_interrupted())
+            .await;
+        self.live.snapshot()
+    }
+
+    /// Like [`settled`](Self::settled), waiting at most `limit`.
+    pub(crate) async fn wait(&self, limit: Duration) -> Task {
+        tokio::time::timeout(limit, self.settled())
+            .await
+            .unwrap_or_else(|_| self.live.snapshot())
+    }
+
+    /// The task's events from now on: a snapshot, then updates until it is terminal or
+    /// interrupted. Taken before [`TaskManager::run`], it holds every event of the run.
+    pub(crate) fn events(&self, manager: &Arc<TaskManager>) -> TaskEvents {
+        let first = self.live.subscribe();
+        Box::pin(subscription::stream(
+            Arc::clone(manager),
+            self.live.id.clone(),
+            first,
+        ))
     }
 }
 
@@ -125,24 +148,6 @@ pub(crate) struct TaskManager {
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     config: TaskConfig,
     input: InputLimits,
-}
-
-/// A message accepted for a task: a new task to run, or the answer a waiting task resumed with.
-enum Accepted {
-    New {
-        live: Arc<LiveTask>,
-        skill: &'static str,
-        input: serde_json::Value,
-    },
-    Resumed(Arc<LiveTask>),
-}
-
-impl Accepted {
-    fn live(&self) -> &Arc<LiveTask> {
-        match self {
-            Self::New { live, .. } | Self::Resumed(live) => live,
-        }
-    }
 }
 
 impl TaskManager {
@@ -170,56 +175,18 @@ impl TaskManager {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Handles an incoming user message: validates it, creates a task and starts its skill.
-    /// Unless `return_immediately`, waits until the task is terminal or interrupted.
-    pub(crate) async fn send(
-        self: &Arc<Self>,
-        message: Message,
-        return_immediately: bool,
-    ) -> Result<Task, TaskError> {
-        let accepted = self.accept(message).await?;
-        let live = Arc::clone(accepted.live());
-        // The task as created or resumed; only needed when not waiting for the skill.
-        let created = return_immediately.then(|| live.snapshot());
-        let mut state = live.state.subscribe();
-        self.run_accepted(accepted);
-        if let Some(task) = created {
-            return Ok(task);
-        }
-        // Returns when the task is terminal or interrupted (a2a-spec.md §11.8). If the runner is
-        // gone the sender is dropped and `wait_for` errors; the snapshot is final then.
-        let _ = state
-            .wait_for(|s| s.is_terminal() || s.is_interrupted())
-            .await;
-        Ok(live.snapshot())
-    }
-
-    /// Like [`send`](Self::send), but returns the task's event stream, subscribed before the
-    /// skill starts so it holds every event.
-    pub(crate) async fn send_streaming(
-        self: &Arc<Self>,
-        message: Message,
-    ) -> Result<TaskEvents, TaskError> {
-        let accepted = self.accept(message).await?;
-        let first = accepted.live().subscribe();
-        let id = accepted.live().id.clone();
-        self.run_accepted(accepted);
-        Ok(Box::pin(subscription::stream(Arc::clone(self), id, first)))
-    }
-
-    /// Starts `skill` as a task with an already checked `input` (for callers other than A2A
-    /// messages, such as MCP task-augmented calls). `message` is recorded as the task's request.
+    /// Creates a task for `message` and runs `skill` on `input` (already checked against the
+    /// skill's input type); `sinks` get the skill's reports besides the task itself.
     pub(crate) async fn start(
         self: &Arc<Self>,
         skill: &'static str,
         input: serde_json::Value,
         message: Message,
         sinks: Vec<Arc<dyn UpdateSink>>,
-    ) -> Result<Started, TaskError> {
-        let live = self.create(message).await?;
-        let task = live.snapshot();
-        self.spawn(Arc::clone(&live), skill, input, sinks);
-        Ok(Started { task, live })
+    ) -> Result<TaskHandle, TaskError> {
+        let task = self.create(message).await?;
+        self.run(&task, skill, input, sinks);
+        Ok(task)
     }
 
     /// Subscribes to a task's events: a snapshot, then updates until it is terminal or
@@ -258,32 +225,14 @@ impl TaskManager {
         })
     }
 
-    /// Validates a user message. A message for an existing task answers its question; any
-    /// other is routed to a skill and creates a task.
-    async fn accept(&self, message: Message) -> Result<Accepted, TaskError> {
-        validate(&message)?;
-        if let Some(task_id) = message.task_id.clone() {
-            return self.resume(&task_id, message).await.map(Accepted::Resumed);
-        }
-        let route = self.dispatcher.route(&message)?;
-        let live = self.create(message).await?;
-        Ok(Accepted::New {
-            live,
-            skill: route.skill.descriptor.id(),
-            input: route.input,
-        })
-    }
-
-    fn run_accepted(self: &Arc<Self>, accepted: Accepted) {
-        if let Accepted::New { live, skill, input } = accepted {
-            self.spawn(live, skill, input, Vec::new());
-        }
-    }
-
     /// Answers the question task `task_id` waits on with `message`. Checked before anything is
     /// written (a2a-spec.md §11.1): an unknown task, a contextId mismatch, a finished task and a
     /// task not waiting for input are refused.
-    async fn resume(&self, task_id: &str, message: Message) -> Result<Arc<LiveTask>, TaskError> {
+    pub(crate) async fn resume(
+        &self,
+        task_id: &str,
+        message: Message,
+    ) -> Result<TaskHandle, TaskError> {
         let Some(live) = self.live(task_id) else {
             return Err(self.refuse_follow_up(task_id, &message).await);
         };
@@ -299,7 +248,7 @@ impl TaskManager {
         let answer = Answer::Message(message.clone());
         self.deliver(&live, QuestionKind::Input, None, answer, Some(message))
             .await?;
-        Ok(live)
+        Ok(TaskHandle { live })
     }
 
     /// Answers question `question_id` of task `task_id` with an MCP client's input response; an
@@ -401,8 +350,9 @@ impl TaskManager {
         TaskError::NotRunning(task_id.to_owned())
     }
 
-    /// Creates a SUBMITTED task holding `message` and registers it as live.
-    async fn create(&self, mut message: Message) -> Result<Arc<LiveTask>, TaskError> {
+    /// Creates a SUBMITTED task holding `message` and registers it as live; its skill starts
+    /// with [`run`](Self::run).
+    pub(crate) async fn create(&self, mut message: Message) -> Result<TaskHandle, TaskError> {
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         let task_id = new_id();
         message.context_id = Some(context_id.clone());
@@ -419,21 +369,23 @@ impl TaskManager {
         self.store.put(task.clone()).await?;
         let live = Arc::new(LiveTask::new(task, self.config.stream_buffer));
         self.live_map().insert(task_id, Arc::clone(&live));
-        Ok(live)
+        Ok(TaskHandle { live })
     }
 
-    fn spawn(
+    /// Runs `skill` on `input` as the created task, in the background.
+    pub(crate) fn run(
         self: &Arc<Self>,
-        live: Arc<LiveTask>,
+        task: &TaskHandle,
         skill: &'static str,
         input: serde_json::Value,
         sinks: Vec<Arc<dyn UpdateSink>>,
     ) {
         let manager = Arc::clone(self);
-        tokio::spawn(async move { manager.run(live, skill, input, sinks).await });
+        let live = Arc::clone(&task.live);
+        tokio::spawn(async move { manager.execute(live, skill, input, sinks).await });
     }
 
-    async fn run(
+    async fn execute(
         self: Arc<Self>,
         live: Arc<LiveTask>,
         skill_id: &'static str,
@@ -623,28 +575,6 @@ fn refused(id: &str, refusal: Refusal, offered: QuestionKind) -> TaskError {
         QuestionKind::Input if state == TaskState::AuthRequired => TaskError::AwaitingAuth(id),
         QuestionKind::Input => TaskError::Busy(id),
     }
-}
-
-fn validate(message: &Message) -> Result<(), TaskError> {
-    if message.role != Role::User {
-        return Err(TaskError::InvalidMessage {
-            field: "message.role",
-            reason: "must be ROLE_USER".into(),
-        });
-    }
-    if message.message_id.is_empty() {
-        return Err(TaskError::InvalidMessage {
-            field: "message.messageId",
-            reason: "must not be empty".into(),
-        });
-    }
-    if message.parts.is_empty() {
-        return Err(TaskError::InvalidMessage {
-            field: "message.parts",
-            reason: "must hold at least one part".into(),
-        });
-    }
-    Ok(())
 }
 
 /// The artifact holding a skill's returned value, if it returned any.

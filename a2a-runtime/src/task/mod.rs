@@ -9,7 +9,9 @@ mod store;
 mod subscription;
 mod waiting;
 
-pub(crate) use manager::{TaskConfig, TaskError, TaskEvents, TaskManager, request_message};
+pub(crate) use manager::{
+    TaskConfig, TaskError, TaskEvents, TaskHandle, TaskManager, request_message,
+};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use store::{ListQuery, StoreError, TaskPage, TaskStore};
-pub(crate) use subscription::StreamItem;
+pub(crate) use subscription::{StreamItem, ends_stream};

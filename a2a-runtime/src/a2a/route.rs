@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::{Dispatcher, InputError, normalize_numbers};
+use crate::dispatch::{InputError, normalize_numbers};
 use crate::model::{Message, PartContent};
-use crate::registry::SkillEntry;
+use crate::registry::{Registry, SkillEntry};
 
 /// The skill a message is for, and the input object built from its parts.
 #[derive(Debug)]
@@ -13,7 +13,7 @@ pub(crate) struct Route<'a> {
     pub(crate) input: Value,
 }
 
-/// Why a message could not be routed. Every variant maps to JSON-RPC -32602.
+/// Why a message could not be routed. Every variant maps to invalid params (-32602).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RouteError {
     #[error(
@@ -50,49 +50,48 @@ impl RouteError {
     }
 }
 
-impl Dispatcher {
-    /// Picks the skill for `message` and builds its input:
-    /// 1. `message.metadata.skill` names the skill;
-    /// 2. otherwise the only skill, or the one marked `default`;
-    /// 3. otherwise the one skill whose input accepts the message's data part.
-    pub(crate) fn route<'a>(&'a self, message: &Message) -> Result<Route<'a>, RouteError> {
-        let registry = self.registry();
-        let named = message.metadata.as_ref().and_then(|m| m.get("skill"));
-        let skill = match named {
-            Some(Value::String(name)) => {
-                registry.get(name).ok_or_else(|| RouteError::UnknownSkill {
-                    name: name.clone(),
-                    known: registry.id_list(),
-                })?
-            }
-            Some(_) => {
-                return Err(RouteError::SkillNotString {
-                    known: registry.id_list(),
-                });
-            }
-            None => match registry.fallback() {
-                Some(skill) => skill,
-                None => return self.route_by_data(message),
-            },
-        };
-        let input = input_for(skill, message)?;
-        Ok(Route { skill, input })
-    }
-
-    fn route_by_data<'a>(&'a self, message: &Message) -> Result<Route<'a>, RouteError> {
-        let registry = self.registry();
-        let ambiguous = || RouteError::Ambiguous {
-            known: registry.id_list(),
-        };
-        let (_, data) = data_object(message).ok_or_else(ambiguous)?;
-        let mut matches = registry
-            .skills()
-            .iter()
-            .filter(|s| s.descriptor.check_input(&data).is_ok());
-        match (matches.next(), matches.next()) {
-            (Some(skill), None) => Ok(Route { skill, input: data }),
-            _ => Err(ambiguous()),
+/// Picks the skill for `message` and builds its input:
+/// 1. `message.metadata.skill` names the skill;
+/// 2. otherwise the only skill, or the one marked `default`;
+/// 3. otherwise the one skill whose input accepts the message's data part.
+pub(crate) fn route<'a>(
+    registry: &'a Registry,
+    message: &Message,
+) -> Result<Route<'a>, RouteError> {
+    let named = message.metadata.as_ref().and_then(|m| m.get("skill"));
+    let skill = match named {
+        Some(Value::String(name)) => {
+            registry.get(name).ok_or_else(|| RouteError::UnknownSkill {
+                name: name.clone(),
+                known: registry.id_list(),
+            })?
         }
+        Some(_) => {
+            return Err(RouteError::SkillNotString {
+                known: registry.id_list(),
+            });
+        }
+        None => match registry.fallback() {
+            Some(skill) => skill,
+            None => return route_by_data(registry, message),
+        },
+    };
+    let input = input_for(skill, message)?;
+    Ok(Route { skill, input })
+}
+
+fn route_by_data<'a>(registry: &'a Registry, message: &Message) -> Result<Route<'a>, RouteError> {
+    let ambiguous = || RouteError::Ambiguous {
+        known: registry.id_list(),
+    };
+    let (_, data) = data_object(message).ok_or_else(ambiguous)?;
+    let mut matches = registry
+        .skills()
+        .iter()
+        .filter(|s| s.descriptor.check_input(&data).is_ok());
+    match (matches.next(), matches.next()) {
+        (Some(skill), None) => Ok(Route { skill, input: data }),
+        _ => Err(ambiguous()),
     }
 }
 
@@ -113,7 +112,7 @@ fn data_object(message: &Message) -> Option<(usize, Value)> {
 }
 
 /// Builds `skill`'s input from the message parts and checks it against the skill's input type.
-pub(crate) fn input_for(skill: &SkillEntry, message: &Message) -> Result<Value, RouteError> {
+fn input_for(skill: &SkillEntry, message: &Message) -> Result<Value, RouteError> {
     let id = skill.descriptor.id();
     let (input, prefix) = if let Some((index, data)) = data_object(message) {
         (data, format!("message.parts[{index}].data"))

@@ -1,0 +1,133 @@
+//! A2A 0.3 JSON-RPC methods (slash names, `kind` shapes, lower-case states, `final` on stream
+//! events) over the shared service.
+
+use serde_json::Value;
+
+use super::{Reply, envelope_frames};
+use crate::a2a::decode::params;
+use crate::a2a::service::SendRequest;
+use crate::a2a::{A2aError, A2aService};
+use crate::protocol::a2a::v0_3::{self, Tag};
+use crate::protocol::jsonrpc;
+use crate::task::StreamItem;
+
+/// 0.3 methods and their 1.0 names.
+const METHODS: &[(&str, &str)] = &[
+    ("message/send", "SendMessage"),
+    ("message/stream", "SendStreamingMessage"),
+    ("tasks/get", "GetTask"),
+    ("tasks/cancel", "CancelTask"),
+    ("tasks/resubscribe", "SubscribeToTask"),
+    (
+        "tasks/pushNotificationConfig/set",
+        "CreateTaskPushNotificationConfig",
+    ),
+    (
+        "tasks/pushNotificationConfig/get",
+        "GetTaskPushNotificationConfig",
+    ),
+    (
+        "tasks/pushNotificationConfig/list",
+        "ListTaskPushNotificationConfigs",
+    ),
+    (
+        "tasks/pushNotificationConfig/delete",
+        "DeleteTaskPushNotificationConfig",
+    ),
+    ("agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"),
+];
+
+/// The 1.0 name of a 0.3 method.
+pub(super) fn v1_name(method: &str) -> Option<&'static str> {
+    METHODS
+        .iter()
+        .find(|(old, _)| *old == method)
+        .map(|(_, new)| *new)
+}
+
+fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
+    let request: v0_3::MessageSendParams = params(raw)?;
+    let configuration = request.configuration.unwrap_or_default();
+    let message = v0_3::message_in(&request.message, Tag::Kind, "message")
+        .map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+    Ok(SendRequest {
+        message,
+        history_length: configuration.history_length,
+        return_immediately: configuration.blocking == Some(false),
+        push_config: configuration.push_notification_config.is_some(),
+    })
+}
+
+/// A stream item in 0.3: the task first (`kind: "task"`), then events with `final` on the one
+/// that ends the stream.
+pub(crate) fn stream_result(item: &StreamItem) -> Value {
+    match item {
+        StreamItem::Snapshot(task) => v0_3::task_out(task),
+        StreamItem::Event(event) => {
+            let last = event.state().is_some_and(crate::task::ends_stream);
+            v0_3::event_out(event, last)
+        }
+    }
+}
+
+pub(super) async fn call(
+    service: &A2aService,
+    id: &Value,
+    method: &str,
+    raw: Value,
+) -> Result<Reply, A2aError> {
+    let result = match method {
+        // 0.3 results are the bare Task, told apart from a Message by `kind`.
+        "message/send" => v0_3::task_out(&service.send(send_request(raw)?).await?),
+        "message/stream" => {
+            let events = service.send_streaming(send_request(raw)?).await?.events;
+            return Ok(Reply::Stream(
+                events,
+                envelope_frames(id, |i| vec![stream_result(i)]),
+            ));
+        }
+        "tasks/resubscribe" => {
+            let request: v0_3::TaskIdParams = params(raw)?;
+            let events = service.subscribe(&request.id).await?;
+            return Ok(Reply::Stream(
+                events,
+                envelope_frames(id, |i| vec![stream_result(i)]),
+            ));
+        }
+        "tasks/get" => {
+            let request: v0_3::TaskQueryParams = params(raw)?;
+            v0_3::task_out(
+                &service
+                    .get_task(&request.id, request.history_length)
+                    .await?,
+            )
+        }
+        "tasks/cancel" => {
+            let request: v0_3::TaskIdParams = params(raw)?;
+            v0_3::task_out(&service.cancel_task(&request.id).await?)
+        }
+        "tasks/pushNotificationConfig/set"
+        | "tasks/pushNotificationConfig/get"
+        | "tasks/pushNotificationConfig/list"
+        | "tasks/pushNotificationConfig/delete" => return Err(service.push_notification_config()),
+        "agent/getAuthenticatedExtendedCard" => return Err(service.extended_agent_card()),
+        other => {
+            let message = match super::v1::serves(other).then_some(other) {
+                Some(v1) => format!(
+                    "`{v1}` is an A2A 1.0 method and this request speaks A2A 0.3; send \
+                     `A2A-Version: 1.0` to use it"
+                ),
+                None => format!(
+                    "method `{other}` not found; A2A 0.3 methods are {}",
+                    METHODS
+                        .iter()
+                        .map(|(m, _)| *m)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            return Err(A2aError::MethodNotFound { message });
+        }
+    };
+    Ok(Reply::Json(jsonrpc::success(id, result)))
+}

@@ -1,0 +1,95 @@
+//! A2A 1.0 JSON-RPC methods (PascalCase) over the shared service.
+
+use serde_json::Value;
+
+use super::Reply;
+use crate::a2a::decode::params;
+use crate::a2a::v1::{list_request, list_response, send_request, stream_response};
+use crate::a2a::{A2aError, A2aService};
+use crate::protocol::a2a::v1;
+use crate::protocol::jsonrpc;
+
+const METHODS: &[&str] = &[
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
+];
+
+/// Whether `method` is an A2A 1.0 method.
+pub(super) fn serves(method: &str) -> bool {
+    METHODS.contains(&method)
+}
+
+/// Runs one method; results are serialized here because they borrow from the task.
+pub(super) async fn call(
+    service: &A2aService,
+    id: &Value,
+    method: &str,
+    raw: Value,
+) -> Result<Reply, A2aError> {
+    let json = match method {
+        "SendMessage" => {
+            let task = service.send(send_request(raw)?).await?;
+            jsonrpc::success(id, v1::SendMessageResponse::Task((&task).into()))
+        }
+        "SendStreamingMessage" => {
+            let events = service.send_streaming(send_request(raw)?).await?.events;
+            return Ok(Reply::Stream(events, frames(id)));
+        }
+        "SubscribeToTask" => {
+            let request: v1::SubscribeToTaskRequest = params(raw)?;
+            let events = service.subscribe(&request.id).await?;
+            return Ok(Reply::Stream(events, frames(id)));
+        }
+        "GetTask" => {
+            let request: v1::GetTaskRequest = params(raw)?;
+            let task = service
+                .get_task(&request.id, request.history_length)
+                .await?;
+            jsonrpc::success(id, v1::TaskOut::from(&task))
+        }
+        "ListTasks" => {
+            let list = service.list_tasks(list_request(params(raw)?)?).await?;
+            jsonrpc::success(id, list_response(&list))
+        }
+        "CancelTask" => {
+            let request: v1::CancelTaskRequest = params(raw)?;
+            let task = service.cancel_task(&request.id).await?;
+            jsonrpc::success(id, v1::TaskOut::from(&task))
+        }
+        "CreateTaskPushNotificationConfig"
+        | "GetTaskPushNotificationConfig"
+        | "ListTaskPushNotificationConfigs"
+        | "DeleteTaskPushNotificationConfig" => return Err(service.push_notification_config()),
+        "GetExtendedAgentCard" => return Err(service.extended_agent_card()),
+        other => return Err(method_not_found(other)),
+    };
+    Ok(Reply::Json(json))
+}
+
+fn frames(id: &Value) -> crate::a2a::sse::Frames {
+    let id = id.clone();
+    Box::new(move |item| vec![jsonrpc::success(&id, stream_response(item))])
+}
+
+fn method_not_found(method: &str) -> A2aError {
+    let hint = match super::v0_3::v1_name(method) {
+        Some(v1) => format!(
+            "`{method}` is an A2A 0.3 method and this request asked for A2A 1.0 (A2A-Version: \
+             1.0); the 1.0 method is `{v1}`"
+        ),
+        None => format!(
+            "method `{method}` not found; A2A 1.0 methods are {}",
+            METHODS.join(", ")
+        ),
+    };
+    A2aError::MethodNotFound { message: hint }
+}

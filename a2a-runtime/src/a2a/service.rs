@@ -1,0 +1,303 @@
+//! The binding-neutral A2A service: one typed method per A2A operation, taking and returning the
+//! version-neutral model. Request validation and message→skill routing happen here, once, for
+//! every binding; JSON-RPC, HTTP+JSON and each protocol version are thin adapters that parse
+//! their wire form into these requests and render the results.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio_util::sync::CancellationToken;
+
+use super::A2aError;
+use super::media;
+use super::route::{self, RouteError};
+use crate::dispatch::Dispatcher;
+use crate::model::{Message, Role, Task, TaskState};
+use crate::registry::Registry;
+use crate::task::{ListQuery, TaskEvents, TaskHandle, TaskManager};
+
+/// `SendMessage` / `SendStreamingMessage`, in any dialect.
+#[derive(Debug)]
+pub(crate) struct SendRequest {
+    pub(crate) message: Message,
+    /// `configuration.historyLength`, as sent.
+    pub(crate) history_length: Option<i64>,
+    /// `configuration.returnImmediately` (v0.3: `!blocking`).
+    pub(crate) return_immediately: bool,
+    /// Whether the request asked for push notifications inline.
+    pub(crate) push_config: bool,
+}
+
+/// `ListTasks`, in any dialect.
+#[derive(Debug, Default)]
+pub(crate) struct ListTasksRequest {
+    pub(crate) context_id: Option<String>,
+    pub(crate) state: Option<TaskState>,
+    pub(crate) page_size: Option<i64>,
+    pub(crate) page_token: Option<String>,
+    pub(crate) history_length: Option<i64>,
+    pub(crate) status_after: Option<DateTime<Utc>>,
+    pub(crate) include_artifacts: bool,
+}
+
+/// One page of `ListTasks`.
+#[derive(Debug)]
+pub(crate) struct TaskList {
+    pub(crate) tasks: Vec<Task>,
+    /// Empty on the last page.
+    pub(crate) next_page_token: String,
+    pub(crate) page_size: usize,
+    pub(crate) total_size: usize,
+}
+
+/// A task started by a message, before its result is awaited.
+pub(crate) struct Started {
+    task: TaskHandle,
+    history: Option<usize>,
+    return_immediately: bool,
+}
+
+impl Started {
+    /// The task's id.
+    pub(crate) fn id(&self) -> &str {
+        self.task.id()
+    }
+
+    /// The task right away with `returnImmediately`, else once it is terminal or interrupted.
+    pub(crate) async fn result(self) -> Task {
+        let task = if self.return_immediately {
+            self.task.snapshot()
+        } else {
+            self.task.settled().await
+        };
+        task.view(self.history, true)
+    }
+}
+
+/// A streaming send: the task's id and its events.
+pub(crate) struct Streamed {
+    pub(crate) task_id: String,
+    pub(crate) events: TaskEvents,
+}
+
+/// Settings the A2A bindings share.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    /// The largest request body accepted.
+    pub(crate) max_body_bytes: usize,
+    /// Whether a JSON-RPC request must carry `A2A-Version`.
+    pub(crate) require_version_header: bool,
+    /// How often an idle SSE stream gets a keep-alive comment.
+    pub(crate) sse_keep_alive: Duration,
+}
+
+/// The A2A operations of one agent.
+pub(crate) struct A2aService {
+    manager: Arc<TaskManager>,
+    dispatcher: Arc<Dispatcher>,
+    pub(crate) settings: Settings,
+    /// Cancelled when the server shuts down: open streams end so connections can close.
+    pub(crate) shutdown: CancellationToken,
+}
+
+/// A validated message: the task it resumed, or the task created for it and the skill to run.
+struct Accepted {
+    task: TaskHandle,
+    start: Option<(&'static str, serde_json::Value)>,
+}
+
+impl A2aService {
+    pub(crate) fn new(
+        manager: Arc<TaskManager>,
+        dispatcher: Arc<Dispatcher>,
+        settings: Settings,
+        shutdown: CancellationToken,
+    ) -> Self {
+        Self {
+            manager,
+            dispatcher,
+            settings,
+            shutdown,
+        }
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        self.dispatcher.registry()
+    }
+
+    /// `SendMessage`: starts a task (or resumes the one the message answers) and, unless
+    /// `return_immediately`, waits until it is terminal or interrupted.
+    pub(crate) async fn send(&self, request: SendRequest) -> Result<Task, A2aError> {
+        Ok(self.start(request).await?.result().await)
+    }
+
+    /// The first half of [`send`](Self::send): the task is started (or resumed) and its id
+    /// known; [`Started::result`] waits for it.
+    pub(crate) async fn start(&self, request: SendRequest) -> Result<Started, A2aError> {
+        let history = history_view(request.history_length, "configuration.historyLength")?;
+        let return_immediately = request.return_immediately;
+        let accepted = self.accept(request).await?;
+        if let Some((skill, input)) = accepted.start {
+            self.manager.run(&accepted.task, skill, input, Vec::new());
+        }
+        Ok(Started {
+            task: accepted.task,
+            history,
+            return_immediately,
+        })
+    }
+
+    /// `SendStreamingMessage`: like [`send`](Self::send), answering the task's events. The first
+    /// is the whole task as created; `historyLength` and `returnImmediately` do not apply to
+    /// streams (a2a-spec.md §3.6).
+    pub(crate) async fn send_streaming(&self, request: SendRequest) -> Result<Streamed, A2aError> {
+        history_view(request.history_length, "configuration.historyLength")?;
+        let accepted = self.accept(request).await?;
+        // Subscribed before the skill starts, so the stream holds every event.
+        let events = accepted.task.events(&self.manager);
+        if let Some((skill, input)) = accepted.start {
+            self.manager.run(&accepted.task, skill, input, Vec::new());
+        }
+        Ok(Streamed {
+            task_id: accepted.task.id().to_owned(),
+            events,
+        })
+    }
+
+    /// `GetTask`.
+    pub(crate) async fn get_task(
+        &self,
+        id: &str,
+        history_length: Option<i64>,
+    ) -> Result<Task, A2aError> {
+        let history = history_view(history_length, "historyLength")?;
+        let task = self.manager.get(id).await?;
+        Ok(task.view(history, true))
+    }
+
+    /// `ListTasks`: newest status first, `pageSize` 1 to 100 (default 50).
+    pub(crate) async fn list_tasks(&self, request: ListTasksRequest) -> Result<TaskList, A2aError> {
+        let history = history_view(request.history_length, "historyLength")?;
+        let page_size = match request.page_size {
+            None => 50,
+            Some(n @ 1..=100) => usize::try_from(n).unwrap_or(50),
+            Some(n) => {
+                return Err(A2aError::invalid_params(
+                    "pageSize",
+                    format!("must be between 1 and 100, got {n}"),
+                ));
+            }
+        };
+        let query = ListQuery {
+            context_id: request.context_id.filter(|c| !c.is_empty()),
+            state: request.state,
+            status_after: request.status_after,
+            page_size,
+            page_token: request.page_token.filter(|t| !t.is_empty()),
+        };
+        let page = self.manager.list(&query).await?;
+        Ok(TaskList {
+            tasks: page
+                .tasks
+                .iter()
+                .map(|t| t.view(history, request.include_artifacts))
+                .collect(),
+            next_page_token: page.next_page_token.unwrap_or_default(),
+            page_size,
+            total_size: page.total_size,
+        })
+    }
+
+    /// `CancelTask`.
+    pub(crate) async fn cancel_task(&self, id: &str) -> Result<Task, A2aError> {
+        Ok(self.manager.cancel(id).await?)
+    }
+
+    /// `SubscribeToTask`: a snapshot, then the task's events until it is terminal or
+    /// interrupted; a task that already ended is an error, not a stream.
+    pub(crate) async fn subscribe(&self, id: &str) -> Result<TaskEvents, A2aError> {
+        Ok(self.manager.subscribe(id).await?)
+    }
+
+    /// The push notification config operations: this agent does not deliver push
+    /// notifications (`capabilities.pushNotifications` is false).
+    pub(crate) fn push_notification_config(&self) -> A2aError {
+        A2aError::PushNotSupported
+    }
+
+    /// `GetExtendedAgentCard`: this agent has none.
+    pub(crate) fn extended_agent_card(&self) -> A2aError {
+        A2aError::Unsupported(
+            "this agent has no extended agent card (capabilities.extendedAgentCard is false)"
+                .into(),
+        )
+    }
+
+    /// Checks a user message before anything is written (a2a-spec.md §11.1); a message for an
+    /// existing task answers its question, any other is routed to a skill and creates a task.
+    async fn accept(&self, request: SendRequest) -> Result<Accepted, A2aError> {
+        if request.push_config {
+            return Err(A2aError::PushNotSupported);
+        }
+        let message = request.message;
+        validate(&message)?;
+        if let Some(task_id) = message.task_id.clone() {
+            let task = self.manager.resume(&task_id, message).await?;
+            return Ok(Accepted { task, start: None });
+        }
+        let route = route::route(self.registry(), &message).map_err(route_error)?;
+        media::check_parts(route.skill, &message)?;
+        let skill = route.skill.descriptor.id();
+        let task = self.manager.create(message).await?;
+        Ok(Accepted {
+            task,
+            start: Some((skill, route.input)),
+        })
+    }
+}
+
+fn route_error(error: RouteError) -> A2aError {
+    A2aError::invalid_params(error.field(), error.to_string())
+}
+
+fn validate(message: &Message) -> Result<(), A2aError> {
+    if message.role != Role::User {
+        return Err(A2aError::invalid_params(
+            "message.role",
+            "must be ROLE_USER",
+        ));
+    }
+    if message.message_id.is_empty() {
+        return Err(A2aError::invalid_params(
+            "message.messageId",
+            "must not be empty",
+        ));
+    }
+    if message.parts.is_empty() {
+        return Err(A2aError::invalid_params(
+            "message.parts",
+            "must hold at least one part",
+        ));
+    }
+    Ok(())
+}
+
+/// `historyLength`: unset keeps all, 0 none, N the N most recent messages.
+fn history_view(value: Option<i64>, field: &str) -> Result<Option<usize>, A2aError> {
+    match value {
+        None => Ok(None),
+        Some(n) if n < 0 => Err(A2aError::invalid_params(
+            field,
+            format!("must be zero or positive, got {n}"),
+        )),
+        Some(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+    }
+}
+
+/// Reads an RFC 3339 timestamp parameter.
+pub(crate) fn parse_timestamp(field: &str, value: &str) -> Result<DateTime<Utc>, A2aError> {
+    DateTime::parse_from_rfc3339(value)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| A2aError::invalid_params(field, format!("is not an RFC 3339 timestamp: {e}")))
+}

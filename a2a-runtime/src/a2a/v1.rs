@@ -1,0 +1,71 @@
+//! A2A 1.0 wire requests and results ⇄ the service's, shared by the 1.0 JSON-RPC and HTTP+JSON
+//! adapters (both carry the same ProtoJSON).
+
+use serde_json::Value;
+
+use super::A2aError;
+use super::decode::params;
+use super::service::{ListTasksRequest, SendRequest, TaskList, parse_timestamp};
+use crate::protocol::a2a::v1;
+use crate::task::StreamItem;
+
+/// Reads a 1.0 `SendMessageRequest`.
+pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
+    let request: v1::SendMessageRequest = params(raw)?;
+    let configuration = request.configuration.unwrap_or_default();
+    let message = request
+        .message
+        .into_model("message")
+        .map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+    Ok(SendRequest {
+        message,
+        history_length: configuration.history_length,
+        return_immediately: configuration.return_immediately,
+        push_config: configuration.task_push_notification_config.is_some(),
+    })
+}
+
+/// Reads a 1.0 `ListTasksRequest`.
+pub(crate) fn list_request(request: v1::ListTasksRequest) -> Result<ListTasksRequest, A2aError> {
+    let state = match request.status.as_deref() {
+        None | Some("" | "TASK_STATE_UNSPECIFIED") => None,
+        Some(name) => Some(v1::parse_state(name).ok_or_else(|| {
+            A2aError::invalid_params(
+                "status",
+                format!("`{name}` is not a TaskState (expected a name like TASK_STATE_WORKING)"),
+            )
+        })?),
+    };
+    let status_after = request
+        .status_timestamp_after
+        .as_deref()
+        .map(|ts| parse_timestamp("statusTimestampAfter", ts))
+        .transpose()?;
+    Ok(ListTasksRequest {
+        context_id: request.context_id,
+        state,
+        page_size: request.page_size,
+        page_token: request.page_token,
+        history_length: request.history_length,
+        status_after,
+        include_artifacts: request.include_artifacts,
+    })
+}
+
+/// A page of tasks as a 1.0 `ListTasksResponse`.
+pub(crate) fn list_response(list: &TaskList) -> v1::ListTasksResponse<'_> {
+    v1::ListTasksResponse {
+        tasks: list.tasks.iter().map(Into::into).collect(),
+        next_page_token: list.next_page_token.clone(),
+        page_size: list.page_size,
+        total_size: list.total_size,
+    }
+}
+
+/// A stream item as a 1.0 `StreamResponse`.
+pub(crate) fn stream_response(item: &StreamItem) -> v1::StreamResponse<'_> {
+    match item {
+        StreamItem::Snapshot(task) => v1::StreamResponse::Task(task.as_ref().into()),
+        StreamItem::Event(event) => v1::StreamResponse::from(event.as_ref()),
+    }
+}

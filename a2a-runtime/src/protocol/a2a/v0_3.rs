@@ -1,0 +1,790 @@
+//! A2A 0.3 wire formats, and the early draft's (0.1) part shapes they grew from.
+//!
+//! 0.3 has two JSON forms: the JSON-RPC schema (`kind` discriminators, lower-case states
+//! `completed`/`canceled`, roles `user`/`agent`, bare results) and, for its HTTP+JSON routes, the
+//! ProtoJSON of the 0.3 proto (`Message.content`, `Part{text|file|data}`, `TASK_STATE_CANCELLED`,
+//! `ROLE_USER`). The draft's parts are the JSON-RPC ones with `type` for `kind`. Legacy traffic
+//! is small, so these render to `serde_json::Value` rather than borrowing serializers.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::v1::{FieldError, timestamp};
+use crate::model::{
+    Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskEvent, TaskState, TaskStatus,
+    new_id,
+};
+
+/// The protocol version string of the 0.3 card.
+pub(crate) const VERSION: &str = "0.3.0";
+
+/// Which JSON-RPC generation a shape is for: the discriminator key differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tag {
+    /// 0.3: `kind`.
+    Kind,
+    /// The early draft: `type`.
+    Type,
+}
+
+impl Tag {
+    fn key(self) -> &'static str {
+        match self {
+            Self::Kind => "kind",
+            Self::Type => "type",
+        }
+    }
+}
+
+/// A state's JSON-RPC name (0.3 and the draft).
+pub(crate) fn state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Submitted => "submitted",
+        TaskState::Working => "working",
+        TaskState::InputRequired => "input-required",
+        TaskState::AuthRequired => "auth-required",
+        TaskState::Completed => "completed",
+        TaskState::Failed => "failed",
+        TaskState::Canceled => "canceled",
+        TaskState::Rejected => "rejected",
+    }
+}
+
+/// A state's name in the 0.3 proto (its HTTP+JSON routes).
+pub(crate) fn proto_state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Canceled => "TASK_STATE_CANCELLED",
+        other => super::v1::state_name(other),
+    }
+}
+
+/// Reads a state name of either 0.3 form.
+pub(crate) fn parse_state(name: &str) -> Option<TaskState> {
+    if name == "TASK_STATE_CANCELLED" {
+        return Some(TaskState::Canceled);
+    }
+    super::v1::parse_state(name).or_else(|| {
+        [
+            TaskState::Submitted,
+            TaskState::Working,
+            TaskState::InputRequired,
+            TaskState::AuthRequired,
+            TaskState::Completed,
+            TaskState::Failed,
+            TaskState::Canceled,
+            TaskState::Rejected,
+        ]
+        .into_iter()
+        .find(|s| state_name(*s) == name)
+    })
+}
+
+fn insert_opt(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        map.insert(key.into(), value);
+    }
+}
+
+fn metadata(value: Option<&JsonObject>) -> Option<Value> {
+    value.map(|m| Value::Object(m.clone()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON-RPC shapes (0.3 `kind`, draft `type`)
+
+/// A part: `{kind: "text", text}`, `{kind: "file", file: {bytes|uri, mimeType, name}}`,
+/// `{kind: "data", data}`.
+pub(crate) fn part_out(part: &Part, tag: Tag) -> Value {
+    let mut out = Map::new();
+    let kind = match &part.content {
+        PartContent::Text(text) => {
+            out.insert("text".into(), json!(text));
+            "text"
+        }
+        PartContent::Data(data) => {
+            // 0.3 and the draft require an object; other JSON values are wrapped.
+            let data = match data {
+                Value::Object(_) => data.clone(),
+                other => json!({ "value": other }),
+            };
+            out.insert("data".into(), data);
+            "data"
+        }
+        PartContent::Raw(_) | PartContent::Url(_) => {
+            let mut file = Map::new();
+            match &part.content {
+                PartContent::Raw(bytes) => {
+                    file.insert("bytes".into(), json!(STANDARD.encode(bytes)))
+                }
+                PartContent::Url(url) => file.insert("uri".into(), json!(url)),
+                _ => None,
+            };
+            insert_opt(
+                &mut file,
+                "mimeType",
+                part.media_type.as_ref().map(|m| json!(m)),
+            );
+            insert_opt(&mut file, "name", part.filename.as_ref().map(|n| json!(n)));
+            out.insert("file".into(), Value::Object(file));
+            "file"
+        }
+    };
+    out.insert(tag.key().into(), json!(kind));
+    insert_opt(&mut out, "metadata", metadata(part.metadata.as_ref()));
+    Value::Object(out)
+}
+
+/// Reads a part of either JSON-RPC generation.
+pub(crate) fn part_in(value: &Value, tag: Tag, path: &str) -> Result<Part, FieldError> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| (path.to_owned(), "must be an object".to_owned()))?;
+    let key = tag.key();
+    let kind = object.get(key).and_then(Value::as_str).ok_or_else(|| {
+        (
+            format!("{path}.{key}"),
+            "is required: \"text\", \"file\" or \"data\"".to_owned(),
+        )
+    })?;
+    let part_metadata = match object.get("metadata") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(m)) => Some(m.clone()),
+        Some(_) => return Err((format!("{path}.metadata"), "must be an object".into())),
+    };
+    let mut part = match kind {
+        "text" => match object.get("text") {
+            Some(Value::String(text)) => Part::text(text.clone()),
+            _ => {
+                return Err((
+                    format!("{path}.text"),
+                    "is required and must be a string".into(),
+                ));
+            }
+        },
+        "data" => match object.get("data") {
+            Some(data @ Value::Object(_)) => Part::data(data.clone()),
+            _ => {
+                return Err((
+                    format!("{path}.data"),
+                    "is required and must be an object".into(),
+                ));
+            }
+        },
+        "file" => file_in(object.get("file"), &format!("{path}.file"))?,
+        other => {
+            return Err((
+                format!("{path}.{key}"),
+                format!("must be \"text\", \"file\" or \"data\", got \"{other}\""),
+            ));
+        }
+    };
+    part.metadata = part_metadata;
+    Ok(part)
+}
+
+/// `{bytes | uri, mimeType?, name?}`. The draft's examples also write `data` for `bytes`.
+fn file_in(value: Option<&Value>, path: &str) -> Result<Part, FieldError> {
+    let file = value.and_then(Value::as_object).ok_or_else(|| {
+        (
+            path.to_owned(),
+            "is required and must be an object".to_owned(),
+        )
+    })?;
+    let text = |key: &str| file.get(key).and_then(Value::as_str).map(str::to_owned);
+    let content = match (file.get("bytes").or_else(|| file.get("data")), text("uri")) {
+        (Some(Value::String(bytes)), None) => PartContent::Raw(
+            STANDARD
+                .decode(bytes.as_bytes())
+                .map_err(|e| (format!("{path}.bytes"), format!("is not valid base64: {e}")))?,
+        ),
+        (None, Some(uri)) => PartContent::Url(uri),
+        _ => {
+            return Err((
+                path.to_owned(),
+                "must hold exactly one of `bytes` (base64) and `uri`".to_owned(),
+            ));
+        }
+    };
+    Ok(Part {
+        content,
+        metadata: None,
+        filename: text("name"),
+        media_type: text("mimeType"),
+    })
+}
+
+/// The role names of JSON-RPC generations.
+fn role_in(value: Option<&Value>, path: &str) -> Result<Role, FieldError> {
+    match value.and_then(Value::as_str) {
+        Some("user") => Ok(Role::User),
+        Some("agent") => Ok(Role::Agent),
+        _ => Err((
+            format!("{path}.role"),
+            "is required and must be \"user\" or \"agent\"".to_owned(),
+        )),
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Agent => "agent",
+    }
+}
+
+fn strings(value: Option<&Value>, path: &str) -> Result<Vec<String>, FieldError> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| (path.to_owned(), "must be a list of strings".to_owned()))
+            })
+            .collect(),
+        Some(_) => Err((path.to_owned(), "must be a list of strings".to_owned())),
+    }
+}
+
+fn object_in(value: Option<&Value>, path: &str) -> Result<Option<JsonObject>, FieldError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m.clone())),
+        Some(_) => Err((path.to_owned(), "must be an object".to_owned())),
+    }
+}
+
+/// Reads a JSON-RPC `Message`. The draft has no `messageId` (one is minted), nor `contextId`,
+/// `taskId` or `referenceTaskIds` on the message.
+pub(crate) fn message_in(value: &Value, tag: Tag, path: &str) -> Result<Message, FieldError> {
+    let object = value.as_object().ok_or_else(|| {
+        (
+            path.to_owned(),
+            "is required and must be an object".to_owned(),
+        )
+    })?;
+    let text = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let message_id = match (tag, text("messageId")) {
+        (_, Some(id)) => id,
+        (Tag::Type, None) => new_id(),
+        (Tag::Kind, None) => {
+            return Err((format!("{path}.messageId"), "is required".to_owned()));
+        }
+    };
+    let parts = match object.get("parts") {
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| part_in(p, tag, &format!("{path}.parts[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => {
+            return Err((
+                format!("{path}.parts"),
+                "is required and must be a list".to_owned(),
+            ));
+        }
+    };
+    Ok(Message {
+        message_id,
+        context_id: text("contextId"),
+        task_id: text("taskId"),
+        role: role_in(object.get("role"), path)?,
+        parts,
+        metadata: object_in(object.get("metadata"), &format!("{path}.metadata"))?,
+        extensions: strings(object.get("extensions"), &format!("{path}.extensions"))?,
+        reference_task_ids: strings(
+            object.get("referenceTaskIds"),
+            &format!("{path}.referenceTaskIds"),
+        )?,
+    })
+}
+
+/// A JSON-RPC `Message`.
+pub(crate) fn message_out(message: &Message, tag: Tag) -> Value {
+    let mut out = Map::new();
+    out.insert("role".into(), json!(role_name(message.role)));
+    out.insert(
+        "parts".into(),
+        message.parts.iter().map(|p| part_out(p, tag)).collect(),
+    );
+    insert_opt(&mut out, "metadata", metadata(message.metadata.as_ref()));
+    if tag == Tag::Kind {
+        out.insert("kind".into(), json!("message"));
+        out.insert("messageId".into(), json!(message.message_id));
+        insert_opt(
+            &mut out,
+            "contextId",
+            message.context_id.as_ref().map(|c| json!(c)),
+        );
+        insert_opt(
+            &mut out,
+            "taskId",
+            message.task_id.as_ref().map(|t| json!(t)),
+        );
+        if !message.reference_task_ids.is_empty() {
+            out.insert("referenceTaskIds".into(), json!(message.reference_task_ids));
+        }
+        if !message.extensions.is_empty() {
+            out.insert("extensions".into(), json!(message.extensions));
+        }
+    }
+    Value::Object(out)
+}
+
+/// A JSON-RPC `TaskStatus`.
+pub(crate) fn status_out(status: &TaskStatus, tag: Tag) -> Value {
+    let mut out = Map::new();
+    out.insert("state".into(), json!(state_name(status.state)));
+    insert_opt(
+        &mut out,
+        "message",
+        status.message.as_ref().map(|m| message_out(m, tag)),
+    );
+    out.insert("timestamp".into(), json!(timestamp(&status.timestamp)));
+    Value::Object(out)
+}
+
+/// A 0.3 JSON-RPC `Artifact`.
+pub(crate) fn artifact_out(artifact: &Artifact) -> Value {
+    let mut out = Map::new();
+    out.insert("artifactId".into(), json!(artifact.artifact_id));
+    insert_opt(&mut out, "name", artifact.name.as_ref().map(|n| json!(n)));
+    insert_opt(
+        &mut out,
+        "description",
+        artifact.description.as_ref().map(|d| json!(d)),
+    );
+    out.insert(
+        "parts".into(),
+        artifact
+            .parts
+            .iter()
+            .map(|p| part_out(p, Tag::Kind))
+            .collect(),
+    );
+    insert_opt(&mut out, "metadata", metadata(artifact.metadata.as_ref()));
+    if !artifact.extensions.is_empty() {
+        out.insert("extensions".into(), json!(artifact.extensions));
+    }
+    Value::Object(out)
+}
+
+/// A 0.3 JSON-RPC `Task` (`kind: "task"`).
+pub(crate) fn task_out(task: &Task) -> Value {
+    let mut out = Map::new();
+    out.insert("kind".into(), json!("task"));
+    out.insert("id".into(), json!(task.id));
+    out.insert("contextId".into(), json!(task.context_id));
+    out.insert("status".into(), status_out(&task.status, Tag::Kind));
+    if !task.artifacts.is_empty() {
+        out.insert(
+            "artifacts".into(),
+            task.artifacts.iter().map(artifact_out).collect(),
+        );
+    }
+    if !task.history.is_empty() {
+        out.insert(
+            "history".into(),
+            task.history
+                .iter()
+                .map(|m| message_out(m, Tag::Kind))
+                .collect(),
+        );
+    }
+    insert_opt(&mut out, "metadata", metadata(task.metadata.as_ref()));
+    Value::Object(out)
+}
+
+/// A 0.3 JSON-RPC stream event; `final` marks the last event of the stream.
+pub(crate) fn event_out(event: &TaskEvent, last: bool) -> Value {
+    match event {
+        TaskEvent::Status(update) => {
+            let mut out = Map::new();
+            out.insert("kind".into(), json!("status-update"));
+            out.insert("taskId".into(), json!(update.task_id));
+            out.insert("contextId".into(), json!(update.context_id));
+            out.insert("status".into(), status_out(&update.status, Tag::Kind));
+            out.insert("final".into(), json!(last));
+            insert_opt(&mut out, "metadata", metadata(update.metadata.as_ref()));
+            Value::Object(out)
+        }
+        TaskEvent::Artifact(update) => json!({
+            "kind": "artifact-update",
+            "taskId": update.task_id,
+            "contextId": update.context_id,
+            "artifact": artifact_out(&update.artifact),
+            "append": update.append,
+            "lastChunk": update.last_chunk,
+        }),
+    }
+}
+
+/// 0.3 `MessageSendParams`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct MessageSendParams {
+    pub(crate) message: Value,
+    #[serde(default)]
+    pub(crate) configuration: Option<MessageSendConfiguration>,
+}
+
+/// 0.3 `MessageSendConfiguration`; an absent `blocking` blocks, as the 0.3 servers did.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct MessageSendConfiguration {
+    pub(crate) history_length: Option<i64>,
+    pub(crate) push_notification_config: Option<Value>,
+    pub(crate) blocking: Option<bool>,
+}
+
+/// 0.3 `TaskQueryParams`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TaskQueryParams {
+    pub(crate) id: String,
+    pub(crate) history_length: Option<i64>,
+}
+
+/// 0.3 `TaskIdParams`.
+#[derive(Deserialize)]
+pub(crate) struct TaskIdParams {
+    pub(crate) id: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The 0.3 proto's ProtoJSON (its HTTP+JSON routes)
+
+/// A proto `Part`: `{text}`, `{file: {fileWithBytes|fileWithUri, mimeType, name}}`,
+/// `{data: {data}}`.
+fn proto_part_out(part: &Part) -> Value {
+    let mut out = Map::new();
+    match &part.content {
+        PartContent::Text(text) => {
+            out.insert("text".into(), json!(text));
+        }
+        PartContent::Data(data) => {
+            let data = match data {
+                Value::Object(_) => data.clone(),
+                other => json!({ "value": other }),
+            };
+            out.insert("data".into(), json!({ "data": data }));
+        }
+        PartContent::Raw(_) | PartContent::Url(_) => {
+            let mut file = Map::new();
+            match &part.content {
+                PartContent::Raw(bytes) => {
+                    file.insert("fileWithBytes".into(), json!(STANDARD.encode(bytes)))
+                }
+                PartContent::Url(url) => file.insert("fileWithUri".into(), json!(url)),
+                _ => None,
+            };
+            insert_opt(
+                &mut file,
+                "mimeType",
+                part.media_type.as_ref().map(|m| json!(m)),
+            );
+            insert_opt(&mut file, "name", part.filename.as_ref().map(|n| json!(n)));
+            out.insert("file".into(), Value::Object(file));
+        }
+    }
+    insert_opt(&mut out, "metadata", metadata(part.metadata.as_ref()));
+    Value::Object(out)
+}
+
+fn proto_part_in(value: &Value, path: &str) -> Result<Part, FieldError> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| (path.to_owned(), "must be an object".to_owned()))?;
+    let mut part = if let Some(text) = object.get("text") {
+        Part::text(
+            text.as_str()
+                .ok_or_else(|| (format!("{path}.text"), "must be a string".to_owned()))?,
+        )
+    } else if let Some(data) = object.get("data") {
+        match data.get("data") {
+            Some(inner @ Value::Object(_)) => Part::data(inner.clone()),
+            _ => {
+                return Err((
+                    format!("{path}.data.data"),
+                    "is required and must be an object".to_owned(),
+                ));
+            }
+        }
+    } else if let Some(file) = object.get("file") {
+        let file_path = format!("{path}.file");
+        let file = file
+            .as_object()
+            .ok_or_else(|| (file_path.clone(), "must be an object".to_owned()))?;
+        let text = |key: &str| file.get(key).and_then(Value::as_str).map(str::to_owned);
+        let content = match (text("fileWithBytes"), text("fileWithUri")) {
+            (Some(bytes), None) => {
+                PartContent::Raw(STANDARD.decode(bytes.as_bytes()).map_err(|e| {
+                    (
+                        format!("{file_path}.fileWithBytes"),
+                        format!("is not valid base64: {e}"),
+                    )
+                })?)
+            }
+            (None, Some(uri)) => PartContent::Url(uri),
+            _ => {
+                return Err((
+                    file_path,
+                    "must hold exactly one of `fileWithBytes` and `fileWithUri`".to_owned(),
+                ));
+            }
+        };
+        Part {
+            content,
+            metadata: None,
+            filename: text("name"),
+            media_type: text("mimeType"),
+        }
+    } else {
+        return Err((
+            path.to_owned(),
+            "must hold one of `text`, `file`, `data`".to_owned(),
+        ));
+    };
+    part.metadata = object_in(object.get("metadata"), &format!("{path}.metadata"))?;
+    Ok(part)
+}
+
+/// Reads a proto `Message` (`content` holds the parts; `ROLE_USER`).
+pub(crate) fn proto_message_in(value: &Value, path: &str) -> Result<Message, FieldError> {
+    let object = value.as_object().ok_or_else(|| {
+        (
+            path.to_owned(),
+            "is required and must be an object".to_owned(),
+        )
+    })?;
+    let text = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let role = match object.get("role") {
+        Some(Value::String(r)) if r == "ROLE_USER" => Role::User,
+        Some(Value::String(r)) if r == "ROLE_AGENT" => Role::Agent,
+        Some(Value::Number(n)) if n.as_i64() == Some(1) => Role::User,
+        Some(Value::Number(n)) if n.as_i64() == Some(2) => Role::Agent,
+        _ => {
+            return Err((
+                format!("{path}.role"),
+                "is required and must be \"ROLE_USER\" or \"ROLE_AGENT\"".to_owned(),
+            ));
+        }
+    };
+    let parts = match object.get("content").or_else(|| object.get("parts")) {
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| proto_part_in(p, &format!("{path}.content[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => {
+            return Err((
+                format!("{path}.content"),
+                "is required and must be a list of parts".to_owned(),
+            ));
+        }
+    };
+    Ok(Message {
+        message_id: text("messageId")
+            .ok_or_else(|| (format!("{path}.messageId"), "is required".to_owned()))?,
+        context_id: text("contextId"),
+        task_id: text("taskId"),
+        role,
+        parts,
+        metadata: object_in(object.get("metadata"), &format!("{path}.metadata"))?,
+        extensions: strings(object.get("extensions"), &format!("{path}.extensions"))?,
+        reference_task_ids: Vec::new(),
+    })
+}
+
+fn proto_message_out(message: &Message) -> Value {
+    let mut out = Map::new();
+    out.insert("messageId".into(), json!(message.message_id));
+    insert_opt(
+        &mut out,
+        "contextId",
+        message.context_id.as_ref().map(|c| json!(c)),
+    );
+    insert_opt(
+        &mut out,
+        "taskId",
+        message.task_id.as_ref().map(|t| json!(t)),
+    );
+    out.insert(
+        "role".into(),
+        json!(match message.role {
+            Role::User => "ROLE_USER",
+            Role::Agent => "ROLE_AGENT",
+        }),
+    );
+    out.insert(
+        "content".into(),
+        message.parts.iter().map(proto_part_out).collect(),
+    );
+    insert_opt(&mut out, "metadata", metadata(message.metadata.as_ref()));
+    if !message.extensions.is_empty() {
+        out.insert("extensions".into(), json!(message.extensions));
+    }
+    Value::Object(out)
+}
+
+fn proto_status_out(status: &TaskStatus) -> Value {
+    let mut out = Map::new();
+    out.insert("state".into(), json!(proto_state_name(status.state)));
+    insert_opt(
+        &mut out,
+        "message",
+        status.message.as_ref().map(proto_message_out),
+    );
+    out.insert("timestamp".into(), json!(timestamp(&status.timestamp)));
+    Value::Object(out)
+}
+
+fn proto_artifact_out(artifact: &Artifact) -> Value {
+    let mut out = Map::new();
+    out.insert("artifactId".into(), json!(artifact.artifact_id));
+    insert_opt(&mut out, "name", artifact.name.as_ref().map(|n| json!(n)));
+    insert_opt(
+        &mut out,
+        "description",
+        artifact.description.as_ref().map(|d| json!(d)),
+    );
+    out.insert(
+        "parts".into(),
+        artifact.parts.iter().map(proto_part_out).collect(),
+    );
+    insert_opt(&mut out, "metadata", metadata(artifact.metadata.as_ref()));
+    Value::Object(out)
+}
+
+/// A proto `Task`.
+pub(crate) fn proto_task_out(task: &Task) -> Value {
+    let mut out = Map::new();
+    out.insert("id".into(), json!(task.id));
+    out.insert("contextId".into(), json!(task.context_id));
+    out.insert("status".into(), proto_status_out(&task.status));
+    if !task.artifacts.is_empty() {
+        out.insert(
+            "artifacts".into(),
+            task.artifacts.iter().map(proto_artifact_out).collect(),
+        );
+    }
+    if !task.history.is_empty() {
+        out.insert(
+            "history".into(),
+            task.history.iter().map(proto_message_out).collect(),
+        );
+    }
+    insert_opt(&mut out, "metadata", metadata(task.metadata.as_ref()));
+    Value::Object(out)
+}
+
+/// A proto `StreamResponse` for an event; `final` marks the last event of the stream.
+pub(crate) fn proto_event_out(event: &TaskEvent, last: bool) -> Value {
+    match event {
+        TaskEvent::Status(update) => {
+            let mut out = Map::new();
+            out.insert("taskId".into(), json!(update.task_id));
+            out.insert("contextId".into(), json!(update.context_id));
+            out.insert("status".into(), proto_status_out(&update.status));
+            if last {
+                out.insert("final".into(), json!(true));
+            }
+            insert_opt(&mut out, "metadata", metadata(update.metadata.as_ref()));
+            json!({ "statusUpdate": out })
+        }
+        TaskEvent::Artifact(update) => {
+            let mut out = Map::new();
+            out.insert("taskId".into(), json!(update.task_id));
+            out.insert("contextId".into(), json!(update.context_id));
+            out.insert("artifact".into(), proto_artifact_out(&update.artifact));
+            if update.append {
+                out.insert("append".into(), json!(true));
+            }
+            if update.last_chunk {
+                out.insert("lastChunk".into(), json!(true));
+            }
+            json!({ "artifactUpdate": out })
+        }
+    }
+}
+
+/// The 0.3 proto's `SendMessageRequest`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ProtoSendMessageRequest {
+    #[serde(alias = "request")]
+    pub(crate) message: Value,
+    #[serde(default)]
+    pub(crate) configuration: Option<ProtoSendMessageConfiguration>,
+}
+
+/// The 0.3 proto's `SendMessageConfiguration`: proto3 booleans default to false, so an absent
+/// `blocking` does not block.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ProtoSendMessageConfiguration {
+    pub(crate) history_length: Option<i64>,
+    pub(crate) push_notification: Option<Value>,
+    #[serde(default)]
+    pub(crate) blocking: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_have_both_legacy_names() {
+        assert_eq!(state_name(TaskState::InputRequired), "input-required");
+        assert_eq!(
+            proto_state_name(TaskState::Canceled),
+            "TASK_STATE_CANCELLED"
+        );
+        assert_eq!(parse_state("canceled"), Some(TaskState::Canceled));
+        assert_eq!(
+            parse_state("TASK_STATE_CANCELLED"),
+            Some(TaskState::Canceled)
+        );
+    }
+
+    #[test]
+    fn draft_parts_use_type_and_files_round_trip() {
+        let part = part_in(
+            &json!({"type": "file", "file": {"mimeType": "image/png", "bytes": "aGk=", "name": "a.png"}}),
+            Tag::Type,
+            "p",
+        )
+        .unwrap();
+        assert_eq!(part.content, PartContent::Raw(b"hi".to_vec()));
+        let out = part_out(&part, Tag::Type);
+        assert_eq!(out["type"], "file");
+        assert_eq!(out["file"]["name"], "a.png");
+        let err = part_in(&json!({"kind": "text", "text": "x"}), Tag::Type, "p").unwrap_err();
+        assert_eq!(err.0, "p.type");
+    }
+
+    #[test]
+    fn proto_messages_read_content() {
+        let message = proto_message_in(
+            &json!({"messageId": "m", "role": "ROLE_USER", "content": [{"data": {"data": {"a": 1}}}]}),
+            "message",
+        )
+        .unwrap();
+        assert_eq!(message.parts[0].content, PartContent::Data(json!({"a": 1})));
+    }
+}
