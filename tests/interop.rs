@@ -1,9 +1,10 @@
-//! Interop with the official Python clients users have: `a2a-sdk` (1.x) and `mcp` (2.x).
+//! Interop with the official Python clients users have: `a2a-sdk` 1.x and 0.3.x, and `mcp` (2.x).
 //!
 //! The servers are the example binaries (currency, booking) started through `serve()` with
-//! `--bind 127.0.0.1:0`, exactly as a user runs them. Python comes from `A2A_TEST_PYTHON` (set by
-//! `scripts/test`, which installs the packages) or `python3`; if the packages are missing the
-//! tests fail and say how to install them.
+//! `--bind 127.0.0.1:0`, exactly as a user runs them. Python comes from `A2A_TEST_PYTHON` (1.x and
+//! `mcp`) and `A2A_TEST_PYTHON03` (the pinned 0.3 client, in a virtualenv of its own), both set by
+//! `scripts/test`, which installs the packages; if they are missing the tests fail and say how to
+//! install them.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -25,9 +26,31 @@ fn script(name: &str) -> PathBuf {
         .join(name)
 }
 
+fn python03() -> String {
+    std::env::var("A2A_TEST_PYTHON03").unwrap_or_else(|_| ".venv03/bin/python".into())
+}
+
 async fn require_packages() {
-    let status = Command::new(python())
-        .args(["-c", "import a2a.client, mcp"])
+    require(
+        &python(),
+        "import a2a.client, mcp",
+        "tests/interop/requirements.txt",
+    )
+    .await;
+}
+
+async fn require_v03_client() {
+    require(
+        &python03(),
+        "import importlib.metadata as m; assert m.version('a2a-sdk').startswith('0.3.')",
+        "tests/interop/requirements-v03.txt",
+    )
+    .await;
+}
+
+async fn require(python: &str, probe: &str, requirements: &str) {
+    let status = Command::new(python)
+        .args(["-c", probe])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -35,9 +58,9 @@ async fn require_packages() {
         .expect("python runs");
     assert!(
         status.success(),
-        "the official Python clients are not installed for `{}`; run `scripts/test` (it installs them), \
-         or `pip install -r tests/interop/requirements.txt` and set A2A_TEST_PYTHON",
-        python()
+        "the official Python clients are not installed for `{python}`; run `scripts/test` (it \
+         installs them), or `pip install -r {requirements}` into a virtualenv and set \
+         A2A_TEST_PYTHON / A2A_TEST_PYTHON03"
     );
 }
 
@@ -47,12 +70,13 @@ async fn start_server() -> (Child, String) {
 }
 
 async fn run_python(args: &[&str]) {
+    run_interpreter(&python(), args).await;
+}
+
+async fn run_interpreter(python: &str, args: &[&str]) {
     let output = tokio::time::timeout(
         Duration::from_secs(120),
-        Command::new(python())
-            .args(args)
-            .kill_on_drop(true)
-            .output(),
+        Command::new(python).args(args).kill_on_drop(true).output(),
     )
     .await
     .expect("python client finished in time")
@@ -67,10 +91,17 @@ async fn run_python(args: &[&str]) {
 }
 
 #[tokio::test]
-async fn official_a2a_client_sends_streams_resubscribes_and_cancels() {
+async fn official_clients_of_both_generations_share_one_server_over_every_binding() {
     require_packages().await;
+    require_v03_client().await;
     let (_server, base) = start_server().await;
-    run_python(&[script("a2a_client.py").to_str().unwrap(), &base]).await;
+    let v1 = script("a2a_client.py");
+    let v03 = script("a2a_v03_client.py");
+    run_python(&[v1.to_str().unwrap(), &base, "HTTP+JSON"]).await;
+    run_interpreter(&python03(), &[v03.to_str().unwrap(), &base, "JSONRPC"]).await;
+    run_interpreter(&python03(), &[v03.to_str().unwrap(), &base, "HTTP+JSON"]).await;
+    // And the 1.x JSON-RPC client after them: the dialects share one task store.
+    run_python(&[v1.to_str().unwrap(), &base, "JSONRPC"]).await;
 }
 
 #[tokio::test]
