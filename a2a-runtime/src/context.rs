@@ -8,7 +8,6 @@ use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
 use crate::ask::{Answer, AskError, Asker, Question};
-use crate::dispatch::{FromInvocation, Invocation};
 use crate::model::{Artifact, Message, Part, new_id};
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
@@ -390,11 +389,5 @@ impl ArtifactWriter {
             append,
             last_chunk,
         });
-    }
-}
-
-impl FromInvocation for TaskContext {
-    fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
-        Ok(invocation.context.clone())
     }
 }

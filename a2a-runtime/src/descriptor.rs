@@ -7,7 +7,7 @@ use std::any::TypeId;
 
 use schemars::{Schema, SchemaGenerator};
 
-use crate::dispatch::{InputError, Invocation, SkillResult};
+use crate::call::{DecodedInput, InputError, Invocation, SkillResult};
 use crate::util::BoxFuture;
 
 /// Everything the runtime knows about one skill.
@@ -36,7 +36,7 @@ pub struct SkillParts {
     pub is_default: bool,
     pub input_schema: fn(&mut SchemaGenerator) -> Schema,
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
-    pub check_input: fn(&serde_json::Value) -> Result<(), InputError>,
+    pub decode_input: fn(&serde_json::Value) -> Result<DecodedInput, InputError>,
     pub call: fn(Invocation) -> BoxFuture<'static, SkillResult>,
     pub rust_path: &'static str,
     pub file: &'static str,
@@ -136,8 +136,12 @@ impl SkillDescriptor {
     pub(crate) fn output_schema(&self, generator: &mut SchemaGenerator) -> Option<Schema> {
         (self.parts.output_schema)(generator)
     }
-    pub(crate) fn check_input(&self, input: &serde_json::Value) -> Result<(), InputError> {
-        (self.parts.check_input)(input)
+    /// Decodes a JSON input object into the skill's input type; the call takes the result.
+    pub(crate) fn decode_input(
+        &self,
+        input: &serde_json::Value,
+    ) -> Result<DecodedInput, InputError> {
+        (self.parts.decode_input)(input)
     }
     pub(crate) fn call(&self, invocation: Invocation) -> BoxFuture<'static, SkillResult> {
         (self.parts.call)(invocation)
@@ -164,7 +168,7 @@ impl SkillDescriptor {
         is_default: false,
         input_schema: |generator| generator.root_schema_for::<()>(),
         output_schema: |_| None,
-        check_input: |_| Err(InputError::new("", "invalid skill")),
+        decode_input: |_| Err(InputError::new("", "invalid skill")),
         call: |_| {
             Box::pin(std::future::ready(Err(crate::SkillError::new(
                 "invalid skill",

@@ -3,6 +3,7 @@
 mod a2a;
 mod agent;
 mod ask;
+mod call;
 mod context;
 mod descriptor;
 mod dispatch;
@@ -26,12 +27,12 @@ pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, skill};
 pub use agent::Agent;
 pub use ask::AskError;
-pub use context::{ArtifactWriter, TaskContext};
-pub use descriptor::{AgentDescriptor, SkillDef, SkillDescriptor, ToolHints};
-pub use dispatch::{
+pub use call::{
     FromInvocation, InputError, IntoChunk, IntoSkillOutput, Invocation, Json, SkillOutput,
     SkillResult, State,
 };
+pub use context::{ArtifactWriter, TaskContext};
+pub use descriptor::{AgentDescriptor, SkillDef, SkillDescriptor, ToolHints};
 pub use error::Error;
 pub use model::{
     Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate, TaskEvent,

@@ -4,8 +4,8 @@
 pub use {futures, inventory, schemars, serde, serde_json};
 
 pub use crate::agent::Agent;
+pub use crate::call::{DecodedInput, FromInvocation, IntoSkillOutput, Invocation, SkillResult};
 pub use crate::descriptor::{AgentDescriptor, AgentParts, SkillDef, SkillDescriptor, SkillParts};
-pub use crate::dispatch::{FromInvocation, IntoSkillOutput, Invocation, SkillResult};
 pub use crate::registry::SkillRegistration;
 pub use crate::util::BoxFuture;
 
@@ -98,7 +98,7 @@ pub struct StreamFns<I> {
 }
 
 /// Output functions for a streamed return type.
-pub const fn stream_fns<I: crate::dispatch::IntoChunk>() -> StreamFns<I> {
+pub const fn stream_fns<I: crate::call::IntoChunk>() -> StreamFns<I> {
     StreamFns {
         schema: |_| None,
         chunk: I::into_chunk,
@@ -114,7 +114,7 @@ pub async fn stream_output<S>(
 where
     S: futures::Stream + Send,
 {
-    crate::dispatch::drive_stream(context, stream, fns.chunk).await
+    crate::call::drive_stream(context, stream, fns.chunk).await
 }
 
 /// The task context of an invocation, for skills whose output the runtime drives.
@@ -127,36 +127,25 @@ pub fn ready_err(error: SkillError) -> BoxFuture<'static, SkillResult> {
     Box::pin(std::future::ready(Err(error)))
 }
 
-/// Decodes the input object of an invocation.
-pub fn decode_input<T: serde::de::DeserializeOwned>(
-    invocation: &Invocation,
-) -> Result<T, SkillError> {
-    crate::dispatch::decode_input(invocation)
-}
-
-/// Checks an input object against a skill's input type.
-pub fn check_input<T: serde::de::DeserializeOwned>(
-    input: &serde_json::Value,
-) -> Result<(), crate::dispatch::InputError> {
-    crate::dispatch::check_input::<T>(input)
-}
-
-/// How a skill's input object is decoded, checked and described. Generated code names its input
-/// type once, in a constant of this type.
+/// How a skill's input object is decoded and described. Generated code names its input type
+/// once, in a constant of this type.
 pub struct InputFns<T> {
-    /// Decodes the input of an invocation.
-    pub decode: fn(&Invocation) -> Result<T, SkillError>,
-    /// Checks an input object without keeping the result.
-    pub check: fn(&serde_json::Value) -> Result<(), crate::dispatch::InputError>,
+    /// Decodes a JSON input object (when the request is validated).
+    pub decode: fn(&serde_json::Value) -> Result<DecodedInput, crate::call::InputError>,
+    /// Takes the decoded input out of an invocation (once, in the call shim).
+    pub take: fn(&mut Invocation) -> Result<T, SkillError>,
     /// The input schema.
     pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
 }
 
 /// The input functions of a generated input struct.
-pub const fn input_fns<T: serde::de::DeserializeOwned + schemars::JsonSchema>() -> InputFns<T> {
+pub const fn input_fns<T>() -> InputFns<T>
+where
+    T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+{
     InputFns {
-        decode: decode_input::<T>,
-        check: check_input::<T>,
+        decode: DecodedInput::decode::<T>,
+        take: DecodedInput::take::<T>,
         schema: input_schema::<T>,
     }
 }
@@ -168,7 +157,7 @@ pub fn input_schema<T: schemars::JsonSchema>(
     generator.root_schema_for::<T>()
 }
 
-pub use crate::dispatch::{
+pub use crate::call::{
     StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
 };
 

@@ -58,7 +58,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 open_world: #open_world,
                 is_default: #is_default,
                 input_schema: __A2A_INPUT.schema,
-                check_input: __A2A_INPUT.check,
+                decode_input: __A2A_INPUT.decode,
                 output_schema: __A2A_OUTPUT.schema,
                 call: __a2a_call,
                 rust_path: ::core::concat!(::core::module_path!(), "::", #fn_name),
@@ -158,8 +158,8 @@ fn spanned_type(ty: &syn::Type) -> Span {
     syn::spanned::Spanned::span(ty)
 }
 
-/// `fn(Invocation) -> BoxFuture<SkillResult>`: decode the input, run the extractors, call the
-/// user's fn unchanged, and convert what it returns.
+/// `fn(Invocation) -> BoxFuture<SkillResult>`: take the decoded input, run the extractors, call
+/// the user's fn unchanged, and convert what it returns.
 fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let private = runtime.private();
     let ident = &skill.func.sig.ident;
@@ -205,8 +205,8 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
         })
     };
     quote! {
-        fn __a2a_call(#invocation: #private::Invocation) -> #private::BoxFuture<'static, #private::SkillResult> {
-            let #input = match (__A2A_INPUT.decode)(&#invocation) {
+        fn __a2a_call(mut #invocation: #private::Invocation) -> #private::BoxFuture<'static, #private::SkillResult> {
+            let #input = match (__A2A_INPUT.take)(&mut #invocation) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #private::ready_err(error),
             };

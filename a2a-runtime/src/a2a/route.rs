@@ -2,15 +2,15 @@
 
 use serde_json::Value;
 
-use crate::dispatch::{InputError, normalize_numbers};
+use crate::call::{DecodedInput, InputError, normalize_numbers};
 use crate::model::{Message, PartContent};
 use crate::registry::{Registry, SkillEntry};
 
-/// The skill a message is for, and the input object built from its parts.
+/// The skill a message is for, and its input built from the message's parts, decoded.
 #[derive(Debug)]
 pub(crate) struct Route<'a> {
     pub(crate) skill: &'a SkillEntry,
-    pub(crate) input: Value,
+    pub(crate) input: DecodedInput,
 }
 
 /// Why a message could not be routed. Every variant maps to invalid params (-32602).
@@ -85,12 +85,12 @@ fn route_by_data<'a>(registry: &'a Registry, message: &Message) -> Result<Route<
         known: registry.id_list(),
     };
     let (_, data) = data_object(message).ok_or_else(ambiguous)?;
-    let mut matches = registry
-        .skills()
-        .iter()
-        .filter(|s| s.descriptor.check_input(&data).is_ok());
+    let mut matches = registry.skills().iter().filter_map(|skill| {
+        let input = skill.descriptor.decode_input(&data).ok()?;
+        Some(Route { skill, input })
+    });
     match (matches.next(), matches.next()) {
-        (Some(skill), None) => Ok(Route { skill, input: data }),
+        (Some(route), None) => Ok(route),
         _ => Err(ambiguous()),
     }
 }
@@ -111,8 +111,8 @@ fn data_object(message: &Message) -> Option<(usize, Value)> {
         })
 }
 
-/// Builds `skill`'s input from the message parts and checks it against the skill's input type.
-fn input_for(skill: &SkillEntry, message: &Message) -> Result<Value, RouteError> {
+/// Builds `skill`'s input from the message parts and decodes it into the skill's input type.
+fn input_for(skill: &SkillEntry, message: &Message) -> Result<DecodedInput, RouteError> {
     let id = skill.descriptor.id();
     let (input, prefix) = if let Some((index, data)) = data_object(message) {
         (data, format!("message.parts[{index}].data"))
@@ -151,15 +151,14 @@ fn input_for(skill: &SkillEntry, message: &Message) -> Result<Value, RouteError>
     };
     skill
         .descriptor
-        .check_input(&input)
+        .decode_input(&input)
         .map_err(|InputError { field, reason }| RouteError::Input {
             skill: id,
             field: if field.is_empty() {
-                prefix.clone()
+                prefix
             } else {
                 format!("{prefix}.{field}")
             },
             reason,
-        })?;
-    Ok(input)
+        })
 }

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::A2aError;
 use super::media;
 use super::route::{self, RouteError};
+use crate::call::DecodedInput;
 use crate::dispatch::Dispatcher;
 use crate::model::{Message, Role, Task, TaskState};
 use crate::registry::Registry;
@@ -104,7 +105,7 @@ pub(crate) struct A2aService {
 /// A validated message: the task it resumed, or the task created for it and the skill to run.
 struct Accepted {
     task: TaskHandle,
-    start: Option<(&'static str, serde_json::Value)>,
+    start: Option<(&'static str, DecodedInput)>,
 }
 
 impl A2aService {

@@ -1,9 +1,5 @@
-//! The one call path both protocols use: input → extractors → skill → output.
-
-mod extract;
-mod input;
-mod output;
-mod stream;
+//! Runs skills: the one call path both protocols use (decoded input → extractors → skill →
+//! output), with cancellation and panic isolation.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -12,22 +8,10 @@ use std::time::Duration;
 
 use futures::FutureExt;
 
-pub use extract::{FromInvocation, Invocation, State};
-pub use input::InputError;
-pub(crate) use input::{check_input, decode_input, normalize_numbers};
-pub use output::{IntoSkillOutput, Json, SkillOutput};
-pub use output::{
-    StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
-};
-pub use stream::IntoChunk;
-pub(crate) use stream::drive as drive_stream;
-
+use crate::call::{DecodedInput, Invocation, SkillResult};
 use crate::context::TaskContext;
 use crate::registry::{Registry, SkillEntry};
 use crate::skill_error::SkillError;
-
-/// What running a skill produces.
-pub type SkillResult = Result<SkillOutput, SkillError>;
 
 /// Runs skills of one agent. Shared by the A2A and MCP front-ends.
 pub(crate) struct Dispatcher {
@@ -50,7 +34,7 @@ impl Dispatcher {
     pub(crate) async fn run(
         &self,
         skill: &SkillEntry,
-        input: serde_json::Value,
+        input: DecodedInput,
         context: TaskContext,
         grace: Duration,
     ) -> Option<SkillResult> {
@@ -63,12 +47,12 @@ impl Dispatcher {
         }
     }
 
-    /// Runs `skill` with `input` (already checked against its input type). A panic in the skill
+    /// Runs `skill` with `input` (decoded by its [`SkillEntry`]'s descriptor). A panic in the skill
     /// becomes an internal error; it never unwinds into the server.
     pub(crate) async fn invoke(
         &self,
         skill: &SkillEntry,
-        input: serde_json::Value,
+        input: DecodedInput,
         context: TaskContext,
     ) -> SkillResult {
         let invocation = Invocation {

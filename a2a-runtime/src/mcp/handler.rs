@@ -21,8 +21,8 @@ use super::parked::{CallEvent, DetachedCall, Resumed};
 use super::results::{call_result, task_result};
 use super::updates::{ArtifactCollector, ProgressForwarder};
 use crate::ask::Asker;
+use crate::call::{DecodedInput, normalize_numbers};
 use crate::context::{TaskContext, UpdateSink};
-use crate::dispatch::normalize_numbers;
 use crate::model::{Task, TaskState, new_id};
 use crate::server::App;
 use crate::skill_error::SkillError;
@@ -75,11 +75,14 @@ impl McpHandler {
         let mut input = Value::Object(request.arguments.unwrap_or_default());
         normalize_numbers(&mut input);
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
-        if let Err(error) = skill.descriptor.check_input(&input) {
-            return Ok(CallToolResponse::Complete(CallToolResult::error(vec![
-                ContentBlock::text(format!("invalid arguments: {error}")),
-            ])));
-        }
+        let decoded = match skill.descriptor.decode_input(&input) {
+            Ok(decoded) => decoded,
+            Err(error) => {
+                return Ok(CallToolResponse::Complete(CallToolResult::error(vec![
+                    ContentBlock::text(format!("invalid arguments: {error}")),
+                ])));
+            }
+        };
         let capabilities = context.client_capabilities();
         let forms = supports_forms(capabilities.as_ref());
         // Protocol 2026-07-28 has no server-to-client requests: questions go back as
@@ -90,7 +93,9 @@ impl McpHandler {
         if capabilities.is_some_and(|caps| caps.supports_tasks()) {
             let progress =
                 ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
-            return self.call_as_task(tool, input, progress, &context).await;
+            return self
+                .call_as_task(tool, input, decoded, progress, &context)
+                .await;
         }
         let limits = self.app.manager.input_limits().clone();
         let grace = self.app.manager.cancel_grace();
@@ -98,7 +103,7 @@ impl McpHandler {
             let call = self
                 .app
                 .parked
-                .start(&self.app.dispatcher, tool, input, limits, grace);
+                .start(&self.app.dispatcher, tool, decoded, limits, grace);
             return Ok(self.drive(call, &context).await);
         }
         let asker: Arc<dyn Asker> = if forms {
@@ -119,7 +124,7 @@ impl McpHandler {
             .asker(Some(asker))
             .build();
         let result = dispatcher
-            .run(skill, input, task, grace)
+            .run(skill, decoded, task, grace)
             .await
             .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
         if let Some(progress) = progress {
@@ -214,10 +219,11 @@ impl McpHandler {
         &self,
         id: &'static str,
         input: Value,
+        decoded: DecodedInput,
         progress: Option<Arc<ProgressForwarder>>,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let message = request_message(id, input.clone());
+        let message = request_message(id, input);
         let sinks = progress
             .clone()
             .map(|p| vec![p as Arc<dyn UpdateSink>])
@@ -225,7 +231,7 @@ impl McpHandler {
         let started = self
             .app
             .manager
-            .start(id, input, message, sinks)
+            .start(id, decoded, message, sinks)
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let task = tokio::select! {

@@ -15,8 +15,9 @@ use super::asking::auth_unsupported;
 use super::elicit::{Form, input_requests};
 use super::updates::{ArtifactCollector, ProgressRelay};
 use crate::ask::{Answer, AskError, Asker, InputLimits, Question, QuestionKind};
+use crate::call::{DecodedInput, SkillResult};
 use crate::context::{TaskContext, UpdateSink};
-use crate::dispatch::{Dispatcher, SkillResult};
+use crate::dispatch::Dispatcher;
 use crate::model::new_id;
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
@@ -96,7 +97,7 @@ impl ParkedCalls {
         self: &Arc<Self>,
         dispatcher: &Arc<Dispatcher>,
         skill: &'static str,
-        input: serde_json::Value,
+        input: DecodedInput,
         limits: InputLimits,
         grace: std::time::Duration,
     ) -> DetachedCall {

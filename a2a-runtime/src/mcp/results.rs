@@ -5,7 +5,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
 use super::tools::wraps_output;
-use crate::dispatch::{SkillOutput, SkillResult};
+use crate::call::{SkillOutput, SkillResult};
 use crate::model::{Artifact, Part, PartContent, Task, TaskState};
 use crate::registry::{Registry, SkillEntry};
 

@@ -13,8 +13,9 @@ use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
 use super::waiting::TaskAsker;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
+use crate::call::{DecodedInput, SkillOutput};
 use crate::context::{TaskContext, UpdateSink};
-use crate::dispatch::{Dispatcher, SkillOutput};
+use crate::dispatch::Dispatcher;
 use crate::model::{
     Artifact, JsonObject, Message, Part, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState,
     TaskStatus, new_id,
@@ -180,7 +181,7 @@ impl TaskManager {
     pub(crate) async fn start(
         self: &Arc<Self>,
         skill: &'static str,
-        input: serde_json::Value,
+        input: DecodedInput,
         message: Message,
         sinks: Vec<Arc<dyn UpdateSink>>,
     ) -> Result<TaskHandle, TaskError> {
@@ -377,7 +378,7 @@ impl TaskManager {
         self: &Arc<Self>,
         task: &TaskHandle,
         skill: &'static str,
-        input: serde_json::Value,
+        input: DecodedInput,
         sinks: Vec<Arc<dyn UpdateSink>>,
     ) {
         let manager = Arc::clone(self);
@@ -389,7 +390,7 @@ impl TaskManager {
         self: Arc<Self>,
         live: Arc<LiveTask>,
         skill_id: &'static str,
-        input: serde_json::Value,
+        input: DecodedInput,
         extra_sinks: Vec<Arc<dyn UpdateSink>>,
     ) {
         let Some(skill) = self.dispatcher.registry().get(skill_id) else {

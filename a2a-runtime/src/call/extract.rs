@@ -1,16 +1,18 @@
-//! Injected parameters: the [`FromInvocation`] extractor trait and [`State`].
+//! One call of a skill ([`Invocation`]) and its injected parameters: the [`FromInvocation`]
+//! extractor trait, [`State`] and the [`TaskContext`].
 
 use std::any::Any;
 use std::ops::Deref;
 use std::sync::Arc;
 
+use super::DecodedInput;
 use crate::context::TaskContext;
 use crate::skill_error::SkillError;
 
 /// One call of a skill, as the generated shim receives it.
 #[derive(Debug)]
 pub struct Invocation {
-    pub(crate) input: serde_json::Value,
+    pub(crate) input: DecodedInput,
     pub(crate) state: Arc<dyn Any + Send + Sync>,
     pub(crate) context: TaskContext,
 }
@@ -54,5 +56,11 @@ impl<A: Send + Sync + 'static> FromInvocation for State<A> {
                     std::any::type_name::<A>()
                 ))
             })
+    }
+}
+
+impl FromInvocation for TaskContext {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
+        Ok(invocation.context.clone())
     }
 }

@@ -1,7 +1,11 @@
 //! Decoding a skill's input object, with errors that name the offending field.
 
+use std::any::Any;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+use crate::skill_error::SkillError;
 
 /// The input does not match the skill's parameters.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,7 +57,7 @@ pub(crate) fn normalize_numbers(value: &mut Value) {
 }
 
 /// Decodes `input` into `T`, naming the failing field.
-pub(crate) fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, InputError> {
+fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, InputError> {
     serde_path_to_error::deserialize::<_, T>(input).map_err(|error| {
         let path = error.path().to_string();
         let field = if path == "." { String::new() } else { path };
@@ -69,16 +73,35 @@ pub(crate) fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, InputError
     })
 }
 
-/// Used by generated shims.
-pub(crate) fn decode_input<T: DeserializeOwned>(
-    invocation: &super::Invocation,
-) -> Result<T, crate::SkillError> {
-    decode(&invocation.input).map_err(|e| crate::SkillError::invalid_input(e.to_string()))
+/// A skill's input, decoded from JSON into the skill's generated input type when the request is
+/// validated. The call takes it over as is, so the input is decoded once per call.
+pub struct DecodedInput(Box<dyn Any + Send>);
+
+impl std::fmt::Debug for DecodedInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DecodedInput")
+    }
 }
 
-/// Used by generated descriptors: whether `input` decodes into the skill's input type.
-pub(crate) fn check_input<T: DeserializeOwned>(input: &Value) -> Result<(), InputError> {
-    decode::<T>(input).map(|_| ())
+impl DecodedInput {
+    /// Decodes `input` into `T`, naming the failing field.
+    pub(crate) fn decode<T: DeserializeOwned + Send + 'static>(
+        input: &Value,
+    ) -> Result<Self, InputError> {
+        decode::<T>(input).map(|value| Self(Box::new(value)))
+    }
+
+    /// Takes the decoded value out of `invocation` (used by generated shims, once per call).
+    pub(crate) fn take<T: 'static>(invocation: &mut super::Invocation) -> Result<T, SkillError> {
+        let taken = std::mem::replace(&mut invocation.input, Self(Box::new(())));
+        taken.0.downcast::<T>().map(|value| *value).map_err(|_| {
+            // Only reachable if the runtime paired a skill with another skill's input.
+            SkillError::internal(format!(
+                "skill `{}` received an input decoded for another skill",
+                invocation.context.skill_id()
+            ))
+        })
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,25 @@
+//! The call ABI between generated code and the runtime: one call of a skill ([`Invocation`]),
+//! its injected parameters ([`FromInvocation`]), its input decoded from JSON ([`DecodedInput`])
+//! and its output converted into artifacts ([`SkillOutput`], [`IntoChunk`]).
+//!
+//! A leaf: it knows the model and the task context, not who runs skills or why.
+
+mod extract;
+mod input;
+mod output;
+mod stream;
+
+pub use extract::{FromInvocation, Invocation, State};
+pub(crate) use input::normalize_numbers;
+pub use input::{DecodedInput, InputError};
+pub use output::{IntoSkillOutput, Json, SkillOutput};
+pub use output::{
+    StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
+};
+pub use stream::IntoChunk;
+pub(crate) use stream::drive as drive_stream;
+
+use crate::skill_error::SkillError;
+
+/// What running a skill produces.
+pub type SkillResult = Result<SkillOutput, SkillError>;
