@@ -2,6 +2,7 @@
 
 mod a2a;
 mod agent;
+mod app;
 mod ask;
 mod call;
 mod context;

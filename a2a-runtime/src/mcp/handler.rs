@@ -17,14 +17,16 @@ use serde_json::{Value, json};
 
 use super::asking::{ElicitAsker, NoAnswers};
 use super::elicit::{Form, input_requests, supports_forms};
-use super::parked::{CallEvent, DetachedCall, Resumed};
+use super::error::task_error;
+use super::parked::{CallEvent, DetachedCall, ParkedCalls, Resumed};
 use super::results::{call_result, task_result};
+use super::tools::tool_list;
 use super::updates::{ArtifactCollector, ProgressForwarder};
+use crate::app::App;
 use crate::ask::Asker;
 use crate::call::{DecodedInput, normalize_numbers};
 use crate::context::{TaskContext, UpdateSink};
 use crate::model::{Task, TaskState, new_id};
-use crate::server::App;
 use crate::skill_error::SkillError;
 use crate::task::{TaskError, request_message};
 
@@ -39,15 +41,23 @@ const VERSIONS: &[ProtocolVersion] = &[
 /// How often clients are asked to poll a task.
 const POLL_INTERVAL_MS: u64 = 500;
 
-/// One agent, served as an MCP server.
+/// One agent, served as an MCP server. Cloned per session; the state is shared.
 #[derive(Clone)]
 pub(crate) struct McpHandler {
     app: Arc<App>,
+    /// The agent's skills as MCP tools, built once.
+    tools: Arc<Vec<Tool>>,
+    /// Calls waiting between input-required rounds (protocol 2026-07-28).
+    parked: Arc<ParkedCalls>,
 }
 
 impl McpHandler {
     pub(crate) fn new(app: Arc<App>) -> Self {
-        Self { app }
+        Self {
+            tools: Arc::new(tool_list(app.dispatcher.registry())),
+            parked: Arc::new(ParkedCalls::new()),
+            app,
+        }
     }
 
     async fn call(
@@ -101,7 +111,6 @@ impl McpHandler {
         let grace = self.app.manager.cancel_grace();
         if stateless && forms {
             let call = self
-                .app
                 .parked
                 .start(&self.app.dispatcher, tool, decoded, limits, grace);
             return Ok(self.drive(call, &context).await);
@@ -164,7 +173,7 @@ impl McpHandler {
             };
             match event {
                 Some(CallEvent::Asked(question)) => {
-                    match self.app.parked.park(&question, call, ttl) {
+                    match self.parked.park(&question, call, ttl) {
                         Ok(result) => break CallToolResponse::InputRequired(result),
                         // It expired at once; the call finishes with that error.
                         Err(unparked) => call = unparked,
@@ -200,10 +209,10 @@ impl McpHandler {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let ttl = self.app.manager.input_limits().timeout();
-        match self.app.parked.resume(tool, state, responses) {
+        match self.parked.resume(tool, state, responses) {
             Ok(Resumed::Answered(call)) => Ok(self.drive(call, context).await),
             Ok(Resumed::Unanswered(question)) => Ok(CallToolResponse::InputRequired(
-                self.app.parked.input_required(&question, tool, ttl),
+                self.parked.input_required(&question, tool, ttl),
             )),
             Err(error) => Err(McpError::invalid_params(
                 error.to_string(),
@@ -233,7 +242,7 @@ impl McpHandler {
             .manager
             .start(id, decoded, message, sinks)
             .await
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+            .map_err(task_error)?;
         let task = tokio::select! {
             task = started.wait(self.app.limits.mcp_task_after) => task,
             // Until the handle is returned, the request is the only way to cancel the task.
@@ -311,21 +320,7 @@ impl McpHandler {
     }
 
     async fn find_task(&self, id: &str) -> Result<Task, McpError> {
-        self.app
-            .manager
-            .get(id)
-            .await
-            .map_err(|error| task_error(id, error))
-    }
-}
-
-fn task_error(id: &str, error: TaskError) -> McpError {
-    match error {
-        TaskError::NotFound(_) => McpError::invalid_params(
-            format!("unknown task `{id}`"),
-            Some(json!({ "taskId": id })),
-        ),
-        other => McpError::internal_error(other.to_string(), None),
+        self.app.manager.get(id).await.map_err(task_error)
     }
 }
 
@@ -366,15 +361,13 @@ impl ServerHandler for McpHandler {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         // The list never changes while the server runs.
-        Ok(
-            ListToolsResult::with_all_items(self.app.tools.as_ref().clone())
-                .with_ttl_ms(3_600_000)
-                .with_cache_scope(CacheScope::Public),
-        )
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone())
+            .with_ttl_ms(3_600_000)
+            .with_cache_scope(CacheScope::Public))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.app.tools.iter().find(|t| t.name == name).cloned()
+        self.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -431,7 +424,7 @@ impl ServerHandler for McpHandler {
             .manager
             .answer(&task.id, &question.id, answer)
             .await
-            .map_err(|error| task_error(&task.id, error))
+            .map_err(task_error)
     }
 
     /// Cooperative, as the extension specifies: a task that already ended is acknowledged and
@@ -443,7 +436,7 @@ impl ServerHandler for McpHandler {
     ) -> Result<(), McpError> {
         match self.app.manager.cancel(&request.task_id).await {
             Ok(_) | Err(TaskError::NotCancelable { .. }) => Ok(()),
-            Err(error) => Err(task_error(&request.task_id, error)),
+            Err(error) => Err(task_error(error)),
         }
     }
 }

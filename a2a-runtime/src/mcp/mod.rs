@@ -3,6 +3,7 @@
 
 mod asking;
 mod elicit;
+mod error;
 mod handler;
 mod parked;
 mod results;
@@ -10,5 +11,3 @@ mod tools;
 mod updates;
 
 pub(crate) use handler::McpHandler;
-pub(crate) use parked::ParkedCalls;
-pub(crate) use tools::tool_list;

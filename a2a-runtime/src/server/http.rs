@@ -11,10 +11,11 @@ use axum::routing::{get, post};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::{App, ServeConfig};
+use super::ServeConfig;
 use crate::a2a::card::{self, CardBody};
 use crate::a2a::jsonrpc::{Aliases, JsonRpc};
 use crate::a2a::{A2aService, Settings};
+use crate::app::App;
 use crate::error::Error;
 use crate::mcp::McpHandler;
 

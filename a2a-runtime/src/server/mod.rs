@@ -16,6 +16,7 @@ pub use config::ServeConfig;
 pub use tasks::{Tasks, TasksError};
 
 use crate::agent::Agent;
+use crate::app::{App, Limits};
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
@@ -24,33 +25,6 @@ use crate::task::{InMemoryTaskStore, MemoryStoreLimits, TaskConfig, TaskManager,
 
 /// The default request body limit for A2A and MCP requests.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
-
-/// Request limits and HTTP surface settings.
-#[derive(Debug, Clone)]
-pub(crate) struct Limits {
-    pub(crate) max_body_bytes: usize,
-    pub(crate) require_version_header: bool,
-    /// How often an idle SSE stream gets a keep-alive comment.
-    pub(crate) sse_keep_alive: Duration,
-    /// How long an MCP `tools/call` from a client that supports tasks may run before it is
-    /// answered with a task handle instead of the result.
-    pub(crate) mcp_task_after: Duration,
-    /// Where the A2A HTTP+JSON routes are mounted: empty (the root) or `/segment…`.
-    pub(crate) rest_prefix: String,
-}
-
-/// Shared state of a running server.
-pub(crate) struct App {
-    pub(crate) agent: &'static AgentDescriptor,
-    pub(crate) dispatcher: Arc<Dispatcher>,
-    pub(crate) manager: Arc<TaskManager>,
-    pub(crate) tools: Arc<Vec<rmcp::model::Tool>>,
-    /// MCP calls waiting between input-required rounds.
-    pub(crate) parked: Arc<crate::mcp::ParkedCalls>,
-    pub(crate) limits: Limits,
-    /// Cancelled when the server shuts down: open streams end so connections can close.
-    pub(crate) shutdown: CancellationToken,
-}
 
 /// Builds a server for one agent.
 ///
@@ -262,7 +236,6 @@ impl AgentServer {
         let mut explicit = self.agent.explicit_skills().to_vec();
         explicit.extend(&self.skills);
         let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
-        let tools = Arc::new(crate::mcp::tool_list(&registry));
         let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
         let store = self
             .store
@@ -274,8 +247,6 @@ impl AgentServer {
             agent: self.agent,
             dispatcher,
             manager,
-            tools,
-            parked: Arc::new(crate::mcp::ParkedCalls::new()),
             limits: self.limits.clone(),
             shutdown: self.shutdown.clone(),
         }))

@@ -1,5 +1,6 @@
-//! The task manager: creates tasks from messages, runs their skills, records every state change
-//! in the store, fans events out to subscribers, and answers get/list/cancel/subscribe.
+//! The task manager: creates tasks from messages, records every state change in the store, fans
+//! events out to subscribers, delivers answers, and answers get/list/cancel/subscribe. Running a
+//! task's skill is in `runner.rs`; its errors in `error.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -7,20 +8,15 @@ use std::time::Duration;
 
 use futures::Stream;
 
-use super::conversation::ContextHistory;
-use super::live::{LiveTask, Refusal, Subscribed};
-use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
+use super::error::{TaskError, refused};
+use super::live::{LiveTask, Subscribed};
+use super::store::{ListQuery, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
-use super::waiting::TaskAsker;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
-use crate::call::{DecodedInput, SkillOutput};
-use crate::context::{TaskContext, UpdateSink};
+use crate::call::DecodedInput;
+use crate::context::UpdateSink;
 use crate::dispatch::Dispatcher;
-use crate::model::{
-    Artifact, JsonObject, Message, Part, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState,
-    TaskStatus, new_id,
-};
-use crate::registry::SkillEntry;
+use crate::model::{Message, Part, Role, Task, TaskState, TaskStatus, new_id};
 
 /// Task-level settings.
 #[derive(Debug, Clone, Copy)]
@@ -50,55 +46,13 @@ impl Default for TaskConfig {
     }
 }
 
-/// Why a task operation failed. Mapped to protocol errors by the front-ends.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum TaskError {
-    #[error("task `{0}` not found")]
-    NotFound(String),
-    #[error("task `{id}` is {state:?} and accepts no more messages", state = .state)]
-    Terminal { id: String, state: TaskState },
-    #[error(
-        "task `{id}` already ended ({state:?}); there is nothing to subscribe to, read it with GetTask",
-        state = .state
-    )]
-    Ended { id: String, state: TaskState },
-    #[error(
-        "task `{0}` is not running on this server (it was left unfinished, for example by a restart)"
-    )]
-    NotRunning(String),
-    #[error("task `{id}` is {state:?}; it cannot be canceled", state = .state)]
-    NotCancelable { id: String, state: TaskState },
-    #[error(
-        "task `{0}` is still working and does not accept messages until it asks for input; wait for it or cancel it"
-    )]
-    Busy(String),
-    #[error(
-        "task `{0}` is waiting for authorization, which arrives out of band, not as a message; subscribe to the task or poll it"
-    )]
-    AwaitingAuth(String),
-    #[error("task `{id}` is {state:?}, not waiting for authorization", state = .state)]
-    NotAwaitingAuth { id: String, state: TaskState },
-    #[error(
-        "task `{id}` is not waiting for an answer to `{question}`; read the task for its current question"
-    )]
-    NoSuchQuestion { id: String, question: String },
-    #[error("message.contextId `{given}` does not match task `{task}`'s contextId `{actual}`")]
-    ContextMismatch {
-        task: String,
-        given: String,
-        actual: String,
-    },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
 /// A task's events, for a subscriber: a snapshot first, then updates in order.
 pub(crate) type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + Send>>;
 
 /// A task the manager holds live: just created (its skill starts with
 /// [`TaskManager::run`]) or resumed by an answer. Callers watch it through this handle.
 pub(crate) struct TaskHandle {
-    live: Arc<LiveTask>,
+    pub(super) live: Arc<LiveTask>,
 }
 
 impl TaskHandle {
@@ -144,11 +98,11 @@ impl TaskHandle {
 
 /// Runs skills as tasks.
 pub(crate) struct TaskManager {
-    store: Arc<dyn TaskStore>,
-    dispatcher: Arc<Dispatcher>,
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) dispatcher: Arc<Dispatcher>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
-    config: TaskConfig,
-    input: InputLimits,
+    pub(super) config: TaskConfig,
+    pub(super) input: InputLimits,
 }
 
 impl TaskManager {
@@ -170,7 +124,7 @@ impl TaskManager {
         self.live_map().get(id).cloned()
     }
 
-    fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
+    pub(super) fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
         self.live
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -373,112 +327,6 @@ impl TaskManager {
         Ok(TaskHandle { live })
     }
 
-    /// Runs `skill` on `input` as the created task, in the background.
-    pub(crate) fn run(
-        self: &Arc<Self>,
-        task: &TaskHandle,
-        skill: &'static str,
-        input: DecodedInput,
-        sinks: Vec<Arc<dyn UpdateSink>>,
-    ) {
-        let manager = Arc::clone(self);
-        let live = Arc::clone(&task.live);
-        tokio::spawn(async move { manager.execute(live, skill, input, sinks).await });
-    }
-
-    async fn execute(
-        self: Arc<Self>,
-        live: Arc<LiveTask>,
-        skill_id: &'static str,
-        input: DecodedInput,
-        extra_sinks: Vec<Arc<dyn UpdateSink>>,
-    ) {
-        let Some(skill) = self.dispatcher.registry().get(skill_id) else {
-            return;
-        };
-        let max_history = self.config.max_history;
-        let started = live.record(
-            live.status_event(TaskState::Working, None, None),
-            None,
-            max_history,
-        );
-        self.persist(&live).await;
-        if !started {
-            // Canceled before the skill started: it never runs.
-            self.live_map().remove(&live.id);
-            return;
-        }
-        let (created_at, references) = live.origin();
-        let context = TaskContext::builder(
-            live.id.clone(),
-            live.context_id.clone(),
-            skill.descriptor.id(),
-            live.cancel.clone(),
-        )
-        .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
-        .sinks(extra_sinks)
-        .asker(Some(Arc::new(TaskAsker::new(
-            Arc::clone(&self),
-            Arc::clone(&live),
-        ))))
-        .conversation(Arc::new(ContextHistory::new(
-            Arc::clone(&self.store),
-            &live,
-            created_at,
-            max_history,
-        )))
-        .references(references)
-        .build();
-        let result = self
-            .dispatcher
-            .run(skill, input, context, self.config.cancel_grace)
-            .await;
-        match result {
-            Some(Ok(output)) => {
-                if let Some(artifact) = output_artifact(skill, output) {
-                    let event = TaskEvent::Artifact(TaskArtifactUpdate {
-                        task_id: live.id.clone(),
-                        context_id: live.context_id.clone(),
-                        artifact,
-                        append: false,
-                        last_chunk: true,
-                    });
-                    live.record(event, None, max_history);
-                }
-                live.record(
-                    live.status_event(TaskState::Completed, None, None),
-                    None,
-                    max_history,
-                );
-            }
-            Some(Err(error)) => {
-                let mut parts = vec![Part::text(error.message())];
-                parts.extend(error.data().cloned().map(Part::data));
-                let event = live.status_event(TaskState::Failed, Some(Message::agent(parts)), None);
-                let message = event.status_message();
-                live.record(event, message, max_history);
-            }
-            // The grace period ran out after a cancel; the task is already `Canceled`.
-            None => {}
-        }
-        self.persist(&live).await;
-        self.live_map().remove(&live.id);
-    }
-
-    /// Fails a task whose question waited too long, and stops its skill.
-    pub(super) async fn expire(&self, live: &LiveTask, question: &Question) {
-        let reason = Message::agent_text(format!(
-            "No answer to \"{}\" within {:?}; the task was closed.",
-            question.prompt,
-            self.input.timeout()
-        ));
-        let event = live.status_event(TaskState::Failed, Some(reason), None);
-        let message = event.status_message();
-        live.record(event, message, self.config.max_history);
-        live.cancel.cancel();
-        self.persist(live).await;
-    }
-
     /// The bounds on waiting for answers, shared with the MCP front-end.
     pub(crate) fn input_limits(&self) -> &InputLimits {
         &self.input
@@ -559,57 +407,5 @@ impl TaskManager {
         task.status = TaskStatus::now(TaskState::Canceled, None);
         self.store.put(task.clone()).await?;
         Ok(task)
-    }
-}
-
-/// The error for an answer a task did not take.
-fn refused(id: &str, refusal: Refusal, offered: QuestionKind) -> TaskError {
-    let id = id.to_owned();
-    let state = match refusal {
-        Refusal::Ended(state) => return TaskError::Terminal { id, state },
-        Refusal::OtherQuestion(question) => return TaskError::NoSuchQuestion { id, question },
-        Refusal::NotWaiting(state) => state,
-        Refusal::WaitsFor(kind) => kind.state(),
-    };
-    match offered {
-        QuestionKind::Auth => TaskError::NotAwaitingAuth { id, state },
-        QuestionKind::Input if state == TaskState::AuthRequired => TaskError::AwaitingAuth(id),
-        QuestionKind::Input => TaskError::Busy(id),
-    }
-}
-
-/// The artifact holding a skill's returned value, if it returned any.
-fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> {
-    let name = skill.descriptor.id();
-    match output {
-        SkillOutput::Empty => None,
-        SkillOutput::Text(text) => Some(
-            Artifact::new(vec![Part {
-                media_type: Some("text/plain".into()),
-                ..Part::text(text)
-            }])
-            .with_name(name),
-        ),
-        SkillOutput::Data(value) => Some(Artifact::new(vec![Part::data(value)]).with_name(name)),
-        SkillOutput::Parts(parts) if parts.is_empty() => None,
-        SkillOutput::Parts(parts) => Some(Artifact::new(parts).with_name(name)),
-        SkillOutput::Artifact(artifact) => Some(artifact),
-    }
-}
-
-/// The request message recorded on a task started by a protocol other than A2A: the input as a
-/// data part, and the skill named the way an A2A client would name it.
-pub(crate) fn request_message(skill_id: &str, input: serde_json::Value) -> Message {
-    let mut metadata = JsonObject::new();
-    metadata.insert("skill".into(), serde_json::Value::String(skill_id.into()));
-    Message {
-        message_id: new_id(),
-        context_id: None,
-        task_id: None,
-        role: Role::User,
-        parts: vec![Part::data(input)],
-        metadata: Some(metadata),
-        extensions: Vec::new(),
-        reference_task_ids: Vec::new(),
     }
 }

@@ -2,16 +2,18 @@
 //! as tasks.
 
 mod conversation;
+mod error;
 mod live;
 mod manager;
 mod memory;
+mod runner;
 mod store;
 mod subscription;
 mod waiting;
 
-pub(crate) use manager::{
-    TaskConfig, TaskError, TaskEvents, TaskHandle, TaskManager, request_message,
-};
+pub(crate) use error::TaskError;
+pub(crate) use manager::{TaskConfig, TaskEvents, TaskHandle, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
+pub(crate) use runner::request_message;
 pub use store::{ListQuery, StoreError, TaskPage, TaskStore};
 pub(crate) use subscription::{StreamItem, ends_stream};

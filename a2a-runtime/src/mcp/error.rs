@@ -1,0 +1,78 @@
+//! The one place task-layer failures get their MCP form (as `a2a/error.rs` is for A2A).
+
+use rmcp::ErrorData as McpError;
+use serde_json::json;
+
+use crate::task::{StoreError, TaskError};
+
+/// A request that does not fit the task's current state (unknown task, a question that is not
+/// waiting, a task that already ended …) is the client's mistake: invalid params (-32602), with
+/// the task id in `data`. Only store failures are internal errors (-32603).
+pub(super) fn task_error(error: TaskError) -> McpError {
+    let task_id = match &error {
+        TaskError::NotFound(id)
+        | TaskError::NotRunning(id)
+        | TaskError::Busy(id)
+        | TaskError::AwaitingAuth(id)
+        | TaskError::Terminal { id, .. }
+        | TaskError::Ended { id, .. }
+        | TaskError::NotCancelable { id, .. }
+        | TaskError::NotAwaitingAuth { id, .. }
+        | TaskError::NoSuchQuestion { id, .. }
+        | TaskError::ContextMismatch { task: id, .. } => id.clone(),
+        TaskError::Store(StoreError::InvalidPageToken) => {
+            return McpError::invalid_params(error.to_string(), Some(json!({"field": "cursor"})));
+        }
+        TaskError::Store(StoreError::Full(_) | StoreError::Backend(_)) => {
+            return McpError::internal_error(error.to_string(), None);
+        }
+    };
+    let message = match &error {
+        // "task `x` not found" reads oddly in MCP, where tasks are what tools/call returned.
+        TaskError::NotFound(_) => format!("unknown task `{task_id}`"),
+        other => other.to_string(),
+    };
+    McpError::invalid_params(message, Some(json!({ "taskId": task_id })))
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ErrorCode;
+
+    use super::*;
+    use crate::model::TaskState;
+
+    #[test]
+    fn state_conflicts_are_invalid_params_naming_the_task() {
+        let cases = [
+            TaskError::NotFound("t1".into()),
+            TaskError::NoSuchQuestion {
+                id: "t1".into(),
+                question: "q9".into(),
+            },
+            TaskError::ContextMismatch {
+                task: "t1".into(),
+                given: "c2".into(),
+                actual: "c1".into(),
+            },
+            TaskError::Ended {
+                id: "t1".into(),
+                state: TaskState::Completed,
+            },
+            TaskError::Busy("t1".into()),
+        ];
+        for error in cases {
+            let text = error.to_string();
+            let mapped = task_error(error);
+            assert_eq!(mapped.code, ErrorCode::INVALID_PARAMS, "{text}");
+            assert_eq!(mapped.data, Some(json!({"taskId": "t1"})), "{text}");
+        }
+    }
+
+    #[test]
+    fn store_failures_are_internal_errors() {
+        let mapped = task_error(TaskError::Store(StoreError::Backend("disk".into())));
+        assert_eq!(mapped.code, ErrorCode::INTERNAL_ERROR);
+        assert!(mapped.message.contains("disk"), "{}", mapped.message);
+    }
+}

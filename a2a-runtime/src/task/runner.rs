@@ -1,0 +1,160 @@
+//! Running a task's skill: the task context it gets, the states it moves through, and how its
+//! result lands on the task.
+
+use std::sync::Arc;
+
+use super::conversation::ContextHistory;
+use super::live::LiveTask;
+use super::manager::{TaskHandle, TaskManager};
+use super::waiting::TaskAsker;
+use crate::ask::Question;
+use crate::call::{DecodedInput, SkillOutput};
+use crate::context::{TaskContext, UpdateSink};
+use crate::model::{
+    Artifact, JsonObject, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
+};
+use crate::registry::SkillEntry;
+
+impl TaskManager {
+    /// Runs `skill` on `input` as the created task, in the background.
+    pub(crate) fn run(
+        self: &Arc<Self>,
+        task: &TaskHandle,
+        skill: &'static str,
+        input: DecodedInput,
+        sinks: Vec<Arc<dyn UpdateSink>>,
+    ) {
+        let manager = Arc::clone(self);
+        let live = Arc::clone(&task.live);
+        tokio::spawn(async move { manager.execute(live, skill, input, sinks).await });
+    }
+
+    async fn execute(
+        self: Arc<Self>,
+        live: Arc<LiveTask>,
+        skill_id: &'static str,
+        input: DecodedInput,
+        extra_sinks: Vec<Arc<dyn UpdateSink>>,
+    ) {
+        let Some(skill) = self.dispatcher.registry().get(skill_id) else {
+            return;
+        };
+        let max_history = self.config.max_history;
+        let started = live.record(
+            live.status_event(TaskState::Working, None, None),
+            None,
+            max_history,
+        );
+        self.persist(&live).await;
+        if !started {
+            // Canceled before the skill started: it never runs.
+            self.live_map().remove(&live.id);
+            return;
+        }
+        let (created_at, references) = live.origin();
+        let context = TaskContext::builder(
+            live.id.clone(),
+            live.context_id.clone(),
+            skill.descriptor.id(),
+            live.cancel.clone(),
+        )
+        .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
+        .sinks(extra_sinks)
+        .asker(Some(Arc::new(TaskAsker::new(
+            Arc::clone(&self),
+            Arc::clone(&live),
+        ))))
+        .conversation(Arc::new(ContextHistory::new(
+            Arc::clone(&self.store),
+            &live,
+            created_at,
+            max_history,
+        )))
+        .references(references)
+        .build();
+        let result = self
+            .dispatcher
+            .run(skill, input, context, self.config.cancel_grace)
+            .await;
+        match result {
+            Some(Ok(output)) => {
+                if let Some(artifact) = output_artifact(skill, output) {
+                    let event = TaskEvent::Artifact(TaskArtifactUpdate {
+                        task_id: live.id.clone(),
+                        context_id: live.context_id.clone(),
+                        artifact,
+                        append: false,
+                        last_chunk: true,
+                    });
+                    live.record(event, None, max_history);
+                }
+                live.record(
+                    live.status_event(TaskState::Completed, None, None),
+                    None,
+                    max_history,
+                );
+            }
+            Some(Err(error)) => {
+                let mut parts = vec![Part::text(error.message())];
+                parts.extend(error.data().cloned().map(Part::data));
+                let event = live.status_event(TaskState::Failed, Some(Message::agent(parts)), None);
+                let message = event.status_message();
+                live.record(event, message, max_history);
+            }
+            // The grace period ran out after a cancel; the task is already `Canceled`.
+            None => {}
+        }
+        self.persist(&live).await;
+        self.live_map().remove(&live.id);
+    }
+
+    /// Fails a task whose question waited too long, and stops its skill.
+    pub(super) async fn expire(&self, live: &LiveTask, question: &Question) {
+        let reason = Message::agent_text(format!(
+            "No answer to \"{}\" within {:?}; the task was closed.",
+            question.prompt,
+            self.input.timeout()
+        ));
+        let event = live.status_event(TaskState::Failed, Some(reason), None);
+        let message = event.status_message();
+        live.record(event, message, self.config.max_history);
+        live.cancel.cancel();
+        self.persist(live).await;
+    }
+}
+
+/// The artifact holding a skill's returned value, if it returned any.
+fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> {
+    let name = skill.descriptor.id();
+    match output {
+        SkillOutput::Empty => None,
+        SkillOutput::Text(text) => Some(
+            Artifact::new(vec![Part {
+                media_type: Some("text/plain".into()),
+                ..Part::text(text)
+            }])
+            .with_name(name),
+        ),
+        SkillOutput::Data(value) => Some(Artifact::new(vec![Part::data(value)]).with_name(name)),
+        SkillOutput::Parts(parts) if parts.is_empty() => None,
+        SkillOutput::Parts(parts) => Some(Artifact::new(parts).with_name(name)),
+        SkillOutput::Artifact(artifact) => Some(artifact),
+    }
+}
+
+/// The request message recorded on a task started by a protocol other than A2A: the input as a
+/// data part, and the skill named the way an A2A client would name it.
+pub(crate) fn request_message(skill_id: &str, input: serde_json::Value) -> Message {
+    let mut metadata = JsonObject::new();
+    metadata.insert("skill".into(), serde_json::Value::String(skill_id.into()));
+    Message {
+        message_id: new_id(),
+        context_id: None,
+        task_id: None,
+        role: Role::User,
+        parts: vec![Part::data(input)],
+        metadata: Some(metadata),
+        extensions: Vec::new(),
+        reference_task_ids: Vec::new(),
+    }
+}
