@@ -936,6 +936,7 @@ async fn the_card_lists_every_binding_and_carries_the_0_3_fields() {
         echo["inputModes"],
         json!(["text/plain", "application/json"])
     );
+    assert_eq!(echo["outputModes"], json!(["text/plain"]));
     let add = &card["skills"][0];
     assert_eq!(add["inputModes"], json!(["application/json"]));
     assert_eq!(add["outputModes"], json!(["application/json"]));

@@ -457,3 +457,23 @@ async fn a_shutdown_signal_ends_open_streams_of_a_mounted_router() {
         "{rest:?}"
     );
 }
+
+#[tokio::test]
+async fn the_card_says_what_a_skill_produces_from_its_return_type() {
+    let server = serve(&Stepper::default()).await;
+    let card = server.card().await;
+    let modes = |id: &str| {
+        card["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .map(|s| s["outputModes"].clone())
+            .unwrap()
+    };
+    // `impl Stream<Item = String>` and `Result<String, _>` items produce text.
+    assert_eq!(modes("count"), json!(["text/plain"]));
+    assert_eq!(modes("broken_stream"), json!(["text/plain"]));
+    // A `String` result.
+    assert_eq!(modes("steps"), json!(["text/plain"]));
+}

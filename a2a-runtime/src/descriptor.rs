@@ -28,6 +28,7 @@ pub struct SkillParts {
     pub examples: &'static [&'static str],
     pub input_modes: &'static [&'static str],
     pub output_modes: &'static [&'static str],
+    pub produces: &'static [&'static str],
     pub scopes: &'static [&'static str],
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
@@ -95,9 +96,14 @@ impl SkillDescriptor {
     pub fn input_modes(&self) -> &'static [&'static str] {
         self.parts.input_modes
     }
-    /// Produced output media types (empty: the agent's defaults).
+    /// Produced output media types: as declared with `output_modes`, else what the return type
+    /// produces (`text/plain` for text, `application/json` for structured values); empty when
+    /// that varies (parts, artifacts), meaning the agent's defaults.
     pub fn output_modes(&self) -> &'static [&'static str] {
-        self.parts.output_modes
+        match self.parts.output_modes {
+            [] => self.parts.produces,
+            declared => declared,
+        }
     }
     /// OAuth scopes the skill needs.
     pub fn scopes(&self) -> &'static [&'static str] {
@@ -160,6 +166,7 @@ impl SkillDescriptor {
         examples: &[],
         input_modes: &[],
         output_modes: &[],
+        produces: &[],
         scopes: &[],
         read_only: None,
         destructive: None,

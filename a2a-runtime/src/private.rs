@@ -70,6 +70,8 @@ pub struct OutputFns<T> {
     pub convert: fn(T) -> SkillResult,
     /// The output schema.
     pub schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
+    /// The media types the output produces (empty: it varies).
+    pub produces: &'static [&'static str],
 }
 
 /// Output functions for a structured (serialized) return type.
@@ -77,6 +79,7 @@ pub const fn structured_fns<T: StructuredOutput>() -> OutputFns<T> {
     OutputFns {
         convert: structured_output::<T>,
         schema: structured_schema::<T>,
+        produces: &["application/json"],
     }
 }
 
@@ -85,6 +88,7 @@ pub const fn direct_fns<T: IntoSkillOutput>() -> OutputFns<T> {
     OutputFns {
         convert: direct_output::<T>,
         schema: direct_schema::<T>,
+        produces: T::OUTPUT_MODES,
     }
 }
 
@@ -95,6 +99,8 @@ pub struct StreamFns<I> {
     pub schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
     /// Converts one item into the part sent as a chunk.
     pub chunk: fn(I) -> Result<crate::Part, SkillError>,
+    /// The media types the chunks have (empty: it varies).
+    pub produces: &'static [&'static str],
 }
 
 /// Output functions for a streamed return type.
@@ -102,6 +108,7 @@ pub const fn stream_fns<I: crate::call::IntoChunk>() -> StreamFns<I> {
     StreamFns {
         schema: |_| None,
         chunk: I::into_chunk,
+        produces: I::OUTPUT_MODES,
     }
 }
 

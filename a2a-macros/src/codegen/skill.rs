@@ -51,6 +51,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 examples: #examples,
                 input_modes: #input_modes,
                 output_modes: #output_modes,
+                produces: __A2A_OUTPUT.produces,
                 scopes: #scopes,
                 read_only: #read_only,
                 destructive: #destructive,

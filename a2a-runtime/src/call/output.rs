@@ -9,6 +9,11 @@ use super::SkillResult;
 use crate::model::{Artifact, Part};
 use crate::skill_error::SkillError;
 
+/// What text outputs produce.
+pub(crate) const TEXT: &[&str] = &["text/plain"];
+/// What structured outputs produce.
+pub(crate) const JSON: &[&str] = &["application/json"];
+
 /// What a skill produced, before a protocol renders it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SkillOutput {
@@ -32,6 +37,9 @@ pub enum SkillOutput {
     note = "return text (`String`), a type that implements `Serialize` and `JsonSchema`, `Json<T>`, `Artifact`, `Vec<Part>`, `impl Stream<Item = String>`, or a `Result` of one of these"
 )]
 pub trait IntoSkillOutput {
+    /// The media types of the parts this output produces: the skill's `outputModes` on the
+    /// agent card. Empty (the default) when it varies; the agent's default output modes apply.
+    const OUTPUT_MODES: &'static [&'static str] = &[];
     /// The JSON Schema of the output, for structured outputs.
     fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema>;
     /// Converts the value.
@@ -43,6 +51,7 @@ pub trait IntoSkillOutput {
 pub struct Json<T>(pub T);
 
 impl<T: Serialize + JsonSchema> IntoSkillOutput for Json<T> {
+    const OUTPUT_MODES: &'static [&'static str] = JSON;
     fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
         Some(generator.root_schema_for::<T>())
     }
@@ -52,6 +61,7 @@ impl<T: Serialize + JsonSchema> IntoSkillOutput for Json<T> {
 }
 
 impl IntoSkillOutput for String {
+    const OUTPUT_MODES: &'static [&'static str] = TEXT;
     fn output_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
@@ -61,6 +71,7 @@ impl IntoSkillOutput for String {
 }
 
 impl IntoSkillOutput for &'static str {
+    const OUTPUT_MODES: &'static [&'static str] = TEXT;
     fn output_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
@@ -70,6 +81,7 @@ impl IntoSkillOutput for &'static str {
 }
 
 impl IntoSkillOutput for Cow<'static, str> {
+    const OUTPUT_MODES: &'static [&'static str] = TEXT;
     fn output_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
     }

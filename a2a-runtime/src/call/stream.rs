@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use futures::{Stream, StreamExt};
 use serde::Serialize;
 
+use super::output::{JSON, TEXT};
 use super::{Json, SkillOutput, SkillResult};
 use crate::context::TaskContext;
 use crate::model::Part;
@@ -18,23 +19,29 @@ use crate::skill_error::SkillError;
     note = "stream items are `String`, `&'static str`, `Part`, `Json<T>`, or a `Result` of one of these"
 )]
 pub trait IntoChunk {
+    /// The media types of the chunks: the skill's `outputModes` on the agent card. Empty (the
+    /// default) when it varies; the agent's default output modes apply.
+    const OUTPUT_MODES: &'static [&'static str] = &[];
     /// Converts the item into the part sent as one chunk.
     fn into_chunk(self) -> Result<Part, SkillError>;
 }
 
 impl IntoChunk for String {
+    const OUTPUT_MODES: &'static [&'static str] = TEXT;
     fn into_chunk(self) -> Result<Part, SkillError> {
         Ok(Part::text(self))
     }
 }
 
 impl IntoChunk for &'static str {
+    const OUTPUT_MODES: &'static [&'static str] = TEXT;
     fn into_chunk(self) -> Result<Part, SkillError> {
         Ok(Part::text(self))
     }
 }
 
 impl IntoChunk for Cow<'static, str> {
+    const OUTPUT_MODES: &'static [&'static str] = TEXT;
     fn into_chunk(self) -> Result<Part, SkillError> {
         Ok(Part::text(self.into_owned()))
     }
@@ -47,6 +54,7 @@ impl IntoChunk for Part {
 }
 
 impl<T: Serialize> IntoChunk for Json<T> {
+    const OUTPUT_MODES: &'static [&'static str] = JSON;
     fn into_chunk(self) -> Result<Part, SkillError> {
         serde_json::to_value(self.0).map(Part::data).map_err(|e| {
             SkillError::internal(format!("a streamed item could not be serialized: {e}"))
@@ -55,6 +63,7 @@ impl<T: Serialize> IntoChunk for Json<T> {
 }
 
 impl<T: IntoChunk, E: Into<SkillError>> IntoChunk for Result<T, E> {
+    const OUTPUT_MODES: &'static [&'static str] = T::OUTPUT_MODES;
     fn into_chunk(self) -> Result<Part, SkillError> {
         self.map_err(Into::into).and_then(IntoChunk::into_chunk)
     }
