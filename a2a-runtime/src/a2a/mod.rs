@@ -39,6 +39,15 @@ impl Version {
             _ => None,
         }
     }
+
+    /// The version as `A2A-Version` writes it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::V1_0 => "1.0",
+            Self::V0_3 => "0.3",
+            Self::V0_1 => "0.1",
+        }
+    }
 }
 
 /// The `A2A-Version` a request names, from its header or its query string; `None` when absent or

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::A2aError;
 use super::decode::params;
 use super::service::{ListTasksRequest, SendRequest, TaskList, parse_timestamp};
+use crate::model::TaskState;
 use crate::protocol::a2a::v1;
 use crate::task::StreamItem;
 
@@ -27,9 +28,18 @@ pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
 
 /// Reads a 1.0 `ListTasksRequest`.
 pub(crate) fn list_request(request: v1::ListTasksRequest) -> Result<ListTasksRequest, A2aError> {
+    list_request_with(request, v1::parse_state)
+}
+
+/// Reads a `ListTasksRequest` whose `status` names states the way `parse_state` reads them
+/// (0.3's ProtoJSON has the same fields, and its own state names).
+pub(crate) fn list_request_with(
+    request: v1::ListTasksRequest,
+    parse_state: fn(&str) -> Option<TaskState>,
+) -> Result<ListTasksRequest, A2aError> {
     let state = match request.status.as_deref() {
         None | Some("" | "TASK_STATE_UNSPECIFIED") => None,
-        Some(name) => Some(v1::parse_state(name).ok_or_else(|| {
+        Some(name) => Some(parse_state(name).ok_or_else(|| {
             A2aError::invalid_params(
                 "status",
                 format!("`{name}` is not a TaskState (expected a name like TASK_STATE_WORKING)"),

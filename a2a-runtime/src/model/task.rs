@@ -26,6 +26,18 @@ pub enum TaskState {
 }
 
 impl TaskState {
+    /// Every state, in lifecycle order.
+    pub const ALL: [Self; 8] = [
+        Self::Submitted,
+        Self::Working,
+        Self::InputRequired,
+        Self::AuthRequired,
+        Self::Completed,
+        Self::Failed,
+        Self::Canceled,
+        Self::Rejected,
+    ];
+
     /// Completed, failed, canceled or rejected: the task will never change again.
     pub fn is_terminal(self) -> bool {
         matches!(

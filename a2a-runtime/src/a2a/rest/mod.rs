@@ -3,6 +3,7 @@
 //! prefix and over the shared [`A2aService`]. Errors are `google.rpc.Status` bodies with the
 //! HTTP status of A2A 1.0 §5.4; streams are SSE of bare `StreamResponse`s.
 
+mod handlers;
 mod v0_3;
 mod v1;
 
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 use super::sse::Frames;
 use super::{A2aError, A2aService, Version};
+use crate::protocol::a2a::v1 as wire_v1;
 use crate::task::TaskEvents;
 
 /// What an operation answers.
@@ -28,8 +30,8 @@ enum Reply {
 
 /// The HTTP+JSON routes of `service`, under `prefix` (empty, or starting with `/`).
 pub(crate) fn routes(service: Arc<A2aService>, prefix: &str) -> Router {
-    let v1 = v1::routes();
-    let legacy = v0_3::routes();
+    let v1 = handlers::routes::<v1::V1>();
+    let legacy = handlers::routes::<v0_3::V0_3>();
     let mut router = Router::new()
         .merge(v1.clone())
         .nest("/{tenant}", v1)
@@ -120,6 +122,19 @@ impl Request {
                 })
             })
             .transpose()
+    }
+
+    /// The `ListTasks` query parameters (the same names in 1.0 and 0.3).
+    fn list_query(&self) -> Result<wire_v1::ListTasksRequest, A2aError> {
+        Ok(wire_v1::ListTasksRequest {
+            context_id: self.text("contextId"),
+            status: self.text("status"),
+            page_size: self.integer("pageSize")?,
+            page_token: self.text("pageToken"),
+            history_length: self.integer("historyLength")?,
+            status_timestamp_after: self.text("statusTimestampAfter"),
+            include_artifacts: self.boolean("includeArtifacts")?,
+        })
     }
 
     /// A boolean query parameter (`true`/`false`).

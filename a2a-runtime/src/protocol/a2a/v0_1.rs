@@ -5,8 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::v0_3::{Tag, message_out, part_out};
-use super::v1::timestamp;
+use super::v0_3::{Tag, artifact_fields, message_out, status_out_named};
 use crate::model::{Artifact, Task, TaskState, TaskStatus};
 
 /// A state's draft name. The draft had no `rejected` (it failed) nor `auth-required` (it asked
@@ -23,13 +22,7 @@ pub(crate) fn state_name(state: TaskState) -> &'static str {
 }
 
 fn status_out(status: &TaskStatus) -> Value {
-    let mut out = Map::new();
-    out.insert("state".into(), json!(state_name(status.state)));
-    if let Some(message) = &status.message {
-        out.insert("message".into(), message_out(message, Tag::Type));
-    }
-    out.insert("timestamp".into(), json!(timestamp(&status.timestamp)));
-    Value::Object(out)
+    status_out_named(status, Tag::Type, state_name)
 }
 
 /// An artifact at position `index`, with the chunk flags of a stream event.
@@ -38,24 +31,7 @@ pub(crate) fn artifact_out(
     index: usize,
     chunk: Option<(bool, bool)>,
 ) -> Value {
-    let mut out = Map::new();
-    if let Some(name) = &artifact.name {
-        out.insert("name".into(), json!(name));
-    }
-    if let Some(description) = &artifact.description {
-        out.insert("description".into(), json!(description));
-    }
-    out.insert(
-        "parts".into(),
-        artifact
-            .parts
-            .iter()
-            .map(|p| part_out(p, Tag::Type))
-            .collect(),
-    );
-    if let Some(metadata) = &artifact.metadata {
-        out.insert("metadata".into(), Value::Object(metadata.clone()));
-    }
+    let mut out = artifact_fields(artifact, Tag::Type);
     out.insert("index".into(), json!(index));
     if let Some((append, last_chunk)) = chunk {
         out.insert("append".into(), json!(append));
@@ -115,16 +91,5 @@ pub(crate) struct TaskSendParams {
     pub(crate) push_notification: Option<Value>,
 }
 
-/// `TaskQueryParams`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct TaskQueryParams {
-    pub(crate) id: String,
-    pub(crate) history_length: Option<i64>,
-}
-
-/// `TaskIdParams`.
-#[derive(Deserialize)]
-pub(crate) struct TaskIdParams {
-    pub(crate) id: String,
-}
+/// `TaskQueryParams` and `TaskIdParams` kept their shape from the draft to 0.3.
+pub(crate) use super::v0_3::{TaskIdParams, TaskQueryParams};

@@ -65,20 +65,8 @@ pub(crate) fn parse_state(name: &str) -> Option<TaskState> {
     if name == "TASK_STATE_CANCELLED" {
         return Some(TaskState::Canceled);
     }
-    super::v1::parse_state(name).or_else(|| {
-        [
-            TaskState::Submitted,
-            TaskState::Working,
-            TaskState::InputRequired,
-            TaskState::AuthRequired,
-            TaskState::Completed,
-            TaskState::Failed,
-            TaskState::Canceled,
-            TaskState::Rejected,
-        ]
-        .into_iter()
-        .find(|s| state_name(*s) == name)
-    })
+    super::v1::parse_state(name)
+        .or_else(|| TaskState::ALL.into_iter().find(|s| state_name(*s) == name))
 }
 
 fn insert_opt(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
@@ -97,6 +85,17 @@ fn metadata(value: Option<&JsonObject>) -> Option<Value> {
 /// A part: `{kind: "text", text}`, `{kind: "file", file: {bytes|uri, mimeType, name}}`,
 /// `{kind: "data", data}`.
 pub(crate) fn part_out(part: &Part, tag: Tag) -> Value {
+    render_part(part, Some(tag))
+}
+
+/// A part in one of the legacy shapes: the JSON-RPC ones (`tag`: 0.3 `kind`, draft `type`) or,
+/// without a tag, the 0.3 proto's ProtoJSON (`{data: {data}}`, `fileWithBytes|fileWithUri`).
+/// Both require a data part to hold an object; other JSON values are wrapped in `{value}`.
+fn render_part(part: &Part, tag: Option<Tag>) -> Value {
+    let (bytes_key, uri_key) = match tag {
+        Some(_) => ("bytes", "uri"),
+        None => ("fileWithBytes", "fileWithUri"),
+    };
     let mut out = Map::new();
     let kind = match &part.content {
         PartContent::Text(text) => {
@@ -104,10 +103,14 @@ pub(crate) fn part_out(part: &Part, tag: Tag) -> Value {
             "text"
         }
         PartContent::Data(data) => {
-            // 0.3 and the draft require an object; other JSON values are wrapped.
             let data = match data {
                 Value::Object(_) => data.clone(),
                 other => json!({ "value": other }),
+            };
+            let data = if tag.is_some() {
+                data
+            } else {
+                json!({ "data": data })
             };
             out.insert("data".into(), data);
             "data"
@@ -116,9 +119,9 @@ pub(crate) fn part_out(part: &Part, tag: Tag) -> Value {
             let mut file = Map::new();
             match &part.content {
                 PartContent::Raw(bytes) => {
-                    file.insert("bytes".into(), json!(STANDARD.encode(bytes)))
+                    file.insert(bytes_key.into(), json!(STANDARD.encode(bytes)))
                 }
-                PartContent::Url(url) => file.insert("uri".into(), json!(url)),
+                PartContent::Url(url) => file.insert(uri_key.into(), json!(url)),
                 _ => None,
             };
             insert_opt(
@@ -131,7 +134,9 @@ pub(crate) fn part_out(part: &Part, tag: Tag) -> Value {
             "file"
         }
     };
-    out.insert(tag.key().into(), json!(kind));
+    if let Some(tag) = tag {
+        out.insert(tag.key().into(), json!(kind));
+    }
     insert_opt(&mut out, "metadata", metadata(part.metadata.as_ref()));
     Value::Object(out)
 }
@@ -342,8 +347,17 @@ pub(crate) fn message_out(message: &Message, tag: Tag) -> Value {
 
 /// A JSON-RPC `TaskStatus`.
 pub(crate) fn status_out(status: &TaskStatus, tag: Tag) -> Value {
+    status_out_named(status, tag, state_name)
+}
+
+/// A JSON-RPC `TaskStatus` whose state is named by `name` (the draft names fewer states).
+pub(crate) fn status_out_named(
+    status: &TaskStatus,
+    tag: Tag,
+    name: fn(TaskState) -> &'static str,
+) -> Value {
     let mut out = Map::new();
-    out.insert("state".into(), json!(state_name(status.state)));
+    out.insert("state".into(), json!(name(status.state)));
     insert_opt(
         &mut out,
         "message",
@@ -353,10 +367,9 @@ pub(crate) fn status_out(status: &TaskStatus, tag: Tag) -> Value {
     Value::Object(out)
 }
 
-/// A 0.3 JSON-RPC `Artifact`.
-pub(crate) fn artifact_out(artifact: &Artifact) -> Value {
+/// The fields every JSON-RPC generation's `Artifact` has: name, description, parts, metadata.
+pub(crate) fn artifact_fields(artifact: &Artifact, tag: Tag) -> Map<String, Value> {
     let mut out = Map::new();
-    out.insert("artifactId".into(), json!(artifact.artifact_id));
     insert_opt(&mut out, "name", artifact.name.as_ref().map(|n| json!(n)));
     insert_opt(
         &mut out,
@@ -365,13 +378,16 @@ pub(crate) fn artifact_out(artifact: &Artifact) -> Value {
     );
     out.insert(
         "parts".into(),
-        artifact
-            .parts
-            .iter()
-            .map(|p| part_out(p, Tag::Kind))
-            .collect(),
+        artifact.parts.iter().map(|p| part_out(p, tag)).collect(),
     );
     insert_opt(&mut out, "metadata", metadata(artifact.metadata.as_ref()));
+    out
+}
+
+/// A 0.3 JSON-RPC `Artifact`.
+pub(crate) fn artifact_out(artifact: &Artifact) -> Value {
+    let mut out = artifact_fields(artifact, Tag::Kind);
+    out.insert("artifactId".into(), json!(artifact.artifact_id));
     if !artifact.extensions.is_empty() {
         out.insert("extensions".into(), json!(artifact.extensions));
     }
@@ -466,38 +482,7 @@ pub(crate) struct TaskIdParams {
 /// A proto `Part`: `{text}`, `{file: {fileWithBytes|fileWithUri, mimeType, name}}`,
 /// `{data: {data}}`.
 fn proto_part_out(part: &Part) -> Value {
-    let mut out = Map::new();
-    match &part.content {
-        PartContent::Text(text) => {
-            out.insert("text".into(), json!(text));
-        }
-        PartContent::Data(data) => {
-            let data = match data {
-                Value::Object(_) => data.clone(),
-                other => json!({ "value": other }),
-            };
-            out.insert("data".into(), json!({ "data": data }));
-        }
-        PartContent::Raw(_) | PartContent::Url(_) => {
-            let mut file = Map::new();
-            match &part.content {
-                PartContent::Raw(bytes) => {
-                    file.insert("fileWithBytes".into(), json!(STANDARD.encode(bytes)))
-                }
-                PartContent::Url(url) => file.insert("fileWithUri".into(), json!(url)),
-                _ => None,
-            };
-            insert_opt(
-                &mut file,
-                "mimeType",
-                part.media_type.as_ref().map(|m| json!(m)),
-            );
-            insert_opt(&mut file, "name", part.filename.as_ref().map(|n| json!(n)));
-            out.insert("file".into(), Value::Object(file));
-        }
-    }
-    insert_opt(&mut out, "metadata", metadata(part.metadata.as_ref()));
-    Value::Object(out)
+    render_part(part, None)
 }
 
 fn proto_part_in(value: &Value, path: &str) -> Result<Part, FieldError> {

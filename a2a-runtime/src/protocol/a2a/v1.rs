@@ -29,18 +29,7 @@ pub(crate) fn state_name(state: TaskState) -> &'static str {
 }
 
 pub(crate) fn parse_state(name: &str) -> Option<TaskState> {
-    [
-        TaskState::Submitted,
-        TaskState::Working,
-        TaskState::InputRequired,
-        TaskState::AuthRequired,
-        TaskState::Completed,
-        TaskState::Failed,
-        TaskState::Canceled,
-        TaskState::Rejected,
-    ]
-    .into_iter()
-    .find(|s| state_name(*s) == name)
+    TaskState::ALL.into_iter().find(|s| state_name(*s) == name)
 }
 
 pub(crate) fn timestamp(at: &DateTime<Utc>) -> String {

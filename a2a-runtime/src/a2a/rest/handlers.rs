@@ -1,0 +1,180 @@
+//! The HTTP+JSON operations, written once over a [`Dialect`]: each reads the request, calls the
+//! [`A2aService`] and renders the result in the dialect's wire shape.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::Value;
+
+use super::{Reply, Request, respond, split_verb};
+use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
+use crate::a2a::{A2aError, A2aService, Version};
+use crate::model::Task;
+use crate::task::StreamItem;
+
+/// What differs between the HTTP+JSON dialects (1.0, 0.3): the version and the wire shapes.
+pub(super) trait Dialect: Send + Sync + 'static {
+    /// The protocol version the routes serve.
+    const VERSION: Version;
+    /// The path of the task routes, as error messages name it (`/tasks`, `/v1/tasks`).
+    const TASKS: &'static str;
+    /// The path of the extended agent card.
+    const EXTENDED_CARD: &'static str;
+    /// Reads a send request body.
+    fn send_request(body: Value) -> Result<SendRequest, A2aError>;
+    /// Reads the list query parameters.
+    fn list_request(request: &Request) -> Result<ListTasksRequest, A2aError>;
+    /// The body answering a blocking send.
+    fn send_response(task: &Task) -> Vec<u8>;
+    /// A task.
+    fn task(task: &Task) -> Vec<u8>;
+    /// A page of tasks.
+    fn list_response(list: &TaskList) -> Vec<u8>;
+    /// One SSE frame's data.
+    fn frame(item: &StreamItem) -> Vec<u8>;
+}
+
+type Service = State<Arc<A2aService>>;
+type Body = Result<Bytes, BytesRejection>;
+
+/// The routes of dialect `D`, relative to where it is mounted.
+pub(super) fn routes<D: Dialect>() -> Router<Arc<A2aService>> {
+    Router::new()
+        .route("/message:send", post(send::<D>))
+        .route("/message:stream", post(stream::<D>))
+        .route("/tasks", get(list::<D>))
+        .route("/tasks/{task}", get(task::<D>).post(task::<D>))
+        .route(
+            "/tasks/{task}/pushNotificationConfigs",
+            get(push_config::<D>).post(push_config::<D>),
+        )
+        .route(
+            "/tasks/{task}/pushNotificationConfigs/{config}",
+            get(push_config::<D>).delete(push_config::<D>),
+        )
+        .route(D::EXTENDED_CARD, get(extended_card::<D>))
+}
+
+fn frames<D: Dialect>() -> crate::a2a::sse::Frames {
+    Box::new(|item: &StreamItem| vec![D::frame(item)])
+}
+
+async fn send<D: Dialect>(
+    State(service): Service,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = async {
+        let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
+        let task = service.send(D::send_request(request.json()?)?).await?;
+        Ok(Reply::Json(D::send_response(&task)))
+    };
+    respond(&service, reply.await)
+}
+
+async fn stream<D: Dialect>(
+    State(service): Service,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = async {
+        let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
+        let streamed = service
+            .send_streaming(D::send_request(request.json()?)?)
+            .await?;
+        Ok(Reply::Stream(streamed.events, frames::<D>()))
+    };
+    respond(&service, reply.await)
+}
+
+async fn list<D: Dialect>(
+    State(service): Service,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = async {
+        let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
+        let list = service.list_tasks(D::list_request(&request)?).await?;
+        Ok(Reply::Json(D::list_response(&list)))
+    };
+    respond(&service, reply.await)
+}
+
+/// `GET /tasks/{id}`, `GET|POST /tasks/{id}:subscribe`, `POST /tasks/{id}:cancel`.
+async fn task<D: Dialect>(
+    State(service): Service,
+    Path(path): Path<HashMap<String, String>>,
+    method: Method,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = async {
+        let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
+        let segment = path.get("task").map(String::as_str).unwrap_or_default();
+        match (method, split_verb(segment)) {
+            (Method::GET, (id, None)) => {
+                let task = service
+                    .get_task(id, request.integer("historyLength")?)
+                    .await?;
+                Ok(Reply::Json(D::task(&task)))
+            }
+            (Method::POST, (id, Some("cancel"))) => {
+                let task = service.cancel_task(id).await?;
+                Ok(Reply::Json(D::task(&task)))
+            }
+            // The proto says GET, the prose and most SDKs POST: both are served.
+            (_, (id, Some("subscribe"))) => {
+                let events = service.subscribe(id).await?;
+                Ok(Reply::Stream(events, frames::<D>()))
+            }
+            (method, _) => Err(A2aError::MethodNotFound {
+                message: format!(
+                    "no A2A {} operation is {method} {}; tasks are read with GET {tasks}/{{id}}, \
+                     canceled with POST {tasks}/{{id}}:cancel and followed with \
+                     POST {tasks}/{{id}}:subscribe",
+                    D::VERSION.as_str(),
+                    uri.path(),
+                    tasks = D::TASKS,
+                ),
+            }),
+        }
+    };
+    respond(&service, reply.await)
+}
+
+async fn push_config<D: Dialect>(
+    State(service): Service,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = async {
+        Request::read(&service, D::VERSION, &headers, &uri, body)?;
+        Err(service.push_notification_config())
+    };
+    respond(&service, reply.await)
+}
+
+async fn extended_card<D: Dialect>(
+    State(service): Service,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = async {
+        Request::read(&service, D::VERSION, &headers, &uri, body)?;
+        Err(service.extended_agent_card())
+    };
+    respond(&service, reply.await)
+}
