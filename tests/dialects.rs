@@ -964,3 +964,52 @@ async fn rest_routes_follow_a_configured_prefix() {
     let err = Lab.server().rest_prefix("rest/").router().unwrap_err();
     assert!(err.to_string().contains("rest_prefix"), "{err}");
 }
+
+#[tokio::test]
+async fn rest_push_config_and_extended_card_routes_refuse_with_the_right_reason() {
+    let server = start(Lab.server()).await;
+    for dialect in [Dialect::V1Rest, Dialect::V03Rest] {
+        let card = if dialect == Dialect::V1Rest {
+            "extendedAgentCard"
+        } else {
+            "card"
+        };
+        let cases = [
+            (
+                reqwest::Method::GET,
+                "tasks/t1/pushNotificationConfigs".to_owned(),
+                "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            ),
+            (
+                reqwest::Method::DELETE,
+                "tasks/t1/pushNotificationConfigs/c1".to_owned(),
+                "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            ),
+            (
+                reqwest::Method::GET,
+                card.to_owned(),
+                "UNSUPPORTED_OPERATION",
+            ),
+        ];
+        for (method, path, reason) in cases {
+            let failure = dialect
+                .rest(&server, method.clone(), &path, None)
+                .await
+                .expect_err("refused");
+            assert_eq!(failure.code, 400, "{dialect:?} {method} {path}");
+            assert_eq!(failure.reason, reason, "{dialect:?} {method} {path}");
+        }
+        // Other methods on those routes are not A2A operations.
+        let url = format!(
+            "{}{}tasks/t1/pushNotificationConfigs",
+            server.base,
+            if dialect == Dialect::V03Rest {
+                "v1/"
+            } else {
+                ""
+            }
+        );
+        let response = server.http.put(url).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 405, "{dialect:?} PUT");
+    }
+}

@@ -10,7 +10,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::{MethodFilter, MethodRouter, get, on, post};
 use serde_json::Value;
 
 use super::{Reply, Request, respond, split_verb};
@@ -46,6 +46,7 @@ type Body = Result<Bytes, BytesRejection>;
 
 /// The routes of dialect `D`, relative to where it is mounted.
 pub(super) fn routes<D: Dialect>() -> Router<Arc<A2aService>> {
+    let push = A2aService::push_notification_config;
     Router::new()
         .route("/message:send", post(send::<D>))
         .route("/message:stream", post(stream::<D>))
@@ -53,13 +54,16 @@ pub(super) fn routes<D: Dialect>() -> Router<Arc<A2aService>> {
         .route("/tasks/{task}", get(task::<D>).post(task::<D>))
         .route(
             "/tasks/{task}/pushNotificationConfigs",
-            get(push_config::<D>).post(push_config::<D>),
+            refused::<D>(MethodFilter::GET.or(MethodFilter::POST), push),
         )
         .route(
             "/tasks/{task}/pushNotificationConfigs/{config}",
-            get(push_config::<D>).delete(push_config::<D>),
+            refused::<D>(MethodFilter::GET.or(MethodFilter::DELETE), push),
         )
-        .route(D::EXTENDED_CARD, get(extended_card::<D>))
+        .route(
+            D::EXTENDED_CARD,
+            refused::<D>(MethodFilter::GET, A2aService::extended_agent_card),
+        )
 }
 
 fn frames<D: Dialect>() -> crate::a2a::sse::Frames {
@@ -153,28 +157,15 @@ async fn task<D: Dialect>(
     respond(&service, reply.await)
 }
 
-async fn push_config<D: Dialect>(
-    State(service): Service,
-    headers: HeaderMap,
-    uri: Uri,
-    body: Body,
-) -> Response {
-    let reply = async {
-        Request::read(&service, D::VERSION, &headers, &uri, body)?;
-        Err(service.push_notification_config())
+/// An operation this server does not offer (push configs, the extended card): the request is
+/// still checked like any other (version, media type, body size), then refused with `error`.
+fn refused<D: Dialect>(
+    methods: MethodFilter,
+    error: fn(&A2aService) -> A2aError,
+) -> MethodRouter<Arc<A2aService>> {
+    let handler = move |State(service): Service, headers: HeaderMap, uri: Uri, body: Body| async move {
+        let checked = Request::read(&service, D::VERSION, &headers, &uri, body);
+        respond(&service, checked.and_then(|_| Err(error(&service))))
     };
-    respond(&service, reply.await)
-}
-
-async fn extended_card<D: Dialect>(
-    State(service): Service,
-    headers: HeaderMap,
-    uri: Uri,
-    body: Body,
-) -> Response {
-    let reply = async {
-        Request::read(&service, D::VERSION, &headers, &uri, body)?;
-        Err(service.extended_agent_card())
-    };
-    respond(&service, reply.await)
+    on(methods, handler)
 }
