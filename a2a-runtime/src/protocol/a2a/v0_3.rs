@@ -153,11 +153,7 @@ pub(crate) fn part_in(value: &Value, tag: Tag, path: &str) -> Result<Part, Field
             "is required: \"text\", \"file\" or \"data\"".to_owned(),
         )
     })?;
-    let part_metadata = match object.get("metadata") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(m)) => Some(m.clone()),
-        Some(_) => return Err((format!("{path}.metadata"), "must be an object".into())),
-    };
+    let part_metadata = object_in(object.get("metadata"), &format!("{path}.metadata"))?;
     let mut part = match kind {
         "text" => match object.get("text") {
             Some(Value::String(text)) => Part::text(text.clone()),
@@ -177,7 +173,7 @@ pub(crate) fn part_in(value: &Value, tag: Tag, path: &str) -> Result<Part, Field
                 ));
             }
         },
-        "file" => file_in(object.get("file"), &format!("{path}.file"))?,
+        "file" => file_in(object.get("file"), &format!("{path}.file"), &JSONRPC_FILE)?,
         other => {
             return Err((
                 format!("{path}.{key}"),
@@ -189,26 +185,44 @@ pub(crate) fn part_in(value: &Value, tag: Tag, path: &str) -> Result<Part, Field
     Ok(part)
 }
 
-/// `{bytes | uri, mimeType?, name?}`. The draft's examples also write `data` for `bytes`.
-fn file_in(value: Option<&Value>, path: &str) -> Result<Part, FieldError> {
-    let file = value.and_then(Value::as_object).ok_or_else(|| {
-        (
-            path.to_owned(),
-            "is required and must be an object".to_owned(),
-        )
-    })?;
+/// The keys of a file part's content: JSON-RPC `{bytes | uri}` (the draft's examples also write
+/// `data` for `bytes`), ProtoJSON `{fileWithBytes | fileWithUri}`.
+struct FileKeys {
+    bytes: &'static [&'static str],
+    uri: &'static str,
+}
+
+const JSONRPC_FILE: FileKeys = FileKeys {
+    bytes: &["bytes", "data"],
+    uri: "uri",
+};
+const PROTO_FILE: FileKeys = FileKeys {
+    bytes: &["fileWithBytes"],
+    uri: "fileWithUri",
+};
+
+/// A file part: its content under `keys`, and `mimeType?`, `name?`.
+fn file_in(value: Option<&Value>, path: &str, keys: &FileKeys) -> Result<Part, FieldError> {
+    let file = object_at(value, path)?;
     let text = |key: &str| file.get(key).and_then(Value::as_str).map(str::to_owned);
-    let content = match (file.get("bytes").or_else(|| file.get("data")), text("uri")) {
-        (Some(Value::String(bytes)), None) => PartContent::Raw(
+    let bytes = keys
+        .bytes
+        .iter()
+        .find_map(|key| text(key).map(|b| (*key, b)));
+    let content = match (bytes, text(keys.uri)) {
+        (Some((key, bytes)), None) => PartContent::Raw(
             STANDARD
                 .decode(bytes.as_bytes())
-                .map_err(|e| (format!("{path}.bytes"), format!("is not valid base64: {e}")))?,
+                .map_err(|e| (format!("{path}.{key}"), format!("is not valid base64: {e}")))?,
         ),
         (None, Some(uri)) => PartContent::Url(uri),
         _ => {
             return Err((
                 path.to_owned(),
-                "must hold exactly one of `bytes` (base64) and `uri`".to_owned(),
+                format!(
+                    "must hold exactly one of `{}` (base64) and `{}`",
+                    keys.bytes[0], keys.uri
+                ),
             ));
         }
     };
@@ -218,6 +232,28 @@ fn file_in(value: Option<&Value>, path: &str) -> Result<Part, FieldError> {
         filename: text("name"),
         media_type: text("mimeType"),
     })
+}
+
+/// The object at `path`, which must be present.
+fn object_at<'a>(
+    value: Option<&'a Value>,
+    path: &str,
+) -> Result<&'a Map<String, Value>, FieldError> {
+    value.and_then(Value::as_object).ok_or_else(|| {
+        (
+            path.to_owned(),
+            "is required and must be an object".to_owned(),
+        )
+    })
+}
+
+/// A non-empty string field.
+fn text_field(object: &Map<String, Value>, key: &str) -> Option<String> {
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
 /// The role names of JSON-RPC generations.
@@ -265,19 +301,8 @@ fn object_in(value: Option<&Value>, path: &str) -> Result<Option<JsonObject>, Fi
 /// Reads a JSON-RPC `Message`. The draft has no `messageId` (one is minted), nor `contextId`,
 /// `taskId` or `referenceTaskIds` on the message.
 pub(crate) fn message_in(value: &Value, tag: Tag, path: &str) -> Result<Message, FieldError> {
-    let object = value.as_object().ok_or_else(|| {
-        (
-            path.to_owned(),
-            "is required and must be an object".to_owned(),
-        )
-    })?;
-    let text = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-    };
+    let object = object_at(Some(value), path)?;
+    let text = |key: &str| text_field(object, key);
     let message_id = match (tag, text("messageId")) {
         (_, Some(id)) => id,
         (Tag::Type, None) => new_id(),
@@ -504,35 +529,8 @@ fn proto_part_in(value: &Value, path: &str) -> Result<Part, FieldError> {
                 ));
             }
         }
-    } else if let Some(file) = object.get("file") {
-        let file_path = format!("{path}.file");
-        let file = file
-            .as_object()
-            .ok_or_else(|| (file_path.clone(), "must be an object".to_owned()))?;
-        let text = |key: &str| file.get(key).and_then(Value::as_str).map(str::to_owned);
-        let content = match (text("fileWithBytes"), text("fileWithUri")) {
-            (Some(bytes), None) => {
-                PartContent::Raw(STANDARD.decode(bytes.as_bytes()).map_err(|e| {
-                    (
-                        format!("{file_path}.fileWithBytes"),
-                        format!("is not valid base64: {e}"),
-                    )
-                })?)
-            }
-            (None, Some(uri)) => PartContent::Url(uri),
-            _ => {
-                return Err((
-                    file_path,
-                    "must hold exactly one of `fileWithBytes` and `fileWithUri`".to_owned(),
-                ));
-            }
-        };
-        Part {
-            content,
-            metadata: None,
-            filename: text("name"),
-            media_type: text("mimeType"),
-        }
+    } else if object.contains_key("file") {
+        file_in(object.get("file"), &format!("{path}.file"), &PROTO_FILE)?
     } else {
         return Err((
             path.to_owned(),
@@ -545,19 +543,8 @@ fn proto_part_in(value: &Value, path: &str) -> Result<Part, FieldError> {
 
 /// Reads a proto `Message` (`content` holds the parts; `ROLE_USER`).
 pub(crate) fn proto_message_in(value: &Value, path: &str) -> Result<Message, FieldError> {
-    let object = value.as_object().ok_or_else(|| {
-        (
-            path.to_owned(),
-            "is required and must be an object".to_owned(),
-        )
-    })?;
-    let text = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-    };
+    let object = object_at(Some(value), path)?;
+    let text = |key: &str| text_field(object, key);
     let role = match object.get("role") {
         Some(Value::String(r)) if r == "ROLE_USER" => Role::User,
         Some(Value::String(r)) if r == "ROLE_AGENT" => Role::Agent,
@@ -771,5 +758,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(message.parts[0].content, PartContent::Data(json!({"a": 1})));
+    }
+
+    #[test]
+    fn file_parts_read_both_shapes_and_name_the_bad_field() {
+        let proto =
+            json!({"file": {"fileWithUri": "https://x.example/a.png", "mimeType": "image/png"}});
+        let part = proto_part_in(&proto, "p").unwrap();
+        assert_eq!(
+            part.content,
+            PartContent::Url("https://x.example/a.png".into())
+        );
+        assert_eq!(part.media_type.as_deref(), Some("image/png"));
+        let jsonrpc = json!({"kind": "file", "file": {"bytes": "aGk=", "name": "hi.txt"}});
+        let part = part_in(&jsonrpc, Tag::Kind, "p").unwrap();
+        assert_eq!(part.content, PartContent::Raw(b"hi".to_vec()));
+        assert_eq!(part.filename.as_deref(), Some("hi.txt"));
+        let (field, _) = proto_part_in(&json!({"file": {"fileWithBytes": "%%"}}), "p").unwrap_err();
+        assert_eq!(field, "p.file.fileWithBytes");
+        let (field, reason) =
+            part_in(&json!({"kind": "file", "file": {}}), Tag::Kind, "p").unwrap_err();
+        assert_eq!(field, "p.file");
+        assert!(reason.contains("`bytes` (base64) and `uri`"), "{reason}");
     }
 }
