@@ -760,6 +760,12 @@ async fn a_part_the_skill_cannot_read_is_content_type_not_supported_in_every_dia
             "{dialect:?}: names the media type and the accepted ones: {}",
             failure.message
         );
+        // A structured skill sent only a file: the file is what is wrong, not a missing input.
+        let failure = dialect
+            .send(&server, "add", std::slice::from_ref(&pdf), None, true)
+            .await
+            .unwrap_err();
+        dialect.assert_failure(&failure, "CONTENT_TYPE_NOT_SUPPORTED");
     }
 }
 

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::{A2aError, media};
 use crate::call::{DecodedInput, InputError, normalize_numbers};
 use crate::model::{Message, PartContent};
 use crate::registry::{Registry, SkillEntry};
@@ -50,14 +51,19 @@ impl RouteError {
     }
 }
 
-/// Picks the skill for `message` and builds its input:
+impl From<RouteError> for A2aError {
+    fn from(error: RouteError) -> Self {
+        Self::invalid_params(error.field(), error.to_string())
+    }
+}
+
+/// Picks the skill for `message`, checks that it reads every part (-32005 otherwise, before the
+/// input is built, so an unreadable part is never reported as a missing input) and builds its
+/// input:
 /// 1. `message.metadata.skill` names the skill;
 /// 2. otherwise the only skill, or the one marked `default`;
 /// 3. otherwise the one skill whose input accepts the message's data part.
-pub(crate) fn route<'a>(
-    registry: &'a Registry,
-    message: &Message,
-) -> Result<Route<'a>, RouteError> {
+pub(crate) fn route<'a>(registry: &'a Registry, message: &Message) -> Result<Route<'a>, A2aError> {
     let named = message.metadata.as_ref().and_then(|m| m.get("skill"));
     let skill = match named {
         Some(Value::String(name)) => {
@@ -69,13 +75,19 @@ pub(crate) fn route<'a>(
         Some(_) => {
             return Err(RouteError::SkillNotString {
                 known: registry.id_list(),
-            });
+            }
+            .into());
         }
         None => match registry.fallback() {
             Some(skill) => skill,
-            None => return route_by_data(registry, message),
+            None => {
+                let route = route_by_data(registry, message)?;
+                media::check_parts(route.skill, message)?;
+                return Ok(route);
+            }
         },
     };
+    media::check_parts(skill, message)?;
     let input = input_for(skill, message)?;
     Ok(Route { skill, input })
 }

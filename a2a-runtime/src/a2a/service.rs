@@ -10,8 +10,7 @@ use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
 use super::A2aError;
-use super::media;
-use super::route::{self, RouteError};
+use super::route;
 use crate::call::DecodedInput;
 use crate::dispatch::Dispatcher;
 use crate::model::{Message, Role, Task, TaskState};
@@ -247,8 +246,7 @@ impl A2aService {
             let task = self.manager.resume(&task_id, message).await?;
             return Ok(Accepted { task, start: None });
         }
-        let route = route::route(self.registry(), &message).map_err(route_error)?;
-        media::check_parts(route.skill, &message)?;
+        let route = route::route(self.registry(), &message)?;
         let skill = route.skill.descriptor.id();
         let task = self.manager.create(message).await?;
         Ok(Accepted {
@@ -256,10 +254,6 @@ impl A2aService {
             start: Some((skill, route.input)),
         })
     }
-}
-
-fn route_error(error: RouteError) -> A2aError {
-    A2aError::invalid_params(error.field(), error.to_string())
 }
 
 fn validate(message: &Message) -> Result<(), A2aError> {
