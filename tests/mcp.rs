@@ -214,3 +214,87 @@ async fn non_object_outputs_are_wrapped_in_result_for_mcp() {
         5
     );
 }
+
+#[tokio::test]
+async fn only_advertised_capabilities_are_served() {
+    let server = lab().await;
+    let mut mcp = server.mcp_session().await;
+    let init = server.mcp_session_init().await;
+    let capabilities = init["result"]["capabilities"].as_object().unwrap();
+    assert!(capabilities.contains_key("tools"), "{init}");
+    for undeclared in ["prompts", "resources", "completions", "logging"] {
+        assert!(
+            !capabilities.contains_key(undeclared),
+            "{undeclared} in {init}"
+        );
+    }
+    for method in [
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "completion/complete",
+    ] {
+        let response = mcp.request(method, json!({})).await;
+        assert_eq!(response["error"]["code"], -32601, "{method}: {response}");
+    }
+    let (_, discovered) = modern(&server, "server/discover", json!({})).await;
+    let declared = discovered["result"]["capabilities"].as_object().unwrap();
+    assert!(!declared.contains_key("prompts"), "{discovered}");
+    let (_, prompts) = modern(&server, "prompts/list", json!({})).await;
+    assert_eq!(prompts["error"]["code"], -32601, "{prompts}");
+}
+
+#[tokio::test]
+async fn invalid_json_is_http_400_with_a_parse_error() {
+    let server = lab().await;
+    let response = server
+        .http
+        .post(format!("{}mcp", server.base))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], -32700, "{body}");
+}
+
+#[tokio::test]
+async fn wrong_typed_arguments_are_invalid_params_naming_the_field() {
+    let server = lab().await;
+    let mut mcp = server.mcp_session().await;
+    let response = mcp
+        .request("tools/call", json!({"name": "add", "arguments": [1, 2]}))
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let message = response["error"]["message"].as_str().unwrap();
+    assert!(message.contains("params.arguments"), "{message}");
+    let (_, modern_response) = modern(
+        &server,
+        "tools/call",
+        json!({"name": "add", "arguments": "a=1"}),
+    )
+    .await;
+    assert_eq!(
+        modern_response["error"]["code"], -32602,
+        "{modern_response}"
+    );
+}
+
+#[tokio::test]
+async fn binary_parts_become_image_content() {
+    let server = start(Currency::with_reference_rates().server()).await;
+    let mut mcp = server.mcp_session().await;
+    let called = mcp
+        .request("tools/call", json!({"name": "chart", "arguments": {}}))
+        .await;
+    let image = &called["result"]["content"][0];
+    assert_eq!(image["type"], "image", "{called}");
+    assert_eq!(image["mimeType"], "image/svg+xml");
+    assert!(
+        image["data"].as_str().unwrap().starts_with("PHN2Zy"),
+        "base64 of <svg"
+    );
+}

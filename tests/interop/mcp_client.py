@@ -6,6 +6,7 @@ Lists tools and calls them, with progress notifications for a long call. Exits n
 """
 
 import asyncio
+import base64
 import sys
 
 from mcp import Client
@@ -21,14 +22,21 @@ async def exercise(server, mode: str) -> None:
     async with Client(server, mode=mode) as client:
         tools = (await client.list_tools()).tools
         names = [t.name for t in tools]
-        check(names == ["convert", "is-supported", "rates", "report"], f"[{mode}] tools {names}")
-        convert = tools[0]
+        check(names == ["chart", "convert", "is-supported", "rates", "report"], f"[{mode}] tools {names}")
+        convert = tools[1]
         check(convert.input_schema["type"] == "object", f"[{mode}] input schema {convert.input_schema}")
         check(convert.output_schema is not None, f"[{mode}] output schema missing")
 
         result = await client.call_tool("convert", {"money": {"amount": 10, "currency": "USD"}, "to": "EUR"})
         check(not result.is_error, f"[{mode}] convert failed: {result}")
         check(result.structured_content["currency"] == "EUR", f"[{mode}] structured {result.structured_content}")
+
+        chart = await client.call_tool("chart", {"base": "USD"})
+        check(not chart.is_error, f"[{mode}] chart failed: {chart}")
+        image = chart.content[0]
+        check(image.type == "image" and image.mime_type == "image/svg+xml", f"[{mode}] chart content {image}")
+        svg = base64.b64decode(image.data)
+        check(svg.startswith(b"<svg") and b"JPY" in svg, f"[{mode}] chart image {svg[:80]!r}")
 
         rates = await client.call_tool("rates", {})
         check(len(rates.structured_content["result"]) == 5, f"[{mode}] rates {rates.structured_content}")

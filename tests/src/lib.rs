@@ -218,6 +218,19 @@ impl TestServer {
         (status, response.text().await.expect("body"))
     }
 
+    /// The `initialize` response of a new legacy-era MCP session (not continued).
+    pub async fn mcp_session_init(&self) -> Value {
+        let mut session = McpSession {
+            url: format!("{}mcp", self.base),
+            http: self.http.clone(),
+            session_id: None,
+            next_id: 1,
+        };
+        session
+            .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}))
+            .await
+    }
+
     /// A legacy-era MCP session (initialize + initialized) on `/mcp`.
     pub async fn mcp_session(&self) -> McpSession {
         let mut session = McpSession {

@@ -6,8 +6,10 @@ mod elicit;
 mod error;
 mod handler;
 mod parked;
+mod request_check;
 mod results;
 mod tools;
 mod updates;
 
 pub(crate) use handler::McpHandler;
+pub(crate) use request_check::check_request;

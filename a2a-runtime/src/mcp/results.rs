@@ -1,7 +1,9 @@
 //! Skill outcomes as MCP `CallToolResult`s: from a plain call's output, or from what a task
 //! kept. Both put published artifacts first and the returned value last.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use serde_json::{Value, json};
 
 use super::tools::wraps_output;
@@ -110,9 +112,9 @@ fn joined_blocks(artifact: &Artifact) -> Vec<ContentBlock> {
     for part in &artifact.parts {
         match &part.content {
             PartContent::Text(chunk) => text.get_or_insert_with(String::new).push_str(chunk),
-            other => {
+            _ => {
                 blocks.extend(text.take().map(ContentBlock::text));
-                blocks.push(content(other));
+                blocks.push(content(part));
             }
         }
     }
@@ -121,14 +123,54 @@ fn joined_blocks(artifact: &Artifact) -> Vec<ContentBlock> {
 }
 
 fn blocks(parts: &[Part]) -> Vec<ContentBlock> {
-    parts.iter().map(|p| content(&p.content)).collect()
+    parts.iter().map(content).collect()
 }
 
-fn content(part: &PartContent) -> ContentBlock {
-    match part {
+/// One part as MCP content, chosen by media type: inline images and audio as `image` / `audio`
+/// content, other inline bytes as an embedded blob resource, a URL as a `resource_link`.
+fn content(part: &Part) -> ContentBlock {
+    let media_type = part.media_type.as_deref();
+    match &part.content {
         PartContent::Text(text) => ContentBlock::text(text.clone()),
         PartContent::Data(value) => ContentBlock::text(value.to_string()),
-        PartContent::Url(url) => ContentBlock::text(url.clone()),
-        PartContent::Raw(bytes) => ContentBlock::text(format!("<{} bytes>", bytes.len())),
+        PartContent::Url(url) => {
+            let name = part.filename.clone().unwrap_or_else(|| url.clone());
+            let mut link = Resource::new(url.clone(), name);
+            if let Some(media_type) = media_type {
+                link = link.with_mime_type(media_type);
+            }
+            ContentBlock::resource_link(link)
+        }
+        PartContent::Raw(bytes) => {
+            let data = STANDARD.encode(bytes);
+            let media_type = media_type.unwrap_or(OCTET_STREAM);
+            match media_type.split('/').next().map(str::to_ascii_lowercase) {
+                Some(kind) if kind == "image" => ContentBlock::image(data, media_type),
+                Some(kind) if kind == "audio" => ContentBlock::audio(data, media_type),
+                _ => {
+                    // Embedded resources need a URI; inline bytes have none, so the part is named.
+                    let name = part.filename.as_deref().unwrap_or("part");
+                    let uri = format!("attachment:{}", percent_encode(name));
+                    ContentBlock::resource(
+                        ResourceContents::blob(data, uri).with_mime_type(media_type),
+                    )
+                }
+            }
+        }
     }
+}
+
+const OCTET_STREAM: &str = "application/octet-stream";
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }

@@ -67,7 +67,15 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
         .route("/healthz", get(healthz))
         .layer(DefaultBodyLimit::max(max_body))
         .merge(card_routes)
-        .nest_service(MCP_PATH, mcp))
+        .nest_service(
+            MCP_PATH,
+            tower::ServiceBuilder::new()
+                .layer(axum::middleware::from_fn_with_state(
+                    max_body,
+                    crate::mcp::check_request,
+                ))
+                .service(mcp),
+        ))
 }
 
 async fn healthz() -> Response {

@@ -149,6 +149,47 @@ pub async fn rates(
         .collect()
 }
 
+/// Draw the reference rates as a bar chart.
+///
+/// An SVG image with one bar per currency, its value against `base` (EUR when omitted) on a
+/// logarithmic scale so yen and pounds fit one chart.
+#[skill(agent = Currency, tags = ["finance", "chart"], read_only = true)]
+pub async fn chart(
+    agent: State<Currency>,
+    /// The base currency; EUR when omitted.
+    base: Option<Code>,
+) -> Result<Vec<Part>, SkillError> {
+    let base = base.unwrap_or(Code::EUR);
+    let (bar, gap, height) = (60.0, 20.0, 200.0);
+    let rates = agent
+        .per_euro
+        .keys()
+        .map(|&code| Ok((code, agent.rate(base, code)?)))
+        .collect::<Result<Vec<_>, SkillError>>()?;
+    let top = rates.iter().map(|(_, r)| r.log10()).fold(1.0_f64, f64::max) + 1.0;
+    let width = (bar + gap) * rates.len() as f64 + gap;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\">\n",
+        height + 40.0
+    );
+    for (i, (code, rate)) in rates.iter().enumerate() {
+        // Bars start at 0.01 (log −2) so rates below one still show.
+        let h = ((rate.log10() + 2.0) / (top + 2.0) * height).max(1.0);
+        let x = gap + (bar + gap) * i as f64;
+        svg.push_str(&format!(
+            "  <rect x=\"{x}\" y=\"{:.1}\" width=\"{bar}\" height=\"{h:.1}\" fill=\"#3b7dd8\"/>\n  \
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{code:?} {rate:.3}</text>\n",
+            height - h,
+            x + bar / 2.0,
+            height + 20.0,
+        ));
+    }
+    svg.push_str("</svg>\n");
+    let mut image = Part::raw(svg.into_bytes(), "image/svg+xml");
+    image.filename = Some(format!("rates-{base:?}.svg"));
+    Ok(vec![image])
+}
+
 /// Tell whether a currency is supported.
 #[skill(agent = Currency, id = "is-supported", tags = ["finance"])]
 pub async fn is_supported(

@@ -1,0 +1,177 @@
+//! Checks a `POST /mcp` body before rmcp reads it, so malformed requests get the JSON-RPC error
+//! the specification names: invalid JSON is HTTP 400 with -32700 (rmcp answers 415), a body that
+//! is not a JSON-RPC message is -32600, and a standard method whose params have the wrong shape
+//! is -32602 naming the field (rmcp would treat it as an unknown method, -32601).
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::model::{
+    CallToolRequestParams, CancelTaskParams, ClientJsonRpcMessage, GetTaskParams,
+    InitializeRequestParams, PaginatedRequestParams, UpdateTaskParams,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::protocol::jsonrpc::code;
+
+/// The standard methods this server serves, each with a check of its params' shape.
+const TYPED_METHODS: &[(&str, fn(Value) -> Result<(), String>)] = &[
+    ("initialize", shape::<InitializeRequestParams>),
+    ("tools/list", shape::<Option<PaginatedRequestParams>>),
+    ("tools/call", shape::<CallToolRequestParams>),
+    ("tasks/get", shape::<GetTaskParams>),
+    ("tasks/update", shape::<UpdateTaskParams>),
+    ("tasks/cancel", shape::<CancelTaskParams>),
+];
+
+/// The middleware: `max_body` is the request body limit.
+pub(crate) async fn check_request(
+    State(max_body): State<usize>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST || !is_json(&request) {
+        // rmcp answers other methods and content types itself (405, 415).
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, max_body).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let message = format!("request body exceeds the limit of {max_body} bytes");
+            return failure(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &Value::Null,
+                code::INVALID_REQUEST,
+                &message,
+            );
+        }
+    };
+    if let Some(refusal) = refusal(&bytes) {
+        return refusal;
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Why this body is refused, if it is.
+fn refusal(bytes: &Bytes) -> Option<Response> {
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(error) => {
+            let message = format!("invalid JSON: {error}");
+            return Some(failure(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                code::PARSE_ERROR,
+                &message,
+            ));
+        }
+    };
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let method = value.get("method").and_then(Value::as_str);
+    if let Some((method, check)) = TYPED_METHODS.iter().find(|(m, _)| Some(*m) == method)
+        && value.get("id").is_some()
+    {
+        let params = value.get("params").cloned().unwrap_or(Value::Null);
+        if let Err(error) = check(params) {
+            let message = format!("invalid params for `{method}`: params.{error}");
+            return Some(failure(StatusCode::OK, &id, code::INVALID_PARAMS, &message));
+        }
+    }
+    if let Err(error) = serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        let message = format!("not a JSON-RPC 2.0 request, notification or response: {error}");
+        return Some(failure(
+            StatusCode::BAD_REQUEST,
+            &id,
+            code::INVALID_REQUEST,
+            &message,
+        ));
+    }
+    None
+}
+
+fn shape<T: DeserializeOwned>(params: Value) -> Result<(), String> {
+    serde_path_to_error::deserialize::<_, T>(params)
+        .map(drop)
+        .map_err(|error| match error.path().to_string().as_str() {
+            "." => error.inner().to_string(),
+            path => format!("{path}: {}", error.inner()),
+        })
+}
+
+fn is_json(request: &Request) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn failure(status: StatusCode, id: &Value, code: i64, message: &str) -> Response {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code, "message": message },
+    });
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(body: &str) -> (StatusCode, Value) {
+        let response = refusal(&Bytes::from(body.to_owned())).expect("refused");
+        let status = response.status();
+        let body = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 20))
+            .expect("body");
+        (status, serde_json::from_slice(&body).expect("JSON"))
+    }
+
+    #[test]
+    fn invalid_json_is_a_parse_error() {
+        let (status, body) = error_of("{\"jsonrpc\":");
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn wrong_typed_arguments_are_invalid_params_naming_the_field() {
+        let (status, body) = error_of(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":[1,2]}}"#,
+        );
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["id"], 7);
+        assert_eq!(body["error"]["code"], -32602);
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("params.arguments"), "{message}");
+    }
+
+    #[test]
+    fn a_non_message_is_an_invalid_request() {
+        let (status, body) = error_of("[1, 2]");
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn well_formed_requests_pass() {
+        let ok = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#;
+        assert!(refusal(&Bytes::from(ok)).is_none());
+        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        assert!(refusal(&Bytes::from(ping)).is_none());
+    }
+}
