@@ -17,8 +17,11 @@ use serde_json::{Value, json};
 
 use crate::protocol::jsonrpc::code;
 
+/// Checks that params deserialize into one method's params type; the error names the field.
+type ShapeCheck = fn(Value) -> Result<(), String>;
+
 /// The standard methods this server serves, each with a check of its params' shape.
-const TYPED_METHODS: &[(&str, fn(Value) -> Result<(), String>)] = &[
+const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
     ("initialize", shape::<InitializeRequestParams>),
     ("tools/list", shape::<Option<PaginatedRequestParams>>),
     ("tools/call", shape::<CallToolRequestParams>),
