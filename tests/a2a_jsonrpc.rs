@@ -53,7 +53,9 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
     let ids = a2a_tests::skill_ids(&card);
     assert_eq!(
         ids,
-        ["add", "echo", "explode", "fail", "stubborn", "wait"],
+        [
+            "add", "block", "echo", "explode", "fail", "stubborn", "wait"
+        ],
         "sorted by id"
     );
     let ext = &card["capabilities"]["extensions"][0];
@@ -321,7 +323,7 @@ async fn unroutable_message_lists_skill_ids() {
     assert_eq!(error_code(&response), -32602);
     let message = response["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("message.metadata.skill") && message.contains("add, echo, explode"),
+        message.contains("message.metadata.skill") && message.contains("add, block, echo, explode"),
         "{message}"
     );
 }

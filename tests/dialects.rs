@@ -936,7 +936,7 @@ async fn the_card_lists_every_binding_and_carries_the_0_3_fields() {
     assert_eq!(card["preferredTransport"], "JSONRPC");
     assert_eq!(card["protocolVersion"], "0.3.0");
     assert_eq!(card["additionalInterfaces"][1]["transport"], "HTTP+JSON");
-    let echo = &card["skills"][1];
+    let echo = &card["skills"][2];
     assert_eq!(echo["id"], "echo");
     assert_eq!(
         echo["inputModes"],

@@ -27,7 +27,9 @@ async fn tools_list_is_sorted_with_object_input_schemas_and_output_schemas() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["add", "echo", "explode", "fail", "stubborn", "wait"]
+        [
+            "add", "block", "echo", "explode", "fail", "stubborn", "wait"
+        ]
     );
     for tool in tools {
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
@@ -130,7 +132,7 @@ async fn stateless_era_discovers_and_calls_tools() {
             .contains(&json!("2026-07-28"))
     );
     let (_, listed) = modern(&server, "tools/list", json!({})).await;
-    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 7);
     let (_, called) = modern(
         &server,
         "tools/call",

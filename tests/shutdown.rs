@@ -1,57 +1,200 @@
-//! Ctrl-C on a served agent: open streams end and the process exits, even while a long task runs.
+//! Stopping a served agent as a platform does: SIGTERM (Kubernetes, systemd, `docker stop`) and
+//! SIGINT drain in-flight work within `--shutdown-timeout`, then end what is left as FAILED and
+//! exit 0; a second signal exits at once. Each test drives a real binary.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
 use std::time::Duration;
 
+use a2a_tests::spawn_served_with;
 use a2a_tests::sse::{SseStream, state_of};
-use serde_json::json;
+use serde_json::{Value, json};
+use tokio::process::Child;
 
-const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
+const CURRENCY: &str = env!("CARGO_BIN_EXE_interop-currency");
+const LAB: &str = env!("CARGO_BIN_EXE_lab-server");
 
-#[tokio::test]
-async fn ctrl_c_ends_open_streams_and_the_server_exits() {
-    let (mut child, base) = a2a_tests::spawn_served(SERVER).await;
-    let message = json!({
-        "messageId": "long",
-        "role": "ROLE_USER",
-        "parts": [{"data": {"currencies": ["USD"], "pace_ms": 3_600_000}}],
-        "metadata": {"skill": "report"},
-    });
-    let response = reqwest::Client::new()
-        .post(&base)
+/// A hang guard, not a timing assertion: generous, only there so a bug fails instead of hanging.
+const GUARD: Duration = Duration::from_secs(60);
+
+fn rpc(method: &str, message: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": message}}).to_string()
+}
+
+fn message(id: &str, skill: &str, data: Value) -> Value {
+    json!({"messageId": id, "role": "ROLE_USER", "parts": [{"data": data}], "metadata": {"skill": skill}})
+}
+
+async fn post(base: &str, body: String) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(base)
         .header("A2A-Version", "1.0")
-        .body(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-                   "params": {"message": message}})
-            .to_string(),
-        )
+        .header("content-type", "application/json")
+        .body(body)
         .send()
         .await
-        .unwrap();
-    let mut stream = SseStream::new(response);
+        .unwrap()
+}
+
+async fn open_stream(base: &str, message: Value) -> SseStream {
+    let mut stream = SseStream::new(post(base, rpc("SendStreamingMessage", message)).await);
     let first = stream.next_result().await.unwrap();
     assert_eq!(state_of(&first), Some("TASK_STATE_SUBMITTED"));
+    stream
+}
+
+async fn signal(child: &Child, name: &str) {
     let pid = child.id().unwrap().to_string();
-    let signalled = tokio::process::Command::new("kill")
-        .args(["-INT", &pid])
+    let sent = tokio::process::Command::new("kill")
+        .args([&format!("-{name}"), &pid])
         .status()
         .await
         .unwrap();
-    assert!(signalled.success());
-    // The stream ends without a final state (clients resubscribe elsewhere) ...
-    let rest = tokio::time::timeout(Duration::from_secs(20), stream.rest())
-        .await
-        .expect("the stream ended");
-    assert!(
-        rest.iter()
-            .all(|e| state_of(e) != Some("TASK_STATE_COMPLETED")),
-        "{rest:?}"
-    );
-    // ... and the process exits (a hang guard, not a timing assertion).
-    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+    assert!(sent.success());
+}
+
+async fn exit_status(child: &mut Child) -> std::process::ExitStatus {
+    tokio::time::timeout(GUARD, child.wait())
         .await
         .expect("the server exited")
+        .unwrap()
+}
+
+fn final_state(events: &[Value]) -> Option<&str> {
+    events.iter().rev().find_map(|e| state_of(e))
+}
+
+#[tokio::test]
+async fn sigterm_finishes_a_blocking_request_and_an_open_stream_then_exits_zero() {
+    let (mut child, base) = spawn_served_with(CURRENCY, &["--shutdown-timeout", "50s"]).await;
+    let report = |id: &str| {
+        message(
+            id,
+            "report",
+            json!({"currencies": ["USD", "JPY", "GBP"], "pace_ms": 400}),
+        )
+    };
+    let mut stream = open_stream(&base, report("streamed")).await;
+    let blocking = {
+        let (base, body) = (base.clone(), rpc("SendMessage", report("blocking")));
+        tokio::spawn(async move { post(&base, body).await })
+    };
+    // Both are in flight when the signal arrives.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    signal(&child, "TERM").await;
+    let answered: Value = blocking.await.unwrap().json().await.unwrap();
+    assert_eq!(
+        answered["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answered}"
+    );
+    let rest = tokio::time::timeout(GUARD, stream.rest()).await.unwrap();
+    assert_eq!(final_state(&rest), Some("TASK_STATE_COMPLETED"), "{rest:?}");
+    // No new connections are taken while draining or after.
+    let refused = reqwest::Client::new()
+        .get(format!("{base}healthz"))
+        .send()
+        .await;
+    assert!(refused.is_err(), "served a new request after SIGTERM");
+    assert!(exit_status(&mut child).await.success());
+}
+
+#[tokio::test]
+async fn shutdown_timeout_ends_a_stubborn_task_as_failed_and_exits_zero() {
+    let (mut child, base) = spawn_served_with(LAB, &["--shutdown-timeout", "1s"]).await;
+    let mut stream = open_stream(
+        &base,
+        message("s", "stubborn", json!({"millis": 3_600_000})),
+    )
+    .await;
+    signal(&child, "INT").await;
+    let rest = tokio::time::timeout(GUARD, stream.rest()).await.unwrap();
+    assert_eq!(final_state(&rest), Some("TASK_STATE_FAILED"), "{rest:?}");
+    let last = rest.iter().rev().find(|e| state_of(e).is_some()).unwrap();
+    let reason = last["statusUpdate"]["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("server shut down"), "{last}");
+    assert!(exit_status(&mut child).await.success());
+}
+
+#[tokio::test]
+async fn a_skill_blocking_its_thread_does_not_hold_the_exit() {
+    let (mut child, base) = spawn_served_with(LAB, &["--shutdown-timeout", "1s"]).await;
+    let mut stream = open_stream(&base, message("b", "block", json!({"millis": 120_000}))).await;
+    signal(&child, "TERM").await;
+    let _ = tokio::time::timeout(GUARD, stream.rest()).await;
+    assert!(exit_status(&mut child).await.success());
+}
+
+#[tokio::test]
+async fn a_second_signal_exits_at_once() {
+    let (mut child, base) = spawn_served_with(LAB, &["--shutdown-timeout", "1h"]).await;
+    let _stream = open_stream(&base, message("w", "wait", json!({"millis": 3_600_000}))).await;
+    signal(&child, "TERM").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    signal(&child, "TERM").await;
+    let status = exit_status(&mut child).await;
+    assert_eq!(status.code(), Some(143), "{status}");
+}
+
+#[tokio::test]
+async fn help_lists_every_flag_and_version_names_the_agent() {
+    let help = tokio::process::Command::new(CURRENCY)
+        .arg("--help")
+        .output()
+        .await
         .unwrap();
-    assert!(status.success(), "{status}");
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--bind",
+        "--public-url",
+        "--stdio",
+        "--allowed-host",
+        "--allowed-origin",
+        "--cors-origin",
+        "--max-body-bytes",
+        "--max-message-parts",
+        "--max-part-bytes",
+        "--max-task-history-bytes",
+        "--max-task-artifact-bytes",
+        "--max-tasks",
+        "--max-store-bytes",
+        "--task-ttl",
+        "--max-list-bytes",
+        "--max-running-per-caller",
+        "--max-waiting-per-caller",
+        "--max-streams-per-caller",
+        "--tasks-per-second-per-caller",
+        "--task-burst-per-caller",
+        "--max-waiting-tasks",
+        "--input-timeout",
+        "--cancel-grace",
+        "--stream-buffer",
+        "--sse-keep-alive",
+        "--mcp-task-after",
+        "--max-mcp-sessions",
+        "--mcp-session-idle",
+        "--max-connections",
+        "--header-timeout",
+        "--body-timeout",
+        "--shutdown-timeout",
+        "A2A_SHUTDOWN_TIMEOUT",
+    ] {
+        assert!(text.contains(flag), "{flag} missing from --help:\n{text}");
+    }
+    let version = tokio::process::Command::new(CURRENCY)
+        .arg("--version")
+        .output()
+        .await
+        .unwrap();
+    assert!(version.status.success());
+    assert!(String::from_utf8_lossy(&version.stdout).contains("1.2.0"));
+    let bad = tokio::process::Command::new(CURRENCY)
+        .args(["--max-connections", "none"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--max-connections"));
 }

@@ -39,7 +39,7 @@ pub use model::{
     Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate, TaskEvent,
     TaskState, TaskStatus, TaskStatusUpdate,
 };
-pub use server::{AgentServer, DEFAULT_MAX_BODY_BYTES, ServeConfig, Tasks, TasksError};
+pub use server::{AgentServer, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, Tasks, TasksError};
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, TaskPage, TaskStore};
 pub use util::BoxFuture;

@@ -60,6 +60,16 @@ pub async fn stubborn(
     "done".into()
 }
 
+/// Block the thread it runs on for `millis` milliseconds (a skill doing blocking work wrongly).
+#[skill(agent = Lab)]
+pub async fn block(
+    /// How long to block.
+    millis: u64,
+) -> String {
+    std::thread::sleep(Duration::from_millis(millis));
+    "unblocked".into()
+}
+
 /// Panic.
 #[skill(agent = Lab)]
 pub async fn explode(

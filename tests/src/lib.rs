@@ -23,18 +23,16 @@ pub struct TestServer {
     pub http: reqwest::Client,
 }
 
-/// Serves `server` on an ephemeral port.
+/// Serves `server` on an ephemeral port, as `serve()` would (without reading flags).
 pub async fn start(server: AgentServer) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind an ephemeral port");
     let addr = listener.local_addr().expect("local address");
     let base = format!("http://{addr}/");
-    let router = server
-        .public_url(base.clone())
-        .router()
-        .expect("valid agent");
-    tokio::spawn(async move { a2a_runtime::axum::serve(listener, router).await });
+    // Served through the runtime's own connection loop (limits, timeouts, peer addresses).
+    let server = server.public_url(base.clone());
+    tokio::spawn(async move { server.serve_on(listener).await.expect("valid agent") });
     TestServer {
         base,
         addr,
@@ -252,9 +250,15 @@ impl TestServer {
 /// `--bind 127.0.0.1:0`); returns the child (killed when dropped) and its A2A base URL, read
 /// from the URLs it prints. Its stderr keeps being drained so it never blocks on a full pipe.
 pub async fn spawn_served(binary: &str) -> (tokio::process::Child, String) {
+    spawn_served_with(binary, &[]).await
+}
+
+/// Like [`spawn_served`], with extra command-line flags.
+pub async fn spawn_served_with(binary: &str, flags: &[&str]) -> (tokio::process::Child, String) {
     use tokio::io::{AsyncBufReadExt, BufReader};
     let mut child = tokio::process::Command::new(binary)
         .args(["--bind", "127.0.0.1:0"])
+        .args(flags)
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .kill_on_drop(true)

@@ -46,12 +46,21 @@ pub(crate) enum A2aError {
         accepted: Vec<String>,
     },
     /// The HTTP request's own `Content-Type` (HTTP+JSON binding).
-    #[error(
-        "Content-Type `{0}` is not supported; send `application/a2a+json` or `application/json`"
-    )]
+    #[error("{}", media_type_message(.0))]
     UnsupportedMediaType(String),
     #[error("A2A-Version `{0}` is not supported; this agent speaks A2A 1.0 and 0.3")]
     VersionNotSupported(String),
+}
+
+fn media_type_message(given: &str) -> String {
+    if given.is_empty() {
+        "Content-Type is missing; send `application/a2a+json` or `application/json`".into()
+    } else {
+        format!(
+            "Content-Type `{given}` is not supported; send `application/a2a+json` or \
+             `application/json`"
+        )
+    }
 }
 
 /// How one error is identified on every binding.
@@ -173,10 +182,11 @@ impl A2aError {
     }
 
     /// The HTTP status of a JSON-RPC error response: 200, as the reference SDKs send, except
-    /// for an oversized body.
+    /// for an oversized body and an unsupported `Content-Type` (its own HTTP statuses).
     pub(crate) fn jsonrpc_http_status(&self) -> StatusCode {
         match self {
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             _ => StatusCode::OK,
         }
     }

@@ -18,6 +18,40 @@ use axum::http::{HeaderMap, Uri};
 pub(crate) use error::A2aError;
 pub(crate) use service::{A2aService, Settings};
 
+/// Checks that a request body is declared JSON (`application/json` or `application/a2a+json`);
+/// with `required`, a missing `Content-Type` is refused too.
+pub(crate) fn check_json_content_type(
+    headers: &axum::http::HeaderMap,
+    required: bool,
+) -> Result<(), A2aError> {
+    let Some(given) = headers.get(axum::http::header::CONTENT_TYPE) else {
+        return if required {
+            Err(A2aError::UnsupportedMediaType(String::new()))
+        } else {
+            Ok(())
+        };
+    };
+    let given = String::from_utf8_lossy(given.as_bytes());
+    let essence = given.split(';').next().unwrap_or_default().trim();
+    if essence.eq_ignore_ascii_case("application/json")
+        || essence.eq_ignore_ascii_case("application/a2a+json")
+    {
+        Ok(())
+    } else {
+        Err(A2aError::UnsupportedMediaType(given.into_owned()))
+    }
+}
+
+/// A request refused before it reached a binding, in the binding's error form: a JSON-RPC
+/// error (`jsonrpc`) or an HTTP+JSON `google.rpc.Status`.
+pub(crate) fn refusal(error: &A2aError, jsonrpc: bool) -> axum::response::Response {
+    if jsonrpc {
+        jsonrpc::error_response(&serde_json::Value::Null, error, Version::V1_0)
+    } else {
+        rest::error_response(error)
+    }
+}
+
 /// The A2A protocol generations this server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Version {

@@ -1,10 +1,12 @@
-//! Network configuration from flags and environment variables.
+//! The configuration of a served agent: where it listens, which hosts and origins it accepts,
+//! and its [`Limits`]. The builder, the flags and the environment all set this one type.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
+use super::Limits;
 use crate::error::Error;
 
-/// Where and how a server listens.
+/// Where and how a server listens, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServeConfig {
@@ -15,9 +17,18 @@ pub struct ServeConfig {
     pub public_url: Option<String>,
     /// Serve MCP over stdin/stdout instead of HTTP (`--stdio`, `A2A_STDIO=1`).
     pub stdio: bool,
-    /// Extra `Host` values the MCP endpoint accepts (`--allowed-host`, `A2A_ALLOWED_HOSTS`,
-    /// comma separated). Loopback names are always accepted on loopback binds.
+    /// Extra `Host` values accepted (`--allowed-host`, `A2A_ALLOWED_HOSTS`, comma separated).
+    /// Loopback names are always accepted on loopback binds, and the public URL's host always.
     pub allowed_hosts: Vec<String>,
+    /// Extra browser origins (`scheme://host[:port]`, `*` as the port for any) allowed to call
+    /// the agent (`--allowed-origin`, `A2A_ALLOWED_ORIGINS`). Requests without `Origin`
+    /// (non-browser clients) are unaffected.
+    pub allowed_origins: Vec<String>,
+    /// Origins allowed to read A2A and MCP responses cross-origin (CORS; `--cors-origin`,
+    /// `A2A_CORS_ORIGINS`; `*` for any). The agent card is readable from any origin regardless.
+    pub cors_origins: Vec<String>,
+    /// Limits on requests, tasks, callers, connections and shutdown.
+    pub limits: Limits,
 }
 
 impl Default for ServeConfig {
@@ -27,73 +38,36 @@ impl Default for ServeConfig {
             public_url: None,
             stdio: false,
             allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            cors_origins: Vec::new(),
+            limits: Limits::default(),
         }
     }
 }
 
-const USAGE: &str = "options: --bind ADDR:PORT  --public-url URL  --stdio  --allowed-host HOST  \
-                     (env: A2A_BIND, A2A_PUBLIC_URL, A2A_STDIO, A2A_ALLOWED_HOSTS)";
-
 impl ServeConfig {
-    /// Reads the process's arguments and environment. Flags win over environment variables.
-    pub fn from_env_and_args() -> Result<Self, Error> {
-        Self::parse(std::env::args().skip(1), |name| std::env::var(name).ok())
-    }
-
-    /// Parses `args` (without the program name) over the variables `env` returns.
-    pub fn parse<I, S>(args: I, env: impl Fn(&str) -> Option<String>) -> Result<Self, Error>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let mut config = Self::default();
-        if let Some(bind) = env("A2A_BIND") {
-            config.bind = parse_bind(&bind, "A2A_BIND")?;
-        }
-        config.public_url = env("A2A_PUBLIC_URL").filter(|u| !u.is_empty());
-        config.stdio = env("A2A_STDIO").is_some_and(|v| matches!(v.as_str(), "1" | "true" | "yes"));
-        if let Some(hosts) = env("A2A_ALLOWED_HOSTS") {
-            config.allowed_hosts = hosts
-                .split(',')
-                .map(str::trim)
-                .filter(|h| !h.is_empty())
-                .map(str::to_owned)
-                .collect();
-        }
-        let mut args = args.into_iter().map(Into::into);
-        while let Some(arg) = args.next() {
-            let (flag, inline) = match arg.split_once('=') {
-                Some((flag, value)) if flag.starts_with("--") => {
-                    (flag.to_owned(), Some(value.to_owned()))
-                }
-                _ => (arg.clone(), None),
-            };
-            let mut value = |name: &str| {
-                inline
-                    .clone()
-                    .or_else(|| args.next())
-                    .ok_or_else(|| Error::Config(format!("{name} needs a value; {USAGE}")))
-            };
-            match flag.as_str() {
-                "--bind" => config.bind = parse_bind(&value("--bind")?, "--bind")?,
-                "--public-url" => config.public_url = Some(value("--public-url")?),
-                "--allowed-host" => config.allowed_hosts.push(value("--allowed-host")?),
-                "--stdio" => config.stdio = true,
-                other => {
-                    return Err(Error::Config(format!(
-                        "unknown argument `{other}`; {USAGE}"
-                    )));
-                }
-            }
-        }
-        if let Some(url) = &config.public_url
+    /// Checks the configuration; the error names the setting at fault.
+    pub fn validate(&self) -> Result<(), Error> {
+        if let Some(url) = &self.public_url
             && !(url.starts_with("http://") || url.starts_with("https://"))
         {
             return Err(Error::Config(format!(
                 "public URL `{url}` must start with http:// or https://"
             )));
         }
-        Ok(config)
+        for origin in self.allowed_origins.iter().chain(&self.cors_origins) {
+            let authority = origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"));
+            let well_formed = origin == "*"
+                || authority.is_some_and(|a| !a.is_empty() && !a.contains(['/', ' ']));
+            if !well_formed {
+                return Err(Error::Config(format!(
+                    "origin `{origin}` must look like https://app.example or http://localhost:3000"
+                )));
+            }
+        }
+        self.limits.validate()
     }
 
     /// The agent's base URL (ending in `/`): the public URL, or one derived from the bind
@@ -115,49 +89,26 @@ impl ServeConfig {
     }
 }
 
-fn parse_bind(value: &str, what: &str) -> Result<SocketAddr, Error> {
-    value.parse().map_err(|_| {
-        Error::Config(format!(
-            "{what} `{value}` is not an address like 127.0.0.1:8080"
-        ))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn no_env(_: &str) -> Option<String> {
-        None
-    }
-
-    #[test]
-    fn flags_override_environment() {
-        let env = |name: &str| (name == "A2A_BIND").then(|| "127.0.0.1:9000".to_owned());
-        let config = ServeConfig::parse(
-            ["--bind", "127.0.0.1:9001", "--public-url=https://a.example"],
-            env,
-        )
-        .unwrap();
-        assert_eq!(config.bind.port(), 9001);
-        assert_eq!(config.base_url(), "https://a.example/");
-    }
-
     #[test]
     fn unspecified_bind_never_reaches_the_card() {
-        let config = ServeConfig::parse(["--bind", "0.0.0.0:8080"], no_env).unwrap();
+        let config = ServeConfig {
+            bind: "0.0.0.0:8080".parse().expect("address"),
+            ..ServeConfig::default()
+        };
         assert_eq!(config.base_url(), "http://127.0.0.1:8080/");
     }
 
     #[test]
-    fn bad_flags_are_named() {
-        let err = ServeConfig::parse(["--bnd", "x"], no_env)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("--bnd"), "{err}");
-        let err = ServeConfig::parse(["--bind"], no_env)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("--bind needs a value"), "{err}");
+    fn malformed_origins_are_named() {
+        let config = ServeConfig {
+            allowed_origins: vec!["evil.example".into()],
+            ..ServeConfig::default()
+        };
+        let error = config.validate().expect_err("no scheme").to_string();
+        assert!(error.contains("evil.example"), "{error}");
     }
 }

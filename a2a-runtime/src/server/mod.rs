@@ -1,8 +1,13 @@
 //! The server: an agent plus its store and limits, as an axum [`Router`] to mount, or served
 //! directly with [`AgentServer::serve`].
 
+mod cli;
 mod config;
+mod guard;
 mod http;
+mod limits;
+mod listener;
+mod shutdown;
 mod tasks;
 
 use std::any::{Any, TypeId};
@@ -13,10 +18,11 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 pub use config::ServeConfig;
+pub use limits::Limits;
 pub use tasks::{Tasks, TasksError};
 
 use crate::agent::Agent;
-use crate::app::{App, Limits};
+use crate::app::App;
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
@@ -46,11 +52,11 @@ pub struct AgentServer {
     store: Option<Arc<dyn TaskStore>>,
     config: ServeConfig,
     config_overridden: bool,
-    limits: Limits,
-    tasks: TaskConfig,
+    require_version_header: bool,
+    rest_prefix: String,
     handle: Tasks,
     routes: Router,
-    shutdown: CancellationToken,
+    shutdown: Option<CancellationToken>,
 }
 
 impl std::fmt::Debug for AgentServer {
@@ -73,17 +79,11 @@ impl AgentServer {
             store: None,
             config: ServeConfig::default(),
             config_overridden: false,
-            limits: Limits {
-                max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-                require_version_header: false,
-                sse_keep_alive: Duration::from_secs(15),
-                mcp_task_after: Duration::from_secs(1),
-                rest_prefix: String::new(),
-            },
-            tasks: TaskConfig::default(),
+            require_version_header: false,
+            rest_prefix: String::new(),
             handle: Tasks::default(),
             routes: Router::new(),
-            shutdown: CancellationToken::new(),
+            shutdown: None,
         }
     }
 
@@ -102,18 +102,37 @@ impl AgentServer {
         self
     }
 
-    /// The limits of the default in-memory store.
+    /// The limits of the default in-memory store (also set by [`limits`](Self::limits):
+    /// `max_tasks`, `max_store_bytes`, `task_ttl`).
     #[must_use]
     pub fn memory_store_limits(mut self, limits: MemoryStoreLimits) -> Self {
-        self.store = Some(Arc::new(InMemoryTaskStore::new(limits)));
+        self.config.limits.max_tasks = limits.max_tasks;
+        self.config.limits.max_store_bytes = limits.max_bytes;
+        self.config.limits.task_ttl = limits.ttl;
         self
     }
 
-    /// Sets the network configuration instead of reading flags and environment in `serve()`.
+    /// Sets the whole configuration; `serve()` then reads no flags or environment variables.
     #[must_use]
     pub fn config(mut self, config: ServeConfig) -> Self {
         self.config = config;
         self.config_overridden = true;
+        self
+    }
+
+    /// Sets every limit at once (flags and environment variables still override them in
+    /// `serve()`):
+    ///
+    /// ```
+    /// # use a2a_runtime::Limits;
+    /// let mut limits = Limits::default();
+    /// limits.max_running_per_caller = 10;
+    /// limits.shutdown_timeout = std::time::Duration::from_secs(10);
+    /// # let _ = limits;
+    /// ```
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config.limits = limits;
         self
     }
 
@@ -127,7 +146,7 @@ impl AgentServer {
     /// The largest request body accepted (default 1 MiB); larger requests get HTTP 413.
     #[must_use]
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_body_bytes = bytes;
+        self.config.limits.max_body_bytes = bytes;
         self
     }
 
@@ -135,7 +154,7 @@ impl AgentServer {
     /// for example to keep them apart from application routes; the agent card names it.
     #[must_use]
     pub fn rest_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.limits.rest_prefix = prefix.into();
+        self.rest_prefix = prefix.into();
         self
     }
 
@@ -143,14 +162,14 @@ impl AgentServer {
     /// which has no such methods); by default they are served as 1.0.
     #[must_use]
     pub fn require_version_header(mut self, require: bool) -> Self {
-        self.limits.require_version_header = require;
+        self.require_version_header = require;
         self
     }
 
     /// How long a cancelled skill may keep running before it is stopped (default 5 s).
     #[must_use]
     pub fn cancel_grace(mut self, grace: Duration) -> Self {
-        self.tasks.cancel_grace = grace;
+        self.config.limits.cancel_grace = grace;
         self
     }
 
@@ -158,7 +177,7 @@ impl AgentServer {
     /// further behind is not waited for: its stream continues with a fresh task snapshot.
     #[must_use]
     pub fn stream_buffer(mut self, events: usize) -> Self {
-        self.tasks.stream_buffer = events;
+        self.config.limits.stream_buffer = events;
         self
     }
 
@@ -166,7 +185,7 @@ impl AgentServer {
     /// close it.
     #[must_use]
     pub fn sse_keep_alive(mut self, interval: Duration) -> Self {
-        self.limits.sse_keep_alive = interval;
+        self.config.limits.sse_keep_alive = interval;
         self
     }
 
@@ -176,7 +195,7 @@ impl AgentServer {
     /// `ask` returns [`AskError::Expired`](crate::AskError::Expired).
     #[must_use]
     pub fn input_timeout(mut self, timeout: Duration) -> Self {
-        self.tasks.input_timeout = timeout;
+        self.config.limits.input_timeout = timeout;
         self
     }
 
@@ -184,7 +203,7 @@ impl AgentServer {
     /// 10 000). A skill asking beyond it gets [`AskError::Capacity`](crate::AskError::Capacity).
     #[must_use]
     pub fn max_waiting_tasks(mut self, max: usize) -> Self {
-        self.tasks.max_waiting = max;
+        self.config.limits.max_waiting_tasks = max;
         self
     }
 
@@ -210,21 +229,23 @@ impl AgentServer {
     /// with their result; `Duration::ZERO` makes every such call a task.
     #[must_use]
     pub fn mcp_task_after(mut self, after: Duration) -> Self {
-        self.limits.mcp_task_after = after;
+        self.config.limits.mcp_task_after = after;
         self
     }
 
-    /// Ends open A2A streams and MCP sessions when `signal` is cancelled. `serve()` does this on
-    /// Ctrl-C; with [`router`](Self::router), cancel it when your server starts its graceful
-    /// shutdown, which would otherwise wait for streams of long-running tasks.
+    /// The application's shutdown token. With [`router`](Self::router), cancel it when your
+    /// own server starts its graceful shutdown: open A2A streams and MCP sessions end, which
+    /// would otherwise hold that shutdown for as long as their tasks run. With
+    /// [`serve`](Self::serve) or [`serve_on`](Self::serve_on), cancelling it starts the same
+    /// graceful shutdown as SIGTERM.
     #[must_use]
     pub fn shutdown_signal(mut self, signal: CancellationToken) -> Self {
-        self.shutdown = signal;
+        self.shutdown = Some(signal);
         self
     }
 
-    fn build(&self) -> Result<Arc<App>, Error> {
-        let prefix = &self.limits.rest_prefix;
+    fn build(&self, shutdown: CancellationToken) -> Result<Arc<App>, Error> {
+        let prefix = &self.rest_prefix;
         let well_formed =
             prefix.starts_with('/') && !prefix.ends_with('/') && !prefix.contains(['{', '}', ':']);
         if !prefix.is_empty() && !well_formed {
@@ -233,47 +254,118 @@ impl AgentServer {
                  without a trailing `/`)"
             )));
         }
+        self.config.validate()?;
+        let limits = &self.config.limits;
         let mut explicit = self.agent.explicit_skills().to_vec();
         explicit.extend(&self.skills);
         let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
         let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
-        let store = self
-            .store
-            .clone()
-            .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new(MemoryStoreLimits::default())));
-        let manager = TaskManager::new(store, Arc::clone(&dispatcher), self.tasks);
+        let store = self.store.clone().unwrap_or_else(|| {
+            Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
+                max_tasks: limits.max_tasks,
+                max_bytes: limits.max_store_bytes,
+                ttl: limits.task_ttl,
+            }))
+        });
+        let manager = TaskManager::new(store, Arc::clone(&dispatcher), task_config(limits));
         self.handle.bind(&manager);
         Ok(Arc::new(App {
             agent: self.agent,
             dispatcher,
             manager,
-            limits: self.limits.clone(),
-            shutdown: self.shutdown.clone(),
+            limits: limits.clone(),
+            require_version_header: self.require_version_header,
+            rest_prefix: self.rest_prefix.clone(),
+            shutdown,
         }))
     }
 
     /// The A2A and MCP endpoints as an axum router, to serve or to mount in an existing app.
-    /// Validates the skill registry.
+    /// Validates the skill registry and the configuration. Connection limits, timeouts and
+    /// graceful shutdown are the serving application's; per-caller limits key on the peer
+    /// address when the router is served with
+    /// `into_make_service_with_connect_info::<SocketAddr>()`, else all callers share one quota.
     pub fn router(self) -> Result<Router, Error> {
-        let app = self.build()?;
+        let app = self.build(self.shutdown.clone().unwrap_or_default())?;
         Ok(http::router(app, &self.config)?.merge(self.routes))
     }
 
-    /// Serves the agent until Ctrl-C: over HTTP (A2A and MCP), or MCP over stdio with `--stdio`.
-    /// Unless [`AgentServer::config`] was called, the configuration comes from command-line flags
-    /// and environment variables (see [`ServeConfig::from_env_and_args`]).
+    /// Serves the agent until SIGTERM or Ctrl-C: over HTTP (A2A and MCP), or MCP over stdio
+    /// with `--stdio`. Unless [`AgentServer::config`] was called, command-line flags and
+    /// environment variables override the builder's settings (`--help` lists them); `--help`
+    /// and `--version` print and return. The first signal starts a graceful shutdown bounded by
+    /// `--shutdown-timeout`; a second exits at once.
     pub async fn serve(mut self) -> Result<(), Error> {
         if !self.config_overridden {
-            let public_url = self.config.public_url.take();
-            self.config = ServeConfig::from_env_and_args()?;
-            self.config.public_url = self.config.public_url.take().or(public_url);
+            let binary = std::env::args_os()
+                .next()
+                .map(std::path::PathBuf::from)
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "agent".into());
+            let about = format!("{}: {}", self.agent.name(), self.agent.description());
+            match cli::parse(
+                std::env::args_os(),
+                self.config.clone(),
+                binary,
+                self.agent.version(),
+                about,
+            )? {
+                cli::Command::Printed => return Ok(()),
+                cli::Command::Serve(config) => self.config = *config,
+            }
         }
         crate::logging::init(self.config.stdio);
-        let app = self.build()?;
         if self.config.stdio {
-            http::serve_stdio(app).await
-        } else {
-            http::serve_http(app, &self.config, self.routes).await
+            let app = self.build(CancellationToken::new())?;
+            return http::serve_stdio(app).await;
         }
+        let listener = tokio::net::TcpListener::bind(self.config.bind)
+            .await
+            .map_err(|source| Error::Bind {
+                addr: self.config.bind,
+                source,
+            })?;
+        let stop = CancellationToken::new();
+        shutdown::on_signals(stop.clone())?;
+        let served = self.serve_until(listener, stop, true).await;
+        shutdown::start_watchdog();
+        served
+    }
+
+    /// Serves HTTP (A2A and MCP) on `listener` with this builder's configuration (no flags are
+    /// read) until the [`shutdown_signal`](Self::shutdown_signal) token is cancelled, then shuts
+    /// down gracefully as [`serve`](Self::serve) does. For tests, socket activation, or a port
+    /// bound early.
+    pub async fn serve_on(self, listener: tokio::net::TcpListener) -> Result<(), Error> {
+        self.serve_until(listener, CancellationToken::new(), false)
+            .await
+    }
+
+    async fn serve_until(
+        self,
+        listener: tokio::net::TcpListener,
+        stop: CancellationToken,
+        announce: bool,
+    ) -> Result<(), Error> {
+        if let Some(signal) = self.shutdown.clone() {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                signal.cancelled().await;
+                stop.cancel();
+            });
+        }
+        let app = self.build(CancellationToken::new())?;
+        http::serve_http(app, &self.config, self.routes, listener, stop, announce).await
+    }
+}
+
+/// The task layer's share of the limits.
+fn task_config(limits: &Limits) -> TaskConfig {
+    TaskConfig {
+        cancel_grace: limits.cancel_grace,
+        stream_buffer: limits.stream_buffer,
+        input_timeout: limits.input_timeout,
+        max_waiting: limits.max_waiting_tasks,
+        ..TaskConfig::default()
     }
 }

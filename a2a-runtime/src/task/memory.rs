@@ -17,6 +17,9 @@ pub struct MemoryStoreLimits {
     /// The most tasks kept. When full, the oldest finished tasks are evicted first; if every
     /// task is still running, new tasks are refused.
     pub max_tasks: usize,
+    /// The most bytes of tasks kept (their messages, artifacts and metadata, estimated). When
+    /// full, finished tasks are evicted first; if only live tasks remain, new tasks are refused.
+    pub max_bytes: usize,
     /// How long a finished task stays readable.
     pub ttl: Duration,
 }
@@ -25,6 +28,7 @@ impl Default for MemoryStoreLimits {
     fn default() -> Self {
         Self {
             max_tasks: 10_000,
+            max_bytes: 256 * 1024 * 1024,
             ttl: Duration::from_secs(3600),
         }
     }
@@ -249,6 +253,7 @@ mod tests {
         let store = InMemoryTaskStore::new(MemoryStoreLimits {
             max_tasks: 2,
             ttl: Duration::from_secs(60),
+            ..MemoryStoreLimits::default()
         });
         store.put_now(task("a", TaskState::Completed)).unwrap();
         store.put_now(task("b", TaskState::Working)).unwrap();
@@ -265,6 +270,7 @@ mod tests {
         let store = InMemoryTaskStore::new(MemoryStoreLimits {
             max_tasks: 10,
             ttl: Duration::ZERO,
+            ..MemoryStoreLimits::default()
         });
         store.put_now(task("a", TaskState::Failed)).unwrap();
         store.put_now(task("b", TaskState::Working)).unwrap();

@@ -108,6 +108,34 @@ impl TaskManager {
         self.live_map().remove(&live.id);
     }
 
+    /// Whether any task is still working (not waiting for an answer): a graceful shutdown lets
+    /// those finish.
+    pub(crate) fn has_working_tasks(&self) -> bool {
+        self.live_map().values().any(|live| {
+            let state = *live.state.borrow();
+            !state.is_terminal() && !state.is_interrupted()
+        })
+    }
+
+    /// Ends every task still live (working, or waiting for an answer) as FAILED with `reason`,
+    /// and stops its skill: the server is going away and will not finish them. Subscribers get
+    /// the final status event.
+    pub(crate) async fn shut_down(&self, reason: &str) -> usize {
+        let live: Vec<Arc<LiveTask>> = self.live_map().values().cloned().collect();
+        let mut ended = 0;
+        for live in live {
+            let event =
+                live.status_event(TaskState::Failed, Some(Message::agent_text(reason)), None);
+            let message = event.status_message();
+            if live.record(event, message, self.config.max_history) {
+                ended += 1;
+            }
+            live.cancel.cancel();
+            self.persist(&live).await;
+        }
+        ended
+    }
+
     /// Fails a task whose question waited too long, and stops its skill.
     pub(super) async fn expire(&self, live: &LiveTask, question: &Question) {
         let reason = Message::agent_text(format!(

@@ -63,6 +63,11 @@ pub(crate) async fn handle(
             return error_response(&Value::Null, &error, Version::V1_0);
         }
     };
+    // A JSON content type is required: it makes browsers preflight cross-origin calls, so a web
+    // page cannot start skills with a plain form or `text/plain` post.
+    if let Err(error) = super::check_json_content_type(&headers, true) {
+        return error_response(&Value::Null, &error, Version::V1_0);
+    }
     let value: Value = match serde_json::from_slice(&body) {
         Ok(value) => value,
         Err(e) => {
@@ -152,7 +157,7 @@ fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
 }
 
 /// A JSON-RPC error response in protocol `version`'s codes.
-fn error_response(id: &Value, error: &A2aError, version: Version) -> Response {
+pub(super) fn error_response(id: &Value, error: &A2aError, version: Version) -> Response {
     let message = error.to_string();
     let body = jsonrpc::failure(
         id,

@@ -77,16 +77,8 @@ impl Request {
             Err(rejection) => return Err(A2aError::InvalidRequest(rejection.body_text())),
         };
         // A bodyless POST (`:cancel`) needs no Content-Type (RFC 9110 §8.3).
-        if !body.is_empty()
-            && let Some(given) = headers.get(header::CONTENT_TYPE)
-        {
-            let given = String::from_utf8_lossy(given.as_bytes()).to_string();
-            let essence = given.split(';').next().unwrap_or_default().trim();
-            if !essence.eq_ignore_ascii_case("application/json")
-                && !essence.eq_ignore_ascii_case("application/a2a+json")
-            {
-                return Err(A2aError::UnsupportedMediaType(given));
-            }
+        if !body.is_empty() {
+            super::check_json_content_type(headers, true)?;
         }
         let query = uri
             .query()
@@ -214,7 +206,7 @@ fn respond(service: &A2aService, reply: Result<Reply, A2aError>) -> Response {
 }
 
 /// An HTTP+JSON error: the status of A2A 1.0 §5.4 and a `google.rpc.Status` body.
-fn error_response(error: &A2aError) -> Response {
+pub(super) fn error_response(error: &A2aError) -> Response {
     let body = serde_json::to_vec(&error.status_body()).unwrap_or_default();
     (
         error.http_status(),

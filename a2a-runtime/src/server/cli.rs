@@ -1,0 +1,354 @@
+//! The command line of a served agent: every [`ServeConfig`] setting as a flag with an
+//! environment variable. A flag or variable that is given overrides what the builder set; one
+//! that is not leaves it, so `--help` and the builder never disagree about what runs.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
+
+use super::ServeConfig;
+use crate::error::Error;
+
+/// What the command line asked for.
+pub(crate) enum Command {
+    /// Serve with this configuration.
+    Serve(Box<ServeConfig>),
+    /// `--help` or `--version`: this text was printed; do not serve.
+    Printed,
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    after_help = "Sizes are bytes, or a number with KiB, MiB or GiB; durations are like 500ms, \
+                  30s, 15m or 1h. Every flag has the environment variable shown."
+)]
+struct Cli {
+    #[command(flatten)]
+    network: NetworkArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Network")]
+struct NetworkArgs {
+    /// Address to listen on [default: 127.0.0.1:8080; :0 picks a free port]
+    #[arg(long, env = "A2A_BIND", value_name = "ADDR:PORT")]
+    bind: Option<SocketAddr>,
+    /// URL published in the agent card; set it behind a proxy or when binding 0.0.0.0
+    #[arg(long, env = "A2A_PUBLIC_URL", value_name = "URL")]
+    public_url: Option<String>,
+    /// Serve MCP over stdin/stdout instead of HTTP
+    #[arg(long, env = "A2A_STDIO", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true")]
+    stdio: Option<bool>,
+    /// Extra Host header values accepted (repeat, or comma separated) [default: loopback names
+    /// on loopback binds, the public URL's host otherwise]
+    #[arg(
+        long = "allowed-host",
+        env = "A2A_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        value_name = "HOST"
+    )]
+    allowed_hosts: Vec<String>,
+    /// Extra browser origins allowed to call the A2A and MCP endpoints (repeat, or comma
+    /// separated) [default: local pages on loopback binds]
+    #[arg(
+        long = "allowed-origin",
+        env = "A2A_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        value_name = "ORIGIN"
+    )]
+    allowed_origins: Vec<String>,
+    /// Browser origins allowed to read A2A responses cross-origin (CORS; `*` for any) [default:
+    /// none; the agent card is readable from any origin]
+    #[arg(
+        long = "cors-origin",
+        env = "A2A_CORS_ORIGINS",
+        value_delimiter = ',',
+        value_name = "ORIGIN"
+    )]
+    cors_origins: Vec<String>,
+}
+
+/// One flag per limit; `None` keeps the configured value.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Limits")]
+struct LimitArgs {
+    /// Largest request body [default: 1MiB]
+    #[arg(long, env = "A2A_MAX_BODY_BYTES", value_parser = size, value_name = "SIZE")]
+    max_body_bytes: Option<usize>,
+    /// Most parts in one message [default: 64]
+    #[arg(long, env = "A2A_MAX_MESSAGE_PARTS", value_name = "N")]
+    max_message_parts: Option<usize>,
+    /// Largest message part [default: 1MiB]
+    #[arg(long, env = "A2A_MAX_PART_BYTES", value_parser = size, value_name = "SIZE")]
+    max_part_bytes: Option<usize>,
+    /// History kept per task; oldest messages are dropped first [default: 4MiB]
+    #[arg(long, env = "A2A_MAX_TASK_HISTORY_BYTES", value_parser = size, value_name = "SIZE")]
+    max_task_history_bytes: Option<usize>,
+    /// Artifacts one task may produce [default: 16MiB]
+    #[arg(long, env = "A2A_MAX_TASK_ARTIFACT_BYTES", value_parser = size, value_name = "SIZE")]
+    max_task_artifact_bytes: Option<usize>,
+    /// Tasks kept by the in-memory store [default: 10000]
+    #[arg(long, env = "A2A_MAX_TASKS", value_name = "N")]
+    max_tasks: Option<usize>,
+    /// Bytes held by the in-memory store [default: 256MiB]
+    #[arg(long, env = "A2A_MAX_STORE_BYTES", value_parser = size, value_name = "SIZE")]
+    max_store_bytes: Option<usize>,
+    /// How long finished tasks stay readable [default: 1h]
+    #[arg(long, env = "A2A_TASK_TTL", value_parser = duration, value_name = "DURATION")]
+    task_ttl: Option<Duration>,
+    /// Largest ListTasks reply; pages shrink to fit [default: 4MiB]
+    #[arg(long, env = "A2A_MAX_LIST_BYTES", value_parser = size, value_name = "SIZE")]
+    max_list_bytes: Option<usize>,
+    /// Tasks one caller may have working at once [default: 100]
+    #[arg(long, env = "A2A_MAX_RUNNING_PER_CALLER", value_name = "N")]
+    max_running_per_caller: Option<usize>,
+    /// Tasks one caller may have waiting for answers [default: 100]
+    #[arg(long, env = "A2A_MAX_WAITING_PER_CALLER", value_name = "N")]
+    max_waiting_per_caller: Option<usize>,
+    /// Streams one caller may hold open [default: 32]
+    #[arg(long, env = "A2A_MAX_STREAMS_PER_CALLER", value_name = "N")]
+    max_streams_per_caller: Option<usize>,
+    /// New tasks per second one caller may start [default: 50]
+    #[arg(long, env = "A2A_TASKS_PER_SECOND_PER_CALLER", value_name = "N")]
+    tasks_per_second_per_caller: Option<u32>,
+    /// New tasks one caller may start in a burst [default: 200]
+    #[arg(long, env = "A2A_TASK_BURST_PER_CALLER", value_name = "N")]
+    task_burst_per_caller: Option<u32>,
+    /// Calls waiting for answers at once, all callers [default: 10000]
+    #[arg(long, env = "A2A_MAX_WAITING_TASKS", value_name = "N")]
+    max_waiting_tasks: Option<usize>,
+    /// How long a question waits for its answer [default: 15m]
+    #[arg(long, env = "A2A_INPUT_TIMEOUT", value_parser = duration, value_name = "DURATION")]
+    input_timeout: Option<Duration>,
+    /// How long a cancelled skill may run on [default: 5s]
+    #[arg(long, env = "A2A_CANCEL_GRACE", value_parser = duration, value_name = "DURATION")]
+    cancel_grace: Option<Duration>,
+    /// Events buffered per task for stream subscribers [default: 256]
+    #[arg(long, env = "A2A_STREAM_BUFFER", value_name = "N")]
+    stream_buffer: Option<usize>,
+    /// Keep-alive comment interval on idle SSE streams [default: 15s]
+    #[arg(long, env = "A2A_SSE_KEEP_ALIVE", value_parser = duration, value_name = "DURATION")]
+    sse_keep_alive: Option<Duration>,
+    /// MCP calls from task-aware clients running longer become tasks [default: 1s]
+    #[arg(long, env = "A2A_MCP_TASK_AFTER", value_parser = duration, value_name = "DURATION")]
+    mcp_task_after: Option<Duration>,
+    /// MCP sessions open at once [default: 1000]
+    #[arg(long, env = "A2A_MAX_MCP_SESSIONS", value_name = "N")]
+    max_mcp_sessions: Option<usize>,
+    /// How long an idle MCP session lives [default: 5m]
+    #[arg(long, env = "A2A_MCP_SESSION_IDLE", value_parser = duration, value_name = "DURATION")]
+    mcp_session_idle: Option<Duration>,
+    /// Open connections at once [default: 512]
+    #[arg(long, env = "A2A_MAX_CONNECTIONS", value_name = "N")]
+    max_connections: Option<usize>,
+    /// Time to send request headers; also the keep-alive idle timeout [default: 15s]
+    #[arg(long, env = "A2A_HEADER_TIMEOUT", value_parser = duration, value_name = "DURATION")]
+    header_timeout: Option<Duration>,
+    /// Longest pause while a request body is read [default: 15s]
+    #[arg(long, env = "A2A_BODY_TIMEOUT", value_parser = duration, value_name = "DURATION")]
+    body_timeout: Option<Duration>,
+    /// Graceful shutdown: time for in-flight work before it is cancelled [default: 30s]
+    #[arg(long, env = "A2A_SHUTDOWN_TIMEOUT", value_parser = duration, value_name = "DURATION")]
+    shutdown_timeout: Option<Duration>,
+}
+
+/// Reads `args` (with the program name first) and the environment over `config`. `name`,
+/// `version` and `about` describe the agent in `--help` and `--version`.
+pub(crate) fn parse<I, S>(
+    args: I,
+    mut config: ServeConfig,
+    name: String,
+    version: &'static str,
+    about: String,
+) -> Result<Command, Error>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
+    let command = Cli::command().name(name).version(version).about(about);
+    let matches = match command.try_get_matches_from(args) {
+        Ok(matches) => matches,
+        Err(error)
+            if matches!(
+                error.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
+            // A closed stdout (`--help | head`) is not worth failing over.
+            let _ = error.print();
+            return Ok(Command::Printed);
+        }
+        Err(error) => {
+            let text = error.render().to_string();
+            let text = text.trim_start_matches("error: ").trim_end().to_owned();
+            return Err(Error::Config(text));
+        }
+    };
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::Config(e.to_string()))?;
+    cli.apply(&mut config);
+    config.validate()?;
+    Ok(Command::Serve(Box::new(config)))
+}
+
+impl Cli {
+    fn apply(self, config: &mut ServeConfig) {
+        let network = self.network;
+        set(&mut config.bind, network.bind);
+        if network.public_url.is_some() {
+            config.public_url = network.public_url;
+        }
+        set(&mut config.stdio, network.stdio);
+        config.allowed_hosts.extend(network.allowed_hosts);
+        config.allowed_origins.extend(network.allowed_origins);
+        config.cors_origins.extend(network.cors_origins);
+        let given = self.limits;
+        let limits = &mut config.limits;
+        set(&mut limits.max_body_bytes, given.max_body_bytes);
+        set(&mut limits.max_message_parts, given.max_message_parts);
+        set(&mut limits.max_part_bytes, given.max_part_bytes);
+        set(
+            &mut limits.max_task_history_bytes,
+            given.max_task_history_bytes,
+        );
+        set(
+            &mut limits.max_task_artifact_bytes,
+            given.max_task_artifact_bytes,
+        );
+        set(&mut limits.max_tasks, given.max_tasks);
+        set(&mut limits.max_store_bytes, given.max_store_bytes);
+        set(&mut limits.task_ttl, given.task_ttl);
+        set(&mut limits.max_list_bytes, given.max_list_bytes);
+        set(
+            &mut limits.max_running_per_caller,
+            given.max_running_per_caller,
+        );
+        set(
+            &mut limits.max_waiting_per_caller,
+            given.max_waiting_per_caller,
+        );
+        set(
+            &mut limits.max_streams_per_caller,
+            given.max_streams_per_caller,
+        );
+        set(
+            &mut limits.tasks_per_second_per_caller,
+            given.tasks_per_second_per_caller,
+        );
+        set(
+            &mut limits.task_burst_per_caller,
+            given.task_burst_per_caller,
+        );
+        set(&mut limits.max_waiting_tasks, given.max_waiting_tasks);
+        set(&mut limits.input_timeout, given.input_timeout);
+        set(&mut limits.cancel_grace, given.cancel_grace);
+        set(&mut limits.stream_buffer, given.stream_buffer);
+        set(&mut limits.sse_keep_alive, given.sse_keep_alive);
+        set(&mut limits.mcp_task_after, given.mcp_task_after);
+        set(&mut limits.max_mcp_sessions, given.max_mcp_sessions);
+        set(&mut limits.mcp_session_idle, given.mcp_session_idle);
+        set(&mut limits.max_connections, given.max_connections);
+        set(&mut limits.header_timeout, given.header_timeout);
+        set(&mut limits.body_timeout, given.body_timeout);
+        set(&mut limits.shutdown_timeout, given.shutdown_timeout);
+    }
+}
+
+fn set<T>(slot: &mut T, given: Option<T>) {
+    if let Some(value) = given {
+        *slot = value;
+    }
+}
+
+/// `1048576`, `512KiB`, `1MiB`, `2GiB` (also `K`/`M`/`G`, `KB`/`MB`/`GB` as binary units).
+fn size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: usize = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size like 1048576, 512KiB or 1MiB"))?;
+    let scale: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        other => return Err(format!("unknown size unit `{other}`; use KiB, MiB or GiB")),
+    };
+    number
+        .checked_mul(scale)
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
+/// `500ms`, `30s`, `15m`, `1h`, `1h 30m`.
+fn duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim())
+        .map_err(|e| format!("`{text}` is not a duration like 500ms, 30s or 15m: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve(args: &[&str]) -> Result<ServeConfig, Error> {
+        let args = std::iter::once("agent").chain(args.iter().copied());
+        match parse(
+            args,
+            ServeConfig::default(),
+            "agent".into(),
+            "1.0.0",
+            "An agent.".into(),
+        )? {
+            Command::Serve(config) => Ok(*config),
+            Command::Printed => panic!("printed instead of serving"),
+        }
+    }
+
+    #[test]
+    fn flags_set_limits_and_keep_the_rest() {
+        let config = serve(&[
+            "--max-body-bytes",
+            "2MiB",
+            "--shutdown-timeout=2s",
+            "--bind",
+            "127.0.0.1:9001",
+        ])
+        .expect("valid flags");
+        assert_eq!(config.limits.max_body_bytes, 2 << 20);
+        assert_eq!(config.limits.shutdown_timeout, Duration::from_secs(2));
+        assert_eq!(config.bind.port(), 9001);
+        assert_eq!(config.limits.max_tasks, 10_000);
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let error = serve(&["--max-body-bytes", "lots"]).expect_err("bad size");
+        assert!(error.to_string().contains("--max-body-bytes"), "{error}");
+        let error = serve(&["--bnd", "x"]).expect_err("unknown flag");
+        assert!(error.to_string().contains("--bnd"), "{error}");
+        let error = serve(&["--max-connections", "0"]).expect_err("zero");
+        assert!(error.to_string().contains("--max-connections"), "{error}");
+    }
+
+    #[test]
+    fn sizes_and_durations_read_units() {
+        assert_eq!(size("512KiB"), Ok(512 << 10));
+        assert_eq!(size("3"), Ok(3));
+        assert!(size("1TiB").is_err());
+        assert_eq!(duration("1h 30m"), Ok(Duration::from_secs(5400)));
+    }
+
+    #[test]
+    fn help_lists_every_flag() {
+        let help = Cli::command().render_long_help().to_string();
+        for arg in Cli::command().get_arguments() {
+            if let Some(long) = arg.get_long() {
+                assert!(help.contains(&format!("--{long}")), "--{long} missing");
+            }
+        }
+    }
+}

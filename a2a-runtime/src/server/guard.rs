@@ -1,0 +1,229 @@
+//! Browser safety for every route: a request whose `Host` is not one this agent answers to (DNS
+//! rebinding) or whose `Origin` is a page this agent does not trust (cross-site requests) is
+//! refused with 403 before any handler runs. Non-browser clients send no `Origin` and are
+//! unaffected. The agent card and `/healthz` stay readable from anywhere.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::ServeConfig;
+
+/// Host names accepted on loopback binds.
+const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// Who may call the agent.
+#[derive(Debug)]
+pub(crate) struct BrowserGuard {
+    /// Accepted `Host` names (without port); `None` accepts any.
+    hosts: Option<Vec<String>>,
+    /// Accepted origins: `scheme://host` with an optional `:port` or `:*`, or `*`.
+    origins: Vec<String>,
+}
+
+impl BrowserGuard {
+    /// The guard for `config`, whose bind address is the one actually bound.
+    pub(crate) fn new(config: &ServeConfig, base_url: &str) -> Self {
+        let loopback = config.bind.ip().is_loopback();
+        let mut hosts: Vec<String> = if loopback {
+            LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()
+        } else {
+            Vec::new()
+        };
+        let public_host = config.public_url.as_ref().and_then(|_| url_host(base_url));
+        hosts.extend(public_host);
+        hosts.extend(config.allowed_hosts.iter().map(|h| h.to_ascii_lowercase()));
+        let hosts = if hosts.is_empty() {
+            tracing::warn!(
+                "Host checking is off: bound to {} without --public-url or --allowed-host, so \
+                 DNS-rebinding pages can reach the agent",
+                config.bind
+            );
+            None
+        } else {
+            Some(hosts)
+        };
+        let mut origins: Vec<String> = Vec::new();
+        if loopback {
+            for host in LOOPBACK_HOSTS {
+                origins.push(format!("http://{host}:*"));
+                origins.push(format!("https://{host}:*"));
+                origins.push(format!("http://{host}"));
+                origins.push(format!("https://{host}"));
+            }
+        }
+        if config.public_url.is_some() {
+            origins.extend(url_origin(base_url));
+        }
+        origins.extend(config.allowed_origins.iter().cloned());
+        origins.extend(config.cors_origins.iter().cloned());
+        Self { hosts, origins }
+    }
+
+    fn host_allowed(&self, host: Option<&str>) -> bool {
+        let Some(hosts) = &self.hosts else {
+            return true;
+        };
+        // HTTP/1.1 requires Host; a request without one comes from no browser.
+        let Some(host) = host else {
+            return true;
+        };
+        let name = host_name(host).to_ascii_lowercase();
+        hosts.contains(&name)
+    }
+
+    fn origin_allowed(&self, origin: &str) -> bool {
+        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+        self.origins
+            .iter()
+            .any(|allowed| origin_matches(allowed, &origin))
+    }
+}
+
+/// The middleware.
+pub(crate) async fn guard(
+    State(guard): State<Arc<BrowserGuard>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let path = request.uri().path();
+    let public = path.starts_with("/.well-known/agent") || path == "/healthz";
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok());
+    if !guard.host_allowed(host) {
+        let host = host.unwrap_or_default();
+        return forbidden(&format!(
+            "Host `{host}` is not one this agent answers to; add it with --allowed-host"
+        ));
+    }
+    if !public && let Some(origin) = request.headers().get(header::ORIGIN) {
+        let origin = String::from_utf8_lossy(origin.as_bytes());
+        if !guard.origin_allowed(&origin) {
+            return forbidden(&format!(
+                "Origin `{origin}` may not call this agent; allow it with --allowed-origin or \
+                 --cors-origin"
+            ));
+        }
+    }
+    next.run(request).await
+}
+
+fn forbidden(message: &str) -> Response {
+    let body = json!({
+        "error": {
+            "code": 403,
+            "status": "PERMISSION_DENIED",
+            "message": message,
+        }
+    });
+    (
+        StatusCode::FORBIDDEN,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// `allowed` is `*`, `scheme://host`, `scheme://host:port` or `scheme://host:*`.
+fn origin_matches(allowed: &str, origin: &str) -> bool {
+    if allowed == "*" {
+        return true;
+    }
+    let allowed = allowed.trim_end_matches('/').to_ascii_lowercase();
+    match allowed.strip_suffix(":*") {
+        Some(prefix) => {
+            origin == prefix
+                || origin
+                    .strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_prefix(':'))
+                    .is_some_and(|port| {
+                        !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+                    })
+        }
+        None => origin == allowed,
+    }
+}
+
+/// `host`, `host:port`, `[v6]:port` → the name without the port.
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host.split_inclusive(']').next().unwrap_or(host);
+    }
+    host.split(':').next().unwrap_or(host)
+}
+
+/// The host of an `http(s)://host[:port]/path` URL.
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split('/').next()?;
+    let host = host_name(authority).to_ascii_lowercase();
+    (!host.is_empty()).then_some(host)
+}
+
+/// The origin (`scheme://host[:port]`) of a URL.
+fn url_origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split('/').next()?;
+    (!authority.is_empty()).then(|| format!("{scheme}://{authority}").to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_read_from_urls() {
+        assert_eq!(
+            url_host("https://agents.example:8443/x/").as_deref(),
+            Some("agents.example")
+        );
+        assert_eq!(url_host("http://[::1]:80/").as_deref(), Some("[::1]"));
+        assert_eq!(
+            url_origin("https://Agents.example:8443/x/").as_deref(),
+            Some("https://agents.example:8443")
+        );
+    }
+
+    #[test]
+    fn origins_match_exactly_or_by_any_port() {
+        assert!(origin_matches(
+            "http://localhost:*",
+            "http://localhost:3000"
+        ));
+        assert!(origin_matches("http://localhost:*", "http://localhost"));
+        assert!(!origin_matches(
+            "http://localhost:*",
+            "http://localhost.evil.example"
+        ));
+        assert!(!origin_matches(
+            "http://localhost:*",
+            "http://localhost:3000.evil"
+        ));
+        assert!(origin_matches("https://app.example", "https://app.example"));
+        assert!(!origin_matches(
+            "https://app.example",
+            "https://app.example:444"
+        ));
+        assert!(origin_matches("*", "https://anything.example"));
+    }
+
+    #[test]
+    fn loopback_binds_accept_local_pages_only() {
+        let config = ServeConfig::default();
+        let guard = BrowserGuard::new(&config, "http://127.0.0.1:8080/");
+        assert!(guard.host_allowed(Some("127.0.0.1:8080")));
+        assert!(guard.host_allowed(Some("localhost")));
+        assert!(!guard.host_allowed(Some("evil.example")));
+        assert!(guard.origin_allowed("http://localhost:5173"));
+        assert!(!guard.origin_allowed("https://evil.example"));
+    }
+}

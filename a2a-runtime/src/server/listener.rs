@@ -1,0 +1,105 @@
+//! The connection loop: accepts TCP connections up to a cap, serves HTTP/1.1 on each with a
+//! header-read timeout, backs off on accept errors (a full descriptor table does not spin), tells
+//! handlers the peer's address, and drains gracefully when asked.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+use super::Limits;
+
+/// The longest pause between accept attempts after errors.
+const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Serves `router` on `listener` until `stop` is cancelled, then stops accepting and asks every
+/// connection to close once its in-flight request is answered. Returns the connections still
+/// open, to wait on.
+pub(crate) async fn accept_until(
+    listener: TcpListener,
+    router: Router,
+    limits: &Limits,
+    stop: CancellationToken,
+) -> Draining {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let connections = Arc::new(Semaphore::new(
+        limits.max_connections.min(Semaphore::MAX_PERMITS),
+    ));
+    let graceful = GracefulShutdown::new();
+    let mut backoff = Duration::ZERO;
+    loop {
+        // At the cap, further clients wait in the kernel's listen backlog.
+        let permit = tokio::select! {
+            permit = Arc::clone(&connections).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = stop.cancelled() => break,
+        };
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => {
+                    backoff = Duration::ZERO;
+                    accepted
+                }
+                Err(error) => {
+                    // EMFILE, ENFILE, ENOBUFS…: the error repeats until something closes, so
+                    // wait instead of spinning; per-connection errors (ECONNABORTED) pass fast.
+                    backoff = (backoff * 2).clamp(Duration::from_millis(5), MAX_ACCEPT_BACKOFF);
+                    tracing::warn!(%error, retry_in = ?backoff, "accept failed");
+                    tokio::select! {
+                        () = tokio::time::sleep(backoff) => continue,
+                        () = stop.cancelled() => break,
+                    }
+                }
+            },
+            () = stop.cancelled() => break,
+        };
+        // Without TCP_NODELAY small JSON and SSE replies can stall ~40 ms on Nagle + delayed ACK.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
+        let service =
+            router
+                .clone()
+                .map_request(move |mut request: axum::http::Request<Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(peer));
+                    request
+                });
+        let service = TowerToHyperService::new(service);
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%peer, %error, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    Draining { graceful }
+}
+
+/// Connections finishing their in-flight requests after the listener stopped.
+pub(crate) struct Draining {
+    graceful: GracefulShutdown,
+}
+
+impl Draining {
+    /// Waits until every connection has closed, or `limit` has passed; whether all closed.
+    pub(crate) async fn wait(self, limit: Duration) -> bool {
+        tokio::time::timeout(limit, self.graceful.shutdown())
+            .await
+            .is_ok()
+    }
+}

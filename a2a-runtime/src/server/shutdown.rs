@@ -1,0 +1,178 @@
+//! Serving until told to stop, then stopping cleanly within a bound.
+//!
+//! 1. The first SIGTERM or SIGINT (or the application's shutdown token) stops accepting
+//!    connections; idle keep-alive connections close.
+//! 2. In-flight requests and working tasks get up to `shutdown_timeout` to finish; streams of
+//!    those tasks carry on to their final event.
+//! 3. Then every task still live ends FAILED, saying the server shut down (its subscribers get
+//!    that final event), skills are cancelled, the remaining streams end, and `serve` returns.
+//!
+//! A second signal exits at once. A skill that blocks its thread cannot hold the process: once
+//! `serve` has returned, a watchdog exits if the runtime has not finished within a few seconds.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::Response;
+use http_body_util::BodyExt;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use super::listener;
+use crate::app::App;
+
+/// The status message of tasks a shutdown ended.
+pub(crate) const SHUT_DOWN: &str =
+    "The server shut down before this task finished; send the message again to retry.";
+
+/// How long streams get to deliver their final events once tasks have been ended.
+const FINAL_EVENTS_GRACE: Duration = Duration::from_secs(2);
+
+/// How long the runtime may take to wind down after `serve` returned.
+const WATCHDOG: Duration = Duration::from_secs(5);
+
+/// Requests whose responses are still being written (streams included), except MCP's
+/// standalone `GET` stream, which carries no call of its own.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight(AtomicUsize);
+
+impl InFlight {
+    fn count(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// Counts a request as in flight until its response body is finished or dropped.
+pub(crate) async fn track(
+    State(in_flight): State<Arc<InFlight>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() == Method::GET && request.uri().path().starts_with(super::http::MCP_PATH) {
+        return next.run(request).await;
+    }
+    in_flight.0.fetch_add(1, Ordering::AcqRel);
+    let done = Done(Arc::clone(&in_flight));
+    let response = next.run(request).await;
+    response.map(|body| {
+        axum::body::Body::new(body.map_frame(move |frame| {
+            let _held = &done;
+            frame
+        }))
+    })
+}
+
+struct Done(Arc<InFlight>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Serves `router` on `listener` through the three phases above.
+pub(crate) async fn run(
+    app: Arc<App>,
+    router: Router,
+    listener: TcpListener,
+    stop: CancellationToken,
+    in_flight: Arc<InFlight>,
+) {
+    let timeout = app.limits.shutdown_timeout;
+    let draining = listener::accept_until(listener, router, &app.limits, stop).await;
+    tracing::info!(
+        ?timeout,
+        "shutting down: finishing in-flight requests and tasks"
+    );
+    eprintln!(
+        "shutting down: finishing in-flight requests and tasks (at most {}; a second signal exits at once)",
+        humantime::format_duration(timeout)
+    );
+    let idle = async {
+        while in_flight.count() > 0 || app.manager.has_working_tasks() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    if tokio::time::timeout(timeout, idle).await.is_err() {
+        let ended = app.manager.shut_down(SHUT_DOWN).await;
+        tracing::warn!(
+            ended,
+            "shutdown timeout reached; unfinished tasks were ended"
+        );
+        eprintln!("shutdown timeout reached: {ended} unfinished task(s) ended as failed");
+    } else {
+        // Tasks waiting for answers cannot finish without a client; they end now.
+        app.manager.shut_down(SHUT_DOWN).await;
+    }
+    // Let streams write the final events just recorded, then end whatever is still open.
+    let _ = tokio::time::timeout(FINAL_EVENTS_GRACE, async {
+        while in_flight.count() > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    app.shutdown.cancel();
+    if !draining.wait(FINAL_EVENTS_GRACE).await {
+        tracing::debug!("some connections were still open at exit");
+    }
+}
+
+/// Exits the process if the runtime cannot wind down (a skill blocking a worker thread holds
+/// the runtime's drop). A normal exit comes first and ends this thread with the process.
+pub(crate) fn start_watchdog() {
+    let spawned = std::thread::Builder::new()
+        .name("a2a-shutdown-watchdog".into())
+        .spawn(|| {
+            std::thread::sleep(WATCHDOG);
+            eprintln!("a skill is still blocking a thread; exiting without waiting for it");
+            std::process::exit(0);
+        });
+    if let Err(error) = spawned {
+        tracing::debug!(%error, "could not start the shutdown watchdog");
+    }
+}
+
+/// Cancels `stop` on the first SIGTERM or SIGINT; exits the process on the second.
+pub(crate) fn on_signals(stop: CancellationToken) -> Result<(), std::io::Error> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        tokio::spawn(async move {
+            let mut received = 0;
+            loop {
+                let code = tokio::select! {
+                    _ = terminate.recv() => 128 + 15,
+                    _ = interrupt.recv() => 128 + 2,
+                };
+                received += 1;
+                if received > 1 {
+                    eprintln!("second signal: exiting now");
+                    std::process::exit(code);
+                }
+                stop.cancel();
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::spawn(async move {
+            let mut received = 0;
+            while tokio::signal::ctrl_c().await.is_ok() {
+                received += 1;
+                if received > 1 {
+                    eprintln!("second signal: exiting now");
+                    std::process::exit(130);
+                }
+                stop.cancel();
+            }
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! Connections no client can hold forever: a slow or stalled request head or body is closed after
+//! its timeout, a declared body over the limit is refused before it is read, and connections over
+//! the cap wait instead of exhausting descriptors, while well-behaved requests are served.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::time::Duration;
+
+use a2a_runtime::{Agent, Limits};
+use a2a_tests::lab::Lab;
+use a2a_tests::{TestServer, start};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A hang guard, not a timing assertion.
+const GUARD: Duration = Duration::from_secs(30);
+
+async fn lab_with(limits: Limits) -> TestServer {
+    start(Lab.server().limits(limits)).await
+}
+
+/// Reads until the server closes the connection; returns what it sent.
+async fn read_to_close(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    tokio::time::timeout(GUARD, stream.read_to_end(&mut received))
+        .await
+        .expect("the server closed the connection")
+        .unwrap_or_default();
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+async fn healthy(server: &TestServer) -> bool {
+    let response = tokio::time::timeout(
+        GUARD,
+        server.http.get(format!("{}healthz", server.base)).send(),
+    )
+    .await
+    .expect("served");
+    response.is_ok_and(|r| r.status().is_success())
+}
+
+#[tokio::test]
+async fn a_connection_sending_half_its_headers_is_closed_after_the_header_timeout() {
+    let mut limits = Limits::default();
+    limits.header_timeout = Duration::from_millis(300);
+    let server = lab_with(limits).await;
+    let mut slow = TcpStream::connect(server.addr).await.unwrap();
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty")
+        .await
+        .unwrap();
+    assert!(healthy(&server).await, "others are served meanwhile");
+    read_to_close(&mut slow).await;
+}
+
+#[tokio::test]
+async fn a_body_shorter_than_its_content_length_is_given_up_after_the_body_timeout() {
+    let mut limits = Limits::default();
+    limits.body_timeout = Duration::from_millis(300);
+    let server = lab_with(limits).await;
+    let mut stalled = TcpStream::connect(server.addr).await.unwrap();
+    stalled
+        .write_all(
+            b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Content-Length: 100\r\n\r\n{\"jsonrpc\":",
+        )
+        .await
+        .unwrap();
+    let answer = read_to_close(&mut stalled).await;
+    assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+    assert!(healthy(&server).await);
+}
+
+#[tokio::test]
+async fn a_declared_body_over_the_limit_is_refused_before_it_is_sent() {
+    let server = lab_with(Limits::default()).await;
+    let mut eager = TcpStream::connect(server.addr).await.unwrap();
+    eager
+        .write_all(
+            b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Content-Length: 104857600\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    // Not one byte of the body was sent, yet the refusal arrives.
+    let mut head = [0_u8; 12];
+    tokio::time::timeout(GUARD, eager.read_exact(&mut head))
+        .await
+        .expect("answered")
+        .unwrap();
+    assert_eq!(&head, b"HTTP/1.1 413");
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_wait_until_a_slot_frees() {
+    let mut limits = Limits::default();
+    limits.max_connections = 4;
+    limits.header_timeout = Duration::from_millis(500);
+    let server = lab_with(limits).await;
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\n")
+            .await
+            .unwrap();
+        idle.push(stream);
+    }
+    // The well-behaved request queues in the backlog and is served once the stalled ones are
+    // closed by their header timeout.
+    assert!(healthy(&server).await);
+    for mut stream in idle {
+        read_to_close(&mut stream).await;
+    }
+}
