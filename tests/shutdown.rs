@@ -120,10 +120,11 @@ async fn shutdown_timeout_ends_a_stubborn_task_as_failed_and_exits_zero() {
 #[tokio::test]
 async fn a_skill_blocking_its_thread_does_not_hold_the_exit() {
     let (mut child, base) = spawn_served_with(LAB, &["--shutdown-timeout", "1s"]).await;
-    let mut stream = open_stream(&base, message("b", "block", json!({"millis": 120_000}))).await;
+    let stream = open_stream(&base, message("b", "block", json!({"millis": 120_000}))).await;
     signal(&child, "TERM").await;
-    let _ = tokio::time::timeout(GUARD, stream.rest()).await;
+    // The process exits long before the skill's two minutes are up.
     assert!(exit_status(&mut child).await.success());
+    drop(stream);
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::descriptor::AgentDescriptor;
 use crate::dispatch::Dispatcher;
+use crate::quota::Quotas;
 use crate::server::Limits;
 use crate::task::TaskManager;
 
@@ -15,6 +16,8 @@ pub(crate) struct App {
     pub(crate) agent: &'static AgentDescriptor,
     pub(crate) dispatcher: Arc<Dispatcher>,
     pub(crate) manager: Arc<TaskManager>,
+    /// Per-caller caps and rates, shared by every front-end.
+    pub(crate) quotas: Arc<Quotas>,
     pub(crate) limits: Limits,
     /// Whether a JSON-RPC request must carry `A2A-Version`.
     pub(crate) require_version_header: bool,

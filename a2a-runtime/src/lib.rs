@@ -13,6 +13,7 @@ mod logging;
 mod mcp;
 mod model;
 mod protocol;
+mod quota;
 mod registry;
 mod schema;
 mod server;

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::Version;
 use crate::protocol::jsonrpc::code;
+use crate::quota::Busy;
 use crate::task::{StoreError, TaskError};
 
 /// Why an A2A request failed.
@@ -50,6 +51,9 @@ pub(crate) enum A2aError {
     UnsupportedMediaType(String),
     #[error("A2A-Version `{0}` is not supported; this agent speaks A2A 1.0 and 0.3")]
     VersionNotSupported(String),
+    /// Over a per-caller quota, or the server at capacity: retry later.
+    #[error(transparent)]
+    Busy(#[from] Busy),
 }
 
 fn media_type_message(given: &str) -> String {
@@ -61,6 +65,17 @@ fn media_type_message(given: &str) -> String {
              `application/json`"
         )
     }
+}
+
+/// The JSON-RPC code of a retryable "busy" refusal.
+pub(crate) const BUSY_CODE: i64 = -32029;
+
+/// When to retry after the store was full of live tasks.
+const STORE_FULL_RETRY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whole seconds, at least one (`Retry-After` takes integers).
+fn retry_seconds(busy: &Busy) -> u64 {
+    busy.retry_after.as_secs_f64().ceil().max(1.0) as u64
 }
 
 /// How one error is identified on every binding.
@@ -160,6 +175,14 @@ impl A2aError {
                 "FAILED_PRECONDITION",
                 StatusCode::BAD_REQUEST,
             ),
+            // A2A defines no code for this; -32029 is ours (in the A2A range, 29 for HTTP 429),
+            // and the ErrorInfo reason is the standard gRPC one.
+            Self::Busy(_) => (
+                BUSY_CODE,
+                "RESOURCE_EXHAUSTED",
+                "RESOURCE_EXHAUSTED",
+                StatusCode::TOO_MANY_REQUESTS,
+            ),
         };
         Kind {
             code,
@@ -187,7 +210,16 @@ impl A2aError {
         match self {
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::OK,
+        }
+    }
+
+    /// The `Retry-After` seconds of a retryable refusal.
+    pub(crate) fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::Busy(busy) => Some(retry_seconds(busy)),
+            _ => None,
         }
     }
 
@@ -216,6 +248,7 @@ impl A2aError {
                 "acceptedMediaTypes": accepted.join(","),
             }),
             Self::UnsupportedMediaType(given) => json!({ "contentType": given }),
+            Self::Busy(busy) => json!({ "retryAfterSeconds": retry_seconds(busy).to_string() }),
             _ => json!({}),
         };
         let mut details = vec![json!({
@@ -229,6 +262,12 @@ impl A2aError {
             Self::ContentTypeNotSupported { field, .. } => Some((field.as_str(), self.to_string())),
             _ => None,
         };
+        if let Self::Busy(busy) = self {
+            details.push(json!({
+                "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                "retryDelay": format!("{}s", retry_seconds(busy)),
+            }));
+        }
         if let Some((field, description)) = violation {
             details.push(json!({
                 "@type": "type.googleapis.com/google.rpc.BadRequest",
@@ -269,6 +308,10 @@ impl From<TaskError> for A2aError {
             TaskError::Store(StoreError::InvalidPageToken) => {
                 Self::invalid_params("pageToken", StoreError::InvalidPageToken.to_string())
             }
+            TaskError::Store(StoreError::Full(held)) => Self::Busy(Busy::new(
+                format!("the task store is full ({held} tasks, none finished)"),
+                STORE_FULL_RETRY,
+            )),
             TaskError::Store(e) => Self::Internal(e.to_string()),
         }
     }

@@ -15,7 +15,7 @@ mod v1;
 
 use axum::http::{HeaderMap, Uri};
 
-pub(crate) use error::A2aError;
+pub(crate) use error::{A2aError, BUSY_CODE};
 pub(crate) use service::{A2aService, Settings};
 
 /// Checks that a request body is declared JSON (`application/json` or `application/a2a+json`);
@@ -39,6 +39,15 @@ pub(crate) fn check_json_content_type(
         Ok(())
     } else {
         Err(A2aError::UnsupportedMediaType(given.into_owned()))
+    }
+}
+
+/// Adds `Retry-After` to the response of a retryable refusal.
+fn add_retry_after(response: &mut axum::response::Response, error: &A2aError) {
+    if let Some(seconds) = error.retry_after() {
+        response
+            .headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, seconds.into());
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::A2aError;
@@ -14,6 +15,7 @@ use super::route;
 use crate::call::DecodedInput;
 use crate::dispatch::Dispatcher;
 use crate::model::{Message, Role, Task, TaskState};
+use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
 use crate::task::{ListQuery, TaskEvents, TaskHandle, TaskManager};
 
@@ -96,6 +98,7 @@ pub(crate) struct Settings {
 pub(crate) struct A2aService {
     manager: Arc<TaskManager>,
     dispatcher: Arc<Dispatcher>,
+    quotas: Arc<Quotas>,
     pub(crate) settings: Settings,
     /// Cancelled when the server shuts down: open streams end so connections can close.
     pub(crate) shutdown: CancellationToken,
@@ -111,12 +114,14 @@ impl A2aService {
     pub(crate) fn new(
         manager: Arc<TaskManager>,
         dispatcher: Arc<Dispatcher>,
+        quotas: Arc<Quotas>,
         settings: Settings,
         shutdown: CancellationToken,
     ) -> Self {
         Self {
             manager,
             dispatcher,
+            quotas,
             settings,
             shutdown,
         }
@@ -128,16 +133,24 @@ impl A2aService {
 
     /// `SendMessage`: starts a task (or resumes the one the message answers) and, unless
     /// `return_immediately`, waits until it is terminal or interrupted.
-    pub(crate) async fn send(&self, request: SendRequest) -> Result<Task, A2aError> {
-        Ok(self.start(request).await?.result().await)
+    pub(crate) async fn send(
+        &self,
+        request: SendRequest,
+        caller: &CallerId,
+    ) -> Result<Task, A2aError> {
+        Ok(self.start(request, caller).await?.result().await)
     }
 
     /// The first half of [`send`](Self::send): the task is started (or resumed) and its id
     /// known; [`Started::result`] waits for it.
-    pub(crate) async fn start(&self, request: SendRequest) -> Result<Started, A2aError> {
+    pub(crate) async fn start(
+        &self,
+        request: SendRequest,
+        caller: &CallerId,
+    ) -> Result<Started, A2aError> {
         let history = history_view(request.history_length, "configuration.historyLength")?;
         let return_immediately = request.return_immediately;
-        let accepted = self.accept(request).await?;
+        let accepted = self.accept(request, caller).await?;
         if let Some((skill, input)) = accepted.start {
             self.manager.run(&accepted.task, skill, input, Vec::new());
         }
@@ -151,11 +164,17 @@ impl A2aService {
     /// `SendStreamingMessage`: like [`send`](Self::send), answering the task's events. The first
     /// is the whole task as created; `historyLength` and `returnImmediately` do not apply to
     /// streams (a2a-spec.md §3.6).
-    pub(crate) async fn send_streaming(&self, request: SendRequest) -> Result<Streamed, A2aError> {
+    pub(crate) async fn send_streaming(
+        &self,
+        request: SendRequest,
+        caller: &CallerId,
+    ) -> Result<Streamed, A2aError> {
         history_view(request.history_length, "configuration.historyLength")?;
-        let accepted = self.accept(request).await?;
+        // Taken first, so a refused stream creates no task.
+        let slot = self.quotas.open_stream(caller)?;
+        let accepted = self.accept(request, caller).await?;
         // Subscribed before the skill starts, so the stream holds every event.
-        let events = accepted.task.events(&self.manager);
+        let events = holding(accepted.task.events(&self.manager), slot);
         if let Some((skill, input)) = accepted.start {
             self.manager.run(&accepted.task, skill, input, Vec::new());
         }
@@ -216,8 +235,13 @@ impl A2aService {
 
     /// `SubscribeToTask`: a snapshot, then the task's events until it is terminal or
     /// interrupted; a task that already ended is an error, not a stream.
-    pub(crate) async fn subscribe(&self, id: &str) -> Result<TaskEvents, A2aError> {
-        Ok(self.manager.subscribe(id).await?)
+    pub(crate) async fn subscribe(
+        &self,
+        id: &str,
+        caller: &CallerId,
+    ) -> Result<TaskEvents, A2aError> {
+        let slot = self.quotas.open_stream(caller)?;
+        Ok(holding(self.manager.subscribe(id).await?, slot))
     }
 
     /// The push notification config operations: this agent does not deliver push
@@ -236,7 +260,7 @@ impl A2aService {
 
     /// Checks a user message before anything is written (a2a-spec.md §11.1); a message for an
     /// existing task answers its question, any other is routed to a skill and creates a task.
-    async fn accept(&self, request: SendRequest) -> Result<Accepted, A2aError> {
+    async fn accept(&self, request: SendRequest, caller: &CallerId) -> Result<Accepted, A2aError> {
         if request.push_config {
             return Err(A2aError::PushNotSupported);
         }
@@ -248,12 +272,20 @@ impl A2aService {
         }
         let route = route::route(self.registry(), &message)?;
         let skill = route.skill.descriptor.id();
-        let task = self.manager.create(message).await?;
+        let slot = self.quotas.start_task(caller)?;
+        let task = self.manager.create(message, slot).await?;
         Ok(Accepted {
             task,
             start: Some((skill, route.input)),
         })
     }
+}
+
+/// `events`, keeping the stream's quota slot until the stream is dropped.
+fn holding(events: TaskEvents, slot: StreamSlot) -> TaskEvents {
+    Box::pin(events.inspect(move |_| {
+        let _held = &slot;
+    }))
 }
 
 fn validate(message: &Message) -> Result<(), A2aError> {

@@ -24,6 +24,14 @@ pub enum AskError {
         /// The server's limit.
         limit: usize,
     },
+    /// The caller already has as many tasks waiting for answers as it may.
+    #[error("cannot ask \"{prompt}\": {reason}")]
+    CallerLimit {
+        /// The question.
+        prompt: String,
+        /// The limit reached.
+        reason: String,
+    },
     /// The caller has no way to answer: an MCP client that declared no elicitation support, or
     /// authorization over a plain MCP call.
     #[error("this call needs {what} (\"{prompt}\"), but {why}")]

@@ -3,7 +3,19 @@
 use rmcp::ErrorData as McpError;
 use serde_json::json;
 
+use crate::quota::Busy;
 use crate::task::{StoreError, TaskError};
+
+/// A retryable refusal (over a per-caller quota, the server at capacity). MCP defines no code
+/// for it, so it carries A2A's (`-32029`) and says when to retry in `data`.
+pub(super) fn busy(busy: Busy) -> McpError {
+    let seconds = busy.retry_after.as_secs_f64().ceil().max(1.0) as u64;
+    McpError::new(
+        rmcp::model::ErrorCode(crate::a2a::BUSY_CODE as i32),
+        busy.to_string(),
+        Some(json!({ "reason": "RESOURCE_EXHAUSTED", "retryAfterSeconds": seconds })),
+    )
+}
 
 /// A request that does not fit the task's current state (unknown task, a question that is not
 /// waiting, a task that already ended …) is the client's mistake: invalid params (-32602), with
@@ -23,7 +35,13 @@ pub(super) fn task_error(error: TaskError) -> McpError {
         TaskError::Store(StoreError::InvalidPageToken) => {
             return McpError::invalid_params(error.to_string(), Some(json!({"field": "cursor"})));
         }
-        TaskError::Store(StoreError::Full(_) | StoreError::Backend(_)) => {
+        TaskError::Store(StoreError::Full(held)) => {
+            return busy(Busy::new(
+                format!("the task store is full ({held} tasks, none finished)"),
+                std::time::Duration::from_secs(5),
+            ));
+        }
+        TaskError::Store(StoreError::Backend(_)) => {
             return McpError::internal_error(error.to_string(), None);
         }
     };

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::asking::{ElicitAsker, NoAnswers};
 use super::elicit::{Form, input_requests, supports_forms};
-use super::error::task_error;
+use super::error::{busy, task_error};
 use super::parked::{CallEvent, DetachedCall, ParkedCalls, Resumed};
 use super::results::{call_result, task_result};
 use super::tools::tool_list;
@@ -27,6 +27,7 @@ use crate::ask::Asker;
 use crate::call::{DecodedInput, normalize_numbers};
 use crate::context::{TaskContext, UpdateSink};
 use crate::model::{Task, TaskState, new_id};
+use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
 use crate::task::{TaskError, request_message};
 
@@ -93,6 +94,12 @@ impl McpHandler {
                 ])));
             }
         };
+        // Every call counts against its caller's quota while it runs, as an A2A task does.
+        let quota = self
+            .app
+            .quotas
+            .start_task(&caller_of(&context))
+            .map_err(busy)?;
         let capabilities = context.client_capabilities();
         let forms = supports_forms(capabilities.as_ref());
         // Protocol 2026-07-28 has no server-to-client requests: questions go back as
@@ -104,7 +111,7 @@ impl McpHandler {
             let progress =
                 ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
             return self
-                .call_as_task(tool, input, decoded, progress, &context)
+                .call_as_task(tool, input, decoded, progress, quota, &context)
                 .await;
         }
         let limits = self.app.manager.input_limits().clone();
@@ -112,7 +119,7 @@ impl McpHandler {
         if stateless && forms {
             let call = self
                 .parked
-                .start(&self.app.dispatcher, tool, decoded, limits, grace);
+                .start(&self.app.dispatcher, tool, decoded, limits, grace, quota);
             return Ok(self.drive(call, &context).await);
         }
         let asker: Arc<dyn Asker> = if forms {
@@ -136,6 +143,7 @@ impl McpHandler {
             .run(skill, decoded, task, grace)
             .await
             .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
+        drop(quota);
         if let Some(progress) = progress {
             progress.finish().await;
         }
@@ -230,6 +238,7 @@ impl McpHandler {
         input: Value,
         decoded: DecodedInput,
         progress: Option<Arc<ProgressForwarder>>,
+        quota: TaskSlot,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let message = request_message(id, input);
@@ -240,7 +249,7 @@ impl McpHandler {
         let started = self
             .app
             .manager
-            .start(id, decoded, message, sinks)
+            .start(id, decoded, message, sinks, quota)
             .await
             .map_err(task_error)?;
         let task = tokio::select! {
@@ -322,6 +331,14 @@ impl McpHandler {
     async fn find_task(&self, id: &str) -> Result<Task, McpError> {
         self.app.manager.get(id).await.map_err(task_error)
     }
+}
+
+/// The caller of an MCP request: the HTTP request's peer, or the local caller over stdio.
+fn caller_of(context: &RequestContext<RoleServer>) -> CallerId {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .map_or_else(CallerId::local, |parts| CallerId::of(&parts.extensions))
 }
 
 fn tool_error(text: &str) -> CallToolResponse {

@@ -4,6 +4,7 @@
 //! expires. The state names the waiting question and is HMAC-sealed to the tool, so a client
 //! can neither forge one nor replay it against another tool; it is single-use.
 
+use crate::quota::TaskSlot;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -100,6 +101,7 @@ impl ParkedCalls {
         input: DecodedInput,
         limits: InputLimits,
         grace: std::time::Duration,
+        quota: TaskSlot,
     ) -> DetachedCall {
         let (sender, events) = mpsc::channel(1);
         let published = Arc::new(ArtifactCollector::default());
@@ -120,6 +122,8 @@ impl ParkedCalls {
             .build();
         let dispatcher = Arc::clone(dispatcher);
         tokio::spawn(async move {
+            // The call counts against its caller's quota until the skill ends.
+            let _quota = quota;
             let Some(entry) = dispatcher.registry().get(skill) else {
                 return;
             };

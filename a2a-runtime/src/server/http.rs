@@ -51,6 +51,7 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
     let service = Arc::new(A2aService::new(
         Arc::clone(&app.manager),
         Arc::clone(&app.dispatcher),
+        Arc::clone(&app.quotas),
         Settings {
             max_body_bytes: max_body,
             require_version_header: app.require_version_header,

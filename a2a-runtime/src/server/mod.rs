@@ -26,6 +26,7 @@ use crate::app::App;
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
+use crate::quota::{QuotaLimits, Quotas};
 use crate::registry::Registry;
 use crate::task::{InMemoryTaskStore, MemoryStoreLimits, TaskConfig, TaskManager, TaskStore};
 
@@ -269,10 +270,18 @@ impl AgentServer {
         });
         let manager = TaskManager::new(store, Arc::clone(&dispatcher), task_config(limits));
         self.handle.bind(&manager);
+        let quotas = Quotas::new(QuotaLimits {
+            running: limits.max_running_per_caller,
+            waiting: limits.max_waiting_per_caller,
+            streams: limits.max_streams_per_caller,
+            tasks_per_second: limits.tasks_per_second_per_caller,
+            burst: limits.task_burst_per_caller,
+        });
         Ok(Arc::new(App {
             agent: self.agent,
             dispatcher,
             manager,
+            quotas,
             limits: limits.clone(),
             require_version_header: self.require_version_header,
             rest_prefix: self.rest_prefix.clone(),

@@ -13,6 +13,7 @@ use crate::model::{
     JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus,
     TaskStatusUpdate,
 };
+use crate::quota::{Busy, TaskSlot};
 
 /// A running task. The store follows `task`; subscribers follow `events`.
 pub(crate) struct LiveTask {
@@ -28,6 +29,8 @@ pub(crate) struct LiveTask {
     pub(crate) persist: tokio::sync::Mutex<()>,
     /// Capacity of the event buffer shared by subscribers.
     buffer: usize,
+    /// The task's place in its caller's quota, given back when the skill ends.
+    quota: Mutex<Option<TaskSlot>>,
 }
 
 struct Inner {
@@ -67,7 +70,7 @@ pub(crate) struct Subscribed {
 }
 
 impl LiveTask {
-    pub(crate) fn new(task: Task, buffer: usize) -> Self {
+    pub(crate) fn new(task: Task, buffer: usize, quota: TaskSlot) -> Self {
         let (state, _) = watch::channel(task.status.state);
         Self {
             id: task.id.clone(),
@@ -81,7 +84,30 @@ impl LiveTask {
             state,
             persist: tokio::sync::Mutex::new(()),
             buffer: buffer.max(1),
+            quota: Mutex::new(Some(quota)),
         }
+    }
+
+    fn quota(&self) -> MutexGuard<'_, Option<TaskSlot>> {
+        self.quota.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The task is about to wait for an answer: it counts among its caller's waiting tasks,
+    /// unless the caller already has as many as it may.
+    pub(crate) fn start_waiting(&self) -> Result<(), Busy> {
+        self.quota().as_mut().map_or(Ok(()), TaskSlot::wait)
+    }
+
+    /// The task works again (answered, or gave up waiting).
+    pub(crate) fn stop_waiting(&self) {
+        if let Some(slot) = self.quota().as_mut() {
+            slot.resume();
+        }
+    }
+
+    /// The skill ended: the caller's quota gets the task's place back.
+    pub(crate) fn release_quota(&self) {
+        drop(self.quota().take());
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {

@@ -17,6 +17,7 @@ use crate::call::DecodedInput;
 use crate::context::UpdateSink;
 use crate::dispatch::Dispatcher;
 use crate::model::{Message, Part, Role, Task, TaskState, TaskStatus, new_id};
+use crate::quota::TaskSlot;
 
 /// Task-level settings.
 #[derive(Debug, Clone, Copy)]
@@ -138,8 +139,9 @@ impl TaskManager {
         input: DecodedInput,
         message: Message,
         sinks: Vec<Arc<dyn UpdateSink>>,
+        quota: TaskSlot,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self.create(message).await?;
+        let task = self.create(message, quota).await?;
         self.run(&task, skill, input, sinks);
         Ok(task)
     }
@@ -306,8 +308,13 @@ impl TaskManager {
     }
 
     /// Creates a SUBMITTED task holding `message` and registers it as live; its skill starts
-    /// with [`run`](Self::run).
-    pub(crate) async fn create(&self, mut message: Message) -> Result<TaskHandle, TaskError> {
+    /// with [`run`](Self::run). `quota` is the task's place in its caller's quota, held until
+    /// the skill ends.
+    pub(crate) async fn create(
+        &self,
+        mut message: Message,
+        quota: TaskSlot,
+    ) -> Result<TaskHandle, TaskError> {
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         let task_id = new_id();
         message.context_id = Some(context_id.clone());
@@ -322,7 +329,7 @@ impl TaskManager {
             created_at: chrono::Utc::now(),
         };
         self.store.put(task.clone()).await?;
-        let live = Arc::new(LiveTask::new(task, self.config.stream_buffer));
+        let live = Arc::new(LiveTask::new(task, self.config.stream_buffer, quota));
         self.live_map().insert(task_id, Arc::clone(&live));
         Ok(TaskHandle { live })
     }

@@ -48,6 +48,7 @@ impl TaskManager {
         self.persist(&live).await;
         if !started {
             // Canceled before the skill started: it never runs.
+            live.release_quota();
             self.live_map().remove(&live.id);
             return;
         }
@@ -104,6 +105,7 @@ impl TaskManager {
             // The grace period ran out after a cancel; the task is already `Canceled`.
             None => {}
         }
+        live.release_quota();
         self.persist(&live).await;
         self.live_map().remove(&live.id);
     }

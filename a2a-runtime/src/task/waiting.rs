@@ -24,6 +24,14 @@ impl TaskAsker {
     async fn wait(&self, question: &Question) -> Result<Answer, AskError> {
         let limits = self.manager.input_limits();
         let _slot = limits.acquire(&question.prompt)?;
+        // One caller's unanswered questions never use up everyone's waiting capacity.
+        self.live
+            .start_waiting()
+            .map_err(|busy| AskError::CallerLimit {
+                prompt: question.prompt.clone(),
+                reason: busy.reason,
+            })?;
+        let _waiting = StopWaiting(&self.live);
         let canceled = || AskError::Canceled {
             prompt: question.prompt.clone(),
         };
@@ -45,6 +53,15 @@ impl TaskAsker {
                 }
             }
         }
+    }
+}
+
+/// Counts the task as working again when its wait ends, however it ends.
+struct StopWaiting<'a>(&'a LiveTask);
+
+impl Drop for StopWaiting<'_> {
+    fn drop(&mut self) {
+        self.0.stop_waiting();
     }
 }
 

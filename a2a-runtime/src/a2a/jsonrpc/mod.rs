@@ -23,6 +23,7 @@ use serde_json::Value;
 use super::sse::{self, Frames};
 use super::{A2aError, A2aService, Version};
 use crate::protocol::jsonrpc::{self, ErrorObject};
+use crate::quota::CallerId;
 use crate::task::TaskEvents;
 
 pub(crate) use v0_1::Aliases;
@@ -43,6 +44,7 @@ enum Reply {
 /// `POST /`.
 pub(crate) async fn handle(
     State(endpoint): State<Arc<JsonRpc>>,
+    caller: CallerId,
     headers: HeaderMap,
     uri: Uri,
     body: Result<Bytes, BytesRejection>,
@@ -86,9 +88,9 @@ pub(crate) async fn handle(
     };
     let id = request.id;
     let reply = match version {
-        Version::V1_0 => v1::call(service, &id, &request.method, request.params).await,
-        Version::V0_3 => v0_3::call(service, &id, &request.method, request.params).await,
-        Version::V0_1 => v0_1::call(&endpoint, &id, &request.method, request.params).await,
+        Version::V1_0 => v1::call(service, &caller, &id, &request.method, request.params).await,
+        Version::V0_3 => v0_3::call(service, &caller, &id, &request.method, request.params).await,
+        Version::V0_1 => v0_1::call(&endpoint, &caller, &id, &request.method, request.params).await,
     };
     // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5).
     match reply {
@@ -167,5 +169,7 @@ pub(super) fn error_response(id: &Value, error: &A2aError, version: Version) -> 
             data: Some(error.details()),
         },
     );
-    json_response(error.jsonrpc_http_status(), body)
+    let mut response = json_response(error.jsonrpc_http_status(), body);
+    super::add_retry_after(&mut response, error);
+    response
 }

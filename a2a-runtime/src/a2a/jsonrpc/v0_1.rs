@@ -16,6 +16,7 @@ use crate::model::{Task, TaskEvent};
 use crate::protocol::a2a::v0_1;
 use crate::protocol::a2a::v0_3::{Tag, message_in};
 use crate::protocol::jsonrpc;
+use crate::quota::CallerId;
 use crate::task::{StreamItem, ends_stream};
 
 /// The most client-chosen ids remembered; the oldest are forgotten first.
@@ -198,6 +199,7 @@ fn draft_frames(id: &Value, alias: String) -> crate::a2a::sse::Frames {
 
 pub(super) async fn call(
     endpoint: &JsonRpc,
+    caller: &CallerId,
     id: &Value,
     method: &str,
     raw: Value,
@@ -206,13 +208,13 @@ pub(super) async fn call(
     let result = match method {
         "tasks/send" => {
             let (alias, request) = prepare(endpoint, raw).await?;
-            let started = service.start(request).await?;
+            let started = service.start(request, caller).await?;
             endpoint.aliases.bind(&alias, started.id());
             v0_1::task_out(&started.result().await, &alias)
         }
         "tasks/sendSubscribe" => {
             let (alias, request) = prepare(endpoint, raw).await?;
-            let streamed = service.send_streaming(request).await?;
+            let streamed = service.send_streaming(request, caller).await?;
             endpoint.aliases.bind(&alias, &streamed.task_id);
             return Ok(Reply::Stream(streamed.events, draft_frames(id, alias)));
         }
@@ -236,7 +238,7 @@ pub(super) async fn call(
         "tasks/resubscribe" => {
             let request: v0_1::TaskIdParams = params(raw)?;
             let events = service
-                .subscribe(&endpoint.aliases.resolve(&request.id))
+                .subscribe(&endpoint.aliases.resolve(&request.id), caller)
                 .await
                 .map_err(|e| named(e, &request.id))?;
             return Ok(Reply::Stream(events, draft_frames(id, request.id)));

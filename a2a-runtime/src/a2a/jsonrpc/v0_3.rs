@@ -9,6 +9,7 @@ use crate::a2a::service::SendRequest;
 use crate::a2a::{A2aError, A2aService};
 use crate::protocol::a2a::v0_3::{self, Tag};
 use crate::protocol::jsonrpc;
+use crate::quota::CallerId;
 use crate::task::StreamItem;
 
 /// 0.3 methods and their 1.0 names.
@@ -72,15 +73,19 @@ pub(crate) fn stream_result(item: &StreamItem) -> Value {
 
 pub(super) async fn call(
     service: &A2aService,
+    caller: &CallerId,
     id: &Value,
     method: &str,
     raw: Value,
 ) -> Result<Reply, A2aError> {
     let result = match method {
         // 0.3 results are the bare Task, told apart from a Message by `kind`.
-        "message/send" => v0_3::task_out(&service.send(send_request(raw)?).await?),
+        "message/send" => v0_3::task_out(&service.send(send_request(raw)?, caller).await?),
         "message/stream" => {
-            let events = service.send_streaming(send_request(raw)?).await?.events;
+            let events = service
+                .send_streaming(send_request(raw)?, caller)
+                .await?
+                .events;
             return Ok(Reply::Stream(
                 events,
                 envelope_frames(id, |i| vec![stream_result(i)]),
@@ -88,7 +93,7 @@ pub(super) async fn call(
         }
         "tasks/resubscribe" => {
             let request: v0_3::TaskIdParams = params(raw)?;
-            let events = service.subscribe(&request.id).await?;
+            let events = service.subscribe(&request.id, caller).await?;
             return Ok(Reply::Stream(
                 events,
                 envelope_frames(id, |i| vec![stream_result(i)]),

@@ -8,6 +8,7 @@ use crate::a2a::v1::{list_request, list_response, send_request, stream_response}
 use crate::a2a::{A2aError, A2aService};
 use crate::protocol::a2a::v1;
 use crate::protocol::jsonrpc;
+use crate::quota::CallerId;
 
 const METHODS: &[&str] = &[
     "SendMessage",
@@ -31,22 +32,26 @@ pub(super) fn serves(method: &str) -> bool {
 /// Runs one method; results are serialized here because they borrow from the task.
 pub(super) async fn call(
     service: &A2aService,
+    caller: &CallerId,
     id: &Value,
     method: &str,
     raw: Value,
 ) -> Result<Reply, A2aError> {
     let json = match method {
         "SendMessage" => {
-            let task = service.send(send_request(raw)?).await?;
+            let task = service.send(send_request(raw)?, caller).await?;
             jsonrpc::success(id, v1::SendMessageResponse::Task((&task).into()))
         }
         "SendStreamingMessage" => {
-            let events = service.send_streaming(send_request(raw)?).await?.events;
+            let events = service
+                .send_streaming(send_request(raw)?, caller)
+                .await?
+                .events;
             return Ok(Reply::Stream(events, frames(id)));
         }
         "SubscribeToTask" => {
             let request: v1::SubscribeToTaskRequest = params(raw)?;
-            let events = service.subscribe(&request.id).await?;
+            let events = service.subscribe(&request.id, caller).await?;
             return Ok(Reply::Stream(events, frames(id)));
         }
         "GetTask" => {

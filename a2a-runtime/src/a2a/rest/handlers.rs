@@ -17,6 +17,7 @@ use super::{Reply, Request, respond, split_verb};
 use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
 use crate::a2a::{A2aError, A2aService, Version};
 use crate::model::Task;
+use crate::quota::CallerId;
 use crate::task::StreamItem;
 
 /// What differs between the HTTP+JSON dialects (1.0, 0.3): the version and the wire shapes.
@@ -72,13 +73,16 @@ fn frames<D: Dialect>() -> crate::a2a::sse::Frames {
 
 async fn send<D: Dialect>(
     State(service): Service,
+    caller: CallerId,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
 ) -> Response {
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
-        let task = service.send(D::send_request(request.json()?)?).await?;
+        let task = service
+            .send(D::send_request(request.json()?)?, &caller)
+            .await?;
         Ok(Reply::Json(D::send_response(&task)))
     };
     respond(&service, reply.await)
@@ -86,6 +90,7 @@ async fn send<D: Dialect>(
 
 async fn stream<D: Dialect>(
     State(service): Service,
+    caller: CallerId,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
@@ -93,7 +98,7 @@ async fn stream<D: Dialect>(
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
         let streamed = service
-            .send_streaming(D::send_request(request.json()?)?)
+            .send_streaming(D::send_request(request.json()?)?, &caller)
             .await?;
         Ok(Reply::Stream(streamed.events, frames::<D>()))
     };
@@ -118,6 +123,7 @@ async fn list<D: Dialect>(
 async fn task<D: Dialect>(
     State(service): Service,
     Path(path): Path<HashMap<String, String>>,
+    caller: CallerId,
     method: Method,
     headers: HeaderMap,
     uri: Uri,
@@ -139,7 +145,7 @@ async fn task<D: Dialect>(
             }
             // The proto says GET, the prose and most SDKs POST: both are served.
             (_, (id, Some("subscribe"))) => {
-                let events = service.subscribe(id).await?;
+                let events = service.subscribe(id, &caller).await?;
                 Ok(Reply::Stream(events, frames::<D>()))
             }
             (method, _) => Err(A2aError::MethodNotFound {

@@ -208,7 +208,7 @@ fn respond(service: &A2aService, reply: Result<Reply, A2aError>) -> Response {
 /// An HTTP+JSON error: the status of A2A 1.0 §5.4 and a `google.rpc.Status` body.
 pub(super) fn error_response(error: &A2aError) -> Response {
     let body = serde_json::to_vec(&error.status_body()).unwrap_or_default();
-    (
+    let mut response = (
         error.http_status(),
         [(
             header::CONTENT_TYPE,
@@ -216,7 +216,9 @@ pub(super) fn error_response(error: &A2aError) -> Response {
         )],
         body,
     )
-        .into_response()
+        .into_response();
+    super::add_retry_after(&mut response, error);
+    response
 }
 
 #[cfg(test)]
