@@ -309,7 +309,7 @@ impl From<TaskError> for A2aError {
                 Self::invalid_params("pageToken", StoreError::InvalidPageToken.to_string())
             }
             TaskError::Store(StoreError::Full(held)) => Self::Busy(Busy::new(
-                format!("the task store is full ({held} tasks, none finished)"),
+                format!("the task store is full ({held} tasks held, none finished)"),
                 STORE_FULL_RETRY,
             )),
             TaskError::Store(e) => Self::Internal(e.to_string()),

@@ -14,7 +14,7 @@ use super::A2aError;
 use super::route;
 use crate::call::DecodedInput;
 use crate::dispatch::Dispatcher;
-use crate::model::{Message, Role, Task, TaskState};
+use crate::model::{ByteSize, Message, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
 use crate::task::{ListQuery, TaskEvents, TaskHandle, TaskManager};
@@ -92,6 +92,12 @@ pub(crate) struct Settings {
     pub(crate) require_version_header: bool,
     /// How often an idle SSE stream gets a keep-alive comment.
     pub(crate) sse_keep_alive: Duration,
+    /// The most parts one message may hold.
+    pub(crate) max_message_parts: usize,
+    /// The largest part, in bytes of its content.
+    pub(crate) max_part_bytes: usize,
+    /// The largest `ListTasks` page, in bytes.
+    pub(crate) max_list_bytes: usize,
 }
 
 /// The A2A operations of one agent.
@@ -214,14 +220,13 @@ impl A2aService {
             status_after: request.status_after,
             page_size,
             page_token: request.page_token.filter(|t| !t.is_empty()),
+            history_length: history,
+            without_artifacts: !request.include_artifacts,
+            max_bytes: Some(self.settings.max_list_bytes),
         };
         let page = self.manager.list(&query).await?;
         Ok(TaskList {
-            tasks: page
-                .tasks
-                .iter()
-                .map(|t| t.view(history, request.include_artifacts))
-                .collect(),
+            tasks: page.tasks,
             next_page_token: page.next_page_token.unwrap_or_default(),
             page_size,
             total_size: page.total_size,
@@ -265,7 +270,7 @@ impl A2aService {
             return Err(A2aError::PushNotSupported);
         }
         let message = request.message;
-        validate(&message)?;
+        validate(&message, &self.settings)?;
         if let Some(task_id) = message.task_id.clone() {
             let task = self.manager.resume(&task_id, message).await?;
             return Ok(Accepted { task, start: None });
@@ -288,7 +293,7 @@ fn holding(events: TaskEvents, slot: StreamSlot) -> TaskEvents {
     }))
 }
 
-fn validate(message: &Message) -> Result<(), A2aError> {
+fn validate(message: &Message, settings: &Settings) -> Result<(), A2aError> {
     if message.role != Role::User {
         return Err(A2aError::invalid_params(
             "message.role",
@@ -306,6 +311,28 @@ fn validate(message: &Message) -> Result<(), A2aError> {
             "message.parts",
             "must hold at least one part",
         ));
+    }
+    if message.parts.len() > settings.max_message_parts {
+        return Err(A2aError::invalid_params(
+            "message.parts",
+            format!(
+                "holds {} parts; this server accepts at most {} per message",
+                message.parts.len(),
+                settings.max_message_parts
+            ),
+        ));
+    }
+    for (index, part) in message.parts.iter().enumerate() {
+        let size = part.byte_size();
+        if size > settings.max_part_bytes {
+            return Err(A2aError::invalid_params(
+                format!("message.parts[{index}]"),
+                format!(
+                    "is about {size} bytes; this server accepts parts of at most {} bytes",
+                    settings.max_part_bytes
+                ),
+            ));
+        }
     }
     Ok(())
 }

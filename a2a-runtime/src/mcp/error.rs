@@ -37,7 +37,7 @@ pub(super) fn task_error(error: TaskError) -> McpError {
         }
         TaskError::Store(StoreError::Full(held)) => {
             return busy(Busy::new(
-                format!("the task store is full ({held} tasks, none finished)"),
+                format!("the task store is full ({held} tasks held, none finished)"),
                 std::time::Duration::from_secs(5),
             ));
         }

@@ -12,4 +12,4 @@ mod tools;
 mod updates;
 
 pub(crate) use handler::McpHandler;
-pub(crate) use request_check::check_request;
+pub(crate) use request_check::{McpGate, check_request};

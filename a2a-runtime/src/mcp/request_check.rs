@@ -3,6 +3,8 @@
 //! is not a JSON-RPC message is -32600, and a standard method whose params have the wrong shape
 //! is -32602 naming the field (rmcp would treat it as an unknown method, -32601).
 
+use std::sync::Arc;
+
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -12,6 +14,7 @@ use rmcp::model::{
     CallToolRequestParams, CancelTaskParams, ClientJsonRpcMessage, GetTaskParams,
     InitializeRequestParams, PaginatedRequestParams, UpdateTaskParams,
 };
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -30,9 +33,16 @@ const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
     ("tasks/cancel", shape::<CancelTaskParams>),
 ];
 
-/// The middleware: `max_body` is the request body limit.
+/// What the check needs: the body limit, and the sessions to count against their cap.
+pub(crate) struct McpGate {
+    pub(crate) max_body: usize,
+    pub(crate) sessions: Arc<LocalSessionManager>,
+    pub(crate) max_sessions: usize,
+}
+
+/// The middleware.
 pub(crate) async fn check_request(
-    State(max_body): State<usize>,
+    State(gate): State<Arc<McpGate>>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -40,6 +50,8 @@ pub(crate) async fn check_request(
         // rmcp answers other methods and content types itself (405, 415).
         return next.run(request).await;
     }
+    let max_body = gate.max_body;
+    let opens_session = !request.headers().contains_key(SESSION_HEADER);
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, max_body).await {
         Ok(bytes) => bytes,
@@ -55,6 +67,25 @@ pub(crate) async fn check_request(
     };
     if let Some(refusal) = refusal(&bytes) {
         return refusal;
+    }
+    if opens_session && let Some(id) = initialize_id(&bytes) {
+        let open = gate.sessions.sessions.read().await.len();
+        if open >= gate.max_sessions {
+            let message = format!(
+                "this server holds its limit of {open} MCP sessions; retry later, or use the \
+                 stateless 2026-07-28 revision, which needs none"
+            );
+            let mut response = failure(
+                StatusCode::TOO_MANY_REQUESTS,
+                &id,
+                crate::a2a::BUSY_CODE,
+                &message,
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return response;
+        }
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
@@ -95,6 +126,21 @@ fn refusal(bytes: &Bytes) -> Option<Response> {
         ));
     }
     None
+}
+
+/// The header naming an MCP session (2025 revisions).
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The id of an `initialize` request (which opens a session), if the body is one.
+fn initialize_id(bytes: &Bytes) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        method: Option<&'a str>,
+        id: Option<Value>,
+    }
+    let envelope: Envelope<'_> = serde_json::from_slice(bytes).ok()?;
+    (envelope.method == Some("initialize")).then(|| envelope.id.unwrap_or(Value::Null))
 }
 
 fn shape<T: DeserializeOwned>(params: Value) -> Result<(), String> {

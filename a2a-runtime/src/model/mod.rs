@@ -5,11 +5,13 @@
 
 mod event;
 mod message;
+mod size;
 mod task;
 
 pub(crate) use event::join_artifact;
 pub use event::{TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
 pub use message::{Artifact, Message, Part, PartContent, Role};
+pub(crate) use size::ByteSize;
 pub use task::{Task, TaskState, TaskStatus};
 
 /// A JSON object, as used for metadata and structured data.

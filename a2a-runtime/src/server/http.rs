@@ -22,7 +22,7 @@ use crate::a2a::jsonrpc::{Aliases, JsonRpc};
 use crate::a2a::{A2aError, A2aService, Settings};
 use crate::app::App;
 use crate::error::Error;
-use crate::mcp::McpHandler;
+use crate::mcp::{McpGate, McpHandler};
 
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -46,7 +46,12 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
                 .allow_origin(AllowOrigin::any())
                 .allow_methods([Method::GET]),
         );
-    let mcp = mcp_service(Arc::clone(&app));
+    let (mcp, sessions) = mcp_service(Arc::clone(&app));
+    let gate = Arc::new(McpGate {
+        max_body: app.limits.max_body_bytes,
+        sessions,
+        max_sessions: app.limits.max_mcp_sessions,
+    });
     let max_body = app.limits.max_body_bytes;
     let service = Arc::new(A2aService::new(
         Arc::clone(&app.manager),
@@ -56,6 +61,9 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             max_body_bytes: max_body,
             require_version_header: app.require_version_header,
             sse_keep_alive: app.limits.sse_keep_alive,
+            max_message_parts: app.limits.max_message_parts,
+            max_part_bytes: app.limits.max_part_bytes,
+            max_list_bytes: app.limits.max_list_bytes,
         },
         app.shutdown.clone(),
     ));
@@ -71,7 +79,7 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             MCP_PATH,
             tower::ServiceBuilder::new()
                 .layer(axum::middleware::from_fn_with_state(
-                    max_body,
+                    gate,
                     crate::mcp::check_request,
                 ))
                 .service(mcp),
@@ -149,7 +157,13 @@ async fn healthz() -> Response {
     "ok\n".into_response()
 }
 
-fn mcp_service(app: Arc<App>) -> StreamableHttpService<McpHandler, LocalSessionManager> {
+/// The MCP service and its sessions (2025 revisions), which idle out after `mcp_session_idle`.
+fn mcp_service(
+    app: Arc<App>,
+) -> (
+    StreamableHttpService<McpHandler, LocalSessionManager>,
+    Arc<LocalSessionManager>,
+) {
     // Host and Origin are checked for every route by the browser guard.
     let settings = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(app.limits.max_body_bytes)
@@ -157,8 +171,11 @@ fn mcp_service(app: Arc<App>) -> StreamableHttpService<McpHandler, LocalSessionM
         .disable_allowed_hosts();
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(app.limits.mcp_session_idle);
+    let sessions = Arc::new(sessions);
     let handler = McpHandler::new(app);
-    StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(sessions), settings)
+    let service =
+        StreamableHttpService::new(move || Ok(handler.clone()), Arc::clone(&sessions), settings);
+    (service, sessions)
 }
 
 /// Serves HTTP on `listener` until `shutdown` says stop (see `shutdown.rs` for the phases).

@@ -375,6 +375,8 @@ fn task_config(limits: &Limits) -> TaskConfig {
         stream_buffer: limits.stream_buffer,
         input_timeout: limits.input_timeout,
         max_waiting: limits.max_waiting_tasks,
+        max_history_bytes: limits.max_task_history_bytes,
+        max_artifact_bytes: limits.max_task_artifact_bytes,
         ..TaskConfig::default()
     }
 }

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::context::{Update, UpdateSink};
 use crate::model::{
-    JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus,
+    ByteSize, JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus,
     TaskStatusUpdate,
 };
 use crate::quota::{Busy, TaskSlot};
@@ -31,6 +31,16 @@ pub(crate) struct LiveTask {
     buffer: usize,
     /// The task's place in its caller's quota, given back when the skill ends.
     quota: Mutex<Option<TaskSlot>>,
+    /// Bytes of history and artifacts the task may hold.
+    budget: Budget,
+}
+
+/// Bytes one task may hold: history beyond its budget is dropped oldest first; artifacts beyond
+/// theirs fail the task.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    pub(crate) history_bytes: usize,
+    pub(crate) artifact_bytes: usize,
 }
 
 struct Inner {
@@ -40,6 +50,8 @@ struct Inner {
     events: Option<broadcast::Sender<Arc<TaskEvent>>>,
     /// The question the skill waits on, while the task is interrupted.
     waiting: Option<Waiter>,
+    /// Bytes of artifacts recorded so far.
+    artifact_bytes: usize,
 }
 
 /// A posed question and where its answer goes. Dropping it (when the task ends) tells the
@@ -70,7 +82,8 @@ pub(crate) struct Subscribed {
 }
 
 impl LiveTask {
-    pub(crate) fn new(task: Task, buffer: usize, quota: TaskSlot) -> Self {
+    pub(crate) fn new(task: Task, buffer: usize, quota: TaskSlot, budget: Budget) -> Self {
+        let artifact_bytes = task.artifacts.iter().map(ByteSize::byte_size).sum();
         let (state, _) = watch::channel(task.status.state);
         Self {
             id: task.id.clone(),
@@ -79,12 +92,14 @@ impl LiveTask {
                 task,
                 events: None,
                 waiting: None,
+                artifact_bytes,
             }),
             cancel: CancellationToken::new(),
             state,
             persist: tokio::sync::Mutex::new(()),
             buffer: buffer.max(1),
             quota: Mutex::new(Some(quota)),
+            budget,
         }
     }
 
@@ -162,26 +177,44 @@ impl LiveTask {
         max_history: usize,
     ) -> bool {
         let mut inner = self.lock();
-        let applied = Self::apply(&mut inner, event, history, max_history);
+        let applied = self.apply(&mut inner, event, history, max_history);
         drop(inner);
         self.publish(applied)
     }
 
     /// Applies an event under the lock; the new state, if any, is published after unlocking.
+    /// An artifact over the task's budget fails the task instead and stops its skill.
     fn apply(
+        &self,
         inner: &mut Inner,
-        event: TaskEvent,
-        history: Option<Message>,
+        mut event: TaskEvent,
+        mut history: Option<Message>,
         max_history: usize,
     ) -> Option<Option<TaskState>> {
         if inner.task.status.state.is_terminal() {
             return None;
+        }
+        if let TaskEvent::Artifact(update) = &event {
+            let added = update.artifact.byte_size();
+            if inner.artifact_bytes + added > self.budget.artifact_bytes {
+                let reason = Message::agent_text(format!(
+                    "The skill's artifacts exceed this server's limit of {} bytes per task; the \
+                     task was stopped.",
+                    self.budget.artifact_bytes
+                ));
+                event = self.status_event(TaskState::Failed, Some(reason), None);
+                history = event.status_message();
+                self.cancel.cancel();
+            } else {
+                inner.artifact_bytes += added;
+            }
         }
         inner.task.apply(&event);
         if let Some(message) = history {
             inner.task.history.push(message);
             let excess = inner.task.history.len().saturating_sub(max_history);
             inner.task.history.drain(..excess);
+            trim_to_bytes(&mut inner.task.history, self.budget.history_bytes);
         }
         let state = event.state();
         if let Some(events) = &inner.events {
@@ -220,7 +253,7 @@ impl LiveTask {
         let event = self.status_event(question.kind.state(), Some(question.message()), None);
         let message = event.status_message();
         let mut inner = self.lock();
-        let applied = Self::apply(&mut inner, event, message, max_history);
+        let applied = self.apply(&mut inner, event, message, max_history);
         if applied.is_some() {
             inner.waiting = Some(Waiter {
                 question: question.clone(),
@@ -265,7 +298,7 @@ impl LiveTask {
             ..m
         });
         let event = self.status_event(TaskState::Working, None, None);
-        let applied = Self::apply(&mut inner, event, history, max_history);
+        let applied = self.apply(&mut inner, event, history, max_history);
         drop(inner);
         // The skill may have been dropped meanwhile (a cancel); the task then ends anyway.
         let _ = waiter.answer.send(answer);
@@ -306,6 +339,18 @@ impl LiveTask {
             metadata,
         })
     }
+}
+
+/// Drops the oldest messages until `history` fits in `budget` bytes; the newest is kept whatever
+/// its size (it was accepted within the request limits).
+fn trim_to_bytes(history: &mut Vec<Message>, budget: usize) {
+    let mut total: usize = history.iter().map(ByteSize::byte_size).sum();
+    let mut drop_count = 0;
+    while total > budget && drop_count + 1 < history.len() {
+        total -= history[drop_count].byte_size();
+        drop_count += 1;
+    }
+    history.drain(..drop_count);
 }
 
 /// Skill reports on a task become status (WORKING, with the progress as the message) and

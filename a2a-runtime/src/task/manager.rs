@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures::Stream;
 
 use super::error::{TaskError, refused};
-use super::live::{LiveTask, Subscribed};
+use super::live::{Budget, LiveTask, Subscribed};
 use super::store::{ListQuery, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
@@ -33,6 +33,10 @@ pub(crate) struct TaskConfig {
     pub(crate) input_timeout: Duration,
     /// The most calls waiting for answers at once.
     pub(crate) max_waiting: usize,
+    /// Bytes of history kept per task (oldest messages dropped first).
+    pub(crate) max_history_bytes: usize,
+    /// Bytes of artifacts one task may produce.
+    pub(crate) max_artifact_bytes: usize,
 }
 
 impl Default for TaskConfig {
@@ -43,6 +47,8 @@ impl Default for TaskConfig {
             stream_buffer: 256,
             input_timeout: Duration::from_secs(15 * 60),
             max_waiting: 10_000,
+            max_history_bytes: 4 * 1024 * 1024,
+            max_artifact_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -329,7 +335,15 @@ impl TaskManager {
             created_at: chrono::Utc::now(),
         };
         self.store.put(task.clone()).await?;
-        let live = Arc::new(LiveTask::new(task, self.config.stream_buffer, quota));
+        let live = Arc::new(LiveTask::new(
+            task,
+            self.config.stream_buffer,
+            quota,
+            Budget {
+                history_bytes: self.config.max_history_bytes,
+                artifact_bytes: self.config.max_artifact_bytes,
+            },
+        ));
         self.live_map().insert(task_id, Arc::clone(&live));
         Ok(TaskHandle { live })
     }

@@ -8,7 +8,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
-use crate::model::Task;
+use crate::model::{ByteSize, Task};
 use crate::util::BoxFuture;
 
 /// Limits of an [`InMemoryTaskStore`].
@@ -48,12 +48,15 @@ struct Inner {
     by_time: BTreeSet<(i64, String)>,
     /// Finished tasks in the order they finished, for TTL expiry and eviction.
     finished: VecDeque<(Instant, String)>,
+    /// The estimated bytes of every task held.
+    bytes: usize,
 }
 
 #[derive(Debug)]
 struct Entry {
     task: Task,
     key: i64,
+    bytes: usize,
 }
 
 impl InMemoryTaskStore {
@@ -68,6 +71,11 @@ impl InMemoryTaskStore {
     /// How many tasks are held now.
     pub fn len(&self) -> usize {
         self.lock().tasks.len()
+    }
+
+    /// The estimated bytes of the tasks held now.
+    pub fn bytes(&self) -> usize {
+        self.lock().bytes
     }
 
     /// Whether the store is empty.
@@ -90,12 +98,19 @@ impl InMemoryTaskStore {
         let key = task.status.timestamp.timestamp_micros();
         let terminal = task.status.state.is_terminal();
         let id = task.id.clone();
+        let bytes = task.byte_size();
         if let Some(old) = inner.tasks.remove(&id) {
             inner.by_time.remove(&(old.key, id.clone()));
+            inner.bytes -= old.bytes;
+            // An update of a task already held is never refused (that would lose its
+            // progress); finished tasks make room when they can.
+            while inner.bytes + bytes > self.limits.max_bytes && inner.evict_oldest_finished() {}
         } else {
-            while inner.tasks.len() >= self.limits.max_tasks {
+            while inner.tasks.len() >= self.limits.max_tasks
+                || inner.bytes + bytes > self.limits.max_bytes
+            {
                 if !inner.evict_oldest_finished() {
-                    return Err(StoreError::Full(self.limits.max_tasks));
+                    return Err(StoreError::Full(inner.tasks.len()));
                 }
             }
         }
@@ -103,7 +118,8 @@ impl InMemoryTaskStore {
             inner.finished.push_back((now, id.clone()));
         }
         inner.by_time.insert((key, id.clone()));
-        inner.tasks.insert(id, Entry { task, key });
+        inner.bytes += bytes;
+        inner.tasks.insert(id, Entry { task, key, bytes });
         Ok(())
     }
 
@@ -121,9 +137,11 @@ impl InMemoryTaskStore {
                     .is_none_or(|after| entry.task.status.timestamp > after)
         };
         let mut total_size = 0;
-        let mut tasks = Vec::with_capacity(query.page_size);
+        let mut tasks = Vec::with_capacity(query.page_size.min(100));
         let mut last = None;
         let mut more = false;
+        let mut page_bytes = 0;
+        let max_bytes = query.max_bytes.unwrap_or(usize::MAX);
         for (key, id) in inner.by_time.iter().rev() {
             let Some(entry) = inner.tasks.get(id) else {
                 continue;
@@ -138,12 +156,21 @@ impl InMemoryTaskStore {
             if !after_cursor {
                 continue;
             }
-            if tasks.len() < query.page_size {
-                tasks.push(entry.task.clone());
-                last = Some((*key, id.clone()));
-            } else {
+            if more || tasks.len() >= query.page_size {
                 more = true;
+                continue;
             }
+            let view = entry
+                .task
+                .view(query.history_length, !query.without_artifacts);
+            let size = view.byte_size();
+            if !tasks.is_empty() && page_bytes + size > max_bytes {
+                more = true;
+                continue;
+            }
+            page_bytes += size;
+            tasks.push(view);
+            last = Some((*key, id.clone()));
         }
         let next_page_token = if more {
             last.map(|(key, id)| encode_token(key, &id))
@@ -182,9 +209,10 @@ impl Inner {
     fn remove_finished(&mut self, id: &str) -> bool {
         match self.tasks.get(id) {
             Some(entry) if entry.task.status.state.is_terminal() => {
-                let key = entry.key;
+                let (key, bytes) = (entry.key, entry.bytes);
                 self.tasks.remove(id);
                 self.by_time.remove(&(key, id.to_owned()));
+                self.bytes -= bytes;
                 true
             }
             _ => false,
@@ -263,6 +291,31 @@ mod tests {
             store.put_now(task("d", TaskState::Working)),
             Err(StoreError::Full(2))
         ));
+    }
+
+    #[test]
+    fn a_store_over_its_bytes_evicts_finished_tasks_then_refuses() {
+        let store = InMemoryTaskStore::new(MemoryStoreLimits {
+            max_bytes: 2_500,
+            ..MemoryStoreLimits::default()
+        });
+        let big = |id: &str, state| {
+            let mut task = task(id, state);
+            task.history
+                .push(crate::model::Message::agent_text("x".repeat(1_000)));
+            task
+        };
+        store.put_now(big("a", TaskState::Completed)).unwrap();
+        store.put_now(big("b", TaskState::Working)).unwrap();
+        store.put_now(big("c", TaskState::Working)).unwrap();
+        assert_eq!(store.len(), 2, "the finished task made room");
+        assert!(matches!(
+            store.put_now(big("d", TaskState::Working)),
+            Err(StoreError::Full(2))
+        ));
+        assert!(store.bytes() <= 2_500);
+        // Live tasks keep being updated even when the store is over its bytes.
+        store.put_now(big("b", TaskState::Completed)).unwrap();
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::util::BoxFuture;
 #[non_exhaustive]
 pub enum StoreError {
     /// The store holds its maximum number of tasks and none can be evicted.
-    #[error("the task store is full ({0} tasks, none finished); retry later")]
+    #[error("the task store is full ({0} tasks held, none finished); retry later")]
     Full(usize),
     /// A page token this store did not issue.
     #[error("pageToken is not a token this server issued")]
@@ -33,6 +33,13 @@ pub struct ListQuery {
     pub page_size: usize,
     /// Continue after the page that returned this token.
     pub page_token: Option<String>,
+    /// Return at most this many of each task's most recent messages (`None`: all).
+    pub history_length: Option<usize>,
+    /// Return tasks without their artifacts.
+    pub without_artifacts: bool,
+    /// Stop a page before its tasks (as returned) exceed this many bytes, estimated; a page
+    /// always holds at least one task. `next_page_token` continues after the last one.
+    pub max_bytes: Option<usize>,
 }
 
 /// One page of tasks, newest status first.
@@ -53,7 +60,8 @@ pub trait TaskStore: Send + Sync + 'static {
     fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>>;
     /// The task with this id.
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
-    /// Tasks matching `query`, sorted by status timestamp, newest first.
+    /// Tasks matching `query`, sorted by status timestamp, newest first, trimmed as `query`
+    /// asks (history length, artifacts) and within its byte bound.
     fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>>;
     /// How long a finished task stays readable, if the store forgets tasks (reported to MCP
     /// clients as a task's `ttlMs`). `None`: kept until deleted.
