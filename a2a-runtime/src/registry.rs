@@ -24,6 +24,9 @@ pub(crate) struct SkillEntry {
     pub(crate) input_schema: Arc<Value>,
     /// The output schema, for structured outputs.
     pub(crate) output_schema: Option<Arc<Value>>,
+    /// The output schema compiled, so every structured result is checked against what the card
+    /// and tool list promise.
+    pub(crate) output_validator: Option<Arc<OutputValidator>>,
     /// The required string property a plain text message fills, if there is exactly one.
     pub(crate) text_param: Option<String>,
     /// Required input properties; when empty, any message can start the skill.
@@ -34,6 +37,38 @@ pub(crate) struct SkillEntry {
     /// The media types the skill produces: as declared with `output_modes`, else
     /// `application/json` for structured output; empty means the agent's defaults.
     pub(crate) output_modes: Vec<String>,
+}
+
+/// A compiled output schema.
+pub(crate) struct OutputValidator(jsonschema::Validator);
+
+impl std::fmt::Debug for OutputValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutputValidator")
+    }
+}
+
+impl OutputValidator {
+    /// Why `value` is not what the schema promises, naming the field, if it is not.
+    pub(crate) fn check(&self, value: &Value) -> Result<(), String> {
+        let Err(error) = self.0.validate(value) else {
+            return Ok(());
+        };
+        let path = error.instance_path().to_string();
+        let field = if path.is_empty() {
+            "the result".to_owned()
+        } else {
+            format!("`{path}`")
+        };
+        let hint = if error.instance().is_null() {
+            " (a number that is not finite, such as NaN or infinity, serializes as null)"
+        } else {
+            ""
+        };
+        Err(format!(
+            "the skill's output does not match its output schema at {field}: {error}{hint}"
+        ))
+    }
 }
 
 /// The validated, sorted set of skills served by one agent.
@@ -167,7 +202,16 @@ fn entry(descriptor: &'static SkillDescriptor) -> SkillEntry {
         ([], Some(_)) => vec!["application/json".to_owned()],
         (declared, _) => owned(declared),
     };
+    let output_validator = output_schema.as_deref().and_then(|schema| {
+        jsonschema::validator_for(schema)
+            .inspect_err(|error| {
+                tracing::warn!(skill = descriptor.id(), %error, "output schema does not compile; outputs are not checked");
+            })
+            .ok()
+            .map(|v| Arc::new(OutputValidator(v)))
+    });
     SkillEntry {
+        output_validator,
         required: schema::required_names(&input_schema),
         text_param,
         input_modes,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 
-use crate::call::{DecodedInput, Invocation, SkillResult};
+use crate::call::{DecodedInput, Invocation, SkillOutput, SkillResult};
 use crate::context::TaskContext;
 use crate::registry::{Registry, SkillEntry};
 use crate::skill_error::SkillError;
@@ -65,6 +65,18 @@ impl Dispatcher {
             .catch_unwind()
             .await
         {
+            // A structured result must be what the published schema promises, on both
+            // protocols; otherwise the call fails naming the field.
+            Ok(Ok(SkillOutput::Data(value))) => match &skill.output_validator {
+                Some(validator) => match validator.check(&value) {
+                    Ok(()) => Ok(SkillOutput::Data(value)),
+                    Err(reason) => {
+                        tracing::error!(skill = descriptor.id(), %reason, "invalid skill output");
+                        Err(SkillError::internal(reason))
+                    }
+                },
+                None => Ok(SkillOutput::Data(value)),
+            },
             Ok(result) => result,
             Err(payload) => {
                 let detail = crate::util::panic_message(payload.as_ref());
