@@ -24,7 +24,21 @@ async fn main() {
         .next()
         .map_or(1000, |n| n.parse().expect("IDLE_SUBSCRIBERS"));
 
-    let (mut child, base) = a2a_tests::spawn_served(&server).await;
+    // One client opens every stream: the per-caller caps are raised out of its way.
+    let (mut child, base) = a2a_tests::spawn_served_with(
+        &server,
+        &[
+            "--max-streams-per-caller",
+            "1000000",
+            "--max-running-per-caller",
+            "1000000",
+            "--tasks-per-second-per-caller",
+            "1000000",
+            "--task-burst-per-caller",
+            "1000000",
+        ],
+    )
+    .await;
     let pid = child.id().expect("server pid");
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(0)
