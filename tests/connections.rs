@@ -112,3 +112,65 @@ async fn connections_over_the_cap_wait_until_a_slot_frees() {
         read_to_close(&mut stream).await;
     }
 }
+
+#[tokio::test]
+async fn out_of_descriptors_the_server_backs_off_and_serves_again() {
+    use tokio::io::AsyncBufReadExt;
+    // 48 descriptors, a cap of 1 000 connections: accepting fails with EMFILE long before the
+    // cap, as with 300 half-open connections under a 256-descriptor limit.
+    let mut child = tokio::process::Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -n 48 && exec \"$0\" --bind 127.0.0.1:0 --max-connections 1000 --header-timeout 1s",
+            env!("CARGO_BIN_EXE_lab-server"),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let base = tokio::time::timeout(GUARD, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(url) = line.strip_prefix("A2A JSON-RPC: ") {
+                return url.trim().to_owned();
+            }
+        }
+        panic!("the server exited")
+    })
+    .await
+    .unwrap();
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let addr = base
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let mut stalled = Vec::new();
+    for _ in 0..80 {
+        if let Ok(mut stream) = TcpStream::connect(&addr).await {
+            let _ = stream.write_all(b"GET /healthz HTTP/1.1\r\n").await;
+            stalled.push(stream);
+        }
+    }
+    // Once the header timeout closes the stalled connections, descriptors free up and a
+    // well-behaved request is served.
+    let served = tokio::time::timeout(GUARD, async {
+        loop {
+            let response = reqwest::Client::new()
+                .get(format!("{base}healthz"))
+                .timeout(Duration::from_secs(5))
+                .send()
+                .await;
+            if response.is_ok_and(|r| r.status().is_success()) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert!(served.is_ok(), "the server never served again");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the server is still running"
+    );
+    drop(stalled);
+}

@@ -90,6 +90,32 @@ pub(crate) async fn accept_until(
     Draining { graceful }
 }
 
+/// Warns when the process may not open `max_connections` sockets: accepts would then fail with
+/// "too many open files" (and back off) before the cap is reached. Linux only; elsewhere silent.
+pub(crate) fn check_descriptor_limit(max_connections: usize) {
+    let Ok(limits) = std::fs::read_to_string("/proc/self/limits") else {
+        return;
+    };
+    let soft = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .and_then(|line| line.split_whitespace().nth(3))
+        .and_then(|soft| soft.parse::<usize>().ok());
+    // Room for the listener, logs, stores and outgoing connections besides the clients.
+    const SPARE: usize = 64;
+    if let Some(soft) = soft
+        && soft < max_connections + SPARE
+    {
+        tracing::warn!(
+            soft_limit = soft,
+            max_connections,
+            "the open-file limit is below --max-connections plus {SPARE}; raise it (ulimit -n) \
+             or lower --max-connections to {}",
+            soft.saturating_sub(SPARE).max(soft / 2)
+        );
+    }
+}
+
 /// Connections finishing their in-flight requests after the listener stopped.
 pub(crate) struct Draining {
     graceful: GracefulShutdown,

@@ -334,6 +334,7 @@ impl AgentServer {
                 addr: self.config.bind,
                 source,
             })?;
+        listener::check_descriptor_limit(self.config.limits.max_connections);
         let stop = CancellationToken::new();
         shutdown::on_signals(stop.clone())?;
         let served = self.serve_until(listener, stop, true).await;
