@@ -216,21 +216,8 @@ impl TestServer {
         (status, response.text().await.expect("body"))
     }
 
-    /// The `initialize` response of a new legacy-era MCP session (not continued).
-    pub async fn mcp_session_init(&self) -> Value {
-        let mut session = McpSession {
-            url: format!("{}mcp", self.base),
-            http: self.http.clone(),
-            session_id: None,
-            next_id: 1,
-        };
-        session
-            .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}))
-            .await
-    }
-
-    /// A legacy-era MCP session (initialize + initialized) on `/mcp`.
-    pub async fn mcp_session(&self) -> McpSession {
+    /// Opens a legacy-era MCP session on `/mcp` with `initialize`; returns it and the response.
+    async fn mcp_initialize(&self) -> (McpSession, Value) {
         let mut session = McpSession {
             url: format!("{}mcp", self.base),
             http: self.http.clone(),
@@ -240,6 +227,17 @@ impl TestServer {
         let init = session
             .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}))
             .await;
+        (session, init)
+    }
+
+    /// The `initialize` response of a new legacy-era MCP session (not continued).
+    pub async fn mcp_session_init(&self) -> Value {
+        self.mcp_initialize().await.1
+    }
+
+    /// A legacy-era MCP session (initialize + initialized) on `/mcp`.
+    pub async fn mcp_session(&self) -> McpSession {
+        let (mut session, init) = self.mcp_initialize().await;
         assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
         session.notify("notifications/initialized").await;
         session
