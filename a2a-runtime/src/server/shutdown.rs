@@ -10,16 +10,19 @@
 //! A second signal exits at once. A skill that blocks its thread cannot hold the process: once
 //! `serve` has returned, a watchdog exits if the runtime has not finished within a few seconds.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::{Bytes, HttpBody};
 use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
-use http_body_util::BodyExt;
+use hyper::body::{Frame, SizeHint};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -59,12 +62,35 @@ pub(crate) async fn track(
     in_flight.0.fetch_add(1, Ordering::AcqRel);
     let done = Done(Arc::clone(&in_flight));
     let response = next.run(request).await;
-    response.map(|body| {
-        axum::body::Body::new(body.map_frame(move |frame| {
-            let _held = &done;
-            frame
-        }))
-    })
+    response.map(|body| axum::body::Body::new(Tracked { body, _done: done }))
+}
+
+/// A response body that counts as in flight until it is dropped. Its length and end are the
+/// inner body's, so a response with a known length keeps its `Content-Length` (instead of
+/// turning chunked, an extra write per response).
+struct Tracked {
+    body: axum::body::Body,
+    _done: Done,
+}
+
+impl HttpBody for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
 
 struct Done(Arc<InFlight>);
