@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::Agent;
+use a2a_runtime::{Agent, Caller};
 use a2a_tests::sse::state_of;
 use a2a_tests::talker::Talker;
 use a2a_tests::{TestServer, start};
@@ -432,18 +432,25 @@ async fn auth_required_waits_until_the_runtime_is_told_the_credential_arrived() 
             .contains("waiting for authorization")
     );
     assert!(matches!(
-        tasks.authorize("no-such-task", json!({})).await,
+        tasks
+            .authorize("no-such-task", &Caller::anonymous(), json!({}))
+            .await,
         Err(a2a_runtime::TasksError::NotFound(_))
     ));
 
-    tasks.authorize(id, json!({ "user": "ada" })).await.unwrap();
+    tasks
+        .authorize(id, &Caller::anonymous(), json!({ "user": "ada" }))
+        .await
+        .unwrap();
     let done = server
         .wait_for_state(task["id"].as_str().unwrap(), "TASK_STATE_COMPLETED")
         .await;
     assert_eq!(output_text(&done), "signed in as \"ada\"");
     // The credential is handed to the skill, never kept in the task.
     assert!(!done.to_string().contains("ada\\\"}"), "{done}");
-    let again = tasks.authorize(id, json!({ "user": "eve" })).await;
+    let again = tasks
+        .authorize(id, &Caller::anonymous(), json!({ "user": "eve" }))
+        .await;
     assert!(
         matches!(again, Err(a2a_runtime::TasksError::NotWaiting { .. })),
         "{again:?}"

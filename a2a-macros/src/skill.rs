@@ -14,7 +14,7 @@ use crate::{check, codegen, docs};
 
 /// Parameter types the runtime injects, recognized by the last path segment. `#[inject]` and
 /// `#[input]` on a parameter override this rule.
-const INJECTED: &[&str] = &["State", "TaskContext"];
+const INJECTED: &[&str] = &["State", "TaskContext", "Caller"];
 
 /// Return types that convert through `IntoSkillOutput` as they are; everything else is structured
 /// data serialized with serde.

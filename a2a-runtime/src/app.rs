@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{JwtConfig, Security};
 use crate::descriptor::AgentDescriptor;
 use crate::dispatch::Dispatcher;
 use crate::quota::Quotas;
@@ -25,4 +26,8 @@ pub(crate) struct App {
     pub(crate) rest_prefix: String,
     /// Cancelled when the server shuts down: open streams end so connections can close.
     pub(crate) shutdown: CancellationToken,
+    /// The security schemes in force and their authenticators.
+    pub(crate) security: Arc<Security>,
+    /// How bearer JWTs are verified, when they are (for the protected-resource metadata).
+    pub(crate) jwt: Option<JwtConfig>,
 }

@@ -1,5 +1,6 @@
 //! [`TaskContext`]: what a running skill can ask of the runtime.
 
+use crate::auth::Caller;
 use std::fmt;
 use std::sync::Arc;
 
@@ -76,6 +77,7 @@ struct Inner {
     asker: Option<Arc<dyn Asker>>,
     conversation: Option<Arc<dyn Conversation>>,
     reference_task_ids: Vec<String>,
+    caller: Caller,
 }
 
 /// Assembles a [`TaskContext`] for one call.
@@ -105,6 +107,12 @@ impl ContextBuilder {
     /// Sets where the conversation's earlier messages come from.
     pub(crate) fn conversation(mut self, conversation: Arc<dyn Conversation>) -> Self {
         self.inner.conversation = Some(conversation);
+        self
+    }
+
+    /// Sets who the call runs for.
+    pub(crate) fn caller(mut self, caller: Caller) -> Self {
+        self.inner.caller = caller;
         self
     }
 
@@ -149,8 +157,15 @@ impl TaskContext {
                 asker: None,
                 conversation: None,
                 reference_task_ids: Vec::new(),
+                caller: Caller::anonymous(),
             },
         }
+    }
+
+    /// Who the call runs for: the authenticated caller that started the task (anonymous
+    /// without authentication).
+    pub fn caller(&self) -> &Caller {
+        &self.inner.caller
     }
 
     /// The id of the task this call runs in. Over MCP a plain `tools/call` has no task; this is

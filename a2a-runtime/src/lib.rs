@@ -4,6 +4,7 @@ mod a2a;
 mod agent;
 mod app;
 mod ask;
+pub mod auth;
 mod call;
 mod context;
 mod descriptor;
@@ -29,6 +30,7 @@ pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, skill};
 pub use agent::Agent;
 pub use ask::AskError;
+pub use auth::Caller;
 pub use call::{
     FromInvocation, InputError, IntoChunk, IntoSkillOutput, Invocation, Json, SkillOutput,
     SkillResult, State,
@@ -40,7 +42,9 @@ pub use model::{
     Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate, TaskEvent,
     TaskState, TaskStatus, TaskStatusUpdate,
 };
-pub use server::{AgentServer, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, Tasks, TasksError};
+pub use server::{
+    AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, Tasks, TasksError,
+};
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, TaskPage, TaskStore};
 pub use util::BoxFuture;
@@ -62,7 +66,9 @@ pub use tokio_util::sync::CancellationToken;
 
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::{Agent, Artifact, Json, Part, SkillError, State, TaskContext, agent, skill};
+    pub use crate::{
+        Agent, Artifact, Caller, Json, Part, SkillError, State, TaskContext, agent, skill,
+    };
     pub use futures::Stream;
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

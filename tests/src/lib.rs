@@ -6,6 +6,8 @@ pub mod registry_agents;
 pub mod sse;
 pub mod stepper;
 pub mod talker;
+pub mod tokens;
+pub mod vault;
 
 use std::net::SocketAddr;
 

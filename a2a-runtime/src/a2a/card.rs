@@ -7,6 +7,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
+use crate::auth::Security;
 use crate::descriptor::AgentDescriptor;
 use crate::protocol::a2a::{v0_3, v1};
 use crate::registry::Registry;
@@ -36,9 +37,13 @@ impl Endpoints {
 /// The card served to every client: the 1.0 card, with the 0.3 card's required fields merged in
 /// (a2a-spec.md §2.6) so that 0.3 clients read it too. Its 0.3 `url` is the JSON-RPC endpoint;
 /// `additionalInterfaces` lists both bindings.
-pub(crate) fn hybrid(card: &v1::AgentCard, endpoints: &Endpoints) -> Value {
+pub(crate) fn hybrid(card: &v1::AgentCard, endpoints: &Endpoints, security: &Security) -> Value {
     let mut value = serde_json::to_value(card).unwrap_or_default();
     if let Value::Object(map) = &mut value {
+        let (_, v0_3_security) = super::card_security::requirements(security);
+        if !v0_3_security.is_empty() {
+            map.insert("security".into(), Value::Array(v0_3_security));
+        }
         map.insert("url".into(), json!(endpoints.jsonrpc));
         map.insert("preferredTransport".into(), json!("JSONRPC"));
         map.insert("protocolVersion".into(), json!(v0_3::VERSION));
@@ -62,6 +67,7 @@ pub(crate) fn build(
     agent: &AgentDescriptor,
     registry: &Registry,
     endpoints: &Endpoints,
+    security: &Security,
 ) -> v1::AgentCard {
     let owned = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let mut schemas = Map::new();
@@ -120,6 +126,8 @@ pub(crate) fn build(
                 params: json!({ "skills": schemas }),
             }],
         },
+        security_schemes: super::card_security::schemes(security),
+        security_requirements: super::card_security::requirements(security).0,
         default_input_modes: owned(agent.default_input_modes()),
         default_output_modes: owned(agent.default_output_modes()),
         skills: registry
@@ -135,6 +143,10 @@ pub(crate) fn build(
                     examples: owned(d.examples()),
                     input_modes: skill.input_modes.clone(),
                     output_modes: skill.output_modes.clone(),
+                    security_requirements: super::card_security::skill_requirements(
+                        security,
+                        d.scopes(),
+                    ),
                 }
             })
             .collect(),

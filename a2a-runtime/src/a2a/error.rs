@@ -54,6 +54,12 @@ pub(crate) enum A2aError {
     /// Over a per-caller quota, or the server at capacity: retry later.
     #[error(transparent)]
     Busy(#[from] Busy),
+    /// No valid credentials (HTTP 401).
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The caller lacks a scope the skill needs (HTTP 403), checked before any work.
+    #[error("skill `{skill}` needs scope `{scope}`, which the caller's credentials do not grant")]
+    InsufficientScope { skill: String, scope: String },
 }
 
 fn media_type_message(given: &str) -> String {
@@ -69,6 +75,11 @@ fn media_type_message(given: &str) -> String {
 
 /// The JSON-RPC code of a retryable "busy" refusal.
 pub(crate) const BUSY_CODE: i64 = -32029;
+
+/// The JSON-RPC codes of authentication (HTTP 401) and authorization (HTTP 403) refusals. A2A
+/// defines none ("custom error"); like -32029 they mirror the HTTP status.
+pub(crate) const UNAUTHENTICATED_CODE: i64 = -32041;
+pub(crate) const PERMISSION_DENIED_CODE: i64 = -32043;
 
 /// When to retry after the store was full of live tasks.
 const STORE_FULL_RETRY: std::time::Duration = std::time::Duration::from_secs(5);
@@ -183,6 +194,18 @@ impl A2aError {
                 "RESOURCE_EXHAUSTED",
                 StatusCode::TOO_MANY_REQUESTS,
             ),
+            Self::Unauthenticated(_) => (
+                UNAUTHENTICATED_CODE,
+                "UNAUTHENTICATED",
+                "UNAUTHENTICATED",
+                StatusCode::UNAUTHORIZED,
+            ),
+            Self::InsufficientScope { .. } => (
+                PERMISSION_DENIED_CODE,
+                "PERMISSION_DENIED",
+                "PERMISSION_DENIED",
+                StatusCode::FORBIDDEN,
+            ),
         };
         Kind {
             code,
@@ -211,6 +234,8 @@ impl A2aError {
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            Self::InsufficientScope { .. } => StatusCode::FORBIDDEN,
             _ => StatusCode::OK,
         }
     }
@@ -219,6 +244,14 @@ impl A2aError {
     pub(crate) fn retry_after(&self) -> Option<u64> {
         match self {
             Self::Busy(busy) => Some(retry_seconds(busy)),
+            _ => None,
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of a refusal for missing scope (RFC 6750 §3.1).
+    pub(crate) fn scope_challenge(&self) -> Option<String> {
+        match self {
+            Self::InsufficientScope { scope, .. } => Some(insufficient_scope(scope)),
             _ => None,
         }
     }
@@ -249,6 +282,7 @@ impl A2aError {
             }),
             Self::UnsupportedMediaType(given) => json!({ "contentType": given }),
             Self::Busy(busy) => json!({ "retryAfterSeconds": retry_seconds(busy).to_string() }),
+            Self::InsufficientScope { skill, scope } => json!({ "skill": skill, "scope": scope }),
             _ => json!({}),
         };
         let mut details = vec![json!({
@@ -288,6 +322,14 @@ impl A2aError {
             }
         })
     }
+}
+
+/// `Bearer error="insufficient_scope", scope="…"`.
+pub(crate) fn insufficient_scope(scope: &str) -> String {
+    format!(
+        "Bearer realm=\"agent\", error=\"insufficient_scope\", scope={}",
+        crate::auth::quoted(scope)
+    )
 }
 
 impl From<TaskError> for A2aError {

@@ -3,6 +3,7 @@
 //! card. See `ARCHITECTURE.md`.
 
 pub(crate) mod card;
+mod card_security;
 mod decode;
 mod error;
 pub(crate) mod jsonrpc;
@@ -15,7 +16,7 @@ mod v1;
 
 use axum::http::{HeaderMap, Uri};
 
-pub(crate) use error::{A2aError, BUSY_CODE};
+pub(crate) use error::{A2aError, BUSY_CODE, PERMISSION_DENIED_CODE, insufficient_scope};
 pub(crate) use service::{A2aService, Settings};
 
 /// Checks that a request body is declared JSON (`application/json` or `application/a2a+json`);
@@ -42,12 +43,21 @@ pub(crate) fn check_json_content_type(
     }
 }
 
-/// Adds `Retry-After` to the response of a retryable refusal.
-fn add_retry_after(response: &mut axum::response::Response, error: &A2aError) {
+/// Adds `Retry-After` to the response of a retryable refusal and `WWW-Authenticate` to one
+/// for missing scope.
+fn add_error_headers(response: &mut axum::response::Response, error: &A2aError) {
     if let Some(seconds) = error.retry_after() {
         response
             .headers_mut()
             .insert(axum::http::header::RETRY_AFTER, seconds.into());
+    }
+    if let Some(challenge) = error
+        .scope_challenge()
+        .and_then(|c| axum::http::HeaderValue::from_str(&c).ok())
+    {
+        response
+            .headers_mut()
+            .insert(axum::http::header::WWW_AUTHENTICATE, challenge);
     }
 }
 

@@ -195,14 +195,19 @@ impl A2aService {
         &self,
         id: &str,
         history_length: Option<i64>,
+        caller: &CallerId,
     ) -> Result<Task, A2aError> {
         let history = history_view(history_length, "historyLength")?;
-        let task = self.manager.get(id).await?;
+        let task = self.manager.get(id, caller.owner()).await?;
         Ok(task.view(history, true))
     }
 
     /// `ListTasks`: newest status first, `pageSize` 1 to 100 (default 50).
-    pub(crate) async fn list_tasks(&self, request: ListTasksRequest) -> Result<TaskList, A2aError> {
+    pub(crate) async fn list_tasks(
+        &self,
+        request: ListTasksRequest,
+        caller: &CallerId,
+    ) -> Result<TaskList, A2aError> {
         let history = history_view(request.history_length, "historyLength")?;
         let page_size = match request.page_size {
             None => 50,
@@ -215,6 +220,7 @@ impl A2aService {
             }
         };
         let query = ListQuery {
+            owner: Some(caller.owner().to_owned()),
             context_id: request.context_id.filter(|c| !c.is_empty()),
             state: request.state,
             status_after: request.status_after,
@@ -234,8 +240,8 @@ impl A2aService {
     }
 
     /// `CancelTask`.
-    pub(crate) async fn cancel_task(&self, id: &str) -> Result<Task, A2aError> {
-        Ok(self.manager.cancel(id).await?)
+    pub(crate) async fn cancel_task(&self, id: &str, caller: &CallerId) -> Result<Task, A2aError> {
+        Ok(self.manager.cancel(id, caller.owner()).await?)
     }
 
     /// `SubscribeToTask`: a snapshot, then the task's events until it is terminal or
@@ -246,7 +252,10 @@ impl A2aService {
         caller: &CallerId,
     ) -> Result<TaskEvents, A2aError> {
         let slot = self.quotas.open_stream(caller)?;
-        Ok(holding(self.manager.subscribe(id).await?, slot))
+        Ok(holding(
+            self.manager.subscribe(id, caller.owner()).await?,
+            slot,
+        ))
     }
 
     /// The push notification config operations: this agent does not deliver push
@@ -272,13 +281,18 @@ impl A2aService {
         let message = request.message;
         validate(&message, &self.settings)?;
         if let Some(task_id) = message.task_id.clone() {
-            let task = self.manager.resume(&task_id, message).await?;
+            let task = self
+                .manager
+                .resume(&task_id, message, caller.owner())
+                .await?;
             return Ok(Accepted { task, start: None });
         }
         let route = route::route(self.registry(), &message)?;
+        // Before any work, and before the caller's quota is touched.
+        Dispatcher::authorize(route.skill, caller.caller())?;
         let skill = route.skill.descriptor.id();
         let slot = self.quotas.start_task(caller)?;
-        let task = self.manager.create(message, slot).await?;
+        let task = self.manager.create(message, slot, caller.caller()).await?;
         Ok(Accepted {
             task,
             start: Some((skill, route.input)),

@@ -21,7 +21,7 @@ pub struct Invocation {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a skill",
     label = "not an injectable parameter",
-    note = "injectable parameters are `State<YourAgent>` and `TaskContext`; mark input properties with `#[input]`"
+    note = "injectable parameters are `State<YourAgent>`, `TaskContext` and `Caller`; mark input properties with `#[input]`"
 )]
 pub trait FromInvocation: Sized {
     /// Extracts the value for one call.
@@ -62,5 +62,11 @@ impl<A: Send + Sync + 'static> FromInvocation for State<A> {
 impl FromInvocation for TaskContext {
     fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
         Ok(invocation.context.clone())
+    }
+}
+
+impl FromInvocation for crate::auth::Caller {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
+        Ok(invocation.context.caller().clone())
     }
 }

@@ -8,10 +8,27 @@ use std::time::Duration;
 
 use futures::FutureExt;
 
+use crate::auth::Caller;
 use crate::call::{DecodedInput, Invocation, SkillOutput, SkillResult};
 use crate::context::TaskContext;
 use crate::registry::{Registry, SkillEntry};
 use crate::skill_error::SkillError;
+
+/// A scope the caller lacks for a skill.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MissingScope {
+    pub(crate) skill: &'static str,
+    pub(crate) scope: &'static str,
+}
+
+impl From<MissingScope> for crate::a2a::A2aError {
+    fn from(missing: MissingScope) -> Self {
+        Self::InsufficientScope {
+            skill: missing.skill.to_owned(),
+            scope: missing.scope.to_owned(),
+        }
+    }
+}
 
 /// Runs skills of one agent. Shared by the A2A and MCP front-ends.
 pub(crate) struct Dispatcher {
@@ -26,6 +43,18 @@ impl Dispatcher {
 
     pub(crate) fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// Whether `caller` may call `skill`: every scope the skill declares must be granted.
+    /// Every front-end asks this before it does any work for a call.
+    pub(crate) fn authorize(skill: &SkillEntry, caller: &Caller) -> Result<(), MissingScope> {
+        match caller.missing_scope(skill.descriptor.scopes()) {
+            None => Ok(()),
+            Some(scope) => Err(MissingScope {
+                skill: skill.descriptor.id(),
+                scope,
+            }),
+        }
     }
 
     /// Runs `skill` like [`invoke`](Self::invoke), honouring cancellation: once the context's

@@ -26,6 +26,7 @@ use crate::app::App;
 use crate::ask::Asker;
 use crate::call::{DecodedInput, normalize_numbers};
 use crate::context::{TaskContext, UpdateSink};
+use crate::dispatch::Dispatcher;
 use crate::model::{Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
@@ -78,6 +79,18 @@ impl McpHandler {
             ));
         };
         let tool = skill.descriptor.id();
+        let caller = caller_of(&context);
+        // Over HTTP the MCP gate refuses with 403 before this; over stdio this is the check.
+        if let Err(missing) = Dispatcher::authorize(skill, caller.caller()) {
+            return Err(McpError::new(
+                ErrorCode(crate::a2a::PERMISSION_DENIED_CODE as i32),
+                format!(
+                    "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
+                    missing.skill, missing.scope
+                ),
+                Some(json!({ "tool": missing.skill, "scope": missing.scope })),
+            ));
+        }
         if let Some(state) = &request.request_state {
             return self
                 .resume(tool, state, request.input_responses, &context)
@@ -95,11 +108,7 @@ impl McpHandler {
             }
         };
         // Every call counts against its caller's quota while it runs, as an A2A task does.
-        let quota = self
-            .app
-            .quotas
-            .start_task(&caller_of(&context))
-            .map_err(busy)?;
+        let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
         let capabilities = context.client_capabilities();
         let forms = supports_forms(capabilities.as_ref());
         // Protocol 2026-07-28 has no server-to-client requests: questions go back as
@@ -138,6 +147,7 @@ impl McpHandler {
         let task = TaskContext::builder(call_id.clone(), call_id, tool, context.ct.clone())
             .sinks(sinks)
             .asker(Some(asker))
+            .caller(caller.caller().clone())
             .build();
         let result = dispatcher
             .run(skill, decoded, task, grace)
@@ -241,6 +251,7 @@ impl McpHandler {
         quota: TaskSlot,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let caller = caller_of(context);
         let message = request_message(id, input);
         let sinks = progress
             .clone()
@@ -249,14 +260,14 @@ impl McpHandler {
         let started = self
             .app
             .manager
-            .start(id, decoded, message, sinks, quota)
+            .start(id, decoded, message, sinks, quota, caller.caller())
             .await
             .map_err(task_error)?;
         let task = tokio::select! {
             task = started.wait(self.app.limits.mcp_task_after) => task,
             // Until the handle is returned, the request is the only way to cancel the task.
             () = context.ct.cancelled() => {
-                let _ = self.app.manager.cancel(started.id()).await;
+                let _ = self.app.manager.cancel(started.id(), caller.owner()).await;
                 return Err(McpError::internal_error("the call was canceled", None));
             }
         };
@@ -293,7 +304,7 @@ impl McpHandler {
             base = base.with_status_message(text);
         }
         let question = (task.status.state == TaskState::InputRequired)
-            .then(|| self.app.manager.question(&task.id))
+            .then(|| self.app.manager.question(&task.id, &task.owner))
             .flatten();
         let payload = match (task.status.state, question) {
             (TaskState::InputRequired, Some(question)) => TaskPayload::InputRequired {
@@ -328,8 +339,18 @@ impl McpHandler {
         }
     }
 
-    async fn find_task(&self, id: &str) -> Result<Task, McpError> {
-        self.app.manager.get(id).await.map_err(task_error)
+    /// Task `id`, if `context`'s caller owns it.
+    async fn find_task(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Task, McpError> {
+        let caller = caller_of(context);
+        self.app
+            .manager
+            .get(id, caller.owner())
+            .await
+            .map_err(task_error)
     }
 }
 
@@ -375,12 +396,34 @@ impl ServerHandler for McpHandler {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        // The list never changes while the server runs.
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone())
+        // Tools the caller lacks scopes for are not listed.
+        let caller = caller_of(&context);
+        let registry = self.app.dispatcher.registry();
+        let mut scoped = false;
+        let tools: Vec<Tool> = self
+            .tools
+            .iter()
+            .filter(|tool| {
+                let Some(skill) = registry.get(&tool.name) else {
+                    return true;
+                };
+                scoped |= !skill.descriptor.scopes().is_empty();
+                Dispatcher::authorize(skill, caller.caller()).is_ok()
+            })
+            .cloned()
+            .collect();
+        // The list never changes while the server runs; it is the same for every caller
+        // unless tools need scopes.
+        let scope = if scoped {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        Ok(ListToolsResult::with_all_items(tools)
             .with_ttl_ms(3_600_000)
-            .with_cache_scope(CacheScope::Public))
+            .with_cache_scope(scope))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -398,19 +441,19 @@ impl ServerHandler for McpHandler {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        let task = self.find_task(&request.task_id).await?;
+        let task = self.find_task(&request.task_id, &context).await?;
         Ok(GetTaskResult::new(self.mcp_task(&task)))
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let task = self.find_task(&request.task_id).await?;
-        let Some(question) = self.app.manager.question(&task.id) else {
+        let task = self.find_task(&request.task_id, &context).await?;
+        let Some(question) = self.app.manager.question(&task.id, &task.owner) else {
             return Err(McpError::invalid_params(
                 format!(
                     "task `{}` is not waiting for input; tasks/update answers input requests only",
@@ -439,7 +482,7 @@ impl ServerHandler for McpHandler {
             })?;
         self.app
             .manager
-            .answer(&task.id, &question.id, answer)
+            .answer(&task.id, &question.id, answer, &task.owner)
             .await
             .map_err(task_error)
     }
@@ -449,9 +492,15 @@ impl ServerHandler for McpHandler {
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        match self.app.manager.cancel(&request.task_id).await {
+        let caller = caller_of(&context);
+        match self
+            .app
+            .manager
+            .cancel(&request.task_id, caller.owner())
+            .await
+        {
             Ok(_) | Err(TaskError::NotCancelable { .. }) => Ok(()),
             Err(error) => Err(task_error(error)),
         }

@@ -2,6 +2,7 @@
 //! them, so an rmcp upgrade never breaks a user's build.
 
 mod asking;
+mod authorize;
 mod elicit;
 mod error;
 mod handler;

@@ -38,6 +38,10 @@ pub(crate) struct McpGate {
     pub(crate) max_body: usize,
     pub(crate) sessions: Arc<LocalSessionManager>,
     pub(crate) max_sessions: usize,
+    /// The skills, for the scope check of `tools/call`.
+    pub(crate) dispatcher: Arc<crate::dispatch::Dispatcher>,
+    /// The protected-resource metadata URL named in 401 challenges.
+    pub(crate) resource_metadata: String,
 }
 
 /// The middleware.
@@ -47,12 +51,16 @@ pub(crate) async fn check_request(
     next: Next,
 ) -> Response {
     if request.method() != Method::POST || !is_json(&request) {
+        let (mut parts, body) = request.into_parts();
+        if let Some(refusal) = super::authorize::check_other(&gate, &mut parts) {
+            return refusal;
+        }
         // rmcp answers other methods and content types itself (405, 415).
-        return next.run(request).await;
+        return next.run(Request::from_parts(parts, body)).await;
     }
     let max_body = gate.max_body;
     let opens_session = !request.headers().contains_key(SESSION_HEADER);
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, max_body).await {
         Ok(bytes) => bytes,
         Err(_) => {
@@ -67,6 +75,18 @@ pub(crate) async fn check_request(
     };
     if let Some(refusal) = refusal(&bytes) {
         return refusal;
+    }
+    // The body parsed above; authentication only matters when a scheme is configured.
+    if parts
+        .extensions
+        .get::<crate::auth::security::Unauthenticated>()
+        .is_some()
+        || parts.extensions.get::<crate::Caller>().is_some()
+    {
+        let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        if let Some(refusal) = super::authorize::check(&gate, &mut parts, &body) {
+            return refusal;
+        }
     }
     if opens_session && let Some(id) = initialize_id(&bytes) {
         let open = gate.sessions.sessions.read().await.len();
@@ -161,7 +181,7 @@ fn is_json(request: &Request) -> bool {
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
-fn failure(status: StatusCode, id: &Value, code: i64, message: &str) -> Response {
+pub(crate) fn failure(status: StatusCode, id: &Value, code: i64, message: &str) -> Response {
     let body = json!({
         "jsonrpc": "2.0",
         "id": id,

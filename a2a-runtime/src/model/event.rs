@@ -98,6 +98,7 @@ mod tests {
             history: Vec::new(),
             metadata: None,
             created_at: chrono::Utc::now(),
+            owner: "anonymous".into(),
         }
     }
 

@@ -91,6 +91,9 @@ pub struct Task {
     pub metadata: Option<JsonObject>,
     /// When the task was created. Not part of the A2A wire format (MCP tasks report it).
     pub created_at: DateTime<Utc>,
+    /// Who the task belongs to: the key of the caller that created it (`scheme:principal`, or
+    /// `anonymous`). Only its owner sees the task; never sent on the wire.
+    pub owner: String,
 }
 
 impl Task {
@@ -113,6 +116,7 @@ impl Task {
             history,
             metadata: self.metadata.clone(),
             created_at: self.created_at,
+            owner: self.owner.clone(),
         }
     }
 }

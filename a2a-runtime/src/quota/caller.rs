@@ -1,6 +1,7 @@
-//! Who is calling, for per-caller limits. One function decides: the authenticated principal once
-//! authentication exists; until then the peer's IP address (every connection from one address is
-//! one caller), and callers of a router served without peer addresses share one identity.
+//! Who is calling, for per-caller limits and ownership. One function decides: an authenticated
+//! caller is its principal (whatever address it calls from); an anonymous one is its peer's IP
+//! address (every connection from one address is one caller), and anonymous callers of a router
+//! served without peer addresses share one identity.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -10,17 +11,57 @@ use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::Extensions;
 use axum::http::request::Parts;
 
-/// The identity per-caller limits are kept under.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct CallerId(Arc<str>);
+use crate::auth::Caller;
+
+/// The identity per-caller limits are kept under, with the authenticated [`Caller`] that owns
+/// the tasks it creates.
+#[derive(Debug, Clone)]
+pub(crate) struct CallerId {
+    key: Arc<str>,
+    caller: Caller,
+}
+
+impl PartialEq for CallerId {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for CallerId {}
+
+impl std::hash::Hash for CallerId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key.hash(state);
+    }
+}
 
 impl CallerId {
     /// The caller of a request with these extensions (see the module docs).
     pub(crate) fn of(extensions: &Extensions) -> Self {
+        let caller = crate::auth::layer::caller_of(extensions);
+        if !caller.is_anonymous() {
+            return Self {
+                key: Arc::from(format!("principal:{}", caller.owner())),
+                caller,
+            };
+        }
         match extensions.get::<ConnectInfo<SocketAddr>>() {
-            Some(ConnectInfo(peer)) => Self(Arc::from(format!("ip:{}", peer.ip()))),
+            Some(ConnectInfo(peer)) => Self {
+                key: Arc::from(format!("ip:{}", peer.ip())),
+                caller,
+            },
             None => Self::local(),
         }
+    }
+
+    /// The authenticated caller (anonymous without authentication).
+    pub(crate) fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The key the caller's tasks are owned under.
+    pub(crate) fn owner(&self) -> &str {
+        self.caller.owner()
     }
 
     /// The one caller of a process-local transport (MCP over stdio) or of a router served
@@ -31,13 +72,16 @@ impl CallerId {
 
     /// A caller with this identity.
     pub(crate) fn named(identity: &str) -> Self {
-        Self(Arc::from(identity))
+        Self {
+            key: Arc::from(identity),
+            caller: Caller::anonymous(),
+        }
     }
 }
 
 impl fmt::Display for CallerId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.key)
     }
 }
 

@@ -28,6 +28,48 @@ struct Cli {
     network: NetworkArgs,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    auth: AuthArgs,
+}
+
+/// Credentials of the built-in security schemes.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Authentication")]
+struct AuthArgs {
+    /// API keys as principal=key pairs, comma separated, sent in X-API-Key (prefer the file
+    /// form: command lines are visible to other users)
+    #[arg(
+        long,
+        env = "A2A_API_KEYS",
+        value_name = "PRINCIPAL=KEY,...",
+        hide_env_values = true
+    )]
+    api_keys: Option<String>,
+    /// File of principal=key lines
+    #[arg(long, env = "A2A_API_KEYS_FILE", value_name = "PATH")]
+    api_keys_file: Option<std::path::PathBuf>,
+    /// HS256 secret of bearer JWTs (32 bytes or more)
+    #[arg(
+        long,
+        env = "A2A_JWT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    jwt_secret: Option<String>,
+    /// JWKS URL of RS256/ES256 bearer JWTs (https, or http on loopback)
+    #[arg(long, env = "A2A_JWKS_URL", value_name = "URL")]
+    jwks_url: Option<String>,
+    /// The `iss` bearer JWTs must carry
+    #[arg(long, env = "A2A_JWT_ISSUER", value_name = "ISSUER")]
+    jwt_issuer: Option<String>,
+    /// An `aud` bearer JWTs must include (repeat, or comma separated: any one)
+    #[arg(
+        long = "jwt-audience",
+        env = "A2A_JWT_AUDIENCE",
+        value_delimiter = ',',
+        value_name = "AUDIENCE"
+    )]
+    jwt_audience: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -204,6 +246,26 @@ impl Cli {
         config.allowed_hosts.extend(network.allowed_hosts);
         config.allowed_origins.extend(network.allowed_origins);
         config.cors_origins.extend(network.cors_origins);
+        let auth = self.auth;
+        let settings = &mut config.auth;
+        if auth.api_keys.is_some() {
+            settings.api_keys = auth.api_keys;
+        }
+        if auth.api_keys_file.is_some() {
+            settings.api_keys_file = auth.api_keys_file;
+        }
+        if auth.jwt_secret.is_some() {
+            settings.jwt_secret = auth.jwt_secret;
+        }
+        if auth.jwks_url.is_some() {
+            settings.jwks_url = auth.jwks_url;
+        }
+        if auth.jwt_issuer.is_some() {
+            settings.jwt_issuer = auth.jwt_issuer;
+        }
+        if !auth.jwt_audience.is_empty() {
+            settings.jwt_audience = auth.jwt_audience;
+        }
         let given = self.limits;
         let limits = &mut config.limits;
         set(&mut limits.max_body_bytes, given.max_body_bytes);

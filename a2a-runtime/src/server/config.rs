@@ -2,8 +2,10 @@
 //! and its [`Limits`]. The builder, the flags and the environment all set this one type.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 
 use super::Limits;
+use crate::auth::{ApiKeys, AuthConfig, JwtConfig};
 use crate::error::Error;
 
 /// Where and how a server listens, and its limits.
@@ -29,6 +31,89 @@ pub struct ServeConfig {
     pub cors_origins: Vec<String>,
     /// Limits on requests, tasks, callers, connections and shutdown.
     pub limits: Limits,
+    /// Credentials the built-in security schemes verify.
+    pub auth: AuthSettings,
+}
+
+/// Credentials for the built-in security schemes, from flags and environment variables, so an
+/// operator can secure an agent without changing its code. Secrets are redacted from `Debug`.
+#[derive(Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuthSettings {
+    /// API keys, `principal=key` pairs separated by commas (`--api-keys`, `A2A_API_KEYS`);
+    /// sent in the `X-API-Key` header unless the agent declares another place.
+    pub api_keys: Option<String>,
+    /// A file of `principal=key` lines (`--api-keys-file`, `A2A_API_KEYS_FILE`).
+    pub api_keys_file: Option<PathBuf>,
+    /// The HS256 secret of bearer JWTs (`--jwt-secret`, `A2A_JWT_SECRET`; 32 bytes or more).
+    pub jwt_secret: Option<String>,
+    /// The JWKS of RS256/ES256 bearer JWTs (`--jwks-url`, `A2A_JWKS_URL`).
+    pub jwks_url: Option<String>,
+    /// The `iss` bearer JWTs must carry (`--jwt-issuer`, `A2A_JWT_ISSUER`).
+    pub jwt_issuer: Option<String>,
+    /// The `aud` bearer JWTs must include, any one of (`--jwt-audience`, `A2A_JWT_AUDIENCE`).
+    pub jwt_audience: Vec<String>,
+}
+
+impl std::fmt::Debug for AuthSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |set: bool| if set { "(redacted)" } else { "(none)" };
+        f.debug_struct("AuthSettings")
+            .field("api_keys", &redacted(self.api_keys.is_some()))
+            .field("api_keys_file", &self.api_keys_file)
+            .field("jwt_secret", &redacted(self.jwt_secret.is_some()))
+            .field("jwks_url", &self.jwks_url)
+            .field("jwt_issuer", &self.jwt_issuer)
+            .field("jwt_audience", &self.jwt_audience)
+            .finish()
+    }
+}
+
+impl AuthSettings {
+    /// The API keys and JWT verification these settings describe, over what the builder set
+    /// (settings given here win).
+    pub(crate) fn apply(&self, config: &mut AuthConfig) -> Result<(), Error> {
+        let keys_error = |e: crate::auth::ApiKeysError| Error::Config(e.to_string());
+        if let Some(list) = &self.api_keys {
+            config
+                .api_keys
+                .extend(ApiKeys::parse(list).map_err(keys_error)?);
+        }
+        if let Some(path) = &self.api_keys_file {
+            config
+                .api_keys
+                .extend(ApiKeys::from_file(path).map_err(keys_error)?);
+        }
+        let keys = match (&self.jwt_secret, &self.jwks_url) {
+            (Some(_), Some(_)) => {
+                return Err(Error::Config(
+                    "set one of --jwt-secret (A2A_JWT_SECRET) and --jwks-url (A2A_JWKS_URL), \
+                     not both"
+                        .into(),
+                ));
+            }
+            (Some(secret), None) => Some(JwtConfig::hs256(secret)),
+            (None, Some(url)) => Some(JwtConfig::jwks(url)),
+            (None, None) => None,
+        };
+        if let Some(keys) = keys {
+            config.jwt = Some(keys);
+        }
+        if self.jwt_issuer.is_some() || !self.jwt_audience.is_empty() {
+            let Some(jwt) = config.jwt.as_mut() else {
+                return Err(Error::Config(
+                    "--jwt-issuer / --jwt-audience need --jwt-secret or --jwks-url".into(),
+                ));
+            };
+            if let Some(issuer) = &self.jwt_issuer {
+                jwt.issuer = Some(issuer.clone());
+            }
+            if !self.jwt_audience.is_empty() {
+                jwt.audience = self.jwt_audience.clone();
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for ServeConfig {
@@ -41,6 +126,7 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),
             limits: Limits::default(),
+            auth: AuthSettings::default(),
         }
     }
 }

@@ -31,8 +31,17 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
     config.validate()?;
     let base_url = config.base_url();
     let endpoints = card::Endpoints::new(&base_url, &app.rest_prefix);
-    let v1_card = card::build(app.agent, app.dispatcher.registry(), &endpoints);
-    let card = Arc::new(CardBody::new(&card::hybrid(&v1_card, &endpoints)));
+    let v1_card = card::build(
+        app.agent,
+        app.dispatcher.registry(),
+        &endpoints,
+        &app.security,
+    );
+    let card = Arc::new(CardBody::new(&card::hybrid(
+        &v1_card,
+        &endpoints,
+        &app.security,
+    )));
     let card_route = get(
         |State(card): State<Arc<CardBody>>, headers: HeaderMap| async move { card.respond(&headers) },
     );
@@ -51,6 +60,8 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
         max_body: app.limits.max_body_bytes,
         sessions,
         max_sessions: app.limits.max_mcp_sessions,
+        dispatcher: Arc::clone(&app.dispatcher),
+        resource_metadata: resource_metadata_url(&base_url),
     });
     let max_body = app.limits.max_body_bytes;
     let service = Arc::new(A2aService::new(
@@ -89,7 +100,12 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             refuse_oversized,
         ))
         .layer(DefaultBodyLimit::max(max_body))
-        .layer(RequestBodyTimeoutLayer::new(app.limits.body_timeout));
+        .layer(RequestBodyTimeoutLayer::new(app.limits.body_timeout))
+        // Every A2A route and `/mcp`; CORS preflights (outside it) need no credentials.
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app.security),
+            crate::auth::layer::authenticate,
+        ));
     let calls = match cors(&config.cors_origins) {
         Some(cors) => calls.layer(cors),
         None => calls,
@@ -98,6 +114,7 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
     Ok(calls
         .route("/healthz", get(healthz))
         .merge(card_routes)
+        .merge(protected_resource_routes(&app, &base_url))
         .layer(axum::middleware::from_fn_with_state(
             guard,
             super::guard::guard,
@@ -151,6 +168,51 @@ async fn refuse_oversized(State(limit): State<usize>, request: Request, next: Ne
         return crate::a2a::refusal(&A2aError::PayloadTooLarge { limit }, jsonrpc);
     }
     next.run(request).await
+}
+
+/// RFC 9728 metadata for MCP clients, at the path-suffixed and the root well-known URL, when a
+/// scheme takes bearer tokens.
+fn protected_resource_routes(app: &App, base_url: &str) -> Router {
+    let schemes: Vec<_> = app.security.schemes().cloned().collect();
+    let mut scopes: Vec<&str> = app
+        .dispatcher
+        .registry()
+        .skills()
+        .iter()
+        .flat_map(|s| s.descriptor.scopes().iter().copied())
+        .collect();
+    scopes.sort_unstable();
+    scopes.dedup();
+    let resource = format!("{}{}", base_url.trim_end_matches('/'), MCP_PATH);
+    let Some(document) = crate::auth::metadata::document(
+        &resource,
+        app.agent.name(),
+        &schemes,
+        app.jwt.as_ref(),
+        &scopes,
+    ) else {
+        return Router::new();
+    };
+    let document = Arc::new(document);
+    let route = get(
+        |State(document): State<Arc<serde_json::Value>>| async move {
+            axum::Json(document.as_ref().clone()).into_response()
+        },
+    );
+    let suffixed = format!("{}{MCP_PATH}", crate::auth::metadata::WELL_KNOWN);
+    Router::new()
+        .route(crate::auth::metadata::WELL_KNOWN, route.clone())
+        .route(&suffixed, route)
+        .with_state(document)
+}
+
+/// The URL of the protected-resource metadata for `/mcp`.
+pub(crate) fn resource_metadata_url(base_url: &str) -> String {
+    format!(
+        "{}{}{MCP_PATH}",
+        base_url.trim_end_matches('/'),
+        crate::auth::metadata::WELL_KNOWN
+    )
 }
 
 async fn healthz() -> Response {

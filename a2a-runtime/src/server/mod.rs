@@ -17,12 +17,14 @@ use std::time::Duration;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub use config::ServeConfig;
+pub use config::{AuthSettings, ServeConfig};
+pub(crate) use http::MCP_PATH;
 pub use limits::Limits;
 pub use tasks::{Tasks, TasksError};
 
 use crate::agent::Agent;
 use crate::app::App;
+use crate::auth::{ApiKeys, AuthConfig, Authenticator, JwtConfig, NamedScheme, Security};
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
@@ -58,6 +60,10 @@ pub struct AgentServer {
     handle: Tasks,
     routes: Router,
     shutdown: Option<CancellationToken>,
+    /// What verifies credentials, as the builder set it (flags and environment add to it).
+    auth: AuthConfig,
+    /// Schemes declared with the builder.
+    schemes: Vec<NamedScheme>,
 }
 
 impl std::fmt::Debug for AgentServer {
@@ -85,7 +91,42 @@ impl AgentServer {
             handle: Tasks::default(),
             routes: Router::new(),
             shutdown: None,
+            auth: AuthConfig::default(),
+            schemes: Vec::new(),
         }
+    }
+
+    /// Accepts these API keys (in the `X-API-Key` header unless a declared `ApiKey` scheme
+    /// names another place). `A2A_API_KEYS` / `--api-keys` add to them.
+    #[must_use]
+    pub fn api_keys(mut self, keys: ApiKeys) -> Self {
+        self.auth.api_keys.extend(keys);
+        self
+    }
+
+    /// Verifies bearer JWTs this way (for the declared `Bearer`, `OAuth2` or `OpenIdConnect`
+    /// scheme, or a `bearer` scheme added for it). `A2A_JWT_SECRET` / `A2A_JWKS_URL` and their
+    /// flags replace it.
+    #[must_use]
+    pub fn jwt(mut self, jwt: JwtConfig) -> Self {
+        self.auth.jwt = Some(jwt);
+        self
+    }
+
+    /// Declares a security scheme (for values known only at run time; `#[agent(security(..))]`
+    /// declares them in code). It is published in the card and enforced on every request.
+    #[must_use]
+    pub fn security_scheme(mut self, scheme: NamedScheme) -> Self {
+        self.schemes.push(scheme);
+        self
+    }
+
+    /// Declares `scheme`, verified by `authenticator` (a scheme of the application's own, or a
+    /// built-in kind verified differently).
+    #[must_use]
+    pub fn authenticator(mut self, scheme: NamedScheme, authenticator: impl Authenticator) -> Self {
+        self.auth.custom.push((scheme, Arc::new(authenticator)));
+        self
     }
 
     /// Registers a skill explicitly (for targets without link-time registration):
@@ -260,6 +301,10 @@ impl AgentServer {
         let mut explicit = self.agent.explicit_skills().to_vec();
         explicit.extend(&self.skills);
         let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
+        let mut auth = self.auth.clone();
+        self.config.auth.apply(&mut auth)?;
+        let security = Security::resolve(&self.schemes, &auth).map_err(Error::Config)?;
+        check_scopes(&registry, &security)?;
         let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
         let store = self.store.clone().unwrap_or_else(|| {
             Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
@@ -286,6 +331,8 @@ impl AgentServer {
             require_version_header: self.require_version_header,
             rest_prefix: self.rest_prefix.clone(),
             shutdown,
+            security: Arc::new(security),
+            jwt: auth.jwt,
         }))
     }
 
@@ -366,6 +413,28 @@ impl AgentServer {
         }
         let app = self.build(CancellationToken::new())?;
         http::serve_http(app, &self.config, self.routes, listener, stop, announce).await
+    }
+}
+
+/// A skill needing scopes is served only by an agent with a scheme whose tokens carry them.
+fn check_scopes(registry: &Registry, security: &Security) -> Result<(), Error> {
+    let scoped: Vec<&str> = security.scoped().collect();
+    if !scoped.is_empty() {
+        return Ok(());
+    }
+    match registry
+        .skills()
+        .iter()
+        .find(|s| !s.descriptor.scopes().is_empty())
+    {
+        Some(skill) => Err(Error::Config(format!(
+            "skill `{}` needs scopes {:?}, and no security scheme of this agent carries scopes: \
+             declare a Bearer, OAuth 2 or OpenID Connect scheme (`#[agent(security(bearer))]`) \
+             and configure how its tokens are verified (A2A_JWT_SECRET or A2A_JWKS_URL)",
+            skill.descriptor.id(),
+            skill.descriptor.scopes()
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use crate::auth::Caller;
 use crate::task::{TaskError, TaskManager};
 
 /// A handle on the tasks of one [`AgentServer`](crate::AgentServer), taken with
@@ -53,8 +54,9 @@ impl Tasks {
     /// Tells task `task_id`, waiting in `TASK_STATE_AUTH_REQUIRED` after
     /// [`TaskContext::require_auth`](crate::TaskContext::require_auth), that its authorization
     /// arrived. `credential` is handed to the skill (and not stored in the task); the task goes
-    /// back to `TASK_STATE_WORKING`. Verify the credential before calling this: the runtime
-    /// passes it on as given.
+    /// back to `TASK_STATE_WORKING`. Only the task's `owner` (the caller that created it; the
+    /// anonymous caller without authentication) can be authorized: another caller's task is
+    /// not found. Verify the credential before calling this: the runtime passes it on as given.
     ///
     /// # Errors
     ///
@@ -62,11 +64,12 @@ impl Tasks {
     pub async fn authorize(
         &self,
         task_id: &str,
+        owner: &Caller,
         credential: serde_json::Value,
     ) -> Result<(), TasksError> {
         let manager = self.manager.get().ok_or(TasksError::NotStarted)?;
         manager
-            .authorize(task_id, credential)
+            .authorize(task_id, credential, owner.owner())
             .await
             .map_err(|error| match error {
                 TaskError::NotFound(id) => TasksError::NotFound(id),

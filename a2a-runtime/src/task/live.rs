@@ -8,6 +8,7 @@ use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::ask::{Answer, Question, QuestionKind};
+use crate::auth::Caller;
 use crate::context::{Update, UpdateSink};
 use crate::model::{
     ByteSize, JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus,
@@ -20,6 +21,8 @@ pub(crate) struct LiveTask {
     /// The task's id and context, fixed for its life, so readers need no lock.
     pub(crate) id: String,
     pub(crate) context_id: String,
+    /// The caller that created the task: its owner, and who the skill runs for.
+    pub(crate) caller: Caller,
     inner: Mutex<Inner>,
     /// Fires when the task is canceled; the skill's context holds the same token.
     pub(crate) cancel: CancellationToken,
@@ -82,12 +85,19 @@ pub(crate) struct Subscribed {
 }
 
 impl LiveTask {
-    pub(crate) fn new(task: Task, buffer: usize, quota: TaskSlot, budget: Budget) -> Self {
+    pub(crate) fn new(
+        task: Task,
+        caller: Caller,
+        buffer: usize,
+        quota: TaskSlot,
+        budget: Budget,
+    ) -> Self {
         let artifact_bytes = task.artifacts.iter().map(ByteSize::byte_size).sum();
         let (state, _) = watch::channel(task.status.state);
         Self {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
+            caller,
             inner: Mutex::new(Inner {
                 task,
                 events: None,

@@ -13,6 +13,7 @@ use super::live::{Budget, LiveTask, Subscribed};
 use super::store::{ListQuery, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
+use crate::auth::Caller;
 use crate::call::DecodedInput;
 use crate::context::UpdateSink;
 use crate::dispatch::Dispatcher;
@@ -98,6 +99,7 @@ impl TaskHandle {
         Box::pin(subscription::stream(
             Arc::clone(manager),
             self.live.id.clone(),
+            self.live.caller.owner().to_owned(),
             first,
         ))
     }
@@ -127,8 +129,17 @@ impl TaskManager {
         })
     }
 
-    fn live(&self, id: &str) -> Option<Arc<LiveTask>> {
-        self.live_map().get(id).cloned()
+    /// The live task `id`, if `owner` owns it: another caller's task is not there for it.
+    fn live(&self, id: &str, owner: &str) -> Option<Arc<LiveTask>> {
+        self.live_map()
+            .get(id)
+            .filter(|live| live.caller.owner() == owner)
+            .cloned()
+    }
+
+    /// The stored task `id`, if `owner` owns it.
+    async fn stored(&self, id: &str, owner: &str) -> Result<Option<Task>, TaskError> {
+        Ok(self.store.get(id).await?.filter(|task| task.owner == owner))
     }
 
     pub(super) fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -146,16 +157,21 @@ impl TaskManager {
         message: Message,
         sinks: Vec<Arc<dyn UpdateSink>>,
         quota: TaskSlot,
+        caller: &Caller,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self.create(message, quota).await?;
+        let task = self.create(message, quota, caller).await?;
         self.run(&task, skill, input, sinks);
         Ok(task)
     }
 
     /// Subscribes to a task's events: a snapshot, then updates until it is terminal or
     /// interrupted. A task that already ended has nothing to subscribe to.
-    pub(crate) async fn subscribe(self: &Arc<Self>, id: &str) -> Result<TaskEvents, TaskError> {
-        let first = self.resubscribe(id).await?;
+    pub(crate) async fn subscribe(
+        self: &Arc<Self>,
+        id: &str,
+        owner: &str,
+    ) -> Result<TaskEvents, TaskError> {
+        let first = self.resubscribe(id, owner).await?;
         if first.snapshot.status.state.is_terminal() {
             return Err(TaskError::Ended {
                 id: id.to_owned(),
@@ -165,18 +181,18 @@ impl TaskManager {
         Ok(Box::pin(subscription::stream(
             Arc::clone(self),
             id.to_owned(),
+            owner.to_owned(),
             first,
         )))
     }
 
     /// A fresh snapshot and receiver; for a task no longer running, its final state alone.
-    pub(crate) async fn resubscribe(&self, id: &str) -> Result<Subscribed, TaskError> {
-        if let Some(live) = self.live(id) {
+    pub(crate) async fn resubscribe(&self, id: &str, owner: &str) -> Result<Subscribed, TaskError> {
+        if let Some(live) = self.live(id, owner) {
             return Ok(live.subscribe());
         }
         let task = self
-            .store
-            .get(id)
+            .stored(id, owner)
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
         if !task.status.state.is_terminal() {
@@ -195,9 +211,10 @@ impl TaskManager {
         &self,
         task_id: &str,
         message: Message,
+        owner: &str,
     ) -> Result<TaskHandle, TaskError> {
-        let Some(live) = self.live(task_id) else {
-            return Err(self.refuse_follow_up(task_id, &message).await);
+        let Some(live) = self.live(task_id, owner) else {
+            return Err(self.refuse_follow_up(task_id, &message, owner).await);
         };
         if let Some(given) = &message.context_id
             && *given != live.context_id
@@ -221,8 +238,9 @@ impl TaskManager {
         task_id: &str,
         question_id: &str,
         answer: Answer,
+        owner: &str,
     ) -> Result<(), TaskError> {
-        let live = self.running(task_id).await?;
+        let live = self.running(task_id, owner).await?;
         let history = match &answer {
             Answer::Value(value) => Some(Message {
                 role: Role::User,
@@ -246,8 +264,9 @@ impl TaskManager {
         &self,
         task_id: &str,
         credential: serde_json::Value,
+        owner: &str,
     ) -> Result<(), TaskError> {
-        let live = self.running(task_id).await?;
+        let live = self.running(task_id, owner).await?;
         let answer = Answer::Value(credential);
         self.deliver(&live, QuestionKind::Auth, None, answer, None)
             .await
@@ -268,17 +287,17 @@ impl TaskManager {
         Ok(())
     }
 
-    /// The question task `task_id` waits on, if it waits.
-    pub(crate) fn question(&self, task_id: &str) -> Option<Question> {
-        self.live(task_id)?.question()
+    /// The question task `task_id` (of `owner`) waits on, if it waits.
+    pub(crate) fn question(&self, task_id: &str, owner: &str) -> Option<Question> {
+        self.live(task_id, owner)?.question()
     }
 
     /// The live task `task_id`, or why there is none.
-    async fn running(&self, task_id: &str) -> Result<Arc<LiveTask>, TaskError> {
-        if let Some(live) = self.live(task_id) {
+    async fn running(&self, task_id: &str, owner: &str) -> Result<Arc<LiveTask>, TaskError> {
+        if let Some(live) = self.live(task_id, owner) {
             return Ok(live);
         }
-        let task = self.get(task_id).await?;
+        let task = self.get(task_id, owner).await?;
         Err(if task.status.state.is_terminal() {
             TaskError::Terminal {
                 id: task.id,
@@ -290,8 +309,8 @@ impl TaskManager {
     }
 
     /// Why a message for a task that is not running here is refused.
-    async fn refuse_follow_up(&self, task_id: &str, message: &Message) -> TaskError {
-        let task = match self.get(task_id).await {
+    async fn refuse_follow_up(&self, task_id: &str, message: &Message, owner: &str) -> TaskError {
+        let task = match self.get(task_id, owner).await {
             Ok(task) => task,
             Err(error) => return error,
         };
@@ -320,6 +339,7 @@ impl TaskManager {
         &self,
         mut message: Message,
         quota: TaskSlot,
+        caller: &Caller,
     ) -> Result<TaskHandle, TaskError> {
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         let task_id = new_id();
@@ -333,10 +353,12 @@ impl TaskManager {
             history: vec![message],
             metadata: None,
             created_at: chrono::Utc::now(),
+            owner: caller.owner().to_owned(),
         };
         self.store.put(task.clone()).await?;
         let live = Arc::new(LiveTask::new(
             task,
+            caller.clone(),
             self.config.stream_buffer,
             quota,
             Budget {
@@ -367,13 +389,12 @@ impl TaskManager {
         }
     }
 
-    /// The task with this id.
-    pub(crate) async fn get(&self, id: &str) -> Result<Task, TaskError> {
-        if let Some(live) = self.live(id) {
+    /// The task with this id, if `owner` owns it.
+    pub(crate) async fn get(&self, id: &str, owner: &str) -> Result<Task, TaskError> {
+        if let Some(live) = self.live(id, owner) {
             return Ok(live.snapshot());
         }
-        self.store
-            .get(id)
+        self.stored(id, owner)
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))
     }
@@ -395,8 +416,8 @@ impl TaskManager {
 
     /// Cancels a task: it ends `Canceled` at once, subscribers see it, and its skill observes
     /// the cancellation (and is dropped if it has not returned within the grace period).
-    pub(crate) async fn cancel(&self, id: &str) -> Result<Task, TaskError> {
-        if let Some(live) = self.live(id) {
+    pub(crate) async fn cancel(&self, id: &str, owner: &str) -> Result<Task, TaskError> {
+        if let Some(live) = self.live(id, owner) {
             let canceled = live.record(
                 live.status_event(TaskState::Canceled, None, None),
                 None,
@@ -414,8 +435,7 @@ impl TaskManager {
             return Ok(task);
         }
         let mut task = self
-            .store
-            .get(id)
+            .stored(id, owner)
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
         // Not running here (for example left over from before a restart with a durable store).

@@ -131,6 +131,7 @@ impl InMemoryTaskStore {
                 .context_id
                 .as_ref()
                 .is_none_or(|c| *c == entry.task.context_id)
+                && query.owner.as_ref().is_none_or(|o| *o == entry.task.owner)
                 && query.state.is_none_or(|s| s == entry.task.status.state)
                 && query
                     .status_after
@@ -273,6 +274,7 @@ mod tests {
             history: vec![],
             metadata: None,
             created_at: chrono::Utc::now(),
+            owner: "anonymous".into(),
         }
     }
 

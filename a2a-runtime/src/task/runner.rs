@@ -72,6 +72,7 @@ impl TaskManager {
             max_history,
         )))
         .references(references)
+        .caller(live.caller.clone())
         .build();
         let result = self
             .dispatcher

@@ -23,6 +23,9 @@ pub enum StoreError {
 /// Filters and paging for [`TaskStore::list`].
 #[derive(Debug, Clone, Default)]
 pub struct ListQuery {
+    /// Only tasks of this owner (see [`Task::owner`](crate::Task::owner)); `None` lists every
+    /// owner's (for administration; the A2A and MCP front-ends always set it).
+    pub owner: Option<String>,
     /// Only tasks of this context.
     pub context_id: Option<String>,
     /// Only tasks in this state.
@@ -54,7 +57,8 @@ pub struct TaskPage {
 }
 
 /// Where tasks are kept. The task manager serializes writes to one task, so a store only needs
-/// whole-task reads and writes.
+/// whole-task reads and writes. A store keeps each task's [`owner`](crate::Task::owner) and
+/// filters lists by it.
 pub trait TaskStore: Send + Sync + 'static {
     /// Inserts or replaces a task.
     fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>>;

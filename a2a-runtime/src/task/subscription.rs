@@ -35,11 +35,13 @@ enum Phase {
 pub(crate) fn stream(
     manager: Arc<TaskManager>,
     task_id: String,
+    owner: String,
     first: Subscribed,
 ) -> impl Stream<Item = StreamItem> + Send + 'static {
     futures::stream::unfold(Phase::Snapshot(Box::new(first)), move |phase| {
         let manager = Arc::clone(&manager);
         let task_id = task_id.clone();
+        let owner = owner.clone();
         async move {
             let mut events = match phase {
                 Phase::Done => return None,
@@ -62,12 +64,12 @@ pub(crate) fn stream(
                         "subscriber fell behind; resending a snapshot"
                     );
                     drop(events);
-                    Some(snapshot(manager.resubscribe(&task_id).await.ok()?))
+                    Some(snapshot(manager.resubscribe(&task_id, &owner).await.ok()?))
                 }
                 // The sender is dropped only after the terminal event, which ends the stream
                 // first; if the runner vanished anyway, finish with the stored state.
                 Err(RecvError::Closed) => {
-                    let task = manager.get(&task_id).await.ok()?;
+                    let task = manager.get(&task_id, &owner).await.ok()?;
                     Some((StreamItem::Snapshot(Box::new(task)), Phase::Done))
                 }
             }

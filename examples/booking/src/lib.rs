@@ -47,7 +47,10 @@ pub fn server() -> AgentServer {
     // provider's response before calling `authorize`.
     let sign_in = get(move |Path(task): Path<String>| async move {
         let credential = a2a_runtime::serde_json::json!({ "user": "demo" });
-        match tasks.authorize(&task, credential).await {
+        match tasks
+            .authorize(&task, &a2a_runtime::Caller::anonymous(), credential)
+            .await
+        {
             Ok(()) => (
                 StatusCode::OK,
                 "Signed in; the task continues.\n".to_owned(),

@@ -82,7 +82,14 @@ pub(crate) async fn handle(
             return error_response(&id, &A2aError::InvalidRequest(message), Version::V1_0);
         }
     };
-    let version = match negotiate(&endpoint, &headers, &uri, &request.method, &request.params) {
+    let version = match negotiate(
+        &endpoint,
+        &headers,
+        &uri,
+        &request.method,
+        &request.params,
+        &caller,
+    ) {
         Ok(version) => version,
         Err(error) => return error_response(&request.id, &error, Version::V1_0),
     };
@@ -112,6 +119,7 @@ fn negotiate(
     uri: &Uri,
     method: &str,
     params: &Value,
+    caller: &CallerId,
 ) -> Result<Version, A2aError> {
     match super::requested_version(headers, uri) {
         Some(requested) => {
@@ -126,7 +134,7 @@ fn negotiate(
             }
         }
         None if v0_1::serves_only(method) => Ok(Version::V0_1),
-        None if v0_1::serves(method) && endpoint.aliases.names(params) => Ok(Version::V0_1),
+        None if v0_1::serves(method) && endpoint.aliases.names(params, caller) => Ok(Version::V0_1),
         None => Ok(Version::V0_3),
     }
 }
@@ -170,6 +178,6 @@ pub(super) fn error_response(id: &Value, error: &A2aError, version: Version) -> 
         },
     );
     let mut response = json_response(error.jsonrpc_http_status(), body);
-    super::add_retry_after(&mut response, error);
+    super::add_error_headers(&mut response, error);
     response
 }

@@ -62,12 +62,12 @@ impl Aliases {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Whether `params.id` is a client-chosen id this server knows.
-    pub(super) fn names(&self, params: &Value) -> bool {
+    /// Whether `params.id` is a client-chosen id `caller` gave this server.
+    pub(super) fn names(&self, params: &Value, caller: &CallerId) -> bool {
         params
             .get("id")
             .and_then(Value::as_str)
-            .is_some_and(|id| self.table().tasks.contains_key(id))
+            .is_some_and(|id| self.table().tasks.contains_key(&alias_key(caller, id)))
     }
 
     fn get(&self, alias: &str) -> Option<String> {
@@ -88,11 +88,6 @@ impl Aliases {
                 table.tasks.remove(&old);
             }
         }
-    }
-
-    /// Our task id for a client's id: its alias, or the id itself (one of ours).
-    fn resolve(&self, id: &str) -> String {
-        self.get(id).unwrap_or_else(|| id.to_owned())
     }
 }
 
@@ -115,15 +110,32 @@ fn send_request(
     })
 }
 
+/// Client-chosen task ids are per caller: two callers may pick the same one.
+fn alias_key(caller: &CallerId, id: &str) -> String {
+    format!("{}\n{id}", caller.owner())
+}
+
+/// The task a client-chosen id names for `caller`, or the id itself (a server task id).
+fn resolve(endpoint: &JsonRpc, caller: &CallerId, id: &str) -> String {
+    endpoint
+        .aliases
+        .get(&alias_key(caller, id))
+        .unwrap_or_else(|| id.to_owned())
+}
+
 /// Builds the service request for `tasks/send` / `tasks/sendSubscribe`: a new task, the answer
 /// to the task the client's id names, or that task reopened in its session once it ended.
-async fn prepare(endpoint: &JsonRpc, raw: Value) -> Result<(String, SendRequest), A2aError> {
+async fn prepare(
+    endpoint: &JsonRpc,
+    raw: Value,
+    caller: &CallerId,
+) -> Result<(String, SendRequest), A2aError> {
     let request: v0_1::TaskSendParams = params(raw)?;
     if request.id.is_empty() {
         return Err(A2aError::invalid_params("id", "must not be empty"));
     }
-    let existing = match endpoint.aliases.get(&request.id) {
-        Some(task_id) => match endpoint.service.get_task(&task_id, Some(0)).await {
+    let existing = match endpoint.aliases.get(&alias_key(caller, &request.id)) {
+        Some(task_id) => match endpoint.service.get_task(&task_id, Some(0), caller).await {
             Ok(task) => Some(task),
             Err(A2aError::TaskNotFound(_)) => None,
             Err(error) => return Err(error),
@@ -207,22 +219,26 @@ pub(super) async fn call(
     let service = &endpoint.service;
     let result = match method {
         "tasks/send" => {
-            let (alias, request) = prepare(endpoint, raw).await?;
+            let (alias, request) = prepare(endpoint, raw, caller).await?;
             let started = service.start(request, caller).await?;
-            endpoint.aliases.bind(&alias, started.id());
+            endpoint
+                .aliases
+                .bind(&alias_key(caller, &alias), started.id());
             v0_1::task_out(&started.result().await, &alias)
         }
         "tasks/sendSubscribe" => {
-            let (alias, request) = prepare(endpoint, raw).await?;
+            let (alias, request) = prepare(endpoint, raw, caller).await?;
             let streamed = service.send_streaming(request, caller).await?;
-            endpoint.aliases.bind(&alias, &streamed.task_id);
+            endpoint
+                .aliases
+                .bind(&alias_key(caller, &alias), &streamed.task_id);
             return Ok(Reply::Stream(streamed.events, draft_frames(id, alias)));
         }
         "tasks/get" => {
             let request: v0_1::TaskQueryParams = params(raw)?;
             let history = Some(request.history_length.unwrap_or(0));
             let task = service
-                .get_task(&endpoint.aliases.resolve(&request.id), history)
+                .get_task(&resolve(endpoint, caller, &request.id), history, caller)
                 .await
                 .map_err(|e| named(e, &request.id))?;
             v0_1::task_out(&task, &request.id)
@@ -230,7 +246,7 @@ pub(super) async fn call(
         "tasks/cancel" => {
             let request: v0_1::TaskIdParams = params(raw)?;
             let task = service
-                .cancel_task(&endpoint.aliases.resolve(&request.id))
+                .cancel_task(&resolve(endpoint, caller, &request.id), caller)
                 .await
                 .map_err(|e| named(e, &request.id))?;
             v0_1::task_out(&task.view(Some(0), true), &request.id)
@@ -238,7 +254,7 @@ pub(super) async fn call(
         "tasks/resubscribe" => {
             let request: v0_1::TaskIdParams = params(raw)?;
             let events = service
-                .subscribe(&endpoint.aliases.resolve(&request.id), caller)
+                .subscribe(&resolve(endpoint, caller, &request.id), caller)
                 .await
                 .map_err(|e| named(e, &request.id))?;
             return Ok(Reply::Stream(events, draft_frames(id, request.id)));
@@ -280,7 +296,7 @@ mod tests {
         assert_eq!(aliases.get("c0"), None);
         assert_eq!(aliases.get("c1").as_deref(), Some("t1"));
         aliases.bind("c1", "t-new");
-        assert_eq!(aliases.resolve("c1"), "t-new");
-        assert_eq!(aliases.resolve("unknown"), "unknown");
+        assert_eq!(aliases.get("c1").as_deref(), Some("t-new"));
+        assert_eq!(aliases.get("unknown"), None);
     }
 }

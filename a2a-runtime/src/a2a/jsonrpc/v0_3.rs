@@ -103,13 +103,13 @@ pub(super) async fn call(
             let request: v0_3::TaskQueryParams = params(raw)?;
             v0_3::task_out(
                 &service
-                    .get_task(&request.id, request.history_length)
+                    .get_task(&request.id, request.history_length, caller)
                     .await?,
             )
         }
         "tasks/cancel" => {
             let request: v0_3::TaskIdParams = params(raw)?;
-            v0_3::task_out(&service.cancel_task(&request.id).await?)
+            v0_3::task_out(&service.cancel_task(&request.id, caller).await?)
         }
         "tasks/pushNotificationConfig/set"
         | "tasks/pushNotificationConfig/get"

@@ -57,17 +57,19 @@ pub(super) async fn call(
         "GetTask" => {
             let request: v1::GetTaskRequest = params(raw)?;
             let task = service
-                .get_task(&request.id, request.history_length)
+                .get_task(&request.id, request.history_length, caller)
                 .await?;
             jsonrpc::success(id, v1::TaskOut::from(&task))
         }
         "ListTasks" => {
-            let list = service.list_tasks(list_request(params(raw)?)?).await?;
+            let list = service
+                .list_tasks(list_request(params(raw)?)?, caller)
+                .await?;
             jsonrpc::success(id, list_response(&list))
         }
         "CancelTask" => {
             let request: v1::CancelTaskRequest = params(raw)?;
-            let task = service.cancel_task(&request.id).await?;
+            let task = service.cancel_task(&request.id, caller).await?;
             jsonrpc::success(id, v1::TaskOut::from(&task))
         }
         "CreateTaskPushNotificationConfig"

@@ -107,13 +107,16 @@ async fn stream<D: Dialect>(
 
 async fn list<D: Dialect>(
     State(service): Service,
+    caller: CallerId,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
 ) -> Response {
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
-        let list = service.list_tasks(D::list_request(&request)?).await?;
+        let list = service
+            .list_tasks(D::list_request(&request)?, &caller)
+            .await?;
         Ok(Reply::Json(D::list_response(&list)))
     };
     respond(&service, reply.await)
@@ -135,12 +138,12 @@ async fn task<D: Dialect>(
         match (method, split_verb(segment)) {
             (Method::GET, (id, None)) => {
                 let task = service
-                    .get_task(id, request.integer("historyLength")?)
+                    .get_task(id, request.integer("historyLength")?, &caller)
                     .await?;
                 Ok(Reply::Json(D::task(&task)))
             }
             (Method::POST, (id, Some("cancel"))) => {
-                let task = service.cancel_task(id).await?;
+                let task = service.cancel_task(id, &caller).await?;
                 Ok(Reply::Json(D::task(&task)))
             }
             // The proto says GET, the prose and most SDKs POST: both are served.

@@ -217,7 +217,7 @@ pub(super) fn error_response(error: &A2aError) -> Response {
         body,
     )
         .into_response();
-    super::add_retry_after(&mut response, error);
+    super::add_error_headers(&mut response, error);
     response
 }
 

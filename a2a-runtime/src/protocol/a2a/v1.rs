@@ -478,6 +478,10 @@ pub(crate) struct AgentCard {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) documentation_url: Option<String>,
     pub(crate) capabilities: AgentCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) security_schemes: Option<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) security_requirements: Vec<Value>,
     pub(crate) default_input_modes: Vec<String>,
     pub(crate) default_output_modes: Vec<String>,
     pub(crate) skills: Vec<AgentSkill>,
@@ -535,6 +539,8 @@ pub(crate) struct AgentSkill {
     pub(crate) input_modes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) output_modes: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) security_requirements: Vec<Value>,
 }
 
 #[cfg(test)]

@@ -1,0 +1,123 @@
+//! The card's security: `securitySchemes`, `securityRequirements` and each skill's
+//! requirements, from the schemes in force (1.0 shapes, with the 0.3 members merged into each
+//! scheme for 0.3 clients, a2a-spec.md §2.6).
+
+use serde_json::{Map, Value, json};
+
+use crate::auth::{NamedScheme, OAuthFlow, Security, SecurityScheme};
+
+/// `securitySchemes`: each scheme in its 1.0 wrapper with its 0.3 members beside it.
+pub(crate) fn schemes(security: &Security) -> Option<Value> {
+    if !security.is_enabled() {
+        return None;
+    }
+    let mut map = Map::new();
+    for scheme in security.schemes() {
+        map.insert(scheme.name.clone(), scheme_json(scheme));
+    }
+    Some(Value::Object(map))
+}
+
+fn scheme_json(named: &NamedScheme) -> Value {
+    let description = named.description.clone();
+    let (mut v1, mut v0_3) = match &named.scheme {
+        SecurityScheme::ApiKey { location, name } => (
+            json!({"apiKeySecurityScheme": {"location": location.as_str(), "name": name}}),
+            json!({"type": "apiKey", "in": location.as_str(), "name": name}),
+        ),
+        SecurityScheme::Bearer => (
+            json!({"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}}),
+            json!({"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}),
+        ),
+        SecurityScheme::OAuth2 { metadata_url, flow } => {
+            let (v1_flows, v0_3_flows) = flows(flow.as_ref());
+            let mut v1 = json!({"flows": v1_flows});
+            if let Some(url) = metadata_url {
+                v1["oauth2MetadataUrl"] = json!(url);
+            }
+            (
+                json!({"oauth2SecurityScheme": v1}),
+                json!({"type": "oauth2", "flows": v0_3_flows}),
+            )
+        }
+        SecurityScheme::OpenIdConnect { url } => (
+            json!({"openIdConnectSecurityScheme": {"openIdConnectUrl": url}}),
+            json!({"type": "openIdConnect", "openIdConnectUrl": url}),
+        ),
+        SecurityScheme::MutualTls => (
+            json!({"mtlsSecurityScheme": {}}),
+            json!({"type": "mutualTLS"}),
+        ),
+    };
+    if let Some(description) = description {
+        if let Some(inner) = v1.as_object_mut().and_then(|m| m.values_mut().next()) {
+            inner["description"] = json!(description);
+        }
+        v0_3["description"] = json!(description);
+    }
+    if let (Value::Object(v1), Value::Object(v0_3)) = (&mut v1, v0_3) {
+        v1.extend(v0_3);
+    }
+    v1
+}
+
+/// The 1.0 `OAuthFlows` one-of and the 0.3 flows object.
+fn flows(flow: Option<&OAuthFlow>) -> (Value, Value) {
+    let scopes = json!({});
+    match flow {
+        Some(OAuthFlow::AuthorizationCode {
+            authorization_url,
+            token_url,
+        }) => {
+            let body = json!({"authorizationUrl": authorization_url, "tokenUrl": token_url,
+                              "scopes": scopes});
+            let mut v1 = body.clone();
+            v1["pkceRequired"] = json!(true);
+            (
+                json!({"authorizationCode": v1}),
+                json!({"authorizationCode": body}),
+            )
+        }
+        Some(OAuthFlow::ClientCredentials { token_url }) => {
+            let body = json!({"tokenUrl": token_url, "scopes": scopes});
+            (
+                json!({"clientCredentials": body}),
+                json!({"clientCredentials": body}),
+            )
+        }
+        Some(OAuthFlow::DeviceCode {
+            device_authorization_url,
+            token_url,
+        }) => (
+            json!({"deviceCode": {"deviceAuthorizationUrl": device_authorization_url,
+                                  "tokenUrl": token_url, "scopes": scopes}}),
+            json!({}),
+        ),
+        None => (json!({}), json!({})),
+    }
+}
+
+/// The card-wide requirements (any one scheme), as 1.0 `securityRequirements` and 0.3
+/// `security`.
+pub(crate) fn requirements(security: &Security) -> (Vec<Value>, Vec<Value>) {
+    security
+        .schemes()
+        .map(|s| {
+            (
+                json!({"schemes": {s.name.clone(): {"list": []}}}),
+                json!({s.name.clone(): []}),
+            )
+        })
+        .unzip()
+}
+
+/// A skill's requirements: any scheme that carries scopes, with the skill's scopes.
+pub(crate) fn skill_requirements(security: &Security, scopes: &[&str]) -> Vec<Value> {
+    if scopes.is_empty() {
+        return Vec::new();
+    }
+    security
+        .scoped()
+        .map(|name| json!({"schemes": {name: {"list": scopes}}}))
+        .collect()
+}

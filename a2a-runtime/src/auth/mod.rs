@@ -1,0 +1,24 @@
+//! Authentication and authorization: who is calling ([`Caller`]), how the schemes an agent
+//! declares are verified ([`Authenticator`]: API keys, bearer JWTs, or an application's own),
+//! and the middleware that applies them to every A2A route and `/mcp`.
+//!
+//! Skills name the scopes they need (`#[skill(scopes = [...])]`); the call is refused with 403
+//! before any work when the caller lacks one. Tasks belong to the caller that created them.
+
+mod api_key;
+mod authenticator;
+mod caller;
+mod jwks;
+mod jwt;
+pub(crate) mod layer;
+pub(crate) mod metadata;
+mod scheme;
+pub(crate) mod security;
+
+pub use api_key::{ApiKeys, ApiKeysError, DEFAULT_API_KEY_HEADER};
+pub(crate) use authenticator::quoted;
+pub use authenticator::{AuthError, Authenticator};
+pub use caller::Caller;
+pub use jwt::JwtConfig;
+pub use scheme::{ApiKeyLocation, NamedScheme, OAuthFlow, SecurityScheme};
+pub(crate) use security::{AuthConfig, Security};

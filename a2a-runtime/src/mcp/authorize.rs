@@ -1,0 +1,69 @@
+//! Authentication and scopes on `/mcp`, applied by the MCP gate once the body is read: what
+//! hosted MCP connectors need. Discovery (`initialize`, `ping`, notifications) works before
+//! authentication, and a stale token on such a method is ignored rather than refused; every
+//! other request without valid credentials is 401 with a `resource_metadata` challenge (RFC
+//! 9728), and a `tools/call` of a tool whose scopes the caller lacks is 403 naming the scope,
+//! before any work.
+
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use serde_json::Value;
+
+use super::request_check::{McpGate, failure};
+use crate::auth::layer::{caller_of, unauthenticated};
+use crate::auth::security::Unauthenticated;
+use crate::dispatch::Dispatcher;
+
+/// Methods an MCP client calls before it authenticates.
+const PUBLIC_METHODS: &[&str] = &["initialize", "ping", "server/discover"];
+
+/// The refusal for this request, if it is refused.
+pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Value) -> Option<Response> {
+    let method = body.get("method").and_then(Value::as_str);
+    if let Some(refusal) = parts.extensions.remove::<Unauthenticated>() {
+        let public =
+            method.is_some_and(|m| PUBLIC_METHODS.contains(&m) || m.starts_with("notifications/"));
+        if public {
+            return None;
+        }
+        return Some(unauthenticated(
+            &refusal,
+            true,
+            Some(&gate.resource_metadata),
+        ));
+    }
+    if method != Some("tools/call") {
+        return None;
+    }
+    let name = body.pointer("/params/name").and_then(Value::as_str)?;
+    let skill = gate.dispatcher.registry().get(name)?;
+    let missing = Dispatcher::authorize(skill, &caller_of(&parts.extensions)).err()?;
+    let id = body.get("id").cloned().unwrap_or(Value::Null);
+    let message = format!(
+        "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
+        missing.skill, missing.scope
+    );
+    let mut response = failure(
+        StatusCode::FORBIDDEN,
+        &id,
+        crate::a2a::PERMISSION_DENIED_CODE,
+        &message,
+    );
+    if let Ok(challenge) = HeaderValue::from_str(&crate::a2a::insufficient_scope(missing.scope)) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    Some(response)
+}
+
+/// A non-POST request (the SSE stream, closing a session) needs credentials too.
+pub(crate) fn check_other(gate: &McpGate, parts: &mut Parts) -> Option<Response> {
+    let refusal = parts.extensions.remove::<Unauthenticated>()?;
+    Some(unauthenticated(
+        &refusal,
+        true,
+        Some(&gate.resource_metadata),
+    ))
+}

@@ -1,0 +1,570 @@
+//! Authentication, per-skill scopes and task ownership over real sockets: API keys, HS256 and
+//! JWKS-verified JWTs, on every A2A binding and on MCP.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::time::Duration;
+
+use a2a_runtime::auth::{ApiKeys, JwtConfig};
+use a2a_runtime::{Agent, AgentServer};
+use a2a_tests::tokens::{self, JwksServer, SECRET};
+use a2a_tests::vault::Vault;
+use a2a_tests::{TestServer, start};
+use jsonwebtoken::Algorithm;
+use serde_json::{Value, json};
+
+const ALICE_KEY: &str = "alice-key-0123456789";
+const BOB_KEY: &str = "bob-key-9876543210abc";
+
+fn keys() -> ApiKeys {
+    ApiKeys::parse(&format!("alice={ALICE_KEY},bob={BOB_KEY}")).unwrap()
+}
+
+fn secured() -> AgentServer {
+    Vault.server().api_keys(keys()).jwt(
+        JwtConfig::hs256(SECRET)
+            .issuer("https://issuer.test")
+            .audience("vault"),
+    )
+}
+
+/// Credentials sent with a request.
+#[derive(Clone, Copy)]
+enum Auth<'a> {
+    None,
+    Key(&'a str),
+    Bearer(&'a str),
+}
+
+fn with(request: reqwest::RequestBuilder, auth: Auth<'_>) -> reqwest::RequestBuilder {
+    match auth {
+        Auth::None => request,
+        Auth::Key(key) => request.header("X-API-Key", key),
+        Auth::Bearer(token) => request.bearer_auth(token),
+    }
+}
+
+/// A JSON-RPC call: status, `WWW-Authenticate` values and body.
+async fn rpc(
+    server: &TestServer,
+    auth: Auth<'_>,
+    method: &str,
+    params: Value,
+) -> (u16, Vec<String>, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let request = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string());
+    answer(with(request, auth).send().await.unwrap()).await
+}
+
+async fn answer(response: reqwest::Response) -> (u16, Vec<String>, Value) {
+    let status = response.status().as_u16();
+    let challenges = response
+        .headers()
+        .get_all("www-authenticate")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
+    let text = response.text().await.unwrap();
+    (
+        status,
+        challenges,
+        serde_json::from_str(&text).unwrap_or(json!({"raw": text})),
+    )
+}
+
+fn message(skill: &str, data: Value) -> Value {
+    json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": data}],
+                        "metadata": {"skill": skill}}})
+}
+
+fn text_of(task: &Value) -> String {
+    task["artifacts"][0]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn token(sub: &str, scope: &str) -> String {
+    let mut claims = tokens::claims(sub, scope);
+    claims["iss"] = json!("https://issuer.test");
+    claims["aud"] = json!("vault");
+    tokens::hs256(&claims)
+}
+
+#[tokio::test]
+async fn requests_without_credentials_get_401_with_every_schemes_challenge() {
+    let server = start(secured()).await;
+    let (status, challenges, body) = rpc(
+        &server,
+        Auth::None,
+        "SendMessage",
+        message("whoami", json!({})),
+    )
+    .await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        challenges.iter().any(|c| c.starts_with("ApiKey")),
+        "{challenges:?}"
+    );
+    assert!(
+        challenges.iter().any(|c| c.starts_with("Bearer")),
+        "{challenges:?}"
+    );
+    assert_eq!(
+        body["error"]["data"][0]["reason"], "UNAUTHENTICATED",
+        "{body}"
+    );
+    // HTTP+JSON answers a google.rpc.Status.
+    let response = server
+        .http
+        .get(format!("{}tasks", server.base))
+        .send()
+        .await
+        .unwrap();
+    let (status, challenges, body) = answer(response).await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error"]["status"], "UNAUTHENTICATED", "{body}");
+    assert!(!challenges.is_empty());
+    // The card stays public.
+    let card = server.card().await;
+    assert_eq!(card["name"], "Vault");
+}
+
+#[tokio::test]
+async fn a_wrong_api_key_is_refused_and_a_right_one_names_its_principal() {
+    let server = start(secured()).await;
+    let (status, challenges, body) = rpc(
+        &server,
+        Auth::Key("not-a-key-at-all-123"),
+        "SendMessage",
+        message("whoami", json!({})),
+    )
+    .await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        challenges.iter().any(|c| c.contains("invalid_key")),
+        "{challenges:?}"
+    );
+    let (status, _, body) = rpc(
+        &server,
+        Auth::Key(ALICE_KEY),
+        "SendMessage",
+        message("whoami", json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        text_of(&body["result"]["task"]),
+        "alice via apiKey []",
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_token_without_the_skills_scope_gets_403_naming_it_on_every_binding() {
+    let server = start(secured()).await;
+    let reader = token("carol", "vault:read");
+    let (status, challenges, body) = rpc(
+        &server,
+        Auth::Bearer(&reader),
+        "SendMessage",
+        message("open", json!({"item": "gold"})),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        challenges
+            .iter()
+            .any(|c| c.contains("insufficient_scope") && c.contains("vault:open")),
+        "{challenges:?}"
+    );
+    assert_eq!(
+        body["error"]["data"][0]["reason"], "PERMISSION_DENIED",
+        "{body}"
+    );
+    // HTTP+JSON 1.0 and 0.3.
+    for path in ["message:send", "v1/message:send"] {
+        let body = if path.starts_with("v1") {
+            json!({"message": {"messageId": "m", "role": "ROLE_USER",
+                   "content": [{"data": {"data": {"item": "gold"}}}],
+                   "metadata": {"skill": "open"}}})
+        } else {
+            message("open", json!({"item": "gold"}))
+        };
+        let response = server
+            .http
+            .post(format!("{}{path}", server.base))
+            .header("content-type", "application/json")
+            .bearer_auth(&reader)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let (status, _, body) = answer(response).await;
+        assert_eq!(status, 403, "{path}: {body}");
+        assert_eq!(
+            body["error"]["status"], "PERMISSION_DENIED",
+            "{path}: {body}"
+        );
+    }
+    // With the scope the call succeeds and the skill sees the principal and scopes.
+    let opener = token("carol", "vault:open vault:read");
+    let (status, _, body) = rpc(
+        &server,
+        Auth::Bearer(&opener),
+        "SendMessage",
+        message("open", json!({"item": "gold"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(text_of(&body["result"]["task"]), "took gold", "{body}");
+    let (_, _, body) = rpc(
+        &server,
+        Auth::Bearer(&opener),
+        "SendMessage",
+        message("whoami", json!({})),
+    )
+    .await;
+    assert_eq!(
+        text_of(&body["result"]["task"]),
+        "carol via bearer [vault:open vault:read]",
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn expired_future_wrong_audience_and_wrong_issuer_tokens_are_refused_by_name() {
+    let server = start(secured()).await;
+    let base = |claims: &mut Value| {
+        claims["iss"] = json!("https://issuer.test");
+        claims["aud"] = json!("vault");
+    };
+    type Spoil = fn(&mut Value);
+    let cases: [(&str, Spoil); 4] = [
+        ("expired", |c| c["exp"] = json!(tokens::now() - 3600)),
+        ("not valid yet", |c| c["nbf"] = json!(tokens::now() + 3600)),
+        ("`aud`", |c| c["aud"] = json!("someone-else")),
+        ("`iss`", |c| c["iss"] = json!("https://evil.test")),
+    ];
+    for (expected, spoil) in cases {
+        let mut claims = tokens::claims("dave", "");
+        base(&mut claims);
+        spoil(&mut claims);
+        let token = tokens::hs256(&claims);
+        let (status, challenges, body) =
+            rpc(&server, Auth::Bearer(&token), "ListTasks", json!({})).await;
+        assert_eq!(status, 401, "{expected}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(expected), "{expected}: {message}");
+        assert!(
+            challenges.iter().any(|c| c.contains("invalid_token")),
+            "{challenges:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn jwks_keys_verify_rs256_and_es256_and_a_rotated_key_is_fetched() {
+    let (rsa1, rsa2, ec) = (tokens::rsa_key(1), tokens::rsa_key(2), tokens::ec_key());
+    let jwks = JwksServer::start(vec![
+        tokens::jwk(Algorithm::RS256, &rsa1),
+        tokens::jwk(Algorithm::ES256, &ec),
+    ])
+    .await;
+    let server = start(Vault.server().jwt(JwtConfig::jwks(&jwks.url))).await;
+    let claims = tokens::claims("erin", "");
+    for token in [
+        tokens::signed(Algorithm::RS256, &rsa1, &claims),
+        tokens::signed(Algorithm::ES256, &ec, &claims),
+    ] {
+        let (status, _, body) = rpc(
+            &server,
+            Auth::Bearer(&token),
+            "SendMessage",
+            message("whoami", json!({})),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(text_of(&body["result"]["task"]), "erin via bearer []");
+    }
+    assert_eq!(jwks.fetches(), 1, "the set is cached");
+    // An unknown kid is refused by name.
+    let rotated = tokens::signed(Algorithm::RS256, &rsa2, &claims);
+    let (status, _, body) = rpc(&server, Auth::Bearer(&rotated), "ListTasks", json!({})).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("rsa-2"),
+        "{body}"
+    );
+    // The provider rotates to key 2: after the refetch cool-down the new kid is fetched.
+    jwks.rotate(vec![tokens::jwk(Algorithm::RS256, &rsa2)]);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (status, _, body) = rpc(&server, Auth::Bearer(&rotated), "ListTasks", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    // A token signed with HMAC over the public key is not accepted (algorithm confusion).
+    let forged = tokens::hs256(&claims);
+    let (status, _, body) = rpc(&server, Auth::Bearer(&forged), "ListTasks", json!({})).await;
+    assert_eq!(status, 401, "{body}");
+}
+
+#[tokio::test]
+async fn openid_connect_discovery_finds_the_keys_and_the_issuer() {
+    let rsa = tokens::rsa_key(1);
+    let jwks = JwksServer::start(vec![tokens::jwk(Algorithm::RS256, &rsa)]).await;
+    let discovery = format!("{}/.well-known/openid-configuration", jwks.issuer());
+    let server = start(Vault.server().jwt(JwtConfig::discover(discovery))).await;
+    let mut claims = tokens::claims("frank", "");
+    claims["iss"] = json!(jwks.issuer());
+    let good = tokens::signed(Algorithm::RS256, &rsa, &claims);
+    let (status, _, body) = rpc(&server, Auth::Bearer(&good), "ListTasks", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    claims["iss"] = json!("https://elsewhere.test");
+    let foreign = tokens::signed(Algorithm::RS256, &rsa, &claims);
+    let (status, _, body) = rpc(&server, Auth::Bearer(&foreign), "ListTasks", json!({})).await;
+    assert_eq!(status, 401, "{body}");
+}
+
+#[tokio::test]
+async fn another_callers_task_is_not_found_for_every_operation() {
+    let server = start(secured()).await;
+    let (alice, bob) = (Auth::Key(ALICE_KEY), Auth::Key(BOB_KEY));
+    let mut held = message("hold", json!({}));
+    held["configuration"] = json!({"returnImmediately": true});
+    let (_, _, body) = rpc(&server, alice, "SendMessage", held).await;
+    let task_id = body["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let (_, _, body) = rpc(&server, alice, "SendMessage", message("confirm", json!({}))).await;
+    let asking = body["result"]["task"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        body["result"]["task"]["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED"
+    );
+
+    let not_found = |body: &Value| body["error"]["code"] == -32001;
+    let (_, _, body) = rpc(&server, bob, "GetTask", json!({"id": task_id})).await;
+    assert!(not_found(&body), "get: {body}");
+    let (_, _, body) = rpc(&server, bob, "CancelTask", json!({"id": task_id})).await;
+    assert!(not_found(&body), "cancel: {body}");
+    let (_, _, body) = rpc(&server, bob, "ListTasks", json!({})).await;
+    assert_eq!(body["result"]["totalSize"], 0, "list: {body}");
+    let response = server
+        .http
+        .post(format!("{}tasks/{task_id}:subscribe", server.base))
+        .header("X-API-Key", BOB_KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 404, "subscribe");
+    let answer_body = json!({"message": {"messageId": "a", "role": "ROLE_USER",
+        "taskId": asking, "parts": [{"data": true}]}});
+    let (_, _, body) = rpc(&server, bob, "SendMessage", answer_body.clone()).await;
+    assert!(not_found(&body), "answer: {body}");
+    // Alice still sees, answers and cancels her own.
+    let (_, _, body) = rpc(&server, alice, "ListTasks", json!({})).await;
+    assert_eq!(body["result"]["totalSize"], 2, "{body}");
+    let (_, _, body) = rpc(&server, alice, "SendMessage", answer_body).await;
+    assert_eq!(text_of(&body["result"]["task"]), "answered true", "{body}");
+    let (_, _, body) = rpc(&server, alice, "CancelTask", json!({"id": task_id})).await;
+    assert_eq!(
+        body["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{body}"
+    );
+}
+
+/// An MCP request: `initialize` as a 2025-11-25 client, anything else statelessly (2026-07-28).
+async fn mcp(
+    server: &TestServer,
+    auth: Auth<'_>,
+    method: &str,
+    mut params: Value,
+) -> (u16, Vec<String>, Value) {
+    let version = if method == "initialize" {
+        "2025-11-25"
+    } else {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        "2026-07-28"
+    };
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut request = server
+        .http
+        .post(format!("{}mcp", server.base))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", version)
+        .header("mcp-method", method)
+        .body(body.to_string());
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        request = request.header("mcp-name", name);
+    }
+    let response = with(request, auth).send().await.unwrap();
+    let (status, challenges, body) = answer(response).await;
+    // Streamable HTTP may answer with one SSE event.
+    let body = match body["raw"].as_str() {
+        Some(raw) => raw
+            .lines()
+            .find_map(|line| line.strip_prefix("data:"))
+            .and_then(|data| serde_json::from_str(data.trim()).ok())
+            .unwrap_or(body),
+        None => body,
+    };
+    (status, challenges, body)
+}
+
+#[tokio::test]
+async fn mcp_discovery_works_before_authentication_and_calls_need_it() {
+    let server = start(secured()).await;
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                      "clientInfo": {"name": "tests", "version": "1"}});
+    let (status, _, body) = mcp(&server, Auth::None, "initialize", init.clone()).await;
+    assert_eq!(status, 200, "{body}");
+    // A stale token does not fail an unauthenticated method.
+    let (status, _, body) = mcp(
+        &server,
+        Auth::Bearer("stale.token.here"),
+        "initialize",
+        init,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, challenges, body) = mcp(
+        &server,
+        Auth::None,
+        "tools/call",
+        json!({"name": "whoami", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(status, 401, "{body}");
+    let metadata_url = format!("{}.well-known/oauth-protected-resource/mcp", server.base);
+    assert!(
+        challenges
+            .iter()
+            .any(|c| c.starts_with("Bearer") && c.contains(&metadata_url)),
+        "{challenges:?}"
+    );
+    let metadata: Value = server
+        .http
+        .get(&metadata_url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["resource"], format!("{}mcp", server.base));
+    assert_eq!(metadata["scopes_supported"], json!(["vault:open"]));
+    assert_eq!(
+        metadata["authorization_servers"],
+        json!(["https://issuer.test"])
+    );
+}
+
+#[tokio::test]
+async fn mcp_lists_only_the_tools_the_caller_may_call_and_refuses_the_rest_with_403() {
+    let server = start(secured()).await;
+    let reader = token("gina", "vault:read");
+    let (status, _, body) = mcp(&server, Auth::Bearer(&reader), "tools/list", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let names: Vec<&str> = body["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"whoami") && !names.contains(&"open"),
+        "{names:?}"
+    );
+    let (status, challenges, body) = mcp(
+        &server,
+        Auth::Bearer(&reader),
+        "tools/call",
+        json!({"name": "open", "arguments": {"item": "gold"}}),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        challenges
+            .iter()
+            .any(|c| c.contains("insufficient_scope") && c.contains("vault:open")),
+        "{challenges:?}"
+    );
+    let opener = token("gina", "vault:open");
+    let (status, _, body) = mcp(
+        &server,
+        Auth::Bearer(&opener),
+        "tools/call",
+        json!({"name": "whoami", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["result"]["content"][0]["text"], "gina via bearer [vault:open]",
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn the_card_publishes_the_schemes_and_each_skills_requirements() {
+    let server = start(secured()).await;
+    let card = server.card().await;
+    assert_eq!(
+        card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"],
+        json!({"location": "header", "name": "X-API-Key"}),
+        "{card}"
+    );
+    assert_eq!(
+        card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"],
+        json!({"scheme": "Bearer", "bearerFormat": "JWT"}),
+        "{card}"
+    );
+    assert_eq!(
+        card["securityRequirements"],
+        json!([{"schemes": {"apiKey": {"list": []}}}, {"schemes": {"bearer": {"list": []}}}]),
+        "{card}"
+    );
+    let open = card["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "open")
+        .unwrap();
+    assert_eq!(
+        open["securityRequirements"],
+        json!([{"schemes": {"bearer": {"list": ["vault:open"]}}}]),
+        "{open}"
+    );
+    // The v0.3 view of the same data.
+    assert_eq!(
+        card["securitySchemes"]["apiKey"]["type"], "apiKey",
+        "{card}"
+    );
+    assert_eq!(
+        card["security"],
+        json!([{"apiKey": []}, {"bearer": []}]),
+        "{card}"
+    );
+}
+
+#[tokio::test]
+async fn scopes_without_a_scheme_that_carries_them_are_a_startup_error() {
+    let error = Vault
+        .server()
+        .api_keys(keys())
+        .router()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("vault:open") && error.contains("open"),
+        "{error}"
+    );
+    // Without any scheme at all, too.
+    let error = Vault.server().router().unwrap_err().to_string();
+    assert!(error.contains("vault:open"), "{error}");
+}

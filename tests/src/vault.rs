@@ -1,0 +1,44 @@
+//! An agent for authentication tests: a skill anyone signed in may call, one that needs a
+//! scope, one that holds its task open and one that asks a question.
+
+use a2a_runtime::prelude::*;
+
+/// Keeps secrets for signed-in callers.
+#[agent(name = "Vault")]
+#[derive(Debug, Default)]
+pub struct Vault;
+
+/// Who the vault thinks is calling.
+#[skill(agent = Vault)]
+pub async fn whoami(caller: Caller) -> String {
+    let scopes: Vec<&str> = caller.scopes().collect();
+    format!(
+        "{} via {} [{}]",
+        caller.principal(),
+        caller.scheme().unwrap_or("none"),
+        scopes.join(" ")
+    )
+}
+
+/// Open the vault.
+#[skill(agent = Vault, scopes = ["vault:open"])]
+pub async fn open(
+    /// What to take out.
+    item: String,
+) -> String {
+    format!("took {item}")
+}
+
+/// Hold the task open until it is cancelled.
+#[skill(agent = Vault)]
+pub async fn hold(ctx: TaskContext) -> String {
+    ctx.cancelled().await;
+    "released".into()
+}
+
+/// Ask whether to go on, and say what was answered.
+#[skill(agent = Vault)]
+pub async fn confirm(ctx: TaskContext) -> Result<String, SkillError> {
+    let yes = ctx.ask::<bool>("Go on?").await?;
+    Ok(format!("answered {yes}"))
+}
