@@ -6,7 +6,7 @@ use aws_lc_rs::{constant_time, digest};
 use axum::http::header;
 use axum::http::request::Parts;
 
-use super::authenticator::quoted;
+use super::authenticator::{challenge, quoted};
 use super::{ApiKeyLocation, AuthError, Authenticator, Caller};
 use crate::util::BoxFuture;
 
@@ -197,16 +197,12 @@ impl Authenticator for ApiKeyAuthenticator {
     }
 
     fn challenge(&self, error: Option<&AuthError>) -> String {
-        let mut challenge = format!(
+        let base = format!(
             "ApiKey realm=\"agent\", {}={}",
             self.location.as_str(),
             quoted(&self.name)
         );
-        if let Some(error) = error {
-            challenge.push_str(", error=\"invalid_key\", error_description=");
-            challenge.push_str(&quoted(error.reason()));
-        }
-        challenge
+        challenge(base, "invalid_key", error)
     }
 }
 

@@ -64,3 +64,14 @@ pub(crate) fn quoted(value: &str) -> String {
     out.push('"');
     out
 }
+
+/// A challenge `base`, with `error` and its description when credentials were refused.
+pub(crate) fn challenge(base: String, error_code: &str, error: Option<&AuthError>) -> String {
+    match error {
+        None => base,
+        Some(error) => format!(
+            "{base}, error=\"{error_code}\", error_description={}",
+            quoted(error.reason())
+        ),
+    }
+}

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::{Map, Value};
 
@@ -18,7 +18,7 @@ pub(crate) const ANONYMOUS: &str = "anonymous";
 #[derive(Clone, PartialEq)]
 pub struct Caller(Arc<Inner>);
 
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 struct Inner {
     principal: String,
     scheme: Option<String>,
@@ -31,7 +31,11 @@ struct Inner {
 impl Caller {
     /// The unauthenticated caller: what every request is when no scheme is configured.
     pub fn anonymous() -> Self {
-        Self::build(ANONYMOUS.to_owned(), None, BTreeSet::new(), Map::new())
+        // Shared: every request of an agent without authentication asks for it.
+        static ANONYMOUS_CALLER: LazyLock<Caller> = LazyLock::new(|| {
+            Caller::build(ANONYMOUS.to_owned(), None, BTreeSet::new(), Map::new())
+        });
+        ANONYMOUS_CALLER.clone()
     }
 
     /// A caller that scheme `scheme` (its name in the card's `securitySchemes`) authenticated
@@ -47,17 +51,18 @@ impl Caller {
 
     /// This caller, granted `scopes` as well.
     #[must_use]
-    pub fn with_scopes<S: Into<String>>(self, scopes: impl IntoIterator<Item = S>) -> Self {
-        let mut inner = self.into_parts();
-        inner.2.extend(scopes.into_iter().map(Into::into));
-        Self::build(inner.0, inner.1, inner.2, inner.3)
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        Arc::make_mut(&mut self.0)
+            .scopes
+            .extend(scopes.into_iter().map(Into::into));
+        self
     }
 
     /// This caller, carrying the claims of the token that authenticated it.
     #[must_use]
-    pub fn with_claims(self, claims: Map<String, Value>) -> Self {
-        let (principal, scheme, scopes, _) = self.into_parts();
-        Self::build(principal, scheme, scopes, claims)
+    pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
+        Arc::make_mut(&mut self.0).claims = claims;
+        self
     }
 
     fn build(
@@ -77,11 +82,6 @@ impl Caller {
             claims,
             owner,
         }))
-    }
-
-    fn into_parts(self) -> (String, Option<String>, BTreeSet<String>, Map<String, Value>) {
-        let inner = Arc::unwrap_or_clone(self.0);
-        (inner.principal, inner.scheme, inner.scopes, inner.claims)
     }
 
     /// Who the caller is: the API key's principal, the token's `sub`, the certificate's subject;
@@ -126,18 +126,6 @@ impl Caller {
     /// The key tasks are owned under.
     pub(crate) fn owner(&self) -> &str {
         &self.0.owner
-    }
-}
-
-impl Clone for Inner {
-    fn clone(&self) -> Self {
-        Self {
-            principal: self.principal.clone(),
-            scheme: self.scheme.clone(),
-            scopes: self.scopes.clone(),
-            claims: self.claims.clone(),
-            owner: Arc::clone(&self.owner),
-        }
     }
 }
 

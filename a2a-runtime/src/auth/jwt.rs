@@ -11,7 +11,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use super::authenticator::quoted;
+use super::authenticator::challenge;
 use super::jwks::KeySet;
 use super::{AuthError, Authenticator, Caller};
 use crate::util::BoxFuture;
@@ -277,12 +277,7 @@ impl Authenticator for JwtAuthenticator {
     }
 
     fn challenge(&self, error: Option<&AuthError>) -> String {
-        let mut challenge = "Bearer realm=\"agent\"".to_owned();
-        if let Some(error) = error {
-            challenge.push_str(", error=\"invalid_token\", error_description=");
-            challenge.push_str(&quoted(error.reason()));
-        }
-        challenge
+        challenge("Bearer realm=\"agent\"".to_owned(), "invalid_token", error)
     }
 }
 

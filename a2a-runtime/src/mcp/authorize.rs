@@ -33,7 +33,8 @@ pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Value) -> Option<R
             Some(&gate.resource_metadata),
         ));
     }
-    if method != Some("tools/call") {
+    // Without authentication every caller is anonymous and no skill may declare scopes.
+    if method != Some("tools/call") || parts.extensions.get::<crate::Caller>().is_none() {
         return None;
     }
     let name = body.pointer("/params/name").and_then(Value::as_str)?;

@@ -15,6 +15,7 @@ use rmcp::model::{
     InitializeRequestParams, PaginatedRequestParams, UpdateTaskParams,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -73,22 +74,14 @@ pub(crate) async fn check_request(
             );
         }
     };
-    if let Some(refusal) = refusal(&bytes) {
+    let message = match checked(&bytes) {
+        Ok(message) => message,
+        Err(refusal) => return *refusal,
+    };
+    if let Some(refusal) = super::authorize::check(&gate, &mut parts, &message) {
         return refusal;
     }
-    // The body parsed above; authentication only matters when a scheme is configured.
-    if parts
-        .extensions
-        .get::<crate::auth::security::Unauthenticated>()
-        .is_some()
-        || parts.extensions.get::<crate::Caller>().is_some()
-    {
-        let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        if let Some(refusal) = super::authorize::check(&gate, &mut parts, &body) {
-            return refusal;
-        }
-    }
-    if opens_session && let Some(id) = initialize_id(&bytes) {
+    if opens_session && let Some(id) = initialize_id(&message) {
         let open = gate.sessions.sessions.read().await.len();
         if open >= gate.max_sessions {
             let message = format!(
@@ -111,18 +104,18 @@ pub(crate) async fn check_request(
         .await
 }
 
-/// Why this body is refused, if it is.
-fn refusal(bytes: &Bytes) -> Option<Response> {
+/// The body as JSON, or why it is refused.
+fn checked(bytes: &Bytes) -> Result<Value, Box<Response>> {
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(error) => {
             let message = format!("invalid JSON: {error}");
-            return Some(failure(
+            return Err(Box::new(failure(
                 StatusCode::BAD_REQUEST,
                 &Value::Null,
                 code::PARSE_ERROR,
                 &message,
-            ));
+            )));
         }
     };
     let id = value.get("id").cloned().unwrap_or(Value::Null);
@@ -133,34 +126,33 @@ fn refusal(bytes: &Bytes) -> Option<Response> {
         let params = value.get("params").cloned().unwrap_or(Value::Null);
         if let Err(error) = check(params) {
             let message = format!("invalid params for `{method}`: params.{error}");
-            return Some(failure(StatusCode::OK, &id, code::INVALID_PARAMS, &message));
+            return Err(Box::new(failure(
+                StatusCode::OK,
+                &id,
+                code::INVALID_PARAMS,
+                &message,
+            )));
         }
     }
-    if let Err(error) = serde_json::from_value::<ClientJsonRpcMessage>(value) {
+    if let Err(error) = ClientJsonRpcMessage::deserialize(&value) {
         let message = format!("not a JSON-RPC 2.0 request, notification or response: {error}");
-        return Some(failure(
+        return Err(Box::new(failure(
             StatusCode::BAD_REQUEST,
             &id,
             code::INVALID_REQUEST,
             &message,
-        ));
+        )));
     }
-    None
+    Ok(value)
 }
 
 /// The header naming an MCP session (2025 revisions).
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The id of an `initialize` request (which opens a session), if the body is one.
-fn initialize_id(bytes: &Bytes) -> Option<Value> {
-    #[derive(serde::Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        method: Option<&'a str>,
-        id: Option<Value>,
-    }
-    let envelope: Envelope<'_> = serde_json::from_slice(bytes).ok()?;
-    (envelope.method == Some("initialize")).then(|| envelope.id.unwrap_or(Value::Null))
+fn initialize_id(message: &Value) -> Option<Value> {
+    (message.get("method")? == "initialize")
+        .then(|| message.get("id").cloned().unwrap_or(Value::Null))
 }
 
 fn shape<T: DeserializeOwned>(params: Value) -> Result<(), String> {
@@ -203,7 +195,7 @@ mod tests {
     use super::*;
 
     fn error_of(body: &str) -> (StatusCode, Value) {
-        let response = refusal(&Bytes::from(body.to_owned())).expect("refused");
+        let response = checked(&Bytes::from(body.to_owned())).expect_err("refused");
         let status = response.status();
         let body = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 20))
             .expect("body");
@@ -239,8 +231,8 @@ mod tests {
     #[test]
     fn well_formed_requests_pass() {
         let ok = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#;
-        assert!(refusal(&Bytes::from(ok)).is_none());
+        assert!(checked(&Bytes::from(ok)).is_ok());
         let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-        assert!(refusal(&Bytes::from(ping)).is_none());
+        assert!(checked(&Bytes::from(ping)).is_ok());
     }
 }
