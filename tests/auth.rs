@@ -276,7 +276,13 @@ async fn jwks_keys_verify_rs256_and_es256_and_a_rotated_key_is_fetched() {
         tokens::jwk(Algorithm::ES256, &ec),
     ])
     .await;
-    let server = start(Vault.server().jwt(JwtConfig::jwks(&jwks.url))).await;
+    let server = start(
+        Vault
+            .server()
+            .api_keys(keys())
+            .jwt(JwtConfig::jwks(&jwks.url)),
+    )
+    .await;
     let claims = tokens::claims("erin", "");
     for token in [
         tokens::signed(Algorithm::RS256, &rsa1, &claims),
@@ -317,7 +323,13 @@ async fn openid_connect_discovery_finds_the_keys_and_the_issuer() {
     let rsa = tokens::rsa_key(1);
     let jwks = JwksServer::start(vec![tokens::jwk(Algorithm::RS256, &rsa)]).await;
     let discovery = format!("{}/.well-known/openid-configuration", jwks.issuer());
-    let server = start(Vault.server().jwt(JwtConfig::discover(discovery))).await;
+    let server = start(
+        Vault
+            .server()
+            .api_keys(keys())
+            .jwt(JwtConfig::discover(discovery)),
+    )
+    .await;
     let mut claims = tokens::claims("frank", "");
     claims["iss"] = json!(jwks.issuer());
     let good = tokens::signed(Algorithm::RS256, &rsa, &claims);
@@ -380,14 +392,25 @@ async fn mcp(
     server: &TestServer,
     auth: Auth<'_>,
     method: &str,
+    params: Value,
+) -> (u16, Vec<String>, Value) {
+    mcp_as(server, auth, method, params, json!({})).await
+}
+
+/// [`mcp`] from a client declaring `capabilities`.
+async fn mcp_as(
+    server: &TestServer,
+    auth: Auth<'_>,
+    method: &str,
     mut params: Value,
+    capabilities: Value,
 ) -> (u16, Vec<String>, Value) {
     let version = if method == "initialize" {
         "2025-11-25"
     } else {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         });
         "2026-07-28"
     };
@@ -400,7 +423,8 @@ async fn mcp(
         .header("mcp-protocol-version", version)
         .header("mcp-method", method)
         .body(body.to_string());
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
+    let name = params.get("name").or_else(|| params.get("taskId"));
+    if let Some(name) = name.and_then(Value::as_str) {
         request = request.header("mcp-name", name);
     }
     let response = with(request, auth).send().await.unwrap();
@@ -553,7 +577,8 @@ async fn the_card_publishes_the_schemes_and_each_skills_requirements() {
 }
 
 #[tokio::test]
-async fn scopes_without_a_scheme_that_carries_them_are_a_startup_error() {
+async fn a_declared_scheme_with_nothing_to_verify_it_is_a_startup_error() {
+    // `security(api_key, bearer)` in code, keys configured, no JWT secret or JWKS.
     let error = Vault
         .server()
         .api_keys(keys())
@@ -561,10 +586,227 @@ async fn scopes_without_a_scheme_that_carries_them_are_a_startup_error() {
         .unwrap_err()
         .to_string();
     assert!(
-        error.contains("vault:open") && error.contains("open"),
+        error.contains("`bearer`") && error.contains("A2A_JWT_SECRET"),
         "{error}"
     );
-    // Without any scheme at all, too.
+    // Nothing configured: the first declared scheme says what to set.
     let error = Vault.server().router().unwrap_err().to_string();
-    assert!(error.contains("vault:open"), "{error}");
+    assert!(
+        error.contains("`apiKey`") && error.contains("A2A_API_KEYS"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn mcp_tasks_and_retries_belong_to_their_caller() {
+    let server = start(secured().mcp_task_after(Duration::ZERO)).await;
+    let (alice, bob) = (Auth::Key(ALICE_KEY), Auth::Key(BOB_KEY));
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let (_, _, created) = mcp_as(
+        &server,
+        alice,
+        "tools/call",
+        json!({"name": "hold", "arguments": {}}),
+        tasks.clone(),
+    )
+    .await;
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    for method in ["tasks/get", "tasks/cancel"] {
+        let (_, _, body) = mcp_as(
+            &server,
+            bob,
+            method,
+            json!({"taskId": task_id}),
+            tasks.clone(),
+        )
+        .await;
+        assert!(body["error"]["code"].is_i64(), "{method}: {body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&task_id),
+            "{body}"
+        );
+    }
+    // Not over A2A either: the MCP task is in the same store, owned the same way.
+    let (_, _, body) = rpc(&server, bob, "GetTask", json!({"id": task_id})).await;
+    assert_eq!(body["error"]["code"], -32001, "{body}");
+    let (_, _, body) = mcp_as(
+        &server,
+        alice,
+        "tasks/get",
+        json!({"taskId": task_id}),
+        tasks.clone(),
+    )
+    .await;
+    assert_eq!(body["result"]["status"], "working", "{body}");
+    let (_, _, body) = mcp_as(
+        &server,
+        alice,
+        "tasks/cancel",
+        json!({"taskId": task_id}),
+        tasks,
+    )
+    .await;
+    assert!(body["error"].is_null(), "{body}");
+
+    // An MRTR retry answers only the call of the caller that made it.
+    let forms = json!({"elicitation": {"form": {}}});
+    let (_, _, asked) = mcp_as(
+        &server,
+        alice,
+        "tools/call",
+        json!({"name": "confirm", "arguments": {}}),
+        forms.clone(),
+    )
+    .await;
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let key = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let retry = json!({
+        "name": "confirm",
+        "arguments": {},
+        "requestState": result["requestState"],
+        "inputResponses": {key: {"action": "accept", "content": {"answer": true}}},
+    });
+    let (_, _, body) = mcp_as(&server, bob, "tools/call", retry.clone(), forms.clone()).await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    assert_eq!(body["error"]["data"]["field"], "requestState", "{body}");
+    let (_, _, body) = mcp_as(&server, alice, "tools/call", retry, forms).await;
+    assert_eq!(
+        body["result"]["content"][0]["text"], "answered true",
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn authenticated_callers_read_the_extended_card_with_its_extended_only_skills() {
+    let server = start(secured()).await;
+    let card = server.card().await;
+    assert_eq!(card["capabilities"]["extendedAgentCard"], true, "{card}");
+    assert_eq!(card["supportsAuthenticatedExtendedCard"], true, "{card}");
+    let ids = |card: &Value| -> Vec<String> {
+        card["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(!ids(&card).contains(&"audit".to_owned()), "{card}");
+    let schemas = &card["capabilities"]["extensions"][0]["params"]["skills"];
+    assert!(schemas.get("audit").is_none(), "{schemas}");
+
+    let alice = Auth::Key(ALICE_KEY);
+    let (status, _, body) = rpc(&server, alice, "GetExtendedAgentCard", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(ids(&body["result"]).contains(&"audit".to_owned()), "{body}");
+    // The 0.3 method and both HTTP+JSON forms answer the same card.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "agent/getAuthenticatedExtendedCard"});
+    let response = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .header("X-API-Key", ALICE_KEY)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (_, _, body) = answer(response).await;
+    assert!(ids(&body["result"]).contains(&"audit".to_owned()), "{body}");
+    for path in ["extendedAgentCard", "v1/card"] {
+        let request = server.http.get(format!("{}{path}", server.base));
+        let (status, _, body) = answer(with(request, alice).send().await.unwrap()).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert!(ids(&body).contains(&"audit".to_owned()), "{path}: {body}");
+        let request = server.http.get(format!("{}{path}", server.base));
+        let (status, challenges, _) = answer(with(request, Auth::None).send().await.unwrap()).await;
+        assert_eq!(status, 401, "{path}");
+        assert!(!challenges.is_empty(), "{path}");
+    }
+    // Hidden from the public card, not from callers: it is called like any skill.
+    let (_, _, body) = rpc(&server, alice, "SendMessage", message("audit", json!({}))).await;
+    assert_eq!(text_of(&body["result"]["task"]), "3 items", "{body}");
+}
+
+#[tokio::test]
+async fn an_agent_without_security_has_no_extended_card() {
+    let server = start(a2a_tests::talker::Talker::default().server()).await;
+    let card = server.card().await;
+    assert_eq!(card["capabilities"]["extendedAgentCard"], false, "{card}");
+    let (_, _, body) = rpc(&server, Auth::None, "GetExtendedAgentCard", json!({})).await;
+    assert_eq!(body["error"]["code"], -32004, "{body}");
+}
+
+#[tokio::test]
+async fn the_callers_trace_context_reaches_the_skill_on_both_protocols() {
+    let server = start(secured()).await;
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                      "params": message("traced", json!({}))});
+    let response = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .header("X-API-Key", ALICE_KEY)
+        .header("traceparent", traceparent)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (_, _, body) = answer(response).await;
+    assert_eq!(
+        text_of(&body["result"]["task"]),
+        "4bf92f3577b34da6a3ce929d0e0e4736/00f067aa0ba902b7",
+        "{body}"
+    );
+    // MCP: the same header on the tool call.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "traced", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let response = server
+        .http
+        .post(format!("{}mcp", server.base))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "traced")
+        .header("X-API-Key", ALICE_KEY)
+        .header("traceparent", traceparent)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    assert!(
+        text.contains("4bf92f3577b34da6a3ce929d0e0e4736/00f067aa0ba902b7"),
+        "{text}"
+    );
+    // A malformed traceparent is ignored, not an error.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                      "params": message("traced", json!({}))});
+    let response = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .header("X-API-Key", ALICE_KEY)
+        .header("traceparent", "00-not-a-trace-01")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (status, _, body) = answer(response).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(text_of(&body["result"]["task"]), "untraced", "{body}");
 }

@@ -8,7 +8,7 @@ use crate::args::{self, AgentArgs};
 use crate::errors::Errors;
 use crate::model::Agent;
 use crate::paths::Runtime;
-use crate::{check, codegen, docs};
+use crate::{check, codegen, docs, security};
 
 /// Entry point: parse, check, generate; on error the struct is still emitted unchanged.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -31,7 +31,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         (Ok(()), Some(agent)) => codegen::agent::generate(&agent, &runtime),
         (Err(err), _) => {
             let err = err.write_errors();
-            quote!(#err #item)
+            let fallback = codegen::agent::fallback(&item, &runtime);
+            quote!(#err #item #fallback)
         }
         (Ok(()), None) => {
             quote!(::core::compile_error!("a2a-macros: #[agent] failed without a diagnostic; please report this bug"); #item)
@@ -79,6 +80,13 @@ fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<
     };
     let default_input_modes = modes(args.default_input_modes, errors);
     let default_output_modes = modes(args.default_output_modes, errors);
+    let security = match args.security {
+        Some(declared) => {
+            let span = declared.span();
+            security::read(declared.into_inner(), span, errors)
+        }
+        None => Vec::new(),
+    };
     if errors.count() > before {
         return None;
     }
@@ -94,6 +102,7 @@ fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<
         default_input_modes,
         default_output_modes,
         skills: args.skills.to_vec(),
+        security,
         item,
     })
 }

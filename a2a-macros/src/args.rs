@@ -3,7 +3,7 @@
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
-use darling::util::{Flag, PathList, SpannedValue};
+use darling::util::{Flag, Override, PathList, SpannedValue};
 use proc_macro2::TokenStream;
 use syn::LitStr;
 
@@ -28,6 +28,8 @@ pub(crate) struct SkillArgs {
     pub(crate) output_modes: Vec<LitStr>,
     #[darling(default)]
     pub(crate) scopes: Vec<LitStr>,
+    /// Listed only on the extended agent card, shown to authenticated callers.
+    pub(crate) extended_only: Flag,
     pub(crate) read_only: Option<bool>,
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,
@@ -60,8 +62,77 @@ pub(crate) struct AgentArgs {
     /// Skills listed explicitly (for libraries and targets without link-time registration).
     #[darling(default)]
     pub(crate) skills: PathList,
+    /// The security schemes callers authenticate with.
+    pub(crate) security: Option<SpannedValue<SecurityArgs>>,
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
+}
+
+/// `security(api_key, bearer, oauth2(..), openid_connect(..), mtls)` inside `#[agent(...)]`:
+/// one entry per scheme kind; a bare word takes the defaults.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct SecurityArgs {
+    pub(crate) api_key: Option<SpannedValue<Override<ApiKeyArgs>>>,
+    pub(crate) bearer: Option<SpannedValue<Override<SchemeArgs>>>,
+    pub(crate) oauth2: Option<SpannedValue<Override<OAuth2Args>>>,
+    pub(crate) openid_connect: Option<SpannedValue<OpenIdConnectArgs>>,
+    pub(crate) mtls: Option<SpannedValue<Override<SchemeArgs>>>,
+}
+
+/// The keys every scheme takes: its name in the card and a description.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct SchemeArgs {
+    pub(crate) name: Option<SpannedValue<String>>,
+    pub(crate) description: Option<String>,
+}
+
+/// `api_key(header = "X-API-Key")`, or `query = ..`, or `cookie = ..`.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct ApiKeyArgs {
+    pub(crate) name: Option<SpannedValue<String>>,
+    pub(crate) description: Option<String>,
+    pub(crate) header: Option<SpannedValue<String>>,
+    pub(crate) query: Option<SpannedValue<String>>,
+    pub(crate) cookie: Option<SpannedValue<String>>,
+}
+
+/// `oauth2(metadata_url = .., client_credentials(token_url = ..))`.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct OAuth2Args {
+    pub(crate) name: Option<SpannedValue<String>>,
+    pub(crate) description: Option<String>,
+    pub(crate) metadata_url: Option<SpannedValue<String>>,
+    pub(crate) authorization_code: Option<SpannedValue<AuthorizationCodeArgs>>,
+    pub(crate) client_credentials: Option<SpannedValue<ClientCredentialsArgs>>,
+    pub(crate) device_code: Option<SpannedValue<DeviceCodeArgs>>,
+}
+
+/// The OAuth 2 authorization code flow (with PKCE).
+#[derive(Debug, FromMeta)]
+pub(crate) struct AuthorizationCodeArgs {
+    pub(crate) authorization_url: SpannedValue<String>,
+    pub(crate) token_url: SpannedValue<String>,
+}
+
+/// The OAuth 2 client credentials flow.
+#[derive(Debug, FromMeta)]
+pub(crate) struct ClientCredentialsArgs {
+    pub(crate) token_url: SpannedValue<String>,
+}
+
+/// The OAuth 2 device authorization flow.
+#[derive(Debug, FromMeta)]
+pub(crate) struct DeviceCodeArgs {
+    pub(crate) device_authorization_url: SpannedValue<String>,
+    pub(crate) token_url: SpannedValue<String>,
+}
+
+/// `openid_connect(url = "https://issuer/.well-known/openid-configuration")`.
+#[derive(Debug, FromMeta)]
+pub(crate) struct OpenIdConnectArgs {
+    pub(crate) name: Option<SpannedValue<String>>,
+    pub(crate) description: Option<String>,
+    pub(crate) url: SpannedValue<String>,
 }
 
 /// Parses the tokens inside `#[skill(...)]` or `#[agent(...)]`.

@@ -73,6 +73,26 @@ pub(crate) fn media_type(mode: &syn::LitStr) -> Result<String, Error> {
     }
 }
 
+/// An OAuth scope is an RFC 6749 scope-token: printable ASCII without spaces, `"` or `\\`.
+pub(crate) fn scope(scope: &syn::LitStr) -> Result<String, Error> {
+    let value = scope.value();
+    if value.is_empty() {
+        return Err(Error::custom("a scope must not be empty").with_span(scope));
+    }
+    match value
+        .chars()
+        .find(|&c| !matches!(c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E'))
+    {
+        None => Ok(value),
+        Some(bad) => Err(Error::custom(format!(
+            "scope {value:?} is not an OAuth scope token: {bad:?} is not allowed (scopes are \
+             printable ASCII without spaces, `\"` or `\\`; list several scopes as separate \
+             strings: `scopes = [\"a:read\", \"a:write\"]`)"
+        ))
+        .with_span(scope)),
+    }
+}
+
 /// URLs in the agent card must be absolute.
 pub(crate) fn absolute_url(url: &str, key: &str, span: Span) -> Result<(), Error> {
     if url.starts_with("https://") || url.starts_with("http://") {
@@ -93,6 +113,17 @@ mod tests {
     fn legal_tool_names_pass() {
         for id in ["convert", "get.rates", "a-b_c", "X9"] {
             assert!(tool_name(id, Span::call_site()).is_ok(), "{id}");
+        }
+    }
+
+    #[test]
+    fn scopes_are_rfc_6749_scope_tokens() {
+        let lit = |s: &str| syn::LitStr::new(s, Span::call_site());
+        for good in ["vault:open", "read", "https://api.example/x.read", "a!#[]~"] {
+            assert!(scope(&lit(good)).is_ok(), "{good}");
+        }
+        for bad in ["", "two scopes", "quote\"d", "back\\slash", "tab\t", "é"] {
+            assert!(scope(&lit(bad)).is_err(), "{bad}");
         }
     }
 

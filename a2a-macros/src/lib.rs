@@ -12,6 +12,7 @@ mod docs;
 mod errors;
 mod model;
 mod paths;
+mod security;
 mod skill;
 
 use proc_macro::TokenStream;

@@ -15,6 +15,9 @@ pub(crate) struct Skill {
     pub(crate) input_modes: Vec<String>,
     pub(crate) output_modes: Vec<String>,
     pub(crate) scopes: Vec<String>,
+    /// The span of the first scope, where a missing scope-carrying scheme is reported.
+    pub(crate) scopes_span: Option<Span>,
+    pub(crate) extended_only: bool,
     pub(crate) hints: Hints,
     pub(crate) is_default: bool,
     pub(crate) params: Vec<Param>,
@@ -74,4 +77,63 @@ pub(crate) struct Agent {
     pub(crate) default_input_modes: Option<Vec<String>>,
     pub(crate) default_output_modes: Option<Vec<String>>,
     pub(crate) skills: Vec<syn::Path>,
+    pub(crate) security: Vec<Scheme>,
+}
+
+/// One security scheme declared with `#[agent(security(..))]`.
+pub(crate) struct Scheme {
+    /// Its key in the card's `securitySchemes`.
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) kind: SchemeKind,
+}
+
+/// What kind of credentials a scheme takes.
+pub(crate) enum SchemeKind {
+    /// A static key in a header, query parameter or cookie (`location`, `name`).
+    ApiKey { location: KeyLocation, name: String },
+    /// `Authorization: Bearer <JWT>`.
+    Bearer,
+    /// OAuth 2 access tokens.
+    OAuth2 {
+        metadata_url: Option<String>,
+        flow: Option<Flow>,
+    },
+    /// OpenID Connect tokens, the provider named by its discovery document.
+    OpenIdConnect { url: String },
+    /// A client certificate.
+    MutualTls,
+}
+
+impl SchemeKind {
+    /// Whether this scheme's tokens carry scopes, so skills may require them.
+    pub(crate) fn carries_scopes(&self) -> bool {
+        matches!(
+            self,
+            Self::Bearer | Self::OAuth2 { .. } | Self::OpenIdConnect { .. }
+        )
+    }
+}
+
+/// Where an API key travels.
+#[derive(Clone, Copy)]
+pub(crate) enum KeyLocation {
+    Header,
+    Query,
+    Cookie,
+}
+
+/// The OAuth 2 flow a client uses.
+pub(crate) enum Flow {
+    AuthorizationCode {
+        authorization_url: String,
+        token_url: String,
+    },
+    ClientCredentials {
+        token_url: String,
+    },
+    DeviceCode {
+        device_authorization_url: String,
+        token_url: String,
+    },
 }

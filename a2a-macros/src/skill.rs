@@ -226,6 +226,11 @@ fn build(
         .iter()
         .filter_map(|m| errors.handle(check::media_type(m)))
         .collect();
+    let scopes = args
+        .scopes
+        .iter()
+        .filter_map(|s| errors.handle(check::scope(s)))
+        .collect();
     let output = read_output(&sig.output, errors);
     if errors.count() > before {
         return None;
@@ -239,7 +244,9 @@ fn build(
         examples: args.examples.iter().map(syn::LitStr::value).collect(),
         input_modes,
         output_modes,
-        scopes: args.scopes.iter().map(syn::LitStr::value).collect(),
+        scopes,
+        scopes_span: args.scopes.first().map(syn::LitStr::span),
+        extended_only: args.extended_only.is_present(),
         hints: Hints {
             read_only: args.read_only,
             destructive: args.destructive,

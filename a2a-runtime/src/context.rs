@@ -1,6 +1,7 @@
 //! [`TaskContext`]: what a running skill can ask of the runtime.
 
 use crate::auth::Caller;
+use crate::call::TraceContext;
 use std::fmt;
 use std::sync::Arc;
 
@@ -78,6 +79,7 @@ struct Inner {
     conversation: Option<Arc<dyn Conversation>>,
     reference_task_ids: Vec<String>,
     caller: Caller,
+    trace: Option<TraceContext>,
 }
 
 /// Assembles a [`TaskContext`] for one call.
@@ -113,6 +115,12 @@ impl ContextBuilder {
     /// Sets who the call runs for.
     pub(crate) fn caller(mut self, caller: Caller) -> Self {
         self.inner.caller = caller;
+        self
+    }
+
+    /// Sets the trace the call runs in.
+    pub(crate) fn trace(mut self, trace: Option<TraceContext>) -> Self {
+        self.inner.trace = trace;
         self
     }
 
@@ -158,8 +166,15 @@ impl TaskContext {
                 conversation: None,
                 reference_task_ids: Vec::new(),
                 caller: Caller::anonymous(),
+                trace: None,
             },
         }
+    }
+
+    /// The W3C Trace Context (`traceparent`, `tracestate`) of the request that started the
+    /// call, to send on with calls the skill makes, so they join the caller's trace.
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.inner.trace.as_ref()
     }
 
     /// Who the call runs for: the authenticated caller that started the task (anonymous

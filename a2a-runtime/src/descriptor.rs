@@ -7,6 +7,7 @@ use std::any::TypeId;
 
 use schemars::{Schema, SchemaGenerator};
 
+use crate::auth::NamedScheme;
 use crate::call::{DecodedInput, InputError, Invocation, SkillResult};
 use crate::util::BoxFuture;
 
@@ -30,6 +31,7 @@ pub struct SkillParts {
     pub output_modes: &'static [&'static str],
     pub produces: &'static [&'static str],
     pub scopes: &'static [&'static str],
+    pub extended_only: bool,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
@@ -109,6 +111,11 @@ impl SkillDescriptor {
     pub fn scopes(&self) -> &'static [&'static str] {
         self.parts.scopes
     }
+    /// Whether the skill is listed only on the extended agent card (authenticated callers);
+    /// it is callable as any other.
+    pub fn is_extended_only(&self) -> bool {
+        self.parts.extended_only
+    }
     /// MCP tool annotations.
     pub fn hints(&self) -> ToolHints {
         ToolHints {
@@ -168,6 +175,7 @@ impl SkillDescriptor {
         output_modes: &[],
         produces: &[],
         scopes: &[],
+        extended_only: false,
         read_only: None,
         destructive: None,
         idempotent: None,
@@ -207,6 +215,7 @@ pub struct AgentParts {
     pub default_input_modes: Option<&'static [&'static str]>,
     pub default_output_modes: Option<&'static [&'static str]>,
     pub skills: &'static [&'static SkillDescriptor],
+    pub security: fn() -> Vec<NamedScheme>,
 }
 
 /// Media types an agent accepts and produces unless it says otherwise.
@@ -217,6 +226,23 @@ impl AgentDescriptor {
     pub const fn __new(parts: AgentParts) -> Self {
         Self { parts }
     }
+
+    /// Stands in for an agent whose `#[agent]` expansion failed, so its skills do not add a
+    /// second wave of errors. Never served.
+    #[doc(hidden)]
+    pub const INVALID: AgentDescriptor = AgentDescriptor::__new(AgentParts {
+        type_name: "<invalid>",
+        name: "",
+        description: "",
+        version: "",
+        provider: None,
+        documentation_url: None,
+        icon_url: None,
+        default_input_modes: None,
+        default_output_modes: None,
+        skills: &[],
+        security: Vec::new,
+    });
     /// The Rust type name of the agent struct.
     pub fn type_name(&self) -> &'static str {
         self.parts.type_name
@@ -252,6 +278,10 @@ impl AgentDescriptor {
     /// Default output media types.
     pub fn default_output_modes(&self) -> &'static [&'static str] {
         self.parts.default_output_modes.unwrap_or(DEFAULT_MODES)
+    }
+    /// The security schemes declared with `#[agent(security(..))]`.
+    pub fn security_schemes(&self) -> Vec<NamedScheme> {
+        (self.parts.security)()
     }
     /// Skills listed explicitly with `#[agent(skills(..))]`.
     pub fn explicit_skills(&self) -> &'static [&'static SkillDescriptor] {

@@ -33,7 +33,7 @@ pub use ask::AskError;
 pub use auth::Caller;
 pub use call::{
     FromInvocation, InputError, IntoChunk, IntoSkillOutput, Invocation, Json, SkillOutput,
-    SkillResult, State,
+    SkillResult, State, TraceContext,
 };
 pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{AgentDescriptor, SkillDef, SkillDescriptor, ToolHints};
@@ -44,6 +44,7 @@ pub use model::{
 };
 pub use server::{
     AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, Tasks, TasksError,
+    TlsSettings,
 };
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, TaskPage, TaskStore};

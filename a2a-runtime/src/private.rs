@@ -49,6 +49,32 @@ impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> SkillInput for T {
     type Type = T;
 }
 
+pub use crate::auth::{ApiKeyLocation, OAuthFlow, SecurityScheme};
+
+/// A scheme declared with `#[agent(security(..))]`.
+pub fn declared_scheme(
+    name: &str,
+    description: Option<&str>,
+    scheme: SecurityScheme,
+) -> crate::auth::NamedScheme {
+    let mut named = crate::auth::NamedScheme::new(name, scheme);
+    named.description = description.map(str::to_owned);
+    named
+}
+
+/// Implemented by `#[agent]` for an agent that declares a scheme whose tokens carry scopes
+/// (bearer, OAuth 2, OpenID Connect), so a skill requiring scopes of an agent that could never
+/// grant them does not compile.
+#[diagnostic::on_unimplemented(
+    message = "this skill requires scopes, and agent `{Self}` declares no security scheme that carries them",
+    label = "scopes nobody could be granted",
+    note = "declare one on the agent: `#[agent(security(bearer))]`, `security(oauth2(..))` or `security(openid_connect(url = \"..\"))`; scopes are never silently ignored"
+)]
+pub trait ScopedSecurity {}
+
+/// Compile-time check that a skill's agent can grant scopes.
+pub const fn assert_scoped_security<A: ScopedSecurity>() {}
+
 /// Compile-time check that `#[skill(agent = A)]` names an agent.
 pub const fn assert_agent<A: Agent>() {}
 

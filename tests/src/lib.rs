@@ -2,6 +2,7 @@
 //! "lab" agent whose skills exercise failure modes.
 
 pub mod lab;
+pub mod pki;
 pub mod registry_agents;
 pub mod sse;
 pub mod stepper;

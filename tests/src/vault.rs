@@ -4,7 +4,7 @@
 use a2a_runtime::prelude::*;
 
 /// Keeps secrets for signed-in callers.
-#[agent(name = "Vault")]
+#[agent(name = "Vault", security(api_key, bearer))]
 #[derive(Debug, Default)]
 pub struct Vault;
 
@@ -41,4 +41,19 @@ pub async fn hold(ctx: TaskContext) -> String {
 pub async fn confirm(ctx: TaskContext) -> Result<String, SkillError> {
     let yes = ctx.ask::<bool>("Go on?").await?;
     Ok(format!("answered {yes}"))
+}
+
+/// List everything in the vault (only on the extended card).
+#[skill(agent = Vault, extended_only)]
+pub async fn audit() -> String {
+    "3 items".into()
+}
+
+/// The trace the call belongs to, as `trace-id/parent-id`.
+#[skill(agent = Vault)]
+pub async fn traced(ctx: TaskContext) -> String {
+    ctx.trace_context().map_or_else(
+        || "untraced".to_owned(),
+        |trace| format!("{}/{}", trace.trace_id(), trace.parent_id()),
+    )
 }

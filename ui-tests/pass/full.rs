@@ -13,6 +13,16 @@ use a2a_runtime::{Json, Part};
     default_input_modes = ["application/json"],
     default_output_modes = ["application/json", "text/plain"],
     skills(convert, parts),
+    security(
+        api_key(query = "key", description = "A key from the dashboard."),
+        bearer(name = "jwt"),
+        oauth2(
+            metadata_url = "https://auth.acme.example/.well-known/oauth-authorization-server",
+            client_credentials(token_url = "https://auth.acme.example/token"),
+        ),
+        openid_connect(url = "https://id.acme.example/.well-known/openid-configuration"),
+        mtls,
+    ),
 )]
 struct Converter {
     factor: f64,
@@ -43,6 +53,7 @@ struct Converted {
     input_modes = ["application/json"],
     output_modes = ["application/json"],
     scopes = ["units:read"],
+    extended_only,
     read_only = true,
     destructive = false,
     idempotent = true,

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{opt_str, str_slice};
-use crate::model::Agent;
+use crate::model::{Agent, Flow, KeyLocation, Scheme, SchemeKind};
 use crate::paths::Runtime;
 
 /// Everything `#[agent]` emits.
@@ -41,6 +41,22 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
         quote_spanned!(span=> <#path as #private::SkillDef>::DESCRIPTOR)
     });
     let type_name = ident.to_string();
+    let security = agent
+        .security
+        .iter()
+        .map(|scheme| scheme_expr(scheme, private));
+    // Skills that require scopes check, at compile time, that their agent declares a scheme
+    // whose tokens carry them.
+    let scoped = agent
+        .security
+        .iter()
+        .any(|scheme| scheme.kind.carries_scopes())
+        .then(|| {
+            quote! {
+                #[automatically_derived]
+                impl #private::ScopedSecurity for #ident {}
+            }
+        });
     quote! {
         #item
         const _: () = {
@@ -55,6 +71,7 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
                 default_input_modes: #default_input_modes,
                 default_output_modes: #default_output_modes,
                 skills: &[#(#skills),*],
+                security: || ::std::vec![#(#security),*],
             });
             #[automatically_derived]
             impl #private::Agent for #ident {
@@ -62,6 +79,93 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
                     &__A2A_AGENT
                 }
             }
+            #scoped
         };
     }
+}
+
+/// What `#[agent]` emits when expansion failed: the `Agent` impl (and the scope marker) over an
+/// inert descriptor, so each of its skills does not add a "not an agent" error to the real one.
+pub(crate) fn fallback(item: &syn::ItemStruct, runtime: &Runtime) -> TokenStream {
+    if !item.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let private = runtime.private();
+    let ident = &item.ident;
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl #private::Agent for #ident {
+                fn __descriptor() -> &'static #private::AgentDescriptor {
+                    &#private::AgentDescriptor::INVALID
+                }
+            }
+            #[automatically_derived]
+            impl #private::ScopedSecurity for #ident {}
+        };
+    }
+}
+
+/// A `NamedScheme` expression for one declared scheme.
+fn scheme_expr(scheme: &Scheme, private: &TokenStream) -> TokenStream {
+    let string = |value: &String| quote!(::std::string::String::from(#value));
+    let kind = match &scheme.kind {
+        SchemeKind::ApiKey { location, name } => {
+            let location = match location {
+                KeyLocation::Header => quote!(Header),
+                KeyLocation::Query => quote!(Query),
+                KeyLocation::Cookie => quote!(Cookie),
+            };
+            let name = string(name);
+            quote!(#private::SecurityScheme::ApiKey {
+                location: #private::ApiKeyLocation::#location,
+                name: #name,
+            })
+        }
+        SchemeKind::Bearer => quote!(#private::SecurityScheme::Bearer),
+        SchemeKind::OAuth2 { metadata_url, flow } => {
+            let metadata_url = match metadata_url {
+                Some(url) => {
+                    let url = string(url);
+                    quote!(::core::option::Option::Some(#url))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let flow = match flow {
+                None => quote!(::core::option::Option::None),
+                Some(flow) => {
+                    let flow = match flow {
+                        Flow::AuthorizationCode {
+                            authorization_url,
+                            token_url,
+                        } => {
+                            let (a, t) = (string(authorization_url), string(token_url));
+                            quote!(#private::OAuthFlow::AuthorizationCode { authorization_url: #a, token_url: #t })
+                        }
+                        Flow::ClientCredentials { token_url } => {
+                            let t = string(token_url);
+                            quote!(#private::OAuthFlow::ClientCredentials { token_url: #t })
+                        }
+                        Flow::DeviceCode {
+                            device_authorization_url,
+                            token_url,
+                        } => {
+                            let (d, t) = (string(device_authorization_url), string(token_url));
+                            quote!(#private::OAuthFlow::DeviceCode { device_authorization_url: #d, token_url: #t })
+                        }
+                    };
+                    quote!(::core::option::Option::Some(#flow))
+                }
+            };
+            quote!(#private::SecurityScheme::OAuth2 { metadata_url: #metadata_url, flow: #flow })
+        }
+        SchemeKind::OpenIdConnect { url } => {
+            let url = string(url);
+            quote!(#private::SecurityScheme::OpenIdConnect { url: #url })
+        }
+        SchemeKind::MutualTls => quote!(#private::SecurityScheme::MutualTls),
+    };
+    let name = &scheme.name;
+    let description = opt_str(scheme.description.as_ref());
+    quote!(#private::declared_scheme(#name, #description, #kind))
 }

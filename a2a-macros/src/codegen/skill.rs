@@ -2,7 +2,7 @@
 //! struct, the call shim, the static descriptor and its link-time registration.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 
 use super::{opt_bool, str_slice};
 use crate::model::{ParamKind, Skill};
@@ -21,6 +21,14 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
         const _: () = #private::assert_agent::<#agent>();
     };
     let output_fns = output_fns(skill, runtime);
+    // The agent's tokens take the scopes' span, so rustc underlines the scopes.
+    let scope_check = skill.scopes_span.map(|span| {
+        let agent = respan(agent.to_token_stream(), span);
+        quote_spanned! {span=>
+            const _: () = #private::assert_scoped_security::<#agent>();
+        }
+    });
+    let extended_only = skill.extended_only;
     let (id, name, description) = (&skill.id, &skill.name, &skill.description);
     let tags = str_slice(&skill.tags);
     let examples = str_slice(&skill.examples);
@@ -38,6 +46,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
         #marker
         const _: () = {
             #agent_check
+            #scope_check
             #input
             #output_fns
             #shim
@@ -53,6 +62,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 output_modes: #output_modes,
                 produces: __A2A_OUTPUT.produces,
                 scopes: #scopes,
+                extended_only: #extended_only,
                 read_only: #read_only,
                 destructive: #destructive,
                 idempotent: #idempotent,
@@ -104,6 +114,24 @@ fn marker(func: &syn::ItemFn) -> TokenStream {
         #[allow(non_camel_case_types, dead_code, unreachable_pub)]
         #vis struct #ident {}
     }
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = proc_macro2::TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
 }
 
 fn agent_span(agent: &syn::Path) -> Span {
@@ -173,8 +201,9 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
             ParamKind::Injected => {
                 let local = format_ident!("__a2a_arg{}", index, span = Span::mixed_site());
                 let ty = &param.ty;
+                let agent = &skill.agent;
                 let extract = quote_spanned! {spanned_type(ty)=>
-                    <#ty as #private::FromInvocation>::from_invocation(&#invocation)
+                    <#ty as #private::FromInvocation<#agent>>::from_invocation(&#invocation)
                 };
                 prelude.push(quote! {
                     let #local = match #extract {

@@ -62,16 +62,31 @@ pub(crate) fn hybrid(card: &v1::AgentCard, endpoints: &Endpoints, security: &Sec
     value
 }
 
-/// Builds the 1.0 card for an agent served at `endpoints`.
+/// Which card: the public one, or the extended one authenticated callers may fetch, which also
+/// lists the skills marked `extended_only`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CardView {
+    Public,
+    Extended,
+}
+
+/// Builds the 1.0 card for an agent served at `endpoints`. An agent with a security scheme
+/// offers the extended card (it requires authentication).
 pub(crate) fn build(
     agent: &AgentDescriptor,
     registry: &Registry,
     endpoints: &Endpoints,
     security: &Security,
+    view: CardView,
 ) -> v1::AgentCard {
     let owned = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let listed: Vec<_> = registry
+        .skills()
+        .iter()
+        .filter(|skill| view == CardView::Extended || !skill.descriptor.is_extended_only())
+        .collect();
     let mut schemas = Map::new();
-    for skill in registry.skills() {
+    for skill in &listed {
         let mut entry = Map::new();
         entry.insert("inputSchema".into(), (*skill.input_schema).clone());
         if let Some(output) = &skill.output_schema {
@@ -117,7 +132,7 @@ pub(crate) fn build(
         capabilities: v1::AgentCapabilities {
             streaming: true,
             push_notifications: false,
-            extended_agent_card: false,
+            extended_agent_card: security.is_enabled(),
             extensions: vec![v1::AgentExtension {
                 uri: SKILL_SCHEMAS_EXTENSION,
                 description: "JSON Schemas (2020-12) of each skill's input object and structured output. \
@@ -130,8 +145,7 @@ pub(crate) fn build(
         security_requirements: super::card_security::requirements(security).0,
         default_input_modes: owned(agent.default_input_modes()),
         default_output_modes: owned(agent.default_output_modes()),
-        skills: registry
-            .skills()
+        skills: listed
             .iter()
             .map(|skill| {
                 let d = skill.descriptor;

@@ -12,8 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::A2aError;
 use super::route;
-use crate::call::DecodedInput;
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{Call, Dispatcher};
 use crate::model::{ByteSize, Message, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
@@ -84,7 +83,7 @@ pub(crate) struct Streamed {
 }
 
 /// Settings the A2A bindings share.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Settings {
     /// The largest request body accepted.
     pub(crate) max_body_bytes: usize,
@@ -98,6 +97,9 @@ pub(crate) struct Settings {
     pub(crate) max_part_bytes: usize,
     /// The largest `ListTasks` page, in bytes.
     pub(crate) max_list_bytes: usize,
+    /// The extended agent card (every skill, `extended_only` ones too), when the agent has a
+    /// security scheme to require.
+    pub(crate) extended_card: Option<Arc<serde_json::Value>>,
 }
 
 /// The A2A operations of one agent.
@@ -110,10 +112,10 @@ pub(crate) struct A2aService {
     pub(crate) shutdown: CancellationToken,
 }
 
-/// A validated message: the task it resumed, or the task created for it and the skill to run.
+/// A validated message: the task it resumed, or the task created for it and the call to run.
 struct Accepted {
     task: TaskHandle,
-    start: Option<(&'static str, DecodedInput)>,
+    start: Option<Call>,
 }
 
 impl A2aService {
@@ -157,8 +159,8 @@ impl A2aService {
         let history = history_view(request.history_length, "configuration.historyLength")?;
         let return_immediately = request.return_immediately;
         let accepted = self.accept(request, caller).await?;
-        if let Some((skill, input)) = accepted.start {
-            self.manager.run(&accepted.task, skill, input, Vec::new());
+        if let Some(call) = accepted.start {
+            self.manager.run(&accepted.task, call, Vec::new());
         }
         Ok(Started {
             task: accepted.task,
@@ -181,8 +183,8 @@ impl A2aService {
         let accepted = self.accept(request, caller).await?;
         // Subscribed before the skill starts, so the stream holds every event.
         let events = holding(accepted.task.events(&self.manager), slot);
-        if let Some((skill, input)) = accepted.start {
-            self.manager.run(&accepted.task, skill, input, Vec::new());
+        if let Some(call) = accepted.start {
+            self.manager.run(&accepted.task, call, Vec::new());
         }
         Ok(Streamed {
             task_id: accepted.task.id().to_owned(),
@@ -264,12 +266,25 @@ impl A2aService {
         A2aError::PushNotSupported
     }
 
-    /// `GetExtendedAgentCard`: this agent has none.
-    pub(crate) fn extended_agent_card(&self) -> A2aError {
-        A2aError::Unsupported(
-            "this agent has no extended agent card (capabilities.extendedAgentCard is false)"
-                .into(),
-        )
+    /// `GetExtendedAgentCard`: the card with every skill, for authenticated callers only. An
+    /// agent without a security scheme has none (`capabilities.extendedAgentCard` is false).
+    pub(crate) fn extended_agent_card(
+        &self,
+        caller: &CallerId,
+    ) -> Result<Arc<serde_json::Value>, A2aError> {
+        let Some(card) = &self.settings.extended_card else {
+            return Err(A2aError::Unsupported(
+                "this agent has no extended agent card (capabilities.extendedAgentCard is \
+                 false: it declares no security scheme)"
+                    .into(),
+            ));
+        };
+        if caller.caller().is_anonymous() {
+            return Err(A2aError::Unauthenticated(
+                "the extended agent card is for authenticated callers".into(),
+            ));
+        }
+        Ok(Arc::clone(card))
     }
 
     /// Checks a user message before anything is written (a2a-spec.md §11.1); a message for an
@@ -288,14 +303,23 @@ impl A2aService {
             return Ok(Accepted { task, start: None });
         }
         let route = route::route(self.registry(), &message)?;
-        // Before any work, and before the caller's quota is touched.
-        Dispatcher::authorize(route.skill, caller.caller())?;
-        let skill = route.skill.descriptor.id();
+        // Authorized before any work, and before the caller's quota is touched.
+        let (skill, input) = (route.skill, route.input);
+        let call = Call::new(
+            skill,
+            input,
+            message,
+            caller.caller().clone(),
+            caller.trace().cloned(),
+        )?;
         let slot = self.quotas.start_task(caller)?;
-        let task = self.manager.create(message, slot, caller.caller()).await?;
+        let task = self
+            .manager
+            .create(&call.message, &call.caller, slot)
+            .await?;
         Ok(Accepted {
             task,
-            start: Some((skill, route.input)),
+            start: Some(call),
         })
     }
 }

@@ -12,6 +12,7 @@ mod jwks;
 mod jwt;
 pub(crate) mod layer;
 pub(crate) mod metadata;
+mod mtls;
 mod scheme;
 pub(crate) mod security;
 
@@ -20,5 +21,6 @@ pub(crate) use authenticator::quoted;
 pub use authenticator::{AuthError, Authenticator};
 pub use caller::Caller;
 pub use jwt::JwtConfig;
+pub use mtls::ClientCertificate;
 pub use scheme::{ApiKeyLocation, NamedScheme, OAuthFlow, SecurityScheme};
 pub(crate) use security::{AuthConfig, Security};

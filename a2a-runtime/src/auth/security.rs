@@ -7,6 +7,7 @@ use axum::http::request::Parts;
 
 use super::api_key::{ApiKeyAuthenticator, DEFAULT_API_KEY_HEADER};
 use super::jwt::JwtAuthenticator;
+use super::mtls::MtlsAuthenticator;
 use super::{
     ApiKeyLocation, ApiKeys, AuthError, Authenticator, Caller, JwtConfig, NamedScheme,
     SecurityScheme,
@@ -19,6 +20,9 @@ pub(crate) struct AuthConfig {
     pub(crate) api_keys: ApiKeys,
     /// How bearer JWTs are verified.
     pub(crate) jwt: Option<JwtConfig>,
+    /// Whether client certificates are verified (`--tls-client-ca`), so the mutual TLS scheme
+    /// can read them.
+    pub(crate) client_certificates: bool,
     /// Schemes with their own authenticators, from the builder.
     pub(crate) custom: Vec<(NamedScheme, Arc<dyn Authenticator>)>,
 }
@@ -28,6 +32,7 @@ impl std::fmt::Debug for AuthConfig {
         f.debug_struct("AuthConfig")
             .field("api_keys", &self.api_keys)
             .field("jwt", &self.jwt)
+            .field("client_certificates", &self.client_certificates)
             .field(
                 "custom",
                 &self.custom.iter().map(|(s, _)| &s.name).collect::<Vec<_>>(),
@@ -74,6 +79,11 @@ impl Security {
         }
         if config.jwt.is_some() && !declares(&declared, SecurityScheme::is_jwt) {
             declared.push(NamedScheme::new("bearer", SecurityScheme::Bearer));
+        }
+        if config.client_certificates
+            && !declares(&declared, |s| matches!(s, SecurityScheme::MutualTls))
+        {
+            declared.push(NamedScheme::new("mtls", SecurityScheme::MutualTls));
         }
         for scheme in declared {
             if custom_names.contains(&scheme.name.as_str()) {
@@ -122,10 +132,16 @@ impl Security {
                     Arc::new(JwtAuthenticator::new(&scheme.name, &jwt))
                 }
                 SecurityScheme::MutualTls => {
-                    return Err(format!(
-                        "security scheme {scheme} (mutual TLS) needs a custom authenticator \
-                         reading the client certificate: AgentServer::authenticator"
-                    ));
+                    if !config.client_certificates {
+                        return Err(format!(
+                            "security scheme {scheme} takes client certificates, and none are \
+                             verified: serve TLS with --tls-cert/--tls-key and name the CA that \
+                             issues client certificates with --tls-client-ca (A2A_TLS_CLIENT_CA)"
+                        ));
+                    }
+                    Arc::new(MtlsAuthenticator {
+                        scheme: scheme.name.clone(),
+                    })
                 }
             };
             schemes.push((scheme, authenticator));

@@ -5,25 +5,66 @@ use std::any::Any;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use super::DecodedInput;
+use super::{DecodedInput, TraceContext};
+use crate::agent::Agent;
+use crate::auth::Caller;
 use crate::context::TaskContext;
+use crate::model::Message;
 use crate::skill_error::SkillError;
 
-/// One call of a skill, as the generated shim receives it.
+/// One call of a skill of agent `A`, as the generated shim receives it: what an extractor
+/// ([`FromInvocation`]) may read.
 #[derive(Debug)]
 pub struct Invocation {
     pub(crate) input: DecodedInput,
     pub(crate) state: Arc<dyn Any + Send + Sync>,
     pub(crate) context: TaskContext,
+    pub(crate) message: Arc<Message>,
 }
 
-/// A skill parameter the runtime fills in rather than the caller (like axum's extractors).
+impl Invocation {
+    /// The task context of the call (progress, artifacts, questions, cancellation).
+    pub fn context(&self) -> &TaskContext {
+        &self.context
+    }
+
+    /// Who the call runs for.
+    pub fn caller(&self) -> &Caller {
+        self.context.caller()
+    }
+
+    /// The message that started the call: the A2A request message, or, for an MCP tool call,
+    /// one the server synthesizes (the arguments as a data part, the skill in `metadata.skill`).
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// The W3C Trace Context the request arrived in, if it carried one.
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.context.trace_context()
+    }
+
+    /// The id of the skill being called.
+    pub fn skill_id(&self) -> &'static str {
+        self.context.skill_id()
+    }
+
+    /// The agent value the server runs. `None` only if `A` is not that agent, which the
+    /// [`FromInvocation<A>`] bound rules out for extractors.
+    pub fn state<A: Agent>(&self) -> Option<Arc<A>> {
+        Arc::clone(&self.state).downcast::<A>().ok()
+    }
+}
+
+/// A skill parameter of agent `A`'s skills that the runtime fills in rather than the caller
+/// (like axum's extractors). Implement it for your own types to inject them: mark such a
+/// parameter `#[inject]` (the macro recognizes `State`, `TaskContext` and `Caller` by name).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be injected into a skill",
-    label = "not an injectable parameter",
-    note = "injectable parameters are `State<YourAgent>`, `TaskContext` and `Caller`; mark input properties with `#[input]`"
+    message = "`{Self}` cannot be injected into a skill of agent `{A}`",
+    label = "not injectable here",
+    note = "injectable parameters are `State<{A}>` (the skill's own agent), `TaskContext`, `Caller`, and types implementing `FromInvocation<{A}>`; mark input properties with `#[input]`"
 )]
-pub trait FromInvocation: Sized {
+pub trait FromInvocation<A>: Sized {
     /// Extracts the value for one call.
     fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError>;
 }
@@ -45,28 +86,26 @@ impl<A> Deref for State<A> {
     }
 }
 
-impl<A: Send + Sync + 'static> FromInvocation for State<A> {
+/// Only the skill's own agent: `State<OtherAgent>` does not compile.
+impl<A: Agent> FromInvocation<A> for State<A> {
     fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
-        Arc::clone(&invocation.state)
-            .downcast::<A>()
-            .map(State)
-            .map_err(|_| {
-                SkillError::internal(format!(
-                    "State<{}> requested, but this server runs a different agent",
-                    std::any::type_name::<A>()
-                ))
-            })
+        invocation.state::<A>().map(State).ok_or_else(|| {
+            SkillError::internal(format!(
+                "State<{}> requested, but this server runs a different agent",
+                std::any::type_name::<A>()
+            ))
+        })
     }
 }
 
-impl FromInvocation for TaskContext {
+impl<A> FromInvocation<A> for TaskContext {
     fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
         Ok(invocation.context.clone())
     }
 }
 
-impl FromInvocation for crate::auth::Caller {
+impl<A> FromInvocation<A> for Caller {
     fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
-        Ok(invocation.context.caller().clone())
+        Ok(invocation.caller().clone())
     }
 }

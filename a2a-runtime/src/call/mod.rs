@@ -8,6 +8,7 @@ mod extract;
 mod input;
 mod output;
 mod stream;
+mod trace;
 
 pub use extract::{FromInvocation, Invocation, State};
 pub(crate) use input::normalize_numbers;
@@ -18,6 +19,7 @@ pub use output::{
 };
 pub use stream::IntoChunk;
 pub(crate) use stream::drive as drive_stream;
+pub use trace::TraceContext;
 
 use crate::skill_error::SkillError;
 

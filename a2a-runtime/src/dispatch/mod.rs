@@ -8,8 +8,12 @@ use std::time::Duration;
 
 use futures::FutureExt;
 
+mod call;
+
+pub(crate) use call::Call;
+
 use crate::auth::Caller;
-use crate::call::{DecodedInput, Invocation, SkillOutput, SkillResult};
+use crate::call::{Invocation, SkillOutput, SkillResult};
 use crate::context::TaskContext;
 use crate::registry::{Registry, SkillEntry};
 use crate::skill_error::SkillError;
@@ -46,7 +50,8 @@ impl Dispatcher {
     }
 
     /// Whether `caller` may call `skill`: every scope the skill declares must be granted.
-    /// Every front-end asks this before it does any work for a call.
+    /// [`Call::new`] asks it for every call; listings and the MCP gate ask it too, to hide
+    /// tools and answer 403 before a body reaches rmcp.
     pub(crate) fn authorize(skill: &SkillEntry, caller: &Caller) -> Result<(), MissingScope> {
         match caller.missing_scope(skill.descriptor.scopes()) {
             None => Ok(()),
@@ -57,18 +62,17 @@ impl Dispatcher {
         }
     }
 
-    /// Runs `skill` like [`invoke`](Self::invoke), honouring cancellation: once the context's
+    /// Runs `call` like [`invoke`](Self::invoke), honouring cancellation: once the context's
     /// cancellation fires the skill gets `grace` to return, then its future is dropped and this
     /// returns `None`.
     pub(crate) async fn run(
         &self,
-        skill: &SkillEntry,
-        input: DecodedInput,
+        call: Call,
         context: TaskContext,
         grace: Duration,
     ) -> Option<SkillResult> {
         let cancel = context.cancel_token().clone();
-        let run = self.invoke(skill, input, context);
+        let run = self.invoke(call, context);
         tokio::pin!(run);
         tokio::select! {
             result = &mut run => Some(result),
@@ -76,18 +80,21 @@ impl Dispatcher {
         }
     }
 
-    /// Runs `skill` with `input` (decoded by its [`SkillEntry`]'s descriptor). A panic in the skill
-    /// becomes an internal error; it never unwinds into the server.
-    pub(crate) async fn invoke(
-        &self,
-        skill: &SkillEntry,
-        input: DecodedInput,
-        context: TaskContext,
-    ) -> SkillResult {
+    /// Runs `call` (its input decoded by its skill's descriptor) with `context`, which
+    /// [`Call::context`] started. A panic in the skill becomes an internal error; it never
+    /// unwinds into the server.
+    pub(crate) async fn invoke(&self, call: Call, context: TaskContext) -> SkillResult {
+        let Some(skill) = self.registry.get(call.skill) else {
+            return Err(SkillError::internal(format!(
+                "skill `{}` is not registered",
+                call.skill
+            )));
+        };
         let invocation = Invocation {
-            input,
+            input: call.input,
             state: Arc::clone(&self.state),
             context,
+            message: call.message,
         };
         let descriptor = skill.descriptor;
         match AssertUnwindSafe(async move { descriptor.call(invocation).await })

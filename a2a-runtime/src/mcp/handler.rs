@@ -24,9 +24,9 @@ use super::tools::tool_list;
 use super::updates::{ArtifactCollector, ProgressForwarder};
 use crate::app::App;
 use crate::ask::Asker;
-use crate::call::{DecodedInput, normalize_numbers};
-use crate::context::{TaskContext, UpdateSink};
-use crate::dispatch::Dispatcher;
+use crate::call::normalize_numbers;
+use crate::context::UpdateSink;
+use crate::dispatch::{Call, Dispatcher, MissingScope};
 use crate::model::{Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
@@ -80,20 +80,13 @@ impl McpHandler {
         };
         let tool = skill.descriptor.id();
         let caller = caller_of(&context);
-        // Over HTTP the MCP gate refuses with 403 before this; over stdio this is the check.
-        if let Err(missing) = Dispatcher::authorize(skill, caller.caller()) {
-            return Err(McpError::new(
-                ErrorCode(crate::a2a::PERMISSION_DENIED_CODE as i32),
-                format!(
-                    "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
-                    missing.skill, missing.scope
-                ),
-                Some(json!({ "tool": missing.skill, "scope": missing.scope })),
-            ));
-        }
+        // Over HTTP the MCP gate refuses with 403 before this; over stdio this is the check, and
+        // it comes first, so a retry is checked as well and nothing is decoded for a caller
+        // who may not call the tool. (`Call::new` asks it again for the calls it makes.)
+        Dispatcher::authorize(skill, caller.caller()).map_err(forbidden)?;
         if let Some(state) = &request.request_state {
             return self
-                .resume(tool, state, request.input_responses, &context)
+                .resume(tool, state, request.input_responses, &caller, &context)
                 .await;
         }
         let mut input = Value::Object(request.arguments.unwrap_or_default());
@@ -107,6 +100,16 @@ impl McpHandler {
                 ])));
             }
         };
+        // The call's message, as an A2A client would have sent it.
+        let message = request_message(tool, input);
+        let call = Call::new(
+            skill,
+            decoded,
+            message,
+            caller.caller().clone(),
+            caller.trace().cloned(),
+        )
+        .map_err(forbidden)?;
         // Every call counts against its caller's quota while it runs, as an A2A task does.
         let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
         let capabilities = context.client_capabilities();
@@ -120,7 +123,7 @@ impl McpHandler {
             let progress =
                 ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
             return self
-                .call_as_task(tool, input, decoded, progress, quota, &context)
+                .call_as_task(call, progress, quota, &caller, &context)
                 .await;
         }
         let limits = self.app.manager.input_limits().clone();
@@ -128,7 +131,7 @@ impl McpHandler {
         if stateless && forms {
             let call = self
                 .parked
-                .start(&self.app.dispatcher, tool, decoded, limits, grace, quota);
+                .start(&self.app.dispatcher, call, limits, grace, quota);
             return Ok(self.drive(call, &context).await);
         }
         let asker: Arc<dyn Asker> = if forms {
@@ -144,13 +147,13 @@ impl McpHandler {
         let call_id = new_id();
         // `context.ct` fires on `notifications/cancelled` and when the client closes the
         // response stream.
-        let task = TaskContext::builder(call_id.clone(), call_id, tool, context.ct.clone())
+        let task = call
+            .context(call_id.clone(), call_id, context.ct.clone())
             .sinks(sinks)
             .asker(Some(asker))
-            .caller(caller.caller().clone())
             .build();
         let result = dispatcher
-            .run(skill, decoded, task, grace)
+            .run(call, task, grace)
             .await
             .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
         drop(quota);
@@ -224,13 +227,15 @@ impl McpHandler {
         tool: &'static str,
         state: &str,
         responses: Option<rmcp::model::InputResponses>,
+        caller: &CallerId,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let ttl = self.app.manager.input_limits().timeout();
-        match self.parked.resume(tool, state, responses) {
+        match self.parked.resume(tool, caller.owner(), state, responses) {
             Ok(Resumed::Answered(call)) => Ok(self.drive(call, context).await),
             Ok(Resumed::Unanswered(question)) => Ok(CallToolResponse::InputRequired(
-                self.parked.input_required(&question, tool, ttl),
+                self.parked
+                    .input_required(&question, tool, caller.owner(), ttl),
             )),
             Err(error) => Err(McpError::invalid_params(
                 error.to_string(),
@@ -244,15 +249,12 @@ impl McpHandler {
     /// returned directly; otherwise the client gets a task handle to poll.
     async fn call_as_task(
         &self,
-        id: &'static str,
-        input: Value,
-        decoded: DecodedInput,
+        call: Call,
         progress: Option<Arc<ProgressForwarder>>,
         quota: TaskSlot,
+        caller: &CallerId,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let caller = caller_of(context);
-        let message = request_message(id, input);
         let sinks = progress
             .clone()
             .map(|p| vec![p as Arc<dyn UpdateSink>])
@@ -260,7 +262,7 @@ impl McpHandler {
         let started = self
             .app
             .manager
-            .start(id, decoded, message, sinks, quota, caller.caller())
+            .start(call, sinks, quota)
             .await
             .map_err(task_error)?;
         let task = tokio::select! {
@@ -354,12 +356,24 @@ impl McpHandler {
     }
 }
 
+/// The refusal of a call whose caller lacks a scope the tool needs.
+fn forbidden(missing: MissingScope) -> McpError {
+    McpError::new(
+        ErrorCode(crate::a2a::PERMISSION_DENIED_CODE as i32),
+        format!(
+            "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
+            missing.skill, missing.scope
+        ),
+        Some(json!({ "tool": missing.skill, "scope": missing.scope })),
+    )
+}
+
 /// The caller of an MCP request: the HTTP request's peer, or the local caller over stdio.
 fn caller_of(context: &RequestContext<RoleServer>) -> CallerId {
     context
         .extensions
         .get::<axum::http::request::Parts>()
-        .map_or_else(CallerId::local, |parts| CallerId::of(&parts.extensions))
+        .map_or_else(CallerId::local, CallerId::of)
 }
 
 fn tool_error(text: &str) -> CallToolResponse {

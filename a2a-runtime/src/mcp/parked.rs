@@ -1,8 +1,9 @@
 //! Calls suspended between MRTR rounds (protocol 2026-07-28). A skill that asks makes its call
 //! return an input-required result while the skill keeps waiting, detached from any request,
 //! until the client retries with the answer and the sealed `requestState`, or the question
-//! expires. The state names the waiting question and is HMAC-sealed to the tool, so a client
-//! can neither forge one nor replay it against another tool; it is single-use.
+//! expires. The state names the waiting question and is HMAC-sealed to the tool and to the
+//! caller that made the call, so a client can neither forge one nor replay it against another
+//! tool, and another caller holding it cannot answer; it is single-use.
 
 use crate::quota::TaskSlot;
 use std::collections::HashMap;
@@ -16,9 +17,9 @@ use super::asking::auth_unsupported;
 use super::elicit::{Form, input_requests};
 use super::updates::{ArtifactCollector, ProgressRelay};
 use crate::ask::{Answer, AskError, Asker, InputLimits, Question, QuestionKind};
-use crate::call::{DecodedInput, SkillResult};
-use crate::context::{TaskContext, UpdateSink};
-use crate::dispatch::Dispatcher;
+use crate::call::SkillResult;
+use crate::context::UpdateSink;
+use crate::dispatch::{Call, Dispatcher};
 use crate::model::new_id;
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
@@ -34,6 +35,8 @@ pub(crate) enum CallEvent {
 /// A skill call running apart from the requests that drive it from one round to the next.
 pub(crate) struct DetachedCall {
     pub(crate) skill: &'static str,
+    /// The owner key of the caller the call runs for.
+    pub(crate) owner: Arc<str>,
     pub(crate) events: mpsc::Receiver<CallEvent>,
     pub(crate) published: Arc<ArtifactCollector>,
     pub(crate) progress: Arc<ProgressRelay>,
@@ -53,7 +56,7 @@ struct Parked {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ResumeError {
     #[error(
-        "requestState failed verification: it was altered, or it belongs to another tool; call the tool again without it"
+        "requestState failed verification: it was altered, or it belongs to another tool or caller; call the tool again without it"
     )]
     Forged,
     #[error(
@@ -93,12 +96,11 @@ impl ParkedCalls {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Starts `skill` detached, its questions answered through MRTR rounds.
+    /// Starts `call` detached, its questions answered through MRTR rounds.
     pub(crate) fn start(
         self: &Arc<Self>,
         dispatcher: &Arc<Dispatcher>,
-        skill: &'static str,
-        input: DecodedInput,
+        call: Call,
         limits: InputLimits,
         grace: std::time::Duration,
         quota: TaskSlot,
@@ -107,6 +109,8 @@ impl ParkedCalls {
         let published = Arc::new(ArtifactCollector::default());
         let progress = Arc::new(ProgressRelay::default());
         let cancel = CancellationToken::new();
+        let skill = call.skill;
+        let owner: Arc<str> = Arc::from(call.caller.owner());
         let asker = MrtrAsker {
             tool: skill,
             events: sender.clone(),
@@ -115,7 +119,8 @@ impl ParkedCalls {
             cancel: cancel.clone(),
         };
         let call_id = new_id();
-        let context = TaskContext::builder(call_id.clone(), call_id, skill, cancel.clone())
+        let context = call
+            .context(call_id.clone(), call_id, cancel.clone())
             .sink(Arc::clone(&published) as Arc<dyn UpdateSink>)
             .sink(Arc::clone(&progress) as Arc<dyn UpdateSink>)
             .asker(Some(Arc::new(asker)))
@@ -124,11 +129,8 @@ impl ParkedCalls {
         tokio::spawn(async move {
             // The call counts against its caller's quota until the skill ends.
             let _quota = quota;
-            let Some(entry) = dispatcher.registry().get(skill) else {
-                return;
-            };
             let result = dispatcher
-                .run(entry, input, context, grace)
+                .run(call, context, grace)
                 .await
                 .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
             // Nobody listening means the call was abandoned (its question expired).
@@ -136,6 +138,7 @@ impl ParkedCalls {
         });
         DetachedCall {
             skill,
+            owner,
             events,
             published,
             progress,
@@ -150,13 +153,13 @@ impl ParkedCalls {
         call: DetachedCall,
         ttl: std::time::Duration,
     ) -> Result<InputRequiredResult, DetachedCall> {
-        let tool = call.skill;
+        let (tool, owner) = (call.skill, Arc::clone(&call.owner));
         match self.lock().get_mut(&question.id) {
             Some(parked) => parked.call = Some(call),
             // It expired before it could be parked; the call finishes with the error.
             None => return Err(call),
         }
-        Ok(self.input_required(question, tool, ttl))
+        Ok(self.input_required(question, tool, &owner, ttl))
     }
 
     /// What tells the client to answer `question` and retry with the returned state.
@@ -164,25 +167,30 @@ impl ParkedCalls {
         &self,
         question: &Question,
         tool: &str,
+        owner: &str,
         ttl: std::time::Duration,
     ) -> InputRequiredResult {
         let state = self.codec.seal_with(
             question.id.as_bytes(),
-            &SealOptions::new().associated_data(tool.as_bytes()).ttl(ttl),
+            &SealOptions::new()
+                .associated_data(&sealed_to(tool, owner))
+                .ttl(ttl),
         );
         InputRequiredResult::new(Some(input_requests(question)), Some(state))
     }
 
-    /// Resumes the call `state` names with the client's answer to its question.
+    /// Resumes the call `state` names with the client's answer to its question; only the
+    /// caller (`owner`) that made the call can.
     pub(crate) fn resume(
         &self,
         tool: &str,
+        owner: &str,
         state: &str,
         responses: Option<InputResponses>,
     ) -> Result<Resumed, ResumeError> {
         let id = self
             .codec
-            .open_with(state, tool.as_bytes())
+            .open_with(state, &sealed_to(tool, owner))
             .ok()
             .and_then(|id| String::from_utf8(id).ok())
             .ok_or(ResumeError::Forged)?;
@@ -226,6 +234,16 @@ impl ParkedCalls {
     pub(crate) fn len(&self) -> usize {
         self.lock().len()
     }
+}
+
+/// What a request state is sealed to: the tool and the owner of the call. A NUL cannot occur
+/// in a tool name, so the pair is unambiguous.
+fn sealed_to(tool: &str, owner: &str) -> Vec<u8> {
+    let mut data = Vec::with_capacity(tool.len() + 1 + owner.len());
+    data.extend_from_slice(tool.as_bytes());
+    data.push(0);
+    data.extend_from_slice(owner.as_bytes());
+    data
 }
 
 /// Puts a detached call's questions to the client as input-required results.
@@ -322,11 +340,16 @@ mod tests {
         );
         assert_eq!(parked.len(), 0, "reaped");
         assert_eq!(limits.waiting(), 0, "slot freed");
-        let state = parked.input_required(&asked, "t", Duration::from_secs(1));
+        let state = parked.input_required(&asked, "t", "anonymous", Duration::from_secs(1));
         let state = state.request_state.expect("sealed state");
         assert!(matches!(
-            parked.resume("t", &state, None),
+            parked.resume("t", "anonymous", &state, None),
             Err(ResumeError::Gone)
+        ));
+        // Sealed to its caller: another one cannot even learn that it is gone.
+        assert!(matches!(
+            parked.resume("t", "bearer:mallory", &state, None),
+            Err(ResumeError::Forged)
         ));
     }
 

@@ -8,10 +8,18 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRequestParts};
-use axum::http::Extensions;
 use axum::http::request::Parts;
+use axum::http::{Extensions, HeaderMap};
 
 use crate::auth::Caller;
+use crate::call::TraceContext;
+
+/// The W3C Trace Context of a request with these headers.
+fn trace_of(headers: &HeaderMap) -> Option<TraceContext> {
+    let traceparent = headers.get("traceparent")?.to_str().ok()?;
+    let tracestate = headers.get("tracestate").and_then(|v| v.to_str().ok());
+    TraceContext::parse(traceparent, tracestate)
+}
 
 /// The identity per-caller limits are kept under, with the authenticated [`Caller`] that owns
 /// the tasks it creates.
@@ -19,6 +27,8 @@ use crate::auth::Caller;
 pub(crate) struct CallerId {
     key: Arc<str>,
     caller: Caller,
+    /// The W3C Trace Context the request carried, handed to the calls it makes.
+    trace: Option<TraceContext>,
 }
 
 impl PartialEq for CallerId {
@@ -36,22 +46,37 @@ impl std::hash::Hash for CallerId {
 }
 
 impl CallerId {
-    /// The caller of a request with these extensions (see the module docs).
-    pub(crate) fn of(extensions: &Extensions) -> Self {
+    /// The caller of a request (see the module docs).
+    pub(crate) fn of(parts: &Parts) -> Self {
+        let trace = trace_of(&parts.headers);
+        Self {
+            trace,
+            ..Self::identify(&parts.extensions)
+        }
+    }
+
+    fn identify(extensions: &Extensions) -> Self {
         let caller = crate::auth::layer::caller_of(extensions);
         if !caller.is_anonymous() {
             return Self {
                 key: Arc::from(format!("principal:{}", caller.owner())),
                 caller,
+                trace: None,
             };
         }
         match extensions.get::<ConnectInfo<SocketAddr>>() {
             Some(ConnectInfo(peer)) => Self {
                 key: Arc::from(format!("ip:{}", peer.ip())),
                 caller,
+                trace: None,
             },
             None => Self::local(),
         }
+    }
+
+    /// The trace the request belongs to, if it carried a valid `traceparent`.
+    pub(crate) fn trace(&self) -> Option<&TraceContext> {
+        self.trace.as_ref()
     }
 
     /// The authenticated caller (anonymous without authentication).
@@ -75,6 +100,7 @@ impl CallerId {
         Self {
             key: Arc::from(identity),
             caller: Caller::anonymous(),
+            trace: None,
         }
     }
 }
@@ -89,6 +115,6 @@ impl<S: Send + Sync> FromRequestParts<S> for CallerId {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self::of(&parts.extensions))
+        Ok(Self::of(parts))
     }
 }

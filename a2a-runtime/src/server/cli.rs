@@ -30,6 +30,23 @@ struct Cli {
     limits: LimitArgs,
     #[command(flatten)]
     auth: AuthArgs,
+    #[command(flatten)]
+    tls: TlsArgs,
+}
+
+/// TLS for agents that face the network without a proxy.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "TLS")]
+struct TlsArgs {
+    /// PEM certificate chain (leaf first); with --tls-key the server speaks HTTPS only
+    #[arg(long, env = "A2A_TLS_CERT", value_name = "PATH")]
+    tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key of --tls-cert
+    #[arg(long, env = "A2A_TLS_KEY", value_name = "PATH")]
+    tls_key: Option<std::path::PathBuf>,
+    /// PEM CA certificates that issue client certificates (enables the mutual TLS scheme)
+    #[arg(long, env = "A2A_TLS_CLIENT_CA", value_name = "PATH")]
+    tls_client_ca: Option<std::path::PathBuf>,
 }
 
 /// Credentials of the built-in security schemes.
@@ -246,6 +263,16 @@ impl Cli {
         config.allowed_hosts.extend(network.allowed_hosts);
         config.allowed_origins.extend(network.allowed_origins);
         config.cors_origins.extend(network.cors_origins);
+        let tls = self.tls;
+        if tls.tls_cert.is_some() {
+            config.tls.cert = tls.tls_cert;
+        }
+        if tls.tls_key.is_some() {
+            config.tls.key = tls.tls_key;
+        }
+        if tls.tls_client_ca.is_some() {
+            config.tls.client_ca = tls.tls_client_ca;
+        }
         let auth = self.auth;
         let settings = &mut config.auth;
         if auth.api_keys.is_some() {

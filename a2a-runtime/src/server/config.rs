@@ -33,6 +33,29 @@ pub struct ServeConfig {
     pub limits: Limits,
     /// Credentials the built-in security schemes verify.
     pub auth: AuthSettings,
+    /// TLS: serve HTTPS, and verify client certificates.
+    pub tls: TlsSettings,
+}
+
+/// TLS settings (`--tls-cert`, `--tls-key`, `--tls-client-ca`). With a certificate and key the
+/// server speaks HTTPS only and the card's URLs are `https://`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TlsSettings {
+    /// PEM certificate chain, leaf first (`--tls-cert`, `A2A_TLS_CERT`).
+    pub cert: Option<PathBuf>,
+    /// PEM private key of the certificate (`--tls-key`, `A2A_TLS_KEY`).
+    pub key: Option<PathBuf>,
+    /// PEM certificates of the CA that issues client certificates (`--tls-client-ca`,
+    /// `A2A_TLS_CLIENT_CA`): clients may then authenticate with one (the mutual TLS scheme).
+    pub client_ca: Option<PathBuf>,
+}
+
+impl TlsSettings {
+    /// Whether the server speaks HTTPS.
+    pub fn is_enabled(&self) -> bool {
+        self.cert.is_some()
+    }
 }
 
 /// Credentials for the built-in security schemes, from flags and environment variables, so an
@@ -127,6 +150,7 @@ impl Default for ServeConfig {
             cors_origins: Vec::new(),
             limits: Limits::default(),
             auth: AuthSettings::default(),
+            tls: TlsSettings::default(),
         }
     }
 }
@@ -153,6 +177,16 @@ impl ServeConfig {
                 )));
             }
         }
+        match (&self.tls.cert, &self.tls.key) {
+            (Some(_), None) => return Err(Error::Config("--tls-cert needs --tls-key".into())),
+            (None, Some(_)) => return Err(Error::Config("--tls-key needs --tls-cert".into())),
+            _ => {}
+        }
+        if self.tls.client_ca.is_some() && !self.tls.is_enabled() {
+            return Err(Error::Config(
+                "--tls-client-ca needs TLS: set --tls-cert and --tls-key".into(),
+            ));
+        }
         self.limits.validate()
     }
 
@@ -171,7 +205,12 @@ impl ServeConfig {
             IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
             ip => ip,
         };
-        format!("http://{}/", SocketAddr::new(ip, self.bind.port()))
+        let scheme = if self.tls.is_enabled() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}/", SocketAddr::new(ip, self.bind.port()))
     }
 }
 

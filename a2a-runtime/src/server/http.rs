@@ -17,7 +17,7 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 use super::ServeConfig;
 use super::guard::BrowserGuard;
 use super::shutdown::InFlight;
-use crate::a2a::card::{self, CardBody};
+use crate::a2a::card::{self, CardBody, CardView};
 use crate::a2a::jsonrpc::{Aliases, JsonRpc};
 use crate::a2a::{A2aError, A2aService, Settings};
 use crate::app::App;
@@ -31,17 +31,21 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
     config.validate()?;
     let base_url = config.base_url();
     let endpoints = card::Endpoints::new(&base_url, &app.rest_prefix);
-    let v1_card = card::build(
-        app.agent,
-        app.dispatcher.registry(),
-        &endpoints,
-        &app.security,
-    );
-    let card = Arc::new(CardBody::new(&card::hybrid(
-        &v1_card,
-        &endpoints,
-        &app.security,
-    )));
+    let hybrid = |view| {
+        let v1_card = card::build(
+            app.agent,
+            app.dispatcher.registry(),
+            &endpoints,
+            &app.security,
+            view,
+        );
+        card::hybrid(&v1_card, &endpoints, &app.security)
+    };
+    let card = Arc::new(CardBody::new(&hybrid(CardView::Public)));
+    let extended_card = app
+        .security
+        .is_enabled()
+        .then(|| Arc::new(hybrid(CardView::Extended)));
     let card_route = get(
         |State(card): State<Arc<CardBody>>, headers: HeaderMap| async move { card.respond(&headers) },
     );
@@ -75,6 +79,7 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             max_message_parts: app.limits.max_message_parts,
             max_part_bytes: app.limits.max_part_bytes,
             max_list_bytes: app.limits.max_list_bytes,
+            extended_card,
         },
         app.shutdown.clone(),
     ));
@@ -256,6 +261,7 @@ pub(crate) async fn serve_http(
     };
     let local = bound.bind;
     let base = bound.base_url();
+    let tls = super::tls::acceptor(&config.tls)?;
     let in_flight = Arc::new(InFlight::default());
     let router = router(Arc::clone(&app), &bound)?.merge(routes).layer(
         axum::middleware::from_fn_with_state(Arc::clone(&in_flight), super::shutdown::track),
@@ -265,7 +271,23 @@ pub(crate) async fn serve_http(
             "listening on all interfaces; pass --public-url so the agent card names a reachable URL"
         );
     }
+    // Reachable from elsewhere and open to anyone: say so where the operator looks.
+    let open_to_all = !app.security.is_enabled() && !local.ip().is_loopback();
+    if open_to_all {
+        tracing::warn!(
+            %local,
+            "no security scheme is configured: every caller is the one anonymous principal and \
+             sees every task; set A2A_API_KEYS, A2A_JWT_SECRET or A2A_JWKS_URL to require \
+             credentials"
+        );
+    }
     if announce {
+        if open_to_all {
+            eprintln!(
+                "WARNING: listening on {local} without authentication: anyone who can reach it \
+                 shares one anonymous identity and sees every task (see --help, Authentication)"
+            );
+        }
         eprintln!("agent card:   {base}.well-known/agent-card.json");
         eprintln!("A2A JSON-RPC: {base}");
         eprintln!(
@@ -274,7 +296,7 @@ pub(crate) async fn serve_http(
         );
         eprintln!("MCP:          {}{}", base.trim_end_matches('/'), MCP_PATH);
     }
-    super::shutdown::run(app, router, listener, stop, in_flight).await;
+    super::shutdown::run(app, router, listener, tls, stop, in_flight).await;
     Ok(())
 }
 

@@ -13,10 +13,12 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use super::Limits;
+use crate::auth::ClientCertificate;
 
 /// The longest pause between accept attempts after errors.
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
@@ -26,6 +28,7 @@ const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 /// open, to wait on.
 pub(crate) async fn accept_until(
     listener: TcpListener,
+    tls: Option<TlsAcceptor>,
     router: Router,
     limits: &Limits,
     stop: CancellationToken,
@@ -71,23 +74,70 @@ pub(crate) async fn accept_until(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        let service =
-            router
-                .clone()
-                .map_request(move |mut request: axum::http::Request<Incoming>| {
-                    request.extensions_mut().insert(ConnectInfo(peer));
-                    request
-                });
-        let service = TowerToHyperService::new(service);
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let router = router.clone();
+        let Some(tls) = &tls else {
+            let service = TowerToHyperService::new(tagged(router, peer, None));
+            let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+            tokio::spawn(async move {
+                if let Err(error) = connection.await {
+                    tracing::debug!(%peer, %error, "connection ended with an error");
+                }
+                drop(permit);
+            });
+            continue;
+        };
+        // The handshake runs on the connection's own task, bounded like a request head, so a
+        // client that never finishes it holds one connection slot for that long only.
+        let (tls, http, watcher) = (tls.clone(), http.clone(), graceful.watcher());
+        let handshake_timeout = limits.header_timeout;
         tokio::spawn(async move {
+            let _permit = permit;
+            let stream = match tokio::time::timeout(handshake_timeout, tls.accept(stream)).await {
+                Ok(Ok(stream)) => stream,
+                Ok(Err(error)) => {
+                    tracing::debug!(%peer, %error, "TLS handshake failed");
+                    return;
+                }
+                Err(_) => {
+                    tracing::debug!(%peer, "TLS handshake timed out");
+                    return;
+                }
+            };
+            let certificate = stream
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(<[_]>::first)
+                .map(|leaf| ClientCertificate(Arc::from(leaf.as_ref())));
+            let service = TowerToHyperService::new(tagged(router, peer, certificate));
+            let connection = watcher.watch(http.serve_connection(TokioIo::new(stream), service));
             if let Err(error) = connection.await {
                 tracing::debug!(%peer, %error, "connection ended with an error");
             }
-            drop(permit);
         });
     }
     Draining { graceful }
+}
+
+/// `router` with every request tagged with the connection's peer address and, over TLS, the
+/// client certificate the handshake verified.
+fn tagged(
+    router: Router,
+    peer: std::net::SocketAddr,
+    certificate: Option<ClientCertificate>,
+) -> impl tower::Service<
+    axum::http::Request<Incoming>,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone {
+    router.map_request(move |mut request: axum::http::Request<Incoming>| {
+        request.extensions_mut().insert(ConnectInfo(peer));
+        if let Some(certificate) = &certificate {
+            request.extensions_mut().insert(certificate.clone());
+        }
+        request
+    })
 }
 
 /// Warns when the process may not open `max_connections` sockets: accepts would then fail with

@@ -9,6 +9,7 @@ mod limits;
 mod listener;
 mod shutdown;
 mod tasks;
+mod tls;
 
 use std::any::{Any, TypeId};
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use std::time::Duration;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub use config::{AuthSettings, ServeConfig};
+pub use config::{AuthSettings, ServeConfig, TlsSettings};
 pub(crate) use http::MCP_PATH;
 pub use limits::Limits;
 pub use tasks::{Tasks, TasksError};
@@ -303,7 +304,10 @@ impl AgentServer {
         let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
         let mut auth = self.auth.clone();
         self.config.auth.apply(&mut auth)?;
-        let security = Security::resolve(&self.schemes, &auth).map_err(Error::Config)?;
+        auth.client_certificates = self.config.tls.client_ca.is_some();
+        let mut schemes = self.agent.security_schemes();
+        schemes.extend(self.schemes.iter().cloned());
+        let security = Security::resolve(&schemes, &auth).map_err(Error::Config)?;
         check_scopes(&registry, &security)?;
         let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
         let store = self.store.clone().unwrap_or_else(|| {
@@ -416,8 +420,23 @@ impl AgentServer {
     }
 }
 
-/// A skill needing scopes is served only by an agent with a scheme whose tokens carry them.
+/// A skill needing scopes is served only by an agent with a scheme whose tokens carry them, and
+/// a skill listed only on the extended card needs a scheme to authenticate the callers who may
+/// read it.
 fn check_scopes(registry: &Registry, security: &Security) -> Result<(), Error> {
+    if !security.is_enabled()
+        && let Some(skill) = registry
+            .skills()
+            .iter()
+            .find(|s| s.descriptor.is_extended_only())
+    {
+        return Err(Error::Config(format!(
+            "skill `{}` is `extended_only`, and this agent has no security scheme: the extended \
+             card is for authenticated callers; declare one (`#[agent(security(..))]`) and \
+             configure it, or list the skill on the public card",
+            skill.descriptor.id()
+        )));
+    }
     let scoped: Vec<&str> = security.scoped().collect();
     if !scoped.is_empty() {
         return Ok(());

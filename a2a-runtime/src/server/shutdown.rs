@@ -106,11 +106,12 @@ pub(crate) async fn run(
     app: Arc<App>,
     router: Router,
     listener: TcpListener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     stop: CancellationToken,
     in_flight: Arc<InFlight>,
 ) {
     let timeout = app.limits.shutdown_timeout;
-    let draining = listener::accept_until(listener, router, &app.limits, stop).await;
+    let draining = listener::accept_until(listener, tls, router, &app.limits, stop).await;
     tracing::info!(
         ?timeout,
         "shutting down: finishing in-flight requests and tasks"

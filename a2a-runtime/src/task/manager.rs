@@ -14,9 +14,8 @@ use super::store::{ListQuery, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
-use crate::call::DecodedInput;
 use crate::context::UpdateSink;
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{Call, Dispatcher};
 use crate::model::{Message, Part, Role, Task, TaskState, TaskStatus, new_id};
 use crate::quota::TaskSlot;
 
@@ -148,19 +147,16 @@ impl TaskManager {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Creates a task for `message` and runs `skill` on `input` (already checked against the
-    /// skill's input type); `sinks` get the skill's reports besides the task itself.
+    /// Creates a task for `call` and runs it; `sinks` get the skill's reports besides the task
+    /// itself.
     pub(crate) async fn start(
         self: &Arc<Self>,
-        skill: &'static str,
-        input: DecodedInput,
-        message: Message,
+        call: Call,
         sinks: Vec<Arc<dyn UpdateSink>>,
         quota: TaskSlot,
-        caller: &Caller,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self.create(message, quota, caller).await?;
-        self.run(&task, skill, input, sinks);
+        let task = self.create(&call.message, &call.caller, quota).await?;
+        self.run(&task, call, sinks);
         Ok(task)
     }
 
@@ -332,15 +328,16 @@ impl TaskManager {
         TaskError::NotRunning(task_id.to_owned())
     }
 
-    /// Creates a SUBMITTED task holding `message` and registers it as live; its skill starts
-    /// with [`run`](Self::run). `quota` is the task's place in its caller's quota, held until
-    /// the skill ends.
+    /// Creates a SUBMITTED task holding a call's `message`, owned by its `caller`, and
+    /// registers it as live; the call runs with [`run`](Self::run). `quota` is the task's place
+    /// in its caller's quota, held until the skill ends.
     pub(crate) async fn create(
         &self,
-        mut message: Message,
-        quota: TaskSlot,
+        message: &Message,
         caller: &Caller,
+        quota: TaskSlot,
     ) -> Result<TaskHandle, TaskError> {
+        let mut message = message.clone();
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         let task_id = new_id();
         message.context_id = Some(context_id.clone());

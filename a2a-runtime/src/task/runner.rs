@@ -8,35 +8,34 @@ use super::live::LiveTask;
 use super::manager::{TaskHandle, TaskManager};
 use super::waiting::TaskAsker;
 use crate::ask::Question;
-use crate::call::{DecodedInput, SkillOutput};
-use crate::context::{TaskContext, UpdateSink};
+use crate::call::SkillOutput;
+use crate::context::UpdateSink;
+use crate::dispatch::Call;
 use crate::model::{
     Artifact, JsonObject, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
 };
 use crate::registry::SkillEntry;
 
 impl TaskManager {
-    /// Runs `skill` on `input` as the created task, in the background.
+    /// Runs `call` as the created task, in the background.
     pub(crate) fn run(
         self: &Arc<Self>,
         task: &TaskHandle,
-        skill: &'static str,
-        input: DecodedInput,
+        call: Call,
         sinks: Vec<Arc<dyn UpdateSink>>,
     ) {
         let manager = Arc::clone(self);
         let live = Arc::clone(&task.live);
-        tokio::spawn(async move { manager.execute(live, skill, input, sinks).await });
+        tokio::spawn(async move { manager.execute(live, call, sinks).await });
     }
 
     async fn execute(
         self: Arc<Self>,
         live: Arc<LiveTask>,
-        skill_id: &'static str,
-        input: DecodedInput,
+        call: Call,
         extra_sinks: Vec<Arc<dyn UpdateSink>>,
     ) {
-        let Some(skill) = self.dispatcher.registry().get(skill_id) else {
+        let Some(skill) = self.dispatcher.registry().get(call.skill) else {
             return;
         };
         let max_history = self.config.max_history;
@@ -53,30 +52,29 @@ impl TaskManager {
             return;
         }
         let (created_at, references) = live.origin();
-        let context = TaskContext::builder(
-            live.id.clone(),
-            live.context_id.clone(),
-            skill.descriptor.id(),
-            live.cancel.clone(),
-        )
-        .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
-        .sinks(extra_sinks)
-        .asker(Some(Arc::new(TaskAsker::new(
-            Arc::clone(&self),
-            Arc::clone(&live),
-        ))))
-        .conversation(Arc::new(ContextHistory::new(
-            Arc::clone(&self.store),
-            &live,
-            created_at,
-            max_history,
-        )))
-        .references(references)
-        .caller(live.caller.clone())
-        .build();
+        let context = call
+            .context(
+                live.id.clone(),
+                live.context_id.clone(),
+                live.cancel.clone(),
+            )
+            .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
+            .sinks(extra_sinks)
+            .asker(Some(Arc::new(TaskAsker::new(
+                Arc::clone(&self),
+                Arc::clone(&live),
+            ))))
+            .conversation(Arc::new(ContextHistory::new(
+                Arc::clone(&self.store),
+                &live,
+                created_at,
+                max_history,
+            )))
+            .references(references)
+            .build();
         let result = self
             .dispatcher
-            .run(skill, input, context, self.config.cancel_grace)
+            .run(call, context, self.config.cancel_grace)
             .await;
         match result {
             Some(Ok(output)) => {

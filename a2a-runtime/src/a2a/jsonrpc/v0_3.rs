@@ -115,7 +115,9 @@ pub(super) async fn call(
         | "tasks/pushNotificationConfig/get"
         | "tasks/pushNotificationConfig/list"
         | "tasks/pushNotificationConfig/delete" => return Err(service.push_notification_config()),
-        "agent/getAuthenticatedExtendedCard" => return Err(service.extended_agent_card()),
+        "agent/getAuthenticatedExtendedCard" => {
+            Value::clone(&*service.extended_agent_card(caller)?)
+        }
         other => {
             let message = match super::v1::serves(other).then_some(other) {
                 Some(v1) => format!(

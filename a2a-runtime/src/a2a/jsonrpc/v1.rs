@@ -76,7 +76,9 @@ pub(super) async fn call(
         | "GetTaskPushNotificationConfig"
         | "ListTaskPushNotificationConfigs"
         | "DeleteTaskPushNotificationConfig" => return Err(service.push_notification_config()),
-        "GetExtendedAgentCard" => return Err(service.extended_agent_card()),
+        "GetExtendedAgentCard" => {
+            jsonrpc::success(id, service.extended_agent_card(caller)?.as_ref())
+        }
         other => return Err(method_not_found(other)),
     };
     Ok(Reply::Json(json))

@@ -61,10 +61,24 @@ pub(super) fn routes<D: Dialect>() -> Router<Arc<A2aService>> {
             "/tasks/{task}/pushNotificationConfigs/{config}",
             refused::<D>(MethodFilter::GET.or(MethodFilter::DELETE), push),
         )
-        .route(
-            D::EXTENDED_CARD,
-            refused::<D>(MethodFilter::GET, A2aService::extended_agent_card),
-        )
+        .route(D::EXTENDED_CARD, get(extended_card::<D>))
+}
+
+/// `GET /extendedAgentCard` (1.0), `GET /v1/card` (0.3).
+async fn extended_card<D: Dialect>(
+    State(service): Service,
+    caller: CallerId,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = Request::read(&service, D::VERSION, &headers, &uri, body).and_then(|_| {
+        let card = service.extended_agent_card(&caller)?;
+        Ok(Reply::Json(
+            serde_json::to_vec(card.as_ref()).unwrap_or_default(),
+        ))
+    });
+    respond(&service, reply)
 }
 
 fn frames<D: Dialect>() -> crate::a2a::sse::Frames {
@@ -166,7 +180,7 @@ async fn task<D: Dialect>(
     respond(&service, reply.await)
 }
 
-/// An operation this server does not offer (push configs, the extended card): the request is
+/// An operation this server does not offer (push configs): the request is
 /// still checked like any other (version, media type, body size), then refused with `error`.
 fn refused<D: Dialect>(
     methods: MethodFilter,

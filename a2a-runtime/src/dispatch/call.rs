@@ -1,0 +1,58 @@
+//! [`Call`]: one call of a skill as every front-end assembles it (each A2A dialect, MCP plain
+//! calls, MCP task calls and MCP retries), authorized once, when it is made.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{Dispatcher, MissingScope};
+use crate::auth::Caller;
+use crate::call::{DecodedInput, TraceContext};
+use crate::context::{ContextBuilder, TaskContext};
+use crate::model::Message;
+use crate::registry::SkillEntry;
+
+/// A skill call that may run: its skill, decoded input, the message that asked for it, who it
+/// runs for and the trace it belongs to. Only [`Call::new`] makes one, and it checks the
+/// skill's scopes first, so no front-end can run a skill without that check.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub(crate) skill: &'static str,
+    pub(crate) input: DecodedInput,
+    pub(crate) message: Arc<Message>,
+    pub(crate) caller: Caller,
+    pub(crate) trace: Option<TraceContext>,
+}
+
+impl Call {
+    /// A call of `skill` for `caller`, refused when the caller lacks a scope the skill needs.
+    pub(crate) fn new(
+        skill: &SkillEntry,
+        input: DecodedInput,
+        message: Message,
+        caller: Caller,
+        trace: Option<TraceContext>,
+    ) -> Result<Self, MissingScope> {
+        Dispatcher::authorize(skill, &caller)?;
+        Ok(Self {
+            skill: skill.descriptor.id(),
+            input,
+            message: Arc::new(message),
+            caller,
+            trace,
+        })
+    }
+
+    /// The task context of this call, to finish with the front-end's sinks and asker: it runs
+    /// for the call's caller, in its trace.
+    pub(crate) fn context(
+        &self,
+        task_id: String,
+        context_id: String,
+        cancel: CancellationToken,
+    ) -> ContextBuilder {
+        TaskContext::builder(task_id, context_id, self.skill, cancel)
+            .caller(self.caller.clone())
+            .trace(self.trace.clone())
+    }
+}
