@@ -148,3 +148,37 @@ async fn official_mcp_client_answers_questions_by_elicitation_over_stdio() {
     require_packages().await;
     run_python(&[script("mcp_ask.py").to_str().unwrap(), "stdio", BOOKING]).await;
 }
+
+const VAULT: &str = env!("CARGO_BIN_EXE_interop-vault");
+
+#[tokio::test]
+async fn official_clients_authenticate_with_bearer_tokens_and_discover_the_metadata() {
+    use a2a_tests::tokens;
+    require_packages().await;
+    let issuer = "https://issuer.test";
+    let (_server, base) = a2a_tests::spawn_served_with(
+        VAULT,
+        &[
+            "--api-keys",
+            "ops=ops-key-0123456789abcdef",
+            "--jwt-secret",
+            tokens::SECRET,
+            "--jwt-issuer",
+            issuer,
+        ],
+    )
+    .await;
+    let token = |scope: &str| {
+        let mut claims = tokens::claims("ivy", scope);
+        claims["iss"] = serde_json::json!(issuer);
+        tokens::hs256(&claims)
+    };
+    run_python(&[
+        script("auth_client.py").to_str().unwrap(),
+        &base,
+        &token("vault:open"),
+        &token("vault:read"),
+        issuer,
+    ])
+    .await;
+}
