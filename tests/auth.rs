@@ -269,6 +269,30 @@ async fn expired_future_wrong_audience_and_wrong_issuer_tokens_are_refused_by_na
 }
 
 #[tokio::test]
+async fn a_cached_token_is_still_refused_once_it_expires() {
+    // Verified once, trusted from the cache afterwards: its `exp` is still checked every time.
+    let jwt = JwtConfig::hs256(SECRET).leeway(Duration::ZERO);
+    let server = start(Vault.server().api_keys(keys()).jwt(jwt)).await;
+    let mut claims = tokens::claims("hal", "");
+    claims["exp"] = json!(tokens::now() + 2);
+    let token = tokens::hs256(&claims);
+    for _ in 0..2 {
+        let (status, _, body) = rpc(&server, Auth::Bearer(&token), "ListTasks", json!({})).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    tokio::time::sleep(Duration::from_millis(3100)).await;
+    let (status, _, body) = rpc(&server, Auth::Bearer(&token), "ListTasks", json!({})).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
 async fn jwks_keys_verify_rs256_and_es256_and_a_rotated_key_is_fetched() {
     let (rsa1, rsa2, ec) = (tokens::rsa_key(1), tokens::rsa_key(2), tokens::ec_key());
     let jwks = JwksServer::start(vec![

@@ -158,6 +158,20 @@ impl Registry {
         &self.skills
     }
 
+    /// Every scope some skill requires, sorted, with the ids of the skills that require it.
+    pub(crate) fn scopes(&self) -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+        let mut scopes = std::collections::BTreeMap::<_, Vec<_>>::new();
+        for skill in &self.skills {
+            for scope in skill.descriptor.scopes() {
+                scopes
+                    .entry(*scope)
+                    .or_default()
+                    .push(skill.descriptor.id());
+            }
+        }
+        scopes
+    }
+
     /// The skill with this id.
     pub(crate) fn get(&self, id: &str) -> Option<&SkillEntry> {
         self.by_id.get(id).map(|&i| &self.skills[i])

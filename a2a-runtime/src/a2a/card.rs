@@ -141,7 +141,7 @@ pub(crate) fn build(
                 params: json!({ "skills": schemas }),
             }],
         },
-        security_schemes: super::card_security::schemes(security),
+        security_schemes: super::card_security::schemes(security, &registry.scopes()),
         security_requirements: super::card_security::requirements(security).0,
         default_input_modes: owned(agent.default_input_modes()),
         default_output_modes: owned(agent.default_output_modes()),

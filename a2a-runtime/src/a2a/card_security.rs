@@ -2,23 +2,39 @@
 //! requirements, from the schemes in force (1.0 shapes, with the 0.3 members merged into each
 //! scheme for 0.3 clients, a2a-spec.md §2.6).
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::auth::{NamedScheme, OAuthFlow, Security, SecurityScheme};
 
-/// `securitySchemes`: each scheme in its 1.0 wrapper with its 0.3 members beside it.
-pub(crate) fn schemes(security: &Security) -> Option<Value> {
+/// `securitySchemes`: each scheme in its 1.0 wrapper with its 0.3 members beside it. OAuth 2
+/// flows list `scopes` (each scope with the skills that need it).
+pub(crate) fn schemes(
+    security: &Security,
+    scopes: &BTreeMap<&'static str, Vec<&'static str>>,
+) -> Option<Value> {
     if !security.is_enabled() {
         return None;
     }
+    let scopes: Map<String, Value> = scopes
+        .iter()
+        .map(|(scope, skills)| {
+            let skills: Vec<String> = skills.iter().map(|s| format!("`{s}`")).collect();
+            (
+                (*scope).to_owned(),
+                json!(format!("needed by {}", skills.join(", "))),
+            )
+        })
+        .collect();
     let mut map = Map::new();
     for scheme in security.schemes() {
-        map.insert(scheme.name.clone(), scheme_json(scheme));
+        map.insert(scheme.name.clone(), scheme_json(scheme, &scopes));
     }
     Some(Value::Object(map))
 }
 
-fn scheme_json(named: &NamedScheme) -> Value {
+fn scheme_json(named: &NamedScheme, scopes: &Map<String, Value>) -> Value {
     let description = named.description.clone();
     let (mut v1, mut v0_3) = match &named.scheme {
         SecurityScheme::ApiKey { location, name } => (
@@ -30,7 +46,7 @@ fn scheme_json(named: &NamedScheme) -> Value {
             json!({"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}),
         ),
         SecurityScheme::OAuth2 { metadata_url, flow } => {
-            let (v1_flows, v0_3_flows) = flows(flow.as_ref());
+            let (v1_flows, v0_3_flows) = flows(flow.as_ref(), scopes);
             let mut v1 = json!({"flows": v1_flows});
             if let Some(url) = metadata_url {
                 v1["oauth2MetadataUrl"] = json!(url);
@@ -62,8 +78,8 @@ fn scheme_json(named: &NamedScheme) -> Value {
 }
 
 /// The 1.0 `OAuthFlows` one-of and the 0.3 flows object.
-fn flows(flow: Option<&OAuthFlow>) -> (Value, Value) {
-    let scopes = json!({});
+fn flows(flow: Option<&OAuthFlow>, scopes: &Map<String, Value>) -> (Value, Value) {
+    let scopes = Value::Object(scopes.clone());
     match flow {
         Some(OAuthFlow::AuthorizationCode {
             authorization_url,
@@ -120,4 +136,40 @@ pub(crate) fn skill_requirements(security: &Security, scopes: &[&str]) -> Vec<Va
         .scoped()
         .map(|name| json!({"schemes": {name: {"list": scopes}}}))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::{AuthConfig, JwtConfig};
+
+    #[test]
+    fn oauth_flows_list_the_scopes_skills_need() {
+        let declared = [NamedScheme::new(
+            "oauth",
+            SecurityScheme::OAuth2 {
+                metadata_url: None,
+                flow: Some(OAuthFlow::ClientCredentials {
+                    token_url: "https://auth.example/token".into(),
+                }),
+            },
+        )];
+        let config = AuthConfig {
+            jwt: Some(JwtConfig::hs256("a-test-secret-of-at-least-32-bytes")),
+            ..AuthConfig::default()
+        };
+        let security = Security::resolve(&declared, &config).expect("resolves");
+        let scopes = BTreeMap::from([("vault:open", vec!["open", "peek"])]);
+        let card = schemes(&security, &scopes).expect("schemes");
+        let expected = json!({"vault:open": "needed by `open`, `peek`"});
+        let oauth = &card["oauth"];
+        assert_eq!(
+            oauth["oauth2SecurityScheme"]["flows"]["clientCredentials"]["scopes"], expected,
+            "{card}"
+        );
+        assert_eq!(
+            oauth["flows"]["clientCredentials"]["scopes"], expected,
+            "the 0.3 view: {card}"
+        );
+    }
 }

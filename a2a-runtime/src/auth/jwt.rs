@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::authenticator::challenge;
 use super::jwks::KeySet;
+use super::token_cache::TokenCache;
 use super::{AuthError, Authenticator, Caller};
 use crate::util::BoxFuture;
 
@@ -25,6 +26,7 @@ pub struct JwtConfig {
     pub(crate) issuer: Option<String>,
     pub(crate) audience: Vec<String>,
     pub(crate) leeway: Duration,
+    pub(crate) cache_ttl: Duration,
 }
 
 /// Where the verification keys come from.
@@ -49,6 +51,7 @@ impl std::fmt::Debug for JwtConfig {
             .field("issuer", &self.issuer)
             .field("audience", &self.audience)
             .field("leeway", &self.leeway)
+            .field("cache_ttl", &self.cache_ttl)
             .finish()
     }
 }
@@ -58,6 +61,10 @@ const MIN_SECRET_BYTES: usize = 32;
 
 /// Clock skew tolerated on `exp` and `nbf`.
 const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+
+/// How long a verified token is trusted by default: a client's repeated requests with one token
+/// pay for one signature check a minute.
+const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
 
 impl JwtConfig {
     /// Tokens signed with HS256 and `secret` (at least 32 bytes).
@@ -85,6 +92,7 @@ impl JwtConfig {
             issuer: None,
             audience: Vec::new(),
             leeway: DEFAULT_LEEWAY,
+            cache_ttl: DEFAULT_CACHE_TTL,
         }
     }
 
@@ -109,6 +117,15 @@ impl JwtConfig {
         self
     }
 
+    /// How long a verified token is trusted without checking its signature again (60 s unless
+    /// set; `Duration::ZERO` checks every request). `exp` and `nbf` are checked on every
+    /// request regardless; a key removed from the JWKS stops being honoured after this long.
+    #[must_use]
+    pub fn verified_cache(mut self, ttl: Duration) -> Self {
+        self.cache_ttl = ttl;
+        self
+    }
+
     /// Checks what can be checked before serving.
     pub(crate) fn validate(&self) -> Result<(), String> {
         match &self.keys {
@@ -129,6 +146,7 @@ pub(crate) struct JwtAuthenticator {
     issuer: Option<String>,
     audience: Vec<String>,
     leeway: Duration,
+    verified: TokenCache,
 }
 
 enum Keys {
@@ -161,10 +179,15 @@ impl JwtAuthenticator {
             issuer: config.issuer.clone(),
             audience: config.audience.clone(),
             leeway: config.leeway,
+            verified: TokenCache::new(config.cache_ttl),
         }
     }
 
     async fn verify(&self, token: &str) -> Result<Caller, AuthError> {
+        let now = chrono::Utc::now().timestamp();
+        if let Some(caller) = self.verified.get(token, now) {
+            return Ok(caller);
+        }
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| AuthError::invalid("the bearer token is not a JWT"))?;
         let (key, algorithms, issuer) = match &self.keys {
@@ -210,9 +233,16 @@ impl JwtAuthenticator {
             .ok_or_else(|| AuthError::invalid("the token has no `sub` claim"))?
             .to_owned();
         let scopes = scopes_of(&claims);
-        Ok(Caller::authenticated(&self.scheme, principal)
+        let leeway = i64::try_from(self.leeway.as_secs()).unwrap_or(i64::MAX);
+        let time = |name: &str| claims.get(name).and_then(Value::as_i64);
+        // `exp` is required, so validation guaranteed it; `nbf` is optional.
+        let expires = time("exp").map_or(i64::MIN, |exp| exp.saturating_add(leeway));
+        let not_before = time("nbf").map_or(i64::MIN, |nbf| nbf.saturating_sub(leeway));
+        let caller = Caller::authenticated(&self.scheme, principal)
             .with_scopes(scopes)
-            .with_claims(claims))
+            .with_claims(claims);
+        self.verified.insert(token, &caller, not_before, expires);
+        Ok(caller)
     }
 }
 

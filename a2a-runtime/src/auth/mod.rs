@@ -15,6 +15,7 @@ pub(crate) mod metadata;
 mod mtls;
 mod scheme;
 pub(crate) mod security;
+mod token_cache;
 
 pub use api_key::{ApiKeys, ApiKeysError, DEFAULT_API_KEY_HEADER};
 pub(crate) use authenticator::quoted;

@@ -87,6 +87,10 @@ struct AuthArgs {
         value_name = "AUDIENCE"
     )]
     jwt_audience: Vec<String>,
+    /// How long a verified bearer JWT is trusted before its signature is checked again (0s:
+    /// every request) [default: 60s]
+    #[arg(long, env = "A2A_JWT_CACHE_TTL", value_parser = duration, value_name = "DURATION")]
+    jwt_cache_ttl: Option<Duration>,
 }
 
 #[derive(Debug, Args)]
@@ -292,6 +296,9 @@ impl Cli {
         }
         if !auth.jwt_audience.is_empty() {
             settings.jwt_audience = auth.jwt_audience;
+        }
+        if auth.jwt_cache_ttl.is_some() {
+            settings.jwt_cache_ttl = auth.jwt_cache_ttl;
         }
         let given = self.limits;
         let limits = &mut config.limits;

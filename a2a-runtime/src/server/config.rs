@@ -76,6 +76,9 @@ pub struct AuthSettings {
     pub jwt_issuer: Option<String>,
     /// The `aud` bearer JWTs must include, any one of (`--jwt-audience`, `A2A_JWT_AUDIENCE`).
     pub jwt_audience: Vec<String>,
+    /// How long a verified bearer JWT is trusted before its signature is checked again
+    /// (`--jwt-cache-ttl`, `A2A_JWT_CACHE_TTL`; default 60 s, `0s` checks every request).
+    pub jwt_cache_ttl: Option<std::time::Duration>,
 }
 
 impl std::fmt::Debug for AuthSettings {
@@ -88,6 +91,7 @@ impl std::fmt::Debug for AuthSettings {
             .field("jwks_url", &self.jwks_url)
             .field("jwt_issuer", &self.jwt_issuer)
             .field("jwt_audience", &self.jwt_audience)
+            .field("jwt_cache_ttl", &self.jwt_cache_ttl)
             .finish()
     }
 }
@@ -122,12 +126,20 @@ impl AuthSettings {
         if let Some(keys) = keys {
             config.jwt = Some(keys);
         }
-        if self.jwt_issuer.is_some() || !self.jwt_audience.is_empty() {
+        if self.jwt_issuer.is_some()
+            || !self.jwt_audience.is_empty()
+            || self.jwt_cache_ttl.is_some()
+        {
             let Some(jwt) = config.jwt.as_mut() else {
                 return Err(Error::Config(
-                    "--jwt-issuer / --jwt-audience need --jwt-secret or --jwks-url".into(),
+                    "--jwt-issuer / --jwt-audience / --jwt-cache-ttl need --jwt-secret or \
+                     --jwks-url"
+                        .into(),
                 ));
             };
+            if let Some(ttl) = self.jwt_cache_ttl {
+                jwt.cache_ttl = ttl;
+            }
             if let Some(issuer) = &self.jwt_issuer {
                 jwt.issuer = Some(issuer.clone());
             }

@@ -179,15 +179,7 @@ async fn refuse_oversized(State(limit): State<usize>, request: Request, next: Ne
 /// scheme takes bearer tokens.
 fn protected_resource_routes(app: &App, base_url: &str) -> Router {
     let schemes: Vec<_> = app.security.schemes().cloned().collect();
-    let mut scopes: Vec<&str> = app
-        .dispatcher
-        .registry()
-        .skills()
-        .iter()
-        .flat_map(|s| s.descriptor.scopes().iter().copied())
-        .collect();
-    scopes.sort_unstable();
-    scopes.dedup();
+    let scopes: Vec<&str> = app.dispatcher.registry().scopes().into_keys().collect();
     let resource = format!("{}{}", base_url.trim_end_matches('/'), MCP_PATH);
     let Some(document) = crate::auth::metadata::document(
         &resource,
