@@ -594,6 +594,11 @@ async fn the_card_publishes_the_schemes_and_each_skills_requirements() {
         "{card}"
     );
     assert_eq!(
+        open["security"],
+        json!([{"bearer": ["vault:open"]}]),
+        "{open}"
+    );
+    assert_eq!(
         card["security"],
         json!([{"apiKey": []}, {"bearer": []}]),
         "{card}"
@@ -833,4 +838,67 @@ async fn the_callers_trace_context_reaches_the_skill_on_both_protocols() {
     let (status, _, body) = answer(response).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(text_of(&body["result"]["task"]), "untraced", "{body}");
+}
+
+#[tokio::test]
+async fn only_the_owner_can_authorize_its_task_out_of_band() {
+    let server = secured();
+    let tasks = server.tasks();
+    let server = start(server).await;
+    let (_, _, body) = rpc(
+        &server,
+        Auth::Key(ALICE_KEY),
+        "SendMessage",
+        message("signin", json!({})),
+    )
+    .await;
+    let task = &body["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_AUTH_REQUIRED",
+        "{body}"
+    );
+    let id = task["id"].as_str().unwrap();
+    let bob = a2a_runtime::Caller::authenticated("apiKey", "bob");
+    let refused = tasks.authorize(id, &bob, json!({"user": "bob"})).await;
+    assert!(
+        matches!(refused, Err(a2a_runtime::TasksError::NotFound(_))),
+        "{refused:?}"
+    );
+    let alice = a2a_runtime::Caller::authenticated("apiKey", "alice");
+    tasks.authorize(id, &alice, json!("alice")).await.unwrap();
+    let (_, _, body) = rpc(&server, Auth::Key(ALICE_KEY), "GetTask", json!({"id": id})).await;
+    let state = body["result"]["status"]["state"].as_str().unwrap();
+    assert!(
+        ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"].contains(&state),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_needs_the_skills_scopes_as_the_call_did() {
+    let server = start(secured()).await;
+    let opener = token("ivy", "vault:open");
+    let (_, _, body) = rpc(
+        &server,
+        Auth::Bearer(&opener),
+        "SendMessage",
+        message("withdraw", json!({})),
+    )
+    .await;
+    let task_id = body["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let answer = json!({"message": {"messageId": "a", "role": "ROLE_USER",
+        "taskId": task_id, "parts": [{"data": 20}]}});
+    // The same principal, with a token that has lost the scope since.
+    let reader = token("ivy", "vault:read");
+    let (status, _, body) = rpc(
+        &server,
+        Auth::Bearer(&reader),
+        "SendMessage",
+        answer.clone(),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], -32043, "{body}");
+    let (_, _, body) = rpc(&server, Auth::Bearer(&opener), "SendMessage", answer).await;
+    assert_eq!(text_of(&body["result"]["task"]), "withdrew 20", "{body}");
 }

@@ -57,3 +57,17 @@ pub async fn traced(ctx: TaskContext) -> String {
         |trace| format!("{}/{}", trace.trace_id(), trace.parent_id()),
     )
 }
+
+/// Sign in out of band, then say who signed in.
+#[skill(agent = Vault)]
+pub async fn signin(ctx: TaskContext) -> Result<String, SkillError> {
+    let credential = ctx.require_auth("Sign in to the vault").await?;
+    Ok(format!("signed in as {credential}"))
+}
+
+/// Withdraw an amount, asked for (needs the vault open).
+#[skill(agent = Vault, scopes = ["vault:open"])]
+pub async fn withdraw(ctx: TaskContext) -> Result<String, SkillError> {
+    let amount = ctx.ask::<u32>("How much?").await?;
+    Ok(format!("withdrew {amount}"))
+}

@@ -58,6 +58,32 @@ pub(crate) fn hybrid(card: &v1::AgentCard, endpoints: &Endpoints, security: &Sec
             "supportsAuthenticatedExtendedCard".into(),
             json!(card.capabilities.extended_agent_card),
         );
+        // Each scoped skill's requirements in the 0.3 form too (`{scheme: [scopes]}`).
+        if let Some(Value::Array(skills)) = map.get_mut("skills") {
+            for skill in skills.iter_mut().filter_map(Value::as_object_mut) {
+                let v0_3: Vec<Value> = skill
+                    .get("securityRequirements")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|requirement| requirement.get("schemes"))
+                    .map(|schemes| {
+                        let lists =
+                            schemes
+                                .as_object()
+                                .into_iter()
+                                .flatten()
+                                .map(|(name, list)| {
+                                    (name.clone(), list.get("list").cloned().unwrap_or(json!([])))
+                                });
+                        Value::Object(lists.collect())
+                    })
+                    .collect();
+                if !v0_3.is_empty() {
+                    skill.insert("security".into(), Value::Array(v0_3));
+                }
+            }
+        }
     }
     value
 }

@@ -336,6 +336,7 @@ impl From<TaskError> for A2aError {
     fn from(error: TaskError) -> Self {
         match error {
             TaskError::NotFound(id) => Self::TaskNotFound(id),
+            TaskError::Forbidden(missing) => missing.into(),
             e @ (TaskError::Terminal { .. }
             | TaskError::Busy(_)
             | TaskError::AwaitingAuth(_)

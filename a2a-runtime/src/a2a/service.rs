@@ -298,7 +298,7 @@ impl A2aService {
         if let Some(task_id) = message.task_id.clone() {
             let task = self
                 .manager
-                .resume(&task_id, message, caller.owner())
+                .resume(&task_id, message, caller.caller())
                 .await?;
             return Ok(Accepted { task, start: None });
         }
@@ -315,7 +315,7 @@ impl A2aService {
         let slot = self.quotas.start_task(caller)?;
         let task = self
             .manager
-            .create(&call.message, &call.caller, slot)
+            .create(call.skill, &call.message, &call.caller, slot)
             .await?;
         Ok(Accepted {
             task,

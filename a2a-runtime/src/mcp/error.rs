@@ -3,6 +3,7 @@
 use rmcp::ErrorData as McpError;
 use serde_json::json;
 
+use crate::dispatch::MissingScope;
 use crate::quota::Busy;
 use crate::task::{StoreError, TaskError};
 
@@ -17,11 +18,25 @@ pub(super) fn busy(busy: Busy) -> McpError {
     )
 }
 
+/// The refusal of a call whose caller lacks a scope the tool needs (the code A2A uses for
+/// `PERMISSION_DENIED`; MCP defines none).
+pub(super) fn forbidden(missing: MissingScope) -> McpError {
+    McpError::new(
+        rmcp::model::ErrorCode(crate::a2a::PERMISSION_DENIED_CODE as i32),
+        format!(
+            "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
+            missing.skill, missing.scope
+        ),
+        Some(json!({ "tool": missing.skill, "scope": missing.scope })),
+    )
+}
+
 /// A request that does not fit the task's current state (unknown task, a question that is not
 /// waiting, a task that already ended …) is the client's mistake: invalid params (-32602), with
 /// the task id in `data`. Only store failures are internal errors (-32603).
 pub(super) fn task_error(error: TaskError) -> McpError {
     let task_id = match &error {
+        TaskError::Forbidden(missing) => return forbidden(*missing),
         TaskError::NotFound(id)
         | TaskError::NotRunning(id)
         | TaskError::Busy(id)

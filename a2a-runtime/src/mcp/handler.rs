@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::asking::{ElicitAsker, NoAnswers};
 use super::elicit::{Form, input_requests, supports_forms};
-use super::error::{busy, task_error};
+use super::error::{busy, forbidden, task_error};
 use super::parked::{CallEvent, DetachedCall, ParkedCalls, Resumed};
 use super::results::{call_result, task_result};
 use super::tools::tool_list;
@@ -26,7 +26,7 @@ use crate::app::App;
 use crate::ask::Asker;
 use crate::call::normalize_numbers;
 use crate::context::UpdateSink;
-use crate::dispatch::{Call, Dispatcher, MissingScope};
+use crate::dispatch::{Call, Dispatcher};
 use crate::model::{Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
@@ -356,18 +356,6 @@ impl McpHandler {
     }
 }
 
-/// The refusal of a call whose caller lacks a scope the tool needs.
-fn forbidden(missing: MissingScope) -> McpError {
-    McpError::new(
-        ErrorCode(crate::a2a::PERMISSION_DENIED_CODE as i32),
-        format!(
-            "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
-            missing.skill, missing.scope
-        ),
-        Some(json!({ "tool": missing.skill, "scope": missing.scope })),
-    )
-}
-
 /// The caller of an MCP request: the HTTP request's peer, or the local caller over stdio.
 fn caller_of(context: &RequestContext<RoleServer>) -> CallerId {
     context
@@ -494,9 +482,10 @@ impl ServerHandler for McpHandler {
                     Some(json!({ "taskId": task.id, "field": field })),
                 )
             })?;
+        let caller = caller_of(&context);
         self.app
             .manager
-            .answer(&task.id, &question.id, answer, &task.owner)
+            .answer(&task.id, &question.id, answer, caller.caller())
             .await
             .map_err(task_error)
     }

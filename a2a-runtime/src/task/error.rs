@@ -4,6 +4,7 @@
 use super::live::Refusal;
 use super::store::StoreError;
 use crate::ask::QuestionKind;
+use crate::dispatch::MissingScope;
 use crate::model::TaskState;
 
 /// Why a task operation failed. Mapped to protocol errors by the front-ends.
@@ -44,6 +45,12 @@ pub(crate) enum TaskError {
         given: String,
         actual: String,
     },
+    #[error(
+        "skill `{skill}` of this task needs scope `{scope}`, which the caller's credentials do not grant",
+        skill = .0.skill,
+        scope = .0.scope
+    )]
+    Forbidden(MissingScope),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -21,6 +21,8 @@ pub(crate) struct LiveTask {
     /// The task's id and context, fixed for its life, so readers need no lock.
     pub(crate) id: String,
     pub(crate) context_id: String,
+    /// The skill the task runs.
+    pub(crate) skill: &'static str,
     /// The caller that created the task: its owner, and who the skill runs for.
     pub(crate) caller: Caller,
     inner: Mutex<Inner>,
@@ -87,6 +89,7 @@ pub(crate) struct Subscribed {
 impl LiveTask {
     pub(crate) fn new(
         task: Task,
+        skill: &'static str,
         caller: Caller,
         buffer: usize,
         quota: TaskSlot,
@@ -97,6 +100,7 @@ impl LiveTask {
         Self {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
+            skill,
             caller,
             inner: Mutex::new(Inner {
                 task,

@@ -155,7 +155,9 @@ impl TaskManager {
         sinks: Vec<Arc<dyn UpdateSink>>,
         quota: TaskSlot,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self.create(&call.message, &call.caller, quota).await?;
+        let task = self
+            .create(call.skill, &call.message, &call.caller, quota)
+            .await?;
         self.run(&task, call, sinks);
         Ok(task)
     }
@@ -207,11 +209,13 @@ impl TaskManager {
         &self,
         task_id: &str,
         message: Message,
-        owner: &str,
+        caller: &Caller,
     ) -> Result<TaskHandle, TaskError> {
+        let owner = caller.owner();
         let Some(live) = self.live(task_id, owner) else {
             return Err(self.refuse_follow_up(task_id, &message, owner).await);
         };
+        self.may_answer(&live, caller)?;
         if let Some(given) = &message.context_id
             && *given != live.context_id
         {
@@ -234,9 +238,10 @@ impl TaskManager {
         task_id: &str,
         question_id: &str,
         answer: Answer,
-        owner: &str,
+        caller: &Caller,
     ) -> Result<(), TaskError> {
-        let live = self.running(task_id, owner).await?;
+        let live = self.running(task_id, caller.owner()).await?;
+        self.may_answer(&live, caller)?;
         let history = match &answer {
             Answer::Value(value) => Some(Message {
                 role: Role::User,
@@ -266,6 +271,15 @@ impl TaskManager {
         let answer = Answer::Value(credential);
         self.deliver(&live, QuestionKind::Auth, None, answer, None)
             .await
+    }
+
+    /// An answer resumes the skill, so its caller must still hold the skill's scopes (a token
+    /// may have lost them since the task started).
+    fn may_answer(&self, live: &LiveTask, caller: &Caller) -> Result<(), TaskError> {
+        match self.dispatcher.registry().get(live.skill) {
+            Some(skill) => Dispatcher::authorize(skill, caller).map_err(TaskError::Forbidden),
+            None => Ok(()),
+        }
     }
 
     /// Hands a waiting task its answer and records the resumed task.
@@ -333,6 +347,7 @@ impl TaskManager {
     /// in its caller's quota, held until the skill ends.
     pub(crate) async fn create(
         &self,
+        skill: &'static str,
         message: &Message,
         caller: &Caller,
         quota: TaskSlot,
@@ -355,6 +370,7 @@ impl TaskManager {
         self.store.put(task.clone()).await?;
         let live = Arc::new(LiveTask::new(
             task,
+            skill,
             caller.clone(),
             self.config.stream_buffer,
             quota,
