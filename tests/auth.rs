@@ -51,13 +51,26 @@ async fn rpc(
     method: &str,
     params: Value,
 ) -> (u16, Vec<String>, Value) {
+    rpc_with(server, auth, &[("A2A-Version", "1.0")], method, params).await
+}
+
+/// [`rpc`] with these headers (and no `A2A-Version` unless they name one).
+async fn rpc_with(
+    server: &TestServer,
+    auth: Auth<'_>,
+    headers: &[(&str, &str)],
+    method: &str,
+    params: Value,
+) -> (u16, Vec<String>, Value) {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let request = server
+    let mut request = server
         .http
         .post(&server.base)
         .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
         .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
     answer(with(request, auth).send().await.unwrap()).await
 }
 
@@ -738,17 +751,14 @@ async fn authenticated_callers_read_the_extended_card_with_its_extended_only_ski
     assert_eq!(status, 200, "{body}");
     assert!(ids(&body["result"]).contains(&"audit".to_owned()), "{body}");
     // The 0.3 method and both HTTP+JSON forms answer the same card.
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "agent/getAuthenticatedExtendedCard"});
-    let response = server
-        .http
-        .post(&server.base)
-        .header("content-type", "application/json")
-        .header("X-API-Key", ALICE_KEY)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let (_, _, body) = answer(response).await;
+    let (_, _, body) = rpc_with(
+        &server,
+        alice,
+        &[],
+        "agent/getAuthenticatedExtendedCard",
+        json!({}),
+    )
+    .await;
     assert!(ids(&body["result"]).contains(&"audit".to_owned()), "{body}");
     for path in ["extendedAgentCard", "v1/card"] {
         let request = server.http.get(format!("{}{path}", server.base));
@@ -778,20 +788,17 @@ async fn an_agent_without_security_has_no_extended_card() {
 async fn the_callers_trace_context_reaches_the_skill_on_both_protocols() {
     let server = start(secured()).await;
     let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-                      "params": message("traced", json!({}))});
-    let response = server
-        .http
-        .post(&server.base)
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .header("X-API-Key", ALICE_KEY)
-        .header("traceparent", traceparent)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let (_, _, body) = answer(response).await;
+    let traced = |traceparent| [("A2A-Version", "1.0"), ("traceparent", traceparent)];
+    let alice = Auth::Key(ALICE_KEY);
+    let params = message("traced", json!({}));
+    let (_, _, body) = rpc_with(
+        &server,
+        alice,
+        &traced(traceparent),
+        "SendMessage",
+        params.clone(),
+    )
+    .await;
     assert_eq!(
         text_of(&body["result"]["task"]),
         "4bf92f3577b34da6a3ce929d0e0e4736/00f067aa0ba902b7",
@@ -822,20 +829,8 @@ async fn the_callers_trace_context_reaches_the_skill_on_both_protocols() {
         "{text}"
     );
     // A malformed traceparent is ignored, not an error.
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-                      "params": message("traced", json!({}))});
-    let response = server
-        .http
-        .post(&server.base)
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .header("X-API-Key", ALICE_KEY)
-        .header("traceparent", "00-not-a-trace-01")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let (status, _, body) = answer(response).await;
+    let malformed = traced("00-not-a-trace-01");
+    let (status, _, body) = rpc_with(&server, alice, &malformed, "SendMessage", params).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(text_of(&body["result"]["task"]), "untraced", "{body}");
 }

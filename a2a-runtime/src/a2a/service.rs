@@ -304,10 +304,9 @@ impl A2aService {
         }
         let route = route::route(self.registry(), &message)?;
         // Authorized before any work, and before the caller's quota is touched.
-        let (skill, input) = (route.skill, route.input);
         let call = Call::new(
-            skill,
-            input,
+            route.skill,
+            route.input,
             message,
             caller.caller().clone(),
             caller.trace().cloned(),

@@ -12,7 +12,7 @@ use crate::context::TaskContext;
 use crate::model::Message;
 use crate::skill_error::SkillError;
 
-/// One call of a skill of agent `A`, as the generated shim receives it: what an extractor
+/// One call of a skill, as the generated shim receives it: what an extractor
 /// ([`FromInvocation`]) may read.
 #[derive(Debug)]
 pub struct Invocation {
