@@ -897,3 +897,82 @@ async fn an_answer_needs_the_skills_scopes_as_the_call_did() {
     let (_, _, body) = rpc(&server, Auth::Bearer(&opener), "SendMessage", answer).await;
     assert_eq!(text_of(&body["result"]["task"]), "withdrew 20", "{body}");
 }
+
+/// A scheme of the application's own: the caller names itself in `X-Session` (a stand-in for
+/// a session cookie checked against an application's store).
+struct SessionAuth;
+
+impl a2a_runtime::auth::Authenticator for SessionAuth {
+    fn authenticate<'a>(
+        &'a self,
+        request: &'a a2a_runtime::axum::http::request::Parts,
+    ) -> a2a_runtime::BoxFuture<'a, Result<Option<a2a_runtime::Caller>, a2a_runtime::auth::AuthError>>
+    {
+        let outcome = match request.headers.get("x-session").map(|v| v.to_str()) {
+            None => Ok(None),
+            Some(Ok(name)) if name.starts_with("s-") => Ok(Some(
+                a2a_runtime::Caller::authenticated("session", &name[2..])
+                    .with_scopes(["vault:open"]),
+            )),
+            Some(_) => Err(a2a_runtime::auth::AuthError::invalid("unknown session")),
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn challenge(&self, _error: Option<&a2a_runtime::auth::AuthError>) -> String {
+        "Session realm=\"vault\"".into()
+    }
+}
+
+#[tokio::test]
+async fn a_custom_authenticator_is_one_more_scheme() {
+    use a2a_runtime::auth::{ApiKeyLocation, NamedScheme, SecurityScheme};
+    let scheme = NamedScheme::new(
+        "session",
+        SecurityScheme::ApiKey {
+            location: ApiKeyLocation::Header,
+            name: "X-Session".into(),
+        },
+    );
+    let server = start(secured().authenticator(scheme, SessionAuth)).await;
+    let session = |value: &'static str| [("A2A-Version", "1.0"), ("X-Session", value)];
+    let (status, _, body) = rpc_with(
+        &server,
+        Auth::None,
+        &session("s-zoe"),
+        "SendMessage",
+        message("whoami", json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        text_of(&body["result"]["task"]),
+        "zoe via session [vault:open]",
+        "{body}"
+    );
+    let (status, challenges, body) = rpc_with(
+        &server,
+        Auth::None,
+        &session("forged"),
+        "ListTasks",
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`session`: unknown session"),
+        "{body}"
+    );
+    assert!(
+        challenges.iter().any(|c| c.starts_with("Session")),
+        "{challenges:?}"
+    );
+    let card = server.card().await;
+    assert_eq!(
+        card["securitySchemes"]["session"]["apiKeySecurityScheme"]["name"], "X-Session",
+        "{card}"
+    );
+}
