@@ -31,3 +31,17 @@ pub(crate) struct App {
     /// How bearer JWTs are verified, when they are (for the protected-resource metadata).
     pub(crate) jwt: Option<JwtConfig>,
 }
+
+/// How often finished tasks past the store's retention are forgotten.
+const SWEEP_PERIOD: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl App {
+    /// What runs before the first request: tasks an earlier run left unfinished are settled,
+    /// and the store's retention starts being enforced (until shutdown).
+    pub(crate) async fn start(&self) -> Result<(), crate::Error> {
+        self.manager.recover().await?;
+        self.manager
+            .sweep_periodically(SWEEP_PERIOD, self.shutdown.clone());
+        Ok(())
+    }
+}

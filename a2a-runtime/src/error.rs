@@ -62,6 +62,9 @@ pub enum Error {
     /// The MCP stdio transport failed.
     #[error("MCP stdio transport: {0}")]
     Stdio(String),
+    /// The task store could not be opened or recovered at startup.
+    #[error("task store: {0}")]
+    Store(#[from] crate::task::StoreError),
 }
 
 impl std::fmt::Debug for Error {

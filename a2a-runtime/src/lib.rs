@@ -47,7 +47,9 @@ pub use server::{
     TlsSettings,
 };
 pub use skill_error::{SkillError, SkillErrorKind};
-pub use task::{InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, TaskPage, TaskStore};
+pub use task::{
+    InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, StoredTask, TaskPage, TaskStore,
+};
 pub use util::BoxFuture;
 
 /// Re-exported: [`AgentServer::router`] returns an axum `Router`.

@@ -6,6 +6,7 @@ pub mod pki;
 pub mod registry_agents;
 pub mod sse;
 pub mod stepper;
+pub mod store_suite;
 pub mod talker;
 pub mod tokens;
 pub mod vault;

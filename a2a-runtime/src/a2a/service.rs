@@ -200,8 +200,7 @@ impl A2aService {
         caller: &CallerId,
     ) -> Result<Task, A2aError> {
         let history = history_view(history_length, "historyLength")?;
-        let task = self.manager.get(id, caller.owner()).await?;
-        Ok(task.view(history, true))
+        Ok(self.manager.get(id, caller.owner(), history).await?)
     }
 
     /// `ListTasks`: newest status first, `pageSize` 1 to 100 (default 50).

@@ -56,9 +56,7 @@ pub(super) fn task_error(error: TaskError) -> McpError {
                 std::time::Duration::from_secs(5),
             ));
         }
-        TaskError::Store(StoreError::Backend(_)) => {
-            return McpError::internal_error(error.to_string(), None);
-        }
+        TaskError::Store(_) => return McpError::internal_error(error.to_string(), None),
     };
     let message = match &error {
         // "task `x` not found" reads oddly in MCP, where tasks are what tools/call returned.

@@ -350,7 +350,7 @@ impl McpHandler {
         let caller = caller_of(context);
         self.app
             .manager
-            .get(id, caller.owner())
+            .get(id, caller.owner(), None)
             .await
             .map_err(task_error)
     }

@@ -1,9 +1,12 @@
 //! Messages, parts and artifacts.
 
+use serde::{Deserialize, Serialize};
+
 use super::{JsonObject, new_id};
 
 /// Who sent a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The client (a user or a calling agent).
     User,
@@ -12,7 +15,8 @@ pub enum Role {
 }
 
 /// One turn of communication between a client and the agent.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Message {
     /// Sender-chosen identifier.
     pub message_id: String,
@@ -67,9 +71,11 @@ impl Message {
 }
 
 /// One piece of content in a message or artifact.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Part {
     /// What the part holds.
+    #[serde(flatten)]
     pub content: PartContent,
     /// Free-form metadata.
     pub metadata: Option<JsonObject>,
@@ -80,12 +86,13 @@ pub struct Part {
 }
 
 /// The content of a [`Part`]: exactly one kind.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum PartContent {
     /// Plain text.
     Text(String),
-    /// Inline bytes (a file).
-    Raw(Vec<u8>),
+    /// Inline bytes (a file); base64 in the serde form.
+    Raw(#[serde(with = "base64_bytes")] Vec<u8>),
     /// A reference to a file.
     Url(String),
     /// Any JSON value.
@@ -130,7 +137,8 @@ impl Part {
 }
 
 /// An output of a task.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Artifact {
     /// Unique within its task.
     pub artifact_id: String,
@@ -182,5 +190,47 @@ impl From<&str> for Part {
 impl From<Part> for Artifact {
     fn from(part: Part) -> Self {
         Artifact::new(vec![part])
+    }
+}
+
+/// Bytes as standard base64 text in the serde form, as every A2A wire format carries them.
+mod base64_bytes {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod serde_tests {
+    use super::*;
+
+    #[test]
+    fn the_serde_form_round_trips_every_part_kind() {
+        let message = Message {
+            parts: vec![
+                Part::text("hi"),
+                Part::raw(vec![0, 1, 255], "application/octet-stream"),
+                Part::url("https://example.com/a.pdf"),
+                Part::data(serde_json::json!({"a": [1, 2]})),
+            ],
+            ..Message::agent_text("")
+        };
+        let json = serde_json::to_value(&message).expect("serializes");
+        assert_eq!(json["parts"][0]["text"], "hi", "{json}");
+        assert_eq!(json["parts"][1]["raw"], "AAH/", "{json}");
+        assert_eq!(json["role"], "agent", "{json}");
+        let back: Message = serde_json::from_value(json).expect("deserializes");
+        assert_eq!(back, message);
     }
 }

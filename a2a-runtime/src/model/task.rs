@@ -1,11 +1,13 @@
 //! Tasks and their lifecycle states.
 
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 
 use super::{Artifact, JsonObject, Message};
 
 /// The lifecycle state of a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum TaskState {
     /// Accepted, not started.
     Submitted,
@@ -53,7 +55,8 @@ impl TaskState {
 }
 
 /// A task's current state, with the message that explains it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TaskStatus {
     /// The state.
     pub state: TaskState,
@@ -75,7 +78,8 @@ impl TaskStatus {
 }
 
 /// A unit of work the agent performs for a client.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Task {
     /// Server-generated identifier.
     pub id: String,

@@ -345,8 +345,19 @@ impl AgentServer {
     /// graceful shutdown are the serving application's; per-caller limits key on the peer
     /// address when the router is served with
     /// `into_make_service_with_connect_info::<SocketAddr>()`, else all callers share one quota.
+    ///
+    /// Tasks an earlier run left unfinished in a durable store are settled in the background
+    /// (call it inside a Tokio runtime).
     pub fn router(self) -> Result<Router, Error> {
         let app = self.build(self.shutdown.clone().unwrap_or_default())?;
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let starting = Arc::clone(&app);
+            runtime.spawn(async move {
+                if let Err(error) = starting.start().await {
+                    tracing::error!(%error, "settling tasks left by an earlier run failed");
+                }
+            });
+        }
         Ok(http::router(app, &self.config)?.merge(self.routes))
     }
 
@@ -377,6 +388,7 @@ impl AgentServer {
         crate::logging::init(self.config.stdio);
         if self.config.stdio {
             let app = self.build(CancellationToken::new())?;
+            app.start().await?;
             return http::serve_stdio(app).await;
         }
         let listener = tokio::net::TcpListener::bind(self.config.bind)
@@ -416,6 +428,7 @@ impl AgentServer {
             });
         }
         let app = self.build(CancellationToken::new())?;
+        app.start().await?;
         http::serve_http(app, &self.config, self.routes, listener, stop, announce).await
     }
 }

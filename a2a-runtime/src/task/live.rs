@@ -30,8 +30,9 @@ pub(crate) struct LiveTask {
     pub(crate) cancel: CancellationToken,
     /// The latest state, for callers that wait until a task is terminal or interrupted.
     pub(crate) state: watch::Sender<TaskState>,
-    /// Serializes store writes so the last write is always the newest snapshot.
-    pub(crate) persist: tokio::sync::Mutex<()>,
+    /// Serializes store writes so the last write is always the newest snapshot; holds the
+    /// version of the last one stored (1: as created), which the next write is conditional on.
+    pub(crate) persist: tokio::sync::Mutex<u64>,
     /// Capacity of the event buffer shared by subscribers.
     buffer: usize,
     /// The task's place in its caller's quota, given back when the skill ends.
@@ -110,7 +111,7 @@ impl LiveTask {
             }),
             cancel: CancellationToken::new(),
             state,
-            persist: tokio::sync::Mutex::new(()),
+            persist: tokio::sync::Mutex::new(1),
             buffer: buffer.max(1),
             quota: Mutex::new(Some(quota)),
             budget,

@@ -10,7 +10,7 @@ use futures::Stream;
 
 use super::error::{TaskError, refused};
 use super::live::{Budget, LiveTask, Subscribed};
-use super::store::{ListQuery, TaskPage, TaskStore};
+use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
@@ -104,6 +104,13 @@ impl TaskHandle {
     }
 }
 
+/// Attempts at storing one task update before giving up on it (the next update carries it).
+const PERSIST_ATTEMPTS: u32 = 4;
+/// The first pause before a store write is retried; each later one is four times longer.
+const PERSIST_FIRST_RETRY: Duration = Duration::from_millis(50);
+/// How often a finished task whose final state is not stored yet is written again.
+const PERSIST_BACKGROUND_RETRY: Duration = Duration::from_secs(5);
+
 /// Runs skills as tasks.
 pub(crate) struct TaskManager {
     pub(super) store: Arc<dyn TaskStore>,
@@ -136,9 +143,18 @@ impl TaskManager {
             .cloned()
     }
 
-    /// The stored task `id`, if `owner` owns it.
-    async fn stored(&self, id: &str, owner: &str) -> Result<Option<Task>, TaskError> {
-        Ok(self.store.get(id).await?.filter(|task| task.owner == owner))
+    /// The stored task `id` (with at most `history` messages), if `owner` owns it.
+    async fn stored(
+        &self,
+        id: &str,
+        owner: &str,
+        history: Option<usize>,
+    ) -> Result<Option<StoredTask>, TaskError> {
+        Ok(self
+            .store
+            .get(id, history)
+            .await?
+            .filter(|stored| stored.task.owner == owner))
     }
 
     pub(super) fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -190,9 +206,10 @@ impl TaskManager {
             return Ok(live.subscribe());
         }
         let task = self
-            .stored(id, owner)
+            .stored(id, owner, None)
             .await?
-            .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
+            .ok_or_else(|| TaskError::NotFound(id.to_owned()))?
+            .task;
         if !task.status.state.is_terminal() {
             return Err(TaskError::NotRunning(id.to_owned()));
         }
@@ -307,7 +324,7 @@ impl TaskManager {
         if let Some(live) = self.live(task_id, owner) {
             return Ok(live);
         }
-        let task = self.get(task_id, owner).await?;
+        let task = self.get(task_id, owner, None).await?;
         Err(if task.status.state.is_terminal() {
             TaskError::Terminal {
                 id: task.id,
@@ -320,7 +337,7 @@ impl TaskManager {
 
     /// Why a message for a task that is not running here is refused.
     async fn refuse_follow_up(&self, task_id: &str, message: &Message, owner: &str) -> TaskError {
-        let task = match self.get(task_id, owner).await {
+        let task = match self.get(task_id, owner, None).await {
             Ok(task) => task,
             Err(error) => return error,
         };
@@ -367,7 +384,7 @@ impl TaskManager {
             created_at: chrono::Utc::now(),
             owner: caller.owner().to_owned(),
         };
-        self.store.put(task.clone()).await?;
+        self.store.create(&task).await?;
         let live = Arc::new(LiveTask::new(
             task,
             skill,
@@ -393,22 +410,71 @@ impl TaskManager {
         self.config.max_history
     }
 
-    /// Writes the task's newest snapshot. Writers queue on the task's persist lock and read the
-    /// snapshot only once they hold it, so an older state never overwrites a newer one.
-    pub(super) async fn persist(&self, live: &LiveTask) {
-        let _guard = live.persist.lock().await;
-        if let Err(error) = self.store.put(live.snapshot()).await {
-            tracing::error!(task = %live.id, %error, "could not persist task update");
+    /// Writes the task's newest snapshot over the version last written. Writers queue on the
+    /// task's persist lock and read the snapshot only once they hold it, so an older state never
+    /// overwrites a newer one. A backend failure is retried with backoff; whether the snapshot
+    /// is stored (if not, the next write carries it, and a finished task stays live until one
+    /// succeeds: see [`settle`](Self::settle)).
+    pub(super) async fn persist(&self, live: &LiveTask) -> bool {
+        let mut version = live.persist.lock().await;
+        let mut delay = PERSIST_FIRST_RETRY;
+        for attempt in 1..=PERSIST_ATTEMPTS {
+            let snapshot = live.snapshot();
+            match self.store.update(&snapshot, *version).await {
+                Ok(()) => {
+                    *version += 1;
+                    return true;
+                }
+                Err(error @ (StoreError::Backend(_) | StoreError::Full(_)))
+                    if attempt < PERSIST_ATTEMPTS =>
+                {
+                    tracing::warn!(task = %live.id, %error, attempt, "task update not stored; retrying");
+                    tokio::time::sleep(delay).await;
+                    delay *= 4;
+                }
+                Err(error) => {
+                    // A conflict means another writer changed the task: overwriting it would
+                    // lose that change, so this copy is not written.
+                    tracing::error!(task = %live.id, %error, "could not persist task update");
+                    return false;
+                }
+            }
         }
+        false
     }
 
-    /// The task with this id, if `owner` owns it.
-    pub(crate) async fn get(&self, id: &str, owner: &str) -> Result<Task, TaskError> {
-        if let Some(live) = self.live(id, owner) {
-            return Ok(live.snapshot());
+    /// Writes a task whose skill ended and retires it from the live tasks once it is stored;
+    /// until then it stays live (readable, its final state intact) and the write is retried.
+    pub(super) async fn settle(self: &Arc<Self>, live: Arc<LiveTask>) {
+        if self.persist(&live).await {
+            self.live_map().remove(&live.id);
+            return;
         }
-        self.stored(id, owner)
+        let manager = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(PERSIST_BACKGROUND_RETRY).await;
+                if manager.persist(&live).await {
+                    manager.live_map().remove(&live.id);
+                    return;
+                }
+            }
+        });
+    }
+
+    /// The task with this id (with at most `history` messages), if `owner` owns it.
+    pub(crate) async fn get(
+        &self,
+        id: &str,
+        owner: &str,
+        history: Option<usize>,
+    ) -> Result<Task, TaskError> {
+        if let Some(live) = self.live(id, owner) {
+            return Ok(live.snapshot().view(history, true));
+        }
+        self.stored(id, owner, history)
             .await?
+            .map(|stored| stored.task)
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))
     }
 
@@ -447,8 +513,8 @@ impl TaskManager {
             self.persist(&live).await;
             return Ok(task);
         }
-        let mut task = self
-            .stored(id, owner)
+        let StoredTask { mut task, version } = self
+            .stored(id, owner, None)
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
         // Not running here (for example left over from before a restart with a durable store).
@@ -459,7 +525,7 @@ impl TaskManager {
             });
         }
         task.status = TaskStatus::now(TaskState::Canceled, None);
-        self.store.put(task.clone()).await?;
+        self.store.update(&task, version).await?;
         Ok(task)
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
+use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
 use crate::model::{ByteSize, Task};
 use crate::util::BoxFuture;
 
@@ -55,8 +55,18 @@ struct Inner {
 #[derive(Debug)]
 struct Entry {
     task: Task,
+    version: u64,
     key: i64,
     bytes: usize,
+}
+
+/// What a write requires of the stored task.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// No task with the id is stored.
+    Absent,
+    /// The task is stored at this version.
+    Version(u64),
 }
 
 impl InMemoryTaskStore {
@@ -91,7 +101,7 @@ impl InMemoryTaskStore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn put_now(&self, task: Task) -> Result<(), StoreError> {
+    fn write(&self, task: &Task, expect: Expect) -> Result<(), StoreError> {
         let mut inner = self.lock();
         let now = Instant::now();
         inner.expire(now, self.limits.ttl);
@@ -99,6 +109,19 @@ impl InMemoryTaskStore {
         let terminal = task.status.state.is_terminal();
         let id = task.id.clone();
         let bytes = task.byte_size();
+        let version = match (expect, inner.tasks.get(&id)) {
+            (Expect::Absent, None) => 1,
+            (Expect::Absent, Some(_)) => return Err(StoreError::Exists(id)),
+            (Expect::Version(_), None) => return Err(StoreError::Missing(id)),
+            (Expect::Version(expected), Some(old)) if old.version != expected => {
+                return Err(StoreError::Conflict {
+                    id,
+                    expected,
+                    actual: old.version,
+                });
+            }
+            (Expect::Version(expected), Some(_)) => expected + 1,
+        };
         if let Some(old) = inner.tasks.remove(&id) {
             inner.by_time.remove(&(old.key, id.clone()));
             inner.bytes -= old.bytes;
@@ -119,8 +142,27 @@ impl InMemoryTaskStore {
         }
         inner.by_time.insert((key, id.clone()));
         inner.bytes += bytes;
-        inner.tasks.insert(id, Entry { task, key, bytes });
+        let task = task.clone();
+        inner.tasks.insert(
+            id,
+            Entry {
+                task,
+                version,
+                key,
+                bytes,
+            },
+        );
         Ok(())
+    }
+
+    /// Creates or updates `task` without a version check, for tests.
+    #[cfg(test)]
+    fn put_now(&self, task: Task) -> Result<(), StoreError> {
+        let stored = self.lock().tasks.get(&task.id).map(|e| e.version);
+        match stored {
+            Some(version) => self.write(&task, Expect::Version(version)),
+            None => self.write(&task, Expect::Absent),
+        }
     }
 
     fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
@@ -242,21 +284,73 @@ impl TaskStore for InMemoryTaskStore {
         Some(self.limits.ttl)
     }
 
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(std::future::ready(self.put_now(task)))
+    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(std::future::ready(self.write(task, Expect::Absent)))
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(std::future::ready(
+            self.write(task, Expect::Version(version)),
+        ))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        history_length: Option<usize>,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
         let task = {
             let mut inner = self.lock();
             inner.expire(Instant::now(), self.limits.ttl);
-            inner.tasks.get(id).map(|e| e.task.clone())
+            inner.tasks.get(id).map(|e| StoredTask {
+                task: e.task.view(history_length, true),
+                version: e.version,
+            })
         };
         Box::pin(std::future::ready(Ok(task)))
     }
 
     fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
         Box::pin(std::future::ready(self.list_now(query)))
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let deleted = {
+            let mut inner = self.lock();
+            match inner.tasks.remove(id) {
+                Some(entry) => {
+                    inner.by_time.remove(&(entry.key, id.to_owned()));
+                    inner.bytes -= entry.bytes;
+                    true
+                }
+                None => false,
+            }
+        };
+        Box::pin(std::future::ready(Ok(deleted)))
+    }
+
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<StoredTask>, StoreError>> {
+        let tasks = self
+            .lock()
+            .tasks
+            .values()
+            .filter(|e| !e.task.status.state.is_terminal())
+            .map(|e| StoredTask {
+                task: e.task.clone(),
+                version: e.version,
+            })
+            .collect();
+        Box::pin(std::future::ready(Ok(tasks)))
+    }
+
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        let swept = {
+            let mut inner = self.lock();
+            let before = inner.tasks.len();
+            inner.expire(Instant::now(), self.limits.ttl);
+            before - inner.tasks.len()
+        };
+        Box::pin(std::future::ready(Ok(swept)))
     }
 }
 

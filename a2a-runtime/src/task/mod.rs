@@ -15,5 +15,5 @@ pub(crate) use error::TaskError;
 pub(crate) use manager::{TaskConfig, TaskEvents, TaskHandle, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub(crate) use runner::request_message;
-pub use store::{ListQuery, StoreError, TaskPage, TaskStore};
+pub use store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
 pub(crate) use subscription::{StreamItem, ends_stream};

@@ -6,13 +6,15 @@ use std::sync::Arc;
 use super::conversation::ContextHistory;
 use super::live::LiveTask;
 use super::manager::{TaskHandle, TaskManager};
+use super::store::{StoreError, StoredTask};
 use super::waiting::TaskAsker;
 use crate::ask::Question;
 use crate::call::SkillOutput;
 use crate::context::UpdateSink;
 use crate::dispatch::Call;
 use crate::model::{
-    Artifact, JsonObject, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
+    Artifact, JsonObject, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState,
+    TaskStatus, new_id,
 };
 use crate::registry::SkillEntry;
 
@@ -105,8 +107,63 @@ impl TaskManager {
             None => {}
         }
         live.release_quota();
-        self.persist(&live).await;
-        self.live_map().remove(&live.id);
+        self.settle(live).await;
+    }
+
+    /// Settles what an earlier run of the server left unfinished in a durable store: the skill
+    /// of a task that was working or waiting is gone with that process, so the task is FAILED
+    /// with [`INTERRUPTED`] as its status message (finished tasks are untouched). A task another
+    /// writer changed meanwhile is left to it. How many were settled.
+    pub(crate) async fn recover(&self) -> Result<usize, StoreError> {
+        let mut settled = 0;
+        for StoredTask { mut task, version } in self.store.unfinished().await? {
+            if self.live_map().contains_key(&task.id) {
+                continue;
+            }
+            let reason = Message {
+                task_id: Some(task.id.clone()),
+                context_id: Some(task.context_id.clone()),
+                ..Message::agent_text(INTERRUPTED)
+            };
+            task.history.push(reason.clone());
+            task.status = TaskStatus::now(TaskState::Failed, Some(reason));
+            match self.store.update(&task, version).await {
+                Ok(()) => settled += 1,
+                Err(StoreError::Conflict { .. } | StoreError::Missing(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        if settled > 0 {
+            tracing::warn!(
+                settled,
+                "tasks left unfinished by an earlier run were failed"
+            );
+        }
+        Ok(settled)
+    }
+
+    /// Forgets finished tasks past the store's retention, every `period` until `stop`.
+    pub(crate) fn sweep_periodically(
+        self: &Arc<Self>,
+        period: std::time::Duration,
+        stop: tokio_util::sync::CancellationToken,
+    ) {
+        let manager = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = ticks.tick() => {}
+                    () = stop.cancelled() => return,
+                }
+                match manager.store.sweep().await {
+                    Ok(0) => {}
+                    Ok(swept) => tracing::debug!(swept, "finished tasks past retention forgotten"),
+                    Err(error) => tracing::warn!(%error, "sweeping finished tasks failed"),
+                }
+            }
+        });
     }
 
     /// Whether any task is still working (not waiting for an answer): a graceful shutdown lets
@@ -151,6 +208,10 @@ impl TaskManager {
         self.persist(live).await;
     }
 }
+
+/// The status message of a task a restart interrupted.
+pub(crate) const INTERRUPTED: &str = "interrupted by a restart: the server stopped while this task \
+     was running or waiting for an answer; send the request again";
 
 /// The artifact holding a skill's returned value, if it returned any.
 fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> {

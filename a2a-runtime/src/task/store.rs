@@ -15,9 +15,43 @@ pub enum StoreError {
     /// A page token this store did not issue.
     #[error("pageToken is not a token this server issued")]
     InvalidPageToken,
-    /// A backend failure.
+    /// A conditional write found another version than the writer read: someone else wrote the
+    /// task in between, and nothing was written.
+    #[error("task `{id}` changed meanwhile (version {actual}, the write expected {expected})")]
+    Conflict {
+        /// The task.
+        id: String,
+        /// The version the writer read.
+        expected: u64,
+        /// The version stored.
+        actual: u64,
+    },
+    /// `create` of an id already stored.
+    #[error("task `{0}` already exists")]
+    Exists(String),
+    /// `update` of an id not stored (deleted or expired meanwhile).
+    #[error("task `{0}` is not stored")]
+    Missing(String),
+    /// A backend failure (I/O, the database).
     #[error("task store failure: {0}")]
-    Backend(String),
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl StoreError {
+    /// A backend failure from any error.
+    pub fn backend(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Backend(error.into())
+    }
+}
+
+/// A task as stored, with the version its last write gave it (1 when created, one more with
+/// every update).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTask {
+    /// The task.
+    pub task: Task,
+    /// Its version.
+    pub version: u64,
 }
 
 /// Filters and paging for [`TaskStore::list`].
@@ -56,17 +90,42 @@ pub struct TaskPage {
     pub total_size: usize,
 }
 
-/// Where tasks are kept. The task manager serializes writes to one task, so a store only needs
-/// whole-task reads and writes. A store keeps each task's [`owner`](crate::Task::owner) and
-/// filters lists by it.
+/// Where tasks are kept: the contract every backend honours (the conformance suite in
+/// `tests/stores.rs` checks it for each one).
+///
+/// - Writes are conditional: a task is created at version 1 and every update names the version
+///   it replaces; a stale one is refused with [`StoreError::Conflict`] and changes nothing, so
+///   no update is silently lost, even with several writers (replicas) on one store.
+/// - Each task keeps its [`owner`](crate::Task::owner); lists filter by it.
+/// - Reads may bound the history they return (`history_length`), so a store can avoid
+///   loading a long conversation to answer `GetTask` with `historyLength`.
+/// - [`unfinished`](Self::unfinished) lists the tasks not yet in a terminal state, which the
+///   server settles at startup (a restart interrupted them).
+/// - Finished tasks may be forgotten after a [`retention`](Self::retention), by
+///   [`sweep`](Self::sweep), which the server calls periodically.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Inserts or replaces a task.
-    fn put(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>>;
-    /// The task with this id.
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
+    /// Stores a new task at version 1; an id already stored is [`StoreError::Exists`].
+    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Replaces the stored task `task.id` if its version is `version`, making it `version + 1`;
+    /// another version is [`StoreError::Conflict`], an unknown id [`StoreError::Missing`].
+    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// The task `id` with at most its `history_length` most recent messages (`None`: all).
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        history_length: Option<usize>,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>>;
     /// Tasks matching `query`, sorted by status timestamp, newest first, trimmed as `query`
     /// asks (history length, artifacts) and within its byte bound.
     fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>>;
+    /// Deletes task `id`; whether it was stored.
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+    /// Every task not in a terminal state, for the server to settle when it starts.
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<StoredTask>, StoreError>>;
+    /// Forgets finished tasks past the store's retention; how many. Called periodically.
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        Box::pin(std::future::ready(Ok(0)))
+    }
     /// How long a finished task stays readable, if the store forgets tasks (reported to MCP
     /// clients as a task's `ttlMs`). `None`: kept until deleted.
     fn retention(&self) -> Option<std::time::Duration> {

@@ -69,7 +69,7 @@ pub(crate) fn stream(
                 // The sender is dropped only after the terminal event, which ends the stream
                 // first; if the runner vanished anyway, finish with the stored state.
                 Err(RecvError::Closed) => {
-                    let task = manager.get(&task_id, &owner).await.ok()?;
+                    let task = manager.get(&task_id, &owner, None).await.ok()?;
                     Some((StreamItem::Snapshot(Box::new(task)), Phase::Done))
                 }
             }
