@@ -1,8 +1,13 @@
-//! The task store contract (`a2a_tests::store_suite`) on every backend.
+//! The task store contract (`a2a_tests::store_suite`) on every backend, and what only durable
+//! stores do (reopening, one process per file, retention).
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
 use std::sync::Arc;
 
-use a2a_runtime::{InMemoryTaskStore, MemoryStoreLimits};
+use a2a_runtime::{
+    InMemoryTaskStore, MemoryStoreLimits, SqliteStoreOptions, SqliteTaskStore, TaskStore,
+};
 
 #[tokio::test]
 async fn the_memory_store_keeps_the_store_contract() {
@@ -10,4 +15,77 @@ async fn the_memory_store_keeps_the_store_contract() {
         MemoryStoreLimits::default(),
     )))
     .await;
+}
+
+/// A fresh directory under the system's temporary one for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("a2a-store-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[tokio::test]
+async fn the_sqlite_store_keeps_the_store_contract() {
+    let dir = scratch("suite");
+    let store = SqliteTaskStore::open(dir.join("tasks.sqlite3"), SqliteStoreOptions::default())
+        .await
+        .expect("opens");
+    a2a_tests::store_suite::run(Arc::new(store)).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_sqlite_file_keeps_its_tasks_and_belongs_to_one_process_at_a_time() {
+    use a2a_runtime::TaskState;
+    let dir = scratch("reopen");
+    let path = dir.join("tasks.sqlite3");
+    let task = a2a_tests::store_suite::task("kept", "alice", TaskState::Completed, 0, 3);
+    {
+        let store = SqliteTaskStore::open(&path, SqliteStoreOptions::default())
+            .await
+            .expect("opens");
+        store.create(&task).await.expect("create");
+        let second = SqliteTaskStore::open(&path, SqliteStoreOptions::default()).await;
+        let error = second.expect_err("a second opener is refused").to_string();
+        assert!(
+            error.contains("in use by another server process"),
+            "{error}"
+        );
+    }
+    // Closed (dropped): the file opens again with its task, at its version.
+    let store = SqliteTaskStore::open(&path, SqliteStoreOptions::default())
+        .await
+        .expect("reopens");
+    let stored = store.get("kept", None).await.expect("get").expect("kept");
+    assert_eq!(stored.task, task);
+    assert_eq!(stored.version, 1);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn sqlite_retention_forgets_the_oldest_finished_tasks_beyond_its_limits() {
+    use a2a_runtime::TaskState;
+    let dir = scratch("retention");
+    let mut options = SqliteStoreOptions::default();
+    options.max_finished = Some(2);
+    let store = SqliteTaskStore::open(dir.join("tasks.sqlite3"), options)
+        .await
+        .expect("opens");
+    for i in 0..4 {
+        let task = a2a_tests::store_suite::task(&format!("f{i}"), "a", TaskState::Completed, 0, 0);
+        store.create(&task).await.unwrap();
+    }
+    let running = a2a_tests::store_suite::task("r", "a", TaskState::Working, 0, 0);
+    store.create(&running).await.unwrap();
+    assert_eq!(store.sweep().await.unwrap(), 2);
+    assert!(
+        store.get("f0", None).await.unwrap().is_none(),
+        "the oldest went first"
+    );
+    assert!(store.get("f3", None).await.unwrap().is_some());
+    assert!(
+        store.get("r", None).await.unwrap().is_some(),
+        "live work is never swept"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

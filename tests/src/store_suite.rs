@@ -219,16 +219,17 @@ async fn lists_filter_page_and_bound(store: &dyn TaskStore) {
             .iter()
             .all(|t| t.status.state == TaskState::Working)
     );
+    let a3 = store.get("a3", None).await.unwrap().unwrap().task;
     let recent = store
         .list(&ListQuery {
-            status_after: Some(Utc::now() - Span::milliseconds(25)),
+            status_after: Some(a3.status.timestamp),
             page_size: 100,
             ..query("alice")
         })
         .await
         .unwrap();
     let ids: Vec<_> = recent.tasks.iter().map(|t| t.id.as_str()).collect();
-    assert_eq!(ids, ["a0", "a1", "a2"], "status after a time");
+    assert_eq!(ids, ["a0", "a1", "a2"], "status changed after a3's");
     let by_context = store
         .list(&ListQuery {
             context_id: Some("ctx-bob".into()),

@@ -4,10 +4,9 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
-use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
+use super::store::{
+    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, decode_page_token, encode_page_token,
+};
 use crate::model::{ByteSize, Task};
 use crate::util::BoxFuture;
 
@@ -167,7 +166,11 @@ impl InMemoryTaskStore {
 
     fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
         let inner = self.lock();
-        let cursor = query.page_token.as_deref().map(decode_token).transpose()?;
+        let cursor = query
+            .page_token
+            .as_deref()
+            .map(decode_page_token)
+            .transpose()?;
         let matches = |entry: &Entry| {
             query
                 .context_id
@@ -216,7 +219,7 @@ impl InMemoryTaskStore {
             last = Some((*key, id.clone()));
         }
         let next_page_token = if more {
-            last.map(|(key, id)| encode_token(key, &id))
+            last.map(|(key, id)| encode_page_token(key, &id))
         } else {
             None
         };
@@ -261,22 +264,6 @@ impl Inner {
             _ => false,
         }
     }
-}
-
-fn encode_token(key: i64, id: &str) -> String {
-    URL_SAFE_NO_PAD.encode(format!("{key}:{id}"))
-}
-
-fn decode_token(token: &str) -> Result<(i64, String), StoreError> {
-    let bytes = URL_SAFE_NO_PAD
-        .decode(token)
-        .map_err(|_| StoreError::InvalidPageToken)?;
-    let text = String::from_utf8(bytes).map_err(|_| StoreError::InvalidPageToken)?;
-    let (key, id) = text.split_once(':').ok_or(StoreError::InvalidPageToken)?;
-    Ok((
-        key.parse().map_err(|_| StoreError::InvalidPageToken)?,
-        id.to_owned(),
-    ))
 }
 
 impl TaskStore for InMemoryTaskStore {

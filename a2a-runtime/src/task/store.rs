@@ -1,5 +1,7 @@
 //! The storage interface for tasks.
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 
 use crate::model::{Task, TaskState};
@@ -131,4 +133,22 @@ pub trait TaskStore: Send + Sync + 'static {
     fn retention(&self) -> Option<std::time::Duration> {
         None
     }
+}
+
+/// The page token continuing after the task with status time `key` (µs) and `id`.
+pub(super) fn encode_page_token(key: i64, id: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{key}:{id}"))
+}
+
+/// The status time and id a page token continues after.
+pub(super) fn decode_page_token(token: &str) -> Result<(i64, String), StoreError> {
+    let bytes = URL_SAFE_NO_PAD
+        .decode(token)
+        .map_err(|_| StoreError::InvalidPageToken)?;
+    let text = String::from_utf8(bytes).map_err(|_| StoreError::InvalidPageToken)?;
+    let (key, id) = text.split_once(':').ok_or(StoreError::InvalidPageToken)?;
+    Ok((
+        key.parse().map_err(|_| StoreError::InvalidPageToken)?,
+        id.to_owned(),
+    ))
 }

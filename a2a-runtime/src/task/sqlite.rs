@@ -1,0 +1,530 @@
+//! [`SqliteTaskStore`]: tasks in an embedded SQLite file, the default store of `serve()`.
+//!
+//! One process owns a file (a lock file says so; a second server on the same file is refused
+//! at startup). Reads use a small pool (WAL mode lets them run beside writes); writes go to one
+//! writer task that commits whatever has queued up in one transaction, so a busy server pays
+//! one commit for many task updates. Each write is still conditional on its own version.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
+use tokio::sync::{mpsc, oneshot};
+
+use super::store::{
+    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, decode_page_token, encode_page_token,
+};
+use crate::model::{ByteSize, Task, TaskState};
+use crate::util::BoxFuture;
+
+/// The schema, one migration per entry; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE tasks (
+        id          TEXT PRIMARY KEY NOT NULL,
+        owner       TEXT NOT NULL,
+        context_id  TEXT NOT NULL,
+        state       TEXT NOT NULL,
+        status_us   INTEGER NOT NULL,
+        finished_us INTEGER,
+        version     INTEGER NOT NULL,
+        body        TEXT NOT NULL
+    );
+    CREATE INDEX tasks_by_owner ON tasks (owner, status_us DESC, id DESC);
+    CREATE INDEX tasks_by_status ON tasks (status_us DESC, id DESC);
+    CREATE INDEX tasks_unfinished ON tasks (id) WHERE finished_us IS NULL;
+    CREATE INDEX tasks_finished ON tasks (finished_us) WHERE finished_us IS NOT NULL;
+"];
+
+/// The most writes committed in one transaction.
+const MAX_BATCH: usize = 512;
+
+/// Settings of a [`SqliteTaskStore`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SqliteStoreOptions {
+    /// How long a finished task stays readable (default 7 days; `None`: kept until deleted).
+    pub ttl: Option<Duration>,
+    /// The most finished tasks kept; the oldest go first (default 1 000 000).
+    pub max_finished: Option<usize>,
+    /// Connections for reads (default 4).
+    pub read_connections: u32,
+}
+
+impl Default for SqliteStoreOptions {
+    fn default() -> Self {
+        Self {
+            ttl: Some(Duration::from_secs(7 * 24 * 3600)),
+            max_finished: Some(1_000_000),
+            read_connections: 4,
+        }
+    }
+}
+
+/// Tasks in a SQLite file; they survive restarts (see the module docs).
+#[derive(Debug)]
+pub struct SqliteTaskStore {
+    reads: SqlitePool,
+    writes: mpsc::Sender<Write>,
+    options: SqliteStoreOptions,
+    path: PathBuf,
+    /// Held while the store is open: the file belongs to this process.
+    _lock: File,
+}
+
+/// One queued write and where its outcome goes: the rows it changed, or why it was refused.
+struct Write {
+    op: Op,
+    done: oneshot::Sender<Result<u64, StoreError>>,
+}
+
+enum Op {
+    Create(TaskRow),
+    Update(TaskRow, u64),
+    Delete(String),
+    /// Finished before this time (µs), and beyond this many finished tasks.
+    Sweep(Option<i64>, Option<usize>),
+}
+
+/// A task as written: its indexed columns and its serde form.
+struct TaskRow {
+    id: String,
+    owner: String,
+    context_id: String,
+    state: &'static str,
+    status_us: i64,
+    finished_us: Option<i64>,
+    body: String,
+}
+
+impl TaskRow {
+    fn of(task: &Task) -> Result<Self, StoreError> {
+        let now = chrono::Utc::now().timestamp_micros();
+        Ok(Self {
+            id: task.id.clone(),
+            owner: task.owner.clone(),
+            context_id: task.context_id.clone(),
+            state: state_name(task.status.state),
+            status_us: task.status.timestamp.timestamp_micros(),
+            finished_us: task.status.state.is_terminal().then_some(now),
+            body: serde_json::to_string(task).map_err(StoreError::backend)?,
+        })
+    }
+}
+
+fn state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Submitted => "submitted",
+        TaskState::Working => "working",
+        TaskState::InputRequired => "inputRequired",
+        TaskState::AuthRequired => "authRequired",
+        TaskState::Completed => "completed",
+        TaskState::Failed => "failed",
+        TaskState::Canceled => "canceled",
+        TaskState::Rejected => "rejected",
+    }
+}
+
+impl SqliteTaskStore {
+    /// Opens (creating if needed) the store in the file at `path`, running its migrations. The
+    /// file's directory is created too. Fails if another process has the file open as a store.
+    pub async fn open(
+        path: impl AsRef<Path>,
+        options: SqliteStoreOptions,
+    ) -> Result<Self, StoreError> {
+        let path = path.as_ref().to_owned();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::backend(format!("cannot create {}: {e}", dir.display()))
+            })?;
+        }
+        let lock_path = path.with_extension("lock");
+        let lock = File::create(&lock_path).map_err(|e| {
+            StoreError::backend(format!("cannot open {}: {e}", lock_path.display()))
+        })?;
+        lock.try_lock().map_err(|_| {
+            StoreError::backend(format!(
+                "{} is in use by another server process (SQLite stores belong to one process; \
+                 use Postgres for several replicas)",
+                path.display()
+            ))
+        })?;
+        let connect = SqliteConnectOptions::from_str("sqlite:")
+            .map_err(StoreError::backend)?
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(5))
+            .foreign_keys(false);
+        let mut writer = SqliteConnection::connect_with(&connect)
+            .await
+            .map_err(StoreError::backend)?;
+        migrate(&mut writer).await?;
+        let reads = SqlitePoolOptions::new()
+            .max_connections(options.read_connections.max(1))
+            .connect_with(connect.read_only(true))
+            .await
+            .map_err(StoreError::backend)?;
+        let (writes, queue) = mpsc::channel(4 * MAX_BATCH);
+        tokio::spawn(write_loop(writer, queue));
+        Ok(Self {
+            reads,
+            writes,
+            options,
+            path,
+            _lock: lock,
+        })
+    }
+
+    /// The file the tasks are in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn write(&self, op: Op) -> Result<u64, StoreError> {
+        let (done, outcome) = oneshot::channel();
+        self.writes
+            .send(Write { op, done })
+            .await
+            .map_err(|_| StoreError::backend("the SQLite writer stopped"))?;
+        outcome
+            .await
+            .map_err(|_| StoreError::backend("the SQLite writer stopped"))?
+    }
+
+    async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
+        let cursor = query
+            .page_token
+            .as_deref()
+            .map(decode_page_token)
+            .transpose()?;
+        let mut filters = String::from(" WHERE 1 = 1");
+        if query.owner.is_some() {
+            filters.push_str(" AND owner = ?");
+        }
+        if query.context_id.is_some() {
+            filters.push_str(" AND context_id = ?");
+        }
+        if query.state.is_some() {
+            filters.push_str(" AND state = ?");
+        }
+        if query.status_after.is_some() {
+            filters.push_str(" AND status_us > ?");
+        }
+        // Only the fixed fragments above make up the SQL; every value is bound.
+        let bind_filters = |sql: String| {
+            let mut q = sqlx::query(AssertSqlSafe(sql));
+            if let Some(owner) = &query.owner {
+                q = q.bind(owner.clone());
+            }
+            if let Some(context) = &query.context_id {
+                q = q.bind(context.clone());
+            }
+            if let Some(state) = query.state {
+                q = q.bind(state_name(state));
+            }
+            if let Some(after) = query.status_after {
+                q = q.bind(after.timestamp_micros());
+            }
+            q
+        };
+        let count_sql = format!("SELECT COUNT(*) FROM tasks{filters}");
+        let total: i64 = bind_filters(count_sql)
+            .fetch_one(&self.reads)
+            .await
+            .map_err(StoreError::backend)?
+            .get(0);
+        let mut page_sql = format!("SELECT id, status_us, body FROM tasks{filters}");
+        if cursor.is_some() {
+            page_sql.push_str(" AND (status_us < ? OR (status_us = ? AND id < ?))");
+        }
+        page_sql.push_str(" ORDER BY status_us DESC, id DESC LIMIT ?");
+        let mut page = bind_filters(page_sql);
+        if let Some((key, id)) = &cursor {
+            page = page.bind(*key).bind(*key).bind(id.clone());
+        }
+        let limit = i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101);
+        let rows = page
+            .bind(limit)
+            .fetch_all(&self.reads)
+            .await
+            .map_err(StoreError::backend)?;
+        let max_bytes = query.max_bytes.unwrap_or(usize::MAX);
+        let mut tasks = Vec::with_capacity(rows.len());
+        let mut last = None;
+        let mut more = false;
+        let mut page_bytes = 0;
+        for row in rows {
+            if tasks.len() >= query.page_size.clamp(1, 100) {
+                more = true;
+                break;
+            }
+            let task =
+                decode(row.get::<&str, _>(2))?.view(query.history_length, !query.without_artifacts);
+            let size = task.byte_size();
+            if !tasks.is_empty() && page_bytes + size > max_bytes {
+                more = true;
+                break;
+            }
+            page_bytes += size;
+            last = Some((row.get::<i64, _>(1), row.get::<String, _>(0)));
+            tasks.push(task);
+        }
+        Ok(TaskPage {
+            tasks,
+            next_page_token: if more {
+                last.map(|(key, id)| encode_page_token(key, &id))
+            } else {
+                None
+            },
+            total_size: usize::try_from(total).unwrap_or(0),
+        })
+    }
+}
+
+fn decode(body: &str) -> Result<Task, StoreError> {
+    serde_json::from_str(body).map_err(StoreError::backend)
+}
+
+async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
+    let ran: i64 = sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(&mut *connection)
+        .await
+        .map_err(StoreError::backend)?;
+    let ran = usize::try_from(ran).unwrap_or(0);
+    if ran > MIGRATIONS.len() {
+        return Err(StoreError::backend(format!(
+            "the task store was written by a newer version (schema {ran}, this one knows {})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(ran) {
+        let mut tx = connection.begin().await.map_err(StoreError::backend)?;
+        sqlx::raw_sql(*migration)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::backend)?;
+        sqlx::raw_sql(AssertSqlSafe(format!(
+            "PRAGMA user_version = {}",
+            index + 1
+        )))
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+        tx.commit().await.map_err(StoreError::backend)?;
+    }
+    Ok(())
+}
+
+/// Commits queued writes in batches until every sender is gone.
+async fn write_loop(mut connection: SqliteConnection, mut queue: mpsc::Receiver<Write>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let outcomes = commit(&mut connection, &mut batch).await;
+        for (write, outcome) in batch.drain(..).zip(outcomes) {
+            let _ = write.done.send(outcome);
+        }
+    }
+}
+
+/// Applies `batch` in one transaction: each write's own outcome (a conflict refuses that write
+/// alone), or every write's failure if the transaction could not commit.
+async fn commit(
+    connection: &mut SqliteConnection,
+    batch: &mut [Write],
+) -> Vec<Result<u64, StoreError>> {
+    let failed = |error: &sqlx::Error, n: usize| {
+        (0..n)
+            .map(|_| Err(StoreError::backend(error.to_string())))
+            .collect()
+    };
+    let mut tx = match connection.begin().await {
+        Ok(tx) => tx,
+        Err(error) => return failed(&error, batch.len()),
+    };
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for write in batch.iter_mut() {
+        let outcome = match apply(&mut tx, &write.op).await {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                drop(tx);
+                return failed(&error, batch.len());
+            }
+        };
+        outcomes.push(outcome);
+    }
+    match tx.commit().await {
+        Ok(()) => outcomes,
+        Err(error) => failed(&error, batch.len()),
+    }
+}
+
+/// One write inside the batch's transaction: `Err` only for a database failure.
+async fn apply(tx: &mut SqliteConnection, op: &Op) -> Result<Result<u64, StoreError>, sqlx::Error> {
+    match op {
+        Op::Create(row) => {
+            let inserted = sqlx::query(
+                "INSERT INTO tasks (id, owner, context_id, state, status_us, finished_us, version, body)
+                 VALUES (?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (id) DO NOTHING",
+            )
+            .bind(&row.id)
+            .bind(&row.owner)
+            .bind(&row.context_id)
+            .bind(row.state)
+            .bind(row.status_us)
+            .bind(row.finished_us)
+            .bind(&row.body)
+            .execute(&mut *tx)
+            .await?;
+            Ok(if inserted.rows_affected() == 1 {
+                Ok(1)
+            } else {
+                Err(StoreError::Exists(row.id.clone()))
+            })
+        }
+        Op::Update(row, version) => {
+            let expected = i64::try_from(*version).unwrap_or(i64::MAX);
+            // A task finished once keeps the time it finished (retention counts from there).
+            let updated = sqlx::query(
+                "UPDATE tasks SET owner = ?, context_id = ?, state = ?, status_us = ?,
+                     finished_us = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(finished_us, ?) END,
+                     version = version + 1, body = ?
+                 WHERE id = ? AND version = ?",
+            )
+            .bind(&row.owner)
+            .bind(&row.context_id)
+            .bind(row.state)
+            .bind(row.status_us)
+            .bind(row.finished_us)
+            .bind(row.finished_us)
+            .bind(&row.body)
+            .bind(&row.id)
+            .bind(expected)
+            .execute(&mut *tx)
+            .await?;
+            if updated.rows_affected() == 1 {
+                return Ok(Ok(1));
+            }
+            let actual: Option<i64> = sqlx::query_scalar("SELECT version FROM tasks WHERE id = ?")
+                .bind(&row.id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            Ok(Err(match actual {
+                None => StoreError::Missing(row.id.clone()),
+                Some(actual) => StoreError::Conflict {
+                    id: row.id.clone(),
+                    expected: *version,
+                    actual: u64::try_from(actual).unwrap_or(0),
+                },
+            }))
+        }
+        Op::Delete(id) => Ok(Ok(sqlx::query("DELETE FROM tasks WHERE id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected())),
+        Op::Sweep(finished_before, max_finished) => {
+            let mut count = 0;
+            if let Some(before) = finished_before {
+                count += sqlx::query("DELETE FROM tasks WHERE finished_us < ?")
+                    .bind(*before)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+            }
+            if let Some(max) = max_finished {
+                count += sqlx::query(
+                    "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE finished_us IS NOT NULL
+                     ORDER BY finished_us DESC LIMIT -1 OFFSET ?)",
+                )
+                .bind(i64::try_from(*max).unwrap_or(i64::MAX))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            }
+            Ok(Ok(count))
+        }
+    }
+}
+
+impl TaskStore for SqliteTaskStore {
+    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move { self.write(Op::Create(TaskRow::of(task)?)).await.map(drop) })
+    }
+
+    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.write(Op::Update(TaskRow::of(task)?, version))
+                .await
+                .map(drop)
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        history_length: Option<usize>,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT version, body FROM tasks WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.reads)
+                .await
+                .map_err(StoreError::backend)?;
+            row.map(|row| {
+                Ok(StoredTask {
+                    version: u64::try_from(row.get::<i64, _>(0)).unwrap_or(0),
+                    task: decode(row.get::<&str, _>(1))?.view(history_length, true),
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
+        Box::pin(self.list_now(query))
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move { Ok(self.write(Op::Delete(id.to_owned())).await? == 1) })
+    }
+
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<StoredTask>, StoreError>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT version, body FROM tasks WHERE finished_us IS NULL")
+                .fetch_all(&self.reads)
+                .await
+                .map_err(StoreError::backend)?;
+            rows.iter()
+                .map(|row| {
+                    Ok(StoredTask {
+                        version: u64::try_from(row.get::<i64, _>(0)).unwrap_or(0),
+                        task: decode(row.get::<&str, _>(1))?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        Box::pin(async move {
+            let before = self.options.ttl.map(|ttl| {
+                let ttl = i64::try_from(ttl.as_micros()).unwrap_or(i64::MAX);
+                chrono::Utc::now().timestamp_micros().saturating_sub(ttl)
+            });
+            let swept = self
+                .write(Op::Sweep(before, self.options.max_finished))
+                .await?;
+            Ok(usize::try_from(swept).unwrap_or(usize::MAX))
+        })
+    }
+
+    fn retention(&self) -> Option<Duration> {
+        self.options.ttl
+    }
+}
