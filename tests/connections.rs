@@ -121,7 +121,7 @@ async fn out_of_descriptors_the_server_backs_off_and_serves_again() {
     let mut child = tokio::process::Command::new("sh")
         .args([
             "-c",
-            "ulimit -n 48 && exec \"$0\" --bind 127.0.0.1:0 --max-connections 1000 --header-timeout 1s",
+            "ulimit -n 48 && exec \"$0\" --bind 127.0.0.1:0 --store memory --max-connections 1000 --header-timeout 1s",
             env!("CARGO_BIN_EXE_lab-server"),
         ])
         .stderr(std::process::Stdio::piped())

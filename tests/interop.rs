@@ -76,7 +76,12 @@ async fn run_python(args: &[&str]) {
 async fn run_interpreter(python: &str, args: &[&str]) {
     let output = tokio::time::timeout(
         Duration::from_secs(120),
-        Command::new(python).args(args).kill_on_drop(true).output(),
+        Command::new(python)
+            .args(args)
+            // A server the script starts itself (stdio) keeps its tasks apart from others'.
+            .env("A2A_DATA_DIR", a2a_tests::scratch_dir())
+            .kill_on_drop(true)
+            .output(),
     )
     .await
     .expect("python client finished in time")

@@ -43,8 +43,8 @@ pub use model::{
     TaskState, TaskStatus, TaskStatusUpdate,
 };
 pub use server::{
-    AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, Tasks, TasksError,
-    TlsSettings,
+    AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, StoreLocation, Tasks,
+    TasksError, TlsSettings,
 };
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{

@@ -180,7 +180,7 @@ impl A2aService {
         history_view(request.history_length, "configuration.historyLength")?;
         // Taken first, so a refused stream creates no task.
         let slot = self.quotas.open_stream(caller)?;
-        let accepted = self.accept(request, caller).await?;
+        let mut accepted = self.accept(request, caller).await?;
         // Subscribed before the skill starts, so the stream holds every event.
         let events = holding(accepted.task.events(&self.manager), slot);
         if let Some(call) = accepted.start {

@@ -32,6 +32,21 @@ struct Cli {
     auth: AuthArgs,
     #[command(flatten)]
     tls: TlsArgs,
+    #[command(flatten)]
+    storage: StorageArgs,
+}
+
+/// Where tasks are kept.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Storage")]
+struct StorageArgs {
+    /// Where tasks are kept: memory, or sqlite://PATH [default: a SQLite file under --data-dir]
+    #[arg(long, env = "A2A_STORE", value_name = "STORE")]
+    store: Option<super::StoreLocation>,
+    /// The directory of the default SQLite store [default: $XDG_DATA_HOME/a2a-runtime, else
+    /// ~/.local/share/a2a-runtime]
+    #[arg(long, env = "A2A_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<std::path::PathBuf>,
 }
 
 /// TLS for agents that face the network without a proxy.
@@ -264,6 +279,12 @@ impl Cli {
             config.public_url = network.public_url;
         }
         set(&mut config.stdio, network.stdio);
+        if self.storage.store.is_some() {
+            config.store = self.storage.store;
+        }
+        if self.storage.data_dir.is_some() {
+            config.data_dir = self.storage.data_dir;
+        }
         config.allowed_hosts.extend(network.allowed_hosts);
         config.allowed_origins.extend(network.allowed_origins);
         config.cors_origins.extend(network.cors_origins);

@@ -35,6 +35,93 @@ pub struct ServeConfig {
     pub auth: AuthSettings,
     /// TLS: serve HTTPS, and verify client certificates.
     pub tls: TlsSettings,
+    /// Where tasks are kept (`--store`, `A2A_STORE`). `None`: in memory for
+    /// [`router`](crate::AgentServer::router) and [`serve_on`](crate::AgentServer::serve_on),
+    /// and a SQLite file under [`data_dir`](Self::data_dir) for
+    /// [`serve`](crate::AgentServer::serve) over HTTP (over `--stdio`, memory: each MCP host
+    /// session is a process of its own).
+    pub store: Option<StoreLocation>,
+    /// Where `serve()` keeps its SQLite file when no `--store` is given (`--data-dir`,
+    /// `A2A_DATA_DIR`; default `$XDG_DATA_HOME/a2a-runtime`, else
+    /// `~/.local/share/a2a-runtime`): `<data-dir>/<agent name>/tasks.sqlite3`.
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Where tasks are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StoreLocation {
+    /// In memory, bounded; lost on restart (`--store memory`).
+    Memory,
+    /// In this SQLite file (`--store sqlite://PATH`), kept across restarts.
+    Sqlite(PathBuf),
+}
+
+impl std::str::FromStr for StoreLocation {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text == "memory" {
+            return Ok(Self::Memory);
+        }
+        let path = text
+            .strip_prefix("sqlite://")
+            .or_else(|| text.strip_prefix("sqlite:"));
+        match path {
+            Some(path) if !path.is_empty() => Ok(Self::Sqlite(PathBuf::from(path))),
+            _ => Err(format!(
+                "`{text}` is not a task store: use `memory` or `sqlite://PATH` (a file, created if \
+                 missing)"
+            )),
+        }
+    }
+}
+
+impl ServeConfig {
+    /// Where `serve()` keeps tasks: the configured store, else `tasks.sqlite3` in a directory
+    /// named after the agent under the data directory.
+    pub(crate) fn served_store(&self, agent_name: &str) -> StoreLocation {
+        if let Some(store) = &self.store {
+            return store.clone();
+        }
+        let base = self.data_dir.clone().unwrap_or_else(default_data_dir);
+        StoreLocation::Sqlite(base.join(slug(agent_name)).join("tasks.sqlite3"))
+    }
+}
+
+/// `$XDG_DATA_HOME/a2a-runtime`, else `~/.local/share/a2a-runtime`, else `./a2a-data`.
+fn default_data_dir() -> PathBuf {
+    let from = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(xdg) = from("XDG_DATA_HOME") {
+        return xdg.join("a2a-runtime");
+    }
+    if let Some(home) = from("HOME").or_else(|| from("USERPROFILE")) {
+        return home.join(".local").join("share").join("a2a-runtime");
+    }
+    PathBuf::from("a2a-data")
+}
+
+/// A directory name for an agent: `Currency Agent` → `currency-agent`.
+fn slug(name: &str) -> String {
+    let mut slug = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_matches('-');
+    if slug.is_empty() {
+        "agent".into()
+    } else {
+        slug.into()
+    }
 }
 
 /// TLS settings (`--tls-cert`, `--tls-key`, `--tls-client-ca`). With a certificate and key the
@@ -163,6 +250,8 @@ impl Default for ServeConfig {
             limits: Limits::default(),
             auth: AuthSettings::default(),
             tls: TlsSettings::default(),
+            store: None,
+            data_dir: None,
         }
     }
 }
@@ -237,6 +326,24 @@ mod tests {
             ..ServeConfig::default()
         };
         assert_eq!(config.base_url(), "http://127.0.0.1:8080/");
+    }
+
+    #[test]
+    fn store_locations_parse_and_default_under_the_data_dir() {
+        assert_eq!("memory".parse::<StoreLocation>(), Ok(StoreLocation::Memory));
+        assert_eq!(
+            "sqlite:///var/lib/a.db".parse::<StoreLocation>(),
+            Ok(StoreLocation::Sqlite("/var/lib/a.db".into()))
+        );
+        assert!("postgres://x".parse::<StoreLocation>().is_err());
+        let config = ServeConfig {
+            data_dir: Some("/data".into()),
+            ..ServeConfig::default()
+        };
+        assert_eq!(
+            config.served_store("Currency Agent"),
+            StoreLocation::Sqlite("/data/currency-agent/tasks.sqlite3".into())
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::time::Duration;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub use config::{AuthSettings, ServeConfig, TlsSettings};
+pub use config::{AuthSettings, ServeConfig, StoreLocation, TlsSettings};
 pub(crate) use http::MCP_PATH;
 pub use limits::Limits;
 pub use tasks::{Tasks, TasksError};
@@ -31,7 +31,10 @@ use crate::dispatch::Dispatcher;
 use crate::error::Error;
 use crate::quota::{QuotaLimits, Quotas};
 use crate::registry::Registry;
-use crate::task::{InMemoryTaskStore, MemoryStoreLimits, TaskConfig, TaskManager, TaskStore};
+use crate::task::{
+    InMemoryTaskStore, MemoryStoreLimits, SqliteStoreOptions, SqliteTaskStore, TaskConfig,
+    TaskManager, TaskStore,
+};
 
 /// The default request body limit for A2A and MCP requests.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -138,7 +141,8 @@ impl AgentServer {
         self
     }
 
-    /// Keeps tasks in `store` instead of the default bounded in-memory store.
+    /// Keeps tasks in `store` instead of the default (a SQLite file under `serve()`, memory
+    /// otherwise; see [`ServeConfig::store`]).
     #[must_use]
     pub fn store(mut self, store: impl TaskStore) -> Self {
         self.store = Some(Arc::new(store));
@@ -349,6 +353,14 @@ impl AgentServer {
     /// Tasks an earlier run left unfinished in a durable store are settled in the background
     /// (call it inside a Tokio runtime).
     pub fn router(self) -> Result<Router, Error> {
+        if let (None, Some(StoreLocation::Sqlite(path))) = (&self.store, &self.config.store) {
+            return Err(Error::Config(format!(
+                "the SQLite store {} is opened asynchronously: pass \
+                 `SqliteTaskStore::open(path, options).await?` to `.store(..)`, or serve with \
+                 `serve()` / `serve_on()`",
+                path.display()
+            )));
+        }
         let app = self.build(self.shutdown.clone().unwrap_or_default())?;
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let starting = Arc::clone(&app);
@@ -386,6 +398,20 @@ impl AgentServer {
             }
         }
         crate::logging::init(self.config.stdio);
+        if self.store.is_none() {
+            // Over stdio each MCP host session is a process of its own (hosts often start
+            // several), so its tasks stay in memory unless a store is named.
+            let location = match (&self.config.store, self.config.stdio) {
+                (None, true) => StoreLocation::Memory,
+                _ => self.config.served_store(self.agent.name()),
+            };
+            if let StoreLocation::Sqlite(path) = &location
+                && !self.config.stdio
+            {
+                eprintln!("tasks:        {}", path.display());
+            }
+            self.store = Some(self.open_store(&location).await?);
+        }
         if self.config.stdio {
             let app = self.build(CancellationToken::new())?;
             app.start().await?;
@@ -409,9 +435,27 @@ impl AgentServer {
     /// read) until the [`shutdown_signal`](Self::shutdown_signal) token is cancelled, then shuts
     /// down gracefully as [`serve`](Self::serve) does. For tests, socket activation, or a port
     /// bound early.
-    pub async fn serve_on(self, listener: tokio::net::TcpListener) -> Result<(), Error> {
+    pub async fn serve_on(mut self, listener: tokio::net::TcpListener) -> Result<(), Error> {
+        if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
+            self.store = Some(self.open_store(&location).await?);
+        }
         self.serve_until(listener, CancellationToken::new(), false)
             .await
+    }
+
+    /// Opens the store at `location` with this server's limits.
+    async fn open_store(&self, location: &StoreLocation) -> Result<Arc<dyn TaskStore>, Error> {
+        let limits = &self.config.limits;
+        Ok(match location {
+            StoreLocation::Memory => Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
+                max_tasks: limits.max_tasks,
+                max_bytes: limits.max_store_bytes,
+                ttl: limits.task_ttl,
+            })),
+            StoreLocation::Sqlite(path) => {
+                Arc::new(SqliteTaskStore::open(path, SqliteStoreOptions::default()).await?)
+            }
+        })
     }
 
     async fn serve_until(

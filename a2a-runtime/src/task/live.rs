@@ -289,7 +289,7 @@ impl LiveTask {
         answer: Answer,
         history: Option<Message>,
         max_history: usize,
-    ) -> Result<(), Refusal> {
+    ) -> Result<Subscribed, Refusal> {
         let mut inner = self.lock();
         let state = inner.task.status.state;
         if state.is_terminal() {
@@ -315,10 +315,13 @@ impl LiveTask {
         let event = self.status_event(TaskState::Working, None, None);
         let applied = self.apply(&mut inner, event, history, max_history);
         drop(inner);
+        self.publish(applied);
+        // Taken before the skill gets its answer, so it holds every event the skill sends next
+        // however slow the caller is to read it (a store write may come first).
+        let subscribed = self.subscribe();
         // The skill may have been dropped meanwhile (a cancel); the task then ends anyway.
         let _ = waiter.answer.send(answer);
-        self.publish(applied);
-        Ok(())
+        Ok(subscribed)
     }
 
     /// Takes back the question `id` because it waited too long; `false` if an answer took it

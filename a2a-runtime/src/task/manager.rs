@@ -60,6 +60,8 @@ pub(crate) type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + S
 /// [`TaskManager::run`]) or resumed by an answer. Callers watch it through this handle.
 pub(crate) struct TaskHandle {
     pub(super) live: Arc<LiveTask>,
+    /// For a task an answer resumed: the subscription taken as the answer was handed over.
+    resumed: Option<Subscribed>,
 }
 
 impl TaskHandle {
@@ -93,8 +95,8 @@ impl TaskHandle {
 
     /// The task's events from now on: a snapshot, then updates until it is terminal or
     /// interrupted. Taken before [`TaskManager::run`], it holds every event of the run.
-    pub(crate) fn events(&self, manager: &Arc<TaskManager>) -> TaskEvents {
-        let first = self.live.subscribe();
+    pub(crate) fn events(&mut self, manager: &Arc<TaskManager>) -> TaskEvents {
+        let first = self.resumed.take().unwrap_or_else(|| self.live.subscribe());
         Box::pin(subscription::stream(
             Arc::clone(manager),
             self.live.id.clone(),
@@ -243,9 +245,13 @@ impl TaskManager {
             });
         }
         let answer = Answer::Message(message.clone());
-        self.deliver(&live, QuestionKind::Input, None, answer, Some(message))
+        let resumed = self
+            .deliver(&live, QuestionKind::Input, None, answer, Some(message))
             .await?;
-        Ok(TaskHandle { live })
+        Ok(TaskHandle {
+            live,
+            resumed: Some(resumed),
+        })
     }
 
     /// Answers question `question_id` of task `task_id` with an MCP client's input response; an
@@ -274,6 +280,7 @@ impl TaskManager {
             history,
         )
         .await
+        .map(drop)
     }
 
     /// Tells task `task_id`, waiting in AUTH_REQUIRED, that its authorization arrived; the
@@ -288,6 +295,7 @@ impl TaskManager {
         let answer = Answer::Value(credential);
         self.deliver(&live, QuestionKind::Auth, None, answer, None)
             .await
+            .map(drop)
     }
 
     /// An answer resumes the skill, so its caller must still hold the skill's scopes (a token
@@ -307,11 +315,12 @@ impl TaskManager {
         question: Option<&str>,
         answer: Answer,
         history: Option<Message>,
-    ) -> Result<(), TaskError> {
-        live.answer(kind, question, answer, history, self.config.max_history)
+    ) -> Result<Subscribed, TaskError> {
+        let resumed = live
+            .answer(kind, question, answer, history, self.config.max_history)
             .map_err(|refusal| refused(&live.id, refusal, kind))?;
         self.persist(live).await;
-        Ok(())
+        Ok(resumed)
     }
 
     /// The question task `task_id` (of `owner`) waits on, if it waits.
@@ -397,7 +406,10 @@ impl TaskManager {
             },
         ));
         self.live_map().insert(task_id, Arc::clone(&live));
-        Ok(TaskHandle { live })
+        Ok(TaskHandle {
+            live,
+            resumed: None,
+        })
     }
 
     /// The bounds on waiting for answers, shared with the MCP front-end.
