@@ -16,6 +16,15 @@ use crate::model::{
 };
 use crate::quota::{Busy, TaskSlot};
 
+/// What the store holds of a live task: the version of the last write (1: as created), which
+/// the next write is conditional on, and the revision it wrote (a write of an unchanged task is
+/// skipped).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Persisted {
+    pub(crate) version: u64,
+    pub(crate) revision: u64,
+}
+
 /// A running task. The store follows `task`; subscribers follow `events`.
 pub(crate) struct LiveTask {
     /// The task's id and context, fixed for its life, so readers need no lock.
@@ -30,9 +39,9 @@ pub(crate) struct LiveTask {
     pub(crate) cancel: CancellationToken,
     /// The latest state, for callers that wait until a task is terminal or interrupted.
     pub(crate) state: watch::Sender<TaskState>,
-    /// Serializes store writes so the last write is always the newest snapshot; holds the
-    /// version of the last one stored (1: as created), which the next write is conditional on.
-    pub(crate) persist: tokio::sync::Mutex<u64>,
+    /// Serializes store writes so the last write is always the newest snapshot; holds what the
+    /// store has of this task.
+    pub(crate) persist: tokio::sync::Mutex<Persisted>,
     /// Capacity of the event buffer shared by subscribers.
     buffer: usize,
     /// The task's place in its caller's quota, given back when the skill ends.
@@ -58,6 +67,8 @@ struct Inner {
     waiting: Option<Waiter>,
     /// Bytes of artifacts recorded so far.
     artifact_bytes: usize,
+    /// Changes since the task was created.
+    revision: u64,
 }
 
 /// A posed question and where its answer goes. Dropping it (when the task ends) tells the
@@ -108,10 +119,14 @@ impl LiveTask {
                 events: None,
                 waiting: None,
                 artifact_bytes,
+                revision: 0,
             }),
             cancel: CancellationToken::new(),
             state,
-            persist: tokio::sync::Mutex::new(1),
+            persist: tokio::sync::Mutex::new(Persisted {
+                version: 1,
+                revision: 0,
+            }),
             buffer: buffer.max(1),
             quota: Mutex::new(Some(quota)),
             budget,
@@ -147,6 +162,12 @@ impl LiveTask {
     /// A copy of the task as it is now.
     pub(crate) fn snapshot(&self) -> Task {
         self.lock().task.clone()
+    }
+
+    /// The task and how many changes it has had (the revision), read together.
+    pub(crate) fn revision(&self) -> (Task, u64) {
+        let inner = self.lock();
+        (inner.task.clone(), inner.revision)
     }
 
     /// When the task was created and the tasks its request referred to.
@@ -225,6 +246,7 @@ impl LiveTask {
             }
         }
         inner.task.apply(&event);
+        inner.revision += 1;
         if let Some(message) = history {
             inner.task.history.push(message);
             let excess = inner.task.history.len().saturating_sub(max_history);

@@ -428,13 +428,19 @@ impl TaskManager {
     /// is stored (if not, the next write carries it, and a finished task stays live until one
     /// succeeds: see [`settle`](Self::settle)).
     pub(super) async fn persist(&self, live: &LiveTask) -> bool {
-        let mut version = live.persist.lock().await;
+        let mut stored = live.persist.lock().await;
         let mut delay = PERSIST_FIRST_RETRY;
         for attempt in 1..=PERSIST_ATTEMPTS {
-            let snapshot = live.snapshot();
-            match self.store.update(&snapshot, *version).await {
+            let (snapshot, revision) = live.revision();
+            // An earlier writer already stored this revision (it read the snapshot later than
+            // it was asked to): nothing new to write.
+            if revision == stored.revision {
+                return true;
+            }
+            match self.store.update(&snapshot, stored.version).await {
                 Ok(()) => {
-                    *version += 1;
+                    stored.version += 1;
+                    stored.revision = revision;
                     return true;
                 }
                 Err(error @ (StoreError::Backend(_) | StoreError::Full(_)))

@@ -46,13 +46,17 @@ impl TaskManager {
             None,
             max_history,
         );
-        self.persist(&live).await;
         if !started {
             // Canceled before the skill started: it never runs.
             live.release_quota();
-            self.live_map().remove(&live.id);
+            self.settle(live).await;
             return;
         }
+        // The skill does not wait for WORKING to be stored; a quick skill's later write (its
+        // result) often carries it, and this one is then skipped.
+        let writer = Arc::clone(&self);
+        let working = Arc::clone(&live);
+        tokio::spawn(async move { writer.persist(&working).await });
         let (created_at, references) = live.origin();
         let context = call
             .context(
