@@ -162,10 +162,8 @@ impl SqliteTaskStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(false)
-            // 32 MiB of page cache per connection, and checkpoints every ~16 MiB of WAL rather
-            // than every 4: fewer, larger copies into the database file.
-            .pragma("cache_size", "-32768")
-            .pragma("wal_autocheckpoint", "4000");
+            // 32 MiB of page cache per connection.
+            .pragma("cache_size", "-32768");
         let mut writer = SqliteConnection::connect_with(&connect)
             .await
             .map_err(StoreError::backend)?;
