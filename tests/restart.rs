@@ -32,13 +32,6 @@ async fn finished_tasks_survive_kill_9_and_running_ones_fail_with_the_reason() {
     let dir = data_dir.to_str().unwrap();
     let (mut first, base) = spawn_served_with(CURRENCY, &["--data-dir", dir]).await;
     let server = connect(base).await;
-    let mut finished = Vec::new();
-    for amount in 1..=5 {
-        let body = server.rpc("SendMessage", convert(amount)).await;
-        let task = &body["result"]["task"];
-        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{body}");
-        finished.push(task.clone());
-    }
     let running = server
         .rpc(
             "SendMessage",
@@ -52,7 +45,14 @@ async fn finished_tasks_survive_kill_9_and_running_ones_fail_with_the_reason() {
     server
         .wait_for_state(&running_id, "TASK_STATE_WORKING")
         .await;
-
+    let mut finished = Vec::new();
+    for amount in 1..=5 {
+        let body = server.rpc("SendMessage", convert(amount)).await;
+        let task = &body["result"]["task"];
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{body}");
+        finished.push(task.clone());
+    }
+    // Killed as soon as the last answer arrives.
     first.start_kill().unwrap();
     first.wait().await.unwrap();
 
@@ -84,4 +84,109 @@ async fn finished_tasks_survive_kill_9_and_running_ones_fail_with_the_reason() {
     let listed = server.rpc("ListTasks", json!({"pageSize": 100})).await;
     assert_eq!(listed["result"]["totalSize"], 6, "{listed}");
     let _ = std::fs::remove_dir_all(data_dir);
+}
+
+/// A store whose writes of finished tasks wait until released: what a slow disk looks like.
+struct SlowFinish {
+    inner: a2a_runtime::InMemoryTaskStore,
+    arrived: std::sync::Arc<tokio::sync::Notify>,
+    release: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+impl a2a_runtime::TaskStore for SlowFinish {
+    fn create<'a>(
+        &'a self,
+        task: &'a a2a_runtime::Task,
+    ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
+        self.inner.create(task)
+    }
+
+    fn update<'a>(
+        &'a self,
+        task: &'a a2a_runtime::Task,
+        version: u64,
+    ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
+        Box::pin(async move {
+            if task.status.state.is_terminal() {
+                self.arrived.notify_one();
+                let _permit = self.release.acquire().await;
+            }
+            self.inner.update(task, version).await
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        history_length: Option<usize>,
+    ) -> a2a_runtime::BoxFuture<'a, Result<Option<a2a_runtime::StoredTask>, a2a_runtime::StoreError>>
+    {
+        self.inner.get(id, history_length)
+    }
+
+    fn list<'a>(
+        &'a self,
+        query: &'a a2a_runtime::ListQuery,
+    ) -> a2a_runtime::BoxFuture<'a, Result<a2a_runtime::TaskPage, a2a_runtime::StoreError>> {
+        self.inner.list(query)
+    }
+
+    fn delete<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> a2a_runtime::BoxFuture<'a, Result<bool, a2a_runtime::StoreError>> {
+        self.inner.delete(id)
+    }
+
+    fn unfinished(
+        &self,
+    ) -> a2a_runtime::BoxFuture<'_, Result<Vec<a2a_runtime::StoredTask>, a2a_runtime::StoreError>>
+    {
+        self.inner.unfinished()
+    }
+}
+
+#[tokio::test]
+async fn a_blocking_send_answers_only_once_its_final_state_is_stored() {
+    use a2a_runtime::Agent;
+    let arrived = std::sync::Arc::new(tokio::sync::Notify::new());
+    let release = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let store = SlowFinish {
+        inner: a2a_runtime::InMemoryTaskStore::new(a2a_runtime::MemoryStoreLimits::default()),
+        arrived: std::sync::Arc::clone(&arrived),
+        release: std::sync::Arc::clone(&release),
+    };
+    let server = a2a_tests::start(hello::Hello.server().store(store)).await;
+    let send = tokio::spawn({
+        let server_base = server.base.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params":
+                {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "Ada"}]}}});
+            reqwest::Client::new()
+                .post(server_base)
+                .header("content-type", "application/json")
+                .header("A2A-Version", "1.0")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    });
+    // The skill finished and its final write is held: a loopback answer would take a
+    // millisecond; none comes while the write waits.
+    arrived.notified().await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        !send.is_finished(),
+        "answered before the final state was stored"
+    );
+    release.add_permits(1);
+    let body = send.await.unwrap();
+    assert_eq!(
+        body["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{body}"
+    );
 }

@@ -52,6 +52,10 @@ pub(crate) struct TaskList {
     pub(crate) total_size: usize,
 }
 
+/// How long a blocking send waits for the store to hold its final state before answering
+/// anyway (the write keeps being retried).
+const DURABLE_WAIT: Duration = Duration::from_secs(5);
+
 /// A task started by a message, before its result is awaited.
 pub(crate) struct Started {
     task: TaskHandle,
@@ -65,12 +69,15 @@ impl Started {
         self.task.id()
     }
 
-    /// The task right away with `returnImmediately`, else once it is terminal or interrupted.
+    /// The task right away with `returnImmediately`, else once it is terminal or interrupted
+    /// and stored in that state (a blocking send's answer survives a crash that follows it).
     pub(crate) async fn result(self) -> Task {
         let task = if self.return_immediately {
             self.task.snapshot()
         } else {
-            self.task.settled().await
+            let task = self.task.settled().await;
+            self.task.durable(DURABLE_WAIT).await;
+            task
         };
         task.view(self.history, true)
     }

@@ -42,6 +42,8 @@ pub(crate) struct LiveTask {
     /// Serializes store writes so the last write is always the newest snapshot; holds what the
     /// store has of this task.
     pub(crate) persist: tokio::sync::Mutex<Persisted>,
+    /// The revision the store holds, for callers that answer only once a state is durable.
+    pub(crate) stored: watch::Sender<u64>,
     /// Capacity of the event buffer shared by subscribers.
     buffer: usize,
     /// The task's place in its caller's quota, given back when the skill ends.
@@ -127,6 +129,7 @@ impl LiveTask {
                 version: 1,
                 revision: 0,
             }),
+            stored: watch::channel(0).0,
             buffer: buffer.max(1),
             quota: Mutex::new(Some(quota)),
             budget,

@@ -86,6 +86,15 @@ impl TaskHandle {
         self.live.snapshot()
     }
 
+    /// Waits until the store holds the task as it is now (so a crash from here on does not
+    /// undo what a caller is about to be told), at most `limit`: a store that cannot keep up
+    /// delays the answer, it does not withhold it.
+    pub(crate) async fn durable(&self, limit: Duration) {
+        let (_, revision) = self.live.revision();
+        let mut stored = self.live.stored.subscribe();
+        let _ = tokio::time::timeout(limit, stored.wait_for(|r| *r >= revision)).await;
+    }
+
     /// Like [`settled`](Self::settled), waiting at most `limit`.
     pub(crate) async fn wait(&self, limit: Duration) -> Task {
         tokio::time::timeout(limit, self.settled())
@@ -441,6 +450,7 @@ impl TaskManager {
                 Ok(()) => {
                     stored.version += 1;
                     stored.revision = revision;
+                    live.stored.send_replace(revision);
                     return true;
                 }
                 Err(error @ (StoreError::Backend(_) | StoreError::Full(_)))
