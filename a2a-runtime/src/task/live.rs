@@ -167,10 +167,16 @@ impl LiveTask {
         self.lock().task.clone()
     }
 
-    /// The task and how many changes it has had (the revision), read together.
-    pub(crate) fn revision(&self) -> (Task, u64) {
+    /// How many changes the task has had.
+    pub(crate) fn revision(&self) -> u64 {
+        self.lock().revision
+    }
+
+    /// The task and its revision, read together, unless the revision is still `known` (then
+    /// nothing is copied).
+    pub(crate) fn changed_since(&self, known: u64) -> Option<(Task, u64)> {
         let inner = self.lock();
-        (inner.task.clone(), inner.revision)
+        (inner.revision != known).then(|| (inner.task.clone(), inner.revision))
     }
 
     /// When the task was created and the tasks its request referred to.

@@ -90,7 +90,7 @@ impl TaskHandle {
     /// undo what a caller is about to be told), at most `limit`: a store that cannot keep up
     /// delays the answer, it does not withhold it.
     pub(crate) async fn durable(&self, limit: Duration) {
-        let (_, revision) = self.live.revision();
+        let revision = self.live.revision();
         let mut stored = self.live.stored.subscribe();
         let _ = tokio::time::timeout(limit, stored.wait_for(|r| *r >= revision)).await;
     }
@@ -440,12 +440,11 @@ impl TaskManager {
         let mut stored = live.persist.lock().await;
         let mut delay = PERSIST_FIRST_RETRY;
         for attempt in 1..=PERSIST_ATTEMPTS {
-            let (snapshot, revision) = live.revision();
-            // An earlier writer already stored this revision (it read the snapshot later than
-            // it was asked to): nothing new to write.
-            if revision == stored.revision {
+            // `None`: an earlier writer already stored this revision (it read the snapshot
+            // later than it was asked to), so there is nothing new to write.
+            let Some((snapshot, revision)) = live.changed_since(stored.revision) else {
                 return true;
-            }
+            };
             match self.store.update(&snapshot, stored.version).await {
                 Ok(()) => {
                     stored.version += 1;

@@ -251,7 +251,8 @@ impl SqliteTaskStore {
         if let Some((key, id)) = &cursor {
             page = page.bind(*key).bind(*key).bind(id.clone());
         }
-        let limit = i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101);
+        let page_size = query.page_size.clamp(1, 100);
+        let limit = i64::try_from(page_size + 1).unwrap_or(101);
         let rows = page
             .bind(limit)
             .fetch_all(&self.reads)
@@ -263,7 +264,7 @@ impl SqliteTaskStore {
         let mut more = false;
         let mut page_bytes = 0;
         for row in rows {
-            if tasks.len() >= query.page_size.clamp(1, 100) {
+            if tasks.len() >= page_size {
                 more = true;
                 break;
             }
