@@ -54,7 +54,7 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
     assert_eq!(
         ids,
         [
-            "add", "block", "echo", "explode", "fail", "stubborn", "wait"
+            "add", "block", "echo", "explode", "fail", "fragile", "nap", "stubborn", "wait"
         ],
         "sorted by id"
     );

@@ -7,6 +7,7 @@ use a2a_tests::{TestServer, spawn_served_with};
 use serde_json::{Value, json};
 
 const CURRENCY: &str = env!("CARGO_BIN_EXE_interop-currency");
+const LAB: &str = env!("CARGO_BIN_EXE_lab-server");
 
 async fn connect(base: String) -> TestServer {
     TestServer {
@@ -26,8 +27,26 @@ fn convert(amount: u32) -> Value {
         "metadata": {"skill": "convert"}}})
 }
 
+fn exchange() -> Value {
+    json!({"message": {"messageId": "xchg", "role": "ROLE_USER",
+        "parts": [{"data": {"money": {"amount": 100, "currency": "USD"}, "to": "CHF"}}],
+        "metadata": {"skill": "exchange"}}})
+}
+
+fn answer(task: &Value, text: &str) -> Value {
+    json!({"message": {"messageId": format!("answer-{text}"), "role": "ROLE_USER",
+        "taskId": task["id"], "contextId": task["contextId"],
+        "parts": [{"text": text}]}})
+}
+
+fn status_text(task: &Value) -> &str {
+    task["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
 #[tokio::test]
-async fn finished_tasks_survive_kill_9_and_running_ones_fail_with_the_reason() {
+async fn finished_tasks_survive_kill_9_running_ones_fail_and_a_waiting_one_carries_on() {
     let data_dir = a2a_tests::scratch_dir();
     let dir = data_dir.to_str().unwrap();
     let (mut first, base) = spawn_served_with(CURRENCY, &["--data-dir", dir]).await;
@@ -45,6 +64,22 @@ async fn finished_tasks_survive_kill_9_and_running_ones_fail_with_the_reason() {
     server
         .wait_for_state(&running_id, "TASK_STATE_WORKING")
         .await;
+    // A multi-turn task, answered once, waits on its second question when the server dies.
+    let asked = server.rpc("SendMessage", exchange()).await;
+    let waiting = asked["result"]["task"].clone();
+    assert_eq!(
+        waiting["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{asked}"
+    );
+    let asked = server
+        .rpc("SendMessage", answer(&waiting, "ACME-0042"))
+        .await;
+    let second = &asked["result"]["task"];
+    assert_eq!(
+        second["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{asked}"
+    );
+    assert!(status_text(second).contains("Book it?"), "{asked}");
     let mut finished = Vec::new();
     for amount in 1..=5 {
         let body = server.rpc("SendMessage", convert(amount)).await;
@@ -81,8 +116,127 @@ async fn finished_tasks_survive_kill_9_and_running_ones_fail_with_the_reason() {
             .starts_with("interrupted by a restart"),
         "{interrupted}"
     );
+    // Still waiting on the same question after the restart ...
+    let still = server.rpc("GetTask", json!({"id": waiting["id"]})).await;
+    assert_eq!(
+        still["result"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{still}"
+    );
+    assert!(status_text(&still["result"]).contains("debited from ACME-0042"));
+    // ... and the answer runs the skill again with the first answer replayed.
+    let done = server.rpc("SendMessage", answer(&waiting, "yes")).await;
+    let task = &done["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    let artifacts = task["artifacts"].as_array().unwrap();
+    let names: Vec<&str> = artifacts
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["quote", "exchange"],
+        "reports made while the answers were replayed are not repeated: {done}"
+    );
+    let booked = &artifacts[1]["parts"][0]["data"];
+    assert_eq!(booked["account"], "ACME-0042", "{done}");
+    assert_eq!(booked["bought"]["currency"], "CHF", "{done}");
     let listed = server.rpc("ListTasks", json!({"pageSize": 100})).await;
-    assert_eq!(listed["result"]["totalSize"], 6, "{listed}");
+    assert_eq!(listed["result"]["totalSize"], 7, "{listed}");
+    let _ = std::fs::remove_dir_all(data_dir);
+}
+
+fn lab_call(skill: &str) -> Value {
+    json!({"message": {"messageId": format!("call-{skill}"), "role": "ROLE_USER",
+        "parts": [{"data": {}}], "metadata": {"skill": skill}},
+        "configuration": {"returnImmediately": true}})
+}
+
+/// Kills the server with SIGKILL and starts it again on the same data directory.
+async fn kill_and_restart(
+    mut child: tokio::process::Child,
+    binary: &str,
+    dir: &str,
+) -> (tokio::process::Child, TestServer) {
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+    let (child, base) = spawn_served_with(binary, &["--data-dir", dir]).await;
+    (child, connect(base).await)
+}
+
+#[tokio::test]
+async fn a_skill_that_opts_into_reruns_runs_again_with_its_answers_replayed() {
+    let data_dir = a2a_tests::scratch_dir();
+    let dir = data_dir.to_str().unwrap();
+    let (first, base) = spawn_served_with(LAB, &["--data-dir", dir]).await;
+    let server = connect(base).await;
+    let started = server.rpc("SendMessage", lab_call("nap")).await;
+    let task = started["result"]["task"].clone();
+    server
+        .wait_for_state(task["id"].as_str().unwrap(), "TASK_STATE_INPUT_REQUIRED")
+        .await;
+    // A nap long enough to be interrupted.
+    let mut nap = answer(&task, "60000");
+    nap["configuration"] = json!({"returnImmediately": true});
+    let answered = server.rpc("SendMessage", nap).await;
+    assert_eq!(
+        answered["result"]["task"]["status"]["state"], "TASK_STATE_WORKING",
+        "{answered}"
+    );
+
+    let (mut second, server) = kill_and_restart(first, LAB, dir).await;
+    let rerun = server.rpc("GetTask", json!({"id": task["id"]})).await;
+    assert_eq!(
+        rerun["result"]["status"]["state"], "TASK_STATE_WORKING",
+        "run again, its answer replayed rather than asked again: {rerun}"
+    );
+    second.start_kill().unwrap();
+    second.wait().await.unwrap();
+    let _ = std::fs::remove_dir_all(data_dir);
+}
+
+#[tokio::test]
+async fn a_rerun_skill_finishes_on_the_next_run() {
+    let data_dir = a2a_tests::scratch_dir();
+    let dir = data_dir.to_str().unwrap();
+    let (first, base) = spawn_served_with(LAB, &["--data-dir", dir]).await;
+    let server = connect(base).await;
+    let started = server.rpc("SendMessage", lab_call("nap")).await;
+    let task = started["result"]["task"].clone();
+    let id = task["id"].as_str().unwrap();
+    server.wait_for_state(id, "TASK_STATE_INPUT_REQUIRED").await;
+    server.rpc("SendMessage", answer(&task, "1500")).await;
+
+    let (_second, server) = kill_and_restart(first, LAB, dir).await;
+    let done = server.wait_for_state(id, "TASK_STATE_COMPLETED").await;
+    let artifacts = done["artifacts"].as_array().unwrap();
+    assert_eq!(artifacts.len(), 1, "one run's result: {done}");
+    assert_eq!(artifacts[0]["parts"][0]["text"], "napped 1500 ms", "{done}");
+    let _ = std::fs::remove_dir_all(data_dir);
+}
+
+#[tokio::test]
+async fn a_skill_that_never_resumes_fails_even_while_it_waits() {
+    let data_dir = a2a_tests::scratch_dir();
+    let dir = data_dir.to_str().unwrap();
+    let (first, base) = spawn_served_with(LAB, &["--data-dir", dir]).await;
+    let server = connect(base).await;
+    let started = server.rpc("SendMessage", lab_call("fragile")).await;
+    let task = started["result"]["task"].clone();
+    let id = task["id"].as_str().unwrap();
+    server.wait_for_state(id, "TASK_STATE_INPUT_REQUIRED").await;
+
+    let (_second, server) = kill_and_restart(first, LAB, dir).await;
+    let failed = server.rpc("GetTask", json!({"id": id})).await;
+    assert_eq!(
+        failed["result"]["status"]["state"], "TASK_STATE_FAILED",
+        "{failed}"
+    );
+    assert!(status_text(&failed["result"]).starts_with("interrupted by a restart"));
+    let refused = server.rpc("SendMessage", answer(&task, "late")).await;
+    assert_eq!(
+        refused["error"]["code"], -32004,
+        "a finished task takes no answer: {refused}"
+    );
     let _ = std::fs::remove_dir_all(data_dir);
 }
 

@@ -30,6 +30,8 @@ pub(crate) struct SkillArgs {
     pub(crate) scopes: Vec<LitStr>,
     /// Listed only on the extended agent card, shown to authenticated callers.
     pub(crate) extended_only: Flag,
+    /// What a restart does with the skill's unfinished tasks: `"answers"`, `"rerun"`, `"never"`.
+    pub(crate) resume: Option<LitStr>,
     pub(crate) read_only: Option<bool>,
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,

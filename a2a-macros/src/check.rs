@@ -4,6 +4,8 @@
 use darling::Error;
 use proc_macro2::Span;
 
+use crate::model::ResumePolicy;
+
 /// The longest tool name MCP clients accept.
 const MAX_TOOL_NAME: usize = 128;
 
@@ -55,6 +57,23 @@ pub(crate) fn tag(tag: &syn::LitStr) -> Result<String, Error> {
         .with_span(tag));
     }
     Ok(value)
+}
+
+/// `resume` names one of the restart policies.
+pub(crate) fn resume(policy: &syn::LitStr) -> Result<ResumePolicy, Error> {
+    let value = policy.value();
+    ResumePolicy::NAMES
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|(_, policy)| *policy)
+        .ok_or_else(|| {
+            Error::custom(format!(
+                "unknown resume policy {value:?}; expected \"answers\" (the default: a task \
+                 waiting for an answer survives a restart), \"rerun\" (a task that was working is \
+                 also run again) or \"never\" (unfinished tasks fail after a restart)"
+            ))
+            .with_span(policy)
+        })
 }
 
 /// Input and output modes are media types such as `text/plain` or `application/json`.

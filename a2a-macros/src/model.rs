@@ -18,10 +18,29 @@ pub(crate) struct Skill {
     /// The span of the first scope, where a missing scope-carrying scheme is reported.
     pub(crate) scopes_span: Option<Span>,
     pub(crate) extended_only: bool,
+    pub(crate) resume: ResumePolicy,
     pub(crate) hints: Hints,
     pub(crate) is_default: bool,
     pub(crate) params: Vec<Param>,
     pub(crate) output: Output,
+}
+
+/// `resume = "..."`: what a restart does with the skill's unfinished tasks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum ResumePolicy {
+    #[default]
+    Answers,
+    Rerun,
+    Never,
+}
+
+impl ResumePolicy {
+    /// The policies by the names the attribute takes.
+    pub(crate) const NAMES: [(&'static str, Self); 3] = [
+        ("answers", Self::Answers),
+        ("rerun", Self::Rerun),
+        ("never", Self::Never),
+    ];
 }
 
 /// MCP tool annotations.

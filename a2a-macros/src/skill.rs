@@ -231,6 +231,11 @@ fn build(
         .iter()
         .filter_map(|s| errors.handle(check::scope(s)))
         .collect();
+    let resume = args
+        .resume
+        .as_ref()
+        .and_then(|policy| errors.handle(check::resume(policy)))
+        .unwrap_or_default();
     let output = read_output(&sig.output, errors);
     if errors.count() > before {
         return None;
@@ -247,6 +252,7 @@ fn build(
         scopes,
         scopes_span: args.scopes.first().map(syn::LitStr::span),
         extended_only: args.extended_only.is_present(),
+        resume,
         hints: Hints {
             read_only: args.read_only,
             destructive: args.destructive,

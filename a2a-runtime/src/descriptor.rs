@@ -32,6 +32,7 @@ pub struct SkillParts {
     pub produces: &'static [&'static str],
     pub scopes: &'static [&'static str],
     pub extended_only: bool,
+    pub resume: Resume,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
@@ -53,6 +54,24 @@ impl std::fmt::Debug for SkillParts {
             .field("rust_path", &self.rust_path)
             .finish_non_exhaustive()
     }
+}
+
+/// What a restart does with a skill's unfinished tasks (`#[skill(resume = "...")]`). A durable
+/// store keeps every task across a restart; the skill that was running it is gone with the old
+/// process, so each unfinished task is resumed or failed as its skill declares.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Resume {
+    /// The default. A task waiting for an answer (input or authorization) keeps waiting; the
+    /// next answer runs the skill again from the start with the answers given so far replayed
+    /// into `ctx.ask`, so a multi-turn skill carries on where it was. A task that was working
+    /// fails with the reason "interrupted by a restart".
+    #[default]
+    Answers,
+    /// As [`Answers`](Self::Answers), and a task that was working is run again from the start
+    /// (its answers replayed). For skills that are safe to run twice.
+    Rerun,
+    /// Every unfinished task of the skill fails with the reason "interrupted by a restart".
+    Never,
 }
 
 /// MCP tool annotations of a skill (hints, not guarantees).
@@ -116,6 +135,10 @@ impl SkillDescriptor {
     pub fn is_extended_only(&self) -> bool {
         self.parts.extended_only
     }
+    /// What a restart does with the skill's unfinished tasks.
+    pub fn resume(&self) -> Resume {
+        self.parts.resume
+    }
     /// MCP tool annotations.
     pub fn hints(&self) -> ToolHints {
         ToolHints {
@@ -176,6 +199,7 @@ impl SkillDescriptor {
         produces: &[],
         scopes: &[],
         extended_only: false,
+        resume: Resume::Answers,
         read_only: None,
         destructive: None,
         idempotent: None,

@@ -36,11 +36,11 @@ pub use call::{
     SkillResult, State, TraceContext,
 };
 pub use context::{ArtifactWriter, TaskContext};
-pub use descriptor::{AgentDescriptor, SkillDef, SkillDescriptor, ToolHints};
+pub use descriptor::{AgentDescriptor, Resume, SkillDef, SkillDescriptor, ToolHints};
 pub use error::Error;
 pub use model::{
-    Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate, TaskEvent,
-    TaskState, TaskStatus, TaskStatusUpdate,
+    Artifact, Checkpoint, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate,
+    TaskEvent, TaskState, TaskStatus, TaskStatusUpdate,
 };
 pub use server::{
     AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, StoreLocation, Tasks,

@@ -27,7 +27,7 @@ async def main(base_url: str, binding: str) -> None:
     async with httpx.AsyncClient(timeout=30) as http:
         card = await A2ACardResolver(http, base_url).get_agent_card()
     check(card.name == "Currency Agent", f"card name {card.name!r}")
-    check([s.id for s in card.skills] == ["chart", "convert", "is-supported", "rates", "report"], f"skills {[s.id for s in card.skills]}")
+    check([s.id for s in card.skills] == ["chart", "convert", "exchange", "is-supported", "rates", "report"], f"skills {[s.id for s in card.skills]}")
     check(card.supported_interfaces[0].protocol_version == "1.0", "interface version")
     print("card ok:", card.name, card.version)
 

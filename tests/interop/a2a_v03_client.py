@@ -54,7 +54,7 @@ async def main(base_url: str, binding: str) -> None:
         check(card.name == "Currency Agent", f"card name {card.name!r}")
         check(card.protocol_version.startswith("0.3"), f"card protocolVersion {card.protocol_version!r}")
         check(card.url == base_url, f"card url {card.url!r}")
-        check([s.id for s in card.skills] == ["chart", "convert", "is-supported", "rates", "report"], f"skills {[s.id for s in card.skills]}")
+        check([s.id for s in card.skills] == ["chart", "convert", "exchange", "is-supported", "rates", "report"], f"skills {[s.id for s in card.skills]}")
         print("card ok:", card.name, card.protocol_version, card.preferred_transport)
 
         await blocking(client_for(card, http, binding, streaming=False))

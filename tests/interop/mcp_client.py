@@ -22,7 +22,7 @@ async def exercise(server, mode: str) -> None:
     async with Client(server, mode=mode) as client:
         tools = (await client.list_tools()).tools
         names = [t.name for t in tools]
-        check(names == ["chart", "convert", "is-supported", "rates", "report"], f"[{mode}] tools {names}")
+        check(names == ["chart", "convert", "exchange", "is-supported", "rates", "report"], f"[{mode}] tools {names}")
         convert = tools[1]
         check(convert.input_schema["type"] == "object", f"[{mode}] input schema {convert.input_schema}")
         check(convert.output_schema is not None, f"[{mode}] output schema missing")

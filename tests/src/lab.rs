@@ -87,3 +87,19 @@ pub async fn fail(
 ) -> Result<String, SkillError> {
     Err(SkillError::new(reason))
 }
+
+/// Ask how long to nap, then nap. Run again from the start if a restart interrupts it.
+#[skill(agent = Lab, resume = "rerun")]
+pub async fn nap(ctx: TaskContext) -> Result<String, SkillError> {
+    let millis = ctx
+        .ask::<u64>("How long should I nap, in milliseconds?")
+        .await?;
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    Ok(format!("napped {millis} ms"))
+}
+
+/// Ask for a word and say it back; a restart fails it even while it waits.
+#[skill(agent = Lab, resume = "never")]
+pub async fn fragile(ctx: TaskContext) -> Result<String, SkillError> {
+    Ok(ctx.ask::<String>("Say a word").await?)
+}

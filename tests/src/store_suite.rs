@@ -27,6 +27,7 @@ pub fn task(id: &str, owner: &str, state: TaskState, age_ms: i64, messages: usiz
         metadata: None,
         created_at: Utc::now() - Span::milliseconds(age_ms),
         owner: owner.into(),
+        checkpoint: None,
     }
 }
 

@@ -54,6 +54,7 @@ struct Converted {
     output_modes = ["application/json"],
     scopes = ["units:read"],
     extended_only,
+    resume = "rerun",
     read_only = true,
     destructive = false,
     idempotent = true,

@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 
 use super::{opt_bool, str_slice};
-use crate::model::{ParamKind, Skill};
+use crate::model::{ParamKind, ResumePolicy, Skill};
 use crate::paths::Runtime;
 
 /// Everything `#[skill]` emits for a well-formed skill.
@@ -29,6 +29,11 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
         }
     });
     let extended_only = skill.extended_only;
+    let resume = match skill.resume {
+        ResumePolicy::Answers => quote!(#private::Resume::Answers),
+        ResumePolicy::Rerun => quote!(#private::Resume::Rerun),
+        ResumePolicy::Never => quote!(#private::Resume::Never),
+    };
     let (id, name, description) = (&skill.id, &skill.name, &skill.description);
     let tags = str_slice(&skill.tags);
     let examples = str_slice(&skill.examples);
@@ -63,6 +68,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 produces: __A2A_OUTPUT.produces,
                 scopes: #scopes,
                 extended_only: #extended_only,
+                resume: #resume,
                 read_only: #read_only,
                 destructive: #destructive,
                 idempotent: #idempotent,

@@ -337,6 +337,7 @@ impl From<TaskError> for A2aError {
         match error {
             TaskError::NotFound(id) => Self::TaskNotFound(id),
             TaskError::Forbidden(missing) => missing.into(),
+            TaskError::Quota(busy) => Self::Busy(busy),
             e @ (TaskError::Terminal { .. }
             | TaskError::Busy(_)
             | TaskError::AwaitingAuth(_)

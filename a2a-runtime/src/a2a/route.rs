@@ -7,10 +7,12 @@ use crate::call::{DecodedInput, InputError, normalize_numbers};
 use crate::model::{Message, PartContent};
 use crate::registry::{Registry, SkillEntry};
 
-/// The skill a message is for, and its input built from the message's parts, decoded.
+/// The skill a message is for, and its input built from the message's parts: as JSON (kept, so
+/// the call can be made again after a restart) and decoded.
 #[derive(Debug)]
 pub(crate) struct Route<'a> {
     pub(crate) skill: &'a SkillEntry,
+    pub(crate) arguments: Value,
     pub(crate) input: DecodedInput,
 }
 
@@ -88,8 +90,12 @@ pub(crate) fn route<'a>(registry: &'a Registry, message: &Message) -> Result<Rou
         },
     };
     media::check_parts(skill, message)?;
-    let input = input_for(skill, message)?;
-    Ok(Route { skill, input })
+    let (arguments, input) = input_for(skill, message)?;
+    Ok(Route {
+        skill,
+        arguments,
+        input,
+    })
 }
 
 fn route_by_data<'a>(registry: &'a Registry, message: &Message) -> Result<Route<'a>, RouteError> {
@@ -99,7 +105,11 @@ fn route_by_data<'a>(registry: &'a Registry, message: &Message) -> Result<Route<
     let (_, data) = data_object(message).ok_or_else(ambiguous)?;
     let mut matches = registry.skills().iter().filter_map(|skill| {
         let input = skill.descriptor.decode_input(&data).ok()?;
-        Some(Route { skill, input })
+        Some(Route {
+            skill,
+            arguments: data.clone(),
+            input,
+        })
     });
     match (matches.next(), matches.next()) {
         (Some(route), None) => Ok(route),
@@ -124,7 +134,7 @@ fn data_object(message: &Message) -> Option<(usize, Value)> {
 }
 
 /// Builds `skill`'s input from the message parts and decodes it into the skill's input type.
-fn input_for(skill: &SkillEntry, message: &Message) -> Result<DecodedInput, RouteError> {
+fn input_for(skill: &SkillEntry, message: &Message) -> Result<(Value, DecodedInput), RouteError> {
     let id = skill.descriptor.id();
     let (input, prefix) = if let Some((index, data)) = data_object(message) {
         (data, format!("message.parts[{index}].data"))
@@ -161,16 +171,18 @@ fn input_for(skill: &SkillEntry, message: &Message) -> Result<DecodedInput, Rout
             reason: "no text or data part to read the skill's input from".into(),
         });
     };
-    skill
-        .descriptor
-        .decode_input(&input)
-        .map_err(|InputError { field, reason }| RouteError::Input {
-            skill: id,
-            field: if field.is_empty() {
-                prefix
-            } else {
-                format!("{prefix}.{field}")
-            },
-            reason,
-        })
+    let decoded =
+        skill
+            .descriptor
+            .decode_input(&input)
+            .map_err(|InputError { field, reason }| RouteError::Input {
+                skill: id,
+                field: if field.is_empty() {
+                    prefix
+                } else {
+                    format!("{prefix}.{field}")
+                },
+                reason,
+            })?;
+    Ok((input, decoded))
 }

@@ -302,10 +302,7 @@ impl A2aService {
         let message = request.message;
         validate(&message, &self.settings)?;
         if let Some(task_id) = message.task_id.clone() {
-            let task = self
-                .manager
-                .resume(&task_id, message, caller.caller())
-                .await?;
+            let task = self.manager.resume(&task_id, message, caller).await?;
             return Ok(Accepted { task, start: None });
         }
         let route = route::route(self.registry(), &message)?;
@@ -313,15 +310,13 @@ impl A2aService {
         let call = Call::new(
             route.skill,
             route.input,
+            route.arguments,
             message,
             caller.caller().clone(),
             caller.trace().cloned(),
         )?;
         let slot = self.quotas.start_task(caller)?;
-        let task = self
-            .manager
-            .create(call.skill, &call.message, &call.caller, slot)
-            .await?;
+        let task = self.manager.create(&call, slot).await?;
         Ok(Accepted {
             task,
             start: Some(call),

@@ -1,6 +1,7 @@
 //! A question, the answers that can come back, and how an answer becomes the asked-for type.
 
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::error::Category;
 
@@ -12,7 +13,8 @@ use crate::util::BoxFuture;
 pub(crate) const SCHEMA_MEDIA_TYPE: &str = "application/schema+json";
 
 /// What a question waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) enum QuestionKind {
     /// More input from the caller (`TASK_STATE_INPUT_REQUIRED`).
     Input,
@@ -38,8 +40,10 @@ impl QuestionKind {
     }
 }
 
-/// One question from a skill to its caller.
-#[derive(Debug, Clone)]
+/// One question from a skill to its caller. Serialized into a waiting task's checkpoint, so the
+/// question is still known (and answerable) after a restart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Question {
     /// New for every asking, so an answer meant for an earlier question cannot be taken for
     /// this one (MCP input request keys).
@@ -47,13 +51,16 @@ pub(crate) struct Question {
     pub(crate) kind: QuestionKind,
     pub(crate) prompt: String,
     /// The JSON Schema an answer must match; `None` for authorization.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) schema: Option<Value>,
     /// Why the previous answer could not be used, when this is the question asked again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) problem: Option<String>,
 }
 
-/// What came back.
-#[derive(Debug, Clone)]
+/// What came back. Input answers are kept in a task's checkpoint, to be replayed after a restart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) enum Answer {
     /// An A2A message from the caller.
     Message(Message),

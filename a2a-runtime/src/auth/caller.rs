@@ -146,6 +146,42 @@ impl fmt::Debug for Caller {
     }
 }
 
+/// The stored form of a caller (a task's checkpoint keeps who its skill runs for); the owner
+/// key is derived again when it is read back.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredCaller {
+    principal: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scheme: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    scopes: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    claims: Map<String, Value>,
+}
+
+impl serde::Serialize for Caller {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        StoredCaller {
+            principal: self.0.principal.clone(),
+            scheme: self.0.scheme.clone(),
+            scopes: self.0.scopes.clone(),
+            claims: self.0.claims.clone(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Caller {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let stored = StoredCaller::deserialize(deserializer)?;
+        Ok(match stored.scheme {
+            None => Caller::anonymous(),
+            scheme => Caller::build(stored.principal, scheme, stored.scopes, stored.claims),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

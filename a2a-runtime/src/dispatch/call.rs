@@ -19,6 +19,9 @@ use crate::registry::SkillEntry;
 pub(crate) struct Call {
     pub(crate) skill: &'static str,
     pub(crate) input: DecodedInput,
+    /// The input as JSON, before decoding: a task keeps it to run the call again after a
+    /// restart.
+    pub(crate) arguments: serde_json::Value,
     pub(crate) message: Arc<Message>,
     pub(crate) caller: Caller,
     pub(crate) trace: Option<TraceContext>,
@@ -29,6 +32,7 @@ impl Call {
     pub(crate) fn new(
         skill: &SkillEntry,
         input: DecodedInput,
+        arguments: serde_json::Value,
         message: Message,
         caller: Caller,
         trace: Option<TraceContext>,
@@ -37,6 +41,7 @@ impl Call {
         Ok(Self {
             skill: skill.descriptor.id(),
             input,
+            arguments,
             message: Arc::new(message),
             caller,
             trace,

@@ -37,6 +37,7 @@ pub(super) fn forbidden(missing: MissingScope) -> McpError {
 pub(super) fn task_error(error: TaskError) -> McpError {
     let task_id = match &error {
         TaskError::Forbidden(missing) => return forbidden(*missing),
+        TaskError::Quota(refusal) => return busy(refusal.clone()),
         TaskError::NotFound(id)
         | TaskError::NotRunning(id)
         | TaskError::Busy(id)

@@ -101,10 +101,11 @@ impl McpHandler {
             }
         };
         // The call's message, as an A2A client would have sent it.
-        let message = request_message(tool, input);
+        let message = request_message(tool, input.clone());
         let call = Call::new(
             skill,
             decoded,
+            input,
             message,
             caller.caller().clone(),
             caller.trace().cloned(),
@@ -306,7 +307,7 @@ impl McpHandler {
             base = base.with_status_message(text);
         }
         let question = (task.status.state == TaskState::InputRequired)
-            .then(|| self.app.manager.question(&task.id, &task.owner))
+            .then(|| self.app.manager.question(task))
             .flatten();
         let payload = match (task.status.state, question) {
             (TaskState::InputRequired, Some(question)) => TaskPayload::InputRequired {
@@ -455,7 +456,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let task = self.find_task(&request.task_id, &context).await?;
-        let Some(question) = self.app.manager.question(&task.id, &task.owner) else {
+        let Some(question) = self.app.manager.question(&task) else {
             return Err(McpError::invalid_params(
                 format!(
                     "task `{}` is not waiting for input; tasks/update answers input requests only",
@@ -485,7 +486,7 @@ impl ServerHandler for McpHandler {
         let caller = caller_of(&context);
         self.app
             .manager
-            .answer(&task.id, &question.id, answer, caller.caller())
+            .answer(&task.id, &question.id, answer, &caller)
             .await
             .map_err(task_error)
     }

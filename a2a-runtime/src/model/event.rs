@@ -99,6 +99,7 @@ mod tests {
             metadata: None,
             created_at: chrono::Utc::now(),
             owner: "anonymous".into(),
+            checkpoint: None,
         }
     }
 

@@ -3,11 +3,13 @@
 //! Nothing here knows about a wire format; the protocol adapters under `protocol/` translate these
 //! types to and from A2A v1.0 ProtoJSON (and, later, other versions) at the edge.
 
+mod checkpoint;
 mod event;
 mod message;
 mod size;
 mod task;
 
+pub use checkpoint::Checkpoint;
 pub(crate) use event::join_artifact;
 pub use event::{TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
 pub use message::{Artifact, Message, Part, PartContent, Role};

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Artifact, JsonObject, Message};
+use super::{Artifact, Checkpoint, JsonObject, Message};
 
 /// The lifecycle state of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -98,6 +98,11 @@ pub struct Task {
     /// Who the task belongs to: the key of the caller that created it (`scheme:principal`, or
     /// `anonymous`). Only its owner sees the task; never sent on the wire.
     pub owner: String,
+    /// While the task is unfinished: what a restart needs to run its skill again (see
+    /// [`Resume`](crate::Resume)). Kept by stores through the task's `serde` form, cleared when
+    /// the task finishes; never sent on the wire.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<Checkpoint>,
 }
 
 impl Task {
@@ -121,6 +126,7 @@ impl Task {
             metadata: self.metadata.clone(),
             created_at: self.created_at,
             owner: self.owner.clone(),
+            checkpoint: self.checkpoint.clone(),
         }
     }
 }

@@ -321,8 +321,6 @@ impl AgentServer {
                 ttl: limits.task_ttl,
             }))
         });
-        let manager = TaskManager::new(store, Arc::clone(&dispatcher), task_config(limits));
-        self.handle.bind(&manager);
         let quotas = Quotas::new(QuotaLimits {
             running: limits.max_running_per_caller,
             waiting: limits.max_waiting_per_caller,
@@ -330,6 +328,13 @@ impl AgentServer {
             tasks_per_second: limits.tasks_per_second_per_caller,
             burst: limits.task_burst_per_caller,
         });
+        let manager = TaskManager::new(
+            store,
+            Arc::clone(&dispatcher),
+            Arc::clone(&quotas),
+            task_config(limits),
+        );
+        self.handle.bind(&manager);
         Ok(Arc::new(App {
             agent: self.agent,
             dispatcher,

@@ -6,6 +6,7 @@ use super::store::StoreError;
 use crate::ask::QuestionKind;
 use crate::dispatch::MissingScope;
 use crate::model::TaskState;
+use crate::quota::Busy;
 
 /// Why a task operation failed. Mapped to protocol errors by the front-ends.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +52,10 @@ pub(crate) enum TaskError {
         scope = .0.scope
     )]
     Forbidden(MissingScope),
+    /// Resuming a task after a restart runs its skill again, which counts against the caller's
+    /// quota like a new task.
+    #[error(transparent)]
+    Quota(#[from] Busy),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -1,18 +1,20 @@
 //! A task whose skill is running: its authoritative copy, the fan-out of its events to
 //! subscribers, and the skill reports that feed both.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::store::StoredTask;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::{Update, UpdateSink};
 use crate::model::{
-    ByteSize, JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus,
-    TaskStatusUpdate,
+    ByteSize, Checkpoint, JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState,
+    TaskStatus, TaskStatusUpdate,
 };
 use crate::quota::{Busy, TaskSlot};
 
@@ -50,6 +52,9 @@ pub(crate) struct LiveTask {
     quota: Mutex<Option<TaskSlot>>,
     /// Bytes of history and artifacts the task may hold.
     budget: Budget,
+    /// While a resumed skill is handed the answers it was given before a restart: its reports
+    /// are not recorded again (the task holds them already).
+    replaying: AtomicBool,
 }
 
 /// Bytes one task may hold: history beyond its budget is dropped oldest first; artifacts beyond
@@ -71,6 +76,10 @@ struct Inner {
     artifact_bytes: usize,
     /// Changes since the task was created.
     revision: u64,
+    /// The checkpoint of a task that has not needed one yet: it moves onto the task (and so
+    /// into the store) when the skill first asks a question, the first point a restart could
+    /// resume from (a skill that re-runs keeps it on the task from the start).
+    checkpoint: Option<Checkpoint>,
 }
 
 /// A posed question and where its answer goes. Dropping it (when the task ends) tells the
@@ -101,13 +110,16 @@ pub(crate) struct Subscribed {
 }
 
 impl LiveTask {
+    /// A live task for `stored`, the task as the store holds it; `checkpoint` is kept for the
+    /// task's first question (see [`Inner::checkpoint`]).
     pub(crate) fn new(
-        task: Task,
+        StoredTask { task, version }: StoredTask,
         skill: &'static str,
         caller: Caller,
         buffer: usize,
-        quota: TaskSlot,
+        quota: Option<TaskSlot>,
         budget: Budget,
+        checkpoint: Option<Checkpoint>,
     ) -> Self {
         let artifact_bytes = task.artifacts.iter().map(ByteSize::byte_size).sum();
         let (state, _) = watch::channel(task.status.state);
@@ -122,17 +134,35 @@ impl LiveTask {
                 waiting: None,
                 artifact_bytes,
                 revision: 0,
+                checkpoint,
             }),
             cancel: CancellationToken::new(),
             state,
             persist: tokio::sync::Mutex::new(Persisted {
-                version: 1,
+                version,
                 revision: 0,
             }),
             stored: watch::channel(0).0,
             buffer: buffer.max(1),
-            quota: Mutex::new(Some(quota)),
+            quota: Mutex::new(quota),
             budget,
+            replaying: AtomicBool::new(false),
+        }
+    }
+
+    /// The skill is being handed its earlier answers (`true`) or runs on from where it was.
+    pub(crate) fn set_replaying(&self, replaying: bool) {
+        self.replaying.store(replaying, Ordering::Release);
+    }
+
+    /// Forgets the recorded answers from the `kept`-th on: a resumed skill is asked those
+    /// questions again (an authorization's credential is never stored, so it is asked anew,
+    /// and the answers that followed it with it).
+    pub(crate) fn forget_answers_from(&self, kept: usize) {
+        let mut inner = self.lock();
+        if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
+            checkpoint.answers.truncate(kept);
+            inner.revision += 1;
         }
     }
 
@@ -272,6 +302,9 @@ impl LiveTask {
             // learns that no answer will come.
             inner.events = None;
             inner.waiting = None;
+            // A finished task is never resumed.
+            inner.task.checkpoint = None;
+            inner.checkpoint = None;
         }
         Some(state)
     }
@@ -301,6 +334,12 @@ impl LiveTask {
         let mut inner = self.lock();
         let applied = self.apply(&mut inner, event, message, max_history);
         if applied.is_some() {
+            if let Some(checkpoint) = inner.checkpoint.take() {
+                inner.task.checkpoint = Some(checkpoint);
+            }
+            if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
+                checkpoint.question = Some(question.clone());
+            }
             inner.waiting = Some(Waiter {
                 question: question.clone(),
                 answer,
@@ -343,6 +382,9 @@ impl LiveTask {
             task_id: Some(self.id.clone()),
             ..m
         });
+        if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
+            checkpoint.answered(kind, &answer);
+        }
         let event = self.status_event(TaskState::Working, None, None);
         let applied = self.apply(&mut inner, event, history, max_history);
         drop(inner);
@@ -353,6 +395,14 @@ impl LiveTask {
         // The skill may have been dropped meanwhile (a cancel); the task then ends anyway.
         let _ = waiter.answer.send(answer);
         Ok(subscribed)
+    }
+
+    /// Waits again on `question`, which the task was asked before a restart and still shows:
+    /// the next answer to it goes to the returned receiver.
+    pub(crate) fn rewait(&self, question: Question) -> oneshot::Receiver<Answer> {
+        let (answer, receiver) = oneshot::channel();
+        self.lock().waiting = Some(Waiter { question, answer });
+        receiver
     }
 
     /// Takes back the question `id` because it waited too long; `false` if an answer took it
@@ -406,6 +456,9 @@ fn trim_to_bytes(history: &mut Vec<Message>, budget: usize) {
 /// artifact events.
 impl UpdateSink for LiveTask {
     fn update(&self, update: &Update) {
+        if self.replaying.load(Ordering::Acquire) {
+            return;
+        }
         let event = match update {
             Update::Progress(progress) => {
                 let metadata = progress.done.map(|done| {

@@ -12,12 +12,14 @@ use super::error::{TaskError, refused};
 use super::live::{Budget, LiveTask, Subscribed};
 use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
+use crate::Resume;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
-use crate::model::{Message, Part, Role, Task, TaskState, TaskStatus, new_id};
-use crate::quota::TaskSlot;
+use crate::model::{Checkpoint, Message, Part, Role, Task, TaskState, TaskStatus, new_id};
+use crate::quota::{CallerId, Quotas, TaskSlot};
+use crate::registry::SkillEntry;
 
 /// Task-level settings.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +63,7 @@ pub(crate) type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + S
 pub(crate) struct TaskHandle {
     pub(super) live: Arc<LiveTask>,
     /// For a task an answer resumed: the subscription taken as the answer was handed over.
-    resumed: Option<Subscribed>,
+    pub(super) resumed: Option<Subscribed>,
 }
 
 impl TaskHandle {
@@ -115,6 +117,30 @@ impl TaskHandle {
     }
 }
 
+/// Why an answer for `task`, which is not live here and cannot be resumed, is refused.
+fn unresumable(task: &Task) -> TaskError {
+    if task.status.state.is_terminal() {
+        TaskError::Terminal {
+            id: task.id.clone(),
+            state: task.status.state,
+        }
+    } else {
+        TaskError::NotRunning(task.id.clone())
+    }
+}
+
+/// A message for task `task` must not name another context.
+fn check_context(task: &str, context_id: &str, message: &Message) -> Result<(), TaskError> {
+    match &message.context_id {
+        Some(given) if given != context_id => Err(TaskError::ContextMismatch {
+            task: task.to_owned(),
+            given: given.clone(),
+            actual: context_id.to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Attempts at storing one task update before giving up on it (the next update carries it).
 const PERSIST_ATTEMPTS: u32 = 4;
 /// The first pause before a store write is retried; each later one is four times longer.
@@ -129,12 +155,15 @@ pub(crate) struct TaskManager {
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     pub(super) config: TaskConfig,
     pub(super) input: InputLimits,
+    /// Charged when an answer resumes a task left by an earlier run (its skill runs again).
+    pub(super) quotas: Arc<Quotas>,
 }
 
 impl TaskManager {
     pub(crate) fn new(
         store: Arc<dyn TaskStore>,
         dispatcher: Arc<Dispatcher>,
+        quotas: Arc<Quotas>,
         config: TaskConfig,
     ) -> Arc<Self> {
         Arc::new(Self {
@@ -143,11 +172,12 @@ impl TaskManager {
             live: Mutex::new(HashMap::new()),
             config,
             input: InputLimits::new(config.input_timeout, config.max_waiting),
+            quotas,
         })
     }
 
     /// The live task `id`, if `owner` owns it: another caller's task is not there for it.
-    fn live(&self, id: &str, owner: &str) -> Option<Arc<LiveTask>> {
+    pub(super) fn live(&self, id: &str, owner: &str) -> Option<Arc<LiveTask>> {
         self.live_map()
             .get(id)
             .filter(|live| live.caller.owner() == owner)
@@ -155,7 +185,7 @@ impl TaskManager {
     }
 
     /// The stored task `id` (with at most `history` messages), if `owner` owns it.
-    async fn stored(
+    pub(super) async fn stored(
         &self,
         id: &str,
         owner: &str,
@@ -182,9 +212,7 @@ impl TaskManager {
         sinks: Vec<Arc<dyn UpdateSink>>,
         quota: TaskSlot,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self
-            .create(call.skill, &call.message, &call.caller, quota)
-            .await?;
+        let task = self.create(&call, quota).await?;
         self.run(&task, call, sinks);
         Ok(task)
     }
@@ -232,48 +260,50 @@ impl TaskManager {
 
     /// Answers the question task `task_id` waits on with `message`. Checked before anything is
     /// written (a2a-spec.md §11.1): an unknown task, a contextId mismatch, a finished task and a
-    /// task not waiting for input are refused.
+    /// task not waiting for input are refused. A task an earlier run of the server left waiting
+    /// is resumed: its skill runs again, the answers so far replayed (see `resume.rs`).
     pub(crate) async fn resume(
-        &self,
+        self: &Arc<Self>,
         task_id: &str,
         message: Message,
-        caller: &Caller,
+        caller: &CallerId,
     ) -> Result<TaskHandle, TaskError> {
         let owner = caller.owner();
-        let Some(live) = self.live(task_id, owner) else {
-            return Err(self.refuse_follow_up(task_id, &message, owner).await);
+        let (live, revived) = match self.live(task_id, owner) {
+            Some(live) => (live, None),
+            None => {
+                let stored = self.found(task_id, owner).await?;
+                check_context(task_id, &stored.task.context_id, &message)?;
+                let refusal = unresumable(&stored.task);
+                self.revive(stored, QuestionKind::Input, None, Some(caller))
+                    .await?
+                    .ok_or(refusal)?
+            }
         };
-        self.may_answer(&live, caller)?;
-        if let Some(given) = &message.context_id
-            && *given != live.context_id
-        {
-            return Err(TaskError::ContextMismatch {
-                task: task_id.to_owned(),
-                given: given.clone(),
-                actual: live.context_id.clone(),
-            });
-        }
+        self.may_answer(&live, caller.caller())?;
+        check_context(task_id, &live.context_id, &message)?;
         let answer = Answer::Message(message.clone());
-        let resumed = self
+        let delivered = self
             .deliver(&live, QuestionKind::Input, None, answer, Some(message))
-            .await?;
+            .await;
+        if let Some(revived) = revived {
+            self.run_revived(&live, revived);
+        }
         Ok(TaskHandle {
             live,
-            resumed: Some(resumed),
+            resumed: Some(delivered?),
         })
     }
 
-    /// Answers question `question_id` of task `task_id` with an MCP client's input response; an
-    /// accepted value is kept in history as a data message.
+    /// Answers question `question_id` of task `task_id` with an MCP client's input response;
+    /// an accepted value is kept in history as a data message.
     pub(crate) async fn answer(
-        &self,
+        self: &Arc<Self>,
         task_id: &str,
         question_id: &str,
         answer: Answer,
-        caller: &Caller,
+        caller: &CallerId,
     ) -> Result<(), TaskError> {
-        let live = self.running(task_id, caller.owner()).await?;
-        self.may_answer(&live, caller)?;
         let history = match &answer {
             Answer::Value(value) => Some(Message {
                 role: Role::User,
@@ -281,35 +311,72 @@ impl TaskManager {
             }),
             Answer::Message(_) | Answer::Declined => None,
         };
-        self.deliver(
-            &live,
-            QuestionKind::Input,
-            Some(question_id),
+        self.answer_with(
+            task_id,
+            (QuestionKind::Input, Some(question_id)),
             answer,
             history,
+            Some(caller),
+            caller.owner(),
         )
         .await
-        .map(drop)
     }
 
     /// Tells task `task_id`, waiting in AUTH_REQUIRED, that its authorization arrived; the
     /// credential goes to the skill and is not kept in the task.
     pub(crate) async fn authorize(
-        &self,
+        self: &Arc<Self>,
         task_id: &str,
         credential: serde_json::Value,
         owner: &str,
     ) -> Result<(), TaskError> {
-        let live = self.running(task_id, owner).await?;
         let answer = Answer::Value(credential);
-        self.deliver(&live, QuestionKind::Auth, None, answer, None)
-            .await
-            .map(drop)
+        self.answer_with(
+            task_id,
+            (QuestionKind::Auth, None),
+            answer,
+            None,
+            None,
+            owner,
+        )
+        .await
+    }
+
+    /// Delivers an answer of `kind` (to question `id`, when given) to the live task, or resumes
+    /// the task an earlier run left waiting. `caller` is who answers; `None` for the
+    /// application (an authorization), which charges no quota and needs no scope.
+    async fn answer_with(
+        self: &Arc<Self>,
+        task_id: &str,
+        (kind, question): (QuestionKind, Option<&str>),
+        answer: Answer,
+        history: Option<Message>,
+        caller: Option<&CallerId>,
+        owner: &str,
+    ) -> Result<(), TaskError> {
+        let (live, revived) = match self.live(task_id, owner) {
+            Some(live) => (live, None),
+            None => {
+                let stored = self.found(task_id, owner).await?;
+                let refusal = unresumable(&stored.task);
+                self.revive(stored, kind, question, caller)
+                    .await?
+                    .ok_or(refusal)?
+            }
+        };
+        if let Some(caller) = caller {
+            self.may_answer(&live, caller.caller())?;
+        }
+        let delivered = self.deliver(&live, kind, question, answer, history).await;
+        if let Some(revived) = revived {
+            self.run_revived(&live, revived);
+        }
+        delivered.map(drop)
     }
 
     /// An answer resumes the skill, so its caller must still hold the skill's scopes (a token
     /// may have lost them since the task started).
-    fn may_answer(&self, live: &LiveTask, caller: &Caller) -> Result<(), TaskError> {
+    pub(super) fn may_answer(&self, live: &LiveTask, caller: &Caller) -> Result<(), TaskError> {
         match self.dispatcher.registry().get(live.skill) {
             Some(skill) => Dispatcher::authorize(skill, caller).map_err(TaskError::Forbidden),
             None => Ok(()),
@@ -332,66 +399,59 @@ impl TaskManager {
         Ok(resumed)
     }
 
-    /// The question task `task_id` (of `owner`) waits on, if it waits.
-    pub(crate) fn question(&self, task_id: &str, owner: &str) -> Option<Question> {
-        self.live(task_id, owner)?.question()
+    /// The question `task` waits on, if it waits: asked by its running skill, or, for a task an
+    /// earlier run left waiting, the one recorded in its checkpoint.
+    pub(crate) fn question(&self, task: &Task) -> Option<Question> {
+        if let Some(live) = self.live(&task.id, &task.owner) {
+            return live.question();
+        }
+        if !task.status.state.is_interrupted() {
+            return None;
+        }
+        task.checkpoint.as_ref()?.question.clone()
     }
 
-    /// The live task `task_id`, or why there is none.
-    async fn running(&self, task_id: &str, owner: &str) -> Result<Arc<LiveTask>, TaskError> {
-        if let Some(live) = self.live(task_id, owner) {
-            return Ok(live);
-        }
-        let task = self.get(task_id, owner, None).await?;
-        Err(if task.status.state.is_terminal() {
-            TaskError::Terminal {
-                id: task.id,
-                state: task.status.state,
-            }
-        } else {
-            TaskError::NotRunning(task.id)
-        })
+    /// The stored task `id` of `owner`, or `NotFound`.
+    pub(super) async fn found(&self, id: &str, owner: &str) -> Result<StoredTask, TaskError> {
+        self.stored(id, owner, None)
+            .await?
+            .ok_or_else(|| TaskError::NotFound(id.to_owned()))
     }
 
-    /// Why a message for a task that is not running here is refused.
-    async fn refuse_follow_up(&self, task_id: &str, message: &Message, owner: &str) -> TaskError {
-        let task = match self.get(task_id, owner, None).await {
-            Ok(task) => task,
-            Err(error) => return error,
-        };
-        if let Some(given) = &message.context_id
-            && *given != task.context_id
-        {
-            return TaskError::ContextMismatch {
-                task: task_id.to_owned(),
-                given: given.clone(),
-                actual: task.context_id,
-            };
-        }
-        if task.status.state.is_terminal() {
-            return TaskError::Terminal {
-                id: task_id.to_owned(),
-                state: task.status.state,
-            };
-        }
-        TaskError::NotRunning(task_id.to_owned())
-    }
-
-    /// Creates a SUBMITTED task holding a call's `message`, owned by its `caller`, and
-    /// registers it as live; the call runs with [`run`](Self::run). `quota` is the task's place
-    /// in its caller's quota, held until the skill ends.
-    pub(crate) async fn create(
+    /// Creates a SUBMITTED task holding `call`'s message, owned by its caller, and registers it
+    /// as live; the call runs with [`run`](Self::run). `quota` is the task's place in its
+    /// caller's quota, held until the skill ends. (Not an `async fn`: the future must not hold
+    /// the call, whose decoded input need not be `Sync`.)
+    pub(crate) fn create(
         &self,
-        skill: &'static str,
-        message: &Message,
-        caller: &Caller,
+        call: &Call,
         quota: TaskSlot,
-    ) -> Result<TaskHandle, TaskError> {
-        let mut message = message.clone();
+    ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
+        let (skill, caller) = (call.skill, call.caller.clone());
+        let mut message = (*call.message).clone();
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         let task_id = new_id();
         message.context_id = Some(context_id.clone());
         message.task_id = Some(task_id.clone());
+        let resume = self
+            .dispatcher
+            .registry()
+            .get(call.skill)
+            .map_or(Resume::Never, |skill| skill.descriptor.resume());
+        let checkpoint = (resume != Resume::Never).then(|| {
+            Checkpoint::new(
+                call.skill,
+                call.arguments.clone(),
+                message.clone(),
+                call.caller.clone(),
+            )
+        });
+        // A skill that re-runs after a restart needs its checkpoint stored from the start; any
+        // other only once it first waits for an answer.
+        let (stored, held) = match resume {
+            Resume::Rerun => (checkpoint, None),
+            Resume::Answers | Resume::Never => (None, checkpoint),
+        };
         let task = Task {
             id: task_id.clone(),
             context_id,
@@ -400,25 +460,47 @@ impl TaskManager {
             history: vec![message],
             metadata: None,
             created_at: chrono::Utc::now(),
-            owner: caller.owner().to_owned(),
+            owner: call.caller.owner().to_owned(),
+            checkpoint: stored,
         };
-        self.store.create(&task).await?;
-        let live = Arc::new(LiveTask::new(
-            task,
+        async move {
+            self.store.create(&task).await?;
+            let live = self.live_task(task, 1, skill, caller, Some(quota), held);
+            self.live_map().insert(task_id, Arc::clone(&live));
+            Ok(TaskHandle {
+                live,
+                resumed: None,
+            })
+        }
+    }
+
+    /// A live task for `task`, stored at `version`.
+    pub(super) fn live_task(
+        &self,
+        task: Task,
+        version: u64,
+        skill: &'static str,
+        caller: Caller,
+        quota: Option<TaskSlot>,
+        checkpoint: Option<Checkpoint>,
+    ) -> Arc<LiveTask> {
+        Arc::new(LiveTask::new(
+            StoredTask { task, version },
             skill,
-            caller.clone(),
+            caller,
             self.config.stream_buffer,
             quota,
             Budget {
                 history_bytes: self.config.max_history_bytes,
                 artifact_bytes: self.config.max_artifact_bytes,
             },
-        ));
-        self.live_map().insert(task_id, Arc::clone(&live));
-        Ok(TaskHandle {
-            live,
-            resumed: None,
-        })
+            checkpoint,
+        ))
+    }
+
+    /// The skill `id` of this agent.
+    pub(super) fn skill(&self, id: &str) -> Option<&SkillEntry> {
+        self.dispatcher.registry().get(id)
     }
 
     /// The bounds on waiting for answers, shared with the MCP front-end.

@@ -356,6 +356,7 @@ mod tests {
             metadata: None,
             created_at: chrono::Utc::now(),
             owner: "anonymous".into(),
+            checkpoint: None,
         }
     }
 

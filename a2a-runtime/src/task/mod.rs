@@ -6,6 +6,8 @@ mod error;
 mod live;
 mod manager;
 mod memory;
+mod replay;
+mod resume;
 mod runner;
 mod sqlite;
 mod store;

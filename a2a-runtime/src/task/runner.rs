@@ -6,15 +6,15 @@ use std::sync::Arc;
 use super::conversation::ContextHistory;
 use super::live::LiveTask;
 use super::manager::{TaskHandle, TaskManager};
-use super::store::{StoreError, StoredTask};
+use super::replay::ReplayAsker;
+use super::resume::Replay;
 use super::waiting::TaskAsker;
-use crate::ask::Question;
+use crate::ask::{Asker, Question};
 use crate::call::SkillOutput;
 use crate::context::UpdateSink;
 use crate::dispatch::Call;
 use crate::model::{
-    Artifact, JsonObject, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState,
-    TaskStatus, new_id,
+    Artifact, JsonObject, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
 };
 use crate::registry::SkillEntry;
 
@@ -28,24 +28,31 @@ impl TaskManager {
     ) {
         let manager = Arc::clone(self);
         let live = Arc::clone(&task.live);
-        tokio::spawn(async move { manager.execute(live, call, sinks).await });
+        tokio::spawn(async move { manager.execute(live, call, sinks, None).await });
     }
 
-    async fn execute(
+    /// Runs `call`'s skill on `live`. `replay` holds what a skill run again after a restart is
+    /// handed first (see `resume.rs`); a resumed task is already WORKING on its answer.
+    pub(super) async fn execute(
         self: Arc<Self>,
         live: Arc<LiveTask>,
         call: Call,
         extra_sinks: Vec<Arc<dyn UpdateSink>>,
+        replay: Option<Replay>,
     ) {
         let Some(skill) = self.dispatcher.registry().get(call.skill) else {
             return;
         };
         let max_history = self.config.max_history;
-        let started = live.record(
-            live.status_event(TaskState::Working, None, None),
-            None,
-            max_history,
-        );
+        let started = if replay.as_ref().is_some_and(|r| r.pending.is_some()) {
+            !live.state.borrow().is_terminal()
+        } else {
+            live.record(
+                live.status_event(TaskState::Working, None, None),
+                None,
+                max_history,
+            )
+        };
         if !started {
             // Canceled before the skill started: it never runs.
             live.release_quota();
@@ -66,10 +73,7 @@ impl TaskManager {
             )
             .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
             .sinks(extra_sinks)
-            .asker(Some(Arc::new(TaskAsker::new(
-                Arc::clone(&self),
-                Arc::clone(&live),
-            ))))
+            .asker(Some(asker(&self, &live, replay)))
             .conversation(Arc::new(ContextHistory::new(
                 Arc::clone(&self.store),
                 &live,
@@ -112,38 +116,6 @@ impl TaskManager {
         }
         live.release_quota();
         self.settle(live).await;
-    }
-
-    /// Settles what an earlier run of the server left unfinished in a durable store: the skill
-    /// of a task that was working or waiting is gone with that process, so the task is FAILED
-    /// with [`INTERRUPTED`] as its status message (finished tasks are untouched). A task another
-    /// writer changed meanwhile is left to it. How many were settled.
-    pub(crate) async fn recover(&self) -> Result<usize, StoreError> {
-        let mut settled = 0;
-        for StoredTask { mut task, version } in self.store.unfinished().await? {
-            if self.live_map().contains_key(&task.id) {
-                continue;
-            }
-            let reason = Message {
-                task_id: Some(task.id.clone()),
-                context_id: Some(task.context_id.clone()),
-                ..Message::agent_text(INTERRUPTED)
-            };
-            task.history.push(reason.clone());
-            task.status = TaskStatus::now(TaskState::Failed, Some(reason));
-            match self.store.update(&task, version).await {
-                Ok(()) => settled += 1,
-                Err(StoreError::Conflict { .. } | StoreError::Missing(_)) => {}
-                Err(error) => return Err(error),
-            }
-        }
-        if settled > 0 {
-            tracing::warn!(
-                settled,
-                "tasks left unfinished by an earlier run were failed"
-            );
-        }
-        Ok(settled)
     }
 
     /// Forgets finished tasks past the store's retention, every `period` until `stop`.
@@ -213,9 +185,24 @@ impl TaskManager {
     }
 }
 
-/// The status message of a task a restart interrupted.
-pub(crate) const INTERRUPTED: &str = "interrupted by a restart: the server stopped while this task \
-     was running or waiting for an answer; send the request again";
+/// Where a task's skill puts its questions: to the client, after the recorded answers for a
+/// skill run again.
+fn asker(
+    manager: &Arc<TaskManager>,
+    live: &Arc<LiveTask>,
+    replay: Option<Replay>,
+) -> Arc<dyn Asker> {
+    let asker = TaskAsker::new(Arc::clone(manager), Arc::clone(live));
+    match replay {
+        None => Arc::new(asker),
+        Some(replay) => Arc::new(ReplayAsker::new(
+            Arc::clone(live),
+            asker,
+            replay.answers,
+            replay.pending,
+        )),
+    }
+}
 
 /// The artifact holding a skill's returned value, if it returned any.
 fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> {

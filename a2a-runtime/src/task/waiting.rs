@@ -21,7 +21,14 @@ impl TaskAsker {
         Self { manager, live }
     }
 
-    async fn wait(&self, question: &Question) -> Result<Answer, AskError> {
+    /// Puts `question` to the client and waits for its answer; `posed` is the answer's channel
+    /// when the question is already posed (a task resumed after a restart waits on the
+    /// question it was asked before).
+    pub(super) async fn wait(
+        &self,
+        question: &Question,
+        posed: Option<oneshot::Receiver<Answer>>,
+    ) -> Result<Answer, AskError> {
         let limits = self.manager.input_limits();
         let _slot = limits.acquire(&question.prompt)?;
         // One caller's unanswered questions never use up everyone's waiting capacity.
@@ -35,11 +42,17 @@ impl TaskAsker {
         let canceled = || AskError::Canceled {
             prompt: question.prompt.clone(),
         };
-        let (sender, mut answer) = oneshot::channel();
-        if !self.live.pose(question, sender, self.manager.max_history()) {
-            return Err(canceled());
-        }
-        self.manager.persist(&self.live).await;
+        let mut answer = match posed {
+            Some(answer) => answer,
+            None => {
+                let (sender, answer) = oneshot::channel();
+                if !self.live.pose(question, sender, self.manager.max_history()) {
+                    return Err(canceled());
+                }
+                self.manager.persist(&self.live).await;
+                answer
+            }
+        };
         tokio::select! {
             // A dropped sender means the task ended (a cancel) while waiting.
             answer = &mut answer => answer.map_err(|_| canceled()),
@@ -67,6 +80,6 @@ impl Drop for StopWaiting<'_> {
 
 impl Asker for TaskAsker {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
-        Box::pin(self.wait(question))
+        Box::pin(self.wait(question, None))
     }
 }

@@ -1,6 +1,7 @@
 //! A currency agent: several skills with structured input (a nested struct, an enum, an optional
-//! field) and structured output, and a long-running `report` skill that streams its sections with
-//! progress and honours cancellation.
+//! field) and structured output, a long-running `report` skill that streams its sections with
+//! progress and honours cancellation, and a multi-turn `exchange` skill that asks its client
+//! questions (and, on the default durable store, carries on after a restart).
 
 use std::collections::BTreeMap;
 
@@ -248,6 +249,75 @@ pub async fn report(
     report.finish();
     ctx.progress_with(total, total, "Report complete");
     Ok(format!("Market report on {total} currencies"))
+}
+
+/// A yes-or-no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Confirm {
+    /// Go ahead.
+    Yes,
+    /// Do not.
+    No,
+}
+
+/// A booked exchange.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Exchange {
+    /// The account debited.
+    pub account: String,
+    /// What was paid.
+    pub paid: Money,
+    /// What was bought, at which rate.
+    pub bought: Quote,
+}
+
+/// Book a currency exchange.
+///
+/// Quotes the exchange (the quote is the `quote` artifact), asks which account to debit, then
+/// asks to confirm before booking it.
+#[skill(agent = Currency, tags = ["finance", "fx"], examples = ["exchange 100 USD into CHF"])]
+pub async fn exchange(
+    agent: State<Currency>,
+    ctx: TaskContext,
+    /// The money to exchange.
+    money: Money,
+    /// The currency to buy.
+    to: Code,
+) -> Result<Exchange, SkillError> {
+    if !(money.amount.is_finite() && money.amount > 0.0) {
+        return Err(SkillError::invalid_input(format!(
+            "money.amount must be a positive number, got {}",
+            money.amount
+        )));
+    }
+    let rate = agent.rate(money.currency, to)?;
+    let bought = Quote {
+        amount: (money.amount * rate * 100.0).round() / 100.0,
+        currency: to,
+        rate,
+    };
+    let quote = format!(
+        "{:.2} {:?} buys {:.2} {to:?} at {rate:.4}",
+        money.amount, money.currency, bought.amount
+    );
+    ctx.artifact(Artifact::new(vec![Part::text(quote.clone())]).with_name("quote"));
+    let account = ctx
+        .ask::<String>("Which account should be debited?")
+        .await?;
+    let confirm = ctx
+        .ask::<Confirm>(format!(
+            "{quote}, debited from {account}. Book it? (yes/no)"
+        ))
+        .await?;
+    if confirm == Confirm::No {
+        return Err(SkillError::new("the exchange was not booked"));
+    }
+    Ok(Exchange {
+        account,
+        paid: money,
+        bought,
+    })
 }
 
 impl Currency {

@@ -1,0 +1,57 @@
+//! What an unfinished task keeps so its skill can be run again after a restart: the call that
+//! started it, the answers given so far, and the question it waits on.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Message;
+use crate::ask::{Answer, Question, QuestionKind};
+use crate::auth::Caller;
+
+/// The state a restart needs to resume a task's skill, kept on the task (and written to the
+/// store with it) until the task finishes. Opaque: stores keep it through its `serde` form
+/// (it is part of [`Task`](super::Task)'s), and only the runtime reads it. It is never sent to
+/// clients.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkpoint {
+    /// The skill the task runs.
+    pub(crate) skill: String,
+    /// The skill's input as JSON, decoded again when the skill is run again.
+    pub(crate) arguments: Value,
+    /// The message that started the task (history may have dropped it since).
+    pub(crate) request: Message,
+    /// Who the skill runs for.
+    pub(crate) caller: Caller,
+    /// The answers to the skill's questions, in order. `None` stands for an authorization,
+    /// whose credential is never stored.
+    #[serde(default)]
+    pub(crate) answers: Vec<Option<Answer>>,
+    /// The question the task waits on, while it waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) question: Option<Question>,
+}
+
+impl Checkpoint {
+    /// The checkpoint of a call that is about to start.
+    pub(crate) fn new(skill: &str, arguments: Value, request: Message, caller: Caller) -> Self {
+        Self {
+            skill: skill.to_owned(),
+            arguments,
+            request,
+            caller,
+            answers: Vec::new(),
+            question: None,
+        }
+    }
+
+    /// Records `answer` to the question the task waited on (which it no longer does); an
+    /// authorization is recorded without its credential.
+    pub(crate) fn answered(&mut self, kind: QuestionKind, answer: &Answer) {
+        self.question = None;
+        self.answers.push(match kind {
+            QuestionKind::Input => Some(answer.clone()),
+            QuestionKind::Auth => None,
+        });
+    }
+}
