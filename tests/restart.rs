@@ -48,8 +48,22 @@ fn status_text(task: &Value) -> &str {
 #[tokio::test]
 async fn finished_tasks_survive_kill_9_running_ones_fail_and_a_waiting_one_carries_on() {
     let data_dir = a2a_tests::scratch_dir();
-    let dir = data_dir.to_str().unwrap();
-    let (mut first, base) = spawn_served_with(CURRENCY, &["--data-dir", dir]).await;
+    survives_kill_9(&["--data-dir", data_dir.to_str().unwrap()]).await;
+    let _ = std::fs::remove_dir_all(data_dir);
+}
+
+#[tokio::test]
+async fn on_postgres_finished_tasks_survive_kill_9_and_a_waiting_one_carries_on() {
+    let Some(url) = a2a_tests::postgres::fresh_database("restart").await else {
+        return;
+    };
+    survives_kill_9(&["--store", &url]).await;
+}
+
+/// The currency agent on the store `flags` name: some tasks finished, one running, one waiting
+/// when it is killed with SIGKILL; then started again on the same store.
+async fn survives_kill_9(flags: &[&str]) {
+    let (mut first, base) = spawn_served_with(CURRENCY, flags).await;
     let server = connect(base).await;
     let running = server
         .rpc(
@@ -91,7 +105,7 @@ async fn finished_tasks_survive_kill_9_running_ones_fail_and_a_waiting_one_carri
     first.start_kill().unwrap();
     first.wait().await.unwrap();
 
-    let (_second, base) = spawn_served_with(CURRENCY, &["--data-dir", dir]).await;
+    let (_second, base) = spawn_served_with(CURRENCY, flags).await;
     let server = connect(base).await;
     for before in &finished {
         let id = before["id"].as_str().unwrap();
@@ -142,7 +156,6 @@ async fn finished_tasks_survive_kill_9_running_ones_fail_and_a_waiting_one_carri
     assert_eq!(booked["bought"]["currency"], "CHF", "{done}");
     let listed = server.rpc("ListTasks", json!({"pageSize": 100})).await;
     assert_eq!(listed["result"]["totalSize"], 7, "{listed}");
-    let _ = std::fs::remove_dir_all(data_dir);
 }
 
 fn lab_call(skill: &str) -> Value {

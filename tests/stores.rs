@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use a2a_runtime::{
-    InMemoryTaskStore, MemoryStoreLimits, SqliteStoreOptions, SqliteTaskStore, TaskStore,
+    InMemoryTaskStore, MemoryStoreLimits, PostgresStoreOptions, PostgresTaskStore,
+    SqliteStoreOptions, SqliteTaskStore, TaskStore,
 };
 
 #[tokio::test]
@@ -32,6 +33,45 @@ async fn the_sqlite_store_keeps_the_store_contract() {
         .expect("opens");
     a2a_tests::store_suite::run(Arc::new(store)).await;
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn the_postgres_store_keeps_the_store_contract() {
+    let Some(url) = a2a_tests::postgres::fresh_database("suite").await else {
+        return;
+    };
+    let store = PostgresTaskStore::connect(&url, PostgresStoreOptions::default())
+        .await
+        .expect("connects");
+    a2a_tests::store_suite::run(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn postgres_replicas_migrate_once_and_share_tasks_at_their_versions() {
+    use a2a_runtime::TaskState;
+    let Some(url) = a2a_tests::postgres::fresh_database("replicas").await else {
+        return;
+    };
+    // Started together, as replicas are: the schema is created once.
+    let (a, b) = tokio::join!(
+        PostgresTaskStore::connect(&url, PostgresStoreOptions::default()),
+        PostgresTaskStore::connect(&url, PostgresStoreOptions::default()),
+    );
+    let (a, b) = (a.expect("a connects"), b.expect("b connects"));
+    let task = a2a_tests::store_suite::task("shared", "alice", TaskState::Working, 0, 2);
+    a.create(&task).await.unwrap();
+    let seen = b
+        .get("shared", None)
+        .await
+        .unwrap()
+        .expect("b sees a's task");
+    assert_eq!(seen.task, task);
+    b.update(&task, 1).await.unwrap();
+    let stale = a.update(&task, 1).await.expect_err("a's write is stale");
+    assert!(
+        matches!(stale, a2a_runtime::StoreError::Conflict { actual: 2, .. }),
+        "{stale}"
+    );
 }
 
 #[tokio::test]

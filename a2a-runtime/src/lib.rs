@@ -48,8 +48,8 @@ pub use server::{
 };
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{
-    InMemoryTaskStore, ListQuery, MemoryStoreLimits, SqliteStoreOptions, SqliteTaskStore,
-    StoreError, StoredTask, TaskPage, TaskStore,
+    InMemoryTaskStore, ListQuery, MemoryStoreLimits, PostgresStoreOptions, PostgresTaskStore,
+    SqliteStoreOptions, SqliteTaskStore, StoreError, StoredTask, TaskPage, TaskStore,
 };
 pub use util::BoxFuture;
 

@@ -3,6 +3,7 @@
 
 pub mod lab;
 pub mod pki;
+pub mod postgres;
 pub mod registry_agents;
 pub mod sse;
 pub mod stepper;

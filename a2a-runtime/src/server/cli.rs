@@ -40,8 +40,9 @@ struct Cli {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Storage")]
 struct StorageArgs {
-    /// Where tasks are kept: memory, or sqlite://PATH [default: a SQLite file under --data-dir]
-    #[arg(long, env = "A2A_STORE", value_name = "STORE")]
+    /// Where tasks are kept: memory, sqlite://PATH, or postgres://USER:PASSWORD@HOST/DB (shared
+    /// by replicas) [default: a SQLite file under --data-dir]
+    #[arg(long, env = "A2A_STORE", value_name = "STORE", hide_env_values = true)]
     store: Option<super::StoreLocation>,
     /// The directory of the default SQLite store [default: $XDG_DATA_HOME/a2a-runtime, else
     /// ~/.local/share/a2a-runtime]

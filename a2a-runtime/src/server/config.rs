@@ -48,13 +48,45 @@ pub struct ServeConfig {
 }
 
 /// Where tasks are kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StoreLocation {
     /// In memory, bounded; lost on restart (`--store memory`).
     Memory,
     /// In this SQLite file (`--store sqlite://PATH`), kept across restarts.
     Sqlite(PathBuf),
+    /// In the PostgreSQL database at this URL (`--store postgres://…`), kept across restarts
+    /// and shared by every replica on it.
+    Postgres(String),
+}
+
+impl std::fmt::Debug for StoreLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Memory => f.write_str("Memory"),
+            Self::Sqlite(path) => f.debug_tuple("Sqlite").field(path).finish(),
+            Self::Postgres(_) => f.debug_tuple("Postgres").field(&self.to_string()).finish(),
+        }
+    }
+}
+
+/// Shows where tasks are kept, a database password left out.
+impl std::fmt::Display for StoreLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Memory => f.write_str("memory"),
+            Self::Sqlite(path) => write!(f, "{}", path.display()),
+            Self::Postgres(url) => match url::Url::parse(url) {
+                Ok(mut url) => {
+                    if url.password().is_some() {
+                        let _ = url.set_password(Some("***"));
+                    }
+                    write!(f, "{url}")
+                }
+                Err(_) => f.write_str("postgres://(unparsable URL)"),
+            },
+        }
+    }
 }
 
 impl std::str::FromStr for StoreLocation {
@@ -65,14 +97,23 @@ impl std::str::FromStr for StoreLocation {
         if text == "memory" {
             return Ok(Self::Memory);
         }
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return match url::Url::parse(text) {
+                Ok(url) if url.host_str().is_some() => Ok(Self::Postgres(text.to_owned())),
+                _ => Err(format!(
+                    "`{}` is not a PostgreSQL URL: use postgres://USER:PASSWORD@HOST:PORT/DATABASE",
+                    text.split('@').next_back().unwrap_or_default()
+                )),
+            };
+        }
         let path = text
             .strip_prefix("sqlite://")
             .or_else(|| text.strip_prefix("sqlite:"));
         match path {
             Some(path) if !path.is_empty() => Ok(Self::Sqlite(PathBuf::from(path))),
             _ => Err(format!(
-                "`{text}` is not a task store: use `memory` or `sqlite://PATH` (a file, created if \
-                 missing)"
+                "`{text}` is not a task store: use `memory`, `sqlite://PATH` (a file, created if \
+                 missing) or `postgres://USER:PASSWORD@HOST/DATABASE`"
             )),
         }
     }
@@ -335,7 +376,17 @@ mod tests {
             "sqlite:///var/lib/a.db".parse::<StoreLocation>(),
             Ok(StoreLocation::Sqlite("/var/lib/a.db".into()))
         );
-        assert!("postgres://x".parse::<StoreLocation>().is_err());
+        let postgres = "postgres://a2a:secret@db:5432/tasks"
+            .parse::<StoreLocation>()
+            .unwrap();
+        assert_eq!(
+            postgres,
+            StoreLocation::Postgres("postgres://a2a:secret@db:5432/tasks".into())
+        );
+        assert_eq!(postgres.to_string(), "postgres://a2a:***@db:5432/tasks");
+        assert!(!format!("{postgres:?}").contains("secret"));
+        assert!("postgres://".parse::<StoreLocation>().is_err());
+        assert!("mysql://x".parse::<StoreLocation>().is_err());
         let config = ServeConfig {
             data_dir: Some("/data".into()),
             ..ServeConfig::default()

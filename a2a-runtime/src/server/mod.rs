@@ -32,8 +32,8 @@ use crate::error::Error;
 use crate::quota::{QuotaLimits, Quotas};
 use crate::registry::Registry;
 use crate::task::{
-    InMemoryTaskStore, MemoryStoreLimits, SqliteStoreOptions, SqliteTaskStore, TaskConfig,
-    TaskManager, TaskStore,
+    InMemoryTaskStore, MemoryStoreLimits, PostgresStoreOptions, PostgresTaskStore,
+    SqliteStoreOptions, SqliteTaskStore, TaskConfig, TaskManager, TaskStore,
 };
 
 /// The default request body limit for A2A and MCP requests.
@@ -358,12 +358,13 @@ impl AgentServer {
     /// Tasks an earlier run left unfinished in a durable store are settled in the background
     /// (call it inside a Tokio runtime).
     pub fn router(self) -> Result<Router, Error> {
-        if let (None, Some(StoreLocation::Sqlite(path))) = (&self.store, &self.config.store) {
+        if let (None, Some(location @ (StoreLocation::Sqlite(_) | StoreLocation::Postgres(_)))) =
+            (&self.store, &self.config.store)
+        {
             return Err(Error::Config(format!(
-                "the SQLite store {} is opened asynchronously: pass \
-                 `SqliteTaskStore::open(path, options).await?` to `.store(..)`, or serve with \
-                 `serve()` / `serve_on()`",
-                path.display()
+                "the store {location} is opened asynchronously: pass \
+                 `SqliteTaskStore::open(..).await?` or `PostgresTaskStore::connect(..).await?` to \
+                 `.store(..)`, or serve with `serve()` / `serve_on()`"
             )));
         }
         let app = self.build(self.shutdown.clone().unwrap_or_default())?;
@@ -410,10 +411,8 @@ impl AgentServer {
                 (None, true) => StoreLocation::Memory,
                 _ => self.config.served_store(self.agent.name()),
             };
-            if let StoreLocation::Sqlite(path) = &location
-                && !self.config.stdio
-            {
-                eprintln!("tasks:        {}", path.display());
+            if !matches!(location, StoreLocation::Memory) && !self.config.stdio {
+                eprintln!("tasks:        {location}");
             }
             self.store = Some(self.open_store(&location).await?);
         }
@@ -459,6 +458,9 @@ impl AgentServer {
             })),
             StoreLocation::Sqlite(path) => {
                 Arc::new(SqliteTaskStore::open(path, SqliteStoreOptions::default()).await?)
+            }
+            StoreLocation::Postgres(url) => {
+                Arc::new(PostgresTaskStore::connect(url, PostgresStoreOptions::default()).await?)
             }
         })
     }

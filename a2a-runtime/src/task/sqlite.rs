@@ -18,9 +18,10 @@ use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::store::{
-    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, decode_page_token, encode_page_token,
+    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, assemble_page, decode_page_token,
+    state_name,
 };
-use crate::model::{ByteSize, Task, TaskState};
+use crate::model::Task;
 use crate::util::BoxFuture;
 
 /// The schema, one migration per entry; `PRAGMA user_version` records how many ran.
@@ -114,19 +115,6 @@ impl TaskRow {
             finished_us: task.status.state.is_terminal().then_some(now),
             body: serde_json::to_string(task).map_err(StoreError::backend)?,
         })
-    }
-}
-
-fn state_name(state: TaskState) -> &'static str {
-    match state {
-        TaskState::Submitted => "submitted",
-        TaskState::Working => "working",
-        TaskState::InputRequired => "inputRequired",
-        TaskState::AuthRequired => "authRequired",
-        TaskState::Completed => "completed",
-        TaskState::Failed => "failed",
-        TaskState::Canceled => "canceled",
-        TaskState::Rejected => "rejected",
     }
 }
 
@@ -251,43 +239,16 @@ impl SqliteTaskStore {
         if let Some((key, id)) = &cursor {
             page = page.bind(*key).bind(*key).bind(id.clone());
         }
-        let page_size = query.page_size.clamp(1, 100);
-        let limit = i64::try_from(page_size + 1).unwrap_or(101);
+        let limit = i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101);
         let rows = page
             .bind(limit)
             .fetch_all(&self.reads)
             .await
-            .map_err(StoreError::backend)?;
-        let max_bytes = query.max_bytes.unwrap_or(usize::MAX);
-        let mut tasks = Vec::with_capacity(rows.len());
-        let mut last = None;
-        let mut more = false;
-        let mut page_bytes = 0;
-        for row in rows {
-            if tasks.len() >= page_size {
-                more = true;
-                break;
-            }
-            let task =
-                decode(row.get::<&str, _>(2))?.view(query.history_length, !query.without_artifacts);
-            let size = task.byte_size();
-            if !tasks.is_empty() && page_bytes + size > max_bytes {
-                more = true;
-                break;
-            }
-            page_bytes += size;
-            last = Some((row.get::<i64, _>(1), row.get::<String, _>(0)));
-            tasks.push(task);
-        }
-        Ok(TaskPage {
-            tasks,
-            next_page_token: if more {
-                last.map(|(key, id)| encode_page_token(key, &id))
-            } else {
-                None
-            },
-            total_size: usize::try_from(total).unwrap_or(0),
-        })
+            .map_err(StoreError::backend)?
+            .into_iter()
+            .map(|row| (row.get(1), row.get(0), row.get(2)))
+            .collect();
+        assemble_page(rows, query, total)
     }
 }
 

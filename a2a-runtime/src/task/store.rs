@@ -4,7 +4,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 
-use crate::model::{Task, TaskState};
+use crate::model::{ByteSize, Task, TaskState};
 use crate::util::BoxFuture;
 
 /// A storage failure.
@@ -151,4 +151,62 @@ pub(super) fn decode_page_token(token: &str) -> Result<(i64, String), StoreError
         key.parse().map_err(|_| StoreError::InvalidPageToken)?,
         id.to_owned(),
     ))
+}
+
+/// One listed row: its status time (µs), id and serde body.
+pub(super) type ListedRow = (i64, String, String);
+
+/// A page of `query` from `rows` (at most `page_size + 1` rows in list order, so one more than
+/// fits tells that another page follows), trimmed as the query asks and within its byte bound.
+pub(super) fn assemble_page(
+    rows: Vec<ListedRow>,
+    query: &ListQuery,
+    total: i64,
+) -> Result<TaskPage, StoreError> {
+    let page_size = query.page_size.clamp(1, 100);
+    let max_bytes = query.max_bytes.unwrap_or(usize::MAX);
+    let mut tasks = Vec::with_capacity(rows.len().min(page_size));
+    let mut last = None;
+    let mut more = false;
+    let mut page_bytes = 0;
+    for (key, id, body) in rows {
+        if tasks.len() >= page_size {
+            more = true;
+            break;
+        }
+        let task = serde_json::from_str::<Task>(&body)
+            .map_err(StoreError::backend)?
+            .view(query.history_length, !query.without_artifacts);
+        let size = task.byte_size();
+        if !tasks.is_empty() && page_bytes + size > max_bytes {
+            more = true;
+            break;
+        }
+        page_bytes += size;
+        last = Some((key, id));
+        tasks.push(task);
+    }
+    Ok(TaskPage {
+        tasks,
+        next_page_token: if more {
+            last.map(|(key, id)| encode_page_token(key, &id))
+        } else {
+            None
+        },
+        total_size: usize::try_from(total).unwrap_or(0),
+    })
+}
+
+/// The stored name of a state (an indexed column of the SQL stores).
+pub(super) fn state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Submitted => "submitted",
+        TaskState::Working => "working",
+        TaskState::InputRequired => "inputRequired",
+        TaskState::AuthRequired => "authRequired",
+        TaskState::Completed => "completed",
+        TaskState::Failed => "failed",
+        TaskState::Canceled => "canceled",
+        TaskState::Rejected => "rejected",
+    }
 }

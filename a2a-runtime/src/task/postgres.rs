@@ -1,0 +1,383 @@
+//! [`PostgresTaskStore`]: tasks in a PostgreSQL database, which several replicas of one agent
+//! share. Every write is one conditional statement on the task's version, so replicas writing
+//! the same task never lose each other's updates; the schema is migrated at startup under an
+//! advisory lock, so replicas starting together migrate once.
+
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{AssertSqlSafe, Row};
+
+use super::store::{
+    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, assemble_page, decode_page_token,
+    state_name,
+};
+use crate::model::Task;
+use crate::util::BoxFuture;
+
+/// The schema, one migration per entry; `a2a_schema` records how many ran.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE a2a_tasks (
+        id          TEXT PRIMARY KEY,
+        owner       TEXT NOT NULL,
+        context_id  TEXT NOT NULL,
+        state       TEXT NOT NULL,
+        status_us   BIGINT NOT NULL,
+        finished_us BIGINT,
+        version     BIGINT NOT NULL,
+        body        TEXT NOT NULL
+    );
+    -- Lists (always by owner from the protocols), newest status first.
+    CREATE INDEX a2a_tasks_by_owner ON a2a_tasks (owner, status_us DESC, id DESC);
+    -- Retention, oldest finished first.
+    CREATE INDEX a2a_tasks_by_finish ON a2a_tasks (finished_us) WHERE finished_us IS NOT NULL;
+    -- Unfinished tasks, read at startup.
+    CREATE INDEX a2a_tasks_unfinished ON a2a_tasks (id) WHERE finished_us IS NULL;
+"];
+
+/// The advisory lock migrations run under (an arbitrary constant: "a2a" in ASCII, then 1).
+const MIGRATION_LOCK: i64 = 0x0061_3261_0001;
+
+/// Settings of a [`PostgresTaskStore`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PostgresStoreOptions {
+    /// How long a finished task stays readable (default 7 days; `None`: kept until deleted).
+    pub ttl: Option<Duration>,
+    /// The most finished tasks kept; the oldest go first (default 1 000 000).
+    pub max_finished: Option<usize>,
+    /// The most connections this process opens (default 16).
+    pub max_connections: u32,
+}
+
+impl Default for PostgresStoreOptions {
+    fn default() -> Self {
+        Self {
+            ttl: Some(Duration::from_secs(7 * 24 * 3600)),
+            max_finished: Some(1_000_000),
+            max_connections: 16,
+        }
+    }
+}
+
+/// Tasks in PostgreSQL; they survive restarts and are shared by every replica on the database
+/// (see the module docs).
+#[derive(Debug, Clone)]
+pub struct PostgresTaskStore {
+    pool: PgPool,
+    options: PostgresStoreOptions,
+}
+
+/// A task's indexed columns and its serde form, as written.
+struct Columns {
+    state: &'static str,
+    status_us: i64,
+    finished_us: Option<i64>,
+    body: String,
+}
+
+impl Columns {
+    fn of(task: &Task) -> Result<Self, StoreError> {
+        Ok(Self {
+            state: state_name(task.status.state),
+            status_us: task.status.timestamp.timestamp_micros(),
+            finished_us: task
+                .status
+                .state
+                .is_terminal()
+                .then(|| chrono::Utc::now().timestamp_micros()),
+            body: serde_json::to_string(task).map_err(StoreError::backend)?,
+        })
+    }
+}
+
+impl PostgresTaskStore {
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and
+    /// runs the schema's migrations.
+    pub async fn connect(url: &str, options: PostgresStoreOptions) -> Result<Self, StoreError> {
+        let connect: PgConnectOptions = url.parse().map_err(StoreError::backend)?;
+        let pool = PgPoolOptions::new()
+            .max_connections(options.max_connections.max(1))
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(connect.application_name("a2a-runtime"))
+            .await
+            .map_err(StoreError::backend)?;
+        migrate(&pool).await?;
+        Ok(Self { pool, options })
+    }
+
+    async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
+        let cursor = query
+            .page_token
+            .as_deref()
+            .map(decode_page_token)
+            .transpose()?;
+        let mut filters = String::from(" WHERE TRUE");
+        let mut n = 0;
+        let mut next = || {
+            n += 1;
+            format!("${n}")
+        };
+        if query.owner.is_some() {
+            filters.push_str(&format!(" AND owner = {}", next()));
+        }
+        if query.context_id.is_some() {
+            filters.push_str(&format!(" AND context_id = {}", next()));
+        }
+        if query.state.is_some() {
+            filters.push_str(&format!(" AND state = {}", next()));
+        }
+        if query.status_after.is_some() {
+            filters.push_str(&format!(" AND status_us > {}", next()));
+        }
+        let mut page_sql = format!("SELECT id, status_us, body FROM a2a_tasks{filters}");
+        if cursor.is_some() {
+            let (key, id) = (next(), next());
+            page_sql.push_str(&format!(
+                " AND (status_us < {key} OR (status_us = {key} AND id < {id}))"
+            ));
+        }
+        page_sql.push_str(&format!(
+            " ORDER BY status_us DESC, id DESC LIMIT {}",
+            next()
+        ));
+        // Only the fixed fragments above make up the SQL; every value is bound.
+        let bind_filters = |sql: String| {
+            let mut q = sqlx::query(AssertSqlSafe(sql));
+            if let Some(owner) = &query.owner {
+                q = q.bind(owner.clone());
+            }
+            if let Some(context) = &query.context_id {
+                q = q.bind(context.clone());
+            }
+            if let Some(state) = query.state {
+                q = q.bind(state_name(state));
+            }
+            if let Some(after) = query.status_after {
+                q = q.bind(after.timestamp_micros());
+            }
+            q
+        };
+        let total: i64 = bind_filters(format!("SELECT COUNT(*) FROM a2a_tasks{filters}"))
+            .fetch_one(&self.pool)
+            .await
+            .map_err(StoreError::backend)?
+            .get(0);
+        let mut page = bind_filters(page_sql);
+        if let Some((key, id)) = cursor {
+            page = page.bind(key).bind(id);
+        }
+        let limit = i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101);
+        let rows = page
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(StoreError::backend)?
+            .into_iter()
+            .map(|row| (row.get(1), row.get(0), row.get(2)))
+            .collect();
+        assemble_page(rows, query, total)
+    }
+
+    async fn update_now(&self, task: &Task, version: u64) -> Result<(), StoreError> {
+        let columns = Columns::of(task)?;
+        let expected = i64::try_from(version).map_err(StoreError::backend)?;
+        let updated = sqlx::query(
+            "UPDATE a2a_tasks SET owner = $2, context_id = $3, state = $4, status_us = $5,
+                 finished_us = CASE WHEN $6::BIGINT IS NULL THEN NULL
+                                    ELSE COALESCE(finished_us, $6) END,
+                 version = version + 1, body = $7
+             WHERE id = $1 AND version = $8",
+        )
+        .bind(&task.id)
+        .bind(&task.owner)
+        .bind(&task.context_id)
+        .bind(columns.state)
+        .bind(columns.status_us)
+        .bind(columns.finished_us)
+        .bind(&columns.body)
+        .bind(expected)
+        .execute(&self.pool)
+        .await
+        .map_err(StoreError::backend)?
+        .rows_affected();
+        if updated == 1 {
+            return Ok(());
+        }
+        let actual: Option<i64> = sqlx::query_scalar("SELECT version FROM a2a_tasks WHERE id = $1")
+            .bind(&task.id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+        Err(match actual {
+            Some(actual) => StoreError::Conflict {
+                id: task.id.clone(),
+                expected: version,
+                actual: u64::try_from(actual).unwrap_or(0),
+            },
+            None => StoreError::Missing(task.id.clone()),
+        })
+    }
+
+    async fn sweep_now(&self) -> Result<usize, StoreError> {
+        let mut swept = 0;
+        if let Some(ttl) = self.options.ttl {
+            let ttl = i64::try_from(ttl.as_micros()).unwrap_or(i64::MAX);
+            let before = chrono::Utc::now().timestamp_micros().saturating_sub(ttl);
+            swept += sqlx::query("DELETE FROM a2a_tasks WHERE finished_us < $1")
+                .bind(before)
+                .execute(&self.pool)
+                .await
+                .map_err(StoreError::backend)?
+                .rows_affected();
+        }
+        if let Some(max) = self.options.max_finished {
+            swept += sqlx::query(
+                "DELETE FROM a2a_tasks WHERE id IN (SELECT id FROM a2a_tasks
+                 WHERE finished_us IS NOT NULL ORDER BY finished_us DESC OFFSET $1)",
+            )
+            .bind(i64::try_from(max).unwrap_or(i64::MAX))
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::backend)?
+            .rows_affected();
+        }
+        Ok(usize::try_from(swept).unwrap_or(usize::MAX))
+    }
+}
+
+fn stored(
+    row: &sqlx::postgres::PgRow,
+    history_length: Option<usize>,
+) -> Result<StoredTask, StoreError> {
+    let task: Task = serde_json::from_str(row.get::<&str, _>(1)).map_err(StoreError::backend)?;
+    Ok(StoredTask {
+        version: u64::try_from(row.get::<i64, _>(0)).unwrap_or(0),
+        task: match history_length {
+            Some(_) => task.view(history_length, true),
+            None => task,
+        },
+    })
+}
+
+/// Runs the migrations not yet run, under an advisory lock so concurrent starts run each once.
+async fn migrate(pool: &PgPool) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await.map_err(StoreError::backend)?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(MIGRATION_LOCK)
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+    sqlx::raw_sql("CREATE TABLE IF NOT EXISTS a2a_schema (version INTEGER NOT NULL)")
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+    let ran: Option<i32> = sqlx::query_scalar("SELECT MAX(version) FROM a2a_schema")
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+    let ran = usize::try_from(ran.unwrap_or(0)).unwrap_or(0);
+    if ran > MIGRATIONS.len() {
+        return Err(StoreError::backend(format!(
+            "the task store was written by a newer version (schema {ran}, this one knows {})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(ran) {
+        sqlx::raw_sql(*migration)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::backend)?;
+        sqlx::query("INSERT INTO a2a_schema (version) VALUES ($1)")
+            .bind(i32::try_from(index + 1).unwrap_or(i32::MAX))
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::backend)?;
+    }
+    tx.commit().await.map_err(StoreError::backend)
+}
+
+impl TaskStore for PostgresTaskStore {
+    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let columns = Columns::of(task)?;
+            let inserted = sqlx::query(
+                "INSERT INTO a2a_tasks
+                     (id, owner, context_id, state, status_us, finished_us, version, body)
+                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7) ON CONFLICT (id) DO NOTHING",
+            )
+            .bind(&task.id)
+            .bind(&task.owner)
+            .bind(&task.context_id)
+            .bind(columns.state)
+            .bind(columns.status_us)
+            .bind(columns.finished_us)
+            .bind(&columns.body)
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::backend)?
+            .rows_affected();
+            if inserted == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Exists(task.id.clone()))
+            }
+        })
+    }
+
+    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.update_now(task, version))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        history_length: Option<usize>,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
+        Box::pin(async move {
+            sqlx::query("SELECT version, body FROM a2a_tasks WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(StoreError::backend)?
+                .map(|row| stored(&row, history_length))
+                .transpose()
+        })
+    }
+
+    fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
+        Box::pin(self.list_now(query))
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let deleted = sqlx::query("DELETE FROM a2a_tasks WHERE id = $1")
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(StoreError::backend)?
+                .rows_affected();
+            Ok(deleted == 1)
+        })
+    }
+
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<StoredTask>, StoreError>> {
+        Box::pin(async move {
+            sqlx::query("SELECT version, body FROM a2a_tasks WHERE finished_us IS NULL")
+                .fetch_all(&self.pool)
+                .await
+                .map_err(StoreError::backend)?
+                .iter()
+                .map(|row| stored(row, None))
+                .collect()
+        })
+    }
+
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        Box::pin(self.sweep_now())
+    }
+
+    fn retention(&self) -> Option<Duration> {
+        self.options.ttl
+    }
+}
