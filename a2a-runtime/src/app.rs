@@ -30,6 +30,8 @@ pub(crate) struct App {
     pub(crate) security: Arc<Security>,
     /// How bearer JWTs are verified, when they are (for the protected-resource metadata).
     pub(crate) jwt: Option<JwtConfig>,
+    /// The key MCP request states are sealed with, when replicas share one.
+    pub(crate) state_key: Option<Vec<u8>>,
 }
 
 /// How often finished tasks past the store's retention are forgotten.
@@ -38,7 +40,10 @@ const SWEEP_PERIOD: std::time::Duration = std::time::Duration::from_secs(60);
 impl App {
     /// What runs before the first request: tasks an earlier run left unfinished are settled,
     /// and the store's retention starts being enforced (until shutdown).
+    /// With a store replicas share, this replica joins them first, and from then on settles,
+    /// every lease, the tasks of replicas that died.
     pub(crate) async fn start(&self) -> Result<(), crate::Error> {
+        self.manager.join_replicas(self.shutdown.clone());
         self.manager.recover().await?;
         self.manager
             .sweep_periodically(SWEEP_PERIOD, self.shutdown.clone());

@@ -48,8 +48,9 @@ pub use server::{
 };
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{
-    InMemoryTaskStore, ListQuery, MemoryStoreLimits, PostgresStoreOptions, PostgresTaskStore,
-    SqliteStoreOptions, SqliteTaskStore, StoreError, StoredTask, TaskPage, TaskStore,
+    Coordination, InMemoryTaskStore, ListQuery, MemoryStoreLimits, PostgresStoreOptions,
+    PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore, StoreError, StoredTask, TaskPage,
+    TaskStore,
 };
 pub use util::BoxFuture;
 

@@ -77,7 +77,7 @@ impl Started {
         } else {
             let task = self.task.settled().await;
             self.task.durable(DURABLE_WAIT).await;
-            task
+            self.task.told(task).await
         };
         task.view(self.history, true)
     }

@@ -65,6 +65,21 @@ impl Caller {
         self
     }
 
+    /// A stand-in for the caller whose owner key is `owner`, for a task followed here that
+    /// another replica runs for its real caller: only its owner is ever read.
+    pub(crate) fn owning(owner: &str) -> Self {
+        if owner == ANONYMOUS {
+            return Self::anonymous();
+        }
+        Self(Arc::new(Inner {
+            principal: owner.to_owned(),
+            scheme: None,
+            scopes: BTreeSet::new(),
+            claims: Map::new(),
+            owner: Arc::from(owner),
+        }))
+    }
+
     fn build(
         principal: String,
         scheme: Option<String>,

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     ContentBlock, CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult,
-    Implementation, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
-    Tool, UpdateTaskParams,
+    Implementation, InitializeResult, InputRequiredResult, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload,
+    TaskStatus as McpTaskStatus, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -23,7 +23,7 @@ use super::results::{call_result, task_result};
 use super::tools::tool_list;
 use super::updates::{ArtifactCollector, ProgressForwarder};
 use crate::app::App;
-use crate::ask::Asker;
+use crate::ask::{Answer, Asker};
 use crate::call::normalize_numbers;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
@@ -57,7 +57,7 @@ impl McpHandler {
     pub(crate) fn new(app: Arc<App>) -> Self {
         Self {
             tools: Arc::new(tool_list(app.dispatcher.registry())),
-            parked: Arc::new(ParkedCalls::new()),
+            parked: Arc::new(ParkedCalls::new(app.state_key.as_deref())),
             app,
         }
     }
@@ -130,9 +130,13 @@ impl McpHandler {
         let limits = self.app.manager.input_limits().clone();
         let grace = self.app.manager.cancel_grace();
         if stateless && forms {
-            let call = self
-                .parked
-                .start(&self.app.dispatcher, call, limits, grace, quota);
+            let call = self.parked.start(
+                &self.app.dispatcher,
+                call,
+                (limits, grace),
+                quota,
+                Vec::new(),
+            );
             return Ok(self.drive(call, &context).await);
         }
         let asker: Arc<dyn Asker> = if forms {
@@ -231,18 +235,59 @@ impl McpHandler {
         caller: &CallerId,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let ttl = self.app.manager.input_limits().timeout();
         match self.parked.resume(tool, caller.owner(), state, responses) {
             Ok(Resumed::Answered(call)) => Ok(self.drive(call, context).await),
             Ok(Resumed::Unanswered(question)) => Ok(CallToolResponse::InputRequired(
-                self.parked
-                    .input_required(&question, tool, caller.owner(), ttl),
+                InputRequiredResult::new(Some(input_requests(&question)), Some(state.to_owned())),
             )),
+            Ok(Resumed::Rerun { arguments, answers }) => {
+                self.rerun(tool, arguments, answers, caller, context).await
+            }
             Err(error) => Err(McpError::invalid_params(
                 error.to_string(),
                 Some(json!({ "field": "requestState" })),
             )),
         }
+    }
+
+    /// Makes again a call another process parked (a retry that reached another replica, or
+    /// this server after a restart), handing its questions the answers the state carries.
+    async fn rerun(
+        &self,
+        tool: &'static str,
+        arguments: Value,
+        answers: Vec<Answer>,
+        caller: &CallerId,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(skill) = self.app.dispatcher.registry().get(tool) else {
+            return Ok(tool_error("the tool is no longer registered"));
+        };
+        let decoded = match skill.descriptor.decode_input(&arguments) {
+            Ok(decoded) => decoded,
+            Err(error) => {
+                return Ok(tool_error(&format!(
+                    "the call cannot be made again: its arguments no longer fit the tool ({error}); call it again without requestState"
+                )));
+            }
+        };
+        let message = request_message(tool, arguments.clone());
+        let call = Call::new(
+            skill,
+            decoded,
+            arguments,
+            message,
+            caller.caller().clone(),
+            caller.trace().cloned(),
+        )
+        .map_err(forbidden)?;
+        let quota = self.app.quotas.start_task(caller).map_err(busy)?;
+        let limits = self.app.manager.input_limits().clone();
+        let grace = self.app.manager.cancel_grace();
+        let call = self
+            .parked
+            .start(&self.app.dispatcher, call, (limits, grace), quota, answers);
+        Ok(self.drive(call, context).await)
     }
 
     /// A call from a client that supports the tasks extension runs as a task of the shared task

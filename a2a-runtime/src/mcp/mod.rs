@@ -13,4 +13,5 @@ mod tools;
 mod updates;
 
 pub(crate) use handler::McpHandler;
+pub(crate) use parked::MIN_STATE_KEY_BYTES;
 pub(crate) use request_check::{McpGate, check_request};

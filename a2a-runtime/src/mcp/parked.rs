@@ -1,13 +1,21 @@
 //! Calls suspended between MRTR rounds (protocol 2026-07-28). A skill that asks makes its call
 //! return an input-required result while the skill keeps waiting, detached from any request,
 //! until the client retries with the answer and the sealed `requestState`, or the question
-//! expires. The state names the waiting question and is HMAC-sealed to the tool and to the
-//! caller that made the call, so a client can neither forge one nor replay it against another
-//! tool, and another caller holding it cannot answer; it is single-use.
+//! expires. The state is HMAC-sealed to the tool and to the caller that made the call, so a
+//! client can neither forge one nor replay it against another tool, and another caller holding
+//! it cannot answer; on the process that made it, it is single-use.
+//!
+//! The state also carries what it takes to make the call again: the process that parked it,
+//! the question, the call's arguments and the answers given so far. A retry that reaches
+//! another process (another replica sharing the sealing key, or this server after a restart)
+//! runs the call again there, the answers so far replayed into `ctx.ask`, and the new answer
+//! for the question the state names.
 
-use crate::quota::TaskSlot;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use rmcp::model::{InputRequiredResult, InputResponses, RequestStateCodec, SealOptions};
 use tokio::sync::{mpsc, oneshot};
@@ -21,6 +29,7 @@ use crate::call::SkillResult;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
 use crate::model::new_id;
+use crate::quota::TaskSlot;
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
 
@@ -41,6 +50,32 @@ pub(crate) struct DetachedCall {
     pub(crate) published: Arc<ArtifactCollector>,
     pub(crate) progress: Arc<ProgressRelay>,
     pub(crate) cancel: CancellationToken,
+    /// The call's arguments and the answers its questions got so far, sealed into the state of
+    /// its next question.
+    record: Arc<Record>,
+}
+
+/// What makes a detached call again.
+#[derive(Debug)]
+struct Record {
+    arguments: Value,
+    answers: Mutex<Vec<Answer>>,
+}
+
+impl Record {
+    fn answers(&self) -> MutexGuard<'_, Vec<Answer>> {
+        self.answers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The sealed content of a `requestState`.
+#[derive(Debug, Serialize, Deserialize)]
+struct SealedState {
+    /// The process that parked the call.
+    origin: String,
+    question: Question,
+    arguments: Value,
+    answers: Vec<Answer>,
 }
 
 /// A question waiting for a client's retry.
@@ -69,26 +104,46 @@ pub(crate) enum ResumeError {
 pub(crate) enum Resumed {
     /// The answer was handed over; drive the call on.
     Answered(DetachedCall),
-    /// The retry carried no usable answer; the question still waits.
+    /// The retry carried no usable answer; the question still waits, under the same state.
     Unanswered(Question),
+    /// The call was parked by another process: make it again with these arguments, its
+    /// questions answered with `answers` (the last one answers the state's question) before any
+    /// is asked.
+    Rerun {
+        arguments: Value,
+        answers: Vec<Answer>,
+    },
 }
 
 /// The calls waiting for MRTR retries, and the key that seals their request states.
 pub(crate) struct ParkedCalls {
     calls: Mutex<HashMap<String, Parked>>,
     codec: RequestStateCodec,
+    /// This process, as the origin of the states it seals.
+    origin: String,
 }
 
+/// The shortest sealing key accepted.
+pub(crate) const MIN_STATE_KEY_BYTES: usize = 32;
+
 impl ParkedCalls {
-    /// A registry whose seals only this process can make: the key is random per process.
-    pub(crate) fn new() -> Self {
-        let mut key = Vec::with_capacity(32);
-        key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
-        key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
+    /// A registry sealing with `key` (at least [`MIN_STATE_KEY_BYTES`]; every replica given
+    /// the same key can open the others' states), or with a key random to this process.
+    pub(crate) fn new(key: Option<&[u8]>) -> Self {
+        let key = match key {
+            Some(key) if key.len() >= MIN_STATE_KEY_BYTES => key.to_vec(),
+            _ => {
+                let mut key = Vec::with_capacity(32);
+                key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
+                key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
+                key
+            }
+        };
         Self {
             calls: Mutex::new(HashMap::new()),
             codec: RequestStateCodec::try_new(key)
                 .expect("a 32-byte key meets the codec's minimum length"),
+            origin: uuid::Uuid::new_v4().simple().to_string(),
         }
     }
 
@@ -96,15 +151,20 @@ impl ParkedCalls {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Starts `call` detached, its questions answered through MRTR rounds.
+    /// Starts `call` detached, its questions answered through MRTR rounds; the first ones are
+    /// answered with `replay` (a call made again from another process's state).
     pub(crate) fn start(
         self: &Arc<Self>,
         dispatcher: &Arc<Dispatcher>,
         call: Call,
-        limits: InputLimits,
-        grace: std::time::Duration,
+        (limits, grace): (InputLimits, std::time::Duration),
         quota: TaskSlot,
+        replay: Vec<Answer>,
     ) -> DetachedCall {
+        let record = Arc::new(Record {
+            arguments: call.arguments.clone(),
+            answers: Mutex::new(Vec::new()),
+        });
         let (sender, events) = mpsc::channel(1);
         let published = Arc::new(ArtifactCollector::default());
         let progress = Arc::new(ProgressRelay::default());
@@ -117,6 +177,8 @@ impl ParkedCalls {
             parked: Arc::clone(self),
             limits,
             cancel: cancel.clone(),
+            record: Arc::clone(&record),
+            replay: Mutex::new(replay.into()),
         };
         let call_id = new_id();
         let context = call
@@ -143,6 +205,7 @@ impl ParkedCalls {
             published,
             progress,
             cancel,
+            record,
         }
     }
 
@@ -153,34 +216,48 @@ impl ParkedCalls {
         call: DetachedCall,
         ttl: std::time::Duration,
     ) -> Result<InputRequiredResult, DetachedCall> {
-        let (tool, owner) = (call.skill, Arc::clone(&call.owner));
+        let (tool, owner, record) = (
+            call.skill,
+            Arc::clone(&call.owner),
+            Arc::clone(&call.record),
+        );
         match self.lock().get_mut(&question.id) {
             Some(parked) => parked.call = Some(call),
             // It expired before it could be parked; the call finishes with the error.
             None => return Err(call),
         }
-        Ok(self.input_required(question, tool, &owner, ttl))
+        let sealed = SealedState {
+            origin: self.origin.clone(),
+            question: question.clone(),
+            arguments: record.arguments.clone(),
+            answers: record.answers().clone(),
+        };
+        Ok(self.input_required(&sealed, tool, &owner, ttl))
     }
 
-    /// What tells the client to answer `question` and retry with the returned state.
-    pub(crate) fn input_required(
+    /// What tells the client to answer the question of `sealed` and retry with the state.
+    fn input_required(
         &self,
-        question: &Question,
+        sealed: &SealedState,
         tool: &str,
         owner: &str,
         ttl: std::time::Duration,
     ) -> InputRequiredResult {
+        // Serializing plain data cannot fail.
+        let content = serde_json::to_vec(sealed).unwrap_or_default();
         let state = self.codec.seal_with(
-            question.id.as_bytes(),
+            &content,
             &SealOptions::new()
                 .associated_data(&sealed_to(tool, owner))
                 .ttl(ttl),
         );
-        InputRequiredResult::new(Some(input_requests(question)), Some(state))
+        InputRequiredResult::new(Some(input_requests(&sealed.question)), Some(state))
     }
 
     /// Resumes the call `state` names with the client's answer to its question; only the
-    /// caller (`owner`) that made the call can.
+    /// caller (`owner`) that made the call can. A call another process parked is made again
+    /// ([`Resumed::Rerun`]); one this process parked and no longer holds (answered, expired) is
+    /// [`ResumeError::Gone`].
     pub(crate) fn resume(
         &self,
         tool: &str,
@@ -188,20 +265,34 @@ impl ParkedCalls {
         state: &str,
         responses: Option<InputResponses>,
     ) -> Result<Resumed, ResumeError> {
-        let id = self
+        let sealed: SealedState = self
             .codec
             .open_with(state, &sealed_to(tool, owner))
             .ok()
-            .and_then(|id| String::from_utf8(id).ok())
+            .and_then(|content| serde_json::from_slice(&content).ok())
             .ok_or(ResumeError::Forged)?;
+        let id = sealed.question.id.clone();
+        let answer = responses
+            .and_then(|mut responses| responses.remove(&id))
+            .and_then(|response| Form::new(&sealed.question).answer_value(response));
+        if sealed.origin != self.origin {
+            return Ok(match answer {
+                None => Resumed::Unanswered(sealed.question),
+                Some(answer) => {
+                    let mut answers = sealed.answers;
+                    answers.push(answer);
+                    Resumed::Rerun {
+                        arguments: sealed.arguments,
+                        answers,
+                    }
+                }
+            });
+        }
         let mut calls = self.lock();
         let parked = calls
             .get(&id)
             .filter(|p| p.tool == tool && p.call.is_some())
             .ok_or(ResumeError::Gone)?;
-        let answer = responses
-            .and_then(|mut responses| responses.remove(&id))
-            .and_then(|response| Form::new(&parked.question).answer_value(response));
         let Some(answer) = answer else {
             return Ok(Resumed::Unanswered(parked.question.clone()));
         };
@@ -253,10 +344,28 @@ struct MrtrAsker {
     parked: Arc<ParkedCalls>,
     limits: InputLimits,
     cancel: CancellationToken,
+    /// Where the answers are recorded, for the states of later questions.
+    record: Arc<Record>,
+    /// Answers given before, for a call made again: handed out before anything is asked.
+    replay: Mutex<VecDeque<Answer>>,
 }
 
 impl MrtrAsker {
     async fn wait(&self, question: &Question) -> Result<Answer, AskError> {
+        let replayed = self
+            .replay
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front();
+        let answer = match replayed {
+            Some(answer) => answer,
+            None => self.ask_client(question).await?,
+        };
+        self.record.answers().push(answer.clone());
+        Ok(answer)
+    }
+
+    async fn ask_client(&self, question: &Question) -> Result<Answer, AskError> {
         if question.kind == QuestionKind::Auth {
             return Err(auth_unsupported(question));
         }
@@ -313,6 +422,11 @@ mod tests {
             parked: Arc::clone(parked),
             limits: limits.clone(),
             cancel: CancellationToken::new(),
+            record: Arc::new(Record {
+                arguments: serde_json::json!({}),
+                answers: Mutex::new(Vec::new()),
+            }),
+            replay: Mutex::new(VecDeque::new()),
         };
         (asker, receiver)
     }
@@ -323,7 +437,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_expired_question_is_reaped_and_frees_its_slot() {
-        let parked = Arc::new(ParkedCalls::new());
+        let parked = Arc::new(ParkedCalls::new(None));
         let limits = InputLimits::new(Duration::from_millis(20), 4);
         let (asker, mut events) = asker(&parked, &limits);
         let question = question();
@@ -340,7 +454,13 @@ mod tests {
         );
         assert_eq!(parked.len(), 0, "reaped");
         assert_eq!(limits.waiting(), 0, "slot freed");
-        let state = parked.input_required(&asked, "t", "anonymous", Duration::from_secs(1));
+        let sealed = SealedState {
+            origin: parked.origin.clone(),
+            question: asked,
+            arguments: serde_json::json!({}),
+            answers: Vec::new(),
+        };
+        let state = parked.input_required(&sealed, "t", "anonymous", Duration::from_secs(1));
         let state = state.request_state.expect("sealed state");
         assert!(matches!(
             parked.resume("t", "anonymous", &state, None),
@@ -355,7 +475,7 @@ mod tests {
 
     #[tokio::test]
     async fn questions_beyond_the_limit_are_refused() {
-        let parked = Arc::new(ParkedCalls::new());
+        let parked = Arc::new(ParkedCalls::new(None));
         let limits = InputLimits::new(Duration::from_secs(60), 1);
         let (first, mut events) = asker(&parked, &limits);
         let question = question();

@@ -1,10 +1,14 @@
 //! What happens to a task while it runs: status and artifact updates, in the order subscribers
 //! see them.
 
+use serde::{Deserialize, Serialize};
+
 use super::{Artifact, JsonObject, Task, TaskStatus};
 
-/// One change to a task, as streamed to subscribers after the initial [`Task`] snapshot.
-#[derive(Debug, Clone, PartialEq)]
+/// One change to a task, as streamed to subscribers after the initial [`Task`] snapshot. The
+/// `serde` form is this crate's own (replicas forward events in it), not a wire format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum TaskEvent {
     /// The task's status changed (including progress reports while it works).
     Status(TaskStatusUpdate),
@@ -13,7 +17,8 @@ pub enum TaskEvent {
 }
 
 /// The task entered a status.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TaskStatusUpdate {
     /// The task.
     pub task_id: String,
@@ -26,7 +31,8 @@ pub struct TaskStatusUpdate {
 }
 
 /// An artifact, or one chunk of an artifact that is sent in pieces.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TaskArtifactUpdate {
     /// The task.
     pub task_id: String,

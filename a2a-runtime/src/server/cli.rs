@@ -48,6 +48,19 @@ struct StorageArgs {
     /// ~/.local/share/a2a-runtime]
     #[arg(long, env = "A2A_DATA_DIR", value_name = "DIR")]
     data_dir: Option<std::path::PathBuf>,
+    /// With a Postgres store: how long a replica that stops renewing its lease counts as alive;
+    /// then a survivor fails (or re-runs) its unfinished tasks [default: 10s]
+    #[arg(long, env = "A2A_REPLICA_LEASE", value_parser = duration, value_name = "DURATION")]
+    replica_lease: Option<std::time::Duration>,
+    /// The secret MCP requestStates are sealed with (at least 32 bytes); give every replica the
+    /// same one so a retry may reach any of them [default: random per process]
+    #[arg(
+        long,
+        env = "A2A_STATE_KEY",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    state_key: Option<String>,
 }
 
 /// TLS for agents that face the network without a proxy.
@@ -285,6 +298,12 @@ impl Cli {
         }
         if self.storage.data_dir.is_some() {
             config.data_dir = self.storage.data_dir;
+        }
+        if self.storage.replica_lease.is_some() {
+            config.replica_lease = self.storage.replica_lease;
+        }
+        if self.storage.state_key.is_some() {
+            config.state_key = self.storage.state_key;
         }
         config.allowed_hosts.extend(network.allowed_hosts);
         config.allowed_origins.extend(network.allowed_origins);

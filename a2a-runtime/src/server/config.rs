@@ -45,6 +45,13 @@ pub struct ServeConfig {
     /// `A2A_DATA_DIR`; default `$XDG_DATA_HOME/a2a-runtime`, else
     /// `~/.local/share/a2a-runtime`): `<data-dir>/<agent name>/tasks.sqlite3`.
     pub data_dir: Option<PathBuf>,
+    /// With a store replicas share (Postgres): how long a replica that stops renewing its lease
+    /// counts as alive before survivors settle its tasks (`--replica-lease`; default 10 s).
+    pub replica_lease: Option<std::time::Duration>,
+    /// The secret MCP `requestState`s are sealed with (`--state-key`, at least 32 bytes). Give
+    /// every replica the same one, so a retry may reach any of them; without it each process
+    /// seals with a random key of its own.
+    pub state_key: Option<String>,
 }
 
 /// Where tasks are kept.
@@ -293,6 +300,8 @@ impl Default for ServeConfig {
             tls: TlsSettings::default(),
             store: None,
             data_dir: None,
+            replica_lease: None,
+            state_key: None,
         }
     }
 }

@@ -321,6 +321,27 @@ impl AgentServer {
                 ttl: limits.task_ttl,
             }))
         });
+        let state_key = self
+            .config
+            .state_key
+            .as_ref()
+            .map(|key| key.as_bytes().to_vec());
+        if state_key
+            .as_ref()
+            .is_some_and(|key| key.len() < crate::mcp::MIN_STATE_KEY_BYTES)
+        {
+            return Err(Error::Config(format!(
+                "--state-key must be at least {} bytes long",
+                crate::mcp::MIN_STATE_KEY_BYTES
+            )));
+        }
+        if state_key.is_none() && store.coordination().is_some() {
+            tracing::warn!(
+                "replicas share the task store but no --state-key: an MCP retry (protocol \
+                 2026-07-28) is answered only by the replica that asked; give every replica the \
+                 same --state-key"
+            );
+        }
         let quotas = Quotas::new(QuotaLimits {
             running: limits.max_running_per_caller,
             waiting: limits.max_waiting_per_caller,
@@ -346,6 +367,7 @@ impl AgentServer {
             shutdown,
             security: Arc::new(security),
             jwt: auth.jwt,
+            state_key,
         }))
     }
 

@@ -55,6 +55,8 @@ pub(crate) struct LiveTask {
     /// While a resumed skill is handed the answers it was given before a restart: its reports
     /// are not recorded again (the task holds them already).
     replaying: AtomicBool,
+    /// For a mirror (a task another replica runs, followed here): the revision applied so far.
+    applied: Option<watch::Sender<u64>>,
 }
 
 /// Bytes one task may hold: history beyond its budget is dropped oldest first; artifacts beyond
@@ -147,7 +149,74 @@ impl LiveTask {
             quota: Mutex::new(quota),
             budget,
             replaying: AtomicBool::new(false),
+            applied: None,
         }
+    }
+
+    /// A mirror of a task another replica runs, as it was at `revision` there: the events that
+    /// replica forwards are applied to it ([`apply_forwarded`](Self::apply_forwarded)), so
+    /// subscribers and waiters here follow the task as if it ran here. It is never stored.
+    pub(crate) fn mirror(task: Task, revision: u64, caller: Caller, buffer: usize) -> Self {
+        let mut mirror = Self::new(
+            StoredTask { task, version: 0 },
+            "",
+            caller,
+            buffer,
+            None,
+            Budget {
+                history_bytes: usize::MAX,
+                artifact_bytes: usize::MAX,
+            },
+            None,
+        );
+        mirror.lock().revision = revision;
+        mirror.stored.send_replace(revision);
+        mirror.applied = Some(watch::channel(revision).0);
+        mirror
+    }
+
+    /// Applies an event the running replica forwarded, which took the task there to `revision`.
+    /// Status messages of failed and waiting states join the history, as they do there.
+    pub(crate) fn apply_forwarded(&self, event: TaskEvent, revision: u64) {
+        let history = match event.state() {
+            Some(TaskState::Failed | TaskState::InputRequired | TaskState::AuthRequired) => {
+                event.status_message()
+            }
+            _ => None,
+        };
+        let mut inner = self.lock();
+        let applied = self.apply(&mut inner, event, history, usize::MAX);
+        inner.revision = revision;
+        drop(inner);
+        self.publish(applied);
+        if let Some(applied) = &self.applied {
+            applied.send_replace(revision);
+        }
+    }
+
+    /// Waits until a mirror has applied `revision` (at most `limit`); `false` if it did not.
+    pub(crate) async fn applied(&self, revision: u64, limit: std::time::Duration) -> bool {
+        let Some(applied) = &self.applied else {
+            return true;
+        };
+        let mut applied = applied.subscribe();
+        tokio::time::timeout(limit, applied.wait_for(|r| *r >= revision))
+            .await
+            .is_ok_and(|waited| waited.is_ok())
+    }
+
+    /// Ends a mirror's subscriptions: its replica stopped forwarding (it finished the task, or
+    /// went away); subscribers finish with the stored state.
+    pub(crate) fn close(&self) {
+        self.lock().events = None;
+    }
+
+    /// Like [`subscribe`](Self::subscribe), with the snapshot's revision (read under the same
+    /// lock, so the events that follow are the revisions after it).
+    pub(crate) fn subscribe_at(&self) -> (Subscribed, u64) {
+        let mut inner = self.lock();
+        let revision = inner.revision;
+        (self.subscribe_locked(&mut inner), revision)
     }
 
     /// The skill is being handed its earlier answers (`true`) or runs on from where it was.
@@ -161,8 +230,9 @@ impl LiveTask {
     pub(crate) fn forget_answers_from(&self, kept: usize) {
         let mut inner = self.lock();
         if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
+            // Not a revision of its own (a revision is one event, which replicas count): the
+            // question asked next is, and stores this with it.
             checkpoint.answers.truncate(kept);
-            inner.revision += 1;
         }
     }
 
@@ -224,7 +294,10 @@ impl LiveTask {
     /// The snapshot and the receiver are taken under one lock, so the subscriber sees every
     /// event after the snapshot exactly once.
     pub(crate) fn subscribe(&self) -> Subscribed {
-        let mut inner = self.lock();
+        self.subscribe_locked(&mut self.lock())
+    }
+
+    fn subscribe_locked(&self, inner: &mut Inner) -> Subscribed {
         let state = inner.task.status.state;
         let events = if state.is_terminal() {
             None

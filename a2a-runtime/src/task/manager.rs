@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use futures::Stream;
 
+use super::cluster::Cluster;
 use super::error::{TaskError, refused};
 use super::live::{Budget, LiveTask, Subscribed};
 use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
@@ -64,9 +65,45 @@ pub(crate) struct TaskHandle {
     pub(super) live: Arc<LiveTask>,
     /// For a task an answer resumed: the subscription taken as the answer was handed over.
     pub(super) resumed: Option<Subscribed>,
+    /// For a mirror of a task another replica runs: the shared store, which holds the task's
+    /// full history (a mirror follows its events, not every message).
+    pub(super) store: Option<Arc<dyn TaskStore>>,
 }
 
 impl TaskHandle {
+    /// A handle on `live`, created or resumed here.
+    pub(super) fn here(live: Arc<LiveTask>, resumed: Option<Subscribed>) -> Self {
+        Self {
+            live,
+            resumed,
+            store: None,
+        }
+    }
+
+    /// A handle on the mirror of a task another replica runs, subscribed from now on.
+    pub(super) fn mirrored(mirror: Arc<LiveTask>, store: Arc<dyn TaskStore>) -> Self {
+        let resumed = Some(mirror.subscribe());
+        Self {
+            live: mirror,
+            resumed,
+            store: Some(store),
+        }
+    }
+
+    /// `task`, settled and durable, as the caller is told it: for a mirror, the stored copy
+    /// (with every message of its history) once it holds at least this state.
+    pub(crate) async fn told(&self, task: Task) -> Task {
+        let Some(store) = &self.store else {
+            return task;
+        };
+        match store.get(&task.id, None).await {
+            Ok(Some(stored)) if stored.task.status.timestamp >= task.status.timestamp => {
+                stored.task
+            }
+            _ => task,
+        }
+    }
+
     /// The task's id.
     pub(crate) fn id(&self) -> &str {
         &self.live.id
@@ -130,7 +167,11 @@ fn unresumable(task: &Task) -> TaskError {
 }
 
 /// A message for task `task` must not name another context.
-fn check_context(task: &str, context_id: &str, message: &Message) -> Result<(), TaskError> {
+pub(super) fn check_context(
+    task: &str,
+    context_id: &str,
+    message: &Message,
+) -> Result<(), TaskError> {
     match &message.context_id {
         Some(given) if given != context_id => Err(TaskError::ContextMismatch {
             task: task.to_owned(),
@@ -157,6 +198,8 @@ pub(crate) struct TaskManager {
     pub(super) input: InputLimits,
     /// Charged when an answer resumes a task left by an earlier run (its skill runs again).
     pub(super) quotas: Arc<Quotas>,
+    /// The other replicas on the store, when it is shared.
+    pub(super) cluster: Option<Arc<Cluster>>,
 }
 
 impl TaskManager {
@@ -167,12 +210,15 @@ impl TaskManager {
         config: TaskConfig,
     ) -> Arc<Self> {
         Arc::new(Self {
-            store,
             dispatcher,
             live: Mutex::new(HashMap::new()),
             config,
             input: InputLimits::new(config.input_timeout, config.max_waiting),
             quotas,
+            cluster: store
+                .coordination()
+                .map(|coordination| Cluster::new(coordination, config.stream_buffer)),
+            store,
         })
     }
 
@@ -244,6 +290,9 @@ impl TaskManager {
         if let Some(live) = self.live(id, owner) {
             return Ok(live.subscribe());
         }
+        if let Some(subscribed) = self.subscribe_remote(id, owner).await? {
+            return Ok(subscribed);
+        }
         let task = self
             .stored(id, owner, None)
             .await?
@@ -272,6 +321,12 @@ impl TaskManager {
         let (live, revived) = match self.live(task_id, owner) {
             Some(live) => (live, None),
             None => {
+                if let Some(handle) = self
+                    .resume_remote(task_id, &message, caller.caller())
+                    .await?
+                {
+                    return Ok(handle);
+                }
                 let stored = self.found(task_id, owner).await?;
                 check_context(task_id, &stored.task.context_id, &message)?;
                 let refusal = unresumable(&stored.task);
@@ -289,10 +344,7 @@ impl TaskManager {
         if let Some(revived) = revived {
             self.run_revived(&live, revived);
         }
-        Ok(TaskHandle {
-            live,
-            resumed: Some(delivered?),
-        })
+        Ok(TaskHandle::here(live, Some(delivered?)))
     }
 
     /// Answers question `question_id` of task `task_id` with an MCP client's input response;
@@ -357,6 +409,19 @@ impl TaskManager {
         let (live, revived) = match self.live(task_id, owner) {
             Some(live) => (live, None),
             None => {
+                let remote = self
+                    .answer_remote(
+                        task_id,
+                        owner,
+                        (kind, question),
+                        answer.clone(),
+                        history.clone(),
+                        caller.map(CallerId::caller),
+                    )
+                    .await?;
+                if remote.is_some() {
+                    return Ok(());
+                }
                 let stored = self.found(task_id, owner).await?;
                 let refusal = unresumable(&stored.task);
                 self.revive(stored, kind, question, caller)
@@ -384,7 +449,7 @@ impl TaskManager {
     }
 
     /// Hands a waiting task its answer and records the resumed task.
-    async fn deliver(
+    pub(super) async fn deliver(
         &self,
         live: &LiveTask,
         kind: QuestionKind,
@@ -467,10 +532,7 @@ impl TaskManager {
             self.store.create(&task).await?;
             let live = self.live_task(task, 1, skill, caller, Some(quota), held);
             self.live_map().insert(task_id, Arc::clone(&live));
-            Ok(TaskHandle {
-                live,
-                resumed: None,
-            })
+            Ok(TaskHandle::here(live, None))
         }
     }
 
@@ -587,6 +649,25 @@ impl TaskManager {
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))
     }
 
+    /// Cancels a task live here: it ends `Canceled` at once and its skill is stopped.
+    pub(super) async fn cancel_live(&self, live: &LiveTask) -> Result<Task, TaskError> {
+        let canceled = live.record(
+            live.status_event(TaskState::Canceled, None, None),
+            None,
+            self.config.max_history,
+        );
+        let task = live.snapshot();
+        if !canceled {
+            return Err(TaskError::NotCancelable {
+                id: live.id.clone(),
+                state: task.status.state,
+            });
+        }
+        live.cancel.cancel();
+        self.persist(live).await;
+        Ok(task)
+    }
+
     /// How long a canceled skill may keep running.
     pub(crate) fn cancel_grace(&self) -> Duration {
         self.config.cancel_grace
@@ -606,20 +687,9 @@ impl TaskManager {
     /// the cancellation (and is dropped if it has not returned within the grace period).
     pub(crate) async fn cancel(&self, id: &str, owner: &str) -> Result<Task, TaskError> {
         if let Some(live) = self.live(id, owner) {
-            let canceled = live.record(
-                live.status_event(TaskState::Canceled, None, None),
-                None,
-                self.config.max_history,
-            );
-            let task = live.snapshot();
-            if !canceled {
-                return Err(TaskError::NotCancelable {
-                    id: id.to_owned(),
-                    state: task.status.state,
-                });
-            }
-            live.cancel.cancel();
-            self.persist(&live).await;
+            return self.cancel_live(&live).await;
+        }
+        if let Some(task) = self.cancel_remote(id, owner).await? {
             return Ok(task);
         }
         let StoredTask { mut task, version } = self

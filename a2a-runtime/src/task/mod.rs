@@ -1,12 +1,14 @@
 //! Tasks: the [`TaskStore`] trait, the bounded in-memory store, and the manager that runs skills
 //! as tasks.
 
+mod cluster;
 mod conversation;
 mod error;
 mod live;
 mod manager;
 mod memory;
 mod postgres;
+mod remote;
 mod replay;
 mod resume;
 mod runner;
@@ -15,6 +17,7 @@ mod store;
 mod subscription;
 mod waiting;
 
+pub use cluster::Coordination;
 pub(crate) use error::TaskError;
 pub(crate) use manager::{TaskConfig, TaskEvents, TaskHandle, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};

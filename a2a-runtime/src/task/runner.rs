@@ -118,6 +118,28 @@ impl TaskManager {
         self.settle(live).await;
     }
 
+    /// With a store replicas share: joins them, and settles the unfinished tasks of replicas
+    /// whose lease ran out, every lease, until `stop`.
+    pub(crate) fn join_replicas(self: &Arc<Self>, stop: tokio_util::sync::CancellationToken) {
+        let Some(cluster) = &self.cluster else {
+            return;
+        };
+        cluster.start(self);
+        let manager = Arc::clone(self);
+        let period = cluster.lease();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {}
+                    () = stop.cancelled() => return,
+                }
+                if let Err(error) = manager.recover().await {
+                    tracing::warn!(%error, "settling the tasks of departed replicas failed");
+                }
+            }
+        });
+    }
+
     /// Forgets finished tasks past the store's retention, every `period` until `stop`.
     pub(crate) fn sweep_periodically(
         self: &Arc<Self>,
@@ -166,6 +188,9 @@ impl TaskManager {
             }
             live.cancel.cancel();
             self.persist(&live).await;
+        }
+        if let Some(cluster) = &self.cluster {
+            cluster.leave();
         }
         ended
     }

@@ -4,6 +4,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 
+use super::cluster::Coordination;
 use crate::model::{ByteSize, Task, TaskState};
 use crate::util::BoxFuture;
 
@@ -131,6 +132,11 @@ pub trait TaskStore: Send + Sync + 'static {
     /// How long a finished task stays readable, if the store forgets tasks (reported to MCP
     /// clients as a task's `ttlMs`). `None`: kept until deleted.
     fn retention(&self) -> Option<std::time::Duration> {
+        None
+    }
+    /// For a store several replicas share: how they coordinate (who runs which task, and how
+    /// one reaches another). `None` (the default): the store belongs to one process.
+    fn coordination(&self) -> Option<Coordination> {
         None
     }
 }

@@ -1,13 +1,22 @@
 //! [`PostgresTaskStore`]: tasks in a PostgreSQL database, which several replicas of one agent
 //! share. Every write is one conditional statement on the task's version, so replicas writing
 //! the same task never lose each other's updates; the schema is migrated at startup under an
-//! advisory lock, so replicas starting together migrate once.
+//! advisory lock, so replicas starting together migrate once. Each unfinished task records the
+//! replica running it, and replicas hold leases and pass each other messages (`replicas.rs`),
+//! so any replica can serve any task.
+
+mod replicas;
+
+pub(crate) use replicas::Replicas;
 
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Row};
 
+use std::sync::Arc;
+
+use super::cluster::Coordination;
 use super::store::{
     ListQuery, StoreError, StoredTask, TaskPage, TaskStore, assemble_page, decode_page_token,
     state_name,
@@ -16,7 +25,8 @@ use crate::model::Task;
 use crate::util::BoxFuture;
 
 /// The schema, one migration per entry; `a2a_schema` records how many ran.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE a2a_tasks (
         id          TEXT PRIMARY KEY,
         owner       TEXT NOT NULL,
@@ -33,7 +43,24 @@ const MIGRATIONS: &[&str] = &["
     CREATE INDEX a2a_tasks_by_finish ON a2a_tasks (finished_us) WHERE finished_us IS NOT NULL;
     -- Unfinished tasks, read at startup.
     CREATE INDEX a2a_tasks_unfinished ON a2a_tasks (id) WHERE finished_us IS NULL;
-"];
+",
+    "
+    -- The replica running an unfinished task (NULL once it finished).
+    ALTER TABLE a2a_tasks ADD COLUMN runner TEXT;
+    -- Replicas alive until their lease runs out (database time).
+    CREATE TABLE a2a_replicas (
+        id          TEXT PRIMARY KEY,
+        lease_until TIMESTAMPTZ NOT NULL
+    );
+    -- Messages for a replica, read in id order (a NOTIFY on its channel rings the bell).
+    CREATE TABLE a2a_messages (
+        id      BIGSERIAL PRIMARY KEY,
+        replica TEXT NOT NULL,
+        body    TEXT NOT NULL
+    );
+    CREATE INDEX a2a_messages_by_replica ON a2a_messages (replica, id);
+",
+];
 
 /// The advisory lock migrations run under (an arbitrary constant: "a2a" in ASCII, then 1).
 const MIGRATION_LOCK: i64 = 0x0061_3261_0001;
@@ -48,6 +75,10 @@ pub struct PostgresStoreOptions {
     pub max_finished: Option<usize>,
     /// The most connections this process opens (default 16).
     pub max_connections: u32,
+    /// How long a replica that stops renewing its lease (it crashed, or lost the database) is
+    /// taken for alive; after that a survivor settles its unfinished tasks (default 10 s; the
+    /// lease is renewed every third of it).
+    pub lease: Duration,
 }
 
 impl Default for PostgresStoreOptions {
@@ -56,6 +87,7 @@ impl Default for PostgresStoreOptions {
             ttl: Some(Duration::from_secs(7 * 24 * 3600)),
             max_finished: Some(1_000_000),
             max_connections: 16,
+            lease: Duration::from_secs(10),
         }
     }
 }
@@ -66,6 +98,8 @@ impl Default for PostgresStoreOptions {
 pub struct PostgresTaskStore {
     pool: PgPool,
     options: PostgresStoreOptions,
+    /// This process among the replicas on the database.
+    replicas: Replicas,
 }
 
 /// A task's indexed columns and its serde form, as written.
@@ -103,7 +137,22 @@ impl PostgresTaskStore {
             .await
             .map_err(StoreError::backend)?;
         migrate(&pool).await?;
-        Ok(Self { pool, options })
+        let replicas = Replicas::join(pool.clone(), options.lease).await?;
+        Ok(Self {
+            pool,
+            options,
+            replicas,
+        })
+    }
+
+    /// This replica's id (random per process).
+    pub fn replica(&self) -> &str {
+        self.replicas.id()
+    }
+
+    /// Who runs a task written in `state`: this replica while it is unfinished, nobody after.
+    fn runner(&self, finished: bool) -> Option<&str> {
+        (!finished).then(|| self.replicas.id())
     }
 
     async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
@@ -186,7 +235,7 @@ impl PostgresTaskStore {
             "UPDATE a2a_tasks SET owner = $2, context_id = $3, state = $4, status_us = $5,
                  finished_us = CASE WHEN $6::BIGINT IS NULL THEN NULL
                                     ELSE COALESCE(finished_us, $6) END,
-                 version = version + 1, body = $7
+                 version = version + 1, body = $7, runner = $9
              WHERE id = $1 AND version = $8",
         )
         .bind(&task.id)
@@ -197,6 +246,7 @@ impl PostgresTaskStore {
         .bind(columns.finished_us)
         .bind(&columns.body)
         .bind(expected)
+        .bind(self.runner(columns.finished_us.is_some()))
         .execute(&self.pool)
         .await
         .map_err(StoreError::backend)?
@@ -303,8 +353,8 @@ impl TaskStore for PostgresTaskStore {
             let columns = Columns::of(task)?;
             let inserted = sqlx::query(
                 "INSERT INTO a2a_tasks
-                     (id, owner, context_id, state, status_us, finished_us, version, body)
-                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7) ON CONFLICT (id) DO NOTHING",
+                     (id, owner, context_id, state, status_us, finished_us, version, body, runner)
+                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8) ON CONFLICT (id) DO NOTHING",
             )
             .bind(&task.id)
             .bind(&task.owner)
@@ -313,6 +363,7 @@ impl TaskStore for PostgresTaskStore {
             .bind(columns.status_us)
             .bind(columns.finished_us)
             .bind(&columns.body)
+            .bind(self.runner(columns.finished_us.is_some()))
             .execute(&self.pool)
             .await
             .map_err(StoreError::backend)?
@@ -361,10 +412,17 @@ impl TaskStore for PostgresTaskStore {
         })
     }
 
+    /// The unfinished tasks no live replica runs: this one's (a live task is skipped by the
+    /// caller), nobody's, or those of a replica whose lease ran out.
     fn unfinished(&self) -> BoxFuture<'_, Result<Vec<StoredTask>, StoreError>> {
         Box::pin(async move {
-            sqlx::query("SELECT version, body FROM a2a_tasks WHERE finished_us IS NULL")
-                .fetch_all(&self.pool)
+            sqlx::query(
+                "SELECT version, body FROM a2a_tasks t WHERE finished_us IS NULL
+                 AND (runner IS NULL OR runner = $1 OR NOT EXISTS (
+                     SELECT 1 FROM a2a_replicas r WHERE r.id = t.runner AND r.lease_until > now()))",
+            )
+            .bind(self.replicas.id())
+            .fetch_all(&self.pool)
                 .await
                 .map_err(StoreError::backend)?
                 .iter()
@@ -379,5 +437,9 @@ impl TaskStore for PostgresTaskStore {
 
     fn retention(&self) -> Option<Duration> {
         self.options.ttl
+    }
+
+    fn coordination(&self) -> Option<Coordination> {
+        Some(Coordination::new(Arc::new(self.replicas.clone())))
     }
 }

@@ -1,0 +1,123 @@
+//! The running replica's side: requests for tasks live here, and forwarding a watched task's
+//! events to the replica that follows it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::broadcast::error::RecvError;
+
+use super::Cluster;
+use super::wire::{Envelope, Outcome, RemoteError, Request};
+use crate::task::live::LiveTask;
+use crate::task::manager::TaskManager;
+
+/// How long a finished task's forwarder waits for its final state to be stored.
+const FINAL_WRITE_WAIT: Duration = Duration::from_secs(10);
+
+impl Cluster {
+    /// Serves request `id` from replica `from` and replies.
+    pub(super) async fn serve(
+        self: &Arc<Self>,
+        manager: &Arc<TaskManager>,
+        id: String,
+        from: String,
+        request: Request,
+    ) {
+        let outcome = match request {
+            Request::Watch { task, owner } => match manager.live(&task, &owner) {
+                Some(live) => {
+                    self.forward(live, id, from).await;
+                    return;
+                }
+                None => Err(RemoteError::NotHere),
+            },
+            Request::Cancel { task, owner } => manager
+                .cancel_here(&task, &owner)
+                .await
+                .map(|task| Outcome::Canceled {
+                    task: Box::new(task),
+                })
+                .map_err(RemoteError::of),
+            Request::Answer(answering) => manager
+                .answer_here(*answering)
+                .await
+                .map(|revision| Outcome::Answered { revision })
+                .map_err(RemoteError::of),
+        };
+        let reply = Envelope::Reply { id, outcome };
+        if let Err(error) = self.send(&from, &reply).await {
+            tracing::warn!(%error, replica = %from, "could not reply to a replica");
+        }
+    }
+
+    /// Replies to a watch with the task's snapshot, then forwards its events and stored
+    /// revisions, in order, until it is finished and stored.
+    async fn forward(&self, live: Arc<LiveTask>, id: String, to: String) {
+        let (subscribed, mut revision) = live.subscribe_at();
+        let task = live.id.clone();
+        let reply = Envelope::Reply {
+            id,
+            outcome: Ok(Outcome::Watching {
+                task: Box::new(subscribed.snapshot),
+                revision,
+            }),
+        };
+        if self.send(&to, &reply).await.is_err() {
+            return;
+        }
+        let mut stored = live.stored.subscribe();
+        let mut sent_stored = 0;
+        if let Some(mut events) = subscribed.events {
+            loop {
+                tokio::select! {
+                    event = events.recv() => match event {
+                        Ok(event) => {
+                            revision += 1;
+                            let envelope = Envelope::Event {
+                                task: task.clone(),
+                                revision,
+                                event: Box::new((*event).clone()),
+                            };
+                            if self.send(&to, &envelope).await.is_err() {
+                                return;
+                            }
+                        }
+                        // Too far behind to forward each event: the follower finishes with the
+                        // stored state instead, as a subscriber here would.
+                        Err(RecvError::Lagged(_)) => break,
+                        Err(RecvError::Closed) => break,
+                    },
+                    changed = stored.changed() => {
+                        if changed.is_err() {
+                            break;
+                        }
+                        let now = *stored.borrow_and_update();
+                        if now > sent_stored {
+                            sent_stored = now;
+                            let envelope = Envelope::Stored { task: task.clone(), revision: now };
+                            if self.send(&to, &envelope).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Finished: forward the stored revision once the final write lands, then stop.
+        let target = live.revision();
+        let _ = tokio::time::timeout(FINAL_WRITE_WAIT, stored.wait_for(|r| *r >= target)).await;
+        let now = *stored.borrow();
+        if now > sent_stored {
+            let _ = self
+                .send(
+                    &to,
+                    &Envelope::Stored {
+                        task: task.clone(),
+                        revision: now,
+                    },
+                )
+                .await;
+        }
+        let _ = self.send(&to, &Envelope::WatchEnded { task }).await;
+    }
+}
