@@ -261,12 +261,25 @@ struct SlowFinish {
     release: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
+impl SlowFinish {
+    async fn hold_if_finished(&self, task: &a2a_runtime::Task) {
+        if task.status.state.is_terminal() {
+            self.arrived.notify_one();
+            let _permit = self.release.acquire().await;
+        }
+    }
+}
+
 impl a2a_runtime::TaskStore for SlowFinish {
+    // A quick task of a blocking send is first written finished: by `create`.
     fn create<'a>(
         &'a self,
         task: &'a a2a_runtime::Task,
     ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
-        self.inner.create(task)
+        Box::pin(async move {
+            self.hold_if_finished(task).await;
+            self.inner.create(task).await
+        })
     }
 
     fn update<'a>(
@@ -275,10 +288,7 @@ impl a2a_runtime::TaskStore for SlowFinish {
         version: u64,
     ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
         Box::pin(async move {
-            if task.status.state.is_terminal() {
-                self.arrived.notify_one();
-                let _permit = self.release.acquire().await;
-            }
+            self.hold_if_finished(task).await;
             self.inner.update(task, version).await
         })
     }

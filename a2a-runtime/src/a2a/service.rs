@@ -16,7 +16,7 @@ use crate::dispatch::{Call, Dispatcher};
 use crate::model::{ByteSize, Message, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
-use crate::task::{ListQuery, TaskEvents, TaskHandle, TaskManager};
+use crate::task::{DURABLE_WAIT, ListQuery, TaskEvents, TaskHandle, TaskManager};
 
 /// `SendMessage` / `SendStreamingMessage`, in any dialect.
 #[derive(Debug)]
@@ -52,9 +52,6 @@ pub(crate) struct TaskList {
     pub(crate) total_size: usize,
 }
 
-/// How long a blocking send waits for the store to hold its final state before answering
-/// anyway (the write keeps being retried).
-const DURABLE_WAIT: Duration = Duration::from_secs(5);
 
 /// A task started by a message, before its result is awaited.
 pub(crate) struct Started {
@@ -165,7 +162,9 @@ impl A2aService {
     ) -> Result<Started, A2aError> {
         let history = history_view(request.history_length, "configuration.historyLength")?;
         let return_immediately = request.return_immediately;
-        let accepted = self.accept(request, caller).await?;
+        // A blocking send tells the task's id only with its settled state, which is stored
+        // first; the task need not be stored before then.
+        let accepted = self.accept(request, caller, return_immediately).await?;
         if let Some(call) = accepted.start {
             self.manager.run(&accepted.task, call, Vec::new());
         }
@@ -187,7 +186,7 @@ impl A2aService {
         history_view(request.history_length, "configuration.historyLength")?;
         // Taken first, so a refused stream creates no task.
         let slot = self.quotas.open_stream(caller)?;
-        let mut accepted = self.accept(request, caller).await?;
+        let mut accepted = self.accept(request, caller, true).await?;
         // Subscribed before the skill starts, so the stream holds every event.
         let events = holding(accepted.task.events(&self.manager), slot);
         if let Some(call) = accepted.start {
@@ -295,7 +294,13 @@ impl A2aService {
 
     /// Checks a user message before anything is written (a2a-spec.md §11.1); a message for an
     /// existing task answers its question, any other is routed to a skill and creates a task.
-    async fn accept(&self, request: SendRequest, caller: &CallerId) -> Result<Accepted, A2aError> {
+    /// `store_now`: the task's id is told before it settles, so it is stored at once.
+    async fn accept(
+        &self,
+        request: SendRequest,
+        caller: &CallerId,
+        store_now: bool,
+    ) -> Result<Accepted, A2aError> {
         if request.push_config {
             return Err(A2aError::PushNotSupported);
         }
@@ -316,7 +321,7 @@ impl A2aService {
             caller.trace().cloned(),
         )?;
         let slot = self.quotas.start_task(caller)?;
-        let task = self.manager.create(&call, slot).await?;
+        let task = self.manager.create(&call, slot, store_now).await?;
         Ok(Accepted {
             task,
             start: Some(call),

@@ -18,9 +18,9 @@ use crate::model::{
 };
 use crate::quota::{Busy, TaskSlot};
 
-/// What the store holds of a live task: the version of the last write (1: as created), which
-/// the next write is conditional on, and the revision it wrote (a write of an unchanged task is
-/// skipped).
+/// What the store holds of a live task: the version of the last write (1: as created; 0: not
+/// stored yet, the first write creates it), which the next write is conditional on, and the
+/// revision it wrote (a write of an unchanged task is skipped).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Persisted {
     pub(crate) version: u64,
@@ -265,6 +265,13 @@ impl LiveTask {
     /// A copy of the task as it is now.
     pub(crate) fn snapshot(&self) -> Task {
         self.lock().task.clone()
+    }
+
+    /// Waits until the store holds the task as it is now, at most `limit`.
+    pub(crate) async fn durable(&self, limit: std::time::Duration) {
+        let revision = self.revision();
+        let mut stored = self.stored.subscribe();
+        let _ = tokio::time::timeout(limit, stored.wait_for(|r| *r >= revision)).await;
     }
 
     /// How many changes the task has had.

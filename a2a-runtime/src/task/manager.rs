@@ -18,7 +18,9 @@ use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
-use crate::model::{Checkpoint, Message, Part, Role, Task, TaskState, TaskStatus, new_id};
+use crate::model::{
+    Checkpoint, Message, Part, Role, Task, TaskState, TaskStatus, new_id, new_task_id,
+};
 use crate::quota::{CallerId, Quotas, TaskSlot};
 use crate::registry::SkillEntry;
 
@@ -129,9 +131,7 @@ impl TaskHandle {
     /// undo what a caller is about to be told), at most `limit`: a store that cannot keep up
     /// delays the answer, it does not withhold it.
     pub(crate) async fn durable(&self, limit: Duration) {
-        let revision = self.live.revision();
-        let mut stored = self.live.stored.subscribe();
-        let _ = tokio::time::timeout(limit, stored.wait_for(|r| *r >= revision)).await;
+        self.live.durable(limit).await;
     }
 
     /// Like [`settled`](Self::settled), waiting at most `limit`.
@@ -181,6 +181,9 @@ pub(super) fn check_context(
         _ => Ok(()),
     }
 }
+
+/// How long a caller about to be told a task's final state waits for the store to hold it.
+pub(crate) const DURABLE_WAIT: Duration = Duration::from_secs(5);
 
 /// Attempts at storing one task update before giving up on it (the next update carries it).
 const PERSIST_ATTEMPTS: u32 = 4;
@@ -258,7 +261,7 @@ impl TaskManager {
         sinks: Vec<Arc<dyn UpdateSink>>,
         quota: TaskSlot,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self.create(&call, quota).await?;
+        let task = self.create(&call, quota, true).await?;
         self.run(&task, call, sinks);
         Ok(task)
     }
@@ -487,15 +490,22 @@ impl TaskManager {
     /// as live; the call runs with [`run`](Self::run). `quota` is the task's place in its
     /// caller's quota, held until the skill ends. (Not an `async fn`: the future must not hold
     /// the call, whose decoded input need not be `Sync`.)
+    ///
+    /// With `store_now` the task is stored before this returns: its id is about to be told
+    /// (a streaming or non-blocking send, an MCP task). Without it (a blocking send, whose
+    /// caller learns of the task only from its settled state, stored before it is told), the
+    /// first write is deferred: a task that settles quickly is written once, and one that
+    /// does not is written after [`DEFERRED_FIRST_WRITE`](super::runner::DEFERRED_FIRST_WRITE).
     pub(crate) fn create(
         &self,
         call: &Call,
         quota: TaskSlot,
+        store_now: bool,
     ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
         let (skill, caller) = (call.skill, call.caller.clone());
         let mut message = (*call.message).clone();
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
-        let task_id = new_id();
+        let task_id = new_task_id();
         message.context_id = Some(context_id.clone());
         message.task_id = Some(task_id.clone());
         let resume = self
@@ -529,8 +539,13 @@ impl TaskManager {
             checkpoint: stored,
         };
         async move {
-            self.store.create(&task).await?;
-            let live = self.live_task(task, 1, skill, caller, Some(quota), held);
+            let version = if store_now {
+                self.store.create(&task).await?;
+                1
+            } else {
+                0
+            };
+            let live = self.live_task(task, version, skill, caller, Some(quota), held);
             self.live_map().insert(task_id, Arc::clone(&live));
             Ok(TaskHandle::here(live, None))
         }
@@ -585,11 +600,23 @@ impl TaskManager {
         let mut delay = PERSIST_FIRST_RETRY;
         for attempt in 1..=PERSIST_ATTEMPTS {
             // `None`: an earlier writer already stored this revision (it read the snapshot
-            // later than it was asked to), so there is nothing new to write.
-            let Some((snapshot, revision)) = live.changed_since(stored.revision) else {
+            // later than it was asked to), so there is nothing new to write. A task never
+            // stored (version 0, its creation deferred) is written whatever its revision.
+            let changed = match stored.version {
+                0 => Some(
+                    live.changed_since(u64::MAX)
+                        .unwrap_or_else(|| (live.snapshot(), live.revision())),
+                ),
+                _ => live.changed_since(stored.revision),
+            };
+            let Some((snapshot, revision)) = changed else {
                 return true;
             };
-            match self.store.update(&snapshot, stored.version).await {
+            let written = match stored.version {
+                0 => self.store.create(&snapshot).await,
+                version => self.store.update(&snapshot, version).await,
+            };
+            match written {
                 Ok(()) => {
                     stored.version += 1;
                     stored.revision = revision;
@@ -641,7 +668,12 @@ impl TaskManager {
         history: Option<usize>,
     ) -> Result<Task, TaskError> {
         if let Some(live) = self.live(id, owner) {
-            return Ok(live.snapshot().view(history, true));
+            let task = live.snapshot();
+            if task.status.state.is_terminal() {
+                // Finished but perhaps not stored yet: not reported final until it is durable.
+                live.durable(DURABLE_WAIT).await;
+            }
+            return Ok(task.view(history, true));
         }
         self.stored(id, owner, history)
             .await?
@@ -666,6 +698,14 @@ impl TaskManager {
         live.cancel.cancel();
         self.persist(live).await;
         Ok(task)
+    }
+
+    /// Waits (at most [`DURABLE_WAIT`]) until the store holds task `id` as it is now, if it is
+    /// live here or followed as a mirror.
+    pub(super) async fn durable(&self, id: &str, owner: &str) {
+        if let Some(live) = self.live(id, owner).or_else(|| self.followed(id, owner)) {
+            live.durable(DURABLE_WAIT).await;
+        }
     }
 
     /// How long a canceled skill may keep running.

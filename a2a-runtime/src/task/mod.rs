@@ -19,7 +19,7 @@ mod waiting;
 
 pub use cluster::Coordination;
 pub(crate) use error::TaskError;
-pub(crate) use manager::{TaskConfig, TaskEvents, TaskHandle, TaskManager};
+pub(crate) use manager::{DURABLE_WAIT, TaskConfig, TaskEvents, TaskHandle, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use postgres::{PostgresStoreOptions, PostgresTaskStore};
 pub(crate) use runner::request_message;

@@ -164,6 +164,15 @@ impl TaskManager {
                 (None, _) => Settle::Fail(INTERRUPTED.to_owned()),
             };
             match settle {
+                // With replicas, a survivor takes the waiting task over (the store records it
+                // as this replica's), so it is not looked at again every lease; its answer
+                // resumes it wherever it arrives.
+                Settle::Wait if self.cluster.is_some() => {
+                    match self.store.update(&task, version).await {
+                        Ok(()) | Err(StoreError::Conflict { .. } | StoreError::Missing(_)) => {}
+                        Err(error) => return Err(error),
+                    }
+                }
                 Settle::Wait => {}
                 Settle::Rerun => {
                     if self.rerun(task, version) {

@@ -60,10 +60,23 @@ impl TaskManager {
             return;
         }
         // The skill does not wait for WORKING to be stored; a quick skill's later write (its
-        // result) often carries it, and this one is then skipped.
+        // result) often carries it, and this one is then skipped. A task whose creation was
+        // deferred is first written only if it is still running a moment later.
         let writer = Arc::clone(&self);
         let working = Arc::clone(&live);
-        tokio::spawn(async move { writer.persist(&working).await });
+        let deferred = live
+            .persist
+            .try_lock()
+            .is_ok_and(|stored| stored.version == 0);
+        tokio::spawn(async move {
+            if deferred {
+                tokio::time::sleep(DEFERRED_FIRST_WRITE).await;
+                if working.state.borrow().is_terminal() {
+                    return;
+                }
+            }
+            writer.persist(&working).await;
+        });
         let (created_at, references) = live.origin();
         let context = call
             .context(
@@ -209,6 +222,10 @@ impl TaskManager {
         self.persist(live).await;
     }
 }
+
+/// How long a task whose creation was deferred may run before it is written anyway (so a
+/// running task is listed, and failed as interrupted if the server stops).
+pub(super) const DEFERRED_FIRST_WRITE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Where a task's skill puts its questions: to the client, after the recorded answers for a
 /// skill run again.

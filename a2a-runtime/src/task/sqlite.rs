@@ -42,6 +42,11 @@ const MIGRATIONS: &[&str] = &["
     CREATE INDEX tasks_by_finish ON tasks (finished_us);
 "];
 
+/// How often committed pages are copied into the database file, in the background.
+const CHECKPOINT_PERIOD: Duration = Duration::from_millis(50);
+/// The WAL size (pages) at which the writer checkpoints itself, restarting the WAL.
+const WAL_PAGES: &str = "8000";
+
 /// The most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
 
@@ -150,18 +155,21 @@ impl SqliteTaskStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(false)
-            // 32 MiB of page cache per connection.
-            .pragma("cache_size", "-32768");
+            .pragma("wal_autocheckpoint", WAL_PAGES);
         let mut writer = SqliteConnection::connect_with(&connect)
             .await
             .map_err(StoreError::backend)?;
         migrate(&mut writer).await?;
         let reads = SqlitePoolOptions::new()
             .max_connections(options.read_connections.max(1))
-            .connect_with(connect.read_only(true))
+            .connect_with(connect.clone().read_only(true))
+            .await
+            .map_err(StoreError::backend)?;
+        let checkpointer = SqliteConnection::connect_with(&connect)
             .await
             .map_err(StoreError::backend)?;
         let (writes, queue) = mpsc::channel(4 * MAX_BATCH);
+        tokio::spawn(checkpoint_loop(checkpointer, writes.downgrade()));
         tokio::spawn(write_loop(writer, queue));
         Ok(Self {
             reads,
@@ -284,6 +292,26 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
         tx.commit().await.map_err(StoreError::backend)?;
     }
     Ok(())
+}
+
+/// Copies committed pages from the WAL into the database file in the background, every
+/// [`CHECKPOINT_PERIOD`], so the writer's own checkpoint (at [`WAL_PAGES`] pages, when the WAL
+/// restarts) finds little left to copy and seldom stalls writes. Stops with the store.
+async fn checkpoint_loop(mut connection: SqliteConnection, store: mpsc::WeakSender<Write>) {
+    let mut ticks = tokio::time::interval(CHECKPOINT_PERIOD);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if store.upgrade().is_none() {
+            return;
+        }
+        if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&mut connection)
+            .await
+        {
+            tracing::debug!(%error, "background WAL checkpoint failed");
+        }
+    }
 }
 
 /// Commits queued writes in batches until every sender is gone.

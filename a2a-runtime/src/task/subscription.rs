@@ -50,7 +50,13 @@ pub(crate) fn stream(
             };
             match events.recv().await {
                 Ok(event) => {
-                    let next = if event.state().is_some_and(ends_stream) {
+                    let state = event.state();
+                    if state.is_some_and(TaskState::is_terminal) {
+                        // The final state is shown once it is stored, so a crash right after
+                        // does not undo what the subscriber saw.
+                        manager.durable(&task_id, &owner).await;
+                    }
+                    let next = if state.is_some_and(ends_stream) {
                         Phase::Done
                     } else {
                         Phase::Live(events)
