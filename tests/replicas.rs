@@ -11,18 +11,6 @@ use serde_json::{Value, json};
 const CURRENCY: &str = env!("CARGO_BIN_EXE_interop-currency");
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
-async fn connect(base: String) -> TestServer {
-    TestServer {
-        addr: base
-            .trim_start_matches("http://")
-            .trim_end_matches('/')
-            .parse()
-            .unwrap(),
-        base,
-        http: reqwest::Client::new(),
-    }
-}
-
 /// The MCP request-state key every replica is given.
 const STATE_KEY: &str = "replicas-share-this-32-byte-secret!";
 
@@ -39,7 +27,7 @@ async fn replicas(url: &str, count: usize) -> Vec<(tokio::process::Child, TestSe
             STATE_KEY,
         ];
         let (child, base) = spawn_served_with(CURRENCY, &flags).await;
-        started.push((child, connect(base).await));
+        started.push((child, TestServer::at(base)));
     }
     started
 }
@@ -270,7 +258,7 @@ async fn an_mcp_retry_may_reach_any_replica() {
     );
     // A state sealed with another key is refused.
     let (stranger, base) = spawn_served_with(CURRENCY, &["--store", &url]).await;
-    let forged = exchange_over_mrtr(&connect(base).await, mrtr_answer(confirm, "yes")).await;
+    let forged = exchange_over_mrtr(&TestServer::at(base), mrtr_answer(confirm, "yes")).await;
     assert_eq!(forged["error"]["code"], -32602, "{forged}");
     drop(stranger);
 }

@@ -9,18 +9,6 @@ use serde_json::{Value, json};
 const CURRENCY: &str = env!("CARGO_BIN_EXE_interop-currency");
 const LAB: &str = env!("CARGO_BIN_EXE_lab-server");
 
-async fn connect(base: String) -> TestServer {
-    TestServer {
-        addr: base
-            .trim_start_matches("http://")
-            .trim_end_matches('/')
-            .parse()
-            .unwrap(),
-        base,
-        http: reqwest::Client::new(),
-    }
-}
-
 fn convert(amount: u32) -> Value {
     json!({"message": {"messageId": format!("m{amount}"), "role": "ROLE_USER",
         "parts": [{"data": {"money": {"amount": amount, "currency": "USD"}, "to": "EUR"}}],
@@ -64,7 +52,7 @@ async fn on_postgres_finished_tasks_survive_kill_9_and_a_waiting_one_carries_on(
 /// when it is killed with SIGKILL; then started again on the same store.
 async fn survives_kill_9(flags: &[&str]) {
     let (mut first, base) = spawn_served_with(CURRENCY, flags).await;
-    let server = connect(base).await;
+    let server = TestServer::at(base);
     let running = server
         .rpc(
             "SendMessage",
@@ -106,7 +94,7 @@ async fn survives_kill_9(flags: &[&str]) {
     first.wait().await.unwrap();
 
     let (_second, base) = spawn_served_with(CURRENCY, flags).await;
-    let server = connect(base).await;
+    let server = TestServer::at(base);
     for before in &finished {
         let id = before["id"].as_str().unwrap();
         let after = server.rpc("GetTask", json!({"id": id})).await;
@@ -174,7 +162,7 @@ async fn kill_and_restart(
     child.start_kill().unwrap();
     child.wait().await.unwrap();
     let (child, base) = spawn_served_with(binary, &["--data-dir", dir]).await;
-    (child, connect(base).await)
+    (child, TestServer::at(base))
 }
 
 #[tokio::test]
@@ -182,7 +170,7 @@ async fn a_skill_that_opts_into_reruns_runs_again_with_its_answers_replayed() {
     let data_dir = a2a_tests::scratch_dir();
     let dir = data_dir.to_str().unwrap();
     let (first, base) = spawn_served_with(LAB, &["--data-dir", dir]).await;
-    let server = connect(base).await;
+    let server = TestServer::at(base);
     let started = server.rpc("SendMessage", lab_call("nap")).await;
     let task = started["result"]["task"].clone();
     server
@@ -213,7 +201,7 @@ async fn a_rerun_skill_finishes_on_the_next_run() {
     let data_dir = a2a_tests::scratch_dir();
     let dir = data_dir.to_str().unwrap();
     let (first, base) = spawn_served_with(LAB, &["--data-dir", dir]).await;
-    let server = connect(base).await;
+    let server = TestServer::at(base);
     let started = server.rpc("SendMessage", lab_call("nap")).await;
     let task = started["result"]["task"].clone();
     let id = task["id"].as_str().unwrap();
@@ -233,7 +221,7 @@ async fn a_skill_that_never_resumes_fails_even_while_it_waits() {
     let data_dir = a2a_tests::scratch_dir();
     let dir = data_dir.to_str().unwrap();
     let (first, base) = spawn_served_with(LAB, &["--data-dir", dir]).await;
-    let server = connect(base).await;
+    let server = TestServer::at(base);
     let started = server.rpc("SendMessage", lab_call("fragile")).await;
     let task = started["result"]["task"].clone();
     let id = task["id"].as_str().unwrap();

@@ -28,6 +28,22 @@ pub struct TestServer {
     pub http: reqwest::Client,
 }
 
+impl TestServer {
+    /// A client of the server at `base` (`http://127.0.0.1:PORT/`), started elsewhere (for
+    /// example by [`spawn_served_with`]).
+    pub fn at(base: String) -> Self {
+        Self {
+            addr: base
+                .trim_start_matches("http://")
+                .trim_end_matches('/')
+                .parse()
+                .expect("a base URL on a socket address"),
+            base,
+            http: reqwest::Client::new(),
+        }
+    }
+}
+
 /// Serves `server` on an ephemeral port, as `serve()` would (without reading flags).
 pub async fn start(server: AgentServer) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -52,7 +52,6 @@ pub(crate) struct TaskList {
     pub(crate) total_size: usize,
 }
 
-
 /// A task started by a message, before its result is awaited.
 pub(crate) struct Started {
     task: TaskHandle,

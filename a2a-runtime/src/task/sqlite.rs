@@ -18,8 +18,8 @@ use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::store::{
-    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, assemble_page, decode_page_token,
-    state_name,
+    ListQuery, ListSql, SqlValue, StoreError, StoredTask, TaskPage, TaskStore, assemble_page,
+    list_sql, state_name,
 };
 use crate::model::Task;
 use crate::util::BoxFuture;
@@ -197,59 +197,13 @@ impl SqliteTaskStore {
     }
 
     async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
-        let cursor = query
-            .page_token
-            .as_deref()
-            .map(decode_page_token)
-            .transpose()?;
-        let mut filters = String::from(" WHERE 1 = 1");
-        if query.owner.is_some() {
-            filters.push_str(" AND owner = ?");
-        }
-        if query.context_id.is_some() {
-            filters.push_str(" AND context_id = ?");
-        }
-        if query.state.is_some() {
-            filters.push_str(" AND state = ?");
-        }
-        if query.status_after.is_some() {
-            filters.push_str(" AND status_us > ?");
-        }
-        // Only the fixed fragments above make up the SQL; every value is bound.
-        let bind_filters = |sql: String| {
-            let mut q = sqlx::query(AssertSqlSafe(sql));
-            if let Some(owner) = &query.owner {
-                q = q.bind(owner.clone());
-            }
-            if let Some(context) = &query.context_id {
-                q = q.bind(context.clone());
-            }
-            if let Some(state) = query.state {
-                q = q.bind(state_name(state));
-            }
-            if let Some(after) = query.status_after {
-                q = q.bind(after.timestamp_micros());
-            }
-            q
-        };
-        let count_sql = format!("SELECT COUNT(*) FROM tasks{filters}");
-        let total: i64 = bind_filters(count_sql)
+        let ListSql { count, page } = list_sql(query, "tasks", false)?;
+        let total: i64 = bound(count)
             .fetch_one(&self.reads)
             .await
             .map_err(StoreError::backend)?
             .get(0);
-        let mut page_sql = format!("SELECT id, status_us, body FROM tasks{filters}");
-        if cursor.is_some() {
-            page_sql.push_str(" AND (status_us < ? OR (status_us = ? AND id < ?))");
-        }
-        page_sql.push_str(" ORDER BY status_us DESC, id DESC LIMIT ?");
-        let mut page = bind_filters(page_sql);
-        if let Some((key, id)) = &cursor {
-            page = page.bind(*key).bind(*key).bind(id.clone());
-        }
-        let limit = i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101);
-        let rows = page
-            .bind(limit)
+        let rows = bound(page)
             .fetch_all(&self.reads)
             .await
             .map_err(StoreError::backend)?
@@ -258,6 +212,20 @@ impl SqliteTaskStore {
             .collect();
         assemble_page(rows, query, total)
     }
+}
+
+/// A query of `sql` with `values` bound in order.
+fn bound(
+    (sql, values): (String, Vec<SqlValue>),
+) -> sqlx::query::Query<'static, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for value in values {
+        query = match value {
+            SqlValue::Text(text) => query.bind(text),
+            SqlValue::Int(int) => query.bind(int),
+        };
+    }
+    query
 }
 
 fn decode(body: &str) -> Result<Task, StoreError> {

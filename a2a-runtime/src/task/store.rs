@@ -159,6 +159,91 @@ pub(super) fn decode_page_token(token: &str) -> Result<(i64, String), StoreError
     ))
 }
 
+/// A value bound into a SQL store's query.
+pub(super) enum SqlValue {
+    Text(String),
+    Int(i64),
+}
+
+/// One `list` query in SQL: the count of matching tasks (filters only) and the page (filters,
+/// the cursor, newest first, one more row than the page holds), each with its values in the
+/// order of its placeholders. Only fixed fragments make up the SQL; every value is bound.
+pub(super) struct ListSql {
+    pub(super) count: (String, Vec<SqlValue>),
+    pub(super) page: (String, Vec<SqlValue>),
+}
+
+/// [`ListSql`] for `query` over `table` (columns `id`, `owner`, `context_id`, `state`,
+/// `status_us`, `body`), with placeholders numbered (`$1`, Postgres) or not (`?`, SQLite).
+pub(super) fn list_sql(
+    query: &ListQuery,
+    table: &str,
+    numbered: bool,
+) -> Result<ListSql, StoreError> {
+    let cursor = query
+        .page_token
+        .as_deref()
+        .map(decode_page_token)
+        .transpose()?;
+    let mut count = 0;
+    let mut mark = || {
+        count += 1;
+        if numbered {
+            format!("${count}")
+        } else {
+            "?".to_owned()
+        }
+    };
+    let mut filters = String::from(" WHERE 1 = 1");
+    let mut values = Vec::new();
+    if let Some(owner) = &query.owner {
+        filters.push_str(&format!(" AND owner = {}", mark()));
+        values.push(SqlValue::Text(owner.clone()));
+    }
+    if let Some(context) = &query.context_id {
+        filters.push_str(&format!(" AND context_id = {}", mark()));
+        values.push(SqlValue::Text(context.clone()));
+    }
+    if let Some(state) = query.state {
+        filters.push_str(&format!(" AND state = {}", mark()));
+        values.push(SqlValue::Text(state_name(state).to_owned()));
+    }
+    if let Some(after) = query.status_after {
+        filters.push_str(&format!(" AND status_us > {}", mark()));
+        values.push(SqlValue::Int(after.timestamp_micros()));
+    }
+    let count_sql = format!("SELECT COUNT(*) FROM {table}{filters}");
+    let count_values = values.iter().map(SqlValue::duplicate).collect();
+    let mut page = format!("SELECT id, status_us, body FROM {table}{filters}");
+    if let Some((key, id)) = cursor {
+        let (a, b, c) = (mark(), mark(), mark());
+        page.push_str(&format!(
+            " AND (status_us < {a} OR (status_us = {b} AND id < {c}))"
+        ));
+        values.extend([SqlValue::Int(key), SqlValue::Int(key), SqlValue::Text(id)]);
+    }
+    page.push_str(&format!(
+        " ORDER BY status_us DESC, id DESC LIMIT {}",
+        mark()
+    ));
+    values.push(SqlValue::Int(
+        i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101),
+    ));
+    Ok(ListSql {
+        count: (count_sql, count_values),
+        page: (page, values),
+    })
+}
+
+impl SqlValue {
+    fn duplicate(&self) -> Self {
+        match self {
+            Self::Text(text) => Self::Text(text.clone()),
+            Self::Int(int) => Self::Int(*int),
+        }
+    }
+}
+
 /// One listed row: its status time (µs), id and serde body.
 pub(super) type ListedRow = (i64, String, String);
 

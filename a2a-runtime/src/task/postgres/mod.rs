@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use super::cluster::Coordination;
 use super::store::{
-    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, assemble_page, decode_page_token,
-    state_name,
+    ListQuery, ListSql, SqlValue, StoreError, StoredTask, TaskPage, TaskStore, assemble_page,
+    list_sql, state_name,
 };
 use crate::model::Task;
 use crate::util::BoxFuture;
@@ -156,69 +156,13 @@ impl PostgresTaskStore {
     }
 
     async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
-        let cursor = query
-            .page_token
-            .as_deref()
-            .map(decode_page_token)
-            .transpose()?;
-        let mut filters = String::from(" WHERE TRUE");
-        let mut n = 0;
-        let mut next = || {
-            n += 1;
-            format!("${n}")
-        };
-        if query.owner.is_some() {
-            filters.push_str(&format!(" AND owner = {}", next()));
-        }
-        if query.context_id.is_some() {
-            filters.push_str(&format!(" AND context_id = {}", next()));
-        }
-        if query.state.is_some() {
-            filters.push_str(&format!(" AND state = {}", next()));
-        }
-        if query.status_after.is_some() {
-            filters.push_str(&format!(" AND status_us > {}", next()));
-        }
-        let mut page_sql = format!("SELECT id, status_us, body FROM a2a_tasks{filters}");
-        if cursor.is_some() {
-            let (key, id) = (next(), next());
-            page_sql.push_str(&format!(
-                " AND (status_us < {key} OR (status_us = {key} AND id < {id}))"
-            ));
-        }
-        page_sql.push_str(&format!(
-            " ORDER BY status_us DESC, id DESC LIMIT {}",
-            next()
-        ));
-        // Only the fixed fragments above make up the SQL; every value is bound.
-        let bind_filters = |sql: String| {
-            let mut q = sqlx::query(AssertSqlSafe(sql));
-            if let Some(owner) = &query.owner {
-                q = q.bind(owner.clone());
-            }
-            if let Some(context) = &query.context_id {
-                q = q.bind(context.clone());
-            }
-            if let Some(state) = query.state {
-                q = q.bind(state_name(state));
-            }
-            if let Some(after) = query.status_after {
-                q = q.bind(after.timestamp_micros());
-            }
-            q
-        };
-        let total: i64 = bind_filters(format!("SELECT COUNT(*) FROM a2a_tasks{filters}"))
+        let ListSql { count, page } = list_sql(query, "a2a_tasks", true)?;
+        let total: i64 = bound(count)
             .fetch_one(&self.pool)
             .await
             .map_err(StoreError::backend)?
             .get(0);
-        let mut page = bind_filters(page_sql);
-        if let Some((key, id)) = cursor {
-            page = page.bind(key).bind(id);
-        }
-        let limit = i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101);
-        let rows = page
-            .bind(limit)
+        let rows = bound(page)
             .fetch_all(&self.pool)
             .await
             .map_err(StoreError::backend)?
@@ -308,6 +252,20 @@ fn stored(
             None => task,
         },
     })
+}
+
+/// A query of `sql` with `values` bound in order.
+fn bound(
+    (sql, values): (String, Vec<SqlValue>),
+) -> sqlx::query::Query<'static, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for value in values {
+        query = match value {
+            SqlValue::Text(text) => query.bind(text),
+            SqlValue::Int(int) => query.bind(int),
+        };
+    }
+    query
 }
 
 /// Runs the migrations not yet run, under an advisory lock so concurrent starts run each once.
