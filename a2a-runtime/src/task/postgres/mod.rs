@@ -1,13 +1,15 @@
 //! [`PostgresTaskStore`]: tasks in a PostgreSQL database, which several replicas of one agent
-//! share. Every write is one conditional statement on the task's version, so replicas writing
-//! the same task never lose each other's updates; the schema is migrated at startup under an
-//! advisory lock, so replicas starting together migrate once. Each unfinished task records the
-//! replica running it, and replicas hold leases and pass each other messages (`replicas.rs`),
-//! so any replica can serve any task.
+//! share. Every write is conditional on the task's version, so replicas writing the same task
+//! never lose each other's updates (queued writes go out batched, `writer.rs`); the schema is
+//! migrated at startup under an advisory lock, so replicas starting together migrate once. Each
+//! unfinished task records the replica running it, and replicas hold leases and pass each other
+//! messages (`replicas.rs`), so any replica can serve any task.
 
 mod replicas;
+mod writer;
 
 pub(crate) use replicas::Replicas;
+use writer::{Row as TaskRow, Writer};
 
 use std::time::Duration;
 
@@ -100,29 +102,8 @@ pub struct PostgresTaskStore {
     options: PostgresStoreOptions,
     /// This process among the replicas on the database.
     replicas: Replicas,
-}
-
-/// A task's indexed columns and its serde form, as written.
-struct Columns {
-    state: &'static str,
-    status_us: i64,
-    finished_us: Option<i64>,
-    body: String,
-}
-
-impl Columns {
-    fn of(task: &Task) -> Result<Self, StoreError> {
-        Ok(Self {
-            state: state_name(task.status.state),
-            status_us: task.status.timestamp.timestamp_micros(),
-            finished_us: task
-                .status
-                .state
-                .is_terminal()
-                .then(|| chrono::Utc::now().timestamp_micros()),
-            body: serde_json::to_string(task).map_err(StoreError::backend)?,
-        })
-    }
+    /// Creates and updates, batched.
+    writer: Writer,
 }
 
 impl PostgresTaskStore {
@@ -138,10 +119,12 @@ impl PostgresTaskStore {
             .map_err(StoreError::backend)?;
         migrate(&pool).await?;
         let replicas = Replicas::join(pool.clone(), options.lease).await?;
+        let writer = Writer::start(pool.clone());
         Ok(Self {
             pool,
             options,
             replicas,
+            writer,
         })
     }
 
@@ -150,9 +133,20 @@ impl PostgresTaskStore {
         self.replicas.id()
     }
 
-    /// Who runs a task written in `state`: this replica while it is unfinished, nobody after.
-    fn runner(&self, finished: bool) -> Option<&str> {
-        (!finished).then(|| self.replicas.id())
+    /// `task` as a row: its indexed columns, its serde form, and its runner (this replica
+    /// while it is unfinished, nobody after).
+    fn row(&self, task: &Task) -> Result<TaskRow, StoreError> {
+        let finished = task.status.state.is_terminal();
+        Ok(TaskRow {
+            id: task.id.clone(),
+            owner: task.owner.clone(),
+            context_id: task.context_id.clone(),
+            state: state_name(task.status.state),
+            status_us: task.status.timestamp.timestamp_micros(),
+            finished_us: finished.then(|| chrono::Utc::now().timestamp_micros()),
+            body: serde_json::to_string(task).map_err(StoreError::backend)?,
+            runner: (!finished).then(|| self.replicas.id().to_owned()),
+        })
     }
 
     async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
@@ -170,47 +164,6 @@ impl PostgresTaskStore {
             .map(|row| (row.get(1), row.get(0), row.get(2)))
             .collect();
         assemble_page(rows, query, total)
-    }
-
-    async fn update_now(&self, task: &Task, version: u64) -> Result<(), StoreError> {
-        let columns = Columns::of(task)?;
-        let expected = i64::try_from(version).map_err(StoreError::backend)?;
-        let updated = sqlx::query(
-            "UPDATE a2a_tasks SET owner = $2, context_id = $3, state = $4, status_us = $5,
-                 finished_us = CASE WHEN $6::BIGINT IS NULL THEN NULL
-                                    ELSE COALESCE(finished_us, $6) END,
-                 version = version + 1, body = $7, runner = $9
-             WHERE id = $1 AND version = $8",
-        )
-        .bind(&task.id)
-        .bind(&task.owner)
-        .bind(&task.context_id)
-        .bind(columns.state)
-        .bind(columns.status_us)
-        .bind(columns.finished_us)
-        .bind(&columns.body)
-        .bind(expected)
-        .bind(self.runner(columns.finished_us.is_some()))
-        .execute(&self.pool)
-        .await
-        .map_err(StoreError::backend)?
-        .rows_affected();
-        if updated == 1 {
-            return Ok(());
-        }
-        let actual: Option<i64> = sqlx::query_scalar("SELECT version FROM a2a_tasks WHERE id = $1")
-            .bind(&task.id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(StoreError::backend)?;
-        Err(match actual {
-            Some(actual) => StoreError::Conflict {
-                id: task.id.clone(),
-                expected: version,
-                actual: u64::try_from(actual).unwrap_or(0),
-            },
-            None => StoreError::Missing(task.id.clone()),
-        })
     }
 
     async fn sweep_now(&self) -> Result<usize, StoreError> {
@@ -307,35 +260,11 @@ async fn migrate(pool: &PgPool) -> Result<(), StoreError> {
 
 impl TaskStore for PostgresTaskStore {
     fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move {
-            let columns = Columns::of(task)?;
-            let inserted = sqlx::query(
-                "INSERT INTO a2a_tasks
-                     (id, owner, context_id, state, status_us, finished_us, version, body, runner)
-                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8) ON CONFLICT (id) DO NOTHING",
-            )
-            .bind(&task.id)
-            .bind(&task.owner)
-            .bind(&task.context_id)
-            .bind(columns.state)
-            .bind(columns.status_us)
-            .bind(columns.finished_us)
-            .bind(&columns.body)
-            .bind(self.runner(columns.finished_us.is_some()))
-            .execute(&self.pool)
-            .await
-            .map_err(StoreError::backend)?
-            .rows_affected();
-            if inserted == 1 {
-                Ok(())
-            } else {
-                Err(StoreError::Exists(task.id.clone()))
-            }
-        })
+        Box::pin(async move { self.writer.write(self.row(task)?, None).await })
     }
 
     fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(self.update_now(task, version))
+        Box::pin(async move { self.writer.write(self.row(task)?, Some(version)).await })
     }
 
     fn get<'a>(
