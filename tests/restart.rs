@@ -356,3 +356,92 @@ async fn a_blocking_send_answers_only_once_its_final_state_is_stored() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn an_mcp_task_waiting_for_input_is_answered_after_kill_9() {
+    let data_dir = a2a_tests::scratch_dir();
+    let dir = data_dir.to_str().unwrap();
+    let (first, base) = spawn_served_with(CURRENCY, &["--data-dir", dir]).await;
+    let server = TestServer::at(base);
+    let capabilities =
+        json!({ "extensions": { "io.modelcontextprotocol/tasks": {} }, "elicitation": {} });
+    let (_, created) = server
+        .mcp_modern(
+            "tools/call",
+            json!({"name": "exchange",
+                   "arguments": {"money": {"amount": 5, "currency": "GBP"}, "to": "CHF"}}),
+            capabilities.clone(),
+        )
+        .await;
+    let created = a2a_tests::response_from(&created);
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let asked = server
+        .poll_mcp_task(&task, |t| t["status"] == "input_required")
+        .await;
+    let key = asked["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+
+    let (_second, server) = kill_and_restart(first, CURRENCY, dir).await;
+    // The question survives the restart under the same key, and its answer resumes the call.
+    let still = server
+        .poll_mcp_task(&task, |t| t["status"] == "input_required")
+        .await;
+    assert!(
+        still["inputRequests"]
+            .as_object()
+            .unwrap()
+            .contains_key(&key),
+        "{still}"
+    );
+    let (_, updated) = server
+        .mcp_modern(
+            "tasks/update",
+            json!({"taskId": task,
+                   "inputResponses": { &key: {"action": "accept", "content": {"answer": "ACME-1"}}}}),
+            capabilities.clone(),
+        )
+        .await;
+    assert!(
+        a2a_tests::response_from(&updated)["error"].is_null(),
+        "{updated}"
+    );
+    let confirm = server
+        .poll_mcp_task(&task, |t| {
+            t["status"] == "input_required"
+                && t["inputRequests"]
+                    .as_object()
+                    .is_some_and(|r| !r.contains_key(&key))
+        })
+        .await;
+    let next = confirm["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap();
+    let (_, updated) = server
+        .mcp_modern(
+            "tasks/update",
+            json!({"taskId": task,
+                   "inputResponses": { next: {"action": "accept", "content": {"answer": "yes"}}}}),
+            capabilities,
+        )
+        .await;
+    assert!(
+        a2a_tests::response_from(&updated)["error"].is_null(),
+        "{updated}"
+    );
+    let done = server
+        .poll_mcp_task(&task, |t| t["status"] == "completed")
+        .await;
+    assert_eq!(
+        done["result"]["structuredContent"]["account"], "ACME-1",
+        "{done}"
+    );
+    let _ = std::fs::remove_dir_all(data_dir);
+}
