@@ -445,3 +445,111 @@ async fn an_mcp_task_waiting_for_input_is_answered_after_kill_9() {
     );
     let _ = std::fs::remove_dir_all(data_dir);
 }
+
+/// An agent whose skill is authorized out of band, then asks a question.
+mod teller {
+    use a2a_runtime::prelude::*;
+
+    /// Pays out to signed-in callers.
+    #[agent(name = "Teller")]
+    #[derive(Debug, Default)]
+    pub struct Teller;
+
+    /// Sign in, then say how much to pay out.
+    #[skill(agent = Teller)]
+    pub async fn payout(ctx: TaskContext) -> Result<String, SkillError> {
+        let who = ctx.require_auth("Sign in first").await?;
+        let amount = ctx.ask::<u32>("How much?").await?;
+        Ok(format!("paid {amount} to {who}"))
+    }
+}
+
+/// The teller on the SQLite file `path`, served from a runtime of its own; dropping that
+/// runtime (when `stop` fires) ends every task at once, as a crash would.
+fn teller_in_own_runtime(
+    path: std::path::PathBuf,
+    stop: tokio::sync::oneshot::Receiver<()>,
+) -> (std::thread::JoinHandle<()>, String, a2a_runtime::Tasks) {
+    use a2a_runtime::Agent;
+    let (started, served) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let options = a2a_runtime::SqliteStoreOptions::default();
+            let store = a2a_runtime::SqliteTaskStore::open(&path, options)
+                .await
+                .unwrap();
+            let agent = teller::Teller.server().store(store);
+            let tasks = agent.tasks();
+            let server = a2a_tests::start(agent).await;
+            started.send((server.base.clone(), tasks)).unwrap();
+            let _ = stop.await;
+        });
+        drop(runtime);
+    });
+    let (base, tasks) = served.recv().unwrap();
+    (thread, base, tasks)
+}
+
+#[tokio::test]
+async fn an_authorization_is_asked_again_after_a_restart_and_what_followed_it_too() {
+    use a2a_runtime::{Agent, Caller};
+    let data_dir = a2a_tests::scratch_dir();
+    let path = data_dir.join("tasks.sqlite3");
+    let (stop, stopped) = tokio::sync::oneshot::channel();
+    let (thread, base, tasks) = teller_in_own_runtime(path.clone(), stopped);
+    let server = TestServer::at(base);
+    let sent = server.rpc("SendMessage", lab_call("payout")).await;
+    let task = sent["result"]["task"].clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    server.wait_for_state(&id, "TASK_STATE_AUTH_REQUIRED").await;
+    tasks
+        .authorize(&id, &Caller::anonymous(), json!("ada"))
+        .await
+        .unwrap();
+    server
+        .wait_for_state(&id, "TASK_STATE_INPUT_REQUIRED")
+        .await;
+    let _ = stop.send(());
+    thread.join().unwrap();
+    // The handle holds the old server's store (and its file) until dropped.
+    drop(tasks);
+
+    let options = a2a_runtime::SqliteStoreOptions::default();
+    let store = a2a_runtime::SqliteTaskStore::open(&path, options)
+        .await
+        .unwrap();
+    let agent = teller::Teller.server().store(store);
+    let tasks = agent.tasks();
+    let server = a2a_tests::start(agent).await;
+    let waiting = server
+        .wait_for_state(&id, "TASK_STATE_INPUT_REQUIRED")
+        .await;
+    assert_eq!(status_text(&waiting), "How much?", "{waiting}");
+    // The credential was never stored: the resumed skill asks for it again ...
+    let mut first = answer(&task, "5");
+    first["configuration"] = json!({"returnImmediately": true});
+    server.rpc("SendMessage", first).await;
+    server.wait_for_state(&id, "TASK_STATE_AUTH_REQUIRED").await;
+    tasks
+        .authorize(&id, &Caller::anonymous(), json!("bea"))
+        .await
+        .unwrap();
+    // ... and the question after it too (the answer given before it no longer applies).
+    let again = server
+        .wait_for_state(&id, "TASK_STATE_INPUT_REQUIRED")
+        .await;
+    assert_eq!(status_text(&again), "How much?", "{again}");
+    let done = server.rpc("SendMessage", answer(&task, "7")).await;
+    let done = &done["result"]["task"];
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    assert_eq!(
+        done["artifacts"][0]["parts"][0]["text"], "paid 7 to \"bea\"",
+        "{done}"
+    );
+    let _ = std::fs::remove_dir_all(data_dir);
+}
