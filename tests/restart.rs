@@ -453,11 +453,11 @@ mod teller {
     /// Pays out to signed-in callers.
     #[agent(name = "Teller")]
     #[derive(Debug, Default)]
-    pub struct Teller;
+    pub(crate) struct Teller;
 
     /// Sign in, then say how much to pay out.
     #[skill(agent = Teller)]
-    pub async fn payout(ctx: TaskContext) -> Result<String, SkillError> {
+    pub(crate) async fn payout(ctx: TaskContext) -> Result<String, SkillError> {
         let who = ctx.require_auth("Sign in first").await?;
         let amount = ctx.ask::<u32>("How much?").await?;
         Ok(format!("paid {amount} to {who}"))
