@@ -5,6 +5,7 @@
 //! before replayed into `ctx.ask` (`replay.rs`), up to the question the task waits on.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::oneshot;
 
@@ -16,7 +17,7 @@ use crate::Resume;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::dispatch::Call;
 use crate::model::{Checkpoint, Message, Task, TaskState, TaskStatus};
-use crate::quota::CallerId;
+use crate::quota::{Busy, CallerId};
 
 /// The status message of a task a restart interrupted.
 pub(crate) const INTERRUPTED: &str = "interrupted by a restart: the server stopped while this task \
@@ -110,6 +111,7 @@ impl TaskManager {
         .map_err(TaskError::Forbidden)?;
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
+        let snapshot = task.clone();
         let live = self.live_task(
             task,
             version,
@@ -125,6 +127,15 @@ impl TaskManager {
                 return Ok(Some((Arc::clone(current), None)));
             }
             map.insert(live.id.clone(), Arc::clone(&live));
+        }
+        if !self.claim(&live, &snapshot, version).await? {
+            return Err(TaskError::Quota(Busy::new(
+                format!(
+                    "task `{}` is being resumed by another replica; retry",
+                    live.id
+                ),
+                Duration::from_secs(1),
+            )));
         }
         live.set_replaying(true);
         let answer = live.rewait(pending.clone());
@@ -251,6 +262,7 @@ impl TaskManager {
         };
         task.artifacts.clear();
         task.status = TaskStatus::now(TaskState::Submitted, None);
+        let snapshot = task.clone();
         let live = self.live_task(
             task,
             version,
@@ -265,8 +277,37 @@ impl TaskManager {
             pending: None,
         };
         let manager = Arc::clone(self);
-        tokio::spawn(async move { manager.execute(live, call, Vec::new(), Some(replay)).await });
+        tokio::spawn(async move {
+            // Another survivor may be settling the same task: whoever stores it first runs it.
+            match manager.claim(&live, &snapshot, version).await {
+                Ok(true) => manager.execute(live, call, Vec::new(), Some(replay)).await,
+                Ok(false) | Err(_) => {
+                    manager.live_map().remove(&live.id);
+                }
+            }
+        });
         true
+    }
+
+    /// Makes a task left by an earlier run this process's before its skill runs again: a write
+    /// conditional on the version it was read at, so of two replicas resuming it at once only
+    /// one runs it. `false` (and the task is no longer live here) if another one won.
+    async fn claim(&self, live: &LiveTask, task: &Task, version: u64) -> Result<bool, TaskError> {
+        let mut stored = live.persist.lock().await;
+        match self.store.update(task, version).await {
+            Ok(()) => {
+                stored.version = version + 1;
+                Ok(true)
+            }
+            Err(error) => {
+                drop(stored);
+                self.live_map().remove(&live.id);
+                match error {
+                    StoreError::Conflict { .. } | StoreError::Missing(_) => Ok(false),
+                    error => Err(error.into()),
+                }
+            }
+        }
     }
 
     /// Fails a stored task with `reason` unless another writer changed it first; whether it did.
