@@ -146,15 +146,8 @@ async fn any_replica_serves_any_task() {
         request["params"]["message"],
         "Which account should be debited?"
     );
-    let (_, updated) = c
-        .mcp_modern(
-            "tasks/update",
-            json!({"taskId": mcp_task,
-                   "inputResponses": { key: {"action": "accept", "content": {"answer": "ACME-9"}}}}),
-            capabilities.clone(),
-        )
+    c.answer_mcp_input(&mcp_task, key, "ACME-9", &capabilities)
         .await;
-    assert!(response_from(&updated)["error"].is_null(), "{updated}");
     let confirm = c
         .poll_mcp_task(&mcp_task, |t| {
             t["status"] == "input_required"
@@ -169,15 +162,8 @@ async fn any_replica_serves_any_task() {
         .keys()
         .next()
         .unwrap();
-    let (_, updated) = b
-        .mcp_modern(
-            "tasks/update",
-            json!({"taskId": mcp_task,
-                   "inputResponses": { key: {"action": "accept", "content": {"answer": "yes"}}}}),
-            capabilities,
-        )
+    b.answer_mcp_input(&mcp_task, key, "yes", &capabilities)
         .await;
-    assert!(response_from(&updated)["error"].is_null(), "{updated}");
     let finished = c
         .poll_mcp_task(&mcp_task, |t| t["status"] == "completed")
         .await;

@@ -398,18 +398,9 @@ async fn an_mcp_task_waiting_for_input_is_answered_after_kill_9() {
             .contains_key(&key),
         "{still}"
     );
-    let (_, updated) = server
-        .mcp_modern(
-            "tasks/update",
-            json!({"taskId": task,
-                   "inputResponses": { &key: {"action": "accept", "content": {"answer": "ACME-1"}}}}),
-            capabilities.clone(),
-        )
+    server
+        .answer_mcp_input(&task, &key, "ACME-1", &capabilities)
         .await;
-    assert!(
-        a2a_tests::response_from(&updated)["error"].is_null(),
-        "{updated}"
-    );
     let confirm = server
         .poll_mcp_task(&task, |t| {
             t["status"] == "input_required"
@@ -424,18 +415,9 @@ async fn an_mcp_task_waiting_for_input_is_answered_after_kill_9() {
         .keys()
         .next()
         .unwrap();
-    let (_, updated) = server
-        .mcp_modern(
-            "tasks/update",
-            json!({"taskId": task,
-                   "inputResponses": { next: {"action": "accept", "content": {"answer": "yes"}}}}),
-            capabilities,
-        )
+    server
+        .answer_mcp_input(&task, next, "yes", &capabilities)
         .await;
-    assert!(
-        a2a_tests::response_from(&updated)["error"].is_null(),
-        "{updated}"
-    );
     let done = server
         .poll_mcp_task(&task, |t| t["status"] == "completed")
         .await;

@@ -183,6 +183,26 @@ impl TestServer {
         panic!("task {task_id} never reached the expected state");
     }
 
+    /// Answers input request `key` of MCP task `task` with `answer` (`tasks/update`, declaring
+    /// `capabilities`), and checks that the server took it.
+    pub async fn answer_mcp_input(
+        &self,
+        task: &str,
+        key: &str,
+        answer: &str,
+        capabilities: &Value,
+    ) {
+        let (_, updated) = self
+            .mcp_modern(
+                "tasks/update",
+                json!({"taskId": task,
+                       "inputResponses": { key: {"action": "accept", "content": {"answer": answer}}}}),
+                capabilities.clone(),
+            )
+            .await;
+        assert!(response_from(&updated)["error"].is_null(), "{updated}");
+    }
+
     /// The agent card.
     pub async fn card(&self) -> Value {
         self.http

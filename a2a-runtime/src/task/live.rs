@@ -286,6 +286,12 @@ impl LiveTask {
         (inner.revision != known).then(|| (inner.task.clone(), inner.revision))
     }
 
+    /// The task and its revision, read together.
+    pub(crate) fn current(&self) -> (Task, u64) {
+        let inner = self.lock();
+        (inner.task.clone(), inner.revision)
+    }
+
     /// When the task was created and the tasks its request referred to.
     pub(crate) fn origin(&self) -> (chrono::DateTime<chrono::Utc>, Vec<String>) {
         let inner = self.lock();

@@ -603,10 +603,7 @@ impl TaskManager {
             // later than it was asked to), so there is nothing new to write. A task never
             // stored (version 0, its creation deferred) is written whatever its revision.
             let changed = match stored.version {
-                0 => Some(
-                    live.changed_since(u64::MAX)
-                        .unwrap_or_else(|| (live.snapshot(), live.revision())),
-                ),
+                0 => Some(live.current()),
                 _ => live.changed_since(stored.revision),
             };
             let Some((snapshot, revision)) = changed else {

@@ -9,6 +9,8 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sqlx::sqlite::{
@@ -169,8 +171,13 @@ impl SqliteTaskStore {
             .await
             .map_err(StoreError::backend)?;
         let (writes, queue) = mpsc::channel(4 * MAX_BATCH);
-        tokio::spawn(checkpoint_loop(checkpointer, writes.downgrade()));
-        tokio::spawn(write_loop(writer, queue));
+        let commits = Arc::new(AtomicU64::new(0));
+        tokio::spawn(checkpoint_loop(
+            checkpointer,
+            writes.downgrade(),
+            Arc::clone(&commits),
+        ));
+        tokio::spawn(write_loop(writer, queue, commits));
         Ok(Self {
             reads,
             writes,
@@ -264,15 +271,26 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
 
 /// Copies committed pages from the WAL into the database file in the background, every
 /// [`CHECKPOINT_PERIOD`], so the writer's own checkpoint (at [`WAL_PAGES`] pages, when the WAL
-/// restarts) finds little left to copy and seldom stalls writes. Stops with the store.
-async fn checkpoint_loop(mut connection: SqliteConnection, store: mpsc::WeakSender<Write>) {
+/// restarts) finds little left to copy and seldom stalls writes. Idle while nothing is
+/// committed (`commits` counts the writer's batches). Stops with the store.
+async fn checkpoint_loop(
+    mut connection: SqliteConnection,
+    store: mpsc::WeakSender<Write>,
+    commits: Arc<AtomicU64>,
+) {
     let mut ticks = tokio::time::interval(CHECKPOINT_PERIOD);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut copied = 0;
     loop {
         ticks.tick().await;
         if store.upgrade().is_none() {
             return;
         }
+        let committed = commits.load(Ordering::Acquire);
+        if committed == copied {
+            continue;
+        }
+        copied = committed;
         if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
             .execute(&mut connection)
             .await
@@ -283,10 +301,15 @@ async fn checkpoint_loop(mut connection: SqliteConnection, store: mpsc::WeakSend
 }
 
 /// Commits queued writes in batches until every sender is gone.
-async fn write_loop(mut connection: SqliteConnection, mut queue: mpsc::Receiver<Write>) {
+async fn write_loop(
+    mut connection: SqliteConnection,
+    mut queue: mpsc::Receiver<Write>,
+    commits: Arc<AtomicU64>,
+) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
         let outcomes = commit(&mut connection, &mut batch).await;
+        commits.fetch_add(1, Ordering::Release);
         for (write, outcome) in batch.drain(..).zip(outcomes) {
             let _ = write.done.send(outcome);
         }
