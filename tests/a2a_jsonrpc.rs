@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::Agent;
+use a2a_runtime::{Agent, PushOptions};
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, start};
 use serde_json::{Value, json};
@@ -54,7 +54,7 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
     assert_eq!(
         ids,
         [
-            "add", "block", "echo", "explode", "fail", "fragile", "nap", "stubborn", "wait"
+            "add", "block", "echo", "explode", "fail", "fragile", "nap", "stubborn", "tick", "wait"
         ],
         "sorted by id"
     );
@@ -368,15 +368,25 @@ async fn unknown_method_is_method_not_found() {
 
 #[tokio::test]
 async fn capability_gated_methods_give_their_a2a_errors() {
-    let server = lab().await;
+    let mut push = PushOptions::default();
+    push.enabled = false;
+    let server = start(Lab.server().push(push)).await;
     assert_eq!(
-        error_code(
-            &server
-                .rpc("CreateTaskPushNotificationConfig", json!({}))
-                .await
-        ),
-        -32003
+        server.card().await["capabilities"]["pushNotifications"],
+        false
     );
+    for method in [
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig",
+    ] {
+        assert_eq!(
+            error_code(&server.rpc(method, json!({})).await),
+            -32003,
+            "{method}"
+        );
+    }
     assert_eq!(
         error_code(&server.rpc("GetExtendedAgentCard", json!({})).await),
         -32004

@@ -973,7 +973,9 @@ async fn rest_routes_follow_a_configured_prefix() {
 
 #[tokio::test]
 async fn rest_push_config_and_extended_card_routes_refuse_with_the_right_reason() {
-    let server = start(Lab.server()).await;
+    let mut push = a2a_runtime::PushOptions::default();
+    push.enabled = false;
+    let server = start(Lab.server().push(push)).await;
     for dialect in [Dialect::V1Rest, Dialect::V03Rest] {
         let card = if dialect == Dialect::V1Rest {
             "extendedAgentCard"

@@ -8,9 +8,10 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::{JwtConfig, Security};
 use crate::descriptor::AgentDescriptor;
 use crate::dispatch::Dispatcher;
+use crate::push::Pusher;
 use crate::quota::Quotas;
 use crate::server::Limits;
-use crate::task::TaskManager;
+use crate::task::{Outbox, TaskManager};
 
 /// What every front-end (A2A bindings, MCP) of one running agent shares.
 pub(crate) struct App {
@@ -32,6 +33,8 @@ pub(crate) struct App {
     pub(crate) jwt: Option<JwtConfig>,
     /// The key MCP request states are sealed with, when replicas share one.
     pub(crate) state_key: Option<Vec<u8>>,
+    /// Delivers push notifications, unless they are off.
+    pub(crate) push: Option<Arc<Pusher>>,
 }
 
 /// How often finished tasks past the store's retention are forgotten.
@@ -44,9 +47,49 @@ impl App {
     /// every lease, the tasks of replicas that died.
     pub(crate) async fn start(&self) -> Result<(), crate::Error> {
         self.manager.join_replicas(self.shutdown.clone());
+        // Deliveries an earlier run left pending go out before any new event of their tasks.
+        if let (Some(pusher), Some(outbox)) = (&self.push, self.manager.outbox()) {
+            let restored = pusher.restore(&outbox).await?;
+            if restored > 0 {
+                tracing::info!(restored, "push deliveries left pending by an earlier run");
+            }
+            if let Some(lease) = self.manager.replica_lease() {
+                claim_orphaned_deliveries(Arc::clone(pusher), outbox, lease, self.shutdown.clone());
+            }
+        }
         self.manager.recover().await?;
         self.manager
             .sweep_periodically(SWEEP_PERIOD, self.shutdown.clone());
         Ok(())
     }
+}
+
+/// With replicas: every `lease`, takes over the push deliveries of replicas that went away
+/// (each is claimed by exactly one survivor), until `stop`.
+fn claim_orphaned_deliveries(
+    pusher: Arc<Pusher>,
+    outbox: Outbox,
+    lease: std::time::Duration,
+    stop: CancellationToken,
+) {
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(lease) => {}
+                () = stop.cancelled() => return,
+            }
+            match pusher.restore(&outbox).await {
+                Ok(0) => {}
+                Ok(claimed) => {
+                    tracing::info!(claimed, "push deliveries of a departed replica taken over");
+                }
+                Err(error) => {
+                    tracing::warn!(
+                        %error,
+                        "claiming the push deliveries of departed replicas failed"
+                    );
+                }
+            }
+        }
+    });
 }

@@ -14,6 +14,7 @@ mod logging;
 mod mcp;
 mod model;
 mod protocol;
+mod push;
 mod quota;
 mod registry;
 mod schema;
@@ -39,16 +40,16 @@ pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{AgentDescriptor, Resume, SkillDef, SkillDescriptor, ToolHints};
 pub use error::Error;
 pub use model::{
-    Artifact, Checkpoint, JsonObject, Message, Part, PartContent, Role, Task, TaskArtifactUpdate,
-    TaskEvent, TaskState, TaskStatus, TaskStatusUpdate,
+    Artifact, Checkpoint, JsonObject, Message, Part, PartContent, PushAuthentication, PushConfig,
+    PushWire, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus, TaskStatusUpdate,
 };
 pub use server::{
-    AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, ServeConfig, StoreLocation, Tasks,
-    TasksError, TlsSettings,
+    AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, PushOptions, ServeConfig,
+    StoreLocation, Tasks, TasksError, TlsSettings,
 };
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{
-    Coordination, InMemoryTaskStore, ListQuery, MemoryStoreLimits, PostgresStoreOptions,
+    Coordination, InMemoryTaskStore, ListQuery, MemoryStoreLimits, Outbox, PostgresStoreOptions,
     PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore, StoreError, StoredTask, TaskPage,
     TaskStore,
 };

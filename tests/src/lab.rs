@@ -103,3 +103,19 @@ pub async fn nap(ctx: TaskContext) -> Result<String, SkillError> {
 pub async fn fragile(ctx: TaskContext) -> Result<String, SkillError> {
     Ok(ctx.ask::<String>("Say a word").await?)
 }
+
+/// Report progress `times` times, publish an artifact, then answer.
+#[skill(agent = Lab)]
+pub async fn tick(
+    ctx: TaskContext,
+    /// How many progress reports.
+    times: u64,
+) -> String {
+    for done in 1..=times {
+        ctx.progress_of(done, times);
+    }
+    ctx.artifact(Artifact::new(vec![Part::text(format!(
+        "ticked {times} times"
+    ))]));
+    "ticked".into()
+}

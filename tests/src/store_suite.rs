@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use a2a_runtime::{
-    Artifact, ListQuery, Message, Part, StoreError, StoredTask, Task, TaskState, TaskStatus,
-    TaskStore,
+    Artifact, ListQuery, Message, Part, PushAuthentication, PushConfig, PushWire, StoreError,
+    StoredTask, Task, TaskState, TaskStatus, TaskStore,
 };
 use chrono::{Duration as Span, Utc};
 
@@ -28,6 +28,7 @@ pub fn task(id: &str, owner: &str, state: TaskState, age_ms: i64, messages: usiz
         created_at: Utc::now() - Span::milliseconds(age_ms),
         owner: owner.into(),
         checkpoint: None,
+        push_configs: Vec::new(),
     }
 }
 
@@ -37,6 +38,7 @@ pub async fn run(store: Arc<dyn TaskStore>) {
     concurrent_writers_cannot_both_win(Arc::clone(&store)).await;
     reads_bound_the_history(&*store).await;
     every_part_kind_is_kept(&*store).await;
+    push_configs_are_kept(&*store).await;
     lists_filter_page_and_bound(&*store).await;
     unfinished_and_delete(&*store).await;
 }
@@ -154,6 +156,46 @@ async fn every_part_kind_is_kept(store: &dyn TaskStore) {
     let back = store.get("parts", None).await.unwrap().unwrap().task;
     assert_eq!(back, t, "every field and part kind comes back unchanged");
     assert!(store.delete("parts").await.unwrap());
+}
+
+async fn push_configs_are_kept(store: &dyn TaskStore) {
+    let mut t = task("push", "alice", TaskState::Working, 0, 1);
+    t.push_configs = vec![
+        PushConfig {
+            id: "c1".into(),
+            url: "https://hooks.example/a2a".into(),
+            token: Some("tok".into()),
+            authentication: Some(PushAuthentication {
+                schemes: vec!["Bearer".into()],
+                credentials: Some("secret".into()),
+            }),
+            wire: PushWire::V1,
+        },
+        PushConfig {
+            id: "c2".into(),
+            url: "http://hooks.example/draft".into(),
+            token: None,
+            authentication: None,
+            wire: PushWire::Draft {
+                task_alias: "client-id".into(),
+            },
+        },
+    ];
+    store.create(&t).await.expect("create");
+    let stored = store.get("push", Some(0)).await.unwrap().unwrap();
+    assert_eq!(
+        stored.task.push_configs, t.push_configs,
+        "configs as written"
+    );
+    t.push_configs.truncate(1);
+    store.update(&t, 1).await.expect("update");
+    let stored = store.get("push", None).await.unwrap().unwrap();
+    assert_eq!(
+        stored.task.push_configs.len(),
+        1,
+        "a deleted config stays deleted"
+    );
+    store.delete("push").await.expect("delete");
 }
 
 async fn lists_filter_page_and_bound(store: &dyn TaskStore) {

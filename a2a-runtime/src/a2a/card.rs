@@ -97,13 +97,15 @@ pub(crate) enum CardView {
 }
 
 /// Builds the 1.0 card for an agent served at `endpoints`. An agent with a security scheme
-/// offers the extended card (it requires authentication).
+/// offers the extended card (it requires authentication); `push`: it delivers push
+/// notifications.
 pub(crate) fn build(
     agent: &AgentDescriptor,
     registry: &Registry,
     endpoints: &Endpoints,
     security: &Security,
     view: CardView,
+    push: bool,
 ) -> v1::AgentCard {
     let owned = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let listed: Vec<_> = registry
@@ -157,7 +159,7 @@ pub(crate) fn build(
         documentation_url: agent.documentation_url().map(str::to_owned),
         capabilities: v1::AgentCapabilities {
             streaming: true,
-            push_notifications: false,
+            push_notifications: push,
             extended_agent_card: security.is_enabled(),
             extensions: vec![v1::AgentExtension {
                 uri: SKILL_SCHEMAS_EXTENSION,

@@ -344,7 +344,9 @@ impl From<TaskError> for A2aError {
             | TaskError::NotAwaitingAuth { .. }
             | TaskError::NoSuchQuestion { .. }
             | TaskError::Ended { .. }
+            | TaskError::PushAfterEnd { .. }
             | TaskError::NotRunning(_)) => Self::Unsupported(e.to_string()),
+            e @ TaskError::PushConfigLimit { .. } => Self::invalid_params("url", e.to_string()),
             e @ TaskError::NotCancelable { .. } => Self::TaskNotCancelable(e.to_string()),
             e @ TaskError::ContextMismatch { .. } => {
                 Self::invalid_params("message.contextId", e.to_string())

@@ -8,6 +8,7 @@ mod decode;
 mod error;
 pub(crate) mod jsonrpc;
 mod media;
+mod push;
 pub(crate) mod rest;
 mod route;
 mod service;
@@ -17,6 +18,7 @@ mod v1;
 use axum::http::{HeaderMap, Uri};
 
 pub(crate) use error::{A2aError, BUSY_CODE, PERMISSION_DENIED_CODE, insufficient_scope};
+pub(crate) use push::PushSupport;
 pub(crate) use service::{A2aService, Settings};
 
 /// Checks that a request body is declared JSON (`application/json` or `application/a2a+json`);

@@ -11,12 +11,13 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::A2aError;
+use super::push::{PushRegistration, PushSupport};
 use super::route;
 use crate::dispatch::{Call, Dispatcher};
 use crate::model::{ByteSize, Message, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
-use crate::task::{DURABLE_WAIT, ListQuery, TaskEvents, TaskHandle, TaskManager};
+use crate::task::{DURABLE_WAIT, ListQuery, PushEdit, TaskEvents, TaskHandle, TaskManager};
 
 /// `SendMessage` / `SendStreamingMessage`, in any dialect.
 #[derive(Debug)]
@@ -26,8 +27,8 @@ pub(crate) struct SendRequest {
     pub(crate) history_length: Option<i64>,
     /// `configuration.returnImmediately` (v0.3: `!blocking`).
     pub(crate) return_immediately: bool,
-    /// Whether the request asked for push notifications inline.
-    pub(crate) push_config: bool,
+    /// A push notification config registered inline.
+    pub(crate) push_config: Option<PushRegistration>,
 }
 
 /// `ListTasks`, in any dialect.
@@ -107,12 +108,14 @@ pub(crate) struct Settings {
 
 /// The A2A operations of one agent.
 pub(crate) struct A2aService {
-    manager: Arc<TaskManager>,
+    pub(super) manager: Arc<TaskManager>,
     dispatcher: Arc<Dispatcher>,
     quotas: Arc<Quotas>,
     pub(crate) settings: Settings,
     /// Cancelled when the server shuts down: open streams end so connections can close.
     pub(crate) shutdown: CancellationToken,
+    /// Push notifications, unless the agent does not deliver them.
+    pub(crate) push: Option<PushSupport>,
 }
 
 /// A validated message: the task it resumed, or the task created for it and the call to run.
@@ -128,6 +131,7 @@ impl A2aService {
         quotas: Arc<Quotas>,
         settings: Settings,
         shutdown: CancellationToken,
+        push: Option<PushSupport>,
     ) -> Self {
         Self {
             manager,
@@ -135,6 +139,7 @@ impl A2aService {
             quotas,
             settings,
             shutdown,
+            push,
         }
     }
 
@@ -264,12 +269,6 @@ impl A2aService {
         ))
     }
 
-    /// The push notification config operations: this agent does not deliver push
-    /// notifications (`capabilities.pushNotifications` is false).
-    pub(crate) fn push_notification_config(&self) -> A2aError {
-        A2aError::PushNotSupported
-    }
-
     /// `GetExtendedAgentCard`: the card with every skill, for authenticated callers only. An
     /// agent without a security scheme has none (`capabilities.extendedAgentCard` is false).
     pub(crate) fn extended_agent_card(
@@ -300,12 +299,20 @@ impl A2aService {
         caller: &CallerId,
         store_now: bool,
     ) -> Result<Accepted, A2aError> {
-        if request.push_config {
+        if request.push_config.is_some() && self.push.is_none() {
             return Err(A2aError::PushNotSupported);
         }
         let message = request.message;
         validate(&message, &self.settings)?;
+        let push_configs = self.inline_push_configs(request.push_config).await?;
         if let Some(task_id) = message.task_id.clone() {
+            for config in push_configs {
+                let limit = self.push.as_ref().map_or(0, |p| p.max_configs);
+                let edit = PushEdit::Set { config, limit };
+                self.manager
+                    .edit_push_configs(&task_id, caller.owner(), edit)
+                    .await?;
+            }
             let task = self.manager.resume(&task_id, message, caller).await?;
             return Ok(Accepted { task, start: None });
         }
@@ -320,7 +327,10 @@ impl A2aService {
             caller.trace().cloned(),
         )?;
         let slot = self.quotas.start_task(caller)?;
-        let task = self.manager.create(&call, slot, store_now).await?;
+        let task = self
+            .manager
+            .create(&call, slot, store_now, push_configs)
+            .await?;
         Ok(Accepted {
             task,
             start: Some(call),

@@ -5,9 +5,10 @@ use serde_json::Value;
 
 use super::A2aError;
 use super::decode::params;
+use super::push::PushRegistration;
 use super::service::{ListTasksRequest, SendRequest, TaskList, parse_timestamp};
-use crate::model::TaskState;
-use crate::protocol::a2a::v1;
+use crate::model::{PushWire, TaskState};
+use crate::protocol::a2a::{push, v1};
 use crate::task::StreamItem;
 
 /// Reads a 1.0 `SendMessageRequest`.
@@ -22,8 +23,40 @@ pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         message,
         history_length: configuration.history_length,
         return_immediately: configuration.return_immediately,
-        push_config: configuration.task_push_notification_config.is_some(),
+        push_config: configuration
+            .task_push_notification_config
+            .map(|config| {
+                let field = "configuration.taskPushNotificationConfig";
+                push::v1::config_in(config, field)
+                    .map(|input| PushRegistration {
+                        field: field.to_owned(),
+                        input,
+                        wire: PushWire::V1,
+                        default_id: None,
+                    })
+                    .map_err(|(f, r)| A2aError::invalid_params(f, r))
+            })
+            .transpose()?,
     })
+}
+
+/// Reads a 1.0 Create request for task `task_id` (`None`: the request names it).
+pub(crate) fn push_registration(raw: Value) -> Result<(String, PushRegistration), A2aError> {
+    let input = push::v1::config_in(raw, "").map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+    let task_id = input
+        .task_id
+        .clone()
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| A2aError::invalid_params("taskId", "is required"))?;
+    Ok((
+        task_id,
+        PushRegistration {
+            field: String::new(),
+            input,
+            wire: PushWire::V1,
+            default_id: None,
+        },
+    ))
 }
 
 /// Reads a 1.0 `ListTasksRequest`.

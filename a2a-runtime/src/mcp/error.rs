@@ -47,6 +47,8 @@ pub(super) fn task_error(error: TaskError) -> McpError {
         | TaskError::NotCancelable { id, .. }
         | TaskError::NotAwaitingAuth { id, .. }
         | TaskError::NoSuchQuestion { id, .. }
+        | TaskError::PushAfterEnd { id, .. }
+        | TaskError::PushConfigLimit { id, .. }
         | TaskError::ContextMismatch { task: id, .. } => id.clone(),
         TaskError::Store(StoreError::InvalidPageToken) => {
             return McpError::invalid_params(error.to_string(), Some(json!({"field": "cursor"})));

@@ -30,6 +30,7 @@ use crate::dispatch::{Call, Dispatcher};
 use crate::model::{Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
+use crate::task::TaskObserver;
 use crate::task::{TaskError, request_message};
 
 /// The MCP revisions this server implements (tools only).
@@ -301,14 +302,15 @@ impl McpHandler {
         caller: &CallerId,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let sinks = progress
+        // Progress notifications follow the task's events, as its other observers do.
+        let observers = progress
             .clone()
-            .map(|p| vec![p as Arc<dyn UpdateSink>])
+            .map(|p| vec![p as Arc<dyn TaskObserver>])
             .unwrap_or_default();
         let started = self
             .app
             .manager
-            .start(call, sinks, quota)
+            .start(call, observers, quota)
             .await
             .map_err(task_error)?;
         let task = tokio::select! {

@@ -10,7 +10,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::context::{Progress, Update, UpdateSink};
-use crate::model::{Artifact, join_artifact};
+use crate::model::{Artifact, Task, TaskEvent, TaskState, join_artifact};
+use crate::task::TaskObserver;
 
 /// Notifications queued per call before progress reports are dropped (never blocking the skill).
 const PROGRESS_QUEUE: usize = 64;
@@ -97,9 +98,51 @@ impl ProgressForwarder {
 
 impl UpdateSink for ProgressForwarder {
     fn update(&self, update: &Update) {
-        let Update::Progress(progress) = update else {
+        if let Update::Progress(progress) = update {
+            self.forward(progress);
+        }
+    }
+}
+
+/// A call run as a task reports progress through the task's events: a WORKING status with a
+/// message (and `progress`/`total` in its metadata when the skill counted).
+impl TaskObserver for ProgressForwarder {
+    fn observe(&self, _task: &Task, event: &Arc<TaskEvent>) {
+        let TaskEvent::Status(update) = event.as_ref() else {
             return;
         };
+        let Some(message) = &update.status.message else {
+            return;
+        };
+        if update.status.state != TaskState::Working {
+            return;
+        }
+        let count = |key: &str| {
+            update
+                .metadata
+                .as_ref()
+                .and_then(|m| m.get(key))
+                .and_then(serde_json::Value::as_u64)
+        };
+        let (done, total) = (count("progress"), count("total"));
+        let text = message.text().unwrap_or_default();
+        let counted = match (done, total) {
+            (Some(done), Some(total)) => format!("{done}/{total}"),
+            (Some(done), None) => done.to_string(),
+            (None, _) => String::new(),
+        };
+        // A count alone was shown as `done/total`: the skill gave no message.
+        let message = (!text.is_empty() && text != counted).then_some(text);
+        self.forward(&Progress {
+            message,
+            done,
+            total,
+        });
+    }
+}
+
+impl ProgressForwarder {
+    fn forward(&self, progress: &Progress) {
         let next = self
             .counter
             .lock()

@@ -106,6 +106,7 @@ mod tests {
             created_at: chrono::Utc::now(),
             owner: "anonymous".into(),
             checkpoint: None,
+            push_configs: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@
 mod checkpoint;
 mod event;
 mod message;
+mod push;
 mod size;
 mod task;
 
@@ -13,6 +14,8 @@ pub use checkpoint::Checkpoint;
 pub(crate) use event::join_artifact;
 pub use event::{TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
 pub use message::{Artifact, Message, Part, PartContent, Role};
+pub(crate) use push::REDACTED;
+pub use push::{PushAuthentication, PushConfig, PushWire};
 pub(crate) use size::ByteSize;
 pub use task::{Task, TaskState, TaskStatus};
 

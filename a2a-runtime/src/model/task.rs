@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Artifact, Checkpoint, JsonObject, Message};
+use super::{Artifact, Checkpoint, JsonObject, Message, PushConfig};
 
 /// The lifecycle state of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -103,6 +103,10 @@ pub struct Task {
     /// the task finishes; never sent on the wire.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<Checkpoint>,
+    /// Webhooks the owner registered for the task's updates. Stored with the task; never sent
+    /// on the wire as part of it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub push_configs: Vec<PushConfig>,
 }
 
 impl Task {
@@ -127,6 +131,7 @@ impl Task {
             created_at: self.created_at,
             owner: self.owner.clone(),
             checkpoint: self.checkpoint.clone(),
+            push_configs: self.push_configs.clone(),
         }
     }
 }

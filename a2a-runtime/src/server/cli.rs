@@ -34,6 +34,31 @@ struct Cli {
     tls: TlsArgs,
     #[command(flatten)]
     storage: StorageArgs,
+    #[command(flatten)]
+    push: PushArgs,
+}
+
+/// Push notification delivery.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Push notifications")]
+struct PushArgs {
+    /// Do not deliver push notifications (every push config operation answers -32003)
+    #[arg(long, env = "A2A_NO_PUSH", value_parser = clap::builder::FalseyValueParser::new())]
+    no_push: bool,
+    /// Deliver to loopback and private addresses too (local development and tests; refused by
+    /// default as server-side request forgery)
+    #[arg(long, env = "A2A_PUSH_ALLOW_PRIVATE", value_parser = clap::builder::FalseyValueParser::new())]
+    push_allow_private: bool,
+    /// How long one delivery attempt may take [default: 10s]
+    #[arg(long, env = "A2A_PUSH_TIMEOUT", value_parser = duration, value_name = "DURATION")]
+    push_timeout: Option<Duration>,
+    /// Attempts per delivery before it is given up [default: 8]
+    #[arg(long, env = "A2A_PUSH_ATTEMPTS", value_name = "N")]
+    push_attempts: Option<u32>,
+    /// The pause before a delivery's first retry; later ones double, up to a minute
+    /// [default: 1s]
+    #[arg(long, env = "A2A_PUSH_RETRY", value_parser = duration, value_name = "DURATION")]
+    push_retry: Option<Duration>,
 }
 
 /// Where tasks are kept.
@@ -305,6 +330,16 @@ impl Cli {
         if self.storage.state_key.is_some() {
             config.state_key = self.storage.state_key;
         }
+        let push = self.push;
+        if push.no_push {
+            config.push.enabled = false;
+        }
+        if push.push_allow_private {
+            config.push.allow_private = true;
+        }
+        set(&mut config.push.timeout, push.push_timeout);
+        set(&mut config.push.attempts, push.push_attempts);
+        set(&mut config.push.first_retry, push.push_retry);
         config.allowed_hosts.extend(network.allowed_hosts);
         config.allowed_origins.extend(network.allowed_origins);
         config.cors_origins.extend(network.cors_origins);

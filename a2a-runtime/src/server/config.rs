@@ -52,6 +52,47 @@ pub struct ServeConfig {
     /// every replica the same one, so a retry may reach any of them; without it each process
     /// seals with a random key of its own.
     pub state_key: Option<String>,
+    /// Push notifications: whether and how task updates are POSTed to webhooks.
+    pub push: PushOptions,
+}
+
+/// Push notification delivery (`capabilities.pushNotifications`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PushOptions {
+    /// Whether the agent delivers push notifications (default on; `--no-push`, `A2A_NO_PUSH=1`
+    /// turns it off, and every push config operation then answers -32003).
+    pub enabled: bool,
+    /// Deliver to loopback, private, link-local and other internal addresses too
+    /// (`--push-allow-private`; off by default: the SSRF guard refuses them). For local
+    /// development and tests.
+    pub allow_private: bool,
+    /// How long one delivery attempt may take (`--push-timeout`; default 10 s).
+    pub timeout: std::time::Duration,
+    /// Attempts per delivery before it is given up (`--push-attempts`; default 8).
+    pub attempts: u32,
+    /// The pause before the first retry; later ones double, up to a minute, with jitter
+    /// (`--push-retry`; default 1 s).
+    pub first_retry: std::time::Duration,
+    /// The most push configs one task may hold (default 10).
+    pub max_configs_per_task: usize,
+    /// Deliveries queued per config while its receiver is slow or down; beyond it the oldest
+    /// is dropped (default 1000).
+    pub queue_per_config: usize,
+}
+
+impl Default for PushOptions {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            allow_private: false,
+            timeout: std::time::Duration::from_secs(10),
+            attempts: 8,
+            first_retry: std::time::Duration::from_secs(1),
+            max_configs_per_task: 10,
+            queue_per_config: 1000,
+        }
+    }
 }
 
 /// Where tasks are kept.
@@ -302,6 +343,7 @@ impl Default for ServeConfig {
             data_dir: None,
             replica_lease: None,
             state_key: None,
+            push: PushOptions::default(),
         }
     }
 }

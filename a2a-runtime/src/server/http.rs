@@ -19,7 +19,7 @@ use super::guard::BrowserGuard;
 use super::shutdown::InFlight;
 use crate::a2a::card::{self, CardBody, CardView};
 use crate::a2a::jsonrpc::{Aliases, JsonRpc};
-use crate::a2a::{A2aError, A2aService, Settings};
+use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
 use crate::app::App;
 use crate::error::Error;
 use crate::mcp::{McpGate, McpHandler};
@@ -38,6 +38,7 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             &endpoints,
             &app.security,
             view,
+            app.push.is_some(),
         );
         card::hybrid(&v1_card, &endpoints, &app.security)
     };
@@ -82,6 +83,10 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             extended_card,
         },
         app.shutdown.clone(),
+        app.push.as_ref().map(|pusher| PushSupport {
+            pusher: Arc::clone(pusher),
+            max_configs: config.push.max_configs_per_task,
+        }),
     ));
     let jsonrpc = Arc::new(JsonRpc {
         service: Arc::clone(&service),

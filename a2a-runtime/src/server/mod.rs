@@ -18,7 +18,7 @@ use std::time::Duration;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub use config::{AuthSettings, ServeConfig, StoreLocation, TlsSettings};
+pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
 pub(crate) use http::MCP_PATH;
 pub use limits::Limits;
 pub use tasks::{Tasks, TasksError};
@@ -29,11 +29,12 @@ use crate::auth::{ApiKeys, AuthConfig, Authenticator, JwtConfig, NamedScheme, Se
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
+use crate::push::{PushSettings, Pusher};
 use crate::quota::{QuotaLimits, Quotas};
 use crate::registry::Registry;
 use crate::task::{
-    InMemoryTaskStore, MemoryStoreLimits, PostgresStoreOptions, PostgresTaskStore,
-    SqliteStoreOptions, SqliteTaskStore, TaskConfig, TaskManager, TaskStore,
+    InMemoryTaskStore, MemoryStoreLimits, Observers, PostgresStoreOptions, PostgresTaskStore,
+    SqliteStoreOptions, SqliteTaskStore, TaskConfig, TaskManager, TaskObserver, TaskStore,
 };
 
 /// The default request body limit for A2A and MCP requests.
@@ -180,6 +181,21 @@ impl AgentServer {
     #[must_use]
     pub fn limits(mut self, limits: Limits) -> Self {
         self.config.limits = limits;
+        self
+    }
+
+    /// Sets how push notifications are delivered, or turns them off (flags and environment
+    /// variables still override them in `serve()`):
+    ///
+    /// ```
+    /// # use a2a_runtime::PushOptions;
+    /// let mut push = PushOptions::default();
+    /// push.enabled = false; // every push config operation answers -32003
+    /// # let _ = push;
+    /// ```
+    #[must_use]
+    pub fn push(mut self, options: PushOptions) -> Self {
+        self.config.push = options;
         self
     }
 
@@ -349,11 +365,17 @@ impl AgentServer {
             tasks_per_second: limits.tasks_per_second_per_caller,
             burst: limits.task_burst_per_caller,
         });
+        let push = self.pusher(&store)?;
+        let observers: Observers = push
+            .iter()
+            .map(|pusher| Arc::clone(pusher) as Arc<dyn TaskObserver>)
+            .collect();
         let manager = TaskManager::new(
             store,
             Arc::clone(&dispatcher),
             Arc::clone(&quotas),
             task_config(limits),
+            observers,
         );
         self.handle.bind(&manager);
         Ok(Arc::new(App {
@@ -368,7 +390,26 @@ impl AgentServer {
             security: Arc::new(security),
             jwt: auth.jwt,
             state_key,
+            push,
         }))
+    }
+
+    /// The push deliverer, unless push notifications are off.
+    fn pusher(&self, store: &Arc<dyn TaskStore>) -> Result<Option<Arc<Pusher>>, Error> {
+        let options = &self.config.push;
+        if !options.enabled {
+            return Ok(None);
+        }
+        let settings = PushSettings {
+            allow_private: options.allow_private,
+            timeout: options.timeout,
+            attempts: options.attempts,
+            first_retry: options.first_retry,
+            queue: options.queue_per_config,
+        };
+        let pusher = Pusher::new(settings, store.outbox())
+            .map_err(|e| Error::Config(format!("push notifications: {e}")))?;
+        Ok(Some(Arc::new(pusher)))
     }
 
     /// The A2A and MCP endpoints as an axum router, to serve or to mount in an existing app.

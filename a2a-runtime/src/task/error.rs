@@ -52,6 +52,15 @@ pub(crate) enum TaskError {
         scope = .0.scope
     )]
     Forbidden(MissingScope),
+    #[error(
+        "task `{id}` already ended ({state:?}); it has no more updates to push",
+        state = .state
+    )]
+    PushAfterEnd { id: String, state: TaskState },
+    #[error(
+        "task `{id}` already has {limit} push configs, the most one task may hold; delete one first"
+    )]
+    PushConfigLimit { id: String, limit: usize },
     /// Resuming a task after a restart runs its skill again, which counts against the caller's
     /// quota like a new task.
     #[error(transparent)]

@@ -8,23 +8,25 @@ use serde_json::json;
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::hook::{Observers, TaskObserver};
 use super::store::StoredTask;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::{Update, UpdateSink};
 use crate::model::{
-    ByteSize, Checkpoint, JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskState,
-    TaskStatus, TaskStatusUpdate,
+    ByteSize, Checkpoint, JsonObject, Message, PushConfig, Task, TaskArtifactUpdate, TaskEvent,
+    TaskState, TaskStatus, TaskStatusUpdate,
 };
 use crate::quota::{Busy, TaskSlot};
 
 /// What the store holds of a live task: the version of the last write (1: as created; 0: not
 /// stored yet, the first write creates it), which the next write is conditional on, and the
-/// revision it wrote (a write of an unchanged task is skipped).
+/// revision and edits it wrote (a write of an unchanged task is skipped).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Persisted {
     pub(crate) version: u64,
     pub(crate) revision: u64,
+    pub(crate) edits: u64,
 }
 
 /// A running task. The store follows `task`; subscribers follow `events`.
@@ -57,6 +59,8 @@ pub(crate) struct LiveTask {
     replaying: AtomicBool,
     /// For a mirror (a task another replica runs, followed here): the revision applied so far.
     applied: Option<watch::Sender<u64>>,
+    /// Observers every task of the manager has (push delivery); see `hook.rs`.
+    observers: Observers,
 }
 
 /// Bytes one task may hold: history beyond its budget is dropped oldest first; artifacts beyond
@@ -76,8 +80,12 @@ struct Inner {
     waiting: Option<Waiter>,
     /// Bytes of artifacts recorded so far.
     artifact_bytes: usize,
-    /// Changes since the task was created.
+    /// Events since the task was created (replicas count them: one revision is one event).
     revision: u64,
+    /// Changes that are not events (push configs registered or deleted), for the store.
+    edits: u64,
+    /// Observers of this task alone (an MCP call's progress notifications).
+    observers: Vec<Arc<dyn TaskObserver>>,
     /// The checkpoint of a task that has not needed one yet: it moves onto the task (and so
     /// into the store) when the skill first asks a question, the first point a restart could
     /// resume from (a skill that re-runs keeps it on the task from the start).
@@ -136,6 +144,8 @@ impl LiveTask {
                 waiting: None,
                 artifact_bytes,
                 revision: 0,
+                edits: 0,
+                observers: Vec::new(),
                 checkpoint,
             }),
             cancel: CancellationToken::new(),
@@ -143,6 +153,7 @@ impl LiveTask {
             persist: tokio::sync::Mutex::new(Persisted {
                 version,
                 revision: 0,
+                edits: 0,
             }),
             stored: watch::channel(0).0,
             buffer: buffer.max(1),
@@ -150,7 +161,14 @@ impl LiveTask {
             budget,
             replaying: AtomicBool::new(false),
             applied: None,
+            observers: Arc::from([]),
         }
+    }
+
+    /// This task's events also go to `observers` (the manager's: push delivery).
+    pub(crate) fn with_observers(mut self, observers: Observers) -> Self {
+        self.observers = observers;
+        self
     }
 
     /// A mirror of a task another replica runs, as it was at `revision` there: the events that
@@ -167,6 +185,7 @@ impl LiveTask {
                 history_bytes: usize::MAX,
                 artifact_bytes: usize::MAX,
             },
+            // The running replica delivers the task's pushes; a mirror only follows it.
             None,
         );
         mirror.lock().revision = revision;
@@ -279,17 +298,45 @@ impl LiveTask {
         self.lock().revision
     }
 
-    /// The task and its revision, read together, unless the revision is still `known` (then
-    /// nothing is copied).
-    pub(crate) fn changed_since(&self, known: u64) -> Option<(Task, u64)> {
+    /// The task with its revision and edits, read together, unless both are still as
+    /// `known` (then nothing is copied).
+    pub(crate) fn changed_since(&self, known: &Persisted) -> Option<(Task, u64, u64)> {
         let inner = self.lock();
-        (inner.revision != known).then(|| (inner.task.clone(), inner.revision))
+        (inner.revision != known.revision || inner.edits != known.edits)
+            .then(|| (inner.task.clone(), inner.revision, inner.edits))
     }
 
-    /// The task and its revision, read together.
-    pub(crate) fn current(&self) -> (Task, u64) {
+    /// The task with its revision and edits, read together.
+    pub(crate) fn current(&self) -> (Task, u64, u64) {
         let inner = self.lock();
-        (inner.task.clone(), inner.revision)
+        (inner.task.clone(), inner.revision, inner.edits)
+    }
+
+    /// Adds an observer of this task's events from now on.
+    pub(crate) fn observe(&self, observer: Arc<dyn TaskObserver>) {
+        self.lock().observers.push(observer);
+    }
+
+    /// Changes the task's push configs with `edit`, unless the task already ended (and not
+    /// `after_end`); the result is `edit`'s, and the task is to be stored again.
+    pub(crate) fn edit_push_configs<T>(
+        &self,
+        after_end: bool,
+        edit: impl FnOnce(&mut Vec<PushConfig>) -> T,
+    ) -> Result<T, TaskState> {
+        let mut inner = self.lock();
+        let state = inner.task.status.state;
+        if state.is_terminal() && !after_end {
+            return Err(state);
+        }
+        let result = edit(&mut inner.task.push_configs);
+        inner.edits += 1;
+        Ok(result)
+    }
+
+    /// The task's push configs.
+    pub(crate) fn push_configs(&self) -> Vec<PushConfig> {
+        self.lock().task.push_configs.clone()
     }
 
     /// When the task was created and the tasks its request referred to.
@@ -379,14 +426,19 @@ impl LiveTask {
             trim_to_bytes(&mut inner.task.history, self.budget.history_bytes);
         }
         let state = event.state();
+        let event = Arc::new(event);
         if let Some(events) = &inner.events {
             // No receivers is not an error: subscribers come and go.
-            let _ = events.send(Arc::new(event));
+            let _ = events.send(Arc::clone(&event));
+        }
+        for observer in self.observers.iter().chain(&inner.observers) {
+            observer.observe(&inner.task, &event);
         }
         if state.is_some_and(TaskState::is_terminal) {
             // Receivers drain what was sent, then see the channel closed; a waiting skill
             // learns that no answer will come.
             inner.events = None;
+            inner.observers.clear();
             inner.waiting = None;
             // A finished task is never resumed.
             inner.task.checkpoint = None;

@@ -10,16 +10,17 @@ use futures::Stream;
 
 use super::cluster::Cluster;
 use super::error::{TaskError, refused};
+use super::hook::{Observers, TaskObserver};
 use super::live::{Budget, LiveTask, Subscribed};
 use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
 use crate::Resume;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
-use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
 use crate::model::{
-    Checkpoint, Message, Part, Role, Task, TaskState, TaskStatus, new_id, new_task_id,
+    Checkpoint, Message, Part, PushConfig, Role, Task, TaskEvent, TaskState, TaskStatus,
+    TaskStatusUpdate, new_id, new_task_id,
 };
 use crate::quota::{CallerId, Quotas, TaskSlot};
 use crate::registry::SkillEntry;
@@ -203,6 +204,8 @@ pub(crate) struct TaskManager {
     pub(super) quotas: Arc<Quotas>,
     /// The other replicas on the store, when it is shared.
     pub(super) cluster: Option<Arc<Cluster>>,
+    /// What every task's events go to besides its subscribers (push delivery).
+    pub(super) observers: Observers,
 }
 
 impl TaskManager {
@@ -211,8 +214,10 @@ impl TaskManager {
         dispatcher: Arc<Dispatcher>,
         quotas: Arc<Quotas>,
         config: TaskConfig,
+        observers: Observers,
     ) -> Arc<Self> {
         Arc::new(Self {
+            observers,
             dispatcher,
             live: Mutex::new(HashMap::new()),
             config,
@@ -253,16 +258,19 @@ impl TaskManager {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Creates a task for `call` and runs it; `sinks` get the skill's reports besides the task
-    /// itself.
+    /// Creates a task for `call` and runs it; `observers` follow its events besides the
+    /// manager's own (an MCP call's progress notifications).
     pub(crate) async fn start(
         self: &Arc<Self>,
         call: Call,
-        sinks: Vec<Arc<dyn UpdateSink>>,
+        observers: Vec<Arc<dyn TaskObserver>>,
         quota: TaskSlot,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self.create(&call, quota, true).await?;
-        self.run(&task, call, sinks);
+        let task = self.create(&call, quota, true, Vec::new()).await?;
+        for observer in observers {
+            task.live.observe(observer);
+        }
+        self.run(&task, call, Vec::new());
         Ok(task)
     }
 
@@ -496,11 +504,13 @@ impl TaskManager {
     /// caller learns of the task only from its settled state, stored before it is told), the
     /// first write is deferred: a task that settles quickly is written once, and one that
     /// does not is written after [`DEFERRED_FIRST_WRITE`](super::runner::DEFERRED_FIRST_WRITE).
+    /// `push_configs` are the webhooks the request registered inline.
     pub(crate) fn create(
         &self,
         call: &Call,
         quota: TaskSlot,
         store_now: bool,
+        push_configs: Vec<PushConfig>,
     ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
         let (skill, caller) = (call.skill, call.caller.clone());
         let mut message = (*call.message).clone();
@@ -537,6 +547,7 @@ impl TaskManager {
             created_at: chrono::Utc::now(),
             owner: call.caller.owner().to_owned(),
             checkpoint: stored,
+            push_configs,
         };
         async move {
             let version = if store_now {
@@ -561,18 +572,21 @@ impl TaskManager {
         quota: Option<TaskSlot>,
         checkpoint: Option<Checkpoint>,
     ) -> Arc<LiveTask> {
-        Arc::new(LiveTask::new(
-            StoredTask { task, version },
-            skill,
-            caller,
-            self.config.stream_buffer,
-            quota,
-            Budget {
-                history_bytes: self.config.max_history_bytes,
-                artifact_bytes: self.config.max_artifact_bytes,
-            },
-            checkpoint,
-        ))
+        Arc::new(
+            LiveTask::new(
+                StoredTask { task, version },
+                skill,
+                caller,
+                self.config.stream_buffer,
+                quota,
+                Budget {
+                    history_bytes: self.config.max_history_bytes,
+                    artifact_bytes: self.config.max_artifact_bytes,
+                },
+                checkpoint,
+            )
+            .with_observers(Arc::clone(&self.observers)),
+        )
     }
 
     /// The skill `id` of this agent.
@@ -604,9 +618,9 @@ impl TaskManager {
             // stored (version 0, its creation deferred) is written whatever its revision.
             let changed = match stored.version {
                 0 => Some(live.current()),
-                _ => live.changed_since(stored.revision),
+                _ => live.changed_since(&stored),
             };
-            let Some((snapshot, revision)) = changed else {
+            let Some((snapshot, revision, edits)) = changed else {
                 return true;
             };
             let written = match stored.version {
@@ -617,6 +631,7 @@ impl TaskManager {
                 Ok(()) => {
                     stored.version += 1;
                     stored.revision = revision;
+                    stored.edits = edits;
                     live.stored.send_replace(revision);
                     return true;
                 }
@@ -705,6 +720,30 @@ impl TaskManager {
         }
     }
 
+    /// Tells the observers (push delivery) of a status change made to a stored task that is
+    /// not live (a task failed by a restart, or canceled while nothing ran it).
+    pub(super) fn announce(&self, task: &Task) {
+        let event = Arc::new(TaskEvent::Status(TaskStatusUpdate {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            status: task.status.clone(),
+            metadata: None,
+        }));
+        for observer in self.observers.iter() {
+            observer.observe(task, &event);
+        }
+    }
+
+    /// With replicas on a shared store: how long a silent replica counts as alive.
+    pub(crate) fn replica_lease(&self) -> Option<Duration> {
+        self.cluster.as_ref().map(|cluster| cluster.lease())
+    }
+
+    /// The store's push outbox, if it keeps one.
+    pub(crate) fn outbox(&self) -> Option<super::Outbox> {
+        self.store.outbox()
+    }
+
     /// How long a canceled skill may keep running.
     pub(crate) fn cancel_grace(&self) -> Duration {
         self.config.cancel_grace
@@ -742,6 +781,7 @@ impl TaskManager {
         }
         task.status = TaskStatus::now(TaskState::Canceled, None);
         self.store.update(&task, version).await?;
+        self.announce(&task);
         Ok(task)
     }
 }

@@ -357,6 +357,7 @@ mod tests {
             created_at: chrono::Utc::now(),
             owner: "anonymous".into(),
             checkpoint: None,
+            push_configs: Vec::new(),
         }
     }
 

@@ -4,10 +4,13 @@
 mod cluster;
 mod conversation;
 mod error;
+mod hook;
 mod live;
 mod manager;
 mod memory;
+mod outbox;
 mod postgres;
+mod push_configs;
 mod remote;
 mod replay;
 mod resume;
@@ -19,9 +22,13 @@ mod waiting;
 
 pub use cluster::Coordination;
 pub(crate) use error::TaskError;
+pub(crate) use hook::{Observers, TaskObserver};
 pub(crate) use manager::{DURABLE_WAIT, TaskConfig, TaskEvents, TaskHandle, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
+pub use outbox::Outbox;
+pub(crate) use outbox::{OutboxBackend, OutboxEntry};
 pub use postgres::{PostgresStoreOptions, PostgresTaskStore};
+pub(crate) use push_configs::PushEdit;
 pub(crate) use runner::request_message;
 pub use sqlite::{SqliteStoreOptions, SqliteTaskStore};
 pub use store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};

@@ -19,7 +19,7 @@ const APPLIED_WAIT: Duration = Duration::from_secs(10);
 
 impl TaskManager {
     /// The replica, other than this one, running `task`, when replicas share the store.
-    async fn runner(&self, task: &str) -> Result<Option<String>, TaskError> {
+    pub(super) async fn runner(&self, task: &str) -> Result<Option<String>, TaskError> {
         match &self.cluster {
             Some(cluster) => Ok(cluster.runner(task).await?),
             None => Ok(None),
@@ -28,7 +28,7 @@ impl TaskManager {
 
     /// The task error for a request about `task` that did not come back done; `None` when the
     /// task is no longer live there.
-    fn remote_error(&self, task: &str, error: RequestError) -> Option<TaskError> {
+    pub(super) fn remote_error(&self, task: &str, error: RequestError) -> Option<TaskError> {
         match error {
             RequestError::Refused(refusal) => {
                 refusal.into_task_error(task, self.dispatcher.registry())

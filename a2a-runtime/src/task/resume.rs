@@ -321,7 +321,10 @@ impl TaskManager {
         task.status = TaskStatus::now(TaskState::Failed, Some(reason));
         task.checkpoint = None;
         match self.store.update(&task, version).await {
-            Ok(()) => Ok(true),
+            Ok(()) => {
+                self.announce(&task);
+                Ok(true)
+            }
             Err(StoreError::Conflict { .. } | StoreError::Missing(_)) => Ok(false),
             Err(error) => Err(error),
         }

@@ -19,6 +19,7 @@ use sqlx::sqlite::{
 use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
+use super::outbox::{Outbox, OutboxBackend, OutboxEntry};
 use super::store::{
     ListQuery, ListSql, SqlValue, StoreError, StoredTask, TaskPage, TaskStore, assemble_page,
     list_sql, state_name,
@@ -27,7 +28,8 @@ use crate::model::Task;
 use crate::util::BoxFuture;
 
 /// The schema, one migration per entry; `PRAGMA user_version` records how many ran.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE tasks (
         id          TEXT PRIMARY KEY NOT NULL,
         owner       TEXT NOT NULL,
@@ -42,7 +44,16 @@ const MIGRATIONS: &[&str] = &["
     CREATE INDEX tasks_by_owner ON tasks (owner, status_us DESC, id DESC);
     -- Unfinished tasks at startup (NULL) and retention (oldest finished first).
     CREATE INDEX tasks_by_finish ON tasks (finished_us);
-"];
+",
+    "
+    -- Push deliveries not made yet (see `push/`), delivered in id order after a restart.
+    CREATE TABLE push_outbox (
+        id      TEXT PRIMARY KEY NOT NULL,
+        task_id TEXT NOT NULL,
+        body    TEXT NOT NULL
+    );
+",
+];
 
 /// How often committed pages are copied into the database file, in the background.
 const CHECKPOINT_PERIOD: Duration = Duration::from_millis(50);
@@ -97,7 +108,12 @@ enum Op {
     Delete(String),
     /// Finished before this time (µs), and beyond this many finished tasks.
     Sweep(Option<i64>, Option<usize>),
+    /// Push outbox entries to save and to forget.
+    Outbox(Vec<OutboxEntry>, Vec<String>),
 }
+
+/// Rows per statement when writing outbox entries (three parameters each; SQLite allows 32766).
+const OUTBOX_ROWS_PER_STATEMENT: usize = 1000;
 
 /// A task as written: its indexed columns and its serde form.
 struct TaskRow {
@@ -455,11 +471,40 @@ async fn upsert(
 /// A delete or a sweep (creates and updates go through [`upsert`]).
 async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::Error> {
     match op {
-        Op::Delete(id) => Ok(sqlx::query("DELETE FROM tasks WHERE id = ?")
-            .bind(id)
-            .execute(&mut *connection)
-            .await?
-            .rows_affected()),
+        Op::Delete(id) => {
+            sqlx::query("DELETE FROM push_outbox WHERE task_id = ?")
+                .bind(id)
+                .execute(&mut *connection)
+                .await?;
+            Ok(sqlx::query("DELETE FROM tasks WHERE id = ?")
+                .bind(id)
+                .execute(&mut *connection)
+                .await?
+                .rows_affected())
+        }
+        Op::Outbox(save, remove) => {
+            for rows in save.chunks(OUTBOX_ROWS_PER_STATEMENT) {
+                let values = vec!["(?, ?, ?)"; rows.len()].join(", ");
+                let sql = format!(
+                    "INSERT OR REPLACE INTO push_outbox (id, task_id, body) VALUES {values}"
+                );
+                let mut query = sqlx::query(AssertSqlSafe(sql));
+                for entry in rows {
+                    query = query.bind(&entry.id).bind(&entry.task_id).bind(&entry.body);
+                }
+                query.execute(&mut *connection).await?;
+            }
+            for ids in remove.chunks(OUTBOX_ROWS_PER_STATEMENT) {
+                let marks = vec!["?"; ids.len()].join(", ");
+                let sql = format!("DELETE FROM push_outbox WHERE id IN ({marks})");
+                let mut query = sqlx::query(AssertSqlSafe(sql));
+                for id in ids {
+                    query = query.bind(id);
+                }
+                query.execute(&mut *connection).await?;
+            }
+            Ok(0)
+        }
         Op::Sweep(finished_before, max_finished) => {
             let mut count = 0;
             if let Some(before) = finished_before {
@@ -559,5 +604,57 @@ impl TaskStore for SqliteTaskStore {
 
     fn retention(&self) -> Option<Duration> {
         self.options.ttl
+    }
+
+    fn outbox(&self) -> Option<Outbox> {
+        Some(Outbox(Arc::new(SqliteOutbox {
+            writes: self.writes.clone(),
+            reads: self.reads.clone(),
+        })))
+    }
+}
+
+/// The outbox of a SQLite store: written by the store's writer (in its batches), read at
+/// startup.
+struct SqliteOutbox {
+    writes: mpsc::Sender<Write>,
+    reads: SqlitePool,
+}
+
+impl OutboxBackend for SqliteOutbox {
+    fn apply<'a>(
+        &'a self,
+        save: &'a [OutboxEntry],
+        remove: &'a [String],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let (done, outcome) = oneshot::channel();
+            let op = Op::Outbox(save.to_vec(), remove.to_vec());
+            self.writes
+                .send(Write { op, done })
+                .await
+                .map_err(|_| StoreError::backend("the SQLite writer stopped"))?;
+            outcome
+                .await
+                .map_err(|_| StoreError::backend("the SQLite writer stopped"))?
+                .map(drop)
+        })
+    }
+
+    fn pending(&self) -> BoxFuture<'_, Result<Vec<OutboxEntry>, StoreError>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT id, task_id, body FROM push_outbox ORDER BY id")
+                .fetch_all(&self.reads)
+                .await
+                .map_err(StoreError::backend)?;
+            Ok(rows
+                .iter()
+                .map(|row| OutboxEntry {
+                    id: row.get(0),
+                    task_id: row.get(1),
+                    body: row.get(2),
+                })
+                .collect())
+        })
     }
 }

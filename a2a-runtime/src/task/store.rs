@@ -5,6 +5,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 
 use super::cluster::Coordination;
+use super::outbox::Outbox;
 use crate::model::{ByteSize, Task, TaskState};
 use crate::util::BoxFuture;
 
@@ -137,6 +138,11 @@ pub trait TaskStore: Send + Sync + 'static {
     /// For a store several replicas share: how they coordinate (who runs which task, and how
     /// one reaches another). `None` (the default): the store belongs to one process.
     fn coordination(&self) -> Option<Coordination> {
+        None
+    }
+    /// For a durable store: where pending push deliveries are kept, so a restart delivers
+    /// them. `None` (the default): they are kept in memory only.
+    fn outbox(&self) -> Option<Outbox> {
         None
     }
 }

@@ -11,8 +11,10 @@ use serde_json::Value;
 use super::{JsonRpc, Reply, envelope_frames};
 use crate::a2a::A2aError;
 use crate::a2a::decode::params;
+use crate::a2a::push::PushRegistration;
 use crate::a2a::service::SendRequest;
-use crate::model::{Task, TaskEvent};
+use crate::model::{PushWire, Task, TaskEvent};
+use crate::protocol::a2a::push::{self, PushConfigIn};
 use crate::protocol::a2a::v0_1;
 use crate::protocol::a2a::v0_3::{Tag, message_in};
 use crate::protocol::jsonrpc;
@@ -106,7 +108,30 @@ fn send_request(
         // The draft returns no history unless asked for (its `historyLength` defaults to 0).
         history_length: Some(request.history_length.unwrap_or(0)),
         return_immediately: false,
-        push_config: request.push_notification.is_some(),
+        push_config: request
+            .push_notification
+            .clone()
+            .map(|config| draft_registration(config, "pushNotification", &request.id))
+            .transpose()?,
+    })
+}
+
+/// A draft config, for the task the client calls `alias`: one per task, so it takes the alias
+/// as its id (a second set replaces the first).
+fn draft_registration(
+    config: Value,
+    field: &str,
+    alias: &str,
+) -> Result<PushRegistration, A2aError> {
+    let input =
+        push::v0_3::config_in(config, field).map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+    Ok(PushRegistration {
+        field: field.to_owned(),
+        input: PushConfigIn { id: None, ..input },
+        wire: PushWire::Draft {
+            task_alias: alias.to_owned(),
+        },
+        default_id: Some(alias.to_owned()),
     })
 }
 
@@ -217,6 +242,9 @@ pub(super) async fn call(
     raw: Value,
 ) -> Result<Reply, A2aError> {
     let service = &endpoint.service;
+    if method.starts_with("tasks/pushNotification/") {
+        service.push()?;
+    }
     let result = match method {
         "tasks/send" => {
             let (alias, request) = prepare(endpoint, raw, caller).await?;
@@ -259,8 +287,38 @@ pub(super) async fn call(
                 .map_err(|e| named(e, &request.id))?;
             return Ok(Reply::Stream(events, draft_frames(id, request.id)));
         }
-        "tasks/pushNotification/set" | "tasks/pushNotification/get" => {
-            return Err(service.push_notification_config());
+        "tasks/pushNotification/set" => {
+            let request: push::v0_1::SetParams = params(raw)?;
+            let registration = draft_registration(
+                request.push_notification_config,
+                "pushNotificationConfig",
+                &request.id,
+            )?;
+            let task_id = resolve(endpoint, caller, &request.id);
+            let config = service
+                .create_push_config(&task_id, registration, caller)
+                .await
+                .map_err(|e| named(e, &request.id))?;
+            push::v0_1::config_out(&request.id, &config)
+        }
+        "tasks/pushNotification/get" => {
+            let request: v0_1::TaskIdParams = params(raw)?;
+            let task_id = resolve(endpoint, caller, &request.id);
+            let configs = service
+                .all_push_configs(&task_id, caller)
+                .await
+                .map_err(|e| named(e, &request.id))?;
+            let position = configs.iter().position(|c| c.id == request.id);
+            let config = configs
+                .into_iter()
+                .nth(position.unwrap_or(0))
+                .ok_or_else(|| {
+                    A2aError::invalid_params(
+                        "id",
+                        format!("task `{}` has no push notification config", request.id),
+                    )
+                })?;
+            push::v0_1::config_out(&request.id, &config)
         }
         other => {
             return Err(A2aError::MethodNotFound {

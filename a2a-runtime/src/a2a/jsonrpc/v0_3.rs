@@ -5,8 +5,11 @@ use serde_json::Value;
 
 use super::{Reply, envelope_frames};
 use crate::a2a::decode::params;
+use crate::a2a::push::PushRegistration;
 use crate::a2a::service::SendRequest;
 use crate::a2a::{A2aError, A2aService};
+use crate::model::PushWire;
+use crate::protocol::a2a::push;
 use crate::protocol::a2a::v0_3::{self, Tag};
 use crate::protocol::jsonrpc;
 use crate::quota::CallerId;
@@ -55,8 +58,41 @@ fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         message,
         history_length: configuration.history_length,
         return_immediately: configuration.blocking == Some(false),
-        push_config: configuration.push_notification_config.is_some(),
+        push_config: configuration
+            .push_notification_config
+            .map(|config| {
+                let field = "configuration.pushNotificationConfig";
+                push::v0_3::config_in(config, field)
+                    .map(|input| PushRegistration {
+                        field: field.to_owned(),
+                        input,
+                        wire: PushWire::V0_3,
+                        default_id: None,
+                    })
+                    .map_err(|(f, r)| A2aError::invalid_params(f, r))
+            })
+            .transpose()?,
     })
+}
+
+/// A 0.3 config without an id gets its task's id, as the 0.3 SDKs did (so `get` without
+/// `pushNotificationConfigId` finds it).
+fn set_request(raw: Value) -> Result<(String, PushRegistration), A2aError> {
+    let input = push::v0_3::set_in(raw).map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+    let task_id = input
+        .task_id
+        .clone()
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| A2aError::invalid_params("taskId", "is required"))?;
+    Ok((
+        task_id.clone(),
+        PushRegistration {
+            field: "pushNotificationConfig".to_owned(),
+            input,
+            wire: PushWire::V0_3,
+            default_id: Some(task_id),
+        },
+    ))
 }
 
 /// A stream item in 0.3: the task first (`kind: "task"`), then events with `final` on the one
@@ -78,6 +114,9 @@ pub(super) async fn call(
     method: &str,
     raw: Value,
 ) -> Result<Reply, A2aError> {
+    if method.starts_with("tasks/pushNotificationConfig/") {
+        service.push()?;
+    }
     let result = match method {
         // 0.3 results are the bare Task, told apart from a Message by `kind`.
         "message/send" => v0_3::task_out(&service.send(send_request(raw)?, caller).await?),
@@ -111,10 +150,64 @@ pub(super) async fn call(
             let request: v0_3::TaskIdParams = params(raw)?;
             v0_3::task_out(&service.cancel_task(&request.id, caller).await?)
         }
-        "tasks/pushNotificationConfig/set"
-        | "tasks/pushNotificationConfig/get"
-        | "tasks/pushNotificationConfig/list"
-        | "tasks/pushNotificationConfig/delete" => return Err(service.push_notification_config()),
+        "tasks/pushNotificationConfig/set" => {
+            let (task_id, registration) = set_request(raw)?;
+            let config = service
+                .create_push_config(&task_id, registration, caller)
+                .await?;
+            push::v0_3::config_out(&task_id, &config)
+        }
+        "tasks/pushNotificationConfig/get" => {
+            let request: push::v0_3::ConfigRef = params(raw)?;
+            let config = match request
+                .push_notification_config_id
+                .filter(|c| !c.is_empty())
+            {
+                Some(config_id) => {
+                    service
+                        .get_push_config(&request.id, &config_id, caller)
+                        .await?
+                }
+                // The config registered without an id (it has the task's), else the first.
+                None => {
+                    let configs = service.all_push_configs(&request.id, caller).await?;
+                    let position = configs.iter().position(|c| c.id == request.id);
+                    configs
+                        .into_iter()
+                        .nth(position.unwrap_or(0))
+                        .ok_or_else(|| {
+                            A2aError::invalid_params(
+                                "id",
+                                format!("task `{}` has no push config", request.id),
+                            )
+                        })?
+                }
+            };
+            push::v0_3::config_out(&request.id, &config)
+        }
+        "tasks/pushNotificationConfig/list" => {
+            let request: v0_3::TaskIdParams = params(raw)?;
+            let configs = service.all_push_configs(&request.id, caller).await?;
+            Value::Array(
+                configs
+                    .iter()
+                    .map(|c| push::v0_3::config_out(&request.id, c))
+                    .collect(),
+            )
+        }
+        "tasks/pushNotificationConfig/delete" => {
+            let request: push::v0_3::ConfigRef = params(raw)?;
+            let config_id = request
+                .push_notification_config_id
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| {
+                    A2aError::invalid_params("pushNotificationConfigId", "is required")
+                })?;
+            service
+                .delete_push_config(&request.id, &config_id, caller)
+                .await?;
+            Value::Null
+        }
         "agent/getAuthenticatedExtendedCard" => {
             Value::clone(&*service.extended_agent_card(caller)?)
         }

@@ -4,9 +4,11 @@ use serde_json::Value;
 
 use super::Reply;
 use crate::a2a::decode::params;
-use crate::a2a::v1::{list_request, list_response, send_request, stream_response};
+use crate::a2a::v1::{
+    list_request, list_response, push_registration, send_request, stream_response,
+};
 use crate::a2a::{A2aError, A2aService};
-use crate::protocol::a2a::v1;
+use crate::protocol::a2a::{push, v1};
 use crate::protocol::jsonrpc;
 use crate::quota::CallerId;
 
@@ -37,6 +39,9 @@ pub(super) async fn call(
     method: &str,
     raw: Value,
 ) -> Result<Reply, A2aError> {
+    if method.contains("PushNotificationConfig") {
+        service.push()?;
+    }
     let json = match method {
         "SendMessage" => {
             let task = service.send(send_request(raw)?, caller).await?;
@@ -72,10 +77,40 @@ pub(super) async fn call(
             let task = service.cancel_task(&request.id, caller).await?;
             jsonrpc::success(id, v1::TaskOut::from(&task))
         }
-        "CreateTaskPushNotificationConfig"
-        | "GetTaskPushNotificationConfig"
-        | "ListTaskPushNotificationConfigs"
-        | "DeleteTaskPushNotificationConfig" => return Err(service.push_notification_config()),
+        "CreateTaskPushNotificationConfig" => {
+            let (task_id, registration) = push_registration(raw)?;
+            let config = service
+                .create_push_config(&task_id, registration, caller)
+                .await?;
+            jsonrpc::success(id, push::v1::config_out(&task_id, &config))
+        }
+        "GetTaskPushNotificationConfig" => {
+            let request: push::v1::ConfigRef = params(raw)?;
+            let config = service
+                .get_push_config(&request.task_id, &request.id, caller)
+                .await?;
+            jsonrpc::success(id, push::v1::config_out(&request.task_id, &config))
+        }
+        "ListTaskPushNotificationConfigs" => {
+            let request: push::v1::ListRequest = params(raw)?;
+            let page = service
+                .list_push_configs(
+                    &request.task_id,
+                    request.page_size,
+                    request.page_token.as_deref(),
+                    caller,
+                )
+                .await?;
+            let list = push::v1::list_out(&request.task_id, &page.configs, &page.next_page_token);
+            jsonrpc::success(id, list)
+        }
+        "DeleteTaskPushNotificationConfig" => {
+            let request: push::v1::ConfigRef = params(raw)?;
+            service
+                .delete_push_config(&request.task_id, &request.id, caller)
+                .await?;
+            jsonrpc::success(id, Value::Null)
+        }
         "GetExtendedAgentCard" => {
             jsonrpc::success(id, service.extended_agent_card(caller)?.as_ref())
         }

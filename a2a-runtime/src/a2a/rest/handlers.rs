@@ -10,13 +10,14 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
-use axum::routing::{MethodFilter, MethodRouter, get, on, post};
+use axum::routing::{MethodFilter, get, on, post};
 use serde_json::Value;
 
 use super::{Reply, Request, respond, split_verb};
+use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
 use crate::a2a::{A2aError, A2aService, Version};
-use crate::model::Task;
+use crate::model::{PushConfig, Task};
 use crate::quota::CallerId;
 use crate::task::StreamItem;
 
@@ -40,6 +41,12 @@ pub(super) trait Dialect: Send + Sync + 'static {
     fn list_response(list: &TaskList) -> Vec<u8>;
     /// One SSE frame's data.
     fn frame(item: &StreamItem) -> Vec<u8>;
+    /// Reads the body of a push config registration for task `task_id`.
+    fn push_registration(task_id: &str, body: Value) -> Result<PushRegistration, A2aError>;
+    /// A push config of task `task_id`.
+    fn push_config(task_id: &str, config: &PushConfig) -> Vec<u8>;
+    /// A page of task `task_id`'s push configs.
+    fn push_configs(task_id: &str, page: &PushConfigPage) -> Vec<u8>;
 }
 
 type Service = State<Arc<A2aService>>;
@@ -47,7 +54,9 @@ type Body = Result<Bytes, BytesRejection>;
 
 /// The routes of dialect `D`, relative to where it is mounted.
 pub(super) fn routes<D: Dialect>() -> Router<Arc<A2aService>> {
-    let push = A2aService::push_notification_config;
+    let push = MethodFilter::GET
+        .or(MethodFilter::POST)
+        .or(MethodFilter::DELETE);
     Router::new()
         .route("/message:send", post(send::<D>))
         .route("/message:stream", post(stream::<D>))
@@ -55,11 +64,11 @@ pub(super) fn routes<D: Dialect>() -> Router<Arc<A2aService>> {
         .route("/tasks/{task}", get(task::<D>).post(task::<D>))
         .route(
             "/tasks/{task}/pushNotificationConfigs",
-            refused::<D>(MethodFilter::GET.or(MethodFilter::POST), push),
+            on(push, push_configs::<D>),
         )
         .route(
             "/tasks/{task}/pushNotificationConfigs/{config}",
-            refused::<D>(MethodFilter::GET.or(MethodFilter::DELETE), push),
+            on(push, push_configs::<D>),
         )
         .route(D::EXTENDED_CARD, get(extended_card::<D>))
 }
@@ -180,15 +189,61 @@ async fn task<D: Dialect>(
     respond(&service, reply.await)
 }
 
-/// An operation this server does not offer (push configs): the request is
-/// still checked like any other (version, media type, body size), then refused with `error`.
-fn refused<D: Dialect>(
-    methods: MethodFilter,
-    error: fn(&A2aService) -> A2aError,
-) -> MethodRouter<Arc<A2aService>> {
-    let handler = move |State(service): Service, headers: HeaderMap, uri: Uri, body: Body| async move {
-        let checked = Request::read(&service, D::VERSION, &headers, &uri, body);
-        respond(&service, checked.and_then(|_| Err(error(&service))))
+/// `POST|GET {tasks}/{id}/pushNotificationConfigs`,
+/// `GET|DELETE {tasks}/{id}/pushNotificationConfigs/{configId}`.
+async fn push_configs<D: Dialect>(
+    State(service): Service,
+    Path(path): Path<HashMap<String, String>>,
+    caller: CallerId,
+    method: Method,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
+    let reply = async {
+        let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
+        service.push()?;
+        let task_id = path.get("task").map(String::as_str).unwrap_or_default();
+        match (method, path.get("config")) {
+            (Method::POST, None) => {
+                let registration = D::push_registration(task_id, request.json()?)?;
+                let config = service
+                    .create_push_config(task_id, registration, &caller)
+                    .await?;
+                Ok(Reply::Json(D::push_config(task_id, &config)))
+            }
+            (Method::GET, None) => {
+                let page = service
+                    .list_push_configs(
+                        task_id,
+                        request.integer("pageSize")?,
+                        request.text("pageToken").as_deref(),
+                        &caller,
+                    )
+                    .await?;
+                Ok(Reply::Json(D::push_configs(task_id, &page)))
+            }
+            (Method::GET, Some(config_id)) => {
+                let config = service.get_push_config(task_id, config_id, &caller).await?;
+                Ok(Reply::Json(D::push_config(task_id, &config)))
+            }
+            (Method::DELETE, Some(config_id)) => {
+                service
+                    .delete_push_config(task_id, config_id, &caller)
+                    .await?;
+                Ok(Reply::Json(b"{}".to_vec()))
+            }
+            (method, _) => Err(A2aError::MethodNotFound {
+                message: format!(
+                    "no A2A {} operation is {method} {}; push configs are created with POST \
+                     {tasks}/{{id}}/pushNotificationConfigs, listed with GET on it, and read or \
+                     deleted with GET or DELETE {tasks}/{{id}}/pushNotificationConfigs/{{configId}}",
+                    D::VERSION.as_str(),
+                    uri.path(),
+                    tasks = D::TASKS,
+                ),
+            }),
+        }
     };
-    on(methods, handler)
+    respond(&service, reply.await)
 }

@@ -5,11 +5,12 @@ use serde_json::{Value, json};
 use super::Request;
 use super::handlers::Dialect;
 use crate::a2a::decode::params;
+use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
 use crate::a2a::v1::list_request_with;
 use crate::a2a::{A2aError, Version};
-use crate::model::Task;
-use crate::protocol::a2a::v0_3;
+use crate::model::{PushConfig, PushWire, Task};
+use crate::protocol::a2a::{push, v0_3};
 use crate::task::{StreamItem, ends_stream};
 
 /// A2A 0.3 over HTTP+JSON.
@@ -33,7 +34,20 @@ impl Dialect for V0_3 {
             message,
             history_length: configuration.history_length,
             return_immediately: !configuration.blocking,
-            push_config: configuration.push_notification.is_some(),
+            push_config: configuration
+                .push_notification
+                .map(|config| {
+                    let field = "configuration.pushNotification";
+                    push::v0_3::config_in(config, field)
+                        .map(|input| PushRegistration {
+                            field: field.to_owned(),
+                            input,
+                            wire: PushWire::V0_3,
+                            default_id: None,
+                        })
+                        .map_err(|(f, r)| A2aError::invalid_params(f, r))
+                })
+                .transpose()?,
         })
     }
 
@@ -56,6 +70,32 @@ impl Dialect for V0_3 {
             "nextPageToken": list.next_page_token,
             "pageSize": list.page_size,
             "totalSize": list.total_size,
+        }))
+    }
+
+    fn push_registration(task_id: &str, body: Value) -> Result<PushRegistration, A2aError> {
+        let input =
+            push::v0_3::proto_config_in(body).map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+        Ok(PushRegistration {
+            field: "pushNotificationConfig".to_owned(),
+            input,
+            wire: PushWire::V0_3,
+            default_id: Some(task_id.to_owned()),
+        })
+    }
+
+    fn push_config(task_id: &str, config: &PushConfig) -> Vec<u8> {
+        bytes(&push::v0_3::proto_config_out(task_id, config))
+    }
+
+    fn push_configs(task_id: &str, page: &PushConfigPage) -> Vec<u8> {
+        bytes(&json!({
+            "configs": page
+                .configs
+                .iter()
+                .map(|c| push::v0_3::proto_config_out(task_id, c))
+                .collect::<Vec<_>>(),
+            "nextPageToken": page.next_page_token,
         }))
     }
 

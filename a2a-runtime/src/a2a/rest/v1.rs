@@ -4,11 +4,12 @@ use serde_json::Value;
 
 use super::Request;
 use super::handlers::Dialect;
+use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
 use crate::a2a::v1::{list_request, list_response, send_request, stream_response};
 use crate::a2a::{A2aError, Version};
-use crate::model::Task;
-use crate::protocol::a2a::v1;
+use crate::model::{PushConfig, PushWire, Task};
+use crate::protocol::a2a::{push, v1};
 use crate::task::StreamItem;
 
 /// A2A 1.0 over HTTP+JSON.
@@ -45,5 +46,28 @@ impl Dialect for V1 {
 
     fn frame(item: &StreamItem) -> Vec<u8> {
         bytes(&stream_response(item))
+    }
+
+    fn push_registration(_task_id: &str, body: Value) -> Result<PushRegistration, A2aError> {
+        let input =
+            push::v1::config_in(body, "").map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+        Ok(PushRegistration {
+            field: String::new(),
+            input,
+            wire: PushWire::V1,
+            default_id: None,
+        })
+    }
+
+    fn push_config(task_id: &str, config: &PushConfig) -> Vec<u8> {
+        bytes(&push::v1::config_out(task_id, config))
+    }
+
+    fn push_configs(task_id: &str, page: &PushConfigPage) -> Vec<u8> {
+        bytes(&push::v1::list_out(
+            task_id,
+            &page.configs,
+            &page.next_page_token,
+        ))
     }
 }

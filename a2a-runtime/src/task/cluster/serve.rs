@@ -38,6 +38,12 @@ impl Cluster {
                     task: Box::new(task),
                 })
                 .map_err(RemoteError::of),
+            Request::Push { task, owner, edit } => {
+                match manager.edit_here(&task, &owner, &edit).await {
+                    Some(outcome) => outcome.map(|()| Outcome::Pushed).map_err(RemoteError::of),
+                    None => Err(RemoteError::NotHere),
+                }
+            }
             Request::Answer(answering) => manager
                 .answer_here(*answering)
                 .await

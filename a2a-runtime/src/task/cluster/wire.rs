@@ -9,6 +9,7 @@ use crate::model::{Message, Task, TaskEvent, TaskState};
 use crate::quota::Busy;
 use crate::registry::Registry;
 use crate::task::error::TaskError;
+use crate::task::push_configs::PushEdit;
 use crate::task::store::StoreError;
 
 /// One message between replicas.
@@ -48,6 +49,12 @@ pub(crate) enum Request {
     Cancel { task: String, owner: String },
     /// Hand the task's waiting question its answer.
     Answer(Box<Answering>),
+    /// Change the task's push configs.
+    Push {
+        task: String,
+        owner: String,
+        edit: PushEdit,
+    },
 }
 
 /// An answer for the replica running a task.
@@ -74,6 +81,8 @@ pub(crate) enum Outcome {
     Canceled { task: Box<Task> },
     /// The answer was delivered; the task reached `revision` taking it.
     Answered { revision: u64 },
+    /// The push configs were changed (and stored).
+    Pushed,
 }
 
 /// Why a request was refused: the task errors a front-end maps, carried between replicas.
@@ -104,6 +113,12 @@ pub(crate) enum RemoteError {
         reason: String,
         retry_after_ms: u64,
     },
+    PushAfterEnd {
+        state: TaskState,
+    },
+    PushConfigLimit {
+        limit: usize,
+    },
     /// Anything else, as text.
     Failed {
         message: String,
@@ -131,6 +146,8 @@ impl RemoteError {
                 reason: busy.reason,
                 retry_after_ms: u64::try_from(busy.retry_after.as_millis()).unwrap_or(u64::MAX),
             },
+            TaskError::PushAfterEnd { state, .. } => Self::PushAfterEnd { state },
+            TaskError::PushConfigLimit { limit, .. } => Self::PushConfigLimit { limit },
             other => Self::Failed {
                 message: other.to_string(),
             },
@@ -172,6 +189,8 @@ impl RemoteError {
                 reason,
                 std::time::Duration::from_millis(retry_after_ms),
             )),
+            Self::PushAfterEnd { state } => TaskError::PushAfterEnd { id, state },
+            Self::PushConfigLimit { limit } => TaskError::PushConfigLimit { id, limit },
             Self::Failed { message } => TaskError::Store(StoreError::backend(message)),
         })
     }

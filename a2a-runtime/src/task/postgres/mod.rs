@@ -5,6 +5,7 @@
 //! unfinished task records the replica running it, and replicas hold leases and pass each other
 //! messages (`replicas.rs`), so any replica can serve any task.
 
+mod outbox;
 mod replicas;
 mod writer;
 
@@ -19,6 +20,7 @@ use sqlx::{AssertSqlSafe, Row};
 use std::sync::Arc;
 
 use super::cluster::Coordination;
+use super::outbox::Outbox;
 use super::store::{
     ListQuery, ListSql, SqlValue, StoreError, StoredTask, TaskPage, TaskStore, assemble_page,
     list_sql, state_name,
@@ -62,6 +64,16 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX a2a_messages_by_replica ON a2a_messages (replica, id);
 ",
+    "
+    -- Push deliveries not made yet (see `push/`), each delivered by the replica that holds it.
+    CREATE TABLE a2a_push_outbox (
+        id      TEXT PRIMARY KEY,
+        task_id TEXT NOT NULL,
+        replica TEXT NOT NULL,
+        body    TEXT NOT NULL
+    );
+    CREATE INDEX a2a_push_outbox_by_replica ON a2a_push_outbox (replica);
+",
 ];
 
 /// The advisory lock migrations run under (an arbitrary constant: "a2a" in ASCII, then 1).
@@ -104,6 +116,8 @@ pub struct PostgresTaskStore {
     replicas: Replicas,
     /// Creates and updates, batched.
     writer: Writer,
+    /// Pending push deliveries.
+    outbox: Arc<outbox::PgOutbox>,
 }
 
 impl PostgresTaskStore {
@@ -120,11 +134,16 @@ impl PostgresTaskStore {
         migrate(&pool).await?;
         let replicas = Replicas::join(pool.clone(), options.lease).await?;
         let writer = Writer::start(pool.clone());
+        let outbox = Arc::new(outbox::PgOutbox::new(
+            pool.clone(),
+            replicas.id().to_owned(),
+        ));
         Ok(Self {
             pool,
             options,
             replicas,
             writer,
+            outbox,
         })
     }
 
@@ -289,6 +308,11 @@ impl TaskStore for PostgresTaskStore {
 
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
+            sqlx::query("DELETE FROM a2a_push_outbox WHERE task_id = $1")
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(StoreError::backend)?;
             let deleted = sqlx::query("DELETE FROM a2a_tasks WHERE id = $1")
                 .bind(id)
                 .execute(&self.pool)
@@ -328,5 +352,9 @@ impl TaskStore for PostgresTaskStore {
 
     fn coordination(&self) -> Option<Coordination> {
         Some(Coordination::new(Arc::new(self.replicas.clone())))
+    }
+
+    fn outbox(&self) -> Option<Outbox> {
+        Some(Outbox(Arc::clone(&self.outbox) as _))
     }
 }

@@ -1,0 +1,738 @@
+//! Push notifications over real sockets: the webhook-receiver example on loopback (allowed
+//! explicitly) gets every event once, in order, with the right headers, in the wire version
+//! that registered it; retries, a receiver that hangs, the SSRF guard, redaction, ownership on
+//! every dialect, and deliveries pending at `kill -9` delivered after a restart.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::time::Duration;
+
+use a2a_runtime::auth::{ApiKeys, JwtConfig};
+use a2a_runtime::{Agent, AgentServer, PushOptions};
+use a2a_tests::lab::Lab;
+use a2a_tests::receiver::Receiver;
+use a2a_tests::vault::Vault;
+use a2a_tests::{TestServer, start};
+use serde_json::{Value, json};
+
+const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+const LAB: &str = env!("CARGO_BIN_EXE_lab-server");
+
+/// Delivery to loopback allowed (the receiver runs there), quick retries.
+fn local_push() -> PushOptions {
+    let mut push = PushOptions::default();
+    push.allow_private = true;
+    push.first_retry = Duration::from_millis(50);
+    push
+}
+
+async fn lab() -> TestServer {
+    start(Lab.server().push(local_push())).await
+}
+
+/// A `SendMessage` request to `skill` with `input`, and `configuration`.
+fn send_params(skill: &str, input: Value, configuration: Value) -> Value {
+    json!({
+        "message": {
+            "messageId": format!("m-{skill}"),
+            "role": "ROLE_USER",
+            "parts": [{"data": input}],
+            "metadata": {"skill": skill},
+        },
+        "configuration": configuration,
+    })
+}
+
+/// Starts a `wait` task that runs until canceled; its id.
+async fn waiting_task(server: &TestServer) -> String {
+    let started = server
+        .rpc(
+            "SendMessage",
+            send_params(
+                "wait",
+                json!({"millis": 600_000}),
+                json!({"returnImmediately": true}),
+            ),
+        )
+        .await;
+    started["result"]["task"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{started}"))
+        .to_owned()
+}
+
+fn error_message(response: &Value) -> String {
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    response["error"]["message"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn every_event_reaches_the_receiver_once_in_order_with_token_and_authorization() {
+    let mut receiver = Receiver::start(
+        RECEIVER,
+        &["--token", "tok-1", "--authorization", "Bearer s3cret"],
+    )
+    .await;
+    let server = lab().await;
+    let config = json!({
+        "url": receiver.url,
+        "token": "tok-1",
+        "authentication": {"scheme": "Bearer", "credentials": "s3cret"},
+    });
+    let mut stream = server
+        .stream(
+            "SendStreamingMessage",
+            send_params(
+                "tick",
+                json!({"times": 3}),
+                json!({"taskPushNotificationConfig": config}),
+            ),
+        )
+        .await
+        .unwrap();
+    let streamed = stream.rest().await;
+    assert!(streamed[0].get("task").is_some(), "{}", streamed[0]);
+    // The subscriber saw the task, then each event; the receiver gets the same events.
+    let events = &streamed[1..];
+    let delivered = receiver.accepted_until_terminal().await;
+    assert_eq!(delivered.len(), events.len(), "{delivered:#?}");
+    for (delivery, event) in delivered.iter().zip(events) {
+        assert_eq!(&delivery["body"], event);
+        assert_eq!(delivery["contentType"], "application/a2a+json");
+        assert_eq!(delivery["token"], "tok-1");
+        assert_eq!(delivery["authorization"], "Bearer s3cret");
+    }
+    let kinds: Vec<&str> = delivered
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "statusUpdate",
+            "statusUpdate",
+            "statusUpdate",
+            "statusUpdate",
+            "artifactUpdate",
+            "artifactUpdate",
+            "statusUpdate"
+        ]
+    );
+    assert_eq!(delivered.last().unwrap()["state"], "TASK_STATE_COMPLETED");
+}
+
+#[tokio::test]
+async fn a_receiver_failing_twice_gets_the_event_on_the_third_attempt() {
+    let mut receiver = Receiver::start(RECEIVER, &["--fail-first", "2"]).await;
+    let server = lab().await;
+    let sent = server
+        .rpc(
+            "SendMessage",
+            send_params(
+                "echo",
+                json!({"text": "hi"}),
+                json!({"taskPushNotificationConfig": {"url": receiver.url}}),
+            ),
+        )
+        .await;
+    assert_eq!(
+        sent["result"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    let attempts = [
+        receiver.next().await,
+        receiver.next().await,
+        receiver.next().await,
+    ];
+    let answered: Vec<&Value> = attempts.iter().map(|a| &a["answered"]).collect();
+    assert_eq!(answered, [&json!(500), &json!(500), &json!(200)]);
+    assert_eq!(
+        attempts[0]["body"], attempts[2]["body"],
+        "the same event, retried"
+    );
+    assert_eq!(attempts[0]["state"], "TASK_STATE_WORKING");
+    // The events after it follow, in order, once each.
+    let rest = receiver.accepted_until_terminal().await;
+    let kinds: Vec<&str> = rest.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["artifactUpdate", "statusUpdate"]);
+}
+
+#[tokio::test]
+async fn a_receiver_that_never_answers_delays_neither_the_task_nor_other_receivers() {
+    let stalled = Receiver::start(RECEIVER, &["--stall"]).await;
+    let mut healthy = Receiver::start(RECEIVER, &[]).await;
+    let mut push = local_push();
+    // Far longer than the test: the stalled delivery is still in flight at its end.
+    push.timeout = Duration::from_secs(3600);
+    let server = start(Lab.server().push(push)).await;
+    // A blocking send answers with the finished task while its receiver holds the first event.
+    let sent = server
+        .rpc(
+            "SendMessage",
+            send_params(
+                "tick",
+                json!({"times": 2}),
+                json!({"taskPushNotificationConfig": {"url": stalled.url}}),
+            ),
+        )
+        .await;
+    assert_eq!(
+        sent["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{sent}"
+    );
+    // Another task's receiver gets all its events meanwhile.
+    let task = waiting_task(&server).await;
+    for url in [&stalled.url, &healthy.url] {
+        let created = server
+            .rpc(
+                "CreateTaskPushNotificationConfig",
+                json!({"taskId": task, "url": url}),
+            )
+            .await;
+        assert!(created["result"]["id"].is_string(), "{created}");
+    }
+    let canceled = server.rpc("CancelTask", json!({"id": task})).await;
+    assert_eq!(canceled["result"]["status"]["state"], "TASK_STATE_CANCELED");
+    let delivered = healthy.accepted_until_terminal().await;
+    assert_eq!(delivered.len(), 1);
+    assert_eq!(delivered[0]["taskId"], json!(task));
+    assert_eq!(delivered[0]["state"], "TASK_STATE_CANCELED");
+}
+
+#[tokio::test]
+async fn webhooks_to_internal_addresses_are_refused_naming_the_rule() {
+    // The default: no --push-allow-private.
+    let server = start(Lab.server()).await;
+    assert_eq!(
+        server.card().await["capabilities"]["pushNotifications"],
+        true
+    );
+    let task = waiting_task(&server).await;
+    let cases = [
+        (
+            "http://127.0.0.1:9/hook",
+            "a loopback address (127.0.0.0/8)",
+        ),
+        ("http://10.1.2.3/hook", "a private address (10.0.0.0/8)"),
+        (
+            "http://192.168.0.7/hook",
+            "a private address (192.168.0.0/16)",
+        ),
+        (
+            "http://169.254.169.254/latest/meta-data",
+            "the cloud metadata address (169.254.169.254)",
+        ),
+        (
+            "http://100.64.0.9/",
+            "a carrier-grade NAT address (100.64.0.0/10)",
+        ),
+        ("http://[fe80::1]/", "a link-local address (fe80::/10)"),
+        (
+            "http://[::ffff:127.0.0.1]/",
+            "a loopback address (127.0.0.0/8)",
+        ),
+        ("http://localhost:8080/hook", "a loopback name"),
+        ("ftp://example.com/hook", "the scheme `ftp`"),
+        ("not a url", "is not a valid URL"),
+    ];
+    for (url, rule) in cases {
+        let refused = server
+            .rpc(
+                "CreateTaskPushNotificationConfig",
+                json!({"taskId": task, "url": url}),
+            )
+            .await;
+        let message = error_message(&refused);
+        assert!(message.starts_with("url: "), "{url}: {message}");
+        assert!(message.contains(rule), "{url}: {message}");
+    }
+    // Inline, the send is refused before a task is created.
+    let refused = server
+        .rpc(
+            "SendMessage",
+            send_params(
+                "echo",
+                json!({"text": "x"}),
+                json!({"taskPushNotificationConfig": {"url": "http://10.0.0.1/"}}),
+            ),
+        )
+        .await;
+    let message = error_message(&refused);
+    assert!(
+        message.starts_with("configuration.taskPushNotificationConfig.url: "),
+        "{message}"
+    );
+    let listed = server.rpc("ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["tasks"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn config_fields_are_checked_and_named() {
+    let server = lab().await;
+    let task = waiting_task(&server).await;
+    let cases = [
+        (json!({"taskId": task}), "url: is required"),
+        (json!({"url": "http://127.0.0.1:9/"}), "taskId: is required"),
+        (
+            json!({"taskId": task, "url": "http://127.0.0.1:9/", "token": "a\nb"}),
+            "token: must be printable ASCII",
+        ),
+        (
+            json!({"taskId": task, "url": "http://127.0.0.1:9/", "authentication": {"credentials": "x"}}),
+            "authentication.scheme: is required",
+        ),
+        (
+            json!({"taskId": task, "url": "http://127.0.0.1:9/", "authentication": {"scheme": "Bad Scheme"}}),
+            "authentication.scheme: `Bad Scheme` is not an HTTP authentication scheme",
+        ),
+        (
+            json!({"taskId": task, "url": "http://127.0.0.1:9/", "id": "a/b"}),
+            "id: must not contain `/`",
+        ),
+    ];
+    for (params, expected) in cases {
+        let refused = server
+            .rpc("CreateTaskPushNotificationConfig", params.clone())
+            .await;
+        let message = error_message(&refused);
+        assert!(message.starts_with(expected), "{params}: {message}");
+    }
+    let unknown = server
+        .rpc(
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": "nope", "url": "http://127.0.0.1:9/"}),
+        )
+        .await;
+    assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
+    // A finished task has nothing more to push.
+    let done = server
+        .rpc(
+            "SendMessage",
+            send_params("echo", json!({"text": "x"}), json!({})),
+        )
+        .await;
+    let done = done["result"]["task"]["id"].as_str().unwrap();
+    let ended = server
+        .rpc(
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": done, "url": "http://127.0.0.1:9/"}),
+        )
+        .await;
+    assert_eq!(ended["error"]["code"], -32004, "{ended}");
+    // A task holds at most 10 configs.
+    for i in 0..10 {
+        let created = server
+            .rpc(
+                "CreateTaskPushNotificationConfig",
+                json!({"taskId": task, "id": format!("c{i}"), "url": "http://127.0.0.1:9/"}),
+            )
+            .await;
+        assert!(created.get("result").is_some(), "{created}");
+    }
+    let over = server
+        .rpc(
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": task, "id": "c10", "url": "http://127.0.0.1:9/"}),
+        )
+        .await;
+    assert!(error_message(&over).contains("10 push configs"), "{over}");
+}
+
+#[tokio::test]
+async fn get_and_list_never_echo_credentials_on_any_dialect() {
+    let server = lab().await;
+    let task = waiting_task(&server).await;
+    let secret = "s3cret-credentials";
+    let created = server
+        .rpc(
+            "CreateTaskPushNotificationConfig",
+            json!({
+                "taskId": task,
+                "id": "hook",
+                "url": "http://127.0.0.1:9/hook",
+                "token": "tok",
+                "authentication": {"scheme": "Bearer", "credentials": secret},
+            }),
+        )
+        .await;
+    assert_eq!(
+        created["result"],
+        json!({
+            "id": "hook",
+            "taskId": task,
+            "url": "http://127.0.0.1:9/hook",
+            "token": "tok",
+            "authentication": {"scheme": "Bearer", "credentials": "********"},
+        })
+    );
+    let mut bodies = Vec::new();
+    bodies.push(
+        server
+            .rpc(
+                "GetTaskPushNotificationConfig",
+                json!({"taskId": task, "id": "hook"}),
+            )
+            .await,
+    );
+    bodies.push(
+        server
+            .rpc("ListTaskPushNotificationConfigs", json!({"taskId": task}))
+            .await,
+    );
+    let get = |path: String| {
+        let http = server.http.clone();
+        async move {
+            http.get(path)
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    bodies.push(
+        get(format!(
+            "{}tasks/{task}/pushNotificationConfigs/hook",
+            server.base
+        ))
+        .await,
+    );
+    bodies.push(
+        get(format!(
+            "{}tasks/{task}/pushNotificationConfigs",
+            server.base
+        ))
+        .await,
+    );
+    bodies.push(
+        get(format!(
+            "{}v1/tasks/{task}/pushNotificationConfigs/hook",
+            server.base
+        ))
+        .await,
+    );
+    bodies.push(
+        get(format!(
+            "{}v1/tasks/{task}/pushNotificationConfigs",
+            server.base
+        ))
+        .await,
+    );
+    for method in [
+        "tasks/pushNotificationConfig/get",
+        "tasks/pushNotificationConfig/list",
+    ] {
+        let response = server
+            .http
+            .post(&server.base)
+            .header("content-type", "application/json")
+            .body(
+                json!({"jsonrpc": "2.0", "id": 1, "method": method,
+                       "params": {"id": task, "pushNotificationConfigId": "hook"}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .unwrap();
+        bodies.push(response.json().await.unwrap());
+    }
+    for body in &bodies {
+        let text = body.to_string();
+        assert!(!text.contains(secret), "{text}");
+        assert!(text.contains("********"), "{text}");
+        assert!(text.contains("http://127.0.0.1:9/hook"), "{text}");
+    }
+    assert_eq!(
+        bodies[1]["result"]["configs"][0]["authentication"]["credentials"],
+        "********"
+    );
+    assert_eq!(bodies[1]["result"]["nextPageToken"], "");
+    assert_eq!(
+        bodies[4]["name"],
+        format!("tasks/{task}/pushNotificationConfigs/hook")
+    );
+    assert_eq!(
+        bodies[6]["result"]["pushNotificationConfig"]["authentication"]["schemes"],
+        json!(["Bearer"])
+    );
+}
+
+const ALICE_KEY: &str = "alice-key-0123456789";
+const BOB_KEY: &str = "bob-key-9876543210abc";
+
+fn vault() -> AgentServer {
+    let keys = ApiKeys::parse(&format!("alice={ALICE_KEY},bob={BOB_KEY}")).unwrap();
+    Vault
+        .server()
+        .api_keys(keys)
+        .jwt(JwtConfig::hs256(a2a_tests::tokens::SECRET))
+        .push(local_push())
+}
+
+async fn rpc_as(server: &TestServer, key: &str, method: &str, params: Value) -> Value {
+    server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .header("X-API-Key", key)
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn another_caller_can_neither_see_nor_change_a_tasks_configs() {
+    let server = start(vault()).await;
+    let started = rpc_as(
+        &server,
+        ALICE_KEY,
+        "SendMessage",
+        send_params("hold", json!({}), json!({"returnImmediately": true})),
+    )
+    .await;
+    let task = started["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let hook = json!({"taskId": task, "id": "hook", "url": "http://127.0.0.1:9/"});
+    let created = rpc_as(
+        &server,
+        ALICE_KEY,
+        "CreateTaskPushNotificationConfig",
+        hook.clone(),
+    )
+    .await;
+    assert_eq!(created["result"]["id"], "hook", "{created}");
+    let by_id = json!({"taskId": task, "id": "hook"});
+    for (method, params) in [
+        ("GetTaskPushNotificationConfig", by_id.clone()),
+        ("ListTaskPushNotificationConfigs", json!({"taskId": task})),
+        ("DeleteTaskPushNotificationConfig", by_id.clone()),
+        ("CreateTaskPushNotificationConfig", hook.clone()),
+    ] {
+        let refused = rpc_as(&server, BOB_KEY, method, params).await;
+        assert_eq!(refused["error"]["code"], -32001, "{method}: {refused}");
+    }
+    let listed = rpc_as(
+        &server,
+        ALICE_KEY,
+        "ListTaskPushNotificationConfigs",
+        json!({"taskId": task}),
+    )
+    .await;
+    assert_eq!(listed["result"]["configs"].as_array().unwrap().len(), 1);
+    // Delete is idempotent for the owner.
+    for _ in 0..2 {
+        let deleted = rpc_as(
+            &server,
+            ALICE_KEY,
+            "DeleteTaskPushNotificationConfig",
+            by_id.clone(),
+        )
+        .await;
+        assert_eq!(deleted["result"], Value::Null, "{deleted}");
+    }
+    let listed = rpc_as(
+        &server,
+        ALICE_KEY,
+        "ListTaskPushNotificationConfigs",
+        json!({"taskId": task}),
+    )
+    .await;
+    assert_eq!(listed["result"]["configs"], json!([]));
+}
+
+#[tokio::test]
+async fn each_delivery_goes_out_in_the_wire_version_that_registered_it() {
+    let mut v03 = Receiver::start(RECEIVER, &[]).await;
+    let mut draft = Receiver::start(RECEIVER, &[]).await;
+    let mut rest = Receiver::start(RECEIVER, &[]).await;
+    let server = lab().await;
+    // 0.3 JSON-RPC, inline.
+    let legacy = |method: &str, params: Value| {
+        let http = server.http.clone();
+        let base = server.base.clone();
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        async move {
+            http.post(base)
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let sent = legacy(
+        "message/send",
+        json!({
+            "message": {"kind": "message", "messageId": "m1", "role": "user",
+                        "parts": [{"kind": "data", "data": {"text": "hi"}}],
+                        "metadata": {"skill": "echo"}},
+            "configuration": {"pushNotificationConfig": {"url": v03.url, "token": "t03"}},
+        }),
+    )
+    .await;
+    assert_eq!(sent["result"]["status"]["state"], "completed", "{sent}");
+    let delivered = v03.accepted_until_terminal().await;
+    assert_eq!(delivered[0]["contentType"], "application/json");
+    assert_eq!(delivered[0]["token"], "t03");
+    assert_eq!(delivered[0]["body"]["kind"], "status-update");
+    assert_eq!(delivered[0]["body"]["status"]["state"], "working");
+    let last = &delivered.last().unwrap()["body"];
+    assert_eq!(last["status"]["state"], "completed");
+    assert_eq!(last["final"], true);
+    assert!(
+        delivered
+            .iter()
+            .any(|d| d["body"]["kind"] == "artifact-update")
+    );
+
+    // The early draft: set on the client's task id, events under that id.
+    let draft_send = legacy(
+        "tasks/send",
+        json!({"id": "my-task", "message": {"role": "user",
+               "parts": [{"type": "data", "data": {"millis": 600000}}],
+               "metadata": {"skill": "wait"}}}),
+    );
+    // The draft's send blocks until the task ends: run it alongside.
+    let pending = tokio::spawn(draft_send);
+    let set = loop {
+        let set = legacy(
+            "tasks/pushNotification/set",
+            json!({"id": "my-task", "pushNotificationConfig": {"url": draft.url,
+                   "authentication": {"schemes": ["Bearer"], "credentials": "dc"}}}),
+        )
+        .await;
+        if set["error"]["code"] != -32001 {
+            break set;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(set["result"]["id"], "my-task", "{set}");
+    assert_eq!(
+        set["result"]["pushNotificationConfig"]["authentication"]["credentials"],
+        "********"
+    );
+    let got = legacy("tasks/pushNotification/get", json!({"id": "my-task"})).await;
+    assert_eq!(
+        got["result"]["pushNotificationConfig"]["url"],
+        draft.url.as_str()
+    );
+    let canceled = legacy("tasks/cancel", json!({"id": "my-task"})).await;
+    assert_eq!(
+        canceled["result"]["status"]["state"], "canceled",
+        "{canceled}"
+    );
+    let delivered = draft.accepted_until_terminal().await;
+    assert_eq!(delivered.len(), 1);
+    assert_eq!(delivered[0]["body"]["id"], "my-task");
+    assert_eq!(delivered[0]["body"]["final"], true);
+    assert_eq!(delivered[0]["authorization"], "Bearer dc");
+    let _ = pending.await;
+
+    // 1.0 HTTP+JSON: POST /tasks/{id}/pushNotificationConfigs.
+    let task = waiting_task(&server).await;
+    let created: Value = server
+        .http
+        .post(format!(
+            "{}tasks/{task}/pushNotificationConfigs",
+            server.base
+        ))
+        .header("content-type", "application/a2a+json")
+        .body(json!({"url": rest.url}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(created["taskId"], json!(task), "{created}");
+    let config = created["id"].as_str().unwrap().to_owned();
+    server.rpc("CancelTask", json!({"id": task})).await;
+    let delivered = rest.accepted_until_terminal().await;
+    assert_eq!(delivered[0]["contentType"], "application/a2a+json");
+    assert_eq!(
+        delivered[0]["body"]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_CANCELED"
+    );
+    let deleted = server
+        .http
+        .delete(format!(
+            "{}tasks/{task}/pushNotificationConfigs/{config}",
+            server.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn deliveries_pending_at_kill_9_are_delivered_after_the_restart() {
+    // A receiver that refuses everything, so deliveries pile up pending.
+    let mut refusing = Receiver::start(RECEIVER, &["--fail-first", "1000000"]).await;
+    let port = refusing.port();
+    let data = a2a_tests::scratch_dir();
+    let store = format!("sqlite://{}", data.join("tasks.sqlite3").display());
+    let flags = [
+        "--store",
+        store.as_str(),
+        "--push-allow-private",
+        "--push-retry",
+        "200ms",
+        "--push-attempts",
+        "1000",
+    ];
+    let (mut agent, base) = a2a_tests::spawn_served_with(LAB, &flags).await;
+    let server = TestServer::at(base);
+    let sent = server
+        .rpc(
+            "SendMessage",
+            send_params(
+                "tick",
+                json!({"times": 2}),
+                json!({"taskPushNotificationConfig": {"url": refusing.url, "token": "kept"}}),
+            ),
+        )
+        .await;
+    let task = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    // The first event was tried twice: every event is queued, and saved, behind it.
+    for _ in 0..2 {
+        assert_eq!(refusing.next().await["answered"], 500);
+    }
+    agent.start_kill().unwrap();
+    agent.wait().await.unwrap();
+    refusing.kill().await;
+    let port = port.to_string();
+    let mut receiver = Receiver::start(
+        RECEIVER,
+        &["--bind", &format!("127.0.0.1:{port}"), "--token", "kept"],
+    )
+    .await;
+    let (_agent, _base) = a2a_tests::spawn_served_with(LAB, &flags).await;
+    let delivered = receiver.accepted_until_terminal().await;
+    let kinds: Vec<&str> = delivered
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "statusUpdate",
+            "statusUpdate",
+            "statusUpdate",
+            "artifactUpdate",
+            "artifactUpdate",
+            "statusUpdate"
+        ],
+        "{delivered:#?}"
+    );
+    assert!(delivered.iter().all(|d| d["taskId"] == json!(task)));
+    assert_eq!(delivered.last().unwrap()["state"], "TASK_STATE_COMPLETED");
+}
