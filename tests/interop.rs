@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use a2a_tests::receiver::Receiver;
+use serde_json::json;
 use tokio::process::{Child, Command};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
@@ -73,7 +75,8 @@ async fn run_python(args: &[&str]) {
     run_interpreter(&python(), args).await;
 }
 
-async fn run_interpreter(python: &str, args: &[&str]) {
+/// Runs a script to success; its standard output.
+async fn run_interpreter(python: &str, args: &[&str]) -> String {
     let output = tokio::time::timeout(
         Duration::from_secs(120),
         Command::new(python)
@@ -93,6 +96,7 @@ async fn run_interpreter(python: &str, args: &[&str]) {
         output.status.success(),
         "python {args:?} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
+    stdout.into_owned()
 }
 
 #[tokio::test]
@@ -107,6 +111,60 @@ async fn official_clients_of_both_generations_share_one_server_over_every_bindin
     run_interpreter(&python03(), &[v03.to_str().unwrap(), &base, "HTTP+JSON"]).await;
     // And the 1.x JSON-RPC client after them: the dialects share one task store.
     run_python(&[v1.to_str().unwrap(), &base, "JSONRPC"]).await;
+}
+
+const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+
+#[tokio::test]
+async fn official_clients_register_push_configs_and_the_receiver_gets_every_event() {
+    require_packages().await;
+    require_v03_client().await;
+    let (_server, base) = a2a_tests::spawn_served_with(SERVER, &["--push-allow-private"]).await;
+    let runs = [
+        (python(), "a2a_push.py", "JSONRPC", "application/a2a+json"),
+        (python(), "a2a_push.py", "HTTP+JSON", "application/a2a+json"),
+        (python03(), "a2a_v03_push.py", "JSONRPC", "application/json"),
+        (
+            python03(),
+            "a2a_v03_push.py",
+            "HTTP+JSON",
+            "application/json",
+        ),
+    ];
+    for (interpreter, name, binding, media_type) in runs {
+        let token = format!("token-{name}-{binding}");
+        let mut receiver = Receiver::start(
+            RECEIVER,
+            &["--token", &token, "--authorization", "Bearer py-secret"],
+        )
+        .await;
+        let script = script(name);
+        let mut args = vec![script.to_str().unwrap(), &base, binding, &receiver.url];
+        args.push(&token);
+        let out = run_interpreter(&interpreter, &args).await;
+        let task = out.trim().lines().last().unwrap().trim().to_owned();
+        let delivered = receiver.accepted_until_terminal().await;
+        assert!(!delivered.is_empty(), "{name} {binding}");
+        for delivery in &delivered {
+            assert_eq!(
+                delivery["taskId"],
+                json!(task),
+                "{name} {binding}: {delivery}"
+            );
+            assert_eq!(delivery["contentType"], media_type, "{name} {binding}");
+        }
+        let last = delivered.last().unwrap();
+        assert!(
+            last["state"] == "TASK_STATE_COMPLETED" || last["state"] == "completed",
+            "{name} {binding}: {last}"
+        );
+        assert!(
+            delivered
+                .iter()
+                .any(|d| d["kind"] == "artifactUpdate" || d["kind"] == "artifact-update"),
+            "{name} {binding}: the report's artifacts are pushed too"
+        );
+    }
 }
 
 #[tokio::test]

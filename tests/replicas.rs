@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
+use a2a_tests::receiver::Receiver;
 use a2a_tests::sse::state_of;
 use a2a_tests::{TestServer, response_from, spawn_served_with};
 use serde_json::{Value, json};
@@ -16,9 +17,18 @@ const STATE_KEY: &str = "replicas-share-this-32-byte-secret!";
 
 /// Starts `count` replicas on the database `url`, each with a one-second lease.
 async fn replicas(url: &str, count: usize) -> Vec<(tokio::process::Child, TestServer)> {
+    replicas_with(url, count, &[]).await
+}
+
+/// [`replicas`], each with `extra` flags too.
+async fn replicas_with(
+    url: &str,
+    count: usize,
+    extra: &[&str],
+) -> Vec<(tokio::process::Child, TestServer)> {
     let mut started = Vec::new();
     for _ in 0..count {
-        let flags = [
+        let mut flags = vec![
             "--store",
             url,
             "--replica-lease",
@@ -26,6 +36,7 @@ async fn replicas(url: &str, count: usize) -> Vec<(tokio::process::Child, TestSe
             "--state-key",
             STATE_KEY,
         ];
+        flags.extend(extra);
         let (child, base) = spawn_served_with(CURRENCY, &flags).await;
         started.push((child, TestServer::at(base)));
     }
@@ -277,4 +288,65 @@ async fn a_survivor_fails_the_tasks_of_a_replica_killed_mid_work_after_its_lease
         Some("TASK_STATE_FAILED"),
         "{items:?}"
     );
+}
+
+const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+
+#[tokio::test]
+async fn the_push_deliveries_of_a_killed_replica_are_made_once_by_one_survivor() {
+    let Some(url) = a2a_tests::postgres::fresh_database("replicas_push").await else {
+        return;
+    };
+    // A receiver refusing everything: the task's deliveries stay pending on its replica.
+    let mut refusing = Receiver::start(RECEIVER, &["--fail-first", "1000000"]).await;
+    let port = refusing.port().to_string();
+    let push = [
+        "--push-allow-private",
+        "--push-retry",
+        "200ms",
+        "--push-attempts",
+        "1000",
+    ];
+    let mut replicas = replicas_with(&url, 3, &push).await;
+    let a = &replicas[0].1;
+    let mut send = report(20);
+    send["configuration"] = json!({"taskPushNotificationConfig": {"url": refusing.url}});
+    let sent = a.rpc("SendMessage", send).await;
+    assert_eq!(
+        sent["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{sent}"
+    );
+    let task = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    // The first event was tried twice: the rest are queued, and saved, behind it.
+    for _ in 0..2 {
+        assert_eq!(refusing.next().await["answered"], 500);
+    }
+    let (mut doomed, _) = replicas.remove(0);
+    doomed.start_kill().unwrap();
+    doomed.wait().await.unwrap();
+    refusing.kill().await;
+    let mut receiver = Receiver::start(RECEIVER, &["--bind", &format!("127.0.0.1:{port}")]).await;
+    // After A's lease, B and C both look for its deliveries; each is made once, in order.
+    let delivered = receiver.accepted_until_terminal().await;
+    assert!(delivered.iter().all(|d| d["taskId"] == json!(task)));
+    assert_eq!(
+        delivered[0]["state"], "TASK_STATE_WORKING",
+        "{delivered:#?}"
+    );
+    let mut bodies: Vec<String> = delivered.iter().map(|d| d["body"].to_string()).collect();
+    let count = bodies.len();
+    bodies.sort();
+    bodies.dedup();
+    assert_eq!(bodies.len(), count, "no delivery twice: {delivered:#?}");
+    let sections = delivered
+        .iter()
+        .filter_map(|d| d["body"]["artifactUpdate"]["artifact"]["parts"][0]["text"].as_str())
+        .filter(|text| text.starts_with("## "))
+        .count();
+    assert_eq!(sections, 3, "{delivered:#?}");
+    // Nothing more comes: the other survivor did not deliver them again.
+    let late = receiver
+        .next_within(std::time::Duration::from_secs(3))
+        .await;
+    assert!(late.is_none(), "delivered again: {late:?}");
 }

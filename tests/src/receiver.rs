@@ -69,6 +69,15 @@ impl Receiver {
         serde_json::from_str(&line).expect("a JSON line")
     }
 
+    /// The next delivery it prints within `limit`, if any.
+    pub async fn next_within(&mut self, limit: Duration) -> Option<Value> {
+        let line = tokio::time::timeout(limit, self.lines.next_line())
+            .await
+            .ok()?
+            .expect("receiver stdout")?;
+        Some(serde_json::from_str(&line).expect("a JSON line"))
+    }
+
     /// Deliveries it answered 2xx, until one reports a terminal state (included).
     pub async fn accepted_until_terminal(&mut self) -> Vec<Value> {
         let mut accepted = Vec::new();

@@ -347,7 +347,67 @@ fn retry_delay(first: Duration, attempt: u32) -> Duration {
 
 #[cfg(test)]
 mod tests {
+    use futures::FutureExt;
+
     use super::*;
+
+    fn delivery_to(url: String) -> Delivery {
+        Delivery {
+            id: new_task_id(),
+            task_id: "t".into(),
+            config_id: "c".into(),
+            url,
+            media_type: "application/a2a+json".into(),
+            authorization: None,
+            token: None,
+            body: "{}".into(),
+        }
+    }
+
+    /// A config stored when private addresses were allowed (or a name that resolved elsewhere
+    /// then) is refused again when a delivery connects, and no connection is made.
+    #[tokio::test]
+    async fn deliveries_to_internal_addresses_are_refused_when_they_connect() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let pusher = Pusher::new(PushSettings::default(), None).unwrap();
+        for (url, rule) in [
+            (
+                format!("http://127.0.0.1:{port}/hook"),
+                "a loopback address (127.0.0.0/8)",
+            ),
+            (format!("http://localhost:{port}/hook"), "a loopback name"),
+            (
+                format!("http://[::1]:{port}/hook"),
+                "a loopback address (::1)",
+            ),
+        ] {
+            match pusher.shared.attempt(&delivery_to(url.clone())).await {
+                Err(Failure::Permanent(reason)) => {
+                    assert!(reason.contains(rule), "{url}: {reason}")
+                }
+                Err(Failure::Transient(reason)) => panic!("{url}: retried: {reason}"),
+                Ok(()) => panic!("{url}: delivered"),
+            }
+        }
+        assert!(
+            listener.accept().now_or_never().is_none(),
+            "nothing connected"
+        );
+        // Allowed explicitly, the same delivery connects.
+        let mut settings = PushSettings::default();
+        settings.allow_private = true;
+        settings.timeout = Duration::from_millis(200);
+        let allowed = Pusher::new(settings, None).unwrap();
+        let delivery = delivery_to(format!("http://127.0.0.1:{port}/hook"));
+        let attempt = allowed.shared.attempt(&delivery);
+        let (attempted, accepted) = tokio::join!(attempt, listener.accept());
+        assert!(accepted.is_ok());
+        assert!(
+            matches!(attempted, Err(Failure::Transient(_))),
+            "timed out, to be retried"
+        );
+    }
 
     #[test]
     fn retry_delays_double_with_jitter_up_to_the_cap() {

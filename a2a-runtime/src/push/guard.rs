@@ -238,6 +238,21 @@ mod tests {
         }
     }
 
+    /// What a name resolves to is judged, not only the name (`127.0.0.1` resolves to itself,
+    /// standing in for a name whose DNS answers with an internal address).
+    #[tokio::test]
+    async fn the_delivery_resolver_judges_every_resolved_address() {
+        use reqwest::dns::Resolve;
+        let name: reqwest::dns::Name = "127.0.0.1".parse().unwrap();
+        let Err(refused) = GuardedResolver.resolve(name).await else {
+            panic!("resolved to loopback and allowed");
+        };
+        assert!(
+            refused.to_string().contains("a loopback address"),
+            "{refused}"
+        );
+    }
+
     #[tokio::test]
     async fn registration_refuses_schemes_loopback_names_and_private_literals() {
         assert_eq!(

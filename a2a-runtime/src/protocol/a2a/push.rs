@@ -214,16 +214,31 @@ pub(crate) mod v0_3 {
         Ok(config)
     }
 
-    /// The proto's `TaskPushNotificationConfig` (`{name?, pushNotificationConfig}`), the body
-    /// of `POST /v1/tasks/{id}/pushNotificationConfigs`; a bare config is read too.
+    /// The body of `POST /v1/tasks/{id}/pushNotificationConfigs`: the proto's
+    /// `CreateTaskPushNotificationConfigRequest` (`{parent, configId, config}`, what the 0.3
+    /// SDK sends), its `TaskPushNotificationConfig` (`{name?, pushNotificationConfig}`), or a
+    /// bare config.
     pub(crate) fn proto_config_in(mut value: Value) -> Result<PushConfigIn, (String, String)> {
-        match value
+        let config_id = value
+            .get("configId")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned);
+        let (mut value, path) = match value.as_object_mut().and_then(|o| o.remove("config")) {
+            Some(config) => (config, "config."),
+            None => (value, ""),
+        };
+        let mut config = match value
             .as_object_mut()
             .and_then(|o| o.remove("pushNotificationConfig"))
         {
-            Some(config) => config_in(config, "pushNotificationConfig"),
-            None => config_in(value, ""),
+            Some(config) => config_in(config, &format!("{path}pushNotificationConfig"))?,
+            None => config_in(value, path.trim_end_matches('.'))?,
+        };
+        if config.id.is_none() {
+            config.id = config_id;
         }
+        Ok(config)
     }
 
     /// `tasks/pushNotificationConfig/get` params: `{id, pushNotificationConfigId?}`.
