@@ -384,7 +384,7 @@ mod tests {
         ] {
             match pusher.shared.attempt(&delivery_to(url.clone())).await {
                 Err(Failure::Permanent(reason)) => {
-                    assert!(reason.contains(rule), "{url}: {reason}")
+                    assert!(reason.contains(rule), "{url}: {reason}");
                 }
                 Err(Failure::Transient(reason)) => panic!("{url}: retried: {reason}"),
                 Ok(()) => panic!("{url}: delivered"),
@@ -395,9 +395,11 @@ mod tests {
             "nothing connected"
         );
         // Allowed explicitly, the same delivery connects.
-        let mut settings = PushSettings::default();
-        settings.allow_private = true;
-        settings.timeout = Duration::from_millis(200);
+        let settings = PushSettings {
+            allow_private: true,
+            timeout: Duration::from_millis(200),
+            ..PushSettings::default()
+        };
         let allowed = Pusher::new(settings, None).unwrap();
         let delivery = delivery_to(format!("http://127.0.0.1:{port}/hook"));
         let attempt = allowed.shared.attempt(&delivery);
