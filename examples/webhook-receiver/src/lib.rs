@@ -105,18 +105,23 @@ async fn deliver(
     };
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (kind, task_id, state) = describe(&body);
-    let line = json!({
-        "delivery": number,
-        "answered": status.as_u16(),
-        "kind": kind,
-        "taskId": task_id,
-        "state": state,
-        "contentType": text(header::CONTENT_TYPE.as_str()),
-        "token": token,
-        "authorization": authorization,
-        "body": body,
-    });
-    println!("{line}");
+    // Written field by field so the summary comes first and the body last.
+    let fields = [
+        ("delivery", json!(number)),
+        ("answered", json!(status.as_u16())),
+        ("kind", json!(kind)),
+        ("taskId", json!(task_id)),
+        ("state", json!(state)),
+        ("contentType", json!(text(header::CONTENT_TYPE.as_str()))),
+        ("token", json!(token)),
+        ("authorization", json!(authorization)),
+        ("body", body),
+    ];
+    let line: Vec<String> = fields
+        .iter()
+        .map(|(name, value)| format!("\"{name}\":{value}"))
+        .collect();
+    println!("{{{}}}", line.join(","));
     status
 }
 
