@@ -59,6 +59,10 @@ struct PushArgs {
     /// [default: 1s]
     #[arg(long, env = "A2A_PUSH_RETRY", value_parser = duration, value_name = "DURATION")]
     push_retry: Option<Duration>,
+    /// Deliveries queued per push config while its receiver is slow or down; beyond it the
+    /// oldest is dropped [default: 1000]
+    #[arg(long, env = "A2A_PUSH_QUEUE", value_name = "N")]
+    push_queue: Option<usize>,
 }
 
 /// Where tasks are kept.
@@ -340,6 +344,7 @@ impl Cli {
         set(&mut config.push.timeout, push.push_timeout);
         set(&mut config.push.attempts, push.push_attempts);
         set(&mut config.push.first_retry, push.push_retry);
+        set(&mut config.push.queue_per_config, push.push_queue);
         config.allowed_hosts.extend(network.allowed_hosts);
         config.allowed_origins.extend(network.allowed_origins);
         config.cors_origins.extend(network.cors_origins);

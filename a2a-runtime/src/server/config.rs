@@ -77,7 +77,7 @@ pub struct PushOptions {
     /// The most push configs one task may hold (default 10).
     pub max_configs_per_task: usize,
     /// Deliveries queued per config while its receiver is slow or down; beyond it the oldest
-    /// is dropped (default 1000).
+    /// is dropped (`--push-queue`; default 1000).
     pub queue_per_config: usize,
 }
 
@@ -380,6 +380,16 @@ impl ServeConfig {
                 "--tls-client-ca needs TLS: set --tls-cert and --tls-key".into(),
             ));
         }
+        if self.push.attempts == 0 {
+            return Err(Error::Config(
+                "--push-attempts must be at least 1, or nothing would be delivered".into(),
+            ));
+        }
+        if self.push.queue_per_config == 0 || self.push.max_configs_per_task == 0 {
+            return Err(Error::Config(
+                "--push-queue and the push configs per task must be at least 1".into(),
+            ));
+        }
         self.limits.validate()
     }
 
@@ -456,5 +466,27 @@ mod tests {
         };
         let error = config.validate().expect_err("no scheme").to_string();
         assert!(error.contains("evil.example"), "{error}");
+    }
+
+    #[test]
+    fn push_settings_that_would_deliver_nothing_are_refused() {
+        let no_attempts = ServeConfig {
+            push: PushOptions {
+                attempts: 0,
+                ..PushOptions::default()
+            },
+            ..ServeConfig::default()
+        };
+        let error = no_attempts.validate().expect_err("no attempts").to_string();
+        assert!(error.contains("--push-attempts"), "{error}");
+        let no_queue = ServeConfig {
+            push: PushOptions {
+                queue_per_config: 0,
+                ..PushOptions::default()
+            },
+            ..ServeConfig::default()
+        };
+        let error = no_queue.validate().expect_err("no queue").to_string();
+        assert!(error.contains("--push-queue"), "{error}");
     }
 }
