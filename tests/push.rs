@@ -102,10 +102,7 @@ async fn every_event_reaches_the_receiver_once_in_order_with_token_and_authoriza
         assert_eq!(delivery["token"], "tok-1");
         assert_eq!(delivery["authorization"], "Bearer s3cret");
     }
-    let kinds: Vec<&str> = delivered
-        .iter()
-        .map(|d| d["kind"].as_str().unwrap())
-        .collect();
+    let kinds = kinds(&delivered);
     assert_eq!(
         kinds,
         [
@@ -153,7 +150,7 @@ async fn a_receiver_failing_twice_gets_the_event_on_the_third_attempt() {
     assert_eq!(attempts[0]["state"], "TASK_STATE_WORKING");
     // The events after it follow, in order, once each.
     let rest = receiver.accepted_until_terminal().await;
-    let kinds: Vec<&str> = rest.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    let kinds = kinds(&rest);
     assert_eq!(kinds, ["artifactUpdate", "statusUpdate"]);
 }
 
@@ -553,20 +550,9 @@ async fn each_delivery_goes_out_in_the_wire_version_that_registered_it() {
     let server = lab().await;
     // 0.3 JSON-RPC, inline.
     let legacy = |method: &str, params: Value| {
-        let http = server.http.clone();
-        let base = server.base.clone();
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        async move {
-            http.post(base)
-                .header("content-type", "application/json")
-                .body(body.to_string())
-                .send()
-                .await
-                .unwrap()
-                .json::<Value>()
-                .await
-                .unwrap()
-        }
+        let server = TestServer::at(server.base.clone());
+        async move { server.post_raw(body.to_string(), None).await.1 }
     };
     let sent = legacy(
         "message/send",
@@ -717,10 +703,7 @@ async fn deliveries_pending_at_kill_9_are_delivered_after_the_restart() {
     .await;
     let (_agent, _base) = a2a_tests::spawn_served_with(LAB, &flags).await;
     let delivered = receiver.accepted_until_terminal().await;
-    let kinds: Vec<&str> = delivered
-        .iter()
-        .map(|d| d["kind"].as_str().unwrap())
-        .collect();
+    let kinds = kinds(&delivered);
     assert_eq!(
         kinds,
         [
@@ -735,4 +718,12 @@ async fn deliveries_pending_at_kill_9_are_delivered_after_the_restart() {
     );
     assert!(delivered.iter().all(|d| d["taskId"] == json!(task)));
     assert_eq!(delivered.last().unwrap()["state"], "TASK_STATE_COMPLETED");
+}
+
+/// The kind of each delivery the receiver printed, in order.
+fn kinds(deliveries: &[Value]) -> Vec<&str> {
+    deliveries
+        .iter()
+        .map(|d| d["kind"].as_str().expect("a delivery kind"))
+        .collect()
 }

@@ -36,6 +36,23 @@ pub(crate) struct PushRegistration {
     pub(crate) default_id: Option<String>,
 }
 
+impl PushRegistration {
+    /// The config a request gives at `field`, read in `wire`'s shape; a malformed one is
+    /// -32602 naming the field.
+    pub(crate) fn read(
+        field: &str,
+        parsed: Result<PushConfigIn, (String, String)>,
+        wire: PushWire,
+    ) -> Result<Self, A2aError> {
+        Ok(Self {
+            field: field.to_owned(),
+            input: parsed.map_err(|(f, r)| A2aError::invalid_params(f, r))?,
+            wire,
+            default_id: None,
+        })
+    }
+}
+
 /// A page of a task's push configs.
 pub(crate) struct PushConfigPage {
     pub(crate) configs: Vec<PushConfig>,

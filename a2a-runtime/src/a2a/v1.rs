@@ -27,14 +27,7 @@ pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
             .task_push_notification_config
             .map(|config| {
                 let field = "configuration.taskPushNotificationConfig";
-                push::v1::config_in(config, field)
-                    .map(|input| PushRegistration {
-                        field: field.to_owned(),
-                        input,
-                        wire: PushWire::V1,
-                        default_id: None,
-                    })
-                    .map_err(|(f, r)| A2aError::invalid_params(f, r))
+                PushRegistration::read(field, push::v1::config_in(config, field), PushWire::V1)
             })
             .transpose()?,
     })

@@ -209,14 +209,7 @@ impl SqliteTaskStore {
     }
 
     async fn write(&self, op: Op) -> Result<u64, StoreError> {
-        let (done, outcome) = oneshot::channel();
-        self.writes
-            .send(Write { op, done })
-            .await
-            .map_err(|_| StoreError::backend("the SQLite writer stopped"))?;
-        outcome
-            .await
-            .map_err(|_| StoreError::backend("the SQLite writer stopped"))?
+        submit(&self.writes, op).await
     }
 
     async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
@@ -614,6 +607,17 @@ impl TaskStore for SqliteTaskStore {
     }
 }
 
+/// Hands `op` to the writer task and waits for it to be committed; the row count it touched.
+async fn submit(writes: &mpsc::Sender<Write>, op: Op) -> Result<u64, StoreError> {
+    let stopped = || StoreError::backend("the SQLite writer stopped");
+    let (done, outcome) = oneshot::channel();
+    writes
+        .send(Write { op, done })
+        .await
+        .map_err(|_| stopped())?;
+    outcome.await.map_err(|_| stopped())?
+}
+
 /// The outbox of a SQLite store: written by the store's writer (in its batches), read at
 /// startup.
 struct SqliteOutbox {
@@ -628,16 +632,8 @@ impl OutboxBackend for SqliteOutbox {
         remove: &'a [String],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let (done, outcome) = oneshot::channel();
             let op = Op::Outbox(save.to_vec(), remove.to_vec());
-            self.writes
-                .send(Write { op, done })
-                .await
-                .map_err(|_| StoreError::backend("the SQLite writer stopped"))?;
-            outcome
-                .await
-                .map_err(|_| StoreError::backend("the SQLite writer stopped"))?
-                .map(drop)
+            submit(&self.writes, op).await.map(drop)
         })
     }
 

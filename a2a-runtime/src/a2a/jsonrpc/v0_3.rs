@@ -62,14 +62,7 @@ fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
             .push_notification_config
             .map(|config| {
                 let field = "configuration.pushNotificationConfig";
-                push::v0_3::config_in(config, field)
-                    .map(|input| PushRegistration {
-                        field: field.to_owned(),
-                        input,
-                        wire: PushWire::V0_3,
-                        default_id: None,
-                    })
-                    .map_err(|(f, r)| A2aError::invalid_params(f, r))
+                PushRegistration::read(field, push::v0_3::config_in(config, field), PushWire::V0_3)
             })
             .transpose()?,
     })

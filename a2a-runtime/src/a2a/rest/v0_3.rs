@@ -38,14 +38,11 @@ impl Dialect for V0_3 {
                 .push_notification
                 .map(|config| {
                     let field = "configuration.pushNotification";
-                    push::v0_3::config_in(config, field)
-                        .map(|input| PushRegistration {
-                            field: field.to_owned(),
-                            input,
-                            wire: PushWire::V0_3,
-                            default_id: None,
-                        })
-                        .map_err(|(f, r)| A2aError::invalid_params(f, r))
+                    PushRegistration::read(
+                        field,
+                        push::v0_3::config_in(config, field),
+                        PushWire::V0_3,
+                    )
                 })
                 .transpose()?,
         })
@@ -74,13 +71,11 @@ impl Dialect for V0_3 {
     }
 
     fn push_registration(task_id: &str, body: Value) -> Result<PushRegistration, A2aError> {
-        let input =
-            push::v0_3::proto_config_in(body).map_err(|(f, r)| A2aError::invalid_params(f, r))?;
+        let field = "pushNotificationConfig";
+        let parsed = push::v0_3::proto_config_in(body);
         Ok(PushRegistration {
-            field: "pushNotificationConfig".to_owned(),
-            input,
-            wire: PushWire::V0_3,
             default_id: Some(task_id.to_owned()),
+            ..PushRegistration::read(field, parsed, PushWire::V0_3)?
         })
     }
 

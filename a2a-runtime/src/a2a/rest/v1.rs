@@ -49,14 +49,7 @@ impl Dialect for V1 {
     }
 
     fn push_registration(_task_id: &str, body: Value) -> Result<PushRegistration, A2aError> {
-        let input =
-            push::v1::config_in(body, "").map_err(|(f, r)| A2aError::invalid_params(f, r))?;
-        Ok(PushRegistration {
-            field: String::new(),
-            input,
-            wire: PushWire::V1,
-            default_id: None,
-        })
+        PushRegistration::read("", push::v1::config_in(body, ""), PushWire::V1)
     }
 
     fn push_config(task_id: &str, config: &PushConfig) -> Vec<u8> {
