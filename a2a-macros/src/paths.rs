@@ -28,10 +28,4 @@ impl Runtime {
     pub(crate) fn private(&self) -> &TokenStream {
         &self.private
     }
-
-    /// The string form of a re-exported crate path, for `#[serde(crate = "...")]`-style keys.
-    pub(crate) fn reexport_str(&self, name: &str) -> String {
-        let private = self.private.to_string().replace(' ', "");
-        format!("{private}::{name}")
-    }
 }

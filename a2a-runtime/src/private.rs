@@ -35,22 +35,6 @@ macro_rules! __a2a_register_skill {
 
 pub use __a2a_register_skill as register_skill;
 
-/// A skill input property type: `Deserialize + JsonSchema`. Generated input structs use
-/// `<T as SkillInput>::Type` so a bad type gives exactly one error, on the parameter.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a skill input: it must implement `Deserialize` and `JsonSchema`",
-    label = "not a skill input",
-    note = "derive them with `#[derive(Deserialize, JsonSchema)]`; if the runtime should inject this parameter instead, mark it `#[inject]`"
-)]
-pub trait SkillInput {
-    /// `Self`.
-    type Type;
-}
-
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> SkillInput for T {
-    type Type = T;
-}
-
 pub use crate::auth::{ApiKeyLocation, OAuthFlow, SecurityScheme};
 
 /// A scheme declared with `#[agent(security(..))]`.
@@ -162,7 +146,12 @@ pub fn ready_err(error: SkillError) -> BoxFuture<'static, SkillResult> {
     Box::pin(std::future::ready(Err(error)))
 }
 
-/// How a skill's input object is decoded and described. Generated code names its input type
+pub use crate::call::{
+    FieldFns, InputError, InputObject, InputProperty, InputSchema, Invalid, IsSkillInput, Probe,
+    Valid, ViaNothing, ViaSerde, checked, input_fields, input_value,
+};
+
+/// How a skill's input object is decoded and described. Generated code names its input object
 /// once, in a constant of this type.
 pub struct InputFns<T> {
     /// Decodes a JSON input object (when the request is validated).
@@ -173,23 +162,23 @@ pub struct InputFns<T> {
     pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
 }
 
-/// The input functions of a generated input struct.
-pub const fn input_fns<T>() -> InputFns<T>
-where
-    T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
-{
+/// The input functions of a generated input object.
+pub const fn input_fns<I: InputObject>() -> InputFns<I::Values> {
     InputFns {
-        decode: DecodedInput::decode::<T>,
-        take: DecodedInput::take::<T>,
-        schema: input_schema::<T>,
+        decode: decode_input::<I>,
+        take: DecodedInput::take::<I::Values>,
+        schema: input_schema::<I>,
     }
 }
 
-/// The input schema of a skill's generated input struct.
-pub fn input_schema<T: schemars::JsonSchema>(
-    generator: &mut schemars::SchemaGenerator,
-) -> schemars::Schema {
-    generator.root_schema_for::<T>()
+fn decode_input<I: InputObject>(
+    input: &serde_json::Value,
+) -> Result<DecodedInput, crate::call::InputError> {
+    I::decode(input).map(DecodedInput::new)
+}
+
+fn input_schema<I: InputObject>(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    generator.root_schema_for::<InputSchema<I>>()
 }
 
 pub use crate::call::{

@@ -147,13 +147,12 @@ fn agent_span(agent: &syn::Path) -> Span {
         .map_or_else(Span::call_site, |seg| seg.ident.span())
 }
 
-/// The input object: one field per input parameter. Each field type is projected through
-/// `SkillInput` so a type that is not `Deserialize + JsonSchema` gives exactly one error, spanned
-/// on the parameter's type.
+/// The input object: one property per input parameter. Each parameter type is probed once,
+/// in a fn spanned on it, so a type that is not `Deserialize + JsonSchema` gives exactly one
+/// error, on the parameter; the object is assembled at run time from the probes, so nothing
+/// derived over the user's types can fail a second time.
 fn input_struct(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let private = runtime.private();
-    let serde_path = runtime.reexport_str("serde");
-    let schemars_path = runtime.reexport_str("schemars");
     let inputs: Vec<_> = skill
         .params
         .iter()
@@ -162,30 +161,76 @@ fn input_struct(skill: &Skill, runtime: &Runtime) -> TokenStream {
             ParamKind::Injected => None,
         })
         .collect();
-    // The struct is generic, so its derived impls type-check without knowing the parameter
-    // types; they are supplied through `SkillInput` below, where a type that is not
-    // `Deserialize + JsonSchema` is reported once, on the parameter.
-    let generics: Vec<_> = (0..inputs.len())
-        .map(|i| format_ident!("__A2aT{}", i, span = Span::mixed_site()))
+    let probes: Vec<_> = (0..inputs.len())
+        .map(|i| format_ident!("__a2a_field{}", i, span = Span::mixed_site()))
         .collect();
-    let fields = inputs.iter().zip(&generics).map(|((param, doc), generic)| {
-        let ident = &param.ident;
-        let docs = doc.iter().map(|line| quote!(#[doc = #line]));
-        quote!(#(#docs)* #ident: #generic)
-    });
-    let args = inputs.iter().map(|(param, _)| {
+    let probe_fns = inputs.iter().zip(&probes).map(|((param, _), probe)| {
         let ty = &param.ty;
-        quote_spanned! {spanned_type(ty)=> <#ty as #private::SkillInput>::Type }
-    });
-    quote! {
-        #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
-        #[serde(crate = #serde_path, deny_unknown_fields)]
-        #[schemars(crate = #schemars_path, rename = "Input")]
-        #[allow(non_camel_case_types, dead_code)]
-        struct __A2aInputOf<#(#generics),*> {
-            #(#fields,)*
+        let check = quote_spanned! {spanned_type(ty)=>
+            #private::checked::<#ty, _>((&#private::Probe::<#ty>::new()).field_fns())
+        };
+        quote! {
+            fn #probe() -> #private::FieldFns<#ty> {
+                #[allow(unused_imports)]
+                use #private::{ViaNothing as _, ViaSerde as _};
+                #check
+            }
         }
-        const __A2A_INPUT: #private::InputFns<__A2aInputOf<#(#args),*>> = #private::input_fns();
+    });
+    let names: Vec<String> = inputs
+        .iter()
+        .map(|(param, _)| syn::ext::IdentExt::unraw(&param.ident).to_string())
+        .collect();
+    let tys: Vec<_> = inputs.iter().map(|(param, _)| &param.ty).collect();
+    let properties = inputs
+        .iter()
+        .zip(&names)
+        .zip(&probes)
+        .map(|(((_, doc), name), probe)| {
+            let (title, description) = title_and_description(doc);
+            quote!(#private::InputProperty::new(#name, #title, #description, &#probe()))
+        });
+    let values: Vec<_> = (0..inputs.len())
+        .map(|i| format_ident!("__a2a_value{}", i, span = Span::mixed_site()))
+        .collect();
+    let object = format_ident!("__A2aInput", span = Span::mixed_site());
+    quote! {
+        #(#probe_fns)*
+        #[allow(non_camel_case_types)]
+        struct #object;
+        #[automatically_derived]
+        impl #private::InputObject for #object {
+            type Values = (#(#tys,)*);
+            fn properties() -> ::std::vec::Vec<#private::InputProperty> {
+                ::std::vec![#(#properties),*]
+            }
+            fn decode(
+                input: &#private::serde_json::Value,
+            ) -> ::core::result::Result<Self::Values, #private::InputError> {
+                let [#(#values),*] = #private::input_fields(input, &[#(#names),*])?;
+                ::core::result::Result::Ok((
+                    #(#private::input_value(#names, #values, &#probes())?,)*
+                ))
+            }
+        }
+        const __A2A_INPUT: #private::InputFns<(#(#tys,)*)> = #private::input_fns::<#object>();
+    }
+}
+
+/// A parameter's doc comment as schemars reads one: a first line starting with `#` is the
+/// title, the rest (trimmed) the description.
+fn title_and_description(doc: &[String]) -> (String, String) {
+    let text = doc.join("\n");
+    let text = text.trim();
+    match text.strip_prefix('#') {
+        Some(heading) => {
+            let (title, rest) = heading.split_once('\n').unwrap_or((heading, ""));
+            (
+                title.trim_start_matches('#').trim().to_owned(),
+                rest.trim().to_owned(),
+            )
+        }
+        None => (String::new(), text.to_owned()),
     }
 }
 
@@ -202,6 +247,7 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let input = format_ident!("__a2a_input", span = Span::mixed_site());
     let mut prelude = Vec::new();
     let mut call_args = Vec::new();
+    let mut inputs = 0;
     for (index, param) in skill.params.iter().enumerate() {
         match &param.kind {
             ParamKind::Injected => {
@@ -220,8 +266,9 @@ fn call_shim(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 call_args.push(quote!(#local));
             }
             ParamKind::Input { .. } => {
-                let field = &param.ident;
-                call_args.push(quote!(#input.#field));
+                let position = syn::Index::from(inputs);
+                inputs += 1;
+                call_args.push(quote!(#input.#position));
             }
         }
     }

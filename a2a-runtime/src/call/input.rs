@@ -57,7 +57,7 @@ pub(crate) fn normalize_numbers(value: &mut Value) {
 }
 
 /// Decodes `input` into `T`, naming the failing field.
-fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, InputError> {
+pub(super) fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, InputError> {
     serde_path_to_error::deserialize::<_, T>(input).map_err(|error| {
         let path = error.path().to_string();
         let field = if path == "." { String::new() } else { path };
@@ -84,11 +84,9 @@ impl std::fmt::Debug for DecodedInput {
 }
 
 impl DecodedInput {
-    /// Decodes `input` into `T`, naming the failing field.
-    pub(crate) fn decode<T: DeserializeOwned + Send + 'static>(
-        input: &Value,
-    ) -> Result<Self, InputError> {
-        decode::<T>(input).map(|value| Self(Box::new(value)))
+    /// Holds a decoded input.
+    pub(crate) fn new<T: Send + 'static>(values: T) -> Self {
+        Self(Box::new(values))
     }
 
     /// Takes the decoded value out of `invocation` (used by generated shims, once per call).

@@ -6,6 +6,7 @@
 
 mod extract;
 mod input;
+mod object;
 mod output;
 mod stream;
 mod trace;
@@ -13,6 +14,10 @@ mod trace;
 pub use extract::{FromInvocation, Invocation, State};
 pub(crate) use input::normalize_numbers;
 pub use input::{DecodedInput, InputError};
+pub use object::{
+    FieldFns, InputObject, InputProperty, InputSchema, Invalid, IsSkillInput, Probe, Valid,
+    ViaNothing, ViaSerde, checked, input_fields, input_value,
+};
 pub use output::{IntoSkillOutput, Json, SkillOutput};
 pub use output::{
     StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
