@@ -1,7 +1,7 @@
 //! `#[agent]`: reads a struct into [`model::Agent`], reporting every problem at once.
 
 use darling::Error;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::args::{self, AgentArgs};
@@ -12,16 +12,9 @@ use crate::{check, codegen, docs, security};
 
 /// Entry point: parse, check, generate; on error the struct is still emitted unchanged.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item: syn::ItemStruct = match syn::parse2(item.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let err = Error::custom(
-                "#[agent] goes on a struct (or unit struct) whose value is the agent's shared state",
-            )
-            .with_span(&Span::call_site());
-            let err = err.write_errors();
-            return quote!(#err #item);
-        }
+    let item = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Struct(item)) => item,
+        other => return not_a_struct(other.ok(), &args, item),
     };
     let mut errors = Errors::new();
     let args = errors.handle(args::parse::<AgentArgs>(args));
@@ -31,13 +24,35 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         (Ok(()), Some(agent)) => codegen::agent::generate(&agent, &runtime),
         (Err(err), _) => {
             let err = err.write_errors();
-            let fallback = codegen::agent::fallback(&item, &runtime);
+            let fallback = codegen::agent::fallback(&item.ident, &item.generics, &runtime);
             quote!(#err #item #fallback)
         }
         (Ok(()), None) => {
             quote!(::core::compile_error!("a2a-macros: #[agent] failed without a diagnostic; please report this bug"); #item)
         }
     }
+}
+
+/// `#[agent]` on an enum, a union, a fn...: one error on the item's keyword, and for a type the
+/// fallback impl, so skills naming it do not each add "not an agent".
+fn not_a_struct(item: Option<syn::Item>, args: &TokenStream, tokens: TokenStream) -> TokenStream {
+    let message =
+        "#[agent] goes on a struct (or unit struct) whose value is the agent's shared state";
+    let runtime = args::parse::<AgentArgs>(args.clone())
+        .ok()
+        .map_or_else(|| Runtime::new(None), |a| Runtime::new(a.krate.as_ref()));
+    let span = crate::errors::item_keyword_span(item.as_ref());
+    let fallback = match &item {
+        Some(syn::Item::Enum(item)) => {
+            codegen::agent::fallback(&item.ident, &item.generics, &runtime)
+        }
+        Some(syn::Item::Union(item)) => {
+            codegen::agent::fallback(&item.ident, &item.generics, &runtime)
+        }
+        _ => TokenStream::new(),
+    };
+    let err = Error::custom(message).with_span(&span).write_errors();
+    quote!(#err #tokens #fallback)
 }
 
 fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<Agent> {
@@ -70,7 +85,7 @@ fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<
             errors.handle(check::absolute_url(url, key, url.span()));
         }
     }
-    let modes = |modes: Option<Vec<syn::LitStr>>, errors: &mut Errors| {
+    let modes = |modes: Option<args::StrList>, errors: &mut Errors| {
         modes.map(|modes| {
             modes
                 .iter()

@@ -19,15 +19,15 @@ pub(crate) struct SkillArgs {
     /// Description; defaults to the doc comment.
     pub(crate) description: Option<String>,
     #[darling(default)]
-    pub(crate) tags: Vec<LitStr>,
+    pub(crate) tags: StrList,
     #[darling(default)]
-    pub(crate) examples: Vec<LitStr>,
+    pub(crate) examples: StrList,
     #[darling(default)]
-    pub(crate) input_modes: Vec<LitStr>,
+    pub(crate) input_modes: StrList,
     #[darling(default)]
-    pub(crate) output_modes: Vec<LitStr>,
+    pub(crate) output_modes: StrList,
     #[darling(default)]
-    pub(crate) scopes: Vec<LitStr>,
+    pub(crate) scopes: StrList,
     /// Listed only on the extended agent card, shown to authenticated callers.
     pub(crate) extended_only: Flag,
     /// What a restart does with the skill's unfinished tasks: `"answers"`, `"rerun"`, `"never"`.
@@ -59,8 +59,8 @@ pub(crate) struct AgentArgs {
     pub(crate) provider: Option<ProviderArgs>,
     pub(crate) documentation_url: Option<SpannedValue<String>>,
     pub(crate) icon_url: Option<SpannedValue<String>>,
-    pub(crate) default_input_modes: Option<Vec<LitStr>>,
-    pub(crate) default_output_modes: Option<Vec<LitStr>>,
+    pub(crate) default_input_modes: Option<StrList>,
+    pub(crate) default_output_modes: Option<StrList>,
     /// Skills listed explicitly (for libraries and targets without link-time registration).
     #[darling(default)]
     pub(crate) skills: PathList,
@@ -135,6 +135,40 @@ pub(crate) struct OpenIdConnectArgs {
     pub(crate) name: Option<SpannedValue<String>>,
     pub(crate) description: Option<String>,
     pub(crate) url: SpannedValue<String>,
+}
+
+/// A list of string literals, `key = ["a", "b"]`. A lone string (`tags = "finance"`) is an
+/// error that says the key takes a list, rather than darling's "unknown value".
+#[derive(Debug, Default)]
+pub(crate) struct StrList(pub(crate) Vec<LitStr>);
+
+impl std::ops::Deref for StrList {
+    type Target = Vec<LitStr>;
+
+    fn deref(&self) -> &Vec<LitStr> {
+        &self.0
+    }
+}
+
+impl FromMeta for StrList {
+    fn from_value(value: &syn::Lit) -> darling::Result<Self> {
+        match value {
+            syn::Lit::Str(text) => Err(darling::Error::custom(format!(
+                "this key takes a list of strings: write `[{:?}]`",
+                text.value()
+            ))
+            .with_span(text)),
+            other => Err(darling::Error::unexpected_lit_type(other)),
+        }
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        match expr {
+            syn::Expr::Lit(lit) => Self::from_value(&lit.lit),
+            syn::Expr::Group(group) => Self::from_expr(&group.expr),
+            _ => Vec::<LitStr>::from_expr(expr).map(Self),
+        }
+    }
 }
 
 /// Parses the tokens inside `#[skill(...)]` or `#[agent(...)]`.

@@ -59,3 +59,23 @@ impl Drop for Errors {
         }
     }
 }
+
+/// Where to point at an item an attribute does not accept: its keyword (`enum`, `fn`, `impl`,
+/// ...), past its attributes and doc comments; the attribute itself when the item did not parse.
+pub(crate) fn item_keyword_span(item: Option<&syn::Item>) -> proc_macro2::Span {
+    use syn::Item;
+    match item {
+        Some(Item::Struct(item)) => item.struct_token.span,
+        Some(Item::Enum(item)) => item.enum_token.span,
+        Some(Item::Union(item)) => item.union_token.span,
+        Some(Item::Fn(item)) => item.sig.fn_token.span,
+        Some(Item::Impl(item)) => item.impl_token.span,
+        Some(Item::Trait(item)) => item.trait_token.span,
+        Some(Item::Mod(item)) => item.mod_token.span,
+        Some(Item::Const(item)) => item.const_token.span,
+        Some(Item::Static(item)) => item.static_token.span,
+        Some(Item::Type(item)) => item.type_token.span,
+        Some(Item::Use(item)) => item.use_token.span,
+        _ => proc_macro2::Span::call_site(),
+    }
+}

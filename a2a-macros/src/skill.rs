@@ -26,7 +26,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(_) => {
-            let err = Error::custom("#[skill] goes on an `async fn`").with_span(&Span::call_site());
+            let span = crate::errors::item_keyword_span(syn::parse2(item.clone()).ok().as_ref());
+            let err = Error::custom("#[skill] goes on an `async fn`").with_span(&span);
             let err = err.write_errors();
             return quote!(#err #item);
         }

@@ -86,12 +86,15 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
 
 /// What `#[agent]` emits when expansion failed: the `Agent` impl (and the scope marker) over an
 /// inert descriptor, so each of its skills does not add a "not an agent" error to the real one.
-pub(crate) fn fallback(item: &syn::ItemStruct, runtime: &Runtime) -> TokenStream {
-    if !item.generics.params.is_empty() {
+pub(crate) fn fallback(
+    ident: &syn::Ident,
+    generics: &syn::Generics,
+    runtime: &Runtime,
+) -> TokenStream {
+    if !generics.params.is_empty() {
         return TokenStream::new();
     }
     let private = runtime.private();
-    let ident = &item.ident;
     quote! {
         const _: () = {
             #[automatically_derived]
