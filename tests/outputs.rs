@@ -1,6 +1,7 @@
 //! Outputs keep their published schema: a structured result that does not serialize to what its
 //! output schema promises (here a non-finite float, `1e308 USD` in yen) fails the call naming the
-//! field, over A2A and over MCP, instead of completing with `null`.
+//! field, over A2A and over MCP, instead of completing with `null`. A return type is output by
+//! what it implements, not by its name.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -46,4 +47,45 @@ async fn a_non_finite_output_is_an_mcp_tool_error_naming_the_field() {
     let text = called["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("/amount"), "{text}");
     assert!(called["result"]["structuredContent"].is_null(), "{called}");
+}
+
+/// Text under another name.
+type Text = String;
+
+/// An agent whose skill returns text through an alias.
+#[a2a_runtime::agent(name = "Aliases")]
+#[derive(Debug, Default)]
+pub struct Aliases;
+
+/// Shout a word.
+#[a2a_runtime::skill(agent = Aliases)]
+pub async fn shout(
+    /// The word.
+    word: String,
+) -> Text {
+    word.to_uppercase()
+}
+
+#[tokio::test]
+async fn an_alias_of_string_is_text_output_not_structured() {
+    let server = start(Aliases.server()).await;
+    let card = server.card().await;
+    assert_eq!(
+        card["skills"][0]["outputModes"],
+        json!(["text/plain"]),
+        "{card}"
+    );
+    let answered = server
+        .send(json!([{"text": "hey"}]), json!({}), json!({}))
+        .await;
+    let artifact = &answered["result"]["task"]["artifacts"][0];
+    assert_eq!(
+        artifact["parts"],
+        json!([{"text": "HEY", "mediaType": "text/plain"}]),
+        "{answered}"
+    );
+    let mut mcp = server.mcp_session().await;
+    let tools = mcp.request("tools/list", json!({})).await;
+    let tool = &tools["result"]["tools"][0];
+    assert!(tool.get("outputSchema").is_none(), "{tool}");
 }

@@ -74,9 +74,6 @@ pub(crate) struct Output {
     pub(crate) result: Option<Option<syn::Type>>,
     /// The success value's type (the whole return type unless it is a `Result`).
     pub(crate) value: syn::Type,
-    /// Whether the value converts through `IntoSkillOutput` directly (text, parts, artifacts,
-    /// `Json<T>`) or is serialized as structured data.
-    pub(crate) direct: bool,
     /// `Some(T)` when the value is `impl Stream<Item = T>`: the runtime drives the stream and
     /// sends each item as a chunk of a streamed artifact.
     pub(crate) stream_item: Option<syn::Type>,

@@ -16,10 +16,6 @@ use crate::{check, codegen, docs};
 /// `#[input]` on a parameter override this rule.
 const INJECTED: &[&str] = &["State", "TaskContext", "Caller"];
 
-/// Return types that convert through `IntoSkillOutput` as they are; everything else is structured
-/// data serialized with serde.
-const DIRECT_OUTPUTS: &[&str] = &["String", "Cow", "Artifact", "Part", "Json", "SkillOutput"];
-
 /// Entry point: parse, check, generate; on any error, the user's fn is still emitted (without our
 /// helper attributes) so the rest of the crate keeps compiling and the IDE keeps working.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -301,11 +297,9 @@ fn read_output(ret: &ReturnType, errors: &mut Errors) -> Output {
         }
         _ => None,
     };
-    let direct = is_direct(&value);
     Output {
         result: error,
         value,
-        direct,
         stream_item,
         span,
     }
@@ -329,23 +323,6 @@ fn stream_item(bounds: &syn::TypeImplTrait) -> Option<Type> {
             _ => None,
         })
     })
-}
-
-fn is_direct(ty: &Type) -> bool {
-    match ty {
-        Type::Tuple(tuple) => tuple.elems.is_empty(),
-        Type::Reference(reference) => {
-            last_segment(&reference.elem).is_some_and(|seg| seg.ident == "str")
-        }
-        _ => last_segment(ty).is_some_and(|seg| {
-            DIRECT_OUTPUTS.iter().any(|name| seg.ident == name)
-                || (seg.ident == "Vec"
-                    && generic_types(seg)
-                        .first()
-                        .and_then(|t| last_segment(t))
-                        .is_some_and(|s| s.ident == "Part"))
-        }),
-    }
 }
 
 impl ToTokens for Param {

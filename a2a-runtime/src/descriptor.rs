@@ -29,7 +29,7 @@ pub struct SkillParts {
     pub examples: &'static [&'static str],
     pub input_modes: &'static [&'static str],
     pub output_modes: &'static [&'static str],
-    pub produces: &'static [&'static str],
+    pub produces: fn() -> &'static [&'static str],
     pub scopes: &'static [&'static str],
     pub extended_only: bool,
     pub resume: Resume,
@@ -122,7 +122,7 @@ impl SkillDescriptor {
     /// that varies (parts, artifacts), meaning the agent's defaults.
     pub fn output_modes(&self) -> &'static [&'static str] {
         match self.parts.output_modes {
-            [] => self.parts.produces,
+            [] => (self.parts.produces)(),
             declared => declared,
         }
     }
@@ -196,7 +196,7 @@ impl SkillDescriptor {
         examples: &[],
         input_modes: &[],
         output_modes: &[],
-        produces: &[],
+        produces: || &[],
         scopes: &[],
         extended_only: false,
         resume: Resume::Answers,

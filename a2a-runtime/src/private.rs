@@ -75,8 +75,7 @@ pub fn agent_type_name<A: 'static>() -> &'static str {
     std::any::type_name::<A>()
 }
 
-/// How a skill's success value becomes output, and its schema. Generated code names one of the
-/// two constants once, so a return type lacking the needed traits is reported once.
+/// How a skill's success value becomes output, and its schema.
 pub struct OutputFns<T> {
     /// Converts the value.
     pub convert: fn(T) -> SkillResult,
@@ -86,22 +85,90 @@ pub struct OutputFns<T> {
     pub produces: &'static [&'static str],
 }
 
-/// Output functions for a structured (serialized) return type.
-pub const fn structured_fns<T: StructuredOutput>() -> OutputFns<T> {
-    OutputFns {
-        convert: structured_output::<T>,
-        schema: structured_schema::<T>,
-        produces: &["application/json"],
+/// Asks how a return type becomes output: by its own [`IntoSkillOutput`] impl (text, parts,
+/// artifacts, `Json<T>`...), else serialized as structured data. Chosen by trait, not by the
+/// type's name, so an alias (`type Text = String`) is still text.
+pub struct OutputProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> OutputProbe<T> {
+    /// A probe for `T`.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
     }
 }
 
-/// Output functions for a return type with its own [`IntoSkillOutput`] impl.
-pub const fn direct_fns<T: IntoSkillOutput>() -> OutputFns<T> {
-    OutputFns {
-        convert: direct_output::<T>,
-        schema: direct_schema::<T>,
-        produces: T::OUTPUT_MODES,
+impl<T> Default for OutputProbe<T> {
+    fn default() -> Self {
+        Self::new()
     }
+}
+
+/// Passed by [`Valid`] only: the one check a return type that is no output fails.
+#[diagnostic::on_unimplemented(
+    message = "`{T}` cannot be returned from a skill: it must implement `Serialize` and `JsonSchema`",
+    label = "not a skill output",
+    note = "add `#[derive(Serialize, JsonSchema)]` to the type, or return text (`String`), `Json<T>`, `Artifact`, `Vec<Part>`, `impl Stream<Item = String>`, or a `Result` of one of these"
+)]
+pub trait IsSkillOutput<T> {}
+
+impl<T> IsSkillOutput<T> for Valid {}
+
+/// First choice (probed on `&&&OutputProbe<T>`): the type converts itself.
+pub trait ViaIntoOutput<T> {
+    /// The output functions.
+    fn output_fns(&self) -> (OutputFns<T>, Valid);
+}
+
+impl<T: IntoSkillOutput> ViaIntoOutput<T> for &&OutputProbe<T> {
+    fn output_fns(&self) -> (OutputFns<T>, Valid) {
+        let fns = OutputFns {
+            convert: direct_output::<T>,
+            schema: direct_schema::<T>,
+            produces: T::OUTPUT_MODES,
+        };
+        (fns, Valid)
+    }
+}
+
+/// Second choice: the type is serialized as structured data.
+pub trait ViaStructured<T> {
+    /// The output functions.
+    fn output_fns(&self) -> (OutputFns<T>, Valid);
+}
+
+impl<T: StructuredOutput> ViaStructured<T> for &OutputProbe<T> {
+    fn output_fns(&self) -> (OutputFns<T>, Valid) {
+        let fns = OutputFns {
+            convert: structured_output::<T>,
+            schema: structured_schema::<T>,
+            produces: &["application/json"],
+        };
+        (fns, Valid)
+    }
+}
+
+/// The fallback for any other type: inert functions that are never called, because the
+/// [`IsSkillOutput`] check fails and the crate does not compile.
+pub trait ViaNoOutput<T> {
+    /// Inert functions, and the answer that fails the check.
+    fn output_fns(&self) -> (OutputFns<T>, Invalid);
+}
+
+impl<T> ViaNoOutput<T> for OutputProbe<T> {
+    fn output_fns(&self) -> (OutputFns<T>, Invalid) {
+        let fns = OutputFns {
+            convert: |_| Err(SkillError::internal("not a skill output")),
+            schema: |_| None,
+            produces: &[],
+        };
+        (fns, Invalid)
+    }
+}
+
+/// The output functions, once the probe's answer passed the check.
+pub fn checked_output<T, C: IsSkillOutput<T>>(found: (OutputFns<T>, C)) -> OutputFns<T> {
+    found.0
 }
 
 /// The functions of a skill that returns `impl Stream<Item = I>`: the item type is checked once

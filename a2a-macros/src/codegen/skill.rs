@@ -65,7 +65,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 examples: #examples,
                 input_modes: #input_modes,
                 output_modes: #output_modes,
-                produces: __A2A_OUTPUT.produces,
+                produces: __a2a_produces,
                 scopes: #scopes,
                 extended_only: #extended_only,
                 resume: #resume,
@@ -76,7 +76,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 is_default: #is_default,
                 input_schema: __A2A_INPUT.schema,
                 decode_input: __A2A_INPUT.decode,
-                output_schema: __A2A_OUTPUT.schema,
+                output_schema: __a2a_output_schema,
                 call: __a2a_call,
                 rust_path: ::core::concat!(::core::module_path!(), "::", #fn_name),
                 file: ::core::file!(),
@@ -308,9 +308,9 @@ fn convert_return(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let context = stream_context_ident();
     let convert_value = |expr: TokenStream| match &output.stream_item {
         Some(_) => {
-            quote_spanned!(value_span=> #private::stream_output(&__A2A_OUTPUT, #context, #expr).await)
+            quote_spanned!(value_span=> #private::stream_output(&__a2a_output(), #context, #expr).await)
         }
-        None => quote_spanned!(value_span=> (__A2A_OUTPUT.convert)(#expr)),
+        None => quote_spanned!(value_span=> (__a2a_output().convert)(#expr)),
     };
     match &output.result {
         None => convert_value(quote!(__a2a_ret)),
@@ -332,23 +332,41 @@ fn convert_return(skill: &Skill, runtime: &Runtime) -> TokenStream {
     }
 }
 
-/// `const __A2A_OUTPUT: OutputFns<T>`: the one place the return type's traits are required.
+/// `fn __a2a_output()`: the one place the return type's traits are required, spanned on it. A
+/// plain type is probed by trait (its own `IntoSkillOutput`, else structured), never by name.
 fn output_fns(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let private = runtime.private();
-    if let Some(item) = &skill.output.stream_item {
-        return quote_spanned! {spanned_type(item)=>
-            const __A2A_OUTPUT: #private::StreamFns<#item> = #private::stream_fns::<#item>();
-        };
-    }
-    let value_ty = &skill.output.value;
-    let span = spanned_type(value_ty);
-    let fns = if skill.output.direct {
-        quote_spanned!(span=> direct_fns)
+    let output = if let Some(item) = &skill.output.stream_item {
+        quote_spanned! {spanned_type(item)=>
+            fn __a2a_output() -> #private::StreamFns<#item> {
+                #private::stream_fns::<#item>()
+            }
+        }
     } else {
-        quote_spanned!(span=> structured_fns)
+        let value_ty = &skill.output.value;
+        let probe = quote_spanned! {spanned_type(value_ty)=>
+            #private::checked_output::<#value_ty, _>(
+                (&&&#private::OutputProbe::<#value_ty>::new()).output_fns(),
+            )
+        };
+        quote! {
+            fn __a2a_output() -> #private::OutputFns<#value_ty> {
+                #[allow(unused_imports)]
+                use #private::{ViaIntoOutput as _, ViaNoOutput as _, ViaStructured as _};
+                #probe
+            }
+        }
     };
-    quote_spanned! {span=>
-        const __A2A_OUTPUT: #private::OutputFns<#value_ty> = #private::#fns::<#value_ty>();
+    quote! {
+        #output
+        fn __a2a_produces() -> &'static [&'static str] {
+            __a2a_output().produces
+        }
+        fn __a2a_output_schema(
+            generator: &mut #private::schemars::SchemaGenerator,
+        ) -> ::core::option::Option<#private::schemars::Schema> {
+            (__a2a_output().schema)(generator)
+        }
     }
 }
 
