@@ -14,6 +14,8 @@ mod model;
 mod paths;
 mod security;
 mod skill;
+#[cfg(test)]
+mod snapshots;
 
 use proc_macro::TokenStream;
 
