@@ -1,0 +1,91 @@
+//! The tools, resources and prompts the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) calls by name, declared with the macros like any agent:
+//! no protocol code. `tests/mcp_conformance.rs` runs the suite against it.
+
+use std::time::Duration;
+
+use a2a_runtime::prelude::*;
+
+/// The fixtures of the MCP conformance suite.
+#[agent(name = "MCP Conformance")]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Conformance;
+
+/// A 1×1 red PNG.
+const RED_PIXEL_PNG: [u8; 69] = [
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0,
+    0, 0, 144, 119, 83, 222, 0, 0, 0, 12, 73, 68, 65, 84, 120, 156, 99, 248, 207, 192, 0, 0, 3, 1,
+    1, 0, 201, 254, 146, 239, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+
+/// One millisecond of silence: a WAV file, 8 kHz, mono, 8-bit.
+const SILENCE_WAV: [u8; 52] = [
+    82, 73, 70, 70, 44, 0, 0, 0, 87, 65, 86, 69, 102, 109, 116, 32, 16, 0, 0, 0, 1, 0, 1, 0, 64,
+    31, 0, 0, 64, 31, 0, 0, 1, 0, 8, 0, 100, 97, 116, 97, 8, 0, 0, 0, 128, 128, 128, 128, 128, 128,
+    128, 128,
+];
+
+fn image() -> Part {
+    Part::raw(RED_PIXEL_PNG.to_vec(), "image/png")
+}
+
+fn embedded_text() -> Part {
+    let mut part = Part::raw(
+        b"This is an embedded resource content.".to_vec(),
+        "text/plain",
+    );
+    part.filename = Some("embedded-resource.txt".into());
+    part
+}
+
+/// Return simple text.
+#[skill(agent = Conformance)]
+async fn test_simple_text() -> String {
+    "This is a simple text response for testing.".into()
+}
+
+/// Return an image.
+#[skill(agent = Conformance)]
+async fn test_image_content() -> Vec<Part> {
+    vec![image()]
+}
+
+/// Return audio.
+#[skill(agent = Conformance)]
+async fn test_audio_content() -> Vec<Part> {
+    vec![Part::raw(SILENCE_WAV.to_vec(), "audio/wav")]
+}
+
+/// Return an embedded resource.
+#[skill(agent = Conformance)]
+async fn test_embedded_resource() -> Vec<Part> {
+    vec![embedded_text()]
+}
+
+/// Return text, an image and an embedded resource.
+#[skill(agent = Conformance)]
+async fn test_multiple_content_types() -> Vec<Part> {
+    vec![
+        Part::text("Multiple content types test:"),
+        image(),
+        embedded_text(),
+    ]
+}
+
+/// Fail on purpose.
+#[skill(agent = Conformance)]
+async fn test_error_handling() -> Result<String, SkillError> {
+    Err(SkillError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Report progress three times, 50 ms apart.
+#[skill(agent = Conformance)]
+async fn test_tool_with_progress(ctx: TaskContext) -> String {
+    for done in [0, 50, 100] {
+        ctx.progress_of(done, 100);
+        a2a_runtime::tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "Progress test completed".into()
+}
