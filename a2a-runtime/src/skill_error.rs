@@ -24,6 +24,8 @@ pub enum SkillErrorKind {
     InvalidInput,
     /// The runtime could not run the skill (a panic, a missing extractor value).
     Internal,
+    /// The skill declined the task ([`SkillError::rejected`]).
+    Rejected,
 }
 
 impl SkillError {
@@ -42,6 +44,16 @@ impl SkillError {
         Self {
             kind: SkillErrorKind::InvalidInput,
             ..Self::new(message)
+        }
+    }
+
+    /// The skill declines the task: over A2A it ends `TASK_STATE_REJECTED` (not `FAILED`) with
+    /// `reason` as its status message; over MCP the call returns `isError: true` with the
+    /// reason as text.
+    pub fn rejected(reason: impl Into<String>) -> Self {
+        Self {
+            kind: SkillErrorKind::Rejected,
+            ..Self::new(reason)
         }
     }
 

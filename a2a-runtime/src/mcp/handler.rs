@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    ContentBlock, CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult,
-    Implementation, InitializeResult, InputRequiredResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload,
-    TaskStatus as McpTaskStatus, Tool, UpdateTaskParams,
+    ContentBlock, CreateTaskResult, DetailedTask, GetTaskParams, GetTaskResult, Implementation,
+    InitializeResult, InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
+    Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -360,32 +360,26 @@ impl McpHandler {
             (TaskState::InputRequired, Some(question)) => TaskPayload::InputRequired {
                 input_requests: input_requests(&question),
             },
-            (state, _) => self.settled_payload(task, state, &base),
+            (state, _) => self.settled_payload(task, state),
         };
         DetailedTask::new(base, payload)
     }
 
     /// The payload of a task that is not waiting on a question.
-    fn settled_payload(&self, task: &Task, state: TaskState, base: &McpTask) -> TaskPayload {
+    fn settled_payload(&self, task: &Task, state: TaskState) -> TaskPayload {
         match state {
             TaskState::Submitted
             | TaskState::Working
             | TaskState::InputRequired
             | TaskState::AuthRequired => TaskPayload::Working,
-            // A skill error is a tool error (`isError`), which MCP reports as completed.
-            TaskState::Completed | TaskState::Failed => TaskPayload::Completed {
-                result: object(&task_result(task, self.app.dispatcher.registry())),
-            },
+            // A skill error or refusal is a tool error (`isError`), which MCP reports as
+            // completed.
+            TaskState::Completed | TaskState::Failed | TaskState::Rejected => {
+                TaskPayload::Completed {
+                    result: object(&task_result(task, self.app.dispatcher.registry())),
+                }
+            }
             TaskState::Canceled => TaskPayload::Cancelled,
-            TaskState::Rejected => TaskPayload::Failed {
-                error: object(&json!({
-                    "code": ErrorCode::INTERNAL_ERROR.0,
-                    "message": base
-                        .status_message
-                        .clone()
-                        .unwrap_or_else(|| "the task was rejected".into()),
-                })),
-            },
         }
     }
 

@@ -9,6 +9,7 @@ use super::manager::{TaskHandle, TaskManager};
 use super::replay::ReplayAsker;
 use super::resume::Replay;
 use super::waiting::TaskAsker;
+use crate::SkillErrorKind;
 use crate::ask::{Asker, Question};
 use crate::call::SkillOutput;
 use crate::context::UpdateSink;
@@ -120,7 +121,11 @@ impl TaskManager {
             Some(Err(error)) => {
                 let mut parts = vec![Part::text(error.message())];
                 parts.extend(error.data().cloned().map(Part::data));
-                let event = live.status_event(TaskState::Failed, Some(Message::agent(parts)), None);
+                let state = match error.kind() {
+                    SkillErrorKind::Rejected => TaskState::Rejected,
+                    _ => TaskState::Failed,
+                };
+                let event = live.status_event(state, Some(Message::agent(parts)), None);
                 let message = event.status_message();
                 live.record(event, message, max_history);
             }
