@@ -14,7 +14,7 @@ use crate::{check, codegen, docs};
 
 /// Parameter types the runtime injects, recognized by the last path segment. `#[inject]` and
 /// `#[input]` on a parameter override this rule.
-const INJECTED: &[&str] = &["State", "TaskContext", "Caller"];
+const INJECTED: &[&str] = &["State", "TaskContext", "Caller", "IncomingMessage"];
 
 /// Entry point: parse, check, generate; on any error, the user's fn is still emitted (without our
 /// helper attributes) so the rest of the crate keeps compiling and the IDE keeps working.

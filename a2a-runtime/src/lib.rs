@@ -33,8 +33,8 @@ pub use agent::Agent;
 pub use ask::AskError;
 pub use auth::Caller;
 pub use call::{
-    FromInvocation, InputError, IntoChunk, IntoSkillOutput, Invocation, Json, SkillOutput,
-    SkillResult, State, TraceContext,
+    FromInvocation, IncomingMessage, InputError, IntoChunk, IntoSkillOutput, Invocation, Json,
+    SkillOutput, SkillResult, State, TraceContext,
 };
 pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{AgentDescriptor, Resume, SkillDef, SkillDescriptor, ToolHints};
@@ -73,7 +73,8 @@ pub use tokio_util::sync::CancellationToken;
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, Artifact, Caller, Json, Part, SkillError, State, TaskContext, agent, skill,
+        Agent, Artifact, Caller, IncomingMessage, Json, Part, SkillError, State, TaskContext,
+        agent, skill,
     };
     pub use futures::Stream;
     pub use schemars::JsonSchema;

@@ -58,11 +58,12 @@ impl Invocation {
 
 /// A skill parameter of agent `A`'s skills that the runtime fills in rather than the caller
 /// (like axum's extractors). Implement it for your own types to inject them: mark such a
-/// parameter `#[inject]` (the macro recognizes `State`, `TaskContext` and `Caller` by name).
+/// parameter `#[inject]` (the macro recognizes `State`, `TaskContext`, `Caller` and
+/// `IncomingMessage` by name).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a skill of agent `{A}`",
     label = "not injectable here",
-    note = "injectable parameters are `State<{A}>` (the skill's own agent), `TaskContext`, `Caller`, and types implementing `FromInvocation<{A}>`; mark input properties with `#[input]`"
+    note = "injectable parameters are `State<{A}>` (the skill's own agent), `TaskContext`, `Caller`, `IncomingMessage`, and types implementing `FromInvocation<{A}>`; mark input properties with `#[input]`"
 )]
 pub trait FromInvocation<A>: Sized {
     /// Extracts the value for one call.
@@ -107,5 +108,25 @@ impl<A> FromInvocation<A> for TaskContext {
 impl<A> FromInvocation<A> for Caller {
     fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
         Ok(invocation.caller().clone())
+    }
+}
+
+/// The message that started the call, injected: the A2A request message as sent (its
+/// `messageId`, `metadata`, `extensions` and raw parts), or, for an MCP tool call, the one the
+/// server synthesizes (the arguments as a data part, the tool in `metadata.skill`). It
+/// dereferences to [`Message`].
+#[derive(Debug, Clone)]
+pub struct IncomingMessage(pub Arc<Message>);
+
+impl Deref for IncomingMessage {
+    type Target = Message;
+    fn deref(&self) -> &Message {
+        &self.0
+    }
+}
+
+impl<A> FromInvocation<A> for IncomingMessage {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
+        Ok(Self(Arc::clone(&invocation.message)))
     }
 }

@@ -11,7 +11,7 @@ mod output;
 mod stream;
 mod trace;
 
-pub use extract::{FromInvocation, Invocation, State};
+pub use extract::{FromInvocation, IncomingMessage, Invocation, State};
 pub(crate) use input::normalize_numbers;
 pub use input::{DecodedInput, InputError};
 pub use object::{
