@@ -448,3 +448,13 @@ pub fn skill_ids(card: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// The resident memory of process `pid`, in kB (from `/proc/<pid>/status`; benchmarks only).
+pub fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("proc status")
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .expect("VmRSS")
+}

@@ -73,7 +73,7 @@ pub(super) fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, InputError
     })
 }
 
-/// A skill's input, decoded from JSON into the skill's generated input type when the request is
+/// A skill's input, decoded from JSON into the tuple of its input parameters when the request is
 /// validated. The call takes it over as is, so the input is decoded once per call.
 pub struct DecodedInput(Box<dyn Any + Send>);
 

@@ -137,10 +137,10 @@ async fn main() {
         let sends: Vec<_> = (0..pending_tasks).map(|_| send(96, url)).collect();
         async move {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            let before = rss_kb(pid);
+            let before = a2a_tests::rss_kb(pid);
             futures::future::join_all(sends).await;
             tokio::time::sleep(Duration::from_secs(2)).await;
-            rss_kb(pid).saturating_sub(before)
+            a2a_tests::rss_kb(pid).saturating_sub(before)
         }
     };
     let tasks_alone = run_tasks(None).await;
@@ -224,14 +224,4 @@ fn cpu_ms(pid: u32) -> f64 {
     let ticks = ticks(11) + ticks(12);
     // USER_HZ is 100 on Linux.
     ticks * 10.0
-}
-
-/// The process's resident memory, in kB.
-fn rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
-        .expect("VmRSS")
 }

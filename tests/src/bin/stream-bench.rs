@@ -46,13 +46,13 @@ async fn main() {
         .expect("client");
 
     // Baseline: what an idle HTTP/1.1 keep-alive connection costs the server by itself.
-    let rss_fresh = rss_kb(pid);
+    let rss_fresh = a2a_tests::rss_kb(pid);
     let mut connections = Vec::with_capacity(idle);
     for _ in 0..idle {
         connections.push(keep_alive(&base).await);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let rss_connections = rss_kb(pid);
+    let rss_connections = a2a_tests::rss_kb(pid);
     println!(
         "baseline: {idle} idle keep-alive connections (after one GET /healthz each): {:.1} kB each",
         rss_connections.saturating_sub(rss_fresh) as f64 / idle as f64
@@ -64,7 +64,7 @@ async fn main() {
     let task_id = waiting_task(&http, &base).await;
     let mut streams = vec![attach(&http, &base, &task_id).await];
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let before = rss_kb(pid);
+    let before = a2a_tests::rss_kb(pid);
     println!("idle subscribers on one waiting task (server RSS {before} kB with one):");
     // The first batch partly reuses memory the baseline connections freed; the second batch
     // shows the cost of fresh memory.
@@ -74,7 +74,7 @@ async fn main() {
             streams.push(attach(&http, &base, &task_id).await);
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let rss = rss_kb(pid);
+        let rss = a2a_tests::rss_kb(pid);
         println!(
             "  batch {batch}: {idle} more open, RSS {rss} kB => {:.1} kB per idle subscriber",
             rss.saturating_sub(last) as f64 / idle as f64
@@ -242,13 +242,4 @@ async fn attach(http: &reqwest::Client, base: &str, id: &str) -> reqwest::Respon
 
 async fn subscribe(http: &reqwest::Client, base: &str, id: &str) -> reqwest::Response {
     rpc(http, base, "SubscribeToTask", json!({"id": id})).await
-}
-
-fn rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .expect("proc status")
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
-        .expect("VmRSS")
 }
