@@ -21,6 +21,14 @@ const _: () = {
                 ::a2a_runtime::__private::SecurityScheme::Bearer)
             ]
         },
+        extensions: &[
+            ::a2a_runtime::__private::ExtensionDescriptor {
+                uri: "urn:acme:signed:v1",
+                description: "Signed quotes.",
+                required: true,
+                params: ::core::option::Option::Some("{\"alg\": \"ed25519\"}"),
+            },
+        ],
     });
     #[automatically_derived]
     impl ::a2a_runtime::__private::Agent for Currency {

@@ -6,7 +6,7 @@ use quote::quote;
 
 use crate::args::{self, AgentArgs};
 use crate::errors::Errors;
-use crate::model::Agent;
+use crate::model::{Agent, Extension};
 use crate::paths::Runtime;
 use crate::{check, codegen, docs, security};
 
@@ -102,6 +102,7 @@ fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<
         }
         None => Vec::new(),
     };
+    let extensions = extensions(args.extensions, errors);
     if errors.count() > before {
         return None;
     }
@@ -118,6 +119,44 @@ fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<
         default_output_modes,
         skills: args.skills.to_vec(),
         security,
+        extensions,
         item,
     })
+}
+
+/// The declared extensions, each URI checked and listed once, each `params` a JSON object.
+fn extensions(args: args::ExtensionsArgs, errors: &mut Errors) -> Vec<Extension> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut read = Vec::new();
+    for extension in args.list {
+        let uri = extension.uri.value();
+        if let Err(error) = check::extension_uri(&extension.uri) {
+            errors.push(error);
+            continue;
+        }
+        if !seen.insert(uri.clone()) {
+            errors.push(
+                Error::custom(format!("extension {uri:?} is declared twice"))
+                    .with_span(&extension.uri),
+            );
+            continue;
+        }
+        let params = match &extension.params {
+            Some(params) => match check::json_object(params) {
+                Ok(()) => Some(params.value()),
+                Err(error) => {
+                    errors.push(error);
+                    continue;
+                }
+            },
+            None => None,
+        };
+        read.push(Extension {
+            uri,
+            description: extension.description.unwrap_or_default(),
+            required: extension.required,
+            params,
+        });
+    }
+    read
 }

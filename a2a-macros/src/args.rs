@@ -66,8 +66,30 @@ pub(crate) struct AgentArgs {
     pub(crate) skills: PathList,
     /// The security schemes callers authenticate with.
     pub(crate) security: Option<SpannedValue<SecurityArgs>>,
+    /// The A2A extensions the agent supports: `extensions(extension(uri = "..", ..), ..)`.
+    #[darling(default)]
+    pub(crate) extensions: ExtensionsArgs,
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
+}
+
+/// `extensions(extension(uri = "..", description = "..", required = true, params = "{..}"), ..)`.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct ExtensionsArgs {
+    #[darling(multiple, rename = "extension")]
+    pub(crate) list: Vec<ExtensionArgs>,
+}
+
+/// One `extension(..)`: an entry of the card's `capabilities.extensions`.
+#[derive(Debug, FromMeta)]
+pub(crate) struct ExtensionArgs {
+    pub(crate) uri: LitStr,
+    pub(crate) description: Option<String>,
+    /// Clients must activate it (`A2A-Extensions`) or every request is refused with -32008.
+    #[darling(default)]
+    pub(crate) required: bool,
+    /// Its `params`: a JSON object, written as a string.
+    pub(crate) params: Option<LitStr>,
 }
 
 /// `security(api_key, bearer, oauth2(..), openid_connect(..), mtls)` inside `#[agent(...)]`:

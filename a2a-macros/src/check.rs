@@ -113,6 +113,55 @@ pub(crate) fn scope(scope: &syn::LitStr) -> Result<String, Error> {
 }
 
 /// URLs in the agent card must be absolute.
+/// An extension URI: an absolute URI (`https://…`, `urn:…`), as the card's `uri` field and the
+/// `A2A-Extensions` header carry it (a comma-separated list, hence no commas or spaces).
+pub(crate) fn extension_uri(uri: &syn::LitStr) -> Result<(), Error> {
+    let value = uri.value();
+    let scheme_ok = value.split_once(':').is_some_and(|(scheme, rest)| {
+        !rest.is_empty()
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if !scheme_ok {
+        return Err(Error::custom(format!(
+            "extension uri {value:?} is not an absolute URI; expected something like \
+             \"https://example.com/ext/v1\" or \"urn:example:ext:v1\""
+        ))
+        .with_span(uri));
+    }
+    if let Some(bad) = value.chars().find(|c| c.is_whitespace() || *c == ',') {
+        return Err(Error::custom(format!(
+            "extension uri {value:?} contains {bad:?}; clients list extension URIs in one \
+             comma-separated `A2A-Extensions` header, so a URI cannot hold spaces or commas"
+        ))
+        .with_span(uri));
+    }
+    Ok(())
+}
+
+/// An extension's `params`: a JSON object, as the card embeds it.
+pub(crate) fn json_object(params: &syn::LitStr) -> Result<(), Error> {
+    match serde_json::from_str::<serde_json::Value>(&params.value()) {
+        Ok(serde_json::Value::Object(_)) => Ok(()),
+        Ok(other) => Err(Error::custom(format!(
+            "extension params must be a JSON object, like r#\"{{\"key\": 1}}\"#; got {}",
+            match other {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "null",
+            }
+        ))
+        .with_span(params)),
+        Err(e) => Err(
+            Error::custom(format!("extension params are not valid JSON: {e}")).with_span(params),
+        ),
+    }
+}
+
 pub(crate) fn absolute_url(url: &str, key: &str, span: Span) -> Result<(), Error> {
     if url.starts_with("https://") || url.starts_with("http://") {
         Ok(())

@@ -94,6 +94,16 @@ pub(crate) struct Agent {
     pub(crate) default_output_modes: Option<Vec<String>>,
     pub(crate) skills: Vec<syn::Path>,
     pub(crate) security: Vec<Scheme>,
+    pub(crate) extensions: Vec<Extension>,
+}
+
+/// One A2A extension declared with `#[agent(extensions(..))]`.
+pub(crate) struct Extension {
+    pub(crate) uri: String,
+    pub(crate) description: String,
+    pub(crate) required: bool,
+    /// Checked to be a JSON object.
+    pub(crate) params: Option<String>,
 }
 
 /// One security scheme declared with `#[agent(security(..))]`.

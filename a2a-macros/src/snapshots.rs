@@ -36,6 +36,12 @@ fn agent_with_card_fields_and_security() {
         version = "1.2.0",
         provider(organization = "Acme", url = "https://acme.example"),
         security(bearer),
+        extensions(extension(
+            uri = "urn:acme:signed:v1",
+            description = "Signed quotes.",
+            required = true,
+            params = r#"{"alg": "ed25519"}"#
+        )),
     };
     let item = quote! {
         /// Converts money between currencies.

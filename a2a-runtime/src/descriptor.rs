@@ -240,6 +240,22 @@ pub struct AgentParts {
     pub default_output_modes: Option<&'static [&'static str]>,
     pub skills: &'static [&'static SkillDescriptor],
     pub security: fn() -> Vec<NamedScheme>,
+    pub extensions: &'static [ExtensionDescriptor],
+}
+
+/// An A2A extension the agent supports, declared with `#[agent(extensions(extension(..)))]`:
+/// an entry of the card's `capabilities.extensions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExtensionDescriptor {
+    /// The extension's URI, as clients name it in `A2A-Extensions`.
+    pub uri: &'static str,
+    /// What the extension does (may be empty).
+    pub description: &'static str,
+    /// Whether clients must activate it: a request without it in `A2A-Extensions` is refused
+    /// with -32008 (`EXTENSION_SUPPORT_REQUIRED`).
+    pub required: bool,
+    /// Its `params`, a JSON object as text (checked by the macro).
+    pub params: Option<&'static str>,
 }
 
 /// Media types an agent accepts and produces unless it says otherwise.
@@ -266,6 +282,7 @@ impl AgentDescriptor {
         default_output_modes: None,
         skills: &[],
         security: Vec::new,
+        extensions: &[],
     });
     /// The Rust type name of the agent struct.
     pub fn type_name(&self) -> &'static str {
@@ -306,6 +323,10 @@ impl AgentDescriptor {
     /// The security schemes declared with `#[agent(security(..))]`.
     pub fn security_schemes(&self) -> Vec<NamedScheme> {
         (self.parts.security)()
+    }
+    /// The A2A extensions declared with `#[agent(extensions(..))]`.
+    pub fn extensions(&self) -> &'static [ExtensionDescriptor] {
+        self.parts.extensions
     }
     /// Skills listed explicitly with `#[agent(skills(..))]`.
     pub fn explicit_skills(&self) -> &'static [&'static SkillDescriptor] {

@@ -37,7 +37,9 @@ pub use call::{
     SkillOutput, SkillResult, State, TraceContext,
 };
 pub use context::{ArtifactWriter, TaskContext};
-pub use descriptor::{AgentDescriptor, Resume, SkillDef, SkillDescriptor, ToolHints};
+pub use descriptor::{
+    AgentDescriptor, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor, ToolHints,
+};
 pub use error::Error;
 pub use model::{
     Artifact, Checkpoint, JsonObject, Message, Part, PartContent, PushAuthentication, PushConfig,

@@ -57,6 +57,17 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
                 impl #private::ScopedSecurity for #ident {}
             }
         });
+    let extensions = agent.extensions.iter().map(|extension| {
+        let (uri, description, required) =
+            (&extension.uri, &extension.description, extension.required);
+        let params = opt_str(extension.params.as_ref());
+        quote!(#private::ExtensionDescriptor {
+            uri: #uri,
+            description: #description,
+            required: #required,
+            params: #params,
+        })
+    });
     quote! {
         #item
         const _: () = {
@@ -72,6 +83,7 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
                 default_output_modes: #default_output_modes,
                 skills: &[#(#skills),*],
                 security: || ::std::vec![#(#security),*],
+                extensions: &[#(#extensions),*],
             });
             #[automatically_derived]
             impl #private::Agent for #ident {

@@ -161,13 +161,21 @@ pub(crate) fn build(
             streaming: true,
             push_notifications: push,
             extended_agent_card: security.is_enabled(),
-            extensions: vec![v1::AgentExtension {
+            extensions: std::iter::once(v1::AgentExtension {
                 uri: SKILL_SCHEMAS_EXTENSION,
                 description: "JSON Schemas (2020-12) of each skill's input object and structured output. \
                               Send a data part matching a skill's inputSchema and name the skill in message.metadata.skill.",
                 required: false,
-                params: json!({ "skills": schemas }),
-            }],
+                params: Some(json!({ "skills": schemas })),
+            })
+            .chain(agent.extensions().iter().map(|declared| v1::AgentExtension {
+                uri: declared.uri,
+                description: declared.description,
+                required: declared.required,
+                // Checked to be a JSON object by `#[agent]`.
+                params: declared.params.and_then(|p| serde_json::from_str(p).ok()),
+            }))
+            .collect(),
         },
         security_schemes: super::card_security::schemes(security, &registry.scopes()),
         security_requirements: super::card_security::requirements(security).0,

@@ -51,6 +51,12 @@ pub(crate) enum A2aError {
     UnsupportedMediaType(String),
     #[error("A2A-Version `{0}` is not supported; this agent speaks A2A 1.0 and 0.3")]
     VersionNotSupported(String),
+    /// A `required` extension of the card that the request did not activate.
+    #[error(
+        "this agent requires extension `{0}`: activate it by listing it in the `A2A-Extensions` \
+         request header"
+    )]
+    ExtensionRequired(String),
     /// Over a per-caller quota, or the server at capacity: retry later.
     #[error(transparent)]
     Busy(#[from] Busy),
@@ -180,6 +186,12 @@ impl A2aError {
                 "INVALID_ARGUMENT",
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ),
+            Self::ExtensionRequired(_) => (
+                -32008,
+                "EXTENSION_SUPPORT_REQUIRED",
+                "FAILED_PRECONDITION",
+                StatusCode::BAD_REQUEST,
+            ),
             Self::VersionNotSupported(_) => (
                 -32009,
                 "VERSION_NOT_SUPPORTED",
@@ -216,12 +228,12 @@ impl A2aError {
     }
 
     /// The JSON-RPC code in protocol `version`. The early draft gave -32006 to -32009 other
-    /// meanings (a2a-spec.md §10), so those are remapped for it.
+    /// meanings (a2a-spec.md §10), so those are remapped for it; 0.3 has no -32008.
     pub(crate) fn jsonrpc_code(&self, version: Version) -> i64 {
         let code = self.kind().code;
         match (version, code) {
             (Version::V0_1, -32007) => -32004,
-            (Version::V0_1, -32009 | -32008) => code::INVALID_REQUEST,
+            (Version::V0_1, -32009 | -32008) | (Version::V0_3, -32008) => code::INVALID_REQUEST,
             (Version::V0_1, -32006) => code::INTERNAL_ERROR,
             _ => code,
         }
@@ -266,6 +278,7 @@ impl A2aError {
     pub(crate) fn details(&self) -> Value {
         let metadata = match self {
             Self::TaskNotFound(id) => json!({ "taskId": id }),
+            Self::ExtensionRequired(uri) => json!({ "extension": uri }),
             Self::VersionNotSupported(v) => {
                 json!({ "requestedVersion": v, "supportedVersions": "1.0,0.3" })
             }

@@ -6,6 +6,7 @@ pub(crate) mod card;
 mod card_security;
 mod decode;
 mod error;
+pub(crate) mod extensions;
 pub(crate) mod jsonrpc;
 mod media;
 mod push;

@@ -104,6 +104,8 @@ pub(crate) struct Settings {
     /// The extended agent card (every skill, `extended_only` ones too), when the agent has a
     /// security scheme to require.
     pub(crate) extended_card: Option<Arc<serde_json::Value>>,
+    /// The extensions on the card; requests must activate the required ones.
+    pub(crate) extensions: Arc<super::extensions::Extensions>,
 }
 
 /// The A2A operations of one agent.

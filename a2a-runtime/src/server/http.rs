@@ -19,6 +19,7 @@ use super::guard::BrowserGuard;
 use super::shutdown::InFlight;
 use crate::a2a::card::{self, CardBody, CardView};
 use crate::a2a::jsonrpc::{Aliases, JsonRpc};
+use crate::a2a::extensions::Extensions;
 use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
 use crate::app::App;
 use crate::error::Error;
@@ -69,6 +70,7 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
         resource_metadata: resource_metadata_url(&base_url),
     });
     let max_body = app.limits.max_body_bytes;
+    let extensions = Arc::new(Extensions::new(app.agent.extensions()));
     let service = Arc::new(A2aService::new(
         Arc::clone(&app.manager),
         Arc::clone(&app.dispatcher),
@@ -81,6 +83,7 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             max_part_bytes: app.limits.max_part_bytes,
             max_list_bytes: app.limits.max_list_bytes,
             extended_card,
+            extensions: Arc::clone(&extensions),
         },
         app.shutdown.clone(),
         app.push.as_ref().map(|pusher| PushSupport {
@@ -96,6 +99,10 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
         .route("/", post(crate::a2a::jsonrpc::handle))
         .with_state(jsonrpc)
         .merge(crate::a2a::rest::routes(service, &app.rest_prefix))
+        .layer(axum::middleware::from_fn_with_state(
+            extensions,
+            crate::a2a::extensions::echo,
+        ))
         .nest_service(
             MCP_PATH,
             tower::ServiceBuilder::new()
@@ -155,13 +162,17 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
                 header::ACCEPT,
                 HeaderName::from_static("a2a-version"),
                 HeaderName::from_static("a2a-extensions"),
+                HeaderName::from_static("x-a2a-extensions"),
                 HeaderName::from_static("mcp-session-id"),
                 HeaderName::from_static("mcp-protocol-version"),
                 HeaderName::from_static("mcp-method"),
                 HeaderName::from_static("mcp-name"),
                 HeaderName::from_static("last-event-id"),
             ])
-            .expose_headers([HeaderName::from_static("mcp-session-id")]),
+            .expose_headers([
+                HeaderName::from_static("mcp-session-id"),
+                HeaderName::from_static("a2a-extensions"),
+            ]),
     )
 }
 

@@ -93,6 +93,9 @@ pub(crate) async fn handle(
         Ok(version) => version,
         Err(error) => return error_response(&request.id, &error, Version::V1_0),
     };
+    if let Err(error) = service.settings.extensions.check(&headers) {
+        return error_response(&request.id, &error, version);
+    }
     let id = request.id;
     let reply = match version {
         Version::V1_0 => v1::call(service, &caller, &id, &request.method, request.params).await,

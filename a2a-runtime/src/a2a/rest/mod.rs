@@ -67,6 +67,7 @@ impl Request {
             }
             None => {}
         }
+        service.settings.extensions.check(headers)?;
         let body = match body {
             Ok(body) => body,
             Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {

@@ -520,9 +520,11 @@ pub(crate) struct AgentCapabilities {
 #[derive(Serialize)]
 pub(crate) struct AgentExtension {
     pub(crate) uri: &'static str,
+    #[serde(skip_serializing_if = "str::is_empty")]
     pub(crate) description: &'static str,
     pub(crate) required: bool,
-    pub(crate) params: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) params: Option<Value>,
 }
 
 /// `AgentSkill`.
