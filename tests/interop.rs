@@ -113,6 +113,30 @@ async fn official_clients_of_both_generations_share_one_server_over_every_bindin
     run_python(&[v1.to_str().unwrap(), &base, "JSONRPC"]).await;
 }
 
+const SCENARIOS: &str = env!("CARGO_BIN_EXE_scenarios-server");
+
+/// The scenario agent (examples/a2a-scenarios), played through every messageId prefix of the A2A
+/// test kits by both client generations on both bindings, all four at once on one server.
+#[tokio::test]
+async fn official_clients_play_every_tck_scenario_on_every_binding() {
+    require_packages().await;
+    require_v03_client().await;
+    let (_server, base) = a2a_tests::spawn_served(SCENARIOS).await;
+    let v1 = script("a2a_scenarios.py");
+    let v03 = script("a2a_v03_scenarios.py");
+    let (v1, v03) = (v1.to_str().unwrap(), v03.to_str().unwrap());
+    let python = python();
+    let python03 = python03();
+    let (v1_jsonrpc, v1_rest) = ([v1, &base, "JSONRPC"], [v1, &base, "HTTP+JSON"]);
+    let (v03_jsonrpc, v03_rest) = ([v03, &base, "JSONRPC"], [v03, &base, "HTTP+JSON"]);
+    tokio::join!(
+        run_interpreter(&python, &v1_jsonrpc),
+        run_interpreter(&python, &v1_rest),
+        run_interpreter(&python03, &v03_jsonrpc),
+        run_interpreter(&python03, &v03_rest),
+    );
+}
+
 const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
 
 #[tokio::test]

@@ -30,6 +30,7 @@ pub struct SkillParts {
     pub input_modes: &'static [&'static str],
     pub output_modes: &'static [&'static str],
     pub produces: fn() -> &'static [&'static str],
+    pub replies: fn() -> bool,
     pub scopes: &'static [&'static str],
     pub extended_only: bool,
     pub resume: Resume,
@@ -126,6 +127,11 @@ impl SkillDescriptor {
             declared => declared,
         }
     }
+    /// Whether the skill may answer with a message alone, creating no task (its return type
+    /// is `Message` or `SkillOutput`).
+    pub fn replies(&self) -> bool {
+        (self.parts.replies)()
+    }
     /// OAuth scopes the skill needs.
     pub fn scopes(&self) -> &'static [&'static str] {
         self.parts.scopes
@@ -197,6 +203,7 @@ impl SkillDescriptor {
         input_modes: &[],
         output_modes: &[],
         produces: || &[],
+        replies: || false,
         scopes: &[],
         extended_only: false,
         resume: Resume::Answers,

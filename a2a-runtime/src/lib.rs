@@ -75,8 +75,8 @@ pub use tokio_util::sync::CancellationToken;
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, Artifact, Caller, IncomingMessage, Json, Part, SkillError, State, TaskContext,
-        agent, skill,
+        Agent, Artifact, Caller, IncomingMessage, Json, Message, Part, SkillError, SkillOutput,
+        State, TaskContext, agent, skill,
     };
     pub use futures::Stream;
     pub use schemars::JsonSchema;

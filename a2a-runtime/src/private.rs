@@ -83,6 +83,8 @@ pub struct OutputFns<T> {
     pub schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
     /// The media types the output produces (empty: it varies).
     pub produces: &'static [&'static str],
+    /// Whether the output may be a direct message reply.
+    pub replies: bool,
 }
 
 /// Asks how a return type becomes output: by its own [`IntoSkillOutput`] impl (text, parts,
@@ -126,6 +128,7 @@ impl<T: IntoSkillOutput> ViaIntoOutput<T> for &&OutputProbe<T> {
             convert: direct_output::<T>,
             schema: direct_schema::<T>,
             produces: T::OUTPUT_MODES,
+            replies: T::REPLIES,
         };
         (fns, Valid)
     }
@@ -143,6 +146,7 @@ impl<T: StructuredOutput> ViaStructured<T> for &OutputProbe<T> {
             convert: structured_output::<T>,
             schema: structured_schema::<T>,
             produces: &["application/json"],
+            replies: false,
         };
         (fns, Valid)
     }
@@ -161,6 +165,7 @@ impl<T> ViaNoOutput<T> for OutputProbe<T> {
             convert: |_| Err(SkillError::internal("not a skill output")),
             schema: |_| None,
             produces: &[],
+            replies: false,
         };
         (fns, Invalid)
     }
@@ -180,6 +185,8 @@ pub struct StreamFns<I> {
     pub chunk: fn(I) -> Result<crate::Part, SkillError>,
     /// The media types the chunks have (empty: it varies).
     pub produces: &'static [&'static str],
+    /// Never: a stream's chunks form an artifact of a task.
+    pub replies: bool,
 }
 
 /// Output functions for a streamed return type.
@@ -188,6 +195,7 @@ pub const fn stream_fns<I: crate::call::IntoChunk>() -> StreamFns<I> {
         schema: |_| None,
         chunk: I::into_chunk,
         produces: I::OUTPUT_MODES,
+        replies: false,
     }
 }
 

@@ -66,6 +66,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 input_modes: #input_modes,
                 output_modes: #output_modes,
                 produces: __a2a_produces,
+                replies: __a2a_replies,
                 scopes: #scopes,
                 extended_only: #extended_only,
                 resume: #resume,
@@ -361,6 +362,9 @@ fn output_fns(skill: &Skill, runtime: &Runtime) -> TokenStream {
         #output
         fn __a2a_produces() -> &'static [&'static str] {
             __a2a_output().produces
+        }
+        fn __a2a_replies() -> bool {
+            __a2a_output().replies
         }
         fn __a2a_output_schema(
             generator: &mut #private::schemars::SchemaGenerator,

@@ -17,7 +17,9 @@ use crate::dispatch::{Call, Dispatcher};
 use crate::model::{ByteSize, Message, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
-use crate::task::{DURABLE_WAIT, ListQuery, PushEdit, TaskEvents, TaskHandle, TaskManager};
+use crate::task::{
+    DURABLE_WAIT, ListQuery, PushEdit, StreamItem, TaskEvents, TaskHandle, TaskManager,
+};
 
 /// `SendMessage` / `SendStreamingMessage`, in any dialect.
 #[derive(Debug)]
@@ -29,6 +31,16 @@ pub(crate) struct SendRequest {
     pub(crate) return_immediately: bool,
     /// A push notification config registered inline.
     pub(crate) push_config: Option<PushRegistration>,
+    /// Whether the dialect can answer with a message instead of a task (1.0 and 0.3; not the
+    /// early draft): a skill that may reply directly then creates no task unless it needs one.
+    pub(crate) message_reply: bool,
+}
+
+/// What `SendMessage` answers: the task, or a skill's direct reply (no task was created).
+#[derive(Debug)]
+pub(crate) enum Sent {
+    Task(Task),
+    Message(Arc<Message>),
 }
 
 /// `ListTasks`, in any dialect.
@@ -66,9 +78,18 @@ impl Started {
         self.task.id()
     }
 
+    /// The skill's direct reply, if it gave one before showing a task; else as
+    /// [`task_result`](Self::task_result).
+    pub(crate) async fn result(self) -> Sent {
+        match self.task.reply().await {
+            Some(message) => Sent::Message(message),
+            None => Sent::Task(self.task_result().await),
+        }
+    }
+
     /// The task right away with `returnImmediately`, else once it is terminal or interrupted
     /// and stored in that state (a blocking send's answer survives a crash that follows it).
-    pub(crate) async fn result(self) -> Task {
+    pub(crate) async fn task_result(self) -> Task {
         let task = if self.return_immediately {
             self.task.snapshot()
         } else {
@@ -155,7 +176,7 @@ impl A2aService {
         &self,
         request: SendRequest,
         caller: &CallerId,
-    ) -> Result<Task, A2aError> {
+    ) -> Result<Sent, A2aError> {
         Ok(self.start(request, caller).await?.result().await)
     }
 
@@ -195,13 +216,28 @@ impl A2aService {
         let mut accepted = self.accept(request, caller, true).await?;
         // Subscribed before the skill starts, so the stream holds every event.
         let events = holding(accepted.task.events(&self.manager), slot);
+        let reply = accepted.task.replies();
         if let Some(call) = accepted.start {
             self.manager.run(&accepted.task, call, Vec::new());
         }
-        Ok(Streamed {
-            task_id: accepted.task.id().to_owned(),
-            events,
-        })
+        let task_id = accepted.task.id().to_owned();
+        // A skill that may reply directly: nothing is streamed until it is known whether this
+        // is a task (its events, from the first) or one message (the whole stream).
+        let events: TaskEvents = match reply {
+            None => events,
+            Some(reply) => Box::pin(
+                futures::stream::once(async move {
+                    match reply.await {
+                        Some(message) => {
+                            futures::stream::iter([StreamItem::Message(message)]).boxed()
+                        }
+                        None => events,
+                    }
+                })
+                .flatten(),
+            ),
+        };
+        Ok(Streamed { task_id, events })
     }
 
     /// `GetTask`.
@@ -329,10 +365,20 @@ impl A2aService {
             caller.trace().cloned(),
         )?;
         let slot = self.quotas.start_task(caller)?;
+        // A direct reply needs a skill that may give one and a dialect that can carry it; until
+        // the skill shows a task, there is none to store.
+        let reply = request.message_reply
+            && self
+                .registry()
+                .get(call.skill)
+                .is_some_and(|skill| skill.descriptor.replies());
         let task = self
             .manager
-            .create(&call, slot, store_now, push_configs)
+            .create(&call, slot, store_now && !reply, push_configs)
             .await?;
+        if reply {
+            task.expect_reply();
+        }
         Ok(Accepted {
             task,
             start: Some(call),

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::A2aError;
 use super::decode::params;
 use super::push::PushRegistration;
-use super::service::{ListTasksRequest, SendRequest, TaskList, parse_timestamp};
+use super::service::{ListTasksRequest, SendRequest, Sent, TaskList, parse_timestamp};
 use crate::model::{PushWire, TaskState};
 use crate::protocol::a2a::{push, v1};
 use crate::task::StreamItem;
@@ -23,6 +23,7 @@ pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         message,
         history_length: configuration.history_length,
         return_immediately: configuration.return_immediately,
+        message_reply: true,
         push_config: configuration
             .task_push_notification_config
             .map(|config| {
@@ -103,5 +104,14 @@ pub(crate) fn stream_response(item: &StreamItem) -> v1::StreamResponse<'_> {
     match item {
         StreamItem::Snapshot(task) => v1::StreamResponse::Task(task.as_ref().into()),
         StreamItem::Event(event) => v1::StreamResponse::from(event.as_ref()),
+        StreamItem::Message(message) => v1::StreamResponse::Message(message.as_ref().into()),
+    }
+}
+
+/// What a blocking send answers, as a 1.0 `SendMessageResponse`.
+pub(crate) fn send_response(sent: &Sent) -> v1::SendMessageResponse<'_> {
+    match sent {
+        Sent::Task(task) => v1::SendMessageResponse::Task(task.into()),
+        Sent::Message(message) => v1::SendMessageResponse::Message(message.as_ref().into()),
     }
 }

@@ -6,7 +6,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 
 use super::SkillResult;
-use crate::model::{Artifact, Part};
+use crate::model::{Artifact, Message, Part};
 use crate::skill_error::SkillError;
 
 /// What text outputs produce.
@@ -27,6 +27,12 @@ pub enum SkillOutput {
     Parts(Vec<Part>),
     /// A complete artifact.
     Artifact(Artifact),
+    /// A direct reply: the A2A caller gets this message and no task is created (streaming:
+    /// the stream is this one message). The skill's return type must be [`Message`] or
+    /// `SkillOutput` for the runtime to hold back the task; a task whose id was already told
+    /// (by progress, an artifact or a question first) completes with the message's parts as its
+    /// artifact instead. MCP callers get the parts as the tool result.
+    Message(Message),
 }
 
 /// A return type a skill may have. Structured types (`T: Serialize + JsonSchema`) need no impl:
@@ -40,6 +46,9 @@ pub trait IntoSkillOutput {
     /// The media types of the parts this output produces: the skill's `outputModes` on the
     /// agent card. Empty (the default) when it varies; the agent's default output modes apply.
     const OUTPUT_MODES: &'static [&'static str] = &[];
+    /// Whether a value may be a direct message reply ([`SkillOutput::Message`]): an A2A
+    /// request for such a skill creates no task until the skill shows it needs one.
+    const REPLIES: bool = false;
     /// The JSON Schema of the output, for structured outputs.
     fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema>;
     /// Converts the value.
@@ -127,11 +136,24 @@ impl IntoSkillOutput for Vec<Part> {
 }
 
 impl IntoSkillOutput for SkillOutput {
+    const REPLIES: bool = true;
     fn output_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
     fn into_skill_output(self) -> SkillResult {
         Ok(self)
+    }
+}
+
+/// A direct reply: the message is the answer and no task is created (see
+/// [`SkillOutput::Message`]). The runtime fills in its context id and marks it an agent message.
+impl IntoSkillOutput for Message {
+    const REPLIES: bool = true;
+    fn output_schema(_: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+    fn into_skill_output(self) -> SkillResult {
+        Ok(SkillOutput::Message(self))
     }
 }
 

@@ -33,6 +33,7 @@ pub(crate) fn call_result(
         SkillOutput::Empty => CallToolResult::success(Vec::new()),
         SkillOutput::Parts(parts) => CallToolResult::success(blocks(&parts)),
         SkillOutput::Artifact(artifact) => CallToolResult::success(blocks(&artifact.parts)),
+        SkillOutput::Message(message) => CallToolResult::success(blocks(&message.parts)),
     };
     after_published(published, last)
 }

@@ -61,6 +61,19 @@ pub(crate) struct LiveTask {
     applied: Option<watch::Sender<u64>>,
     /// Observers every task of the manager has (push delivery); see `hook.rs`.
     observers: Observers,
+    /// Whether this is a task yet, for a skill that may answer with a message alone.
+    shape: watch::Sender<Shape>,
+}
+
+/// What a request's answer turns out to be. A skill whose return type may be a direct reply
+/// starts `Undecided`: nobody has been told of the task, and none is stored. Its first report
+/// (progress, an artifact, a question, its end) makes it a `Task`; returning a message first
+/// makes it a `Reply`, and the task is forgotten.
+#[derive(Debug, Clone)]
+pub(crate) enum Shape {
+    Task,
+    Undecided,
+    Reply(Arc<Message>),
 }
 
 /// Bytes one task may hold: history beyond its budget is dropped oldest first; artifacts beyond
@@ -162,7 +175,41 @@ impl LiveTask {
             replaying: AtomicBool::new(false),
             applied: None,
             observers: Arc::from([]),
+            shape: watch::channel(Shape::Task).0,
         }
+    }
+
+    /// The skill may answer with a message alone: until it shows otherwise, this is no task.
+    pub(crate) fn expect_reply(&self) {
+        self.shape.send_replace(Shape::Undecided);
+    }
+
+    /// Whether the task is still undecided (see [`Shape`]).
+    pub(crate) fn undecided(&self) -> bool {
+        matches!(*self.shape.borrow(), Shape::Undecided)
+    }
+
+    /// Waits until the answer is known to be a task or a reply.
+    pub(crate) async fn decided(&self) -> Shape {
+        let mut shape = self.shape.subscribe();
+        match shape.wait_for(|s| !matches!(s, Shape::Undecided)).await {
+            Ok(shape) => shape.clone(),
+            // The task is being dropped undecided: nothing will be told.
+            Err(_) => Shape::Task,
+        }
+    }
+
+    /// The skill answered with `message`: unless the task was already shown to be one, the
+    /// message is the answer. `false` if it was.
+    pub(crate) fn reply(&self, message: Message) -> bool {
+        let message = Arc::new(message);
+        self.shape.send_if_modified(|shape| match shape {
+            Shape::Undecided => {
+                *shape = Shape::Reply(message);
+                true
+            }
+            Shape::Task | Shape::Reply(_) => false,
+        })
     }
 
     /// This task's events also go to `observers` (the manager's: push delivery).
@@ -401,6 +448,18 @@ impl LiveTask {
     ) -> Option<Option<TaskState>> {
         if inner.task.status.state.is_terminal() {
             return None;
+        }
+        // Anything but the bare WORKING a run starts with shows the caller a task.
+        let starting = matches!(&event, TaskEvent::Status(update)
+            if update.status.state == TaskState::Working && update.status.message.is_none());
+        if !starting {
+            self.shape.send_if_modified(|shape| {
+                let undecided = matches!(shape, Shape::Undecided);
+                if undecided {
+                    *shape = Shape::Task;
+                }
+                undecided
+            });
         }
         if let TaskEvent::Artifact(update) = &event {
             let added = update.artifact.byte_size();

@@ -11,7 +11,7 @@ use futures::Stream;
 use super::cluster::Cluster;
 use super::error::{TaskError, refused};
 use super::hook::{Observers, TaskObserver};
-use super::live::{Budget, LiveTask, Subscribed};
+use super::live::{Budget, LiveTask, Shape, Subscribed};
 use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem};
 use crate::Resume;
@@ -105,6 +105,35 @@ impl TaskHandle {
             }
             _ => task,
         }
+    }
+
+    /// The skill may answer with a message alone: the task stays undecided (unstored, untold)
+    /// until it shows otherwise. Called before the skill runs.
+    pub(crate) fn expect_reply(&self) {
+        self.live.expect_reply();
+    }
+
+    /// Waits until the skill replied directly (`Some`) or showed a task (`None`; at once for
+    /// a task that never expected a reply).
+    pub(crate) async fn reply(&self) -> Option<Arc<Message>> {
+        match self.live.decided().await {
+            Shape::Reply(message) => Some(message),
+            Shape::Task | Shape::Undecided => None,
+        }
+    }
+
+    /// For an undecided task, the same wait as [`reply`](Self::reply), owned; `None` for a
+    /// task that is one already.
+    pub(crate) fn replies(
+        &self,
+    ) -> Option<impl Future<Output = Option<Arc<Message>>> + Send + 'static> {
+        let live = Arc::clone(&self.live);
+        live.undecided().then(|| async move {
+            match live.decided().await {
+                Shape::Reply(message) => Some(message),
+                Shape::Task | Shape::Undecided => None,
+            }
+        })
     }
 
     /// The task's id.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::conversation::ContextHistory;
-use super::live::LiveTask;
+use super::live::{LiveTask, Shape};
 use super::manager::{TaskHandle, TaskManager};
 use super::replay::ReplayAsker;
 use super::resume::Replay;
@@ -71,6 +71,10 @@ impl TaskManager {
             .is_ok_and(|stored| stored.version == 0);
         tokio::spawn(async move {
             if deferred {
+                // A task that may yet be a reply is none until the skill shows otherwise.
+                if let Shape::Reply(_) = working.decided().await {
+                    return;
+                }
                 tokio::time::sleep(DEFERRED_FIRST_WRITE).await;
                 if working.state.borrow().is_terminal() {
                     return;
@@ -102,6 +106,15 @@ impl TaskManager {
             .await;
         match result {
             Some(Ok(output)) => {
+                let output = match output {
+                    SkillOutput::Message(message) => {
+                        let Some(output) = self.replied(&live, message) else {
+                            return;
+                        };
+                        output
+                    }
+                    output => output,
+                };
                 if let Some(artifact) = output_artifact(skill, output) {
                     let event = TaskEvent::Artifact(TaskArtifactUpdate {
                         task_id: live.id.clone(),
@@ -134,6 +147,24 @@ impl TaskManager {
         }
         live.release_quota();
         self.settle(live).await;
+    }
+
+    /// The skill answered with `message`. While the task is undecided the message is the
+    /// answer: the task is forgotten unstored and `None` returned. Otherwise the output to
+    /// record on the task.
+    fn replied(&self, live: &LiveTask, mut message: Message) -> Option<SkillOutput> {
+        message.role = Role::Agent;
+        message.task_id = None;
+        message.context_id.get_or_insert_with(|| live.context_id.clone());
+        if message.message_id.is_empty() {
+            message.message_id = new_id();
+        }
+        if live.reply(message.clone()) {
+            live.release_quota();
+            self.live_map().remove(&live.id);
+            return None;
+        }
+        Some(SkillOutput::Message(message))
     }
 
     /// With a store replicas share: joins them, and settles the unfinished tasks of replicas
@@ -264,8 +295,15 @@ fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> 
             .with_name(name),
         ),
         SkillOutput::Data(value) => Some(Artifact::new(vec![Part::data(value)]).with_name(name)),
-        SkillOutput::Parts(parts) if parts.is_empty() => None,
-        SkillOutput::Parts(parts) => Some(Artifact::new(parts).with_name(name)),
+        SkillOutput::Parts(parts) | SkillOutput::Message(Message { parts, .. })
+            if parts.is_empty() =>
+        {
+            None
+        }
+        // A reply to a task whose id was already told: its parts are the task's result.
+        SkillOutput::Parts(parts) | SkillOutput::Message(Message { parts, .. }) => {
+            Some(Artifact::new(parts).with_name(name))
+        }
         SkillOutput::Artifact(artifact) => Some(artifact),
     }
 }

@@ -9,7 +9,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::TaskManager;
 use super::live::Subscribed;
-use crate::model::{Task, TaskEvent, TaskState};
+use crate::model::{Message, Task, TaskEvent, TaskState};
 
 /// One item of a task's event stream.
 #[derive(Debug, Clone)]
@@ -18,6 +18,8 @@ pub(crate) enum StreamItem {
     Snapshot(Box<Task>),
     /// A change after the last item.
     Event(Arc<TaskEvent>),
+    /// A skill's direct reply: the whole of a stream that created no task.
+    Message(Arc<Message>),
 }
 
 /// Whether a stream ends after showing this state: terminal, or waiting on the client.

@@ -13,7 +13,7 @@ use crate::a2a::A2aError;
 use crate::a2a::decode::params;
 use crate::a2a::push::PushRegistration;
 use crate::a2a::service::SendRequest;
-use crate::model::{PushWire, Task, TaskEvent};
+use crate::model::{PushWire, Task, TaskEvent, TaskState, TaskStatus};
 use crate::protocol::a2a::push::{self, PushConfigIn};
 use crate::protocol::a2a::v0_1;
 use crate::protocol::a2a::v0_3::{Tag, message_in};
@@ -108,6 +108,8 @@ fn send_request(
         // The draft returns no history unless asked for (its `historyLength` defaults to 0).
         history_length: Some(request.history_length.unwrap_or(0)),
         return_immediately: false,
+        // The draft answers `tasks/send` with a task, always.
+        message_reply: false,
         push_config: request
             .push_notification
             .clone()
@@ -221,6 +223,12 @@ fn draft_frames(id: &Value, alias: String) -> crate::a2a::sse::Frames {
             results.push(v0_1::status_event_out(&alias, &task.status, last));
             results
         }
+        // The draft has no message results (its sends set no `message_reply`); were one
+        // streamed, it would read as the task's final status.
+        StreamItem::Message(message) => {
+            let status = TaskStatus::now(TaskState::Completed, Some(message.as_ref().clone()));
+            vec![v0_1::status_event_out(&alias, &status, true)]
+        }
         StreamItem::Event(event) => vec![match event.as_ref() {
             TaskEvent::Status(update) => {
                 v0_1::status_event_out(&alias, &update.status, ends_stream(update.status.state))
@@ -252,7 +260,7 @@ pub(super) async fn call(
             endpoint
                 .aliases
                 .bind(&alias_key(caller, &alias), started.id());
-            v0_1::task_out(&started.result().await, &alias)
+            v0_1::task_out(&started.task_result().await, &alias)
         }
         "tasks/sendSubscribe" => {
             let (alias, request) = prepare(endpoint, raw, caller).await?;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{Reply, envelope_frames};
 use crate::a2a::decode::params;
 use crate::a2a::push::PushRegistration;
-use crate::a2a::service::SendRequest;
+use crate::a2a::service::{SendRequest, Sent};
 use crate::a2a::{A2aError, A2aService};
 use crate::model::PushWire;
 use crate::protocol::a2a::push;
@@ -58,6 +58,7 @@ fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         message,
         history_length: configuration.history_length,
         return_immediately: configuration.blocking == Some(false),
+        message_reply: true,
         push_config: configuration
             .push_notification_config
             .map(|config| {
@@ -97,6 +98,7 @@ pub(crate) fn stream_result(item: &StreamItem) -> Value {
             let last = event.state().is_some_and(crate::task::ends_stream);
             v0_3::event_out(event, last)
         }
+        StreamItem::Message(message) => v0_3::message_out(message, Tag::Kind),
     }
 }
 
@@ -112,7 +114,10 @@ pub(super) async fn call(
     }
     let result = match method {
         // 0.3 results are the bare Task, told apart from a Message by `kind`.
-        "message/send" => v0_3::task_out(&service.send(send_request(raw)?, caller).await?),
+        "message/send" => match service.send(send_request(raw)?, caller).await? {
+            Sent::Task(task) => v0_3::task_out(&task),
+            Sent::Message(message) => v0_3::message_out(&message, Tag::Kind),
+        },
         "message/stream" => {
             let events = service
                 .send_streaming(send_request(raw)?, caller)

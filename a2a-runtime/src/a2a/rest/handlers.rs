@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::{Reply, Request, respond, split_verb};
 use crate::a2a::push::{PushConfigPage, PushRegistration};
-use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
+use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
 use crate::a2a::{A2aError, A2aService, Version};
 use crate::model::{PushConfig, Task};
 use crate::quota::CallerId;
@@ -34,7 +34,7 @@ pub(super) trait Dialect: Send + Sync + 'static {
     /// Reads the list query parameters.
     fn list_request(request: &Request) -> Result<ListTasksRequest, A2aError>;
     /// The body answering a blocking send.
-    fn send_response(task: &Task) -> Vec<u8>;
+    fn send_response(sent: &Sent) -> Vec<u8>;
     /// A task.
     fn task(task: &Task) -> Vec<u8>;
     /// A page of tasks.
@@ -103,10 +103,10 @@ async fn send<D: Dialect>(
 ) -> Response {
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
-        let task = service
+        let sent = service
             .send(D::send_request(request.json()?)?, &caller)
             .await?;
-        Ok(Reply::Json(D::send_response(&task)))
+        Ok(Reply::Json(D::send_response(&sent)))
     };
     respond(&service, reply.await)
 }

@@ -6,7 +6,7 @@ use super::Request;
 use super::handlers::Dialect;
 use crate::a2a::decode::params;
 use crate::a2a::push::{PushConfigPage, PushRegistration};
-use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
+use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
 use crate::a2a::v1::list_request_with;
 use crate::a2a::{A2aError, Version};
 use crate::model::{PushConfig, PushWire, Task};
@@ -34,6 +34,7 @@ impl Dialect for V0_3 {
             message,
             history_length: configuration.history_length,
             return_immediately: !configuration.blocking,
+            message_reply: true,
             push_config: configuration
                 .push_notification
                 .map(|config| {
@@ -53,8 +54,12 @@ impl Dialect for V0_3 {
         list_request_with(request.list_query()?, v0_3::parse_state)
     }
 
-    fn send_response(task: &Task) -> Vec<u8> {
-        bytes(&json!({ "task": v0_3::proto_task_out(task) }))
+    fn send_response(sent: &Sent) -> Vec<u8> {
+        bytes(&match sent {
+            Sent::Task(task) => json!({ "task": v0_3::proto_task_out(task) }),
+            // The 0.3 proto's `msg` field, whose JSON name is `message`.
+            Sent::Message(message) => json!({ "message": v0_3::proto_message_out(message) }),
+        })
     }
 
     fn task(task: &Task) -> Vec<u8> {
@@ -100,6 +105,9 @@ impl Dialect for V0_3 {
             StreamItem::Event(event) => {
                 let last = event.state().is_some_and(ends_stream);
                 v0_3::proto_event_out(event, last)
+            }
+            StreamItem::Message(message) => {
+                json!({ "message": v0_3::proto_message_out(message) })
             }
         })
     }

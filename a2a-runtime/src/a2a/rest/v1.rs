@@ -5,8 +5,8 @@ use serde_json::Value;
 use super::Request;
 use super::handlers::Dialect;
 use crate::a2a::push::{PushConfigPage, PushRegistration};
-use crate::a2a::service::{ListTasksRequest, SendRequest, TaskList};
-use crate::a2a::v1::{list_request, list_response, send_request, stream_response};
+use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
+use crate::a2a::v1::{list_request, list_response, send_request, send_response, stream_response};
 use crate::a2a::{A2aError, Version};
 use crate::model::{PushConfig, PushWire, Task};
 use crate::protocol::a2a::{push, v1};
@@ -32,8 +32,8 @@ impl Dialect for V1 {
         list_request(request.list_query()?)
     }
 
-    fn send_response(task: &Task) -> Vec<u8> {
-        bytes(&v1::SendMessageResponse::Task(task.into()))
+    fn send_response(sent: &Sent) -> Vec<u8> {
+        bytes(&send_response(sent))
     }
 
     fn task(task: &Task) -> Vec<u8> {

@@ -583,7 +583,7 @@ pub(crate) fn proto_message_in(value: &Value, path: &str) -> Result<Message, Fie
     })
 }
 
-fn proto_message_out(message: &Message) -> Value {
+pub(crate) fn proto_message_out(message: &Message) -> Value {
     let mut out = Map::new();
     out.insert("messageId".into(), json!(message.message_id));
     insert_opt(

@@ -195,6 +195,7 @@ impl<'a> From<&'a Artifact> for ArtifactOut<'a> {
 #[serde(rename_all = "camelCase")]
 pub(crate) enum SendMessageResponse<'a> {
     Task(TaskOut<'a>),
+    Message(MessageOut<'a>),
 }
 
 /// `StreamResponse` (one-of): one SSE item.
@@ -202,6 +203,7 @@ pub(crate) enum SendMessageResponse<'a> {
 #[serde(rename_all = "camelCase")]
 pub(crate) enum StreamResponse<'a> {
     Task(TaskOut<'a>),
+    Message(MessageOut<'a>),
     StatusUpdate(StatusUpdateOut<'a>),
     ArtifactUpdate(ArtifactUpdateOut<'a>),
 }

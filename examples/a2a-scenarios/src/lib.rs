@@ -1,0 +1,156 @@
+//! The agent A2A test kits (TCKs) drive: what it does is chosen by the prefix of the incoming
+//! message's `messageId`, longest prefix first, so one agent can play every scenario a kit
+//! checks (a task that completes, waits for input, is rejected, answers with a message alone,
+//! produces each kind of artifact, streams, or runs long enough to resubscribe to). Written with
+//! the macros only: no protocol code. `tests/a2a_scenarios.rs` drives it with the official
+//! Python `a2a-sdk` client on every binding.
+
+use std::time::Duration;
+
+use a2a_runtime::prelude::*;
+use serde_json::json;
+
+/// Plays the scenarios of A2A test kits, chosen by the message id's prefix.
+#[agent(name = "A2A Scenarios")]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scenarios;
+
+/// What a message asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// Completes with "Hello from TCK".
+    CompleteTask,
+    /// Waits in INPUT_REQUIRED for a follow-up message, then completes.
+    InputRequired,
+    /// Answers with a message; no task is created.
+    MessageResponse,
+    /// Ends REJECTED.
+    RejectTask,
+    /// A text artifact.
+    ArtifactText,
+    /// A file artifact with inline bytes.
+    ArtifactFile,
+    /// A file artifact by URL.
+    ArtifactFileUrl,
+    /// A data artifact.
+    ArtifactData,
+    /// WORKING, then a text artifact, then COMPLETED, each a stream event of its own.
+    StreamText,
+    /// WORKING, then a file artifact, then COMPLETED.
+    StreamFile,
+    /// Completes straight away.
+    StreamDirect,
+    /// One artifact in two chunks: "chunk-1 ", then "chunk-2" (append, last chunk).
+    StreamChunked,
+    /// Stays WORKING for [`LONG_RUN`], then completes: time to drop the stream and resubscribe.
+    LongRunning,
+    /// Anything else: completes normally.
+    Default,
+}
+
+/// How long the resubscription scenario keeps its task WORKING.
+pub const LONG_RUN: Duration = Duration::from_secs(10);
+
+/// The prefixes, longest first wherever one starts another (`tck-artifact-file-url` before
+/// `tck-artifact-file`, `tck-stream-artifact-…` before `tck-stream-…`).
+const PREFIXES: &[(&str, Scenario)] = &[
+    ("tck-stream-artifact-chunked", Scenario::StreamChunked),
+    ("tck-stream-artifact-text", Scenario::StreamText),
+    ("tck-stream-artifact-file", Scenario::StreamFile),
+    ("tck-stream-ordering-001", Scenario::StreamText),
+    ("tck-stream-001", Scenario::StreamText),
+    ("tck-stream-002", Scenario::StreamDirect),
+    ("tck-stream-003", Scenario::StreamText),
+    ("tck-artifact-file-url", Scenario::ArtifactFileUrl),
+    ("tck-artifact-file", Scenario::ArtifactFile),
+    ("tck-artifact-text", Scenario::ArtifactText),
+    ("tck-artifact-data", Scenario::ArtifactData),
+    ("tck-message-response", Scenario::MessageResponse),
+    ("tck-input-required", Scenario::InputRequired),
+    ("tck-complete-task", Scenario::CompleteTask),
+    ("tck-reject-task", Scenario::RejectTask),
+    ("test-resubscribe-message-id", Scenario::LongRunning),
+];
+
+impl Scenario {
+    /// The scenario a message id selects.
+    pub fn of(message_id: &str) -> Self {
+        PREFIXES
+            .iter()
+            .filter(|(prefix, _)| message_id.starts_with(prefix))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map_or(Scenario::Default, |(_, scenario)| *scenario)
+    }
+}
+
+fn text_artifact(text: &str) -> Artifact {
+    Artifact::new(vec![Part::text(text)]).with_name("text")
+}
+
+fn file_artifact() -> Artifact {
+    let mut part = Part::raw(b"Generated file content".to_vec(), "text/plain");
+    part.filename = Some("output.txt".into());
+    Artifact::new(vec![part]).with_name("output.txt")
+}
+
+/// Play the scenario the message id names (any text is accepted).
+#[skill(agent = Scenarios, default, examples = ["hello"])]
+pub async fn scenario(message: IncomingMessage, ctx: TaskContext) -> Result<SkillOutput, SkillError> {
+    let output = match Scenario::of(&message.message_id) {
+        Scenario::CompleteTask => SkillOutput::Text("Hello from TCK".into()),
+        Scenario::MessageResponse => {
+            SkillOutput::Message(Message::agent_text("Direct message response"))
+        }
+        Scenario::RejectTask => {
+            return Err(SkillError::rejected("Task rejected by the TCK scenario"));
+        }
+        Scenario::InputRequired => {
+            let answer: String = ctx.ask("Please provide more input").await?;
+            SkillOutput::Text(format!("Received follow-up: {answer}"))
+        }
+        Scenario::ArtifactText => SkillOutput::Artifact(text_artifact("Generated text content")),
+        Scenario::ArtifactFile => SkillOutput::Artifact(file_artifact()),
+        Scenario::ArtifactFileUrl => {
+            let mut part = Part::url("https://example.com/output.txt");
+            part.filename = Some("output.txt".into());
+            part.media_type = Some("text/plain".into());
+            SkillOutput::Artifact(Artifact::new(vec![part]).with_name("output.txt"))
+        }
+        Scenario::ArtifactData => SkillOutput::Artifact(
+            Artifact::new(vec![Part::data(json!({"key": "value", "count": 42}))]).with_name("data"),
+        ),
+        Scenario::StreamText | Scenario::StreamFile => {
+            // Each step is an event of its own: WORKING (with a message), the artifact, then
+            // COMPLETED when the skill returns.
+            ctx.progress("Working on it");
+            ctx.artifact(if Scenario::of(&message.message_id) == Scenario::StreamFile {
+                file_artifact()
+            } else {
+                text_artifact("Streamed text content")
+            });
+            SkillOutput::Empty
+        }
+        Scenario::StreamDirect => SkillOutput::Text("Done".into()),
+        Scenario::StreamChunked => {
+            ctx.progress("Streaming chunks");
+            let mut writer = ctx.artifact_writer("chunked");
+            writer.append("chunk-1 ");
+            writer.finish_with("chunk-2");
+            SkillOutput::Empty
+        }
+        Scenario::LongRunning => {
+            // Shown as a task at once, so the caller has an id to resubscribe with.
+            ctx.progress("Running for a while");
+            a2a_runtime::tokio::select! {
+                () = a2a_runtime::tokio::time::sleep(LONG_RUN) => {}
+                () = ctx.cancelled() => return Err(SkillError::new("canceled")),
+            }
+            SkillOutput::Text("Finished after a long run".into())
+        }
+        Scenario::Default => SkillOutput::Text(match message.text() {
+            Some(text) => format!("Received: {text}"),
+            None => "Received".into(),
+        }),
+    };
+    Ok(output)
+}
