@@ -460,7 +460,10 @@ async fn mcp_as(
         .header("mcp-protocol-version", version)
         .header("mcp-method", method)
         .body(body.to_string());
-    let name = params.get("name").or_else(|| params.get("taskId"));
+    let name = params
+        .get("name")
+        .or_else(|| params.get("taskId"))
+        .or_else(|| params.get("uri"));
     if let Some(name) = name.and_then(Value::as_str) {
         request = request.header("mcp-name", name);
     }
@@ -975,4 +978,31 @@ async fn a_custom_authenticator_is_one_more_scheme() {
         card["securitySchemes"]["session"]["apiKeySecurityScheme"]["name"], "X-Session",
         "{card}"
     );
+}
+
+#[tokio::test]
+async fn a_task_artifact_resource_is_readable_by_its_owner_only() {
+    let server = start(secured()).await;
+    let (alice, bob) = (Auth::Key(ALICE_KEY), Auth::Key(BOB_KEY));
+    let send = json!({"message": {"messageId": "m", "role": "ROLE_USER",
+        "parts": [{"text": "ignored"}], "metadata": {"skill": "whoami"}}});
+    let (_, _, body) = rpc(&server, alice, "SendMessage", send).await;
+    let task = &body["result"]["task"];
+    let uri = format!(
+        "a2a://tasks/{}/artifacts/{}",
+        task["id"].as_str().unwrap(),
+        task["artifacts"][0]["artifactId"].as_str().unwrap()
+    );
+    let (_, _, read) = mcp(&server, alice, "resources/read", json!({"uri": uri})).await;
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.starts_with("alice via"), "{read}");
+    // Bob learns nothing, not even that the task exists.
+    let (_, _, read) = mcp(&server, bob, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(read["error"]["code"], -32602, "{read}");
+    assert_eq!(read["error"]["data"]["uri"], uri.as_str(), "{read}");
+    // And without credentials MCP is refused before anything is read.
+    let (status, _, _) = mcp(&server, Auth::None, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(status, 401);
 }

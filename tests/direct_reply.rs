@@ -72,20 +72,23 @@ async fn a_streamed_message_reply_is_the_whole_stream() {
         .unwrap();
     let events = stream.rest().await;
     assert_eq!(events.len(), 1, "{events:?}");
-    assert_eq!(
-        events[0]["message"]["parts"][0]["text"],
-        "42 (stream)"
-    );
+    assert_eq!(events[0]["message"]["parts"][0]["text"], "42 (stream)");
 }
 
 #[tokio::test]
 async fn a_skill_that_showed_a_task_completes_it_with_the_message_parts() {
     let server = start(Oracle.server()).await;
     let answered = server
-        .rpc("SendMessage", json!({"message": text_message("think hard")}))
+        .rpc(
+            "SendMessage",
+            json!({"message": text_message("think hard")}),
+        )
         .await;
     let task = &answered["result"]["task"];
-    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answered}");
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answered}"
+    );
     assert_eq!(
         task["artifacts"][0]["parts"][0]["text"], "42 (think hard)",
         "{answered}"
@@ -113,7 +116,10 @@ async fn the_early_draft_gets_a_completed_task_holding_the_reply() {
         "id": "draft-1", "message": {"role": "user", "parts": [{"type": "text", "text": "why"}]}}});
     let (_, answered) = server.post_raw(body.to_string(), None).await;
     assert_eq!(answered["result"]["id"], "draft-1", "{answered}");
-    assert_eq!(answered["result"]["status"]["state"], "completed", "{answered}");
+    assert_eq!(
+        answered["result"]["status"]["state"], "completed",
+        "{answered}"
+    );
     assert_eq!(
         answered["result"]["artifacts"][0]["parts"][0]["text"], "42 (why)",
         "{answered}"
@@ -130,6 +136,9 @@ async fn an_mcp_tool_call_returns_the_reply_parts() {
             json!({"name": "answer", "arguments": {"question": "why"}}),
         )
         .await;
-    assert_eq!(called["result"]["content"][0]["text"], "42 (why)", "{called}");
+    assert_eq!(
+        called["result"]["content"][0]["text"], "42 (why)",
+        "{called}"
+    );
     assert_eq!(called["result"]["isError"], false, "{called}");
 }

@@ -153,14 +153,18 @@ async fn a_0_3_client_activates_it_with_x_a2a_extensions_and_is_refused_without(
         .json()
         .await
         .unwrap();
-    assert_eq!(answered["result"]["status"]["state"], "completed", "{answered}");
+    assert_eq!(
+        answered["result"]["status"]["state"], "completed",
+        "{answered}"
+    );
 }
 
 #[tokio::test]
 async fn http_json_requests_need_it_too_and_the_public_card_does_not() {
     let server = start(Receipts.server()).await;
     let url = format!("{}message:send", server.base);
-    let body = json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "tea"}]}});
+    let body =
+        json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "tea"}]}});
     let refused = server
         .http
         .post(&url)
@@ -212,7 +216,13 @@ async fn mcp_clients_are_not_asked_for_a2a_extensions() {
     let server = start(Receipts.server()).await;
     let mut mcp = server.mcp_session().await;
     let called = mcp
-        .request("tools/call", json!({"name": "file", "arguments": {"item": "tea"}}))
+        .request(
+            "tools/call",
+            json!({"name": "file", "arguments": {"item": "tea"}}),
+        )
         .await;
-    assert_eq!(called["result"]["content"][0]["text"], "filed tea", "{called}");
+    assert_eq!(
+        called["result"]["content"][0]["text"], "filed tea",
+        "{called}"
+    );
 }

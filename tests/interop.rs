@@ -204,6 +204,14 @@ async fn official_mcp_client_calls_tools_with_progress_over_streamable_http() {
 }
 
 #[tokio::test]
+async fn official_mcp_client_reads_resources_templates_prompts_and_task_artifacts() {
+    require_packages().await;
+    let (_server, base) = start_server().await;
+    let script = script("mcp_content.py");
+    run_python(&[script.to_str().unwrap(), &base]).await;
+}
+
+#[tokio::test]
 async fn official_mcp_client_calls_tools_with_progress_over_stdio() {
     require_packages().await;
     run_python(&[script("mcp_client.py").to_str().unwrap(), "stdio", SERVER]).await;

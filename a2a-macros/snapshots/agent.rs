@@ -14,6 +14,8 @@ const _: () = {
         default_input_modes: ::core::option::Option::None,
         default_output_modes: ::core::option::Option::None,
         skills: &[],
+        resources: &[],
+        prompts: &[],
         security: || {
             ::std::vec![
                 ::a2a_runtime::__private::declared_scheme("bearer",

@@ -49,6 +49,9 @@ const _: () = {
     fn __a2a_produces() -> &'static [&'static str] {
         __a2a_output().produces
     }
+    fn __a2a_replies() -> bool {
+        __a2a_output().replies
+    }
     fn __a2a_output_schema(
         generator: &mut ::a2a_runtime::__private::schemars::SchemaGenerator,
     ) -> ::core::option::Option<::a2a_runtime::__private::schemars::Schema> {
@@ -91,6 +94,7 @@ const _: () = {
         input_modes: &[],
         output_modes: &[],
         produces: __a2a_produces,
+        replies: __a2a_replies,
         scopes: &[],
         extended_only: false,
         resume: ::a2a_runtime::__private::Resume::Answers,

@@ -118,6 +118,8 @@ fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<
         default_input_modes,
         default_output_modes,
         skills: args.skills.to_vec(),
+        resources: args.resources.to_vec(),
+        prompts: args.prompts.to_vec(),
         security,
         extensions,
         item,

@@ -64,6 +64,11 @@ pub(crate) struct AgentArgs {
     /// Skills listed explicitly (for libraries and targets without link-time registration).
     #[darling(default)]
     pub(crate) skills: PathList,
+    /// Resources and prompts listed explicitly, like `skills`.
+    #[darling(default)]
+    pub(crate) resources: PathList,
+    #[darling(default)]
+    pub(crate) prompts: PathList,
     /// The security schemes callers authenticate with.
     pub(crate) security: Option<SpannedValue<SecurityArgs>>,
     /// The A2A extensions the agent supports: `extensions(extension(uri = "..", ..), ..)`.

@@ -141,6 +141,78 @@ pub(crate) fn extension_uri(uri: &syn::LitStr) -> Result<(), Error> {
     Ok(())
 }
 
+/// A resource URI or URI template: an absolute URI whose `{name}` variables (RFC 6570 level 1)
+/// are plain names, each once, never two in a row; returns the variable names in order.
+pub(crate) fn uri_template(uri: &syn::LitStr) -> Result<Vec<String>, Error> {
+    let value = uri.value();
+    let fail = |message: String| Err(Error::custom(message).with_span(uri));
+    let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if !has_scheme {
+        return fail(format!(
+            "resource uri {value:?} is not an absolute URI; expected something like \
+             \"notes://{{id}}\" or \"file:///docs/readme.md\""
+        ));
+    }
+    if let Some(bad) = value.chars().find(|c| c.is_whitespace()) {
+        return fail(format!("resource uri {value:?} contains {bad:?}"));
+    }
+    let mut variables = Vec::new();
+    let mut rest = value.as_str();
+    let mut last_was_variable = false;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('{') {
+            let Some(close) = after.find('}') else {
+                return fail(format!("resource uri {value:?} has an unclosed `{{`"));
+            };
+            let name = &after[..close];
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return fail(format!(
+                    "URI template variable `{{{name}}}` is not a plain name: only `{{name}}` \
+                     variables (letters, digits, `_`) are supported, not RFC 6570 operators"
+                ));
+            }
+            if last_was_variable {
+                return fail(format!(
+                    "URI template {value:?} has two variables in a row; separate them with a \
+                     literal (`{{a}}/{{b}}`) so a URI can be matched"
+                ));
+            }
+            if variables.iter().any(|v| v == name) {
+                return fail(format!("URI template variable `{name}` appears twice"));
+            }
+            variables.push(name.to_owned());
+            last_was_variable = true;
+            rest = &after[close + 1..];
+        } else if rest.starts_with('}') {
+            return fail(format!("resource uri {value:?} has a `}}` without `{{`"));
+        } else {
+            let next = rest.find(['{', '}']).unwrap_or(rest.len());
+            rest = &rest[next..];
+            last_was_variable = false;
+        }
+    }
+    Ok(variables)
+}
+
+/// A prompt name: not empty, no whitespace (clients type it).
+pub(crate) fn prompt_name(name: &str, span: Span) -> Result<(), Error> {
+    if name.is_empty() {
+        return Err(Error::custom("prompt name must not be empty").with_span(&span));
+    }
+    match name.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        Some(bad) => Err(Error::custom(format!(
+            "prompt name {name:?} contains {bad:?}; use a name without spaces, like \"summarize_notes\""
+        ))
+        .with_span(&span)),
+        None => Ok(()),
+    }
+}
+
 /// An extension's `params`: a JSON object, as the card embeds it.
 pub(crate) fn json_object(params: &syn::LitStr) -> Result<(), Error> {
     match serde_json::from_str::<serde_json::Value>(&params.value()) {

@@ -8,6 +8,7 @@ mod agent;
 mod args;
 mod check;
 mod codegen;
+mod content;
 mod docs;
 mod errors;
 mod model;
@@ -34,4 +35,22 @@ pub fn agent(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn skill(args: TokenStream, item: TokenStream) -> TokenStream {
     skill::expand(args.into(), item.into()).into()
+}
+
+/// Declares an MCP resource: an `async fn` whose return value is the contents of a static URI or
+/// of every URI a template (`notes://{id}`) matches; template variables are its parameters.
+///
+/// See the `a2a-runtime` crate documentation for the accepted keys and return types.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    content::expand(content::Kind::Resource, args.into(), item.into()).into()
+}
+
+/// Declares an MCP prompt: an `async fn` whose parameters are the prompt's arguments and whose
+/// return value is its messages.
+///
+/// See the `a2a-runtime` crate documentation for the accepted keys and return types.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    content::expand(content::Kind::Prompt, args.into(), item.into()).into()
 }

@@ -93,6 +93,8 @@ pub(crate) struct Agent {
     pub(crate) default_input_modes: Option<Vec<String>>,
     pub(crate) default_output_modes: Option<Vec<String>>,
     pub(crate) skills: Vec<syn::Path>,
+    pub(crate) resources: Vec<syn::Path>,
+    pub(crate) prompts: Vec<syn::Path>,
     pub(crate) security: Vec<Scheme>,
     pub(crate) extensions: Vec<Extension>,
 }

@@ -105,3 +105,43 @@ fn skill_with_an_error_keeps_the_fn_and_an_inert_marker() {
     };
     check("skill_fallback", crate::skill::expand(args, item));
 }
+
+#[test]
+fn resource_template_with_state_and_a_variable() {
+    let args = quote!(
+        agent = Notes,
+        uri = "notes://{id}",
+        mime_type = "text/markdown"
+    );
+    let item = quote! {
+        /// One note.
+        pub async fn note(notes: State<Notes>, /// Its number.
+         id: usize) -> Result<String, SkillError> {
+            todo!()
+        }
+    };
+    check(
+        "resource",
+        crate::content::expand(crate::content::Kind::Resource, args, item),
+    );
+}
+
+#[test]
+fn prompt_with_a_renamed_and_an_optional_argument() {
+    let args = quote!(agent = Notes, title = "Summarize");
+    let item = quote! {
+        /// Summarize a note.
+        pub async fn summarize(
+            /// Which note.
+            #[arg(name = "noteId")]
+            note_id: usize,
+            length: Option<Length>,
+        ) -> Vec<PromptMessage> {
+            todo!()
+        }
+    };
+    check(
+        "prompt",
+        crate::content::expand(crate::content::Kind::Prompt, args, item),
+    );
+}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::{JwtConfig, Security};
+use crate::content::{Catalog, ResourceUpdates};
 use crate::descriptor::AgentDescriptor;
 use crate::dispatch::Dispatcher;
 use crate::push::Pusher;
@@ -35,6 +36,10 @@ pub(crate) struct App {
     pub(crate) state_key: Option<Vec<u8>>,
     /// Delivers push notifications, unless they are off.
     pub(crate) push: Option<Arc<Pusher>>,
+    /// The agent's MCP resources and prompts.
+    pub(crate) catalog: Arc<Catalog>,
+    /// Changes of resources, for subscribed MCP sessions.
+    pub(crate) resource_updates: ResourceUpdates,
 }
 
 /// How often finished tasks past the store's retention are forgotten.

@@ -9,6 +9,7 @@ use schemars::{Schema, SchemaGenerator};
 
 use crate::auth::NamedScheme;
 use crate::call::{DecodedInput, InputError, Invocation, SkillResult};
+use crate::content::{PromptDescriptor, ResourceDescriptor};
 use crate::util::BoxFuture;
 
 /// Everything the runtime knows about one skill.
@@ -246,6 +247,8 @@ pub struct AgentParts {
     pub default_input_modes: Option<&'static [&'static str]>,
     pub default_output_modes: Option<&'static [&'static str]>,
     pub skills: &'static [&'static SkillDescriptor],
+    pub resources: &'static [&'static ResourceDescriptor],
+    pub prompts: &'static [&'static PromptDescriptor],
     pub security: fn() -> Vec<NamedScheme>,
     pub extensions: &'static [ExtensionDescriptor],
 }
@@ -288,6 +291,8 @@ impl AgentDescriptor {
         default_input_modes: None,
         default_output_modes: None,
         skills: &[],
+        resources: &[],
+        prompts: &[],
         security: Vec::new,
         extensions: &[],
     });
@@ -334,6 +339,14 @@ impl AgentDescriptor {
     /// The A2A extensions declared with `#[agent(extensions(..))]`.
     pub fn extensions(&self) -> &'static [ExtensionDescriptor] {
         self.parts.extensions
+    }
+    /// Resources listed explicitly with `#[agent(resources(..))]`.
+    pub fn explicit_resources(&self) -> &'static [&'static ResourceDescriptor] {
+        self.parts.resources
+    }
+    /// Prompts listed explicitly with `#[agent(prompts(..))]`.
+    pub fn explicit_prompts(&self) -> &'static [&'static PromptDescriptor] {
+        self.parts.prompts
     }
     /// Skills listed explicitly with `#[agent(skills(..))]`.
     pub fn explicit_skills(&self) -> &'static [&'static SkillDescriptor] {

@@ -6,6 +6,7 @@ mod app;
 mod ask;
 pub mod auth;
 mod call;
+mod content;
 mod context;
 mod descriptor;
 mod dispatch;
@@ -28,13 +29,18 @@ mod util;
 pub mod __private;
 
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
-pub use a2a_macros::{agent, skill};
+pub use a2a_macros::{agent, prompt, resource, skill};
 pub use agent::Agent;
 pub use ask::AskError;
 pub use auth::Caller;
 pub use call::{
     FromInvocation, IncomingMessage, InputError, IntoChunk, IntoSkillOutput, Invocation, Json,
     SkillOutput, SkillResult, State, TraceContext,
+};
+pub use content::{
+    Argument, FromArgument, FromRead, IntoPromptMessages, IntoResourceContents, PromptContent,
+    PromptDef, PromptDescriptor, PromptMessage, PromptRole, ReadRequest, ResourceBody,
+    ResourceContent, ResourceDef, ResourceDescriptor, ResourceUpdates,
 };
 pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{
@@ -75,8 +81,9 @@ pub use tokio_util::sync::CancellationToken;
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, Artifact, Caller, IncomingMessage, Json, Message, Part, SkillError, SkillOutput,
-        State, TaskContext, agent, skill,
+        Agent, Artifact, Caller, IncomingMessage, Json, Message, Part, PromptContent,
+        PromptMessage, ResourceContent, SkillError, SkillOutput, State, TaskContext, agent, prompt,
+        resource, skill,
     };
     pub use futures::Stream;
     pub use schemars::JsonSchema;

@@ -11,7 +11,7 @@ pub use crate::descriptor::{
 pub use crate::registry::SkillRegistration;
 pub use crate::util::BoxFuture;
 
-use crate::skill_error::SkillError;
+pub use crate::skill_error::SkillError;
 
 /// Registers a skill descriptor at link time (inventory today; the generated code does not care).
 #[cfg(feature = "auto-register")]
@@ -282,3 +282,132 @@ impl<T, E> IsResult for Result<T, E> {
 pub fn skill_error<E: Into<SkillError>>(error: E) -> SkillError {
     error.into()
 }
+
+pub use crate::content::catalog_registrations::{PromptRegistration, ResourceRegistration};
+pub use crate::content::{
+    Argument, ChoicesProbe, FromArgument, FromRead, IntoPromptMessages, IntoResourceContents,
+    PromptDef, PromptDescriptor, PromptMessage, PromptParts, ReadRequest, Reader, ResourceContent,
+    ResourceDef, ResourceDescriptor, ResourceParts, ViaChoices, ViaNoChoices,
+};
+
+/// Reads required template variable or prompt argument `name` as a `T`.
+pub fn required_argument<T: FromArgument>(
+    request: &ReadRequest,
+    name: &str,
+) -> Result<T, SkillError> {
+    crate::content::required(request, name)
+}
+
+/// Reads optional prompt argument `name` as a `T`.
+pub fn optional_argument<T: FromArgument>(
+    request: &ReadRequest,
+    name: &str,
+) -> Result<Option<T>, SkillError> {
+    crate::content::optional(request, name)
+}
+
+/// A resource's contents from what its fn returned (the one place the return type is checked).
+pub fn resource_contents<T: IntoResourceContents>(
+    value: T,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> Result<Vec<ResourceContent>, SkillError> {
+    value.into_contents(uri, mime_type)
+}
+
+/// Asks the media type a resource's return type implies, without requiring the type to be
+/// contents (that is checked once, where the value is converted, so a wrong type is one error).
+pub struct MimeProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> MimeProbe<T> {
+    /// A probe for `T`.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for MimeProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// First choice (probed on `&&MimeProbe<T>`): resource contents say their media type.
+pub trait ViaContents {
+    /// The implied media type.
+    fn mime_type(&self) -> Option<&'static str>;
+}
+
+impl<T: IntoResourceContents> ViaContents for &MimeProbe<T> {
+    fn mime_type(&self) -> Option<&'static str> {
+        T::DEFAULT_MIME_TYPE
+    }
+}
+
+/// Otherwise none.
+pub trait ViaNoContents {
+    /// No media type.
+    fn mime_type(&self) -> Option<&'static str>;
+}
+
+impl<T> ViaNoContents for MimeProbe<T> {
+    fn mime_type(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// A prompt's messages from what its fn returned.
+pub fn prompt_messages<T: IntoPromptMessages>(value: T) -> Result<Vec<PromptMessage>, SkillError> {
+    value.into_messages()
+}
+
+/// A ready future holding a read's error.
+pub fn ready_read_err<T: Send + 'static>(
+    error: SkillError,
+) -> BoxFuture<'static, Result<T, SkillError>> {
+    Box::pin(std::future::ready(Err(error)))
+}
+
+/// Registers a resource descriptor at link time.
+#[cfg(feature = "auto-register")]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __a2a_register_resource {
+    ($descriptor:ident) => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::ResourceRegistration(&$descriptor)
+        }
+    };
+}
+
+/// Without `auto-register`, resources are listed explicitly.
+#[cfg(not(feature = "auto-register"))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __a2a_register_resource {
+    ($descriptor:ident) => {};
+}
+
+/// Registers a prompt descriptor at link time.
+#[cfg(feature = "auto-register")]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __a2a_register_prompt {
+    ($descriptor:ident) => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::PromptRegistration(&$descriptor)
+        }
+    };
+}
+
+/// Without `auto-register`, prompts are listed explicitly.
+#[cfg(not(feature = "auto-register"))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __a2a_register_prompt {
+    ($descriptor:ident) => {};
+}
+
+pub use __a2a_register_prompt as register_prompt;
+pub use __a2a_register_resource as register_resource;

@@ -33,13 +33,21 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
     };
     let default_input_modes = modes(&agent.default_input_modes);
     let default_output_modes = modes(&agent.default_output_modes);
-    let skills = agent.skills.iter().map(|path| {
-        let span = path
-            .segments
-            .last()
-            .map_or_else(proc_macro2::Span::call_site, |seg| seg.ident.span());
-        quote_spanned!(span=> <#path as #private::SkillDef>::DESCRIPTOR)
-    });
+    let listed = |paths: &[syn::Path], def: TokenStream| -> Vec<TokenStream> {
+        paths
+            .iter()
+            .map(|path| {
+                let span = path
+                    .segments
+                    .last()
+                    .map_or_else(proc_macro2::Span::call_site, |seg| seg.ident.span());
+                quote_spanned!(span=> <#path as #private::#def>::DESCRIPTOR)
+            })
+            .collect()
+    };
+    let skills = listed(&agent.skills, quote!(SkillDef));
+    let resources = listed(&agent.resources, quote!(ResourceDef));
+    let prompts = listed(&agent.prompts, quote!(PromptDef));
     let type_name = ident.to_string();
     let security = agent
         .security
@@ -82,6 +90,8 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
                 default_input_modes: #default_input_modes,
                 default_output_modes: #default_output_modes,
                 skills: &[#(#skills),*],
+                resources: &[#(#resources),*],
+                prompts: &[#(#prompts),*],
                 security: || ::std::vec![#(#security),*],
                 extensions: &[#(#extensions),*],
             });

@@ -2,6 +2,7 @@
 //! and reaches the runtime only through the paths in [`crate::paths`].
 
 pub(crate) mod agent;
+pub(crate) mod content;
 pub(crate) mod skill;
 
 use proc_macro2::TokenStream;

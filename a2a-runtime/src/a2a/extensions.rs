@@ -143,7 +143,10 @@ mod tests {
         assert!(extensions.check(&only_optional).is_err());
         for accepted in [
             headers(&[("a2a-extensions", "urn:example:x, urn:example:required")]),
-            headers(&[("a2a-extensions", "urn:example:x"), ("a2a-extensions", "urn:example:required")]),
+            headers(&[
+                ("a2a-extensions", "urn:example:x"),
+                ("a2a-extensions", "urn:example:required"),
+            ]),
             headers(&[("x-a2a-extensions", "urn:example:required")]),
         ] {
             assert!(extensions.check(&accepted).is_ok(), "{accepted:?}");

@@ -39,7 +39,7 @@ pub(crate) struct SendRequest {
 /// What `SendMessage` answers: the task, or a skill's direct reply (no task was created).
 #[derive(Debug)]
 pub(crate) enum Sent {
-    Task(Task),
+    Task(Box<Task>),
     Message(Arc<Message>),
 }
 
@@ -83,7 +83,7 @@ impl Started {
     pub(crate) async fn result(self) -> Sent {
         match self.task.reply().await {
             Some(message) => Sent::Message(message),
-            None => Sent::Task(self.task_result().await),
+            None => Sent::Task(Box::new(self.task_result().await)),
         }
     }
 

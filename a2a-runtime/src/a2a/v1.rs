@@ -111,7 +111,7 @@ pub(crate) fn stream_response(item: &StreamItem) -> v1::StreamResponse<'_> {
 /// What a blocking send answers, as a 1.0 `SendMessageResponse`.
 pub(crate) fn send_response(sent: &Sent) -> v1::SendMessageResponse<'_> {
     match sent {
-        Sent::Task(task) => v1::SendMessageResponse::Task(task.into()),
+        Sent::Task(task) => v1::SendMessageResponse::Task(task.as_ref().into()),
         Sent::Message(message) => v1::SendMessageResponse::Message(message.as_ref().into()),
     }
 }

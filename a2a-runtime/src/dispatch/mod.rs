@@ -49,6 +49,11 @@ impl Dispatcher {
         &self.registry
     }
 
+    /// The agent's state, shared by every call (resources and prompts read it too).
+    pub(crate) fn state(&self) -> &Arc<dyn Any + Send + Sync> {
+        &self.state
+    }
+
     /// Whether `caller` may call `skill`: every scope the skill declares must be granted.
     /// [`Call::new`] asks it for every call; listings and the MCP gate ask it too, to hide
     /// tools and answer 403 before a body reaches rmcp.

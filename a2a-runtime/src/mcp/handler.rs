@@ -11,15 +11,23 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
     Tool, UpdateTaskParams,
 };
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PromptsCapability,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourcesCapability,
+    SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use super::asking::{ElicitAsker, NoAnswers};
+use super::content;
 use super::elicit::{Form, input_requests, supports_forms};
 use super::error::{busy, forbidden, task_error};
 use super::parked::{CallEvent, DetachedCall, ParkedCalls, Resumed};
 use super::results::{call_result, task_result};
+use super::subscriptions::Subscriptions;
 use super::tools::tool_list;
 use super::updates::{ArtifactCollector, ProgressForwarder};
 use crate::app::App;
@@ -44,7 +52,8 @@ const VERSIONS: &[ProtocolVersion] = &[
 /// How often clients are asked to poll a task.
 const POLL_INTERVAL_MS: u64 = 500;
 
-/// One agent, served as an MCP server. Cloned per session; the state is shared.
+/// One agent, served as an MCP server. One per session ([`for_session`](Self::for_session));
+/// the state is shared but for the session's subscriptions.
 #[derive(Clone)]
 pub(crate) struct McpHandler {
     app: Arc<App>,
@@ -52,6 +61,8 @@ pub(crate) struct McpHandler {
     tools: Arc<Vec<Tool>>,
     /// Calls waiting between input-required rounds (protocol 2026-07-28).
     parked: Arc<ParkedCalls>,
+    /// The resources this session follows.
+    subscriptions: Arc<Subscriptions>,
 }
 
 impl McpHandler {
@@ -59,7 +70,16 @@ impl McpHandler {
         Self {
             tools: Arc::new(tool_list(app.dispatcher.registry())),
             parked: Arc::new(ParkedCalls::new(app.state_key.as_deref())),
+            subscriptions: Arc::default(),
             app,
+        }
+    }
+
+    /// The handler of a new session: shared state, subscriptions of its own.
+    pub(crate) fn for_session(&self) -> Self {
+        Self {
+            subscriptions: Arc::default(),
+            ..self.clone()
         }
     }
 
@@ -420,17 +440,27 @@ fn object<T: serde::Serialize>(value: &T) -> JsonObject {
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> InitializeResult {
         let agent = self.app.agent;
-        InitializeResult::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tasks()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new(agent.name(), agent.version())
-                .with_description(agent.description()),
-        )
-        .with_instructions(agent.description())
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tasks()
+            .build();
+        // Task artifacts are resources, so every agent serves resources.
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        resources.list_changed = Some(false);
+        capabilities.resources = Some(resources);
+        if self.app.catalog.has_prompts() {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = Some(false);
+            capabilities.prompts = Some(prompts);
+        }
+        capabilities.completions = Some(JsonObject::new());
+        InitializeResult::new(capabilities)
+            .with_server_info(
+                Implementation::new(agent.name(), agent.version())
+                    .with_description(agent.description()),
+            )
+            .with_instructions(agent.description())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -480,6 +510,100 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.call(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(content::resources(
+            &self.app,
+        )))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            content::templates(&self.app),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let caller = caller_of(&context);
+        let contents = content::read(&self.app, &request.uri, &caller).await?;
+        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+            contents,
+        )))
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let uri = request.uri;
+        let subscribed = self.subscriptions.subscribe(
+            uri.clone(),
+            &self.app.resource_updates,
+            context.peer.clone(),
+        );
+        if subscribed {
+            Ok(())
+        } else {
+            Err(McpError::invalid_params(
+                format!(
+                    "this session already follows {} resources, the most it may; unsubscribe \
+                     from one first",
+                    super::subscriptions::MAX_SUBSCRIPTIONS
+                ),
+                Some(json!({ "uri": uri })),
+            ))
+        }
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(content::prompts(
+            &self.app,
+        )))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let caller = caller_of(&context);
+        let result = content::get_prompt(&self.app, request, &caller).await?;
+        Ok(GetPromptResponse::Complete(result))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        content::complete(&self.app, &request)
     }
 
     async fn get_task(

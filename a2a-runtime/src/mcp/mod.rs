@@ -3,12 +3,14 @@
 
 mod asking;
 mod authorize;
+mod content;
 mod elicit;
 mod error;
 mod handler;
 mod parked;
 mod request_check;
 mod results;
+mod subscriptions;
 mod tools;
 mod updates;
 

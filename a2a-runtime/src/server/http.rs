@@ -18,8 +18,8 @@ use super::ServeConfig;
 use super::guard::BrowserGuard;
 use super::shutdown::InFlight;
 use crate::a2a::card::{self, CardBody, CardView};
-use crate::a2a::jsonrpc::{Aliases, JsonRpc};
 use crate::a2a::extensions::Extensions;
+use crate::a2a::jsonrpc::{Aliases, JsonRpc};
 use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
 use crate::app::App;
 use crate::error::Error;
@@ -248,8 +248,11 @@ fn mcp_service(
     sessions.session_config.keep_alive = Some(app.limits.mcp_session_idle);
     let sessions = Arc::new(sessions);
     let handler = McpHandler::new(app);
-    let service =
-        StreamableHttpService::new(move || Ok(handler.clone()), Arc::clone(&sessions), settings);
+    let service = StreamableHttpService::new(
+        move || Ok(handler.for_session()),
+        Arc::clone(&sessions),
+        settings,
+    );
     (service, sessions)
 }
 

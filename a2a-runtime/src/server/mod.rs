@@ -26,6 +26,7 @@ pub use tasks::{Tasks, TasksError};
 use crate::agent::Agent;
 use crate::app::App;
 use crate::auth::{ApiKeys, AuthConfig, Authenticator, JwtConfig, NamedScheme, Security};
+use crate::content::{Catalog, ResourceUpdates};
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
@@ -63,6 +64,8 @@ pub struct AgentServer {
     require_version_header: bool,
     rest_prefix: String,
     handle: Tasks,
+    /// Announces changed resources to subscribed MCP sessions.
+    resource_updates: ResourceUpdates,
     routes: Router,
     shutdown: Option<CancellationToken>,
     /// What verifies credentials, as the builder set it (flags and environment add to it).
@@ -94,6 +97,7 @@ impl AgentServer {
             require_version_header: false,
             rest_prefix: String::new(),
             handle: Tasks::default(),
+            resource_updates: ResourceUpdates::new(),
             routes: Router::new(),
             shutdown: None,
             auth: AuthConfig::default(),
@@ -278,6 +282,12 @@ impl AgentServer {
         self.handle.clone()
     }
 
+    /// A handle that tells subscribed MCP clients a resource changed
+    /// (`notifications/resources/updated`). Usable at any time, from anywhere.
+    pub fn resource_updates(&self) -> ResourceUpdates {
+        self.resource_updates.clone()
+    }
+
     /// Adds application routes (an OAuth callback that calls [`Tasks::authorize`], a status
     /// page) to the server's own. They are served beside the A2A and MCP endpoints and must not
     /// reuse their paths.
@@ -322,6 +332,12 @@ impl AgentServer {
         let mut explicit = self.agent.explicit_skills().to_vec();
         explicit.extend(&self.skills);
         let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
+        let catalog = Catalog::build(
+            self.agent_type,
+            self.agent.type_name(),
+            self.agent.explicit_resources(),
+            self.agent.explicit_prompts(),
+        )?;
         let mut auth = self.auth.clone();
         self.config.auth.apply(&mut auth)?;
         auth.client_certificates = self.config.tls.client_ca.is_some();
@@ -369,6 +385,7 @@ impl AgentServer {
         let observers: Observers = push
             .iter()
             .map(|pusher| Arc::clone(pusher) as Arc<dyn TaskObserver>)
+            .chain([Arc::new(self.resource_updates.clone()) as Arc<dyn TaskObserver>])
             .collect();
         let manager = TaskManager::new(
             store,
@@ -391,6 +408,8 @@ impl AgentServer {
             jwt: auth.jwt,
             state_key,
             push,
+            catalog: Arc::new(catalog),
+            resource_updates: self.resource_updates.clone(),
         }))
     }
 

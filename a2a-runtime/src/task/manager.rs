@@ -127,8 +127,11 @@ impl TaskHandle {
     pub(crate) fn replies(
         &self,
     ) -> Option<impl Future<Output = Option<Arc<Message>>> + Send + 'static> {
+        if !self.live.undecided() {
+            return None;
+        }
         let live = Arc::clone(&self.live);
-        live.undecided().then(|| async move {
+        Some(async move {
             match live.decided().await {
                 Shape::Reply(message) => Some(message),
                 Shape::Task | Shape::Undecided => None,

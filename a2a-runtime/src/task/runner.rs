@@ -155,7 +155,9 @@ impl TaskManager {
     fn replied(&self, live: &LiveTask, mut message: Message) -> Option<SkillOutput> {
         message.role = Role::Agent;
         message.task_id = None;
-        message.context_id.get_or_insert_with(|| live.context_id.clone());
+        message
+            .context_id
+            .get_or_insert_with(|| live.context_id.clone());
         if message.message_id.is_empty() {
             message.message_id = new_id();
         }

@@ -95,7 +95,10 @@ fn file_artifact() -> Artifact {
 
 /// Play the scenario the message id names (any text is accepted).
 #[skill(agent = Scenarios, default, examples = ["hello"])]
-pub async fn scenario(message: IncomingMessage, ctx: TaskContext) -> Result<SkillOutput, SkillError> {
+pub async fn scenario(
+    message: IncomingMessage,
+    ctx: TaskContext,
+) -> Result<SkillOutput, SkillError> {
     let output = match Scenario::of(&message.message_id) {
         Scenario::CompleteTask => SkillOutput::Text("Hello from TCK".into()),
         Scenario::MessageResponse => {
@@ -123,11 +126,13 @@ pub async fn scenario(message: IncomingMessage, ctx: TaskContext) -> Result<Skil
             // Each step is an event of its own: WORKING (with a message), the artifact, then
             // COMPLETED when the skill returns.
             ctx.progress("Working on it");
-            ctx.artifact(if Scenario::of(&message.message_id) == Scenario::StreamFile {
-                file_artifact()
-            } else {
-                text_artifact("Streamed text content")
-            });
+            ctx.artifact(
+                if Scenario::of(&message.message_id) == Scenario::StreamFile {
+                    file_artifact()
+                } else {
+                    text_artifact("Streamed text content")
+                },
+            );
             SkillOutput::Empty
         }
         Scenario::StreamDirect => SkillOutput::Text("Done".into()),

@@ -64,6 +64,24 @@ pub enum Code {
     CHF,
 }
 
+impl std::str::FromStr for Code {
+    type Err = String;
+
+    /// Reads a code in any case: `usd` is `USD`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.to_ascii_uppercase().as_str() {
+            "EUR" => Ok(Self::EUR),
+            "USD" => Ok(Self::USD),
+            "GBP" => Ok(Self::GBP),
+            "JPY" => Ok(Self::JPY),
+            "CHF" => Ok(Self::CHF),
+            _ => Err(format!(
+                "`{text}` is not a supported currency; use EUR, USD, GBP, JPY or CHF"
+            )),
+        }
+    }
+}
+
 /// An amount in a currency.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 pub struct Money {
@@ -137,17 +155,7 @@ pub async fn rates(
     /// The base currency; EUR when omitted.
     base: Option<Code>,
 ) -> Result<Vec<Rate>, SkillError> {
-    let base = base.unwrap_or(Code::EUR);
-    agent
-        .per_euro
-        .keys()
-        .map(|&currency| {
-            Ok(Rate {
-                currency,
-                rate: agent.rate(base, currency)?,
-            })
-        })
-        .collect()
+    agent.rates_against(base.unwrap_or(Code::EUR))
 }
 
 /// Draw the reference rates as a bar chart.
@@ -336,4 +344,54 @@ impl Currency {
         section.push('\n');
         Ok(section)
     }
+}
+
+impl Currency {
+    /// Every reference rate against `base`.
+    fn rates_against(&self, base: Code) -> Result<Vec<Rate>, SkillError> {
+        self.per_euro
+            .keys()
+            .map(|&currency| {
+                Ok(Rate {
+                    currency,
+                    rate: self.rate(base, currency)?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The reference rates against the euro.
+#[resource(agent = Currency, uri = "currency://rates", title = "Reference rates")]
+pub async fn rate_table(agent: State<Currency>) -> Result<Json<Vec<Rate>>, SkillError> {
+    agent.rates_against(Code::EUR).map(Json)
+}
+
+/// The reference rates against one base currency.
+#[resource(agent = Currency, uri = "currency://rates/{base}", title = "Rates against a currency")]
+pub async fn rates_against(
+    agent: State<Currency>,
+    /// The base currency (an ISO 4217 code).
+    base: Code,
+) -> Result<Json<Vec<Rate>>, SkillError> {
+    agent.rates_against(base).map(Json)
+}
+
+/// Ask the model to convert an amount and explain the rate.
+#[prompt(agent = Currency)]
+pub async fn explain_conversion(
+    /// How much money.
+    amount: f64,
+    /// The currency it is in.
+    from: Code,
+    /// The currency to convert it into.
+    to: Code,
+    /// Words to use (plain when omitted).
+    tone: Option<String>,
+) -> String {
+    let tone = tone.unwrap_or_else(|| "plain".into());
+    format!(
+        "Convert {amount} {from:?} into {to:?} with the currency agent's `convert` tool, then \
+         explain the rate it used in {tone} words."
+    )
 }

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use a2a_runtime::prelude::*;
+use a2a_runtime::serde_json::{self, json};
 
 /// The fixtures of the MCP conformance suite.
 #[agent(name = "MCP Conformance")]
@@ -88,4 +89,74 @@ async fn test_tool_with_progress(ctx: TaskContext) -> String {
         a2a_runtime::tokio::time::sleep(Duration::from_millis(50)).await;
     }
     "Progress test completed".into()
+}
+
+/// A static text resource.
+#[resource(agent = Conformance, uri = "test://static-text", mime_type = "text/plain")]
+async fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource: a 1×1 PNG.
+#[resource(agent = Conformance, uri = "test://static-binary", mime_type = "image/png")]
+async fn static_binary() -> Vec<u8> {
+    RED_PIXEL_PNG.to_vec()
+}
+
+/// A resource per id, from a template.
+#[resource(agent = Conformance, uri = "test://template/{id}/data")]
+async fn template_data(
+    /// Which record.
+    id: String,
+) -> Json<serde_json::Value> {
+    Json(json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}))
+}
+
+/// A resource clients subscribe to.
+#[resource(agent = Conformance, uri = "test://watched-resource")]
+async fn watched_resource() -> &'static str {
+    "Watched resource content."
+}
+
+/// A simple prompt without arguments.
+#[prompt(agent = Conformance, name = "test_simple_prompt")]
+async fn simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with two arguments.
+#[prompt(agent = Conformance, name = "test_prompt_with_arguments")]
+async fn prompt_with_arguments(
+    /// First test argument.
+    arg1: String,
+    /// Second test argument.
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt embedding a resource.
+#[prompt(agent = Conformance, name = "test_prompt_with_embedded_resource")]
+async fn prompt_with_embedded_resource(
+    /// URI of the resource to embed.
+    #[arg(name = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(PromptContent::text_resource(
+            resource_uri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        )),
+        PromptMessage::user_text("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt holding an image.
+#[prompt(agent = Conformance, name = "test_prompt_with_image")]
+async fn prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(PromptContent::image(RED_PIXEL_PNG.to_vec(), "image/png")),
+        PromptMessage::user_text("Please analyze the image above."),
+    ]
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::Reply;
 use crate::a2a::decode::params;
 use crate::a2a::v1::{
-    list_request, list_response, send_response, push_registration, send_request, stream_response,
+    list_request, list_response, push_registration, send_request, send_response, stream_response,
 };
 use crate::a2a::{A2aError, A2aService};
 use crate::protocol::a2a::{push, v1};

@@ -1,0 +1,81 @@
+//! MCP resources and prompts declared with `#[resource]` and `#[prompt]`: their descriptors, the
+//! values their fns return, how their parameters are filled (template variables, prompt
+//! arguments, injected state), and the catalog of one agent's (`catalog.rs`). The MCP front-end
+//! renders them; nothing here is protocol-specific.
+
+mod argument;
+mod catalog;
+/// The link-time registrations, for generated code.
+pub(crate) mod catalog_registrations {
+    pub use super::catalog::{PromptRegistration, ResourceRegistration};
+}
+mod prompt;
+mod resource;
+mod template;
+mod updates;
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub use argument::{Argument, ChoicesProbe, FromArgument, FromRead, ViaChoices, ViaNoChoices};
+pub(crate) use argument::{optional, required};
+pub(crate) use catalog::Catalog;
+pub use prompt::{
+    IntoPromptMessages, PromptContent, PromptDef, PromptDescriptor, PromptMessage, PromptParts,
+    PromptRole,
+};
+pub use resource::{
+    IntoResourceContents, ResourceBody, ResourceContent, ResourceDef, ResourceDescriptor,
+    ResourceParts,
+};
+pub(crate) use template::UriTemplate;
+pub(crate) use updates::ARTIFACT_TEMPLATE;
+pub use updates::ResourceUpdates;
+
+use crate::agent::Agent;
+use crate::auth::Caller;
+use crate::skill_error::SkillError;
+
+/// How a `#[resource]` or `#[prompt]` fn is called: one read or get, to its result.
+pub type Reader<T> = fn(ReadRequest) -> crate::BoxFuture<'static, Result<T, SkillError>>;
+
+/// One read of a resource or get of a prompt: the values of its parameters by name (template
+/// variables, prompt arguments), who asks, and the agent's state.
+pub struct ReadRequest {
+    pub(crate) uri: String,
+    pub(crate) values: HashMap<String, String>,
+    pub(crate) caller: Caller,
+    pub(crate) state: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for ReadRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadRequest")
+            .field("uri", &self.uri)
+            .field("values", &self.values)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReadRequest {
+    /// The URI read (empty for a prompt).
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// Who asks.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The value given for parameter `name`, if any.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+
+    /// The running agent's state, if it is an `A`.
+    pub fn state<A: Agent>(&self) -> Option<Arc<A>> {
+        Arc::clone(&self.state).downcast::<A>().ok()
+    }
+}
