@@ -223,22 +223,28 @@ async fn only_advertised_capabilities_are_served() {
     let mut mcp = server.mcp_session().await;
     let init = server.mcp_session_init().await;
     let capabilities = init["result"]["capabilities"].as_object().unwrap();
-    assert!(capabilities.contains_key("tools"), "{init}");
-    for undeclared in ["prompts", "resources", "completions", "logging"] {
+    // Every agent serves resources (its tasks' artifacts) and completion; this one has no
+    // prompts.
+    for declared in ["tools", "resources", "completions"] {
+        assert!(capabilities.contains_key(declared), "{declared} in {init}");
+    }
+    assert_eq!(capabilities["resources"]["subscribe"], true, "{init}");
+    for undeclared in ["prompts", "logging"] {
         assert!(
             !capabilities.contains_key(undeclared),
             "{undeclared} in {init}"
         );
     }
-    for method in [
-        "prompts/list",
-        "resources/list",
-        "resources/templates/list",
-        "completion/complete",
-    ] {
-        let response = mcp.request(method, json!({})).await;
+    for method in ["prompts/list", "prompts/get"] {
+        let response = mcp.request(method, json!({"name": "x"})).await;
         assert_eq!(response["error"]["code"], -32601, "{method}: {response}");
     }
+    let templates = mcp.request("resources/templates/list", json!({})).await;
+    assert_eq!(
+        templates["result"]["resourceTemplates"][0]["uriTemplate"],
+        "a2a://tasks/{taskId}/artifacts/{artifactId}",
+        "{templates}"
+    );
     let (_, discovered) = modern(&server, "server/discover", json!({})).await;
     let declared = discovered["result"]["capabilities"].as_object().unwrap();
     assert!(!declared.contains_key("prompts"), "{discovered}");

@@ -12,10 +12,10 @@ use rmcp::model::{
     Tool, UpdateTaskParams,
 };
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PromptsCapability,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourcesCapability,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    CompleteRequestParams, CompleteResult, GetPromptRequestMethod, GetPromptRequestParams,
+    GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourcesCapability, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -583,6 +583,9 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        if !self.app.catalog.has_prompts() {
+            return Err(McpError::method_not_found::<ListPromptsRequestMethod>());
+        }
         Ok(ListPromptsResult::with_all_items(content::prompts(
             &self.app,
         )))
@@ -593,6 +596,9 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if !self.app.catalog.has_prompts() {
+            return Err(McpError::method_not_found::<GetPromptRequestMethod>());
+        }
         let caller = caller_of(&context);
         let result = content::get_prompt(&self.app, request, &caller).await?;
         Ok(GetPromptResponse::Complete(result))
