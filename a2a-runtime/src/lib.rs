@@ -77,6 +77,9 @@ pub use serde_json;
 pub use tokio;
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.
 pub use tokio_util::sync::CancellationToken;
+/// Re-exported: `tracing` events inside a skill also reach the MCP client that called it
+/// (`notifications/message`).
+pub use tracing;
 
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {

@@ -8,9 +8,14 @@ Lists tools and calls them, with progress notifications for a long call. Exits n
 import asyncio
 import base64
 import sys
+import warnings
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+
+
+# logging/setLevel is a 2025-era method, used here on purpose in the legacy era.
+warnings.filterwarnings("ignore", message="The logging capability is deprecated")
 
 
 def check(condition, what):
@@ -19,7 +24,13 @@ def check(condition, what):
 
 
 async def exercise(server, mode: str) -> None:
-    async with Client(server, mode=mode) as client:
+    logs = []
+
+    async def on_log(params) -> None:
+        logs.append(params)
+
+    log_level = None if mode == "legacy" else "info"
+    async with Client(server, mode=mode, logging_callback=on_log, log_level=log_level) as client:
         tools = (await client.list_tools()).tools
         names = [t.name for t in tools]
         check(names == ["chart", "convert", "exchange", "is-supported", "rates", "report"], f"[{mode}] tools {names}")
@@ -46,6 +57,9 @@ async def exercise(server, mode: str) -> None:
         async def on_progress(progress, total, message):
             updates.append((progress, total, message))
 
+        if mode == "legacy":
+            await client.set_logging_level("info")
+
         report = await client.call_tool(
             "report", {"currencies": ["USD", "JPY"], "pace_ms": 20}, progress_callback=on_progress
         )
@@ -56,6 +70,11 @@ async def exercise(server, mode: str) -> None:
         check(values == sorted(set(values)) and len(values) == 3, f"[{mode}] progress must grow: {updates}")
         check(all(u[1] == 2 for u in updates), f"[{mode}] progress total {updates}")
         check(updates[0][2] == "Researching USD", f"[{mode}] progress message {updates}")
+        # The skill's `tracing` events, as log notifications (the legacy session set its level;
+        # the modern client sends one per request).
+        sections = [log for log in logs if isinstance(log.data, dict) and log.data.get("message") == "section written"]
+        check([s.data["currency"] for s in sections] == ["USD", "JPY"], f"[{mode}] log messages {logs}")
+        check(all(s.level == "info" and s.logger == "currency" for s in sections), f"[{mode}] log levels {sections}")
 
         bad = await client.call_tool("convert", {"money": {"amount": "ten", "currency": "USD"}, "to": "EUR"})
         check(bad.is_error, f"[{mode}] bad arguments should be a tool error: {bad}")

@@ -9,13 +9,13 @@ use super::{Dispatcher, MissingScope};
 use crate::auth::Caller;
 use crate::call::{DecodedInput, TraceContext};
 use crate::context::{ContextBuilder, TaskContext};
+use crate::logging::LogSink;
 use crate::model::Message;
 use crate::registry::SkillEntry;
 
 /// A skill call that may run: its skill, decoded input, the message that asked for it, who it
 /// runs for and the trace it belongs to. Only [`Call::new`] makes one, and it checks the
 /// skill's scopes first, so no front-end can run a skill without that check.
-#[derive(Debug)]
 pub(crate) struct Call {
     pub(crate) skill: &'static str,
     pub(crate) input: DecodedInput,
@@ -25,6 +25,18 @@ pub(crate) struct Call {
     pub(crate) message: Arc<Message>,
     pub(crate) caller: Caller,
     pub(crate) trace: Option<TraceContext>,
+    /// Where the skill's `tracing` events go besides the application's subscriber (an MCP
+    /// client that asked for log messages).
+    pub(crate) log_sink: Option<Arc<dyn LogSink>>,
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("skill", &self.skill)
+            .field("caller", &self.caller)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Call {
@@ -45,6 +57,7 @@ impl Call {
             message: Arc::new(message),
             caller,
             trace,
+            log_sink: None,
         })
     }
 

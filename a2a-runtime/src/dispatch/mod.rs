@@ -102,10 +102,13 @@ impl Dispatcher {
             message: call.message,
         };
         let descriptor = skill.descriptor;
-        match AssertUnwindSafe(async move { descriptor.call(invocation).await })
-            .catch_unwind()
-            .await
-        {
+        let run = async move {
+            match call.log_sink {
+                Some(sink) => crate::logging::forwarding(sink, descriptor.call(invocation)).await,
+                None => descriptor.call(invocation).await,
+            }
+        };
+        match AssertUnwindSafe(run).catch_unwind().await {
             // A structured result must be what the published schema promises, on both
             // protocols; otherwise the call fails naming the field.
             Ok(Ok(SkillOutput::Data(value))) => match &skill.output_validator {

@@ -11,11 +11,13 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
     Tool, UpdateTaskParams,
 };
+#[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestMethod, GetPromptRequestParams,
     GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourcesCapability, SubscribeRequestParams, UnsubscribeRequestParams,
+    ReadResourceResult, ResourcesCapability, SetLevelRequestParams, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -25,6 +27,7 @@ use super::asking::{ElicitAsker, NoAnswers};
 use super::content;
 use super::elicit::{Form, input_requests, supports_forms};
 use super::error::{busy, forbidden, task_error};
+use super::logging::{McpLogSink, SessionLevel};
 use super::parked::{CallEvent, DetachedCall, ParkedCalls, Resumed};
 use super::results::{call_result, task_result};
 use super::subscriptions::Subscriptions;
@@ -35,6 +38,7 @@ use crate::ask::{Answer, Asker};
 use crate::call::normalize_numbers;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
+use crate::logging::LogSink;
 use crate::model::{Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
@@ -63,6 +67,8 @@ pub(crate) struct McpHandler {
     parked: Arc<ParkedCalls>,
     /// The resources this session follows.
     subscriptions: Arc<Subscriptions>,
+    /// The least severe log messages this session wants (`logging/setLevel`).
+    log_level: Arc<SessionLevel>,
 }
 
 impl McpHandler {
@@ -71,6 +77,7 @@ impl McpHandler {
             tools: Arc::new(tool_list(app.dispatcher.registry())),
             parked: Arc::new(ParkedCalls::new(app.state_key.as_deref())),
             subscriptions: Arc::default(),
+            log_level: Arc::default(),
             app,
         }
     }
@@ -79,6 +86,7 @@ impl McpHandler {
     pub(crate) fn for_session(&self) -> Self {
         Self {
             subscriptions: Arc::default(),
+            log_level: Arc::default(),
             ..self.clone()
         }
     }
@@ -123,7 +131,7 @@ impl McpHandler {
         };
         // The call's message, as an A2A client would have sent it.
         let message = request_message(tool, input.clone());
-        let call = Call::new(
+        let mut call = Call::new(
             skill,
             decoded,
             input,
@@ -132,6 +140,7 @@ impl McpHandler {
             caller.trace().cloned(),
         )
         .map_err(forbidden)?;
+        call.log_sink = self.log_sink(&context);
         // Every call counts against its caller's quota while it runs, as an A2A task does.
         let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
         let capabilities = context.client_capabilities();
@@ -355,6 +364,21 @@ impl McpHandler {
         )))
     }
 
+    /// Where a call's log messages go: the session's level in the 2025 era; in 2026-07-28 the
+    /// request's `_meta` level, and nowhere without one.
+    fn log_sink(&self, context: &RequestContext<RoleServer>) -> Option<Arc<dyn LogSink>> {
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let peer = context.peer.clone();
+        if modern {
+            let level = context.meta.log_level()?;
+            Some(McpLogSink::request(level, peer))
+        } else {
+            Some(McpLogSink::session(Arc::clone(&self.log_level), peer))
+        }
+    }
+
     /// Our task as an MCP task, with its result once it ended.
     fn mcp_task(&self, task: &Task) -> DetailedTask {
         let stamp = |at: &chrono::DateTime<chrono::Utc>| {
@@ -455,6 +479,12 @@ impl ServerHandler for McpHandler {
             capabilities.prompts = Some(prompts);
         }
         capabilities.completions = Some(JsonObject::new());
+        // Deprecated by SEP-2577 for the 2026-07-28 era, where the request's `_meta` level
+        // replaces it; 2025-era clients call `logging/setLevel` only when it is declared.
+        #[allow(deprecated)]
+        {
+            capabilities.logging = Some(JsonObject::new());
+        }
         InitializeResult::new(capabilities)
             .with_server_info(
                 Implementation::new(agent.name(), agent.version())
@@ -602,6 +632,16 @@ impl ServerHandler for McpHandler {
         let caller = caller_of(&context);
         let result = content::get_prompt(&self.app, request, &caller).await?;
         Ok(GetPromptResponse::Complete(result))
+    }
+
+    #[allow(deprecated)] // See `logging.rs`.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     async fn complete(

@@ -7,6 +7,7 @@ mod content;
 mod elicit;
 mod error;
 mod handler;
+mod logging;
 mod parked;
 mod request_check;
 mod results;

@@ -253,6 +253,8 @@ pub async fn report(
             () = ctx.cancelled() => return Err(SkillError::new("the report was cancelled")),
         }
         report.append(agent.section(*code)?);
+        // Also in the server's log, and sent to MCP clients that asked for log messages.
+        a2a_runtime::tracing::info!(currency = ?code, "section written");
     }
     report.finish();
     ctx.progress_with(total, total, "Report complete");

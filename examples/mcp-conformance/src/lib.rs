@@ -160,3 +160,15 @@ async fn prompt_with_image() -> Vec<PromptMessage> {
         PromptMessage::user_text("Please analyze the image above."),
     ]
 }
+
+/// Log three messages at info level, 50 ms apart: `tracing` events inside a skill reach the
+/// MCP client as log notifications.
+#[skill(agent = Conformance)]
+async fn test_tool_with_logging() -> String {
+    a2a_runtime::tracing::info!("Tool execution started");
+    a2a_runtime::tokio::time::sleep(Duration::from_millis(50)).await;
+    a2a_runtime::tracing::info!("Tool processing data");
+    a2a_runtime::tokio::time::sleep(Duration::from_millis(50)).await;
+    a2a_runtime::tracing::info!("Tool execution completed");
+    "Logging test completed".into()
+}

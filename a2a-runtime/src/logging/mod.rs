@@ -1,4 +1,9 @@
-//! Logging for `serve()`: to stderr (stdout carries MCP in stdio mode), filtered by `RUST_LOG`.
+//! Logging for `serve()`: to stderr (stdout carries MCP in stdio mode), filtered by `RUST_LOG`;
+//! and a skill's events forwarded to the client that called it (`forward.rs`).
+
+mod forward;
+
+pub(crate) use forward::{LogLevel, LogRecord, LogSink, forwarding};
 
 /// Installs a subscriber unless the application already has one.
 pub(crate) fn init(stdio: bool) {
