@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use crate::ask::{Answer, AskError, Asker, Question};
+use crate::ask::{Answer, AskError, Asker, Question, Sampled, Sampling};
 use crate::model::{Artifact, Message, Part, new_id};
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
@@ -325,6 +325,32 @@ impl TaskContext {
     /// The tasks the request referred to (A2A `referenceTaskIds`), as sent.
     pub fn reference_task_ids(&self) -> &[String] {
         &self.inner.reference_task_ids
+    }
+
+    /// Asks the caller's model for a completion (MCP sampling) and waits for it.
+    ///
+    /// Only an MCP client that declared the `sampling` capability can answer, on a 2025-era
+    /// session; A2A callers and other MCP clients get [`AskError::Unsupported`], saying why.
+    ///
+    /// # Errors
+    ///
+    /// No model to ask, the client refused or failed, or the call was canceled.
+    pub async fn sample(&self, request: Sampling) -> Result<Sampled, AskError> {
+        let Some(asker) = &self.inner.asker else {
+            return Err(crate::ask::sampling_unsupported(
+                &request,
+                "the caller has no model to ask",
+            ));
+        };
+        if self.is_cancelled() {
+            return Err(AskError::Canceled {
+                prompt: request.summary(),
+            });
+        }
+        tokio::select! {
+            sampled = asker.sample(&request) => sampled,
+            () = self.cancelled() => Err(AskError::Canceled { prompt: request.summary() }),
+        }
     }
 
     async fn put(&self, question: &Question) -> Result<Answer, AskError> {

@@ -5,7 +5,9 @@
 mod error;
 mod limits;
 mod question;
+mod sampling;
 
 pub use error::AskError;
 pub(crate) use limits::InputLimits;
-pub(crate) use question::{Answer, Asker, Question, QuestionKind};
+pub(crate) use question::{Answer, Asker, Question, QuestionKind, sampling_unsupported};
+pub use sampling::{Sampled, Sampling};

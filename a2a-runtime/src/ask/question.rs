@@ -73,6 +73,27 @@ pub(crate) enum Answer {
 /// Puts questions to the caller of one call and waits for the answer.
 pub(crate) trait Asker: Send + Sync {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>>;
+
+    /// Asks the caller's model; only MCP clients that declared sampling can answer.
+    fn sample<'a>(
+        &'a self,
+        request: &'a super::Sampling,
+    ) -> BoxFuture<'a, Result<super::Sampled, AskError>> {
+        Box::pin(std::future::ready(Err(sampling_unsupported(
+            request,
+            "only an MCP client that declares the sampling capability has a model to ask; \
+             this caller has none (A2A has no sampling)",
+        ))))
+    }
+}
+
+/// Why a sampling request cannot be made.
+pub(crate) fn sampling_unsupported(request: &super::Sampling, why: &str) -> AskError {
+    AskError::Unsupported {
+        what: "a completion from the caller's model",
+        prompt: request.summary(),
+        why: why.into(),
+    }
 }
 
 impl Question {

@@ -1,22 +1,80 @@
 //! How a skill's questions reach an MCP client that cannot be answered through MRTR: an
 //! `elicitation/create` request on a legacy session, or a clear refusal.
+//!
+//! rmcp marks sampling deprecated (SEP-2577 replaces server-to-client requests with
+//! input-required results in the 2026-07-28 era); 2025-era sessions, served here, still use it.
+#![allow(deprecated)]
 
 use rmcp::RoleServer;
 use rmcp::service::{Peer, ServiceError};
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use rmcp::model::{CreateMessageRequestParams, Role, SamplingMessage, SamplingMessageContentBlock};
+
 use super::elicit::Form;
-use crate::ask::{Answer, AskError, Asker, InputLimits, Question, QuestionKind};
+use crate::ask::{
+    Answer, AskError, Asker, InputLimits, Question, QuestionKind, Sampled, Sampling,
+    sampling_unsupported,
+};
+use crate::content::{PromptContent, PromptMessage, PromptRole, ResourceBody};
 use crate::util::BoxFuture;
 
-/// Asks a legacy-session client with `elicitation/create` while the call stays open.
+/// Asks a legacy-session client while the call stays open: questions with
+/// `elicitation/create` (when it declared forms), its model with `sampling/createMessage` (when
+/// it declared sampling).
 pub(crate) struct ElicitAsker {
     peer: Peer<RoleServer>,
     limits: InputLimits,
+    forms: bool,
+    sampling: bool,
 }
 
 impl ElicitAsker {
-    pub(crate) fn new(peer: Peer<RoleServer>, limits: InputLimits) -> Self {
-        Self { peer, limits }
+    pub(crate) fn new(
+        peer: Peer<RoleServer>,
+        limits: InputLimits,
+        forms: bool,
+        sampling: bool,
+    ) -> Self {
+        Self {
+            peer,
+            limits,
+            forms,
+            sampling,
+        }
+    }
+
+    async fn create_message(&self, request: &Sampling) -> Result<Sampled, AskError> {
+        if !self.sampling {
+            return Err(sampling_unsupported(
+                request,
+                "the MCP client did not declare the sampling capability",
+            ));
+        }
+        let messages = request.messages.iter().map(sampling_message).collect();
+        let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
+        params.system_prompt.clone_from(&request.system_prompt);
+        params.temperature = request.temperature;
+        let sampled = tokio::time::timeout(self.limits.timeout(), self.peer.create_message(params));
+        match sampled.await {
+            Ok(Ok(result)) => Ok(Sampled {
+                text: result
+                    .message
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default(),
+                model: result.model,
+                stop_reason: result.stop_reason,
+            }),
+            Ok(Err(error)) => Err(sampling_unsupported(
+                request,
+                &format!("the client did not complete the sampling request: {error}"),
+            )),
+            Err(_) => Err(self.limits.expired(&request.summary())),
+        }
     }
 
     async fn elicit(&self, question: &Question) -> Result<Answer, AskError> {
@@ -42,8 +100,47 @@ impl ElicitAsker {
 
 impl Asker for ElicitAsker {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
-        Box::pin(self.elicit(question))
+        if self.forms {
+            Box::pin(self.elicit(question))
+        } else {
+            NoAnswers.ask(question)
+        }
     }
+
+    fn sample<'a>(&'a self, request: &'a Sampling) -> BoxFuture<'a, Result<Sampled, AskError>> {
+        Box::pin(self.create_message(request))
+    }
+}
+
+/// An image or audio block (built from its wire form: rmcp's structs are non-exhaustive).
+fn media(kind: &str, data: &[u8], mime_type: &str) -> SamplingMessageContentBlock {
+    let block = serde_json::json!({
+        "type": kind,
+        "data": STANDARD.encode(data),
+        "mimeType": mime_type,
+    });
+    serde_json::from_value(block)
+        .unwrap_or_else(|_| SamplingMessageContentBlock::text(format!("[{kind}: {mime_type}]")))
+}
+
+/// One message of a sampling request, in MCP's shape.
+fn sampling_message(message: &PromptMessage) -> SamplingMessage {
+    let role = match message.role {
+        PromptRole::User => Role::User,
+        PromptRole::Assistant => Role::Assistant,
+    };
+    let content = match &message.content {
+        PromptContent::Text(text) => SamplingMessageContentBlock::text(text.clone()),
+        PromptContent::Image { data, mime_type } => media("image", data, mime_type),
+        PromptContent::Audio { data, mime_type } => media("audio", data, mime_type),
+        PromptContent::Resource(resource) => {
+            SamplingMessageContentBlock::text(match &resource.body {
+                ResourceBody::Text(text) => text.clone(),
+                ResourceBody::Blob(_) => format!("[{}]", resource.uri),
+            })
+        }
+    };
+    SamplingMessage::new(role, content)
 }
 
 /// Refuses every question, saying why this client cannot answer.

@@ -124,15 +124,61 @@ fn primitive(schema: &Value) -> Option<JsonObject> {
     object.remove("$schema");
     object.remove("title");
     if let Some(Value::Array(variants)) = object.remove("oneOf") {
-        let values: Option<Vec<Value>> = variants
-            .iter()
-            .map(|v| v.get("const").filter(|c| c.is_string()).cloned())
-            .collect();
         object.insert("type".into(), json!("string"));
-        object.insert("enum".into(), Value::Array(values?));
+        match choices(&variants)? {
+            Choices::Plain(values) => object.insert("enum".into(), values),
+            Choices::Titled(options) => object.insert("oneOf".into(), options),
+        };
+    }
+    // A list of choices (SEP-1330 multi-select): the items' choices, titled or not.
+    if object.get("type").and_then(Value::as_str) == Some("array") {
+        let items = object.get_mut("items")?.as_object_mut()?;
+        if let Some(Value::Array(variants)) =
+            items.remove("oneOf").or_else(|| items.remove("anyOf"))
+        {
+            items.clear();
+            match choices(&variants)? {
+                Choices::Plain(values) => {
+                    items.insert("type".into(), json!("string"));
+                    items.insert("enum".into(), values);
+                }
+                Choices::Titled(options) => {
+                    items.insert("anyOf".into(), options);
+                }
+            }
+        }
     }
     serde_json::from_value::<PrimitiveSchemaDefinition>(Value::Object(object.clone())).ok()?;
     Some(object)
+}
+
+/// The choices of an enum's `oneOf` variants (string constants): plain values, or values with
+/// titles when any variant has a title or a doc comment (shown instead of the raw value).
+enum Choices {
+    Plain(Value),
+    Titled(Value),
+}
+
+fn choices(variants: &[Value]) -> Option<Choices> {
+    let values: Option<Vec<(&Value, Option<&Value>)>> = variants
+        .iter()
+        .map(|v| {
+            let value = v.get("const").filter(|c| c.is_string())?;
+            Some((value, v.get("title").or_else(|| v.get("description"))))
+        })
+        .collect();
+    let values = values?;
+    if values.iter().all(|(_, title)| title.is_none()) {
+        return Some(Choices::Plain(Value::Array(
+            values.into_iter().map(|(v, _)| v.clone()).collect(),
+        )));
+    }
+    Some(Choices::Titled(Value::Array(
+        values
+            .into_iter()
+            .map(|(value, title)| json!({ "const": value, "title": title.unwrap_or(value) }))
+            .collect(),
+    )))
 }
 
 #[cfg(test)]
@@ -169,6 +215,26 @@ mod tests {
         );
         let schema = params(&Form::new(&question))["requestedSchema"].clone();
         assert_eq!(schema["properties"]["answer"]["enum"], json!(["yes", "no"]));
+    }
+
+    #[test]
+    fn documented_variants_become_titled_choices_and_lists_of_them_multi_selects() {
+        let question = Question::input(
+            "Pick".into(),
+            json!({"type": "object", "properties": {
+                "one": {"oneOf": [{"const": "a", "description": "First."}, {"const": "b", "type": "string"}]},
+                "many": {"type": "array", "items": {"oneOf": [{"const": "x", "type": "string"}, {"const": "y", "type": "string"}]}},
+            }}),
+        );
+        let schema = params(&Form::new(&question))["requestedSchema"].clone();
+        assert_eq!(
+            schema["properties"]["one"]["oneOf"],
+            json!([{"const": "a", "title": "First."}, {"const": "b", "title": "b"}])
+        );
+        assert_eq!(
+            schema["properties"]["many"]["items"],
+            json!({"type": "string", "enum": ["x", "y"]})
+        );
     }
 
     #[test]

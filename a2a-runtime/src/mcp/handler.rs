@@ -23,7 +23,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use super::asking::{ElicitAsker, NoAnswers};
+use super::asking::ElicitAsker;
 use super::content;
 use super::elicit::{Form, input_requests, supports_forms};
 use super::error::{busy, forbidden, task_error};
@@ -169,11 +169,15 @@ impl McpHandler {
             );
             return Ok(self.drive(call, &context).await);
         }
-        let asker: Arc<dyn Asker> = if forms {
-            Arc::new(ElicitAsker::new(context.peer.clone(), limits))
-        } else {
-            Arc::new(NoAnswers)
-        };
+        let sampling = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.sampling.is_some());
+        let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
+            context.peer.clone(),
+            limits,
+            forms,
+            sampling,
+        ));
         let progress =
             ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
         let published = Arc::new(ArtifactCollector::default());

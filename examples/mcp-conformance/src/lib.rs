@@ -172,3 +172,145 @@ async fn test_tool_with_logging() -> String {
     a2a_runtime::tracing::info!("Tool execution completed");
     "Logging test completed".into()
 }
+
+/// What `test_elicitation` asks for.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct UserInfo {
+    /// User's response.
+    username: String,
+    /// User's email address.
+    email: String,
+}
+
+/// "Elicitation completed: action=…, content=…", as the suite's fixtures answer.
+fn elicited<T: Serialize>(answer: Result<T, a2a_runtime::AskError>) -> Result<String, SkillError> {
+    match answer {
+        Ok(content) => Ok(format!(
+            "Elicitation completed: action=accept, content={}",
+            serde_json::to_string(&content).map_err(|e| SkillError::new(e.to_string()))?
+        )),
+        Err(a2a_runtime::AskError::Declined { .. }) => {
+            Ok("Elicitation completed: action=decline, content={}".into())
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Ask the user for their name and email.
+#[skill(agent = Conformance)]
+async fn test_elicitation(
+    /// The message to show the user.
+    message: String,
+    ctx: TaskContext,
+) -> Result<String, SkillError> {
+    let answer = ctx.ask::<UserInfo>(message).await;
+    Ok(elicited(answer)?.replace("Elicitation completed:", "User response:"))
+}
+
+/// A status with a default.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    #[default]
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// A form whose every field has a default (SEP-1034).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+struct Defaults {
+    name: String,
+    age: i64,
+    score: f64,
+    status: Status,
+    verified: bool,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Self {
+            name: "John Doe".into(),
+            age: 30,
+            score: 95.5,
+            status: Status::Active,
+            verified: true,
+        }
+    }
+}
+
+/// Ask for a form whose fields have defaults.
+#[skill(agent = Conformance)]
+async fn test_elicitation_sep1034_defaults(ctx: TaskContext) -> Result<String, SkillError> {
+    elicited(ctx.ask::<Defaults>("Please review your details").await)
+}
+
+/// Plain choices.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// Choices with titles.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    #[schemars(title = "First Option")]
+    Value1,
+    #[schemars(title = "Second Option")]
+    Value2,
+    #[schemars(title = "Third Option")]
+    Value3,
+}
+
+/// The deprecated titled form: `enum` with `enumNames`.
+#[derive(Debug, Serialize, Deserialize)]
+struct Legacy(String);
+
+impl JsonSchema for Legacy {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Legacy".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        })
+    }
+}
+
+/// A form with every SEP-1330 enum shape.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Enums {
+    untitled_single: Untitled,
+    titled_single: Titled,
+    legacy_enum: Legacy,
+    untitled_multi: Vec<Untitled>,
+    titled_multi: Vec<Titled>,
+}
+
+/// Ask for a form with every kind of enum.
+#[skill(agent = Conformance)]
+async fn test_elicitation_sep1330_enums(ctx: TaskContext) -> Result<String, SkillError> {
+    elicited(ctx.ask::<Enums>("Please choose").await)
+}
+
+/// Ask the client's model to answer a prompt.
+#[skill(agent = Conformance)]
+async fn test_sampling(
+    /// The prompt to send to the model.
+    prompt: String,
+    ctx: TaskContext,
+) -> Result<String, SkillError> {
+    let sampled = ctx
+        .sample(a2a_runtime::Sampling::new(prompt).max_tokens(100))
+        .await?;
+    Ok(format!("LLM response: {}", sampled.text))
+}

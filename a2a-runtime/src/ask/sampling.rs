@@ -1,0 +1,77 @@
+//! Sampling: a skill asks its caller's model for a completion (`ctx.sample`). Only an MCP client
+//! that declared the `sampling` capability can answer; every other caller (A2A, MCP clients
+//! without it) gets a clear [`AskError::Unsupported`](super::AskError::Unsupported).
+
+use crate::content::{PromptContent, PromptMessage};
+
+/// A request to the caller's model: the conversation so far and how long the answer may be.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sampling {
+    pub(crate) messages: Vec<PromptMessage>,
+    pub(crate) max_tokens: u32,
+    pub(crate) system_prompt: Option<String>,
+    pub(crate) temperature: Option<f32>,
+}
+
+impl Sampling {
+    /// One user message, answered in at most 1 000 tokens.
+    pub fn new(prompt: impl Into<String>) -> Self {
+        Self {
+            messages: vec![PromptMessage::user_text(prompt)],
+            max_tokens: 1_000,
+            system_prompt: None,
+            temperature: None,
+        }
+    }
+
+    /// A conversation (user and assistant messages, text, images or audio).
+    pub fn conversation(messages: Vec<PromptMessage>) -> Self {
+        Self {
+            messages,
+            ..Self::new("")
+        }
+    }
+
+    /// The most tokens the answer may have.
+    #[must_use]
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// A system prompt the client may use.
+    #[must_use]
+    pub fn system_prompt(mut self, system_prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(system_prompt.into());
+        self
+    }
+
+    /// The sampling temperature the client may use.
+    #[must_use]
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// The first message's text, to name the request in errors.
+    pub(crate) fn summary(&self) -> String {
+        self.messages
+            .iter()
+            .find_map(|m| match &m.content {
+                PromptContent::Text(text) => Some(text.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// What the caller's model answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sampled {
+    /// The answer's text (empty if the model answered with something else, an image say).
+    pub text: String,
+    /// The model that answered, as the client names it.
+    pub model: String,
+    /// Why it stopped (`endTurn`, `maxTokens`, …), if the client says.
+    pub stop_reason: Option<String>,
+}
