@@ -543,7 +543,9 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.call(request, context).await
+        // Boxed: rmcp moves each request's future into a task of its own, and the call's
+        // states (plain, parked, task) would otherwise make that a multi-kilobyte copy.
+        Box::pin(self.call(request, context)).await
     }
 
     async fn list_resources(

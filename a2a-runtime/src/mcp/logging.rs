@@ -7,8 +7,8 @@
 //! 2026-07-28 era); the 2025-era clients served here still use them.
 #![allow(deprecated)]
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::RoleServer;
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
@@ -91,10 +91,12 @@ enum Threshold {
     Fixed(LogLevel),
 }
 
-/// Sends one call's log messages to its client, in order, from a task of its own.
+/// Sends one call's log messages to its client, in order, from a task of its own started with
+/// the first message (most calls log nothing, and pay nothing).
 pub(crate) struct McpLogSink {
     threshold: Threshold,
-    messages: mpsc::Sender<LoggingMessageNotificationParam>,
+    peer: Peer<RoleServer>,
+    messages: OnceLock<mpsc::Sender<LoggingMessageNotificationParam>>,
 }
 
 impl McpLogSink {
@@ -109,18 +111,27 @@ impl McpLogSink {
     }
 
     fn new(threshold: Threshold, peer: Peer<RoleServer>) -> Arc<Self> {
-        let (messages, mut queued) = mpsc::channel(BACKLOG);
-        // Ends when the call (and with it the sink) is gone and the queue is drained.
-        tokio::spawn(async move {
-            while let Some(message) = queued.recv().await {
-                if peer.notify_logging_message(message).await.is_err() {
-                    return;
-                }
-            }
-        });
         Arc::new(Self {
             threshold,
-            messages,
+            peer,
+            messages: OnceLock::new(),
+        })
+    }
+
+    /// The queue to the client, started on first use.
+    fn queue(&self) -> &mpsc::Sender<LoggingMessageNotificationParam> {
+        self.messages.get_or_init(|| {
+            let (messages, mut queued) = mpsc::channel(BACKLOG);
+            let peer = self.peer.clone();
+            // Ends when the call (and with it the sink) is gone and the queue is drained.
+            tokio::spawn(async move {
+                while let Some(message) = queued.recv().await {
+                    if peer.notify_logging_message(message).await.is_err() {
+                        return;
+                    }
+                }
+            });
+            messages
         })
     }
 }
@@ -139,7 +150,7 @@ impl LogSink for McpLogSink {
             LoggingMessageNotificationParam::new(to_mcp(record.level), Value::Object(record.data))
                 .with_logger(record.logger);
         // Full: this message is dropped rather than the skill slowed down.
-        let _ = self.messages.try_send(message);
+        let _ = self.queue().try_send(message);
     }
 }
 

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use crate::protocol::jsonrpc::code;
 
 /// Checks that params deserialize into one method's params type; the error names the field.
-type ShapeCheck = fn(Value) -> Result<(), String>;
+type ShapeCheck = fn(&Value) -> Result<(), String>;
 
 /// The standard methods this server serves, each with a check of its params' shape.
 const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
@@ -123,7 +123,7 @@ fn checked(bytes: &Bytes) -> Result<Value, Box<Response>> {
     if let Some((method, check)) = TYPED_METHODS.iter().find(|(m, _)| Some(*m) == method)
         && value.get("id").is_some()
     {
-        let params = value.get("params").cloned().unwrap_or(Value::Null);
+        let params = value.get("params").unwrap_or(&Value::Null);
         if let Err(error) = check(params) {
             let message = format!("invalid params for `{method}`: params.{error}");
             return Err(Box::new(failure(
@@ -133,6 +133,12 @@ fn checked(bytes: &Bytes) -> Result<Value, Box<Response>> {
                 &message,
             )));
         }
+    }
+    // A request of a method checked above with a well-formed envelope needs no second,
+    // generic pass (the hot path: every `tools/call`); anything else is checked whole.
+    let typed = method.is_some_and(|m| TYPED_METHODS.iter().any(|(t, _)| *t == m));
+    if typed && well_formed_envelope(&value) {
+        return Ok(value);
     }
     if let Err(error) = ClientJsonRpcMessage::deserialize(&value) {
         let message = format!("not a JSON-RPC 2.0 request, notification or response: {error}");
@@ -146,6 +152,17 @@ fn checked(bytes: &Bytes) -> Result<Value, Box<Response>> {
     Ok(value)
 }
 
+/// `jsonrpc: "2.0"`, a string or integer `id`, and `params` absent or an object.
+fn well_formed_envelope(value: &Value) -> bool {
+    value.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+        && value
+            .get("id")
+            .is_some_and(|id| id.is_string() || id.is_i64() || id.is_u64())
+        && value
+            .get("params")
+            .is_none_or(|p| p.is_object() || p.is_null())
+}
+
 /// The header naming an MCP session (2025 revisions).
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -155,7 +172,7 @@ fn initialize_id(message: &Value) -> Option<Value> {
         .then(|| message.get("id").cloned().unwrap_or(Value::Null))
 }
 
-fn shape<T: DeserializeOwned>(params: Value) -> Result<(), String> {
+fn shape<T: DeserializeOwned>(params: &Value) -> Result<(), String> {
     serde_path_to_error::deserialize::<_, T>(params)
         .map(drop)
         .map_err(|error| match error.path().to_string().as_str() {
