@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use crate::ask::{Answer, AskError, Asker, Question, Sampled, Sampling};
+use crate::ask::{Answer, AskError, Asker, Question, Root, Sampled, Sampling};
 use crate::model::{Artifact, Message, Part, new_id};
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
@@ -350,6 +350,23 @@ impl TaskContext {
         tokio::select! {
             sampled = asker.sample(&request) => sampled,
             () = self.cancelled() => Err(AskError::Canceled { prompt: request.summary() }),
+        }
+    }
+
+    /// The roots the caller shares (MCP roots: directories or files, usually `file://` URIs,
+    /// the agent may work within), asked for again on every call.
+    ///
+    /// # Errors
+    ///
+    /// [`AskError::Unsupported`] unless the caller is an MCP client that declared the `roots`
+    /// capability (on a 2025-era session); the client's failure to answer.
+    pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        let Some(asker) = &self.inner.asker else {
+            return Err(crate::ask::roots_unsupported("the caller shares no roots"));
+        };
+        tokio::select! {
+            roots = asker.roots() => roots,
+            () = self.cancelled() => Err(AskError::Canceled { prompt: "roots/list".into() }),
         }
     }
 

@@ -31,7 +31,7 @@ pub mod __private;
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, prompt, resource, skill};
 pub use agent::Agent;
-pub use ask::{AskError, Sampled, Sampling};
+pub use ask::{AskError, Root, Sampled, Sampling};
 pub use auth::Caller;
 pub use call::{
     FromInvocation, IncomingMessage, InputError, IntoChunk, IntoSkillOutput, Invocation, Json,

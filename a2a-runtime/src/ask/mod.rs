@@ -9,5 +9,7 @@ mod sampling;
 
 pub use error::AskError;
 pub(crate) use limits::InputLimits;
-pub(crate) use question::{Answer, Asker, Question, QuestionKind, sampling_unsupported};
-pub use sampling::{Sampled, Sampling};
+pub(crate) use question::{
+    Answer, Asker, Question, QuestionKind, roots_unsupported, sampling_unsupported,
+};
+pub use sampling::{Root, Sampled, Sampling};

@@ -85,6 +85,23 @@ pub(crate) trait Asker: Send + Sync {
              this caller has none (A2A has no sampling)",
         ))))
     }
+
+    /// Lists the roots the caller shares; only MCP clients that declared roots can.
+    fn roots(&self) -> BoxFuture<'_, Result<Vec<super::Root>, AskError>> {
+        Box::pin(std::future::ready(Err(roots_unsupported(
+            "only an MCP client that declares the roots capability shares roots; this caller \
+             has none (A2A has no roots)",
+        ))))
+    }
+}
+
+/// Why the caller's roots cannot be listed.
+pub(crate) fn roots_unsupported(why: &str) -> AskError {
+    AskError::Unsupported {
+        what: "the caller's roots",
+        prompt: "roots/list".into(),
+        why: why.into(),
+    }
 }
 
 /// Why a sampling request cannot be made.

@@ -1,6 +1,7 @@
-//! Sampling: a skill asks its caller's model for a completion (`ctx.sample`). Only an MCP client
-//! that declared the `sampling` capability can answer; every other caller (A2A, MCP clients
-//! without it) gets a clear [`AskError::Unsupported`](super::AskError::Unsupported).
+//! What a skill may ask of its caller besides answers: a completion from the caller's model
+//! (`ctx.sample`) and the roots it shares (`ctx.roots`). Only an MCP client that declared the
+//! capability can answer; every other caller (A2A, MCP clients without it) gets a clear
+//! [`AskError::Unsupported`](super::AskError::Unsupported).
 
 use crate::content::{PromptContent, PromptMessage};
 
@@ -74,4 +75,14 @@ pub struct Sampled {
     pub model: String,
     /// Why it stopped (`endTurn`, `maxTokens`, …), if the client says.
     pub stop_reason: Option<String>,
+}
+
+/// A root the caller shares: a directory or file (usually a `file://` URI) it lets the agent
+/// work within (MCP roots).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// Its URI.
+    pub uri: String,
+    /// A display name, if the client gives one.
+    pub name: Option<String>,
 }

@@ -10,12 +10,15 @@ use rmcp::service::{Peer, ServiceError};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use rmcp::model::{CreateMessageRequestParams, Role, SamplingMessage, SamplingMessageContentBlock};
+use rmcp::model::{
+    ClientCapabilities, CreateMessageRequestParams, Role, SamplingMessage,
+    SamplingMessageContentBlock,
+};
 
 use super::elicit::Form;
 use crate::ask::{
-    Answer, AskError, Asker, InputLimits, Question, QuestionKind, Sampled, Sampling,
-    sampling_unsupported,
+    Answer, AskError, Asker, InputLimits, Question, QuestionKind, Root, Sampled, Sampling,
+    roots_unsupported, sampling_unsupported,
 };
 use crate::content::{PromptContent, PromptMessage, PromptRole, ResourceBody};
 use crate::util::BoxFuture;
@@ -28,20 +31,45 @@ pub(crate) struct ElicitAsker {
     limits: InputLimits,
     forms: bool,
     sampling: bool,
+    roots: bool,
 }
 
 impl ElicitAsker {
+    /// What the client declared decides what it is asked: `capabilities` says whether it
+    /// takes forms, sampling and roots requests.
     pub(crate) fn new(
         peer: Peer<RoleServer>,
         limits: InputLimits,
-        forms: bool,
-        sampling: bool,
+        capabilities: Option<&ClientCapabilities>,
     ) -> Self {
         Self {
             peer,
             limits,
-            forms,
-            sampling,
+            forms: super::elicit::supports_forms(capabilities),
+            sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
+            roots: capabilities.is_some_and(|c| c.roots.is_some()),
+        }
+    }
+
+    async fn list_roots(&self) -> Result<Vec<Root>, AskError> {
+        if !self.roots {
+            return Err(roots_unsupported(
+                "the MCP client did not declare the roots capability",
+            ));
+        }
+        match tokio::time::timeout(self.limits.timeout(), self.peer.list_roots()).await {
+            Ok(Ok(listed)) => Ok(listed
+                .roots
+                .into_iter()
+                .map(|root| Root {
+                    uri: root.uri,
+                    name: root.name,
+                })
+                .collect()),
+            Ok(Err(error)) => Err(roots_unsupported(&format!(
+                "the client did not answer roots/list: {error}"
+            ))),
+            Err(_) => Err(self.limits.expired("roots/list")),
         }
     }
 
@@ -109,6 +137,10 @@ impl Asker for ElicitAsker {
 
     fn sample<'a>(&'a self, request: &'a Sampling) -> BoxFuture<'a, Result<Sampled, AskError>> {
         Box::pin(self.create_message(request))
+    }
+
+    fn roots(&self) -> BoxFuture<'_, Result<Vec<Root>, AskError>> {
+        Box::pin(self.list_roots())
     }
 }
 

@@ -169,14 +169,10 @@ impl McpHandler {
             );
             return Ok(self.drive(call, &context).await);
         }
-        let sampling = context
-            .client_capabilities()
-            .is_some_and(|caps| caps.sampling.is_some());
         let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
             context.peer.clone(),
             limits,
-            forms,
-            sampling,
+            context.client_capabilities().as_ref(),
         ));
         let progress =
             ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
