@@ -10,6 +10,7 @@ use syn::{FnArg, Pat, ReturnType, Type};
 
 use crate::errors::Errors;
 use crate::paths::Runtime;
+use crate::types::last_segment;
 use crate::{args, check, codegen, docs};
 
 /// Parameter types the runtime injects into resources and prompts, by last path segment.
@@ -228,15 +229,6 @@ fn take_rename(attrs: &mut Vec<syn::Attribute>, errors: &mut Errors) -> Option<s
 
 fn is_injected(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|seg| INJECTED.iter().any(|name| seg.ident == name))
-}
-
-fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
-    match ty {
-        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
-        Type::Group(group) => last_segment(&group.elem),
-        Type::Paren(paren) => last_segment(&paren.elem),
-        _ => None,
-    }
 }
 
 /// `T` of `Option<T>`.

@@ -17,6 +17,7 @@ mod security;
 mod skill;
 #[cfg(test)]
 mod snapshots;
+mod types;
 
 use proc_macro::TokenStream;
 

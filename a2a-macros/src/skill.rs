@@ -10,6 +10,7 @@ use crate::args::{self, SkillArgs};
 use crate::errors::Errors;
 use crate::model::{Hints, Output, Param, ParamKind, Skill};
 use crate::paths::Runtime;
+use crate::types::last_segment;
 use crate::{check, codegen, docs};
 
 /// Parameter types the runtime injects, recognized by the last path segment. `#[inject]` and
@@ -114,15 +115,6 @@ fn take_flag(attrs: &mut Vec<syn::Attribute>, name: &str) -> bool {
 
 fn is_injected(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|seg| INJECTED.iter().any(|name| seg.ident == name))
-}
-
-fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
-    match ty {
-        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
-        Type::Group(group) => last_segment(&group.elem),
-        Type::Paren(paren) => last_segment(&paren.elem),
-        _ => None,
-    }
 }
 
 fn generic_types(seg: &syn::PathSegment) -> Vec<&Type> {

@@ -8,6 +8,7 @@ use tokio::sync::broadcast;
 
 use crate::model::{Task, TaskEvent};
 use crate::task::TaskObserver;
+use crate::util::percent_encode;
 
 /// The template task artifacts are read through.
 pub(crate) const ARTIFACT_TEMPLATE: &str = "a2a://tasks/{taskId}/artifacts/{artifactId}";
@@ -76,20 +77,7 @@ impl TaskObserver for ResourceUpdates {
 pub(crate) fn artifact_uri(task_id: &str, artifact_id: &str) -> String {
     format!(
         "a2a://tasks/{}/artifacts/{}",
-        encode(task_id),
-        encode(artifact_id)
+        percent_encode(task_id),
+        percent_encode(artifact_id)
     )
-}
-
-/// Percent-encodes what may not appear in a URI path segment.
-fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }

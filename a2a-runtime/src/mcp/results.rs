@@ -151,7 +151,7 @@ fn content(part: &Part) -> ContentBlock {
                 _ => {
                     // Embedded resources need a URI; inline bytes have none, so the part is named.
                     let name = part.filename.as_deref().unwrap_or("part");
-                    let uri = format!("attachment:{}", percent_encode(name));
+                    let uri = format!("attachment:{}", crate::util::percent_encode(name));
                     ContentBlock::resource(
                         ResourceContents::blob(data, uri).with_mime_type(media_type),
                     )
@@ -162,16 +162,3 @@ fn content(part: &Part) -> ContentBlock {
 }
 
 const OCTET_STREAM: &str = "application/octet-stream";
-
-/// Percent-encodes everything but RFC 3986 unreserved characters.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
