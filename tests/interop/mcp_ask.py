@@ -35,7 +35,10 @@ class Person:
             day = "the day after tomorrow" if len(self.asked) == 1 else "2999-03-04"
             return types.ElicitResult(action="accept", content={"answer": day})
         if params.message.startswith("Book a table"):
-            check(schema["properties"]["answer"]["enum"] == ["yes", "no"], f"confirm form {schema}")
+            # A documented enum is a titled choice: the values with their doc comments as titles.
+            choices = schema["properties"]["answer"]["oneOf"]
+            check([c["const"] for c in choices] == ["yes", "no"], f"confirm form {schema}")
+            check([c["title"] for c in choices] == ["Go ahead.", "Do not."], f"confirm titles {schema}")
             return types.ElicitResult(action="accept", content={"answer": "yes"})
         return types.ElicitResult(action="decline")
 
