@@ -309,3 +309,61 @@ async fn a_task_waiting_for_input_is_answered_with_tasks_update() {
         .await;
     assert_eq!(done["result"]["structuredContent"]["result"], 40, "{done}");
 }
+
+/// Asks questions under names clients can rely on.
+#[a2a_runtime::agent(name = "Doorman", crate = a2a_runtime)]
+#[derive(Debug, Default)]
+pub struct Doorman;
+
+/// Greet a visitor by the name they give.
+#[a2a_runtime::skill(agent = Doorman, crate = a2a_runtime)]
+pub async fn welcome(ctx: a2a_runtime::TaskContext) -> Result<String, a2a_runtime::SkillError> {
+    let name: String = ctx.ask_named("visitor_name", "Who is there?").await?;
+    Ok(format!("Welcome, {name}!"))
+}
+
+#[tokio::test]
+async fn a_named_question_is_keyed_by_its_name() {
+    let server = start(Doorman.server()).await;
+    let first = call(
+        &server,
+        json!({ "name": "welcome", "arguments": {} }),
+        elicits(),
+    )
+    .await;
+    let (key, params) = input_request(&first["result"]);
+    assert_eq!(key, "visitor_name");
+    assert_eq!(params["message"], "Who is there?");
+    let done = call(
+        &server,
+        retry("welcome", &first["result"], "visitor_name", json!("Ada")),
+        elicits(),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Welcome, Ada!",
+        "{done}"
+    );
+}
+
+#[tokio::test]
+async fn responses_sent_with_the_call_answer_the_questions_they_name() {
+    let server = start(Doorman.server()).await;
+    let done = call(
+        &server,
+        json!({
+            "name": "welcome",
+            "arguments": {},
+            "inputResponses": {
+                "visitor_name": { "action": "accept", "content": { "answer": "Grace" } },
+                "something_else": { "action": "accept", "content": {} },
+            },
+        }),
+        elicits(),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Welcome, Grace!",
+        "{done}"
+    );
+}

@@ -269,7 +269,34 @@ impl TaskContext {
     where
         T: DeserializeOwned + JsonSchema,
     {
+        self.ask_question(Question::input(prompt.into(), crate::schema::answer::<T>()))
+            .await
+    }
+
+    /// [`ask`](Self::ask), with a name for the question: MCP clients (2026-07-28 input
+    /// requests, the tasks extension) see it as the key of the request and answer under it,
+    /// so a client that expects a known key (`"user_name"`) finds it. A2A is unaffected.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ask`](Self::ask).
+    pub async fn ask_named<T>(
+        &self,
+        name: impl Into<String>,
+        prompt: impl Into<String>,
+    ) -> Result<T, AskError>
+    where
+        T: DeserializeOwned + JsonSchema,
+    {
         let mut question = Question::input(prompt.into(), crate::schema::answer::<T>());
+        question.key = Some(name.into()).filter(|name: &String| !name.is_empty());
+        self.ask_question(question).await
+    }
+
+    async fn ask_question<T>(&self, mut question: Question) -> Result<T, AskError>
+    where
+        T: DeserializeOwned + JsonSchema,
+    {
         loop {
             let answer = self.put(&question).await?;
             if matches!(answer, Answer::Declined) {

@@ -56,6 +56,10 @@ pub(crate) struct Question {
     /// Why the previous answer could not be used, when this is the question asked again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) problem: Option<String>,
+    /// The name the skill gave the question (`ctx.ask_named`): the key of its MCP input
+    /// request instead of the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) key: Option<String>,
 }
 
 /// What came back. Input answers are kept in a task's checkpoint, to be replayed after a restart.
@@ -122,7 +126,13 @@ impl Question {
             prompt,
             schema: Some(schema),
             problem: None,
+            key: None,
         }
+    }
+
+    /// The key of the question's MCP input request: its name, else its id.
+    pub(crate) fn key(&self) -> &str {
+        self.key.as_deref().unwrap_or(&self.id)
     }
 
     /// A request for authorization, explained by `explanation`.
@@ -133,6 +143,7 @@ impl Question {
             prompt: explanation,
             schema: None,
             problem: None,
+            key: None,
         }
     }
 

@@ -69,7 +69,7 @@ impl Form {
 /// The question as the one input request of an input-required result or task, keyed by its id.
 pub(crate) fn input_requests(question: &Question) -> InputRequests {
     let request = InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params));
-    BTreeMap::from([(question.id.clone(), request)])
+    BTreeMap::from([(question.key().to_owned(), request)])
 }
 
 /// Whether the client can answer form elicitations.

@@ -14,10 +14,10 @@ use rmcp::model::{
 #[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestMethod, GetPromptRequestParams,
-    GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourcesCapability, SetLevelRequestParams, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    GetPromptResponse, InputResponses, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, PromptsCapability, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourcesCapability, SetLevelRequestParams,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -118,6 +118,8 @@ impl McpHandler {
                 .resume(tool, state, request.input_responses, &caller, &context)
                 .await;
         }
+        // Responses sent with a fresh call answer the questions they name, when asked.
+        let offered = request.input_responses.clone().unwrap_or_default();
         let mut input = Value::Object(request.arguments.unwrap_or_default());
         normalize_numbers(&mut input);
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
@@ -165,7 +167,7 @@ impl McpHandler {
                 call,
                 (limits, grace),
                 quota,
-                Vec::new(),
+                (Vec::new(), offered),
             );
             return Ok(self.drive(call, &context).await);
         }
@@ -314,9 +316,13 @@ impl McpHandler {
         let quota = self.app.quotas.start_task(caller).map_err(busy)?;
         let limits = self.app.manager.input_limits().clone();
         let grace = self.app.manager.cancel_grace();
-        let call = self
-            .parked
-            .start(&self.app.dispatcher, call, (limits, grace), quota, answers);
+        let call = self.parked.start(
+            &self.app.dispatcher,
+            call,
+            (limits, grace),
+            quota,
+            (answers, InputResponses::new()),
+        );
         Ok(self.drive(call, context).await)
     }
 
@@ -678,12 +684,12 @@ impl ServerHandler for McpHandler {
                 Some(json!({ "taskId": task.id })),
             ));
         };
-        let field = format!("inputResponses.{}", question.id);
-        let Some(response) = request.input_responses.get(&question.id) else {
+        let field = format!("inputResponses.{}", question.key());
+        let Some(response) = request.input_responses.get(question.key()) else {
             return Err(McpError::invalid_params(
                 format!(
                     "{field}: missing; the task waits for an answer to input request `{}`",
-                    question.id
+                    question.key()
                 ),
                 Some(json!({ "taskId": task.id, "field": field })),
             ));

@@ -152,14 +152,15 @@ impl ParkedCalls {
     }
 
     /// Starts `call` detached, its questions answered through MRTR rounds; the first ones are
-    /// answered with `replay` (a call made again from another process's state).
+    /// answered with `replay` (a call made again from another process's state), and a question
+    /// whose key `offered` holds (input responses sent with the call) with that response.
     pub(crate) fn start(
         self: &Arc<Self>,
         dispatcher: &Arc<Dispatcher>,
         call: Call,
         (limits, grace): (InputLimits, std::time::Duration),
         quota: TaskSlot,
-        replay: Vec<Answer>,
+        (replay, offered): (Vec<Answer>, InputResponses),
     ) -> DetachedCall {
         let record = Arc::new(Record {
             arguments: call.arguments.clone(),
@@ -179,6 +180,7 @@ impl ParkedCalls {
             cancel: cancel.clone(),
             record: Arc::clone(&record),
             replay: Mutex::new(replay.into()),
+            offered: Mutex::new(offered),
         };
         let call_id = new_id();
         let context = call
@@ -273,7 +275,7 @@ impl ParkedCalls {
             .ok_or(ResumeError::Forged)?;
         let id = sealed.question.id.clone();
         let answer = responses
-            .and_then(|mut responses| responses.remove(&id))
+            .and_then(|mut responses| responses.remove(sealed.question.key()))
             .and_then(|response| Form::new(&sealed.question).answer_value(response));
         if sealed.origin != self.origin {
             return Ok(match answer {
@@ -348,6 +350,9 @@ struct MrtrAsker {
     record: Arc<Record>,
     /// Answers given before, for a call made again: handed out before anything is asked.
     replay: Mutex<VecDeque<Answer>>,
+    /// Responses the client sent with the call, by input request key; each answers the first
+    /// question asked under its key (unusable ones are ignored, and the question is asked).
+    offered: Mutex<InputResponses>,
 }
 
 impl MrtrAsker {
@@ -357,7 +362,15 @@ impl MrtrAsker {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop_front();
-        let answer = match replayed {
+        let offered = || {
+            let response = self
+                .offered
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(question.key())?;
+            Form::new(question).answer_value(response)
+        };
+        let answer = match replayed.or_else(offered) {
             Some(answer) => answer,
             None => self.ask_client(question).await?,
         };
@@ -427,6 +440,7 @@ mod tests {
                 answers: Mutex::new(Vec::new()),
             }),
             replay: Mutex::new(VecDeque::new()),
+            offered: Mutex::default(),
         };
         (asker, receiver)
     }

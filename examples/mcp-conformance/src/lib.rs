@@ -314,3 +314,52 @@ async fn test_sampling(
         .await?;
     Ok(format!("LLM response: {}", sampled.text))
 }
+
+/// What `test_input_required_result_elicitation` asks for.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// Ask for the user's name in an input-required round (2026-07-28), under the key `user_name`.
+#[skill(agent = Conformance)]
+async fn test_input_required_result_elicitation(ctx: TaskContext) -> Result<String, SkillError> {
+    let answer: Name = ctx.ask_named("user_name", "What is your name?").await?;
+    Ok(format!("Hello, {}!", answer.name))
+}
+
+/// The same, for the tampered-state scenario (a retry with an altered requestState).
+#[skill(agent = Conformance)]
+async fn test_input_required_result_tampered_state(ctx: TaskContext) -> Result<String, SkillError> {
+    let answer: Name = ctx.ask_named("user_name", "What is your name?").await?;
+    Ok(format!("Hello, {}!", answer.name))
+}
+
+/// What `test_input_required_result_request_state` asks for.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Confirmation {
+    ok: bool,
+}
+
+/// Ask for a confirmation; the sealed requestState carries the call to the next round.
+#[skill(agent = Conformance)]
+async fn test_input_required_result_request_state(ctx: TaskContext) -> Result<String, SkillError> {
+    let answer: Confirmation = ctx.ask_named("confirm", "Please confirm").await?;
+    Ok(format!("state-ok: confirmed={}", answer.ok))
+}
+
+/// What step 2 of `test_input_required_result_multi_round` asks for.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Color {
+    color: String,
+}
+
+/// Ask two questions, one round each.
+#[skill(agent = Conformance)]
+async fn test_input_required_result_multi_round(ctx: TaskContext) -> Result<String, SkillError> {
+    let name: Name = ctx.ask_named("step1", "Step 1: What is your name?").await?;
+    let color: Color = ctx
+        .ask_named("step2", "Step 2: What is your favorite color?")
+        .await?;
+    Ok(format!("{} likes {}", name.name, color.color))
+}
