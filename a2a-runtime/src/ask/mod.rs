@@ -10,6 +10,6 @@ mod sampling;
 pub use error::AskError;
 pub(crate) use limits::InputLimits;
 pub(crate) use question::{
-    Answer, Asker, Question, QuestionKind, roots_unsupported, sampling_unsupported,
+    Answer, Asker, ClientRequest, Question, QuestionKind, roots_unsupported, sampling_unsupported,
 };
 pub use sampling::{Root, Sampled, Sampling};

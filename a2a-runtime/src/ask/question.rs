@@ -60,6 +60,29 @@ pub(crate) struct Question {
     /// request instead of the id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) key: Option<String>,
+    /// What is asked of the client: an answer (the default), or, from an MCP client, a
+    /// completion of its model or its roots.
+    #[serde(default, skip_serializing_if = "ClientRequest::is_answer")]
+    pub(crate) request: ClientRequest,
+}
+
+/// What a question asks the client for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum ClientRequest {
+    /// An answer to the prompt (an A2A message, an MCP form).
+    #[default]
+    Answer,
+    /// A completion of the client's model: the MCP `sampling/createMessage` params.
+    Sampling(Value),
+    /// The roots the client shares (MCP `roots/list`).
+    Roots,
+}
+
+impl ClientRequest {
+    fn is_answer(&self) -> bool {
+        matches!(self, Self::Answer)
+    }
 }
 
 /// What came back. Input answers are kept in a task's checkpoint, to be replayed after a restart.
@@ -127,6 +150,7 @@ impl Question {
             schema: Some(schema),
             problem: None,
             key: None,
+            request: ClientRequest::Answer,
         }
     }
 
@@ -144,6 +168,7 @@ impl Question {
             schema: None,
             problem: None,
             key: None,
+            request: ClientRequest::Answer,
         }
     }
 

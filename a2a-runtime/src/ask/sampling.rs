@@ -8,6 +8,7 @@ use crate::content::{PromptContent, PromptMessage};
 /// A request to the caller's model: the conversation so far and how long the answer may be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sampling {
+    pub(crate) key: Option<String>,
     pub(crate) messages: Vec<PromptMessage>,
     pub(crate) max_tokens: u32,
     pub(crate) system_prompt: Option<String>,
@@ -18,6 +19,7 @@ impl Sampling {
     /// One user message, answered in at most 1 000 tokens.
     pub fn new(prompt: impl Into<String>) -> Self {
         Self {
+            key: None,
             messages: vec![PromptMessage::user_text(prompt)],
             max_tokens: 1_000,
             system_prompt: None,
@@ -31,6 +33,14 @@ impl Sampling {
             messages,
             ..Self::new("")
         }
+    }
+
+    /// A name for the request: the key of its MCP input request (2026-07-28), as with
+    /// [`ask_named`](crate::TaskContext::ask_named).
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.key = Some(name.into()).filter(|n: &String| !n.is_empty());
+        self
     }
 
     /// The most tokens the answer may have.

@@ -11,8 +11,8 @@ use rmcp::service::{Peer, ServiceError};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use rmcp::model::{
-    ClientCapabilities, CreateMessageRequestParams, Role, SamplingMessage,
-    SamplingMessageContentBlock,
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Role,
+    SamplingMessage, SamplingMessageContentBlock,
 };
 
 use super::elicit::Form;
@@ -22,6 +22,29 @@ use crate::ask::{
 };
 use crate::content::{PromptContent, PromptMessage, PromptRole, ResourceBody};
 use crate::util::BoxFuture;
+
+/// What a client declared it can be asked: forms, its model, its roots.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Abilities {
+    pub(crate) forms: bool,
+    pub(crate) sampling: bool,
+    pub(crate) roots: bool,
+}
+
+impl Abilities {
+    pub(crate) fn of(capabilities: Option<&ClientCapabilities>) -> Self {
+        Self {
+            forms: super::elicit::supports_forms(capabilities),
+            sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
+            roots: capabilities.is_some_and(|c| c.roots.is_some()),
+        }
+    }
+
+    /// Whether the client can be asked anything at all.
+    pub(crate) fn any(self) -> bool {
+        self.forms || self.sampling || self.roots
+    }
+}
 
 /// Asks a legacy-session client while the call stays open: questions with
 /// `elicitation/create` (when it declared forms), its model with `sampling/createMessage` (when
@@ -58,14 +81,7 @@ impl ElicitAsker {
             ));
         }
         match tokio::time::timeout(self.limits.timeout(), self.peer.list_roots()).await {
-            Ok(Ok(listed)) => Ok(listed
-                .roots
-                .into_iter()
-                .map(|root| Root {
-                    uri: root.uri,
-                    name: root.name,
-                })
-                .collect()),
+            Ok(Ok(listed)) => Ok(roots_of(listed)),
             Ok(Err(error)) => Err(roots_unsupported(&format!(
                 "the client did not answer roots/list: {error}"
             ))),
@@ -80,23 +96,10 @@ impl ElicitAsker {
                 "the MCP client did not declare the sampling capability",
             ));
         }
-        let messages = request.messages.iter().map(sampling_message).collect();
-        let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
-        params.system_prompt.clone_from(&request.system_prompt);
-        params.temperature = request.temperature;
+        let params = create_message_params(request);
         let sampled = tokio::time::timeout(self.limits.timeout(), self.peer.create_message(params));
         match sampled.await {
-            Ok(Ok(result)) => Ok(Sampled {
-                text: result
-                    .message
-                    .content
-                    .first()
-                    .and_then(|c| c.as_text())
-                    .map(|t| t.text.clone())
-                    .unwrap_or_default(),
-                model: result.model,
-                stop_reason: result.stop_reason,
-            }),
+            Ok(Ok(result)) => Ok(sampled_of(result)),
             Ok(Err(error)) => Err(sampling_unsupported(
                 request,
                 &format!("the client did not complete the sampling request: {error}"),
@@ -142,6 +145,42 @@ impl Asker for ElicitAsker {
     fn roots(&self) -> BoxFuture<'_, Result<Vec<Root>, AskError>> {
         Box::pin(self.list_roots())
     }
+}
+
+/// The `sampling/createMessage` params of a request.
+pub(crate) fn create_message_params(request: &Sampling) -> CreateMessageRequestParams {
+    let messages = request.messages.iter().map(sampling_message).collect();
+    let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
+    params.system_prompt.clone_from(&request.system_prompt);
+    params.temperature = request.temperature;
+    params
+}
+
+/// What the client's model answered.
+pub(crate) fn sampled_of(result: CreateMessageResult) -> Sampled {
+    Sampled {
+        text: result
+            .message
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .unwrap_or_default(),
+        model: result.model,
+        stop_reason: result.stop_reason,
+    }
+}
+
+/// The roots of a `roots/list` answer.
+pub(crate) fn roots_of(listed: ListRootsResult) -> Vec<Root> {
+    listed
+        .roots
+        .into_iter()
+        .map(|root| Root {
+            uri: root.uri,
+            name: root.name,
+        })
+        .collect()
 }
 
 /// An image or audio block (built from its wire form: rmcp's structs are non-exhaustive).

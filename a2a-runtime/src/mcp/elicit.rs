@@ -1,17 +1,19 @@
 //! A skill's question as an MCP elicitation form, and the client's elicitation result as an
 //! answer. Forms are flat objects of primitive properties, so an answer type that is not such an
 //! object is asked for as one `answer` property: typed when it is a primitive or an enum, as
-//! JSON text otherwise.
+//! JSON text otherwise. Questions for the client's model or roots become those input requests.
+#![allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); see `asking.rs`.
 
 use std::collections::BTreeMap;
 
 use rmcp::model::{
-    ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, InputRequest, InputRequests, JsonObject, PrimitiveSchemaDefinition,
+    ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest,
+    InputRequests, JsonObject, ListRootsRequest, ListRootsResult, PrimitiveSchemaDefinition,
 };
 use serde_json::{Value, json};
 
-use crate::ask::{Answer, Question};
+use crate::ask::{Answer, ClientRequest, Question};
 
 /// The property that carries an answer that is not itself an object.
 const ANSWER: &str = "answer";
@@ -68,8 +70,34 @@ impl Form {
 
 /// The question as the one input request of an input-required result or task, keyed by its id.
 pub(crate) fn input_requests(question: &Question) -> InputRequests {
-    let request = InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params));
+    let request = match &question.request {
+        ClientRequest::Answer => {
+            InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params))
+        }
+        ClientRequest::Sampling(params) => match serde_json::from_value(params.clone()) {
+            Ok(params) => InputRequest::CreateMessage(CreateMessageRequest::new(params)),
+            // Made from typed params by this server; unreachable in practice.
+            Err(_) => InputRequest::ListRoots(ListRootsRequest::default()),
+        },
+        ClientRequest::Roots => InputRequest::ListRoots(ListRootsRequest::default()),
+    };
     BTreeMap::from([(question.key().to_owned(), request)])
+}
+
+/// The client's response to `question`'s input request as an answer; `None` if it is not one
+/// (a form result, a model completion, a roots list, as the question asked).
+pub(crate) fn answer_of(question: &Question, response: Value) -> Option<Answer> {
+    match &question.request {
+        ClientRequest::Answer => Form::new(question).answer_value(response),
+        ClientRequest::Sampling(_) => {
+            serde_json::from_value::<CreateMessageResult>(response.clone())
+                .ok()
+                .map(|_| Answer::Value(response))
+        }
+        ClientRequest::Roots => serde_json::from_value::<ListRootsResult>(response.clone())
+            .ok()
+            .map(|_| Answer::Value(response)),
+    }
 }
 
 /// Whether the client can answer form elicitations.

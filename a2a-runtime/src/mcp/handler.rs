@@ -23,9 +23,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use super::asking::ElicitAsker;
+use super::asking::{Abilities, ElicitAsker};
 use super::content;
-use super::elicit::{Form, input_requests, supports_forms};
+use super::elicit::{answer_of, input_requests};
 use super::error::{busy, forbidden, task_error};
 use super::logging::{McpLogSink, SessionLevel};
 use super::parked::{CallEvent, DetachedCall, ParkedCalls, Resumed};
@@ -146,7 +146,7 @@ impl McpHandler {
         // Every call counts against its caller's quota while it runs, as an A2A task does.
         let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
         let capabilities = context.client_capabilities();
-        let forms = supports_forms(capabilities.as_ref());
+        let abilities = Abilities::of(capabilities.as_ref());
         // Protocol 2026-07-28 has no server-to-client requests: questions go back as
         // input-required results, and the call waits detached between rounds.
         let stateless = context
@@ -161,13 +161,14 @@ impl McpHandler {
         }
         let limits = self.app.manager.input_limits().clone();
         let grace = self.app.manager.cancel_grace();
-        if stateless && forms {
+        if stateless && abilities.any() {
             let call = self.parked.start(
                 &self.app.dispatcher,
                 call,
                 (limits, grace),
                 quota,
                 (Vec::new(), offered),
+                abilities,
             );
             return Ok(self.drive(call, &context).await);
         }
@@ -316,12 +317,14 @@ impl McpHandler {
         let quota = self.app.quotas.start_task(caller).map_err(busy)?;
         let limits = self.app.manager.input_limits().clone();
         let grace = self.app.manager.cancel_grace();
+        let abilities = Abilities::of(context.client_capabilities().as_ref());
         let call = self.parked.start(
             &self.app.dispatcher,
             call,
             (limits, grace),
             quota,
             (answers, InputResponses::new()),
+            abilities,
         );
         Ok(self.drive(call, context).await)
     }
@@ -694,14 +697,12 @@ impl ServerHandler for McpHandler {
                 Some(json!({ "taskId": task.id, "field": field })),
             ));
         };
-        let answer = Form::new(&question)
-            .answer_value(response.clone())
-            .ok_or_else(|| {
-                McpError::invalid_params(
-                    format!("{field}: not an elicitation result (action, content)"),
-                    Some(json!({ "taskId": task.id, "field": field })),
-                )
-            })?;
+        let answer = answer_of(&question, response.clone()).ok_or_else(|| {
+            McpError::invalid_params(
+                format!("{field}: not a response to that input request"),
+                Some(json!({ "taskId": task.id, "field": field })),
+            )
+        })?;
         let caller = caller_of(&context);
         self.app
             .manager

@@ -21,10 +21,18 @@ use rmcp::model::{InputRequiredResult, InputResponses, RequestStateCodec, SealOp
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::asking::auth_unsupported;
-use super::elicit::{Form, input_requests};
+#[allow(deprecated)] // Sampling and roots: see `asking.rs`.
+use rmcp::model::{CreateMessageResult, ListRootsResult};
+
+use super::asking::{
+    Abilities, NoAnswers, auth_unsupported, create_message_params, roots_of, sampled_of,
+};
+use super::elicit::{answer_of, input_requests};
 use super::updates::{ArtifactCollector, ProgressRelay};
-use crate::ask::{Answer, AskError, Asker, InputLimits, Question, QuestionKind};
+use crate::ask::{
+    Answer, AskError, Asker, ClientRequest, InputLimits, Question, QuestionKind, Root, Sampled,
+    Sampling, roots_unsupported, sampling_unsupported,
+};
 use crate::call::SkillResult;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
@@ -161,6 +169,7 @@ impl ParkedCalls {
         (limits, grace): (InputLimits, std::time::Duration),
         quota: TaskSlot,
         (replay, offered): (Vec<Answer>, InputResponses),
+        abilities: Abilities,
     ) -> DetachedCall {
         let record = Arc::new(Record {
             arguments: call.arguments.clone(),
@@ -181,6 +190,7 @@ impl ParkedCalls {
             record: Arc::clone(&record),
             replay: Mutex::new(replay.into()),
             offered: Mutex::new(offered),
+            abilities,
         };
         let call_id = new_id();
         let context = call
@@ -276,7 +286,7 @@ impl ParkedCalls {
         let id = sealed.question.id.clone();
         let answer = responses
             .and_then(|mut responses| responses.remove(sealed.question.key()))
-            .and_then(|response| Form::new(&sealed.question).answer_value(response));
+            .and_then(|response| answer_of(&sealed.question, response));
         if sealed.origin != self.origin {
             return Ok(match answer {
                 None => Resumed::Unanswered(sealed.question),
@@ -353,6 +363,8 @@ struct MrtrAsker {
     /// Responses the client sent with the call, by input request key; each answers the first
     /// question asked under its key (unusable ones are ignored, and the question is asked).
     offered: Mutex<InputResponses>,
+    /// What the client may be asked.
+    abilities: Abilities,
 }
 
 impl MrtrAsker {
@@ -368,7 +380,7 @@ impl MrtrAsker {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(question.key())?;
-            Form::new(question).answer_value(response)
+            answer_of(question, response)
         };
         let answer = match replayed.or_else(offered) {
             Some(answer) => answer,
@@ -412,9 +424,69 @@ impl MrtrAsker {
     }
 }
 
+impl MrtrAsker {
+    /// A question for the client's model or roots, answered like any other.
+    fn request(prompt: String, key: Option<String>, request: ClientRequest) -> Question {
+        Question {
+            key,
+            request,
+            ..Question::input(prompt, Value::Null)
+        }
+    }
+}
+
+#[allow(deprecated)] // Sampling and roots: see `asking.rs`.
 impl Asker for MrtrAsker {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
-        Box::pin(self.wait(question))
+        if self.abilities.forms || question.kind == QuestionKind::Auth {
+            Box::pin(self.wait(question))
+        } else {
+            NoAnswers.ask(question)
+        }
+    }
+
+    fn sample<'a>(&'a self, request: &'a Sampling) -> BoxFuture<'a, Result<Sampled, AskError>> {
+        Box::pin(async move {
+            if !self.abilities.sampling {
+                return Err(sampling_unsupported(
+                    request,
+                    "the MCP client did not declare the sampling capability",
+                ));
+            }
+            let params = serde_json::to_value(create_message_params(request))
+                .map_err(|e| sampling_unsupported(request, &e.to_string()))?;
+            let question = Self::request(
+                request.summary(),
+                request.key.clone(),
+                ClientRequest::Sampling(params),
+            );
+            match self.wait(&question).await? {
+                Answer::Value(value) => serde_json::from_value::<CreateMessageResult>(value)
+                    .map(sampled_of)
+                    .map_err(|e| sampling_unsupported(request, &e.to_string())),
+                _ => Err(sampling_unsupported(
+                    request,
+                    "the client sent no completion",
+                )),
+            }
+        })
+    }
+
+    fn roots(&self) -> BoxFuture<'_, Result<Vec<Root>, AskError>> {
+        Box::pin(async move {
+            if !self.abilities.roots {
+                return Err(roots_unsupported(
+                    "the MCP client did not declare the roots capability",
+                ));
+            }
+            let question = Self::request("roots/list".into(), None, ClientRequest::Roots);
+            match self.wait(&question).await? {
+                Answer::Value(value) => serde_json::from_value::<ListRootsResult>(value)
+                    .map(roots_of)
+                    .map_err(|e| roots_unsupported(&e.to_string())),
+                _ => Err(roots_unsupported("the client sent no roots")),
+            }
+        })
     }
 }
 
@@ -441,6 +513,11 @@ mod tests {
             }),
             replay: Mutex::new(VecDeque::new()),
             offered: Mutex::default(),
+            abilities: Abilities {
+                forms: true,
+                sampling: false,
+                roots: false,
+            },
         };
         (asker, receiver)
     }

@@ -363,3 +363,42 @@ async fn test_input_required_result_multi_round(ctx: TaskContext) -> Result<Stri
         .await?;
     Ok(format!("{} likes {}", name.name, color.color))
 }
+
+/// Ask the client's model a question in an input-required round (2026-07-28).
+#[skill(agent = Conformance)]
+async fn test_input_required_result_sampling(ctx: TaskContext) -> Result<String, SkillError> {
+    let sampled = ctx
+        .sample(
+            a2a_runtime::Sampling::new("What is the capital of France?")
+                .named("capital_question")
+                .max_tokens(100),
+        )
+        .await?;
+    Ok(format!("LLM response: {}", sampled.text))
+}
+
+/// Ask the client for its roots in an input-required round (2026-07-28).
+#[skill(agent = Conformance)]
+async fn test_input_required_result_list_roots(ctx: TaskContext) -> Result<String, SkillError> {
+    let roots = ctx.roots().await?;
+    let listed: Vec<String> = roots.iter().map(|root| root.uri.clone()).collect();
+    Ok(format!("Roots: {}", listed.join(", ")))
+}
+
+/// Ask only what the client declared it can answer: a form if it takes forms, else its model.
+#[skill(agent = Conformance)]
+async fn test_input_required_result_capabilities(ctx: TaskContext) -> Result<String, SkillError> {
+    match ctx
+        .ask_named::<Name>("user_name", "What is your name?")
+        .await
+    {
+        Ok(answer) => Ok(format!("Hello, {}!", answer.name)),
+        Err(a2a_runtime::AskError::Unsupported { .. }) => {
+            let sampled = ctx
+                .sample(a2a_runtime::Sampling::new("Suggest a name").named("name_suggestion"))
+                .await?;
+            Ok(format!("Suggested: {}", sampled.text))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
