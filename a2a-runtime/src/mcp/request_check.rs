@@ -74,7 +74,7 @@ pub(crate) async fn check_request(
             );
         }
     };
-    let message = match checked(&bytes) {
+    let message = match checked(&bytes, &parts.headers) {
         Ok(message) => message,
         Err(refusal) => return *refusal,
     };
@@ -105,7 +105,7 @@ pub(crate) async fn check_request(
 }
 
 /// The body as JSON, or why it is refused.
-fn checked(bytes: &Bytes) -> Result<Value, Box<Response>> {
+fn checked(bytes: &Bytes, headers: &axum::http::HeaderMap) -> Result<Value, Box<Response>> {
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(error) => {
@@ -120,6 +120,17 @@ fn checked(bytes: &Bytes) -> Result<Value, Box<Response>> {
     };
     let id = value.get("id").cloned().unwrap_or(Value::Null);
     let method = value.get("method").and_then(Value::as_str);
+    // Protocol 2026-07-28 has no handshake (SEP-2575): `initialize` is a method it does not
+    // have, as any other unknown method.
+    if method == Some("initialize") && modern(headers, &value) {
+        return Err(Box::new(failure(
+            StatusCode::NOT_FOUND,
+            &id,
+            code::METHOD_NOT_FOUND,
+            "`initialize` is not part of protocol 2026-07-28, which needs no handshake; send \
+             requests directly, or use MCP-Protocol-Version 2025-11-25 for a session",
+        )));
+    }
     if let Some((method, check)) = TYPED_METHODS.iter().find(|(m, _)| Some(*m) == method)
         && value.get("id").is_some()
     {
@@ -150,6 +161,20 @@ fn checked(bytes: &Bytes) -> Result<Value, Box<Response>> {
         )));
     }
     Ok(value)
+}
+
+/// Whether the request names protocol 2026-07-28 or later, in `MCP-Protocol-Version` or in
+/// its `_meta` (a 2025 `initialize` names its version in `params.protocolVersion` instead).
+fn modern(headers: &axum::http::HeaderMap, message: &Value) -> bool {
+    let header = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok());
+    let meta = message
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str);
+    header
+        .or(meta)
+        .is_some_and(|version| version >= "2026-07-28")
 }
 
 /// `jsonrpc: "2.0"`, a string or integer `id`, and `params` absent or an object.
@@ -212,7 +237,8 @@ mod tests {
     use super::*;
 
     fn error_of(body: &str) -> (StatusCode, Value) {
-        let response = checked(&Bytes::from(body.to_owned())).expect_err("refused");
+        let response = checked(&Bytes::from(body.to_owned()), &axum::http::HeaderMap::new())
+            .expect_err("refused");
         let status = response.status();
         let body = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 20))
             .expect("body");
@@ -248,8 +274,18 @@ mod tests {
     #[test]
     fn well_formed_requests_pass() {
         let ok = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#;
-        assert!(checked(&Bytes::from(ok)).is_ok());
+        assert!(checked(&Bytes::from(ok), &axum::http::HeaderMap::new()).is_ok());
         let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-        assert!(checked(&Bytes::from(ping)).is_ok());
+        assert!(checked(&Bytes::from(ping), &axum::http::HeaderMap::new()).is_ok());
+    }
+
+    #[test]
+    fn initialize_in_the_stateless_revision_is_an_unknown_method() {
+        let init = r#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let response =
+            checked(&Bytes::from(init), &axum::http::HeaderMap::new()).expect_err("refused");
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert!(checked(&Bytes::from(legacy), &axum::http::HeaderMap::new()).is_ok());
     }
 }

@@ -402,3 +402,18 @@ async fn test_input_required_result_capabilities(ctx: TaskContext) -> Result<Str
         Err(error) => Err(error.into()),
     }
 }
+
+/// Log a message at info level (the suite checks nothing is sent without a requested level).
+#[skill(agent = Conformance)]
+async fn test_logging_tool() -> String {
+    a2a_runtime::tracing::info!("Logging tool called");
+    "Logged".into()
+}
+
+/// Ask a question while the call's response stream is open (2026-07-28: an input-required
+/// result, never a request of the server's own on the stream).
+#[skill(agent = Conformance)]
+async fn test_streaming_elicitation(ctx: TaskContext) -> Result<String, SkillError> {
+    let answer: Name = ctx.ask_named("user_name", "What is your name?").await?;
+    Ok(format!("Hello, {}!", answer.name))
+}
