@@ -355,6 +355,9 @@ impl A2aService {
             return Ok(Accepted { task, start: None });
         }
         let route = route::route(self.registry(), &message)?;
+        // A direct reply needs a skill that may give one and a dialect that can carry it; until
+        // the skill shows a task, there is none to store.
+        let reply = request.message_reply && route.skill.descriptor.replies();
         // Authorized before any work, and before the caller's quota is touched.
         let call = Call::new(
             route.skill,
@@ -365,13 +368,6 @@ impl A2aService {
             caller.trace().cloned(),
         )?;
         let slot = self.quotas.start_task(caller)?;
-        // A direct reply needs a skill that may give one and a dialect that can carry it; until
-        // the skill shows a task, there is none to store.
-        let reply = request.message_reply
-            && self
-                .registry()
-                .get(call.skill)
-                .is_some_and(|skill| skill.descriptor.replies());
         let task = self
             .manager
             .create(&call, slot, store_now && !reply, push_configs)

@@ -95,8 +95,11 @@ pub(crate) async fn read(
     Err(not_found(uri))
 }
 
-fn artifact_template() -> crate::content::UriTemplate {
-    crate::content::UriTemplate::parse(ARTIFACT_TEMPLATE)
+/// The task-artifact template, parsed once.
+fn artifact_template() -> &'static crate::content::UriTemplate {
+    static TEMPLATE: std::sync::LazyLock<crate::content::UriTemplate> =
+        std::sync::LazyLock::new(|| crate::content::UriTemplate::parse(ARTIFACT_TEMPLATE));
+    &TEMPLATE
 }
 
 fn not_found(uri: &str) -> McpError {

@@ -116,10 +116,7 @@ impl TaskHandle {
     /// Waits until the skill replied directly (`Some`) or showed a task (`None`; at once for
     /// a task that never expected a reply).
     pub(crate) async fn reply(&self) -> Option<Arc<Message>> {
-        match self.live.decided().await {
-            Shape::Reply(message) => Some(message),
-            Shape::Task | Shape::Undecided => None,
-        }
+        self.replies()?.await
     }
 
     /// For an undecided task, the same wait as [`reply`](Self::reply), owned; `None` for a
