@@ -1,6 +1,9 @@
-//! `ctx.sample` and `ctx.roots`: only an MCP client that declared sampling (roots) can answer,
-//! which the official Python client does here (and the suite's `tools-call-sampling` scenario
-//! with the TypeScript one); every other caller gets an error naming what was asked and why.
+//! `ctx.sample`, `ctx.roots` and `ctx.ask_all`: only an MCP client that declared sampling
+//! (roots) can answer, which the official Python client does here in both eras (and the suite's
+//! sampling scenarios with the TypeScript one); every other caller gets an error naming what was
+//! asked and why. A set of questions is one input-required round on protocol 2026-07-28 (for a
+//! tool and for a prompt), one request after another on a 2025 session, and one
+//! `INPUT_REQUIRED` state per question over A2A.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -36,6 +39,59 @@ pub async fn workspace(ctx: TaskContext) -> Result<String, SkillError> {
         .map(|root| format!("{}: {}", root.name.as_deref().unwrap_or("-"), root.uri))
         .collect::<Vec<_>>()
         .join("\n"))
+}
+
+/// Who a poem is for, asked beside the subject.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Reader {
+    /// The reader's name.
+    name: String,
+}
+
+/// Dedicate a poem: asks for the reader, a line from the caller's model and the caller's
+/// roots, all at once.
+#[skill(agent = Poet)]
+pub async fn dedication(ctx: TaskContext) -> Result<String, SkillError> {
+    let (reader, line, roots) = ctx
+        .ask_all((
+            Input::<Reader>::new("Who is the poem for?").named("reader"),
+            Sampling::new("One line of verse").named("verse"),
+            ListRoots::new().named("roots"),
+        ))
+        .await?;
+    Ok(format!(
+        "For {}: {} ({} roots)",
+        reader.name,
+        line.text,
+        roots.len()
+    ))
+}
+
+/// Sign a guest book: two typed questions in one set.
+#[skill(agent = Poet)]
+pub async fn guest_book(ctx: TaskContext) -> Result<String, SkillError> {
+    let (name, visits) = ctx
+        .ask_all((
+            Input::<String>::new("Your name?").named("name"),
+            Input::<u32>::new("How many visits?").named("visits"),
+        ))
+        .await?;
+    Ok(format!("{name} has visited {visits} times"))
+}
+
+/// A poem prompt that asks for its reader and a line from the caller's model first.
+#[prompt(agent = Poet)]
+pub async fn poem_for(ctx: PromptContext) -> Result<String, SkillError> {
+    let (reader, line) = ctx
+        .ask_all((
+            Input::<Reader>::new("Who is the poem for?").named("reader"),
+            Sampling::new("One line of verse").named("verse"),
+        ))
+        .await?;
+    Ok(format!(
+        "Write a poem for {} that opens with: {}",
+        reader.name, line.text
+    ))
 }
 
 #[tokio::test]
@@ -112,5 +168,127 @@ async fn an_mcp_client_without_sampling_gets_a_tool_error_naming_it() {
     assert!(
         text.contains("did not declare the sampling capability"),
         "{text}"
+    );
+}
+
+#[tokio::test]
+async fn an_a2a_caller_answers_a_set_of_questions_one_state_at_a_time() {
+    let server = start(Poet.server()).await;
+    let first = server
+        .send(
+            json!([{"text": "sign"}]),
+            json!({"skill": "guest_book"}),
+            json!({}),
+        )
+        .await;
+    let task = &first["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{first}"
+    );
+    assert_eq!(task["status"]["message"]["parts"][0]["text"], "Your name?");
+    let answer = |text: &str| {
+        json!({"message": {
+            "messageId": format!("answer-{text}"),
+            "role": "ROLE_USER",
+            "taskId": task["id"],
+            "parts": [{"text": text}],
+        }})
+    };
+    let second = server.rpc("SendMessage", answer("Ada")).await;
+    let status = &second["result"]["task"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_INPUT_REQUIRED", "{second}");
+    assert_eq!(status["message"]["parts"][0]["text"], "How many visits?");
+    // An unreadable answer is asked for again; the name is kept.
+    let wrong = server.rpc("SendMessage", answer("many")).await;
+    let status = &wrong["result"]["task"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_INPUT_REQUIRED", "{wrong}");
+    let again = status["message"]["parts"][0]["text"].as_str().unwrap();
+    assert!(again.starts_with("Could not use that answer"), "{again}");
+    let done = server.rpc("SendMessage", answer("3")).await;
+    let task = &done["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    assert_eq!(
+        task["artifacts"][0]["parts"][0]["text"],
+        "Ada has visited 3 times"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_that_answers_part_of_a_set_is_asked_only_the_rest() {
+    let server = start(Poet.server()).await;
+    let forms = json!({"elicitation": {"form": {}}});
+    let (_, body) = server
+        .mcp_modern(
+            "tools/call",
+            json!({"name": "guest_book", "arguments": {}}),
+            forms.clone(),
+        )
+        .await;
+    let first = a2a_tests::response_from(&body);
+    let requests = first["result"]["inputRequests"].as_object().unwrap();
+    let mut keys: Vec<&String> = requests.keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["name", "visits"], "{first}");
+    let accept =
+        |value: serde_json::Value| json!({"action": "accept", "content": {"answer": value}});
+    let (_, body) = server
+        .mcp_modern(
+            "tools/call",
+            json!({
+                "name": "guest_book",
+                "arguments": {},
+                "requestState": first["result"]["requestState"],
+                "inputResponses": {"name": accept(json!("Grace"))},
+            }),
+            forms.clone(),
+        )
+        .await;
+    let partial = a2a_tests::response_from(&body);
+    let requests = partial["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["visits"], "{partial}");
+    let (_, body) = server
+        .mcp_modern(
+            "tools/call",
+            json!({
+                "name": "guest_book",
+                "arguments": {},
+                "requestState": partial["result"]["requestState"],
+                "inputResponses": {"visits": accept(json!(2))},
+            }),
+            forms,
+        )
+        .await;
+    let done = a2a_tests::response_from(&body);
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Grace has visited 2 times",
+        "{done}"
+    );
+}
+
+/// Asks two questions under one name, which cannot be told apart.
+#[skill(agent = Poet)]
+pub async fn twins(ctx: TaskContext) -> Result<String, SkillError> {
+    let (a, b) = ctx
+        .ask_all((
+            Input::<String>::new("First?").named("same"),
+            Input::<String>::new("Second?").named("same"),
+        ))
+        .await?;
+    Ok(a + &b)
+}
+
+#[tokio::test]
+async fn two_questions_with_one_name_are_refused_before_anything_is_asked() {
+    let server = start(Poet.server()).await;
+    let answered = server
+        .send(json!([{"text": "x"}]), json!({"skill": "twins"}), json!({}))
+        .await;
+    let status = &answered["result"]["task"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_FAILED", "{answered}");
+    let reason = status["message"]["parts"][0]["text"].as_str().unwrap();
+    assert!(
+        reason.contains("two questions are named \"same\""),
+        "{reason}"
     );
 }

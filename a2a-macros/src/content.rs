@@ -14,7 +14,7 @@ use crate::types::last_segment;
 use crate::{args, check, codegen, docs};
 
 /// Parameter types the runtime injects into resources and prompts, by last path segment.
-const INJECTED: &[&str] = &["State", "Caller"];
+const INJECTED: &[&str] = &["State", "Caller", "PromptContext"];
 
 /// `#[resource(...)]`.
 #[derive(Debug, FromMeta)]

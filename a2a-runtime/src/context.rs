@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use crate::ask::{Answer, AskError, Asker, Question, Root, Sampled, Sampling};
+use crate::ask::{AskError, Asker, Asking, QuestionSet, Root, Sampled, Sampling};
 use crate::model::{Artifact, Message, Part, new_id};
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
@@ -269,8 +269,7 @@ impl TaskContext {
     where
         T: DeserializeOwned + JsonSchema,
     {
-        self.ask_question(Question::input(prompt.into(), crate::schema::answer::<T>()))
-            .await
+        self.asking().input(None, prompt.into()).await
     }
 
     /// [`ask`](Self::ask), with a name for the question: MCP clients (2026-07-28 input
@@ -288,27 +287,37 @@ impl TaskContext {
     where
         T: DeserializeOwned + JsonSchema,
     {
-        let mut question = Question::input(prompt.into(), crate::schema::answer::<T>());
-        question.key = Some(name.into()).filter(|name: &String| !name.is_empty());
-        self.ask_question(question).await
+        self.asking().input(Some(name.into()), prompt.into()).await
     }
 
-    async fn ask_question<T>(&self, mut question: Question) -> Result<T, AskError>
-    where
-        T: DeserializeOwned + JsonSchema,
-    {
-        loop {
-            let answer = self.put(&question).await?;
-            if matches!(answer, Answer::Declined) {
-                return Err(AskError::Declined {
-                    prompt: question.prompt,
-                });
-            }
-            match question.read::<T>(answer) {
-                Ok(value) => return Ok(value),
-                Err(problem) => question = question.again(problem),
-            }
-        }
+    /// Asks several things at once and waits for all the answers: a tuple of [`Input`]
+    /// questions, [`Sampling`] requests and [`ListRoots`], answered with the tuple of their
+    /// outputs (or a `Vec` of items of one kind, answered with a `Vec`).
+    ///
+    /// ```ignore
+    /// let (name, greeting, roots) = ctx
+    ///     .ask_all((
+    ///         Input::<Name>::new("What is your name?").named("user_name"),
+    ///         Sampling::new("Generate a greeting").named("greeting"),
+    ///         ListRoots::new().named("client_roots"),
+    ///     ))
+    ///     .await?;
+    /// ```
+    ///
+    /// An MCP client on protocol 2026-07-28 gets every item in one input-required result (one
+    /// input request each) and answers them in one retry; a retry that leaves some unanswered
+    /// is asked for those again. Other callers get the items one after another: an A2A task
+    /// waits in `TASK_STATE_INPUT_REQUIRED` once per question. As with [`ask`](Self::ask), an
+    /// answer that is not of its item's type is asked for again, naming what was wrong, while
+    /// the usable answers are kept.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ask`](Self::ask), [`sample`](Self::sample) and [`roots`](Self::roots), for
+    /// whichever item fails first; two items with the same name are refused before anything
+    /// is asked.
+    pub async fn ask_all<S: QuestionSet>(&self, set: S) -> Result<S::Output, AskError> {
+        self.asking().ask_all(set).await
     }
 
     /// Pauses until the runtime is told that the authorization this call needs has been
@@ -328,14 +337,7 @@ impl TaskContext {
         &self,
         explanation: impl Into<String>,
     ) -> Result<serde_json::Value, AskError> {
-        let question = Question::auth(explanation.into());
-        match self.put(&question).await? {
-            Answer::Value(credential) => Ok(credential),
-            // Authorization is only granted through `Tasks::authorize`, with a value.
-            Answer::Message(_) | Answer::Declined => Err(AskError::Declined {
-                prompt: question.prompt,
-            }),
-        }
+        self.asking().require_auth(explanation.into()).await
     }
 
     /// The earlier messages of this conversation (its A2A `contextId`), oldest first and newest
@@ -363,21 +365,7 @@ impl TaskContext {
     ///
     /// No model to ask, the client refused or failed, or the call was canceled.
     pub async fn sample(&self, request: Sampling) -> Result<Sampled, AskError> {
-        let Some(asker) = &self.inner.asker else {
-            return Err(crate::ask::sampling_unsupported(
-                &request,
-                "the caller has no model to ask",
-            ));
-        };
-        if self.is_cancelled() {
-            return Err(AskError::Canceled {
-                prompt: request.summary(),
-            });
-        }
-        tokio::select! {
-            sampled = asker.sample(&request) => sampled,
-            () = self.cancelled() => Err(AskError::Canceled { prompt: request.summary() }),
-        }
+        self.asking().sample(request).await
     }
 
     /// The roots the caller shares (MCP roots: directories or files, usually `file://` URIs,
@@ -388,29 +376,12 @@ impl TaskContext {
     /// [`AskError::Unsupported`] unless the caller is an MCP client that declared the `roots`
     /// capability (on a 2025-era session); the client's failure to answer.
     pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
-        let Some(asker) = &self.inner.asker else {
-            return Err(crate::ask::roots_unsupported("the caller shares no roots"));
-        };
-        tokio::select! {
-            roots = asker.roots() => roots,
-            () = self.cancelled() => Err(AskError::Canceled { prompt: "roots/list".into() }),
-        }
+        self.asking().roots().await
     }
 
-    async fn put(&self, question: &Question) -> Result<Answer, AskError> {
-        let Some(asker) = &self.inner.asker else {
-            return Err(AskError::Unsupported {
-                what: question.kind.needs(),
-                prompt: question.prompt.clone(),
-                why: "the caller has no way to answer questions".into(),
-            });
-        };
-        if self.is_cancelled() {
-            return Err(AskError::Canceled {
-                prompt: question.prompt.clone(),
-            });
-        }
-        asker.ask(question).await
+    /// Where this call's questions go.
+    fn asking(&self) -> Asking<'_> {
+        Asking::new(self.inner.asker.as_ref(), &self.inner.cancel)
     }
 
     /// Whether the caller asked to cancel this call.

@@ -31,7 +31,7 @@ pub mod __private;
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, prompt, resource, skill};
 pub use agent::Agent;
-pub use ask::{AskError, Root, Sampled, Sampling};
+pub use ask::{AskError, Asks, Input, ListRoots, QuestionSet, Root, Sampled, Sampling};
 pub use auth::Caller;
 pub use call::{
     FromInvocation, IncomingMessage, InputError, IntoChunk, IntoSkillOutput, Invocation, Json,
@@ -39,8 +39,8 @@ pub use call::{
 };
 pub use content::{
     Argument, FromArgument, FromRead, IntoPromptMessages, IntoResourceContents, PromptContent,
-    PromptDef, PromptDescriptor, PromptMessage, PromptRole, ReadRequest, ResourceBody,
-    ResourceContent, ResourceDef, ResourceDescriptor, ResourceUpdates,
+    PromptContext, PromptDef, PromptDescriptor, PromptMessage, PromptRole, ReadRequest,
+    ResourceBody, ResourceContent, ResourceDef, ResourceDescriptor, ResourceUpdates,
 };
 pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{
@@ -84,9 +84,9 @@ pub use tracing;
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, Artifact, Caller, IncomingMessage, Json, Message, Part, PromptContent,
-        PromptMessage, ResourceContent, SkillError, SkillOutput, State, TaskContext, agent, prompt,
-        resource, skill,
+        Agent, Artifact, Caller, IncomingMessage, Input, Json, ListRoots, Message, Part,
+        PromptContent, PromptContext, PromptMessage, ResourceContent, Sampling, SkillError,
+        SkillOutput, State, TaskContext, agent, prompt, resource, skill,
     };
     pub use futures::Stream;
     pub use schemars::JsonSchema;

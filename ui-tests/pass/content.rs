@@ -58,8 +58,10 @@ async fn summarize(
     note_id: usize,
     /// How long.
     length: Option<Length>,
-) -> Vec<PromptMessage> {
-    vec![PromptMessage::user_text(format!("Summarize note {note_id} ({length:?})."))]
+    ctx: PromptContext,
+) -> Result<Vec<PromptMessage>, SkillError> {
+    let style: String = ctx.ask("In what style?").await?;
+    Ok(vec![PromptMessage::user_text(format!("Summarize note {note_id} ({length:?}) in {style}."))])
 }
 
 fn main() {
@@ -70,6 +72,7 @@ fn main() {
     let arguments = summarize.arguments();
     assert_eq!(arguments[0].name, "noteId");
     assert!(arguments[0].required && !arguments[1].required);
+    assert_eq!(arguments.len(), 2, "the context is injected, not an argument");
     assert_eq!((arguments[1].choices)(), ["Short", "Long"]);
     assert_eq!(<index as a2a_runtime::ResourceDef>::DESCRIPTOR.mime_type(), Some("text/plain"));
 }

@@ -120,6 +120,28 @@ pub(crate) trait Asker: Send + Sync {
              has none (A2A has no roots)",
         ))))
     }
+
+    /// Asks everything in `asks` and returns one reply per item, in order. Callers that can
+    /// only take one question at a time get them one after another; an MCP client on protocol
+    /// 2026-07-28 gets them in one input-required round.
+    fn ask_all<'a>(
+        &'a self,
+        asks: &'a [super::Ask],
+    ) -> BoxFuture<'a, Result<Vec<super::Reply>, AskError>> {
+        Box::pin(async move {
+            let mut replies = Vec::with_capacity(asks.len());
+            for ask in asks {
+                replies.push(match ask {
+                    super::Ask::Input(question) => super::Reply::Answer(self.ask(question).await?),
+                    super::Ask::Sample(request) => {
+                        super::Reply::Sampled(self.sample(request).await?)
+                    }
+                    super::Ask::Roots(_) => super::Reply::Roots(self.roots().await?),
+                });
+            }
+            Ok(replies)
+        })
+    }
 }
 
 /// Why the caller's roots cannot be listed.

@@ -5,6 +5,7 @@
 
 mod argument;
 mod catalog;
+mod context;
 /// The link-time registrations, for generated code.
 pub(crate) mod catalog_registrations {
     pub use super::catalog::{PromptRegistration, ResourceRegistration};
@@ -21,6 +22,7 @@ use std::sync::Arc;
 pub use argument::{Argument, ChoicesProbe, FromArgument, FromRead, ViaChoices, ViaNoChoices};
 pub(crate) use argument::{optional, required};
 pub(crate) use catalog::Catalog;
+pub use context::PromptContext;
 pub use prompt::{
     IntoPromptMessages, PromptContent, PromptDef, PromptDescriptor, PromptMessage, PromptParts,
     PromptRole,
@@ -47,6 +49,10 @@ pub struct ReadRequest {
     pub(crate) values: HashMap<String, String>,
     pub(crate) caller: Caller,
     pub(crate) state: Arc<dyn Any + Send + Sync>,
+    /// Where a prompt's questions go; `None` where nothing may be asked (resources).
+    pub(crate) asker: Option<Arc<dyn crate::ask::Asker>>,
+    /// Fires when the request is abandoned.
+    pub(crate) cancel: tokio_util::sync::CancellationToken,
 }
 
 impl std::fmt::Debug for ReadRequest {

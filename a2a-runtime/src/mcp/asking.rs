@@ -217,9 +217,10 @@ fn sampling_message(message: &PromptMessage) -> SamplingMessage {
 /// Refuses every question, saying why this client cannot answer.
 pub(crate) struct NoAnswers;
 
-impl Asker for NoAnswers {
-    fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
-        let error = match question.kind {
+impl NoAnswers {
+    /// Why `question` cannot be put to this client.
+    pub(crate) fn refusal(question: &Question) -> AskError {
+        match question.kind {
             QuestionKind::Auth => auth_unsupported(question),
             QuestionKind::Input => AskError::Unsupported {
                 what: QuestionKind::Input.needs(),
@@ -227,8 +228,13 @@ impl Asker for NoAnswers {
                 why: "the MCP client did not declare the elicitation capability, so it cannot be asked"
                     .into(),
             },
-        };
-        Box::pin(std::future::ready(Err(error)))
+        }
+    }
+}
+
+impl Asker for NoAnswers {
+    fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
+        Box::pin(std::future::ready(Err(Self::refusal(question))))
     }
 }
 

@@ -3,19 +3,22 @@
 //! open what an A2A task produced.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use futures::FutureExt as _;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, GetPromptRequestParams,
-    GetPromptResult, Prompt, PromptArgument as McpArgument, PromptMessage as McpMessage, Reference,
-    Resource, ResourceContents, ResourceTemplate, Role,
+    CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, GetPromptResult, Prompt,
+    PromptArgument as McpArgument, PromptMessage as McpMessage, Reference, Resource,
+    ResourceContents, ResourceTemplate, Role,
 };
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use crate::app::App;
+use crate::ask::Asker;
 use crate::content::{
     ARTIFACT_TEMPLATE, Argument, PromptContent, PromptMessage, PromptRole, ReadRequest,
     ResourceBody, ResourceContent,
@@ -82,7 +85,9 @@ pub(crate) async fn read(
             uri: uri.to_owned(),
             values: found.values,
             caller: caller.caller().clone(),
-            state: std::sync::Arc::clone(app.dispatcher.state()),
+            state: Arc::clone(app.dispatcher.state()),
+            asker: None,
+            cancel: CancellationToken::new(),
         };
         let contents = guarded(found.resource.read(request))
             .await
@@ -215,38 +220,41 @@ fn argument(argument: &Argument) -> McpArgument {
     converted
 }
 
-/// `prompts/get`: an unknown prompt or a missing or unreadable argument is -32602.
+/// `prompts/get`: an unknown prompt or a missing or unreadable argument is -32602. The prompt's
+/// questions go to `asker`.
 pub(crate) async fn get_prompt(
     app: &App,
-    request: GetPromptRequestParams,
+    (name, arguments): (&str, &serde_json::Value),
     caller: &CallerId,
+    (asker, cancel): (Option<Arc<dyn Asker>>, CancellationToken),
 ) -> Result<GetPromptResult, McpError> {
-    let Some(prompt) = app.catalog.prompt(&request.name) else {
+    let Some(prompt) = app.catalog.prompt(name) else {
         let known: Vec<&str> = app.catalog.prompts().iter().map(|p| p.name()).collect();
         return Err(McpError::invalid_params(
             format!(
-                "unknown prompt `{}`; this server's prompts are: {}",
-                request.name,
+                "unknown prompt `{name}`; this server's prompts are: {}",
                 known.join(", ")
             ),
-            Some(json!({ "prompt": request.name })),
+            Some(json!({ "prompt": name })),
         ));
     };
-    let values = request
-        .arguments
-        .unwrap_or_default()
+    let values = arguments
+        .as_object()
         .into_iter()
+        .flatten()
         .filter_map(|(name, value)| match value {
-            serde_json::Value::String(text) => Some((name, text)),
+            serde_json::Value::String(text) => Some((name.clone(), text.clone())),
             serde_json::Value::Null => None,
-            other => Some((name, other.to_string())),
+            other => Some((name.clone(), other.to_string())),
         })
         .collect();
     let read = ReadRequest {
         uri: String::new(),
         values,
         caller: caller.caller().clone(),
-        state: std::sync::Arc::clone(app.dispatcher.state()),
+        state: Arc::clone(app.dispatcher.state()),
+        asker,
+        cancel,
     };
     let messages = guarded(prompt.get(read))
         .await

@@ -4,8 +4,6 @@
 //! JSON text otherwise. Questions for the client's model or roots become those input requests.
 #![allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); see `asking.rs`.
 
-use std::collections::BTreeMap;
-
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest,
@@ -68,9 +66,19 @@ impl Form {
     }
 }
 
-/// The question as the one input request of an input-required result or task, keyed by its id.
-pub(crate) fn input_requests(question: &Question) -> InputRequests {
-    let request = match &question.request {
+/// The questions as the input requests of an input-required result or task, each keyed by its
+/// name, else its id.
+pub(crate) fn input_requests<'a>(
+    questions: impl IntoIterator<Item = &'a Question>,
+) -> InputRequests {
+    questions
+        .into_iter()
+        .map(|question| (question.key().to_owned(), input_request(question)))
+        .collect()
+}
+
+fn input_request(question: &Question) -> InputRequest {
+    match &question.request {
         ClientRequest::Answer => {
             InputRequest::Elicitation(ElicitRequest::new(Form::new(question).params))
         }
@@ -80,8 +88,7 @@ pub(crate) fn input_requests(question: &Question) -> InputRequests {
             Err(_) => InputRequest::ListRoots(ListRootsRequest::default()),
         },
         ClientRequest::Roots => InputRequest::ListRoots(ListRootsRequest::default()),
-    };
-    BTreeMap::from([(question.key().to_owned(), request)])
+    }
 }
 
 /// The client's response to `question`'s input request as an answer; `None` if it is not one

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     ContentBlock, CreateTaskResult, DetailedTask, GetTaskParams, GetTaskResult, Implementation,
-    InitializeResult, InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
-    Tool, UpdateTaskParams,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus, Tool,
+    UpdateTaskParams,
 };
 #[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
@@ -28,7 +28,7 @@ use super::content;
 use super::elicit::{answer_of, input_requests};
 use super::error::{busy, forbidden, task_error};
 use super::logging::{McpLogSink, SessionLevel};
-use super::parked::{CallEvent, DetachedCall, ParkedCalls, Resumed};
+use super::parked::{CallEvent, DetachedCall, ParkedCalls, ResumeError, Resumed};
 use super::results::{call_result, task_result};
 use super::subscriptions::Subscriptions;
 use super::tools::tool_list;
@@ -231,8 +231,8 @@ impl McpHandler {
                 }
             };
             match event {
-                Some(CallEvent::Asked(question)) => {
-                    match self.parked.park(&question, call, ttl) {
+                Some(CallEvent::Asked(round)) => {
+                    match self.parked.park(round, call, ttl) {
                         Ok(result) => break CallToolResponse::InputRequired(result),
                         // It expired at once; the call finishes with that error.
                         Err(unparked) => call = unparked,
@@ -268,18 +268,17 @@ impl McpHandler {
         caller: &CallerId,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        match self.parked.resume(tool, caller.owner(), state, responses) {
+        let ttl = self.app.manager.input_limits().timeout();
+        match self
+            .parked
+            .resume((tool, caller.owner()), state, responses, ttl)
+        {
             Ok(Resumed::Answered(call)) => Ok(self.drive(call, context).await),
-            Ok(Resumed::Unanswered(question)) => Ok(CallToolResponse::InputRequired(
-                InputRequiredResult::new(Some(input_requests(&question)), Some(state.to_owned())),
-            )),
+            Ok(Resumed::Unanswered(result)) => Ok(CallToolResponse::InputRequired(result)),
             Ok(Resumed::Rerun { arguments, answers }) => {
                 self.rerun(tool, arguments, answers, caller, context).await
             }
-            Err(error) => Err(McpError::invalid_params(
-                error.to_string(),
-                Some(json!({ "field": "requestState" })),
-            )),
+            Err(error) => Err(state_error(&error)),
         }
     }
 
@@ -411,7 +410,7 @@ impl McpHandler {
             .flatten();
         let payload = match (task.status.state, question) {
             (TaskState::InputRequired, Some(question)) => TaskPayload::InputRequired {
-                input_requests: input_requests(&question),
+                input_requests: input_requests([&question]),
             },
             (state, _) => self.settled_payload(task, state),
         };
@@ -641,8 +640,67 @@ impl ServerHandler for McpHandler {
             return Err(McpError::method_not_found::<GetPromptRequestMethod>());
         }
         let caller = caller_of(&context);
-        let result = content::get_prompt(&self.app, request, &caller).await?;
-        Ok(GetPromptResponse::Complete(result))
+        let name = format!("prompts/get:{}", request.name);
+        let ttl = self.app.manager.input_limits().timeout();
+        // A retry does the prompt again with the answers its state carries.
+        let (arguments, replay, offered) = match &request.request_state {
+            Some(state) => {
+                let responses = request.input_responses.clone();
+                match self
+                    .parked
+                    .resume((&name, caller.owner()), state, responses, ttl)
+                {
+                    Ok(Resumed::Rerun { arguments, answers }) => {
+                        (arguments, answers, InputResponses::new())
+                    }
+                    Ok(Resumed::Unanswered(result)) => {
+                        return Ok(GetPromptResponse::InputRequired(result));
+                    }
+                    // Prompts are never parked.
+                    Ok(Resumed::Answered(call)) => {
+                        call.cancel.cancel();
+                        return Err(state_error(&ResumeError::Gone));
+                    }
+                    Err(error) => return Err(state_error(&error)),
+                }
+            }
+            None => (
+                Value::Object(request.arguments.clone().unwrap_or_default()),
+                Vec::new(),
+                request.input_responses.clone().unwrap_or_default(),
+            ),
+        };
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let abilities = Abilities::of(context.client_capabilities().as_ref());
+        let get = |asker| {
+            content::get_prompt(
+                &self.app,
+                (&request.name, &arguments),
+                &caller,
+                (asker, context.ct.clone()),
+            )
+        };
+        if !stateless {
+            let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
+                context.peer.clone(),
+                self.app.manager.input_limits().clone(),
+                context.client_capabilities().as_ref(),
+            ));
+            return Ok(GetPromptResponse::Complete(get(Some(asker)).await?));
+        }
+        if !abilities.any() {
+            return Ok(GetPromptResponse::Complete(get(None).await?));
+        }
+        let (asker, asked) =
+            ParkedCalls::rerun_asker(arguments.clone(), (replay, offered), abilities);
+        tokio::select! {
+            result = get(Some(asker)) => Ok(GetPromptResponse::Complete(result?)),
+            round = asked.slot.asked() => Ok(GetPromptResponse::InputRequired(
+                self.parked.rerun_input_required(&asked, round, (&name, caller.owner()), ttl),
+            )),
+        }
     }
 
     #[allow(deprecated)] // See `logging.rs`.
@@ -729,4 +787,9 @@ impl ServerHandler for McpHandler {
             Err(error) => Err(task_error(error)),
         }
     }
+}
+
+/// A `requestState` that cannot resume anything: -32602 naming the field.
+fn state_error(error: &ResumeError) -> McpError {
+    McpError::invalid_params(error.to_string(), Some(json!({ "field": "requestState" })))
 }

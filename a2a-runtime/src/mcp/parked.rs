@@ -33,6 +33,7 @@ use crate::ask::{
     Answer, AskError, Asker, ClientRequest, InputLimits, Question, QuestionKind, Root, Sampled,
     Sampling, roots_unsupported, sampling_unsupported,
 };
+use crate::ask::{Ask, Reply};
 use crate::call::SkillResult;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
@@ -43,8 +44,8 @@ use crate::util::BoxFuture;
 
 /// What a detached call tells the request driving it.
 pub(crate) enum CallEvent {
-    /// The skill asked a question and waits (it is parked under the question's id).
-    Asked(Question),
+    /// The skill asked and waits (it is parked under the round's id).
+    Asked(Round),
     /// The skill returned.
     Finished(SkillResult),
 }
@@ -76,21 +77,69 @@ impl Record {
     }
 }
 
+/// The questions of one input-required result: the items of an `ask_all` (or the one
+/// question of an `ask`), those answered already (replayed, or sent with the call or an
+/// earlier retry) beside those that wait.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Round {
+    /// New for every round: the key of the parked call.
+    id: String,
+    questions: Vec<Question>,
+    /// One per question: its answer once known.
+    known: Vec<Option<Answer>>,
+}
+
+impl Round {
+    /// The questions that still wait for an answer.
+    fn pending(&self) -> impl Iterator<Item = &Question> {
+        self.questions
+            .iter()
+            .zip(&self.known)
+            .filter(|(_, known)| known.is_none())
+            .map(|(question, _)| question)
+    }
+
+    /// Takes each waiting question's answer from `responses`, where it holds a usable one.
+    fn answer(&mut self, responses: &mut InputResponses) {
+        for (question, known) in self.questions.iter().zip(&mut self.known) {
+            if known.is_none() {
+                *known = responses
+                    .remove(question.key())
+                    .and_then(|response| answer_of(question, response));
+            }
+        }
+    }
+
+    /// Every answer, in the order asked, once all are known.
+    fn answers(&self) -> Option<Vec<Answer>> {
+        self.known.iter().cloned().collect()
+    }
+
+    /// What the first waiting question asks, to name the round in errors.
+    fn prompt(&self) -> String {
+        self.pending()
+            .next()
+            .map(|question| question.prompt.clone())
+            .unwrap_or_default()
+    }
+}
+
 /// The sealed content of a `requestState`.
 #[derive(Debug, Serialize, Deserialize)]
 struct SealedState {
     /// The process that parked the call.
     origin: String,
-    question: Question,
+    round: Round,
     arguments: Value,
+    /// The answers of the call's earlier rounds.
     answers: Vec<Answer>,
 }
 
-/// A question waiting for a client's retry.
+/// A round waiting for a client's retry.
 struct Parked {
     tool: &'static str,
-    question: Question,
-    answer: oneshot::Sender<Answer>,
+    /// Takes every answer of the round, in the order asked.
+    answers: oneshot::Sender<Vec<Answer>>,
     /// Attached by the request that returned the input-required result.
     call: Option<DetachedCall>,
 }
@@ -112,10 +161,11 @@ pub(crate) enum ResumeError {
 pub(crate) enum Resumed {
     /// The answer was handed over; drive the call on.
     Answered(DetachedCall),
-    /// The retry carried no usable answer; the question still waits, under the same state.
-    Unanswered(Question),
+    /// The retry did not answer every question: ask again for those it left (answers it did
+    /// give are kept in the new state).
+    Unanswered(InputRequiredResult),
     /// The call was parked by another process: make it again with these arguments, its
-    /// questions answered with `answers` (the last one answers the state's question) before any
+    /// questions answered with `answers` (the last ones answer the state's round) before any
     /// is asked.
     Rerun {
         arguments: Value,
@@ -182,11 +232,13 @@ impl ParkedCalls {
         let skill = call.skill;
         let owner: Arc<str> = Arc::from(call.caller.owner());
         let asker = MrtrAsker {
-            tool: skill,
-            events: sender.clone(),
-            parked: Arc::clone(self),
-            limits,
-            cancel: cancel.clone(),
+            client: Client::Parks(ParkingClient {
+                tool: skill,
+                events: sender.clone(),
+                parked: Arc::clone(self),
+                limits,
+                cancel: cancel.clone(),
+            }),
             record: Arc::clone(&record),
             replay: Mutex::new(replay.into()),
             offered: Mutex::new(offered),
@@ -221,10 +273,52 @@ impl ParkedCalls {
         }
     }
 
-    /// Leaves `call` waiting on `question` and returns what tells the client to answer it.
+    /// An asker for work done again on every retry (a prompt) rather than parked: it answers
+    /// from `replay`, then from `offered`, and leaves the first round it cannot answer in the
+    /// returned slot (the work then never resumes). `arguments` are sealed with the round.
+    pub(crate) fn rerun_asker(
+        arguments: Value,
+        (replay, offered): (Vec<Answer>, InputResponses),
+        abilities: Abilities,
+    ) -> (Arc<dyn Asker>, RerunAsked) {
+        let slot = Arc::new(RerunSlot::default());
+        let record = Arc::new(Record {
+            arguments,
+            answers: Mutex::new(Vec::new()),
+        });
+        let asker = MrtrAsker {
+            client: Client::Reruns(Arc::clone(&slot)),
+            record: Arc::clone(&record),
+            replay: Mutex::new(replay.into()),
+            offered: Mutex::new(offered),
+            abilities,
+        };
+        (Arc::new(asker), RerunAsked { slot, record })
+    }
+
+    /// What tells the client to answer the round the rerun work `asked` and retry, under a
+    /// state sealed to `name` (`prompts/get:` and the prompt) and `owner`.
+    pub(crate) fn rerun_input_required(
+        &self,
+        asked: &RerunAsked,
+        round: Round,
+        (name, owner): (&str, &str),
+        ttl: std::time::Duration,
+    ) -> InputRequiredResult {
+        let sealed = SealedState {
+            // Never this process: a retry always does the work again.
+            origin: String::new(),
+            round,
+            arguments: asked.record.arguments.clone(),
+            answers: asked.record.answers().clone(),
+        };
+        self.input_required(&sealed, name, owner, ttl)
+    }
+
+    /// Leaves `call` waiting on `round` and returns what tells the client to answer it.
     pub(crate) fn park(
         &self,
-        question: &Question,
+        round: Round,
         call: DetachedCall,
         ttl: std::time::Duration,
     ) -> Result<InputRequiredResult, DetachedCall> {
@@ -233,21 +327,22 @@ impl ParkedCalls {
             Arc::clone(&call.owner),
             Arc::clone(&call.record),
         );
-        match self.lock().get_mut(&question.id) {
+        match self.lock().get_mut(&round.id) {
             Some(parked) => parked.call = Some(call),
             // It expired before it could be parked; the call finishes with the error.
             None => return Err(call),
         }
         let sealed = SealedState {
             origin: self.origin.clone(),
-            question: question.clone(),
+            round,
             arguments: record.arguments.clone(),
             answers: record.answers().clone(),
         };
         Ok(self.input_required(&sealed, tool, &owner, ttl))
     }
 
-    /// What tells the client to answer the question of `sealed` and retry with the state.
+    /// What tells the client to answer the waiting questions of `sealed` and retry with the
+    /// state.
     fn input_required(
         &self,
         sealed: &SealedState,
@@ -263,71 +358,72 @@ impl ParkedCalls {
                 .associated_data(&sealed_to(tool, owner))
                 .ttl(ttl),
         );
-        InputRequiredResult::new(Some(input_requests(&sealed.question)), Some(state))
+        InputRequiredResult::new(Some(input_requests(sealed.round.pending())), Some(state))
     }
 
-    /// Resumes the call `state` names with the client's answer to its question; only the
-    /// caller (`owner`) that made the call can. A call another process parked is made again
-    /// ([`Resumed::Rerun`]); one this process parked and no longer holds (answered, expired) is
-    /// [`ResumeError::Gone`].
+    /// Resumes the call `state` names with the client's answers to its round; only the caller
+    /// (`owner`) that made the call can. A retry that leaves questions unanswered gets them
+    /// asked again, under a new state that keeps the answers it gave (sealed for `ttl`). A call
+    /// another process parked is made again ([`Resumed::Rerun`]); one this process parked and
+    /// no longer holds (answered, expired) is [`ResumeError::Gone`].
     pub(crate) fn resume(
         &self,
-        tool: &str,
-        owner: &str,
+        (tool, owner): (&str, &str),
         state: &str,
         responses: Option<InputResponses>,
+        ttl: std::time::Duration,
     ) -> Result<Resumed, ResumeError> {
-        let sealed: SealedState = self
+        let mut sealed: SealedState = self
             .codec
             .open_with(state, &sealed_to(tool, owner))
             .ok()
             .and_then(|content| serde_json::from_slice(&content).ok())
             .ok_or(ResumeError::Forged)?;
-        let id = sealed.question.id.clone();
-        let answer = responses
-            .and_then(|mut responses| responses.remove(sealed.question.key()))
-            .and_then(|response| answer_of(&sealed.question, response));
+        sealed.round.answer(&mut responses.unwrap_or_default());
+        let answers = sealed.round.answers();
         if sealed.origin != self.origin {
-            return Ok(match answer {
-                None => Resumed::Unanswered(sealed.question),
-                Some(answer) => {
-                    let mut answers = sealed.answers;
-                    answers.push(answer);
+            return Ok(match answers {
+                None => Resumed::Unanswered(self.input_required(&sealed, tool, owner, ttl)),
+                Some(answers) => {
+                    let mut replay = sealed.answers;
+                    replay.extend(answers);
                     Resumed::Rerun {
                         arguments: sealed.arguments,
-                        answers,
+                        answers: replay,
                     }
                 }
             });
         }
         let mut calls = self.lock();
-        let parked = calls
-            .get(&id)
+        calls
+            .get(&sealed.round.id)
             .filter(|p| p.tool == tool && p.call.is_some())
             .ok_or(ResumeError::Gone)?;
-        let Some(answer) = answer else {
-            return Ok(Resumed::Unanswered(parked.question.clone()));
+        let Some(answers) = answers else {
+            drop(calls);
+            return Ok(Resumed::Unanswered(
+                self.input_required(&sealed, tool, owner, ttl),
+            ));
         };
-        let parked = calls.remove(&id).ok_or(ResumeError::Gone)?;
+        let parked = calls.remove(&sealed.round.id).ok_or(ResumeError::Gone)?;
         drop(calls);
         // The skill may have been dropped meanwhile; the call then finishes with that.
-        let _ = parked.answer.send(answer);
+        let _ = parked.answers.send(answers);
         parked.call.map(Resumed::Answered).ok_or(ResumeError::Gone)
     }
 
-    fn insert(&self, tool: &'static str, question: &Question, answer: oneshot::Sender<Answer>) {
+    fn insert(&self, tool: &'static str, round: &Round, answers: oneshot::Sender<Vec<Answer>>) {
         self.lock().insert(
-            question.id.clone(),
+            round.id.clone(),
             Parked {
                 tool,
-                question: question.clone(),
-                answer,
+                answers,
                 call: None,
             },
         );
     }
 
-    /// Drops the question `id` (it expired); `false` if a retry took it first.
+    /// Drops the round `id` (it expired); `false` if a retry took it first.
     fn remove(&self, id: &str) -> bool {
         self.lock().remove(id).is_some()
     }
@@ -349,13 +445,93 @@ fn sealed_to(tool: &str, owner: &str) -> Vec<u8> {
     data
 }
 
-/// Puts a detached call's questions to the client as input-required results.
-struct MrtrAsker {
+/// How a round of questions reaches the client.
+enum Client {
+    /// The call waits, parked, for the client's retry.
+    Parks(ParkingClient),
+    /// The work stops and is done again on the retry, its answers replayed (a prompt: cheap
+    /// and free of side effects).
+    Reruns(Arc<RerunSlot>),
+}
+
+/// Parks a detached call on its round until the client's retry answers it.
+struct ParkingClient {
     tool: &'static str,
     events: mpsc::Sender<CallEvent>,
     parked: Arc<ParkedCalls>,
     limits: InputLimits,
     cancel: CancellationToken,
+}
+
+impl ParkingClient {
+    async fn ask(&self, round: Round) -> Result<Vec<Answer>, AskError> {
+        let prompt = round.prompt();
+        let _slot = self.limits.acquire(&prompt)?;
+        let canceled = || AskError::Canceled {
+            prompt: prompt.clone(),
+        };
+        let (sender, mut answers) = oneshot::channel();
+        self.parked.insert(self.tool, &round, sender);
+        let id = round.id.clone();
+        if self.events.send(CallEvent::Asked(round)).await.is_err() {
+            self.parked.remove(&id);
+            return Err(canceled());
+        }
+        tokio::select! {
+            answers = &mut answers => answers.map_err(|_| canceled()),
+            () = tokio::time::sleep(self.limits.timeout()) => {
+                if self.parked.remove(&id) {
+                    // The client never came back: stop the skill if it ignores the error.
+                    self.cancel.cancel();
+                    Err(self.limits.expired(&prompt))
+                } else {
+                    answers.await.map_err(|_| canceled())
+                }
+            }
+        }
+    }
+}
+
+/// What rerun work asked, and the answers it had been given before.
+pub(crate) struct RerunAsked {
+    pub(crate) slot: Arc<RerunSlot>,
+    record: Arc<Record>,
+}
+
+/// Where work that is done again on every retry leaves the round it asked.
+#[derive(Default)]
+pub(crate) struct RerunSlot {
+    round: Mutex<Option<Round>>,
+    asked: tokio::sync::Notify,
+}
+
+impl RerunSlot {
+    fn hold(&self, round: Round) {
+        *self.round.lock().unwrap_or_else(PoisonError::into_inner) = Some(round);
+        self.asked.notify_one();
+    }
+
+    /// The round asked, once one is.
+    pub(crate) async fn asked(&self) -> Round {
+        loop {
+            let notified = self.asked.notified();
+            if let Some(round) = self
+                .round
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+            {
+                return round;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// Puts a detached call's questions to the client as input-required results.
+struct MrtrAsker {
+    /// How a round reaches the client.
+    client: Client,
     /// Where the answers are recorded, for the states of later questions.
     record: Arc<Record>,
     /// Answers given before, for a call made again: handed out before anything is asked.
@@ -368,63 +544,88 @@ struct MrtrAsker {
 }
 
 impl MrtrAsker {
-    async fn wait(&self, question: &Question) -> Result<Answer, AskError> {
-        let replayed = self
-            .replay
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front();
-        let offered = || {
-            let response = self
-                .offered
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(question.key())?;
-            answer_of(question, response)
+    /// Answers every question, in order: from the answers being replayed, else from the
+    /// responses sent with the call, else in one input-required round for all the rest.
+    async fn wait(&self, questions: Vec<Question>) -> Result<Vec<Answer>, AskError> {
+        let known: Vec<Option<Answer>> = {
+            let mut replay = self.replay.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+            questions
+                .iter()
+                .map(|question| {
+                    replay.pop_front().or_else(|| {
+                        let response = offered.remove(question.key())?;
+                        answer_of(question, response)
+                    })
+                })
+                .collect()
         };
-        let answer = match replayed.or_else(offered) {
-            Some(answer) => answer,
-            None => self.ask_client(question).await?,
+        let round = Round {
+            id: new_id(),
+            questions,
+            known,
         };
-        self.record.answers().push(answer.clone());
-        Ok(answer)
+        let answers = match round.answers() {
+            Some(answers) => answers,
+            None => self.ask_client(round).await?,
+        };
+        self.record.answers().extend(answers.iter().cloned());
+        Ok(answers)
     }
 
-    async fn ask_client(&self, question: &Question) -> Result<Answer, AskError> {
-        if question.kind == QuestionKind::Auth {
+    async fn ask_client(&self, round: Round) -> Result<Vec<Answer>, AskError> {
+        if let Some(question) = round.pending().find(|q| q.kind == QuestionKind::Auth) {
             return Err(auth_unsupported(question));
         }
-        let _slot = self.limits.acquire(&question.prompt)?;
-        let canceled = || AskError::Canceled {
-            prompt: question.prompt.clone(),
-        };
-        let (sender, mut answer) = oneshot::channel();
-        self.parked.insert(self.tool, question, sender);
-        if self
-            .events
-            .send(CallEvent::Asked(question.clone()))
-            .await
-            .is_err()
-        {
-            self.parked.remove(&question.id);
-            return Err(canceled());
-        }
-        tokio::select! {
-            answer = &mut answer => answer.map_err(|_| canceled()),
-            () = tokio::time::sleep(self.limits.timeout()) => {
-                if self.parked.remove(&question.id) {
-                    // The client never came back: stop the skill if it ignores the error.
-                    self.cancel.cancel();
-                    Err(self.limits.expired(&question.prompt))
-                } else {
-                    answer.await.map_err(|_| canceled())
-                }
+        match &self.client {
+            Client::Parks(client) => client.ask(round).await,
+            Client::Reruns(slot) => {
+                slot.hold(round);
+                // The request returns the round; the work that asked is dropped with this.
+                std::future::pending().await
             }
         }
     }
-}
 
-impl MrtrAsker {
+    /// The question that puts `ask` to the client, if it declared it can answer it.
+    #[allow(deprecated)] // Sampling and roots: see `asking.rs`.
+    fn question(&self, ask: &Ask) -> Result<Question, AskError> {
+        match ask {
+            Ask::Input(question) if question.kind == QuestionKind::Auth => {
+                Err(auth_unsupported(question))
+            }
+            Ask::Input(question) if !self.abilities.forms => Err(NoAnswers::refusal(question)),
+            Ask::Input(question) => Ok(question.clone()),
+            Ask::Sample(request) => {
+                if !self.abilities.sampling {
+                    return Err(sampling_unsupported(
+                        request,
+                        "the MCP client did not declare the sampling capability",
+                    ));
+                }
+                let params = serde_json::to_value(create_message_params(request))
+                    .map_err(|e| sampling_unsupported(request, &e.to_string()))?;
+                Ok(Self::request(
+                    request.summary(),
+                    request.key.clone(),
+                    ClientRequest::Sampling(params),
+                ))
+            }
+            Ask::Roots(key) => {
+                if !self.abilities.roots {
+                    return Err(roots_unsupported(
+                        "the MCP client did not declare the roots capability",
+                    ));
+                }
+                Ok(Self::request(
+                    "roots/list".into(),
+                    key.clone(),
+                    ClientRequest::Roots,
+                ))
+            }
+        }
+    }
+
     /// A question for the client's model or roots, answered like any other.
     fn request(prompt: String, key: Option<String>, request: ClientRequest) -> Question {
         Question {
@@ -433,37 +634,65 @@ impl MrtrAsker {
             ..Question::input(prompt, Value::Null)
         }
     }
+
+    /// The client's answer to `ask`, as the skill reads it.
+    #[allow(deprecated)] // Sampling and roots: see `asking.rs`.
+    fn reply(ask: &Ask, answer: Answer) -> Result<Reply, AskError> {
+        match (ask, answer) {
+            (Ask::Input(_), answer) => Ok(Reply::Answer(answer)),
+            (Ask::Sample(request), Answer::Value(value)) => {
+                serde_json::from_value::<CreateMessageResult>(value)
+                    .map(|result| Reply::Sampled(sampled_of(result)))
+                    .map_err(|e| sampling_unsupported(request, &e.to_string()))
+            }
+            (Ask::Sample(request), _) => Err(sampling_unsupported(
+                request,
+                "the client sent no completion",
+            )),
+            (Ask::Roots(_), Answer::Value(value)) => {
+                serde_json::from_value::<ListRootsResult>(value)
+                    .map(|listed| Reply::Roots(roots_of(listed)))
+                    .map_err(|e| roots_unsupported(&e.to_string()))
+            }
+            (Ask::Roots(_), _) => Err(roots_unsupported("the client sent no roots")),
+        }
+    }
+
+    async fn ask_round(&self, asks: &[Ask]) -> Result<Vec<Reply>, AskError> {
+        let questions = asks
+            .iter()
+            .map(|ask| self.question(ask))
+            .collect::<Result<Vec<_>, _>>()?;
+        let answers = self.wait(questions).await?;
+        asks.iter()
+            .zip(answers)
+            .map(|(ask, answer)| Self::reply(ask, answer))
+            .collect()
+    }
+
+    async fn ask_one(&self, ask: Ask) -> Result<Reply, AskError> {
+        let prompt = ask.prompt();
+        self.ask_round(std::slice::from_ref(&ask))
+            .await?
+            .pop()
+            .ok_or(AskError::Canceled { prompt })
+    }
 }
 
-#[allow(deprecated)] // Sampling and roots: see `asking.rs`.
 impl Asker for MrtrAsker {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
-        if self.abilities.forms || question.kind == QuestionKind::Auth {
-            Box::pin(self.wait(question))
-        } else {
-            NoAnswers.ask(question)
-        }
+        Box::pin(async move {
+            match self.ask_one(Ask::Input(question.clone())).await? {
+                Reply::Answer(answer) => Ok(answer),
+                _ => Err(NoAnswers::refusal(question)),
+            }
+        })
     }
 
     fn sample<'a>(&'a self, request: &'a Sampling) -> BoxFuture<'a, Result<Sampled, AskError>> {
         Box::pin(async move {
-            if !self.abilities.sampling {
-                return Err(sampling_unsupported(
-                    request,
-                    "the MCP client did not declare the sampling capability",
-                ));
-            }
-            let params = serde_json::to_value(create_message_params(request))
-                .map_err(|e| sampling_unsupported(request, &e.to_string()))?;
-            let question = Self::request(
-                request.summary(),
-                request.key.clone(),
-                ClientRequest::Sampling(params),
-            );
-            match self.wait(&question).await? {
-                Answer::Value(value) => serde_json::from_value::<CreateMessageResult>(value)
-                    .map(sampled_of)
-                    .map_err(|e| sampling_unsupported(request, &e.to_string())),
+            match self.ask_one(Ask::Sample(request.clone())).await? {
+                Reply::Sampled(sampled) => Ok(sampled),
                 _ => Err(sampling_unsupported(
                     request,
                     "the client sent no completion",
@@ -474,19 +703,15 @@ impl Asker for MrtrAsker {
 
     fn roots(&self) -> BoxFuture<'_, Result<Vec<Root>, AskError>> {
         Box::pin(async move {
-            if !self.abilities.roots {
-                return Err(roots_unsupported(
-                    "the MCP client did not declare the roots capability",
-                ));
-            }
-            let question = Self::request("roots/list".into(), None, ClientRequest::Roots);
-            match self.wait(&question).await? {
-                Answer::Value(value) => serde_json::from_value::<ListRootsResult>(value)
-                    .map(roots_of)
-                    .map_err(|e| roots_unsupported(&e.to_string())),
+            match self.ask_one(Ask::Roots(None)).await? {
+                Reply::Roots(roots) => Ok(roots),
                 _ => Err(roots_unsupported("the client sent no roots")),
             }
         })
+    }
+
+    fn ask_all<'a>(&'a self, asks: &'a [Ask]) -> BoxFuture<'a, Result<Vec<Reply>, AskError>> {
+        Box::pin(self.ask_round(asks))
     }
 }
 
@@ -502,11 +727,13 @@ mod tests {
     ) -> (MrtrAsker, mpsc::Receiver<CallEvent>) {
         let (events, receiver) = mpsc::channel(1);
         let asker = MrtrAsker {
-            tool: "t",
-            events,
-            parked: Arc::clone(parked),
-            limits: limits.clone(),
-            cancel: CancellationToken::new(),
+            client: Client::Parks(ParkingClient {
+                tool: "t",
+                events,
+                parked: Arc::clone(parked),
+                limits: limits.clone(),
+                cancel: CancellationToken::new(),
+            }),
             record: Arc::new(Record {
                 arguments: serde_json::json!({}),
                 answers: Mutex::new(Vec::new()),
@@ -532,7 +759,7 @@ mod tests {
         let limits = InputLimits::new(Duration::from_millis(20), 4);
         let (asker, mut events) = asker(&parked, &limits);
         let question = question();
-        let waiting = tokio::spawn(async move { asker.wait(&question).await });
+        let waiting = tokio::spawn(async move { asker.wait(vec![question]).await });
         let Some(CallEvent::Asked(asked)) = events.recv().await else {
             panic!("the question is announced");
         };
@@ -547,19 +774,24 @@ mod tests {
         assert_eq!(limits.waiting(), 0, "slot freed");
         let sealed = SealedState {
             origin: parked.origin.clone(),
-            question: asked,
+            round: asked,
             arguments: serde_json::json!({}),
             answers: Vec::new(),
         };
         let state = parked.input_required(&sealed, "t", "anonymous", Duration::from_secs(1));
         let state = state.request_state.expect("sealed state");
         assert!(matches!(
-            parked.resume("t", "anonymous", &state, None),
+            parked.resume(("t", "anonymous"), &state, None, Duration::from_secs(1)),
             Err(ResumeError::Gone)
         ));
         // Sealed to its caller: another one cannot even learn that it is gone.
         assert!(matches!(
-            parked.resume("t", "bearer:mallory", &state, None),
+            parked.resume(
+                ("t", "bearer:mallory"),
+                &state,
+                None,
+                Duration::from_secs(1)
+            ),
             Err(ResumeError::Forged)
         ));
     }
@@ -571,13 +803,89 @@ mod tests {
         let (first, mut events) = asker(&parked, &limits);
         let question = question();
         let held = question.clone();
-        let _waiting = tokio::spawn(async move { first.wait(&held).await });
+        let _waiting = tokio::spawn(async move { first.wait(vec![held]).await });
         assert!(events.recv().await.is_some());
         let (second, _events) = asker(&parked, &limits);
-        let refused = second.wait(&question).await;
+        let refused = second.wait(vec![question]).await;
         assert!(
             matches!(refused, Err(AskError::Capacity { limit: 1, .. })),
             "{refused:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_retry_that_answers_part_of_a_round_is_asked_for_the_rest() {
+        let parked = Arc::new(ParkedCalls::new(None));
+        let limits = InputLimits::new(Duration::from_secs(60), 4);
+        let (asker, mut events) = asker(&parked, &limits);
+        let named = |name: &str| Question {
+            key: Some(name.into()),
+            ..Question::input(name.into(), serde_json::json!({"type": "string"}))
+        };
+        let questions = vec![named("first"), named("second")];
+        let waiting = tokio::spawn(async move { asker.wait(questions).await });
+        let Some(CallEvent::Asked(round)) = events.recv().await else {
+            panic!("the round is announced");
+        };
+        let sealed = SealedState {
+            origin: parked.origin.clone(),
+            round,
+            arguments: serde_json::json!({}),
+            answers: Vec::new(),
+        };
+        let ttl = Duration::from_secs(60);
+        let result = parked.input_required(&sealed, "t", "anonymous", ttl);
+        let keys: Vec<&String> = result
+            .input_requests
+            .iter()
+            .flatten()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, ["first", "second"]);
+        // Parked calls need a call attached before a retry reaches them.
+        let (_, events_rx) = mpsc::channel(1);
+        let call = DetachedCall {
+            skill: "t",
+            owner: Arc::from("anonymous"),
+            events: events_rx,
+            published: Arc::default(),
+            progress: Arc::default(),
+            cancel: CancellationToken::new(),
+            record: Arc::new(Record {
+                arguments: serde_json::json!({}),
+                answers: Mutex::new(Vec::new()),
+            }),
+        };
+        assert!(parked.park(sealed.round.clone(), call, ttl).is_ok());
+        let accept =
+            |value: &str| serde_json::json!({"action": "accept", "content": {"answer": value}});
+        let state = result.request_state.expect("state");
+        let partial = InputResponses::from([("first".to_owned(), accept("one"))]);
+        let Ok(Resumed::Unanswered(again)) =
+            parked.resume(("t", "anonymous"), &state, Some(partial), ttl)
+        else {
+            panic!("the rest is asked for");
+        };
+        let keys: Vec<&String> = again
+            .input_requests
+            .iter()
+            .flatten()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, ["second"], "only what is missing");
+        let rest = InputResponses::from([("second".to_owned(), accept("two"))]);
+        let state = again.request_state.expect("a new state");
+        assert!(matches!(
+            parked.resume(("t", "anonymous"), &state, Some(rest), ttl),
+            Ok(Resumed::Answered(_))
+        ));
+        let answers = waiting.await.expect("asker task").expect("answers");
+        assert_eq!(
+            answers,
+            [
+                Answer::Value(serde_json::json!("one")),
+                Answer::Value(serde_json::json!("two"))
+            ]
         );
     }
 }

@@ -161,6 +161,21 @@ async fn prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
+/// What `test_input_required_result_prompt` asks for.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct PromptSetting {
+    context: String,
+}
+
+/// A prompt that asks for its context first (an input-required round on 2026-07-28).
+#[prompt(agent = Conformance, name = "test_input_required_result_prompt")]
+async fn input_required_prompt(ctx: PromptContext) -> Result<String, SkillError> {
+    let setting: PromptSetting = ctx
+        .ask_named("user_context", "What context should the prompt use?")
+        .await?;
+    Ok(format!("Answer using this context: {}", setting.context))
+}
+
 /// Log three messages at info level, 50 ms apart: `tracing` events inside a skill reach the
 /// MCP client as log notifications.
 #[skill(agent = Conformance)]
@@ -383,6 +398,29 @@ async fn test_input_required_result_list_roots(ctx: TaskContext) -> Result<Strin
     let roots = ctx.roots().await?;
     let listed: Vec<String> = roots.iter().map(|root| root.uri.clone()).collect();
     Ok(format!("Roots: {}", listed.join(", ")))
+}
+
+/// Ask for a name, a greeting from the client's model and the client's roots, all in one
+/// input-required round (2026-07-28).
+#[skill(agent = Conformance)]
+async fn test_input_required_result_multiple_inputs(
+    ctx: TaskContext,
+) -> Result<String, SkillError> {
+    let (name, greeting, roots) = ctx
+        .ask_all((
+            Input::<Name>::new("What is your name?").named("user_name"),
+            Sampling::new("Generate a greeting")
+                .named("greeting")
+                .max_tokens(50),
+            ListRoots::new().named("client_roots"),
+        ))
+        .await?;
+    Ok(format!(
+        "{}, {}! ({} roots)",
+        greeting.text,
+        name.name,
+        roots.len()
+    ))
 }
 
 /// Ask only what the client declared it can answer: a form if it takes forms, else its model.
