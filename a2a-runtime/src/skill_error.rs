@@ -106,6 +106,13 @@ impl fmt::Display for SkillError {
 
 /// Like `anyhow::Error`, `SkillError` does not implement `std::error::Error` itself, which is
 /// what allows this blanket conversion for `?`.
+impl SkillError {
+    /// The question that went unanswered, when the error is one `?` made of an [`AskError`].
+    pub(crate) fn ask_error(&self) -> Option<&crate::AskError> {
+        self.source.as_deref()?.downcast_ref()
+    }
+}
+
 impl<E> From<E> for SkillError
 where
     E: std::error::Error + Send + Sync + 'static,

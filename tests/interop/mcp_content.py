@@ -1,6 +1,7 @@
 """Reads the currency agent's resources, resource templates, prompts, completions and a task
-artifact with the official MCP Python SDK (mcp 2.x) client, in both protocol eras; in the legacy
-era it also subscribes to a running task's artifact and waits for its update notification.
+artifact with the official MCP Python SDK (mcp 2.x) client, in both protocol eras; it also follows a
+running task's artifact and waits for its update notification, with resources/subscribe in the
+legacy era and a subscriptions/listen stream on 2026-07-28.
 
 Usage: python mcp_content.py BASE_URL   (the agent's base URL; MCP is at BASE_URL + "mcp")
 Exits non-zero (with the reason) on any mismatch.
@@ -120,10 +121,37 @@ async def subscription(base: str) -> None:
         print("subscription ok:", uri)
 
 
+async def running_artifact(base: str) -> str:
+    """Starts a slow report and returns the URI of its first artifact once there is one."""
+    task = await a2a_send(base, [{"data": {"currencies": ["USD", "JPY", "GBP"], "pace_ms": 400}}], "report", immediately=True)
+    async with httpx.AsyncClient(timeout=30) as http:
+        for _ in range(100):
+            got = (await http.post(base, json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}, headers={"A2A-Version": "1.0"})).json()
+            artifacts = got["result"].get("artifacts", [])
+            if artifacts:
+                break
+            await asyncio.sleep(0.05)
+    check(artifacts, f"the report never produced an artifact: {got}")
+    return f"a2a://tasks/{task['id']}/artifacts/{artifacts[0]['artifactId']}"
+
+
+async def listening(base: str) -> None:
+    async with Client(base + "mcp", mode="2026-07-28") as client:
+        uri = await running_artifact(base)
+        async with client.listen(resource_subscriptions=[uri], tools_list_changed=True) as sub:
+            honored = sub.honored
+            check(list(honored.resource_subscriptions or []) == [uri], f"honored {honored}")
+            check(not honored.tools_list_changed, f"tool lists never change here: {honored}")
+            event = await asyncio.wait_for(sub.__anext__(), 10)
+            check(uri in repr(event), f"listen event {event}")
+    print("listen ok:", uri)
+
+
 async def main(base: str) -> None:
     for mode in ("legacy", "auto"):
         await exercise(base, mode)
     await subscription(base)
+    await listening(base)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,20 @@ pub enum AskError {
         /// Why the caller cannot provide it.
         why: String,
     },
+    /// The MCP client did not declare the capability the question needs (`elicitation`,
+    /// `sampling`, `roots`). On protocol 2026-07-28 a call that fails with it is answered with
+    /// the protocol's MissingRequiredClientCapability error (-32021) naming the capability.
+    #[error(
+        "this call needs {what} (\"{prompt}\"), but the MCP client did not declare the `{capability}` capability"
+    )]
+    MissingCapability {
+        /// The capability, as the client would declare it.
+        capability: &'static str,
+        /// What the skill needed.
+        what: &'static str,
+        /// The question.
+        prompt: String,
+    },
     /// The caller declined or dismissed the question.
     #[error("the caller declined to answer \"{prompt}\"")]
     Declined {

@@ -16,5 +16,6 @@ pub use error::AskError;
 pub(crate) use limits::InputLimits;
 pub(crate) use question::{
     Answer, Asker, ClientRequest, Question, QuestionKind, roots_unsupported, sampling_unsupported,
+    undeclared,
 };
 pub use sampling::{Root, Sampled, Sampling};

@@ -153,6 +153,15 @@ pub(crate) fn roots_unsupported(why: &str) -> AskError {
     }
 }
 
+/// The client did not declare `capability`, which `what` (asked as `prompt`) needs.
+pub(crate) fn undeclared(capability: &'static str, what: &'static str, prompt: String) -> AskError {
+    AskError::MissingCapability {
+        capability,
+        what,
+        prompt,
+    }
+}
+
 /// Why a sampling request cannot be made.
 pub(crate) fn sampling_unsupported(request: &super::Sampling, why: &str) -> AskError {
     AskError::Unsupported {

@@ -18,7 +18,7 @@ use rmcp::model::{
 use super::elicit::Form;
 use crate::ask::{
     Answer, AskError, Asker, InputLimits, Question, QuestionKind, Root, Sampled, Sampling,
-    roots_unsupported, sampling_unsupported,
+    roots_unsupported, sampling_unsupported, undeclared,
 };
 use crate::content::{PromptContent, PromptMessage, PromptRole, ResourceBody};
 use crate::util::BoxFuture;
@@ -76,9 +76,7 @@ impl ElicitAsker {
 
     async fn list_roots(&self) -> Result<Vec<Root>, AskError> {
         if !self.roots {
-            return Err(roots_unsupported(
-                "the MCP client did not declare the roots capability",
-            ));
+            return Err(undeclared_roots());
         }
         match tokio::time::timeout(self.limits.timeout(), self.peer.list_roots()).await {
             Ok(Ok(listed)) => Ok(roots_of(listed)),
@@ -91,10 +89,7 @@ impl ElicitAsker {
 
     async fn create_message(&self, request: &Sampling) -> Result<Sampled, AskError> {
         if !self.sampling {
-            return Err(sampling_unsupported(
-                request,
-                "the MCP client did not declare the sampling capability",
-            ));
+            return Err(undeclared_sampling(request));
         }
         let params = create_message_params(request);
         let sampled = tokio::time::timeout(self.limits.timeout(), self.peer.create_message(params));
@@ -222,12 +217,11 @@ impl NoAnswers {
     pub(crate) fn refusal(question: &Question) -> AskError {
         match question.kind {
             QuestionKind::Auth => auth_unsupported(question),
-            QuestionKind::Input => AskError::Unsupported {
-                what: QuestionKind::Input.needs(),
-                prompt: question.prompt.clone(),
-                why: "the MCP client did not declare the elicitation capability, so it cannot be asked"
-                    .into(),
-            },
+            QuestionKind::Input => undeclared(
+                "elicitation",
+                QuestionKind::Input.needs(),
+                question.prompt.clone(),
+            ),
         }
     }
 }
@@ -236,6 +230,20 @@ impl Asker for NoAnswers {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
         Box::pin(std::future::ready(Err(Self::refusal(question))))
     }
+}
+
+/// The client did not declare sampling, which `request` needs.
+pub(crate) fn undeclared_sampling(request: &Sampling) -> AskError {
+    undeclared(
+        "sampling",
+        "a completion from the caller's model",
+        request.summary(),
+    )
+}
+
+/// The client did not declare roots.
+pub(crate) fn undeclared_roots() -> AskError {
+    undeclared("roots", "the caller's roots", "roots/list".into())
 }
 
 /// Authorization arrives out of band, which a plain call cannot wait for.

@@ -17,6 +17,7 @@ use rmcp::model::{
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::error::missing_capability;
 use crate::app::App;
 use crate::ask::Asker;
 use crate::content::{
@@ -221,10 +222,11 @@ fn argument(argument: &Argument) -> McpArgument {
 }
 
 /// `prompts/get`: an unknown prompt or a missing or unreadable argument is -32602. The prompt's
-/// questions go to `asker`.
+/// questions go to `asker`; on protocol 2026-07-28 (`stateless`) one the client did not declare
+/// the capability for refuses the request (-32021).
 pub(crate) async fn get_prompt(
     app: &App,
-    (name, arguments): (&str, &serde_json::Value),
+    (name, arguments, stateless): (&str, &serde_json::Value, bool),
     caller: &CallerId,
     (asker, cancel): (Option<Arc<dyn Asker>>, CancellationToken),
 ) -> Result<GetPromptResult, McpError> {
@@ -256,9 +258,10 @@ pub(crate) async fn get_prompt(
         asker,
         cancel,
     };
-    let messages = guarded(prompt.get(read))
-        .await
-        .map_err(|e| read_error(&e, json!({ "prompt": prompt.name() })))?;
+    let messages = guarded(prompt.get(read)).await.map_err(|e| {
+        let refusal = Some(&e).filter(|_| stateless).and_then(missing_capability);
+        refusal.unwrap_or_else(|| read_error(&e, json!({ "prompt": prompt.name() })))
+    })?;
     Ok(
         GetPromptResult::new(messages.into_iter().map(prompt_message).collect())
             .with_description(prompt.description()),

@@ -1,10 +1,13 @@
 //! The one place task-layer failures get their MCP form (as `a2a/error.rs` is for A2A).
 
 use rmcp::ErrorData as McpError;
+use rmcp::model::ErrorCode;
 use serde_json::json;
 
+use crate::AskError;
 use crate::dispatch::MissingScope;
 use crate::quota::Busy;
+use crate::skill_error::SkillError;
 use crate::task::{StoreError, TaskError};
 
 /// A retryable refusal (over a per-caller quota, the server at capacity). MCP defines no code
@@ -29,6 +32,21 @@ pub(super) fn forbidden(missing: MissingScope) -> McpError {
         ),
         Some(json!({ "tool": missing.skill, "scope": missing.scope })),
     )
+}
+
+/// A call that failed because it needed a capability the client did not declare: on protocol
+/// 2026-07-28 the request itself is refused with MissingRequiredClientCapability (-32021, HTTP
+/// 400), `data.requiredCapabilities` naming it as a `ClientCapabilities` object. `None` for
+/// any other failure, which stays a tool error.
+pub(crate) fn missing_capability(error: &SkillError) -> Option<McpError> {
+    let AskError::MissingCapability { capability, .. } = error.ask_error()? else {
+        return None;
+    };
+    Some(McpError::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        error.message().to_owned(),
+        Some(json!({ "requiredCapabilities": { *capability: {} } })),
+    ))
 }
 
 /// A request that does not fit the task's current state (unknown task, a question that is not

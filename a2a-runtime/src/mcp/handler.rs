@@ -17,16 +17,16 @@ use rmcp::model::{
     GetPromptResponse, InputResponses, ListPromptsRequestMethod, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PromptsCapability, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ResourcesCapability, SetLevelRequestParams,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use super::asking::{Abilities, ElicitAsker};
 use super::content;
 use super::elicit::{answer_of, input_requests};
-use super::error::{busy, forbidden, task_error};
+use super::error::{busy, forbidden, missing_capability, task_error};
 use super::logging::{McpLogSink, SessionLevel};
 use super::parked::{CallEvent, DetachedCall, ParkedCalls, ResumeError, Resumed};
 use super::results::{call_result, task_result};
@@ -170,7 +170,7 @@ impl McpHandler {
                 (Vec::new(), offered),
                 abilities,
             );
-            return Ok(self.drive(call, &context).await);
+            return self.drive(call, &context).await;
         }
         let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
             context.peer.clone(),
@@ -195,6 +195,14 @@ impl McpHandler {
             .await
             .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
         drop(quota);
+        if let Some(refusal) = result
+            .as_ref()
+            .err()
+            .filter(|_| stateless)
+            .and_then(missing_capability)
+        {
+            return Err(refusal);
+        }
         if let Some(progress) = progress {
             progress.finish().await;
         }
@@ -206,12 +214,13 @@ impl McpHandler {
     }
 
     /// Drives a detached call until it finishes or asks; a question parks the call and answers
-    /// the request with an input-required result.
+    /// the request with an input-required result. A call that failed for want of a capability
+    /// the client did not declare is refused (-32021).
     async fn drive(
         &self,
         mut call: DetachedCall,
         context: &RequestContext<RoleServer>,
-    ) -> CallToolResponse {
+    ) -> Result<CallToolResponse, McpError> {
         let progress =
             ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
         let relay = Arc::clone(&call.progress);
@@ -233,23 +242,26 @@ impl McpHandler {
             match event {
                 Some(CallEvent::Asked(round)) => {
                     match self.parked.park(round, call, ttl) {
-                        Ok(result) => break CallToolResponse::InputRequired(result),
+                        Ok(result) => break Ok(CallToolResponse::InputRequired(result)),
                         // It expired at once; the call finishes with that error.
                         Err(unparked) => call = unparked,
                     }
                 }
                 Some(CallEvent::Finished(result)) => {
+                    if let Some(refusal) = result.as_ref().err().and_then(missing_capability) {
+                        break Err(refusal);
+                    }
                     let skill = self.app.dispatcher.registry().get(call.skill);
-                    break match skill {
+                    break Ok(match skill {
                         Some(skill) => CallToolResponse::Complete(call_result(
                             skill,
                             &call.published.take(),
                             result,
                         )),
                         None => tool_error("the tool is no longer registered"),
-                    };
+                    });
                 }
-                None => break tool_error("the call ended without a result"),
+                None => break Ok(tool_error("the call ended without a result")),
             }
         };
         relay.set(None);
@@ -273,7 +285,7 @@ impl McpHandler {
             .parked
             .resume((tool, caller.owner()), state, responses, ttl)
         {
-            Ok(Resumed::Answered(call)) => Ok(self.drive(call, context).await),
+            Ok(Resumed::Answered(call)) => self.drive(call, context).await,
             Ok(Resumed::Unanswered(result)) => Ok(CallToolResponse::InputRequired(result)),
             Ok(Resumed::Rerun { arguments, answers }) => {
                 self.rerun(tool, arguments, answers, caller, context).await
@@ -325,7 +337,7 @@ impl McpHandler {
             (answers, InputResponses::new()),
             abilities,
         );
-        Ok(self.drive(call, context).await)
+        self.drive(call, context).await
     }
 
     /// A call from a client that supports the tasks extension runs as a task of the shared task
@@ -584,6 +596,21 @@ impl ServerHandler for McpHandler {
         )))
     }
 
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(super::subscriptions::accepted_filter(requested))
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        // An open stream counts against its caller's stream quota, as an A2A subscription does.
+        let caller = caller_of(subscription.request_context());
+        let _slot = self.app.quotas.open_stream(&caller).map_err(busy)?;
+        super::subscriptions::listen(&self.app.resource_updates, subscription).await;
+        Ok(())
+    }
+
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
@@ -677,7 +704,7 @@ impl ServerHandler for McpHandler {
         let get = |asker| {
             content::get_prompt(
                 &self.app,
-                (&request.name, &arguments),
+                (&request.name, &arguments, stateless),
                 &caller,
                 (asker, context.ct.clone()),
             )

@@ -26,6 +26,7 @@ use rmcp::model::{CreateMessageResult, ListRootsResult};
 
 use super::asking::{
     Abilities, NoAnswers, auth_unsupported, create_message_params, roots_of, sampled_of,
+    undeclared_roots, undeclared_sampling,
 };
 use super::elicit::{answer_of, input_requests};
 use super::updates::{ArtifactCollector, ProgressRelay};
@@ -598,10 +599,7 @@ impl MrtrAsker {
             Ask::Input(question) => Ok(question.clone()),
             Ask::Sample(request) => {
                 if !self.abilities.sampling {
-                    return Err(sampling_unsupported(
-                        request,
-                        "the MCP client did not declare the sampling capability",
-                    ));
+                    return Err(undeclared_sampling(request));
                 }
                 let params = serde_json::to_value(create_message_params(request))
                     .map_err(|e| sampling_unsupported(request, &e.to_string()))?;
@@ -613,9 +611,7 @@ impl MrtrAsker {
             }
             Ask::Roots(key) => {
                 if !self.abilities.roots {
-                    return Err(roots_unsupported(
-                        "the MCP client did not declare the roots capability",
-                    ));
+                    return Err(undeclared_roots());
                 }
                 Ok(Self::request(
                     "roots/list".into(),

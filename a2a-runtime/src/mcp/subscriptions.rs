@@ -1,5 +1,7 @@
-//! `resources/subscribe` and `resources/unsubscribe` of one MCP session: the URIs it follows,
-//! and the forwarder that tells it when one of them changed.
+//! Telling MCP clients that resources changed: `resources/subscribe` and `resources/unsubscribe`
+//! of one 2025-era session (the URIs it follows, and the forwarder that tells it when one of
+//! them changed), and the `subscriptions/listen` streams of protocol 2026-07-28, each following
+//! the URIs its request named until the client closes it.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::ResourceUpdatedNotificationParam;
-use rmcp::service::Peer;
+use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
+use rmcp::service::{Peer, SubscriptionContext};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::content::ResourceUpdates;
@@ -89,6 +91,53 @@ impl Subscriptions {
             if notified.is_err() {
                 return;
             }
+        }
+    }
+}
+
+/// What a `subscriptions/listen` request may follow: the resources it names (at most
+/// [`MAX_SUBSCRIPTIONS`]); lists never change on this server, so no list notifications.
+pub(crate) fn accepted_filter(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let uris = requested.resource_subscriptions.iter().flatten();
+    let uris: Vec<&String> = uris.take(MAX_SUBSCRIPTIONS).collect();
+    if uris.is_empty() {
+        return SubscriptionFilter::new();
+    }
+    SubscriptionFilter::builder()
+        .resource_subscriptions(uris.into_iter().cloned())
+        .build()
+}
+
+/// Runs one `subscriptions/listen` stream (acknowledged already): every change to a URI it
+/// follows is sent on it, tagged with its subscription id, until the client closes it.
+pub(crate) async fn listen(updates: &ResourceUpdates, subscription: SubscriptionContext) {
+    let followed: HashSet<&str> = subscription
+        .accepted()
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let mut changes = updates.listen();
+    loop {
+        let uri = tokio::select! {
+            () = subscription.cancelled() => return,
+            change = changes.recv() => match change {
+                Ok(uri) => uri,
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return,
+            },
+        };
+        if !followed.contains(uri.as_ref()) {
+            continue;
+        }
+        if subscription
+            .sink()
+            .notify_resource_updated(uri.as_ref())
+            .await
+            .is_err()
+        {
+            return;
         }
     }
 }

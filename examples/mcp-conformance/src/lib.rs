@@ -431,7 +431,7 @@ async fn test_input_required_result_capabilities(ctx: TaskContext) -> Result<Str
         .await
     {
         Ok(answer) => Ok(format!("Hello, {}!", answer.name)),
-        Err(a2a_runtime::AskError::Unsupported { .. }) => {
+        Err(a2a_runtime::AskError::MissingCapability { .. }) => {
             let sampled = ctx
                 .sample(a2a_runtime::Sampling::new("Suggest a name").named("name_suggestion"))
                 .await?;
@@ -439,6 +439,16 @@ async fn test_input_required_result_capabilities(ctx: TaskContext) -> Result<Str
         }
         Err(error) => Err(error.into()),
     }
+}
+
+/// Ask the client's model, which needs the sampling capability: a client that did not declare
+/// it is refused with -32021 (2026-07-28).
+#[skill(agent = Conformance)]
+async fn test_missing_capability(ctx: TaskContext) -> Result<String, SkillError> {
+    let sampled = ctx
+        .sample(Sampling::new("Say hello").max_tokens(20))
+        .await?;
+    Ok(sampled.text)
 }
 
 /// Log a message at info level (the suite checks nothing is sent without a requested level).
