@@ -212,26 +212,35 @@ async fn a_declined_question_fails_the_call_as_a_tool_error() {
 #[tokio::test]
 async fn a_client_without_elicitation_is_told_what_was_needed() {
     let server = start(Talker::default().server()).await;
-    let done = call(
-        &server,
-        json!({ "name": "greet", "arguments": {} }),
-        json!({}),
-    )
-    .await;
-    assert_eq!(done["result"]["isError"], true, "{done}");
-    let text = done["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(
-        text.starts_with("this call needs more input (\"What is your name?\")"),
-        "{text}"
+    // On 2026-07-28 the request itself is refused: -32021 naming the capability, HTTP 400.
+    let (status, body) = server
+        .mcp_modern(
+            "tools/call",
+            json!({ "name": "greet", "arguments": {} }),
+            json!({}),
+        )
+        .await;
+    let refused = response_from(&body);
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"],
+        json!({ "elicitation": {} })
     );
-    assert!(text.contains("elicitation capability"), "{text}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("this call needs more input (\"What is your name?\")"),
+        "{message}"
+    );
 
+    // A 2025 session has no such error: the call is a tool error saying the same.
     let mut session = server.mcp_session().await;
     let legacy = session
         .request("tools/call", json!({ "name": "greet", "arguments": {} }))
         .await;
+    assert_eq!(legacy["result"]["isError"], true, "{legacy}");
     let text = legacy["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("elicitation capability"), "{legacy}");
+    assert!(text.contains("`elicitation` capability"), "{legacy}");
 }
 
 #[tokio::test]

@@ -166,7 +166,7 @@ async fn an_mcp_client_without_sampling_gets_a_tool_error_naming_it() {
     assert_eq!(called["result"]["isError"], true, "{called}");
     let text = called["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
-        text.contains("did not declare the sampling capability"),
+        text.contains("did not declare the `sampling` capability"),
         "{text}"
     );
 }
