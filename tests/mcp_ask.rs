@@ -286,10 +286,29 @@ async fn a_task_waiting_for_input_is_answered_with_tasks_update() {
         "TASK_STATE_INPUT_REQUIRED"
     );
 
-    let (_, wrong) = server
+    // A response to a request the task does not wait for is acknowledged and ignored
+    // (SEP-2663): the task keeps waiting on its own request.
+    let (_, ignored) = server
         .mcp_modern(
             "tasks/update",
             json!({ "taskId": task_id, "inputResponses": { "other-key": {} } }),
+            capabilities.clone(),
+        )
+        .await;
+    let ignored = response_from(&ignored);
+    assert!(ignored["error"].is_null(), "{ignored}");
+    let still = server
+        .poll_mcp_task(&task_id, |t| t["status"] == "input_required")
+        .await;
+    assert!(
+        still["inputRequests"].get(key.as_str()).is_some(),
+        "{still}"
+    );
+    // A response that does not answer the request is refused, naming it.
+    let (_, wrong) = server
+        .mcp_modern(
+            "tasks/update",
+            json!({ "taskId": task_id, "inputResponses": { key: { "unrelated": true } } }),
             capabilities.clone(),
         )
         .await;
@@ -375,4 +394,83 @@ async fn responses_sent_with_the_call_answer_the_questions_they_name() {
         done["result"]["content"][0]["text"], "Welcome, Grace!",
         "{done}"
     );
+}
+
+/// Runs jobs that must be tasks, and one that never is.
+#[a2a_runtime::agent(name = "Foreman", crate = a2a_runtime)]
+#[derive(Debug, Default)]
+pub struct Foreman;
+
+/// A batch job: always a task.
+#[a2a_runtime::skill(agent = Foreman, crate = a2a_runtime, task_support = "required")]
+pub async fn batch() -> String {
+    "batch done".into()
+}
+
+/// A job that crashes: always a task.
+#[a2a_runtime::skill(agent = Foreman, crate = a2a_runtime, task_support = "required")]
+#[allow(clippy::panic)] // The point of the skill.
+pub async fn crash() -> String {
+    panic!("the job crashed")
+}
+
+/// A quick answer: never a task.
+#[a2a_runtime::skill(agent = Foreman, crate = a2a_runtime, task_support = "forbidden")]
+pub async fn quick() -> String {
+    "quick".into()
+}
+
+#[tokio::test]
+async fn a_tool_that_requires_tasks_refuses_clients_without_the_extension() {
+    let server = start(Foreman.server()).await;
+    let (status, body) = server
+        .mcp_modern(
+            "tools/call",
+            json!({ "name": "batch", "arguments": {} }),
+            json!({}),
+        )
+        .await;
+    let refused = response_from(&body);
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"][TASKS],
+        json!({})
+    );
+}
+
+#[tokio::test]
+async fn task_support_decides_whether_a_call_becomes_a_task() {
+    let server = start(Foreman.server()).await;
+    let tasks = json!({ "extensions": { TASKS: {} } });
+    // Required: a task, however quickly it ends.
+    let created = call(
+        &server,
+        json!({ "name": "batch", "arguments": {} }),
+        tasks.clone(),
+    )
+    .await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap();
+    let done = server
+        .poll_mcp_task(task_id, |t| t["status"] == "completed")
+        .await;
+    assert_eq!(done["result"]["content"][0]["text"], "batch done", "{done}");
+    // Forbidden: the result, even for a client of the extension.
+    let quick = call(
+        &server,
+        json!({ "name": "quick", "arguments": {} }),
+        tasks.clone(),
+    )
+    .await;
+    assert_eq!(quick["result"]["resultType"], "complete", "{quick}");
+    assert_eq!(quick["result"]["content"][0]["text"], "quick");
+    // A panic fails the task with a JSON-RPC error, not a tool error.
+    let crashed = call(&server, json!({ "name": "crash", "arguments": {} }), tasks).await;
+    let task_id = crashed["result"]["taskId"].as_str().unwrap();
+    let failed = server
+        .poll_mcp_task(task_id, |t| t["status"] == "failed")
+        .await;
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    assert!(failed.get("result").is_none(), "{failed}");
 }

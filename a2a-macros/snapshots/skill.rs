@@ -145,6 +145,7 @@ const _: () = {
         scopes: &[],
         extended_only: false,
         resume: ::a2a_runtime::__private::Resume::Answers,
+        task_support: ::a2a_runtime::__private::TaskSupport::Optional,
         read_only: ::core::option::Option::None,
         destructive: ::core::option::Option::None,
         idempotent: ::core::option::Option::None,

@@ -32,6 +32,9 @@ pub(crate) struct SkillArgs {
     pub(crate) extended_only: Flag,
     /// What a restart does with the skill's unfinished tasks: `"answers"`, `"rerun"`, `"never"`.
     pub(crate) resume: Option<LitStr>,
+    /// Whether MCP clients of the tasks extension get a task: `"optional"`, `"required"`,
+    /// `"forbidden"`.
+    pub(crate) task_support: Option<LitStr>,
     pub(crate) read_only: Option<bool>,
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,

@@ -4,7 +4,7 @@
 use darling::Error;
 use proc_macro2::Span;
 
-use crate::model::ResumePolicy;
+use crate::model::{ResumePolicy, TaskSupport};
 
 /// The longest tool name MCP clients accept.
 const MAX_TOOL_NAME: usize = 128;
@@ -73,6 +73,24 @@ pub(crate) fn resume(policy: &syn::LitStr) -> Result<ResumePolicy, Error> {
                  also run again) or \"never\" (unfinished tasks fail after a restart)"
             ))
             .with_span(policy)
+        })
+}
+
+/// `task_support` names one of the MCP task modes.
+pub(crate) fn task_support(mode: &syn::LitStr) -> Result<TaskSupport, Error> {
+    let value = mode.value();
+    TaskSupport::NAMES
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|(_, mode)| *mode)
+        .ok_or_else(|| {
+            Error::custom(format!(
+                "unknown task support {value:?}; expected \"optional\" (the default: a call from \
+                 a client of the MCP tasks extension becomes a task unless it ends at once), \
+                 \"required\" (always a task; other clients are refused) or \"forbidden\" (never \
+                 a task)"
+            ))
+            .with_span(mode)
         })
 }
 

@@ -19,10 +19,29 @@ pub(crate) struct Skill {
     pub(crate) scopes_span: Option<Span>,
     pub(crate) extended_only: bool,
     pub(crate) resume: ResumePolicy,
+    pub(crate) task_support: TaskSupport,
     pub(crate) hints: Hints,
     pub(crate) is_default: bool,
     pub(crate) params: Vec<Param>,
     pub(crate) output: Output,
+}
+
+/// `task_support = "..."`: whether MCP calls of the skill become tasks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum TaskSupport {
+    #[default]
+    Optional,
+    Required,
+    Forbidden,
+}
+
+impl TaskSupport {
+    /// The values by the names the attribute takes.
+    pub(crate) const NAMES: [(&'static str, Self); 3] = [
+        ("optional", Self::Optional),
+        ("required", Self::Required),
+        ("forbidden", Self::Forbidden),
+    ];
 }
 
 /// `resume = "..."`: what a restart does with the skill's unfinished tasks.

@@ -225,6 +225,11 @@ fn build(
         .as_ref()
         .and_then(|policy| errors.handle(check::resume(policy)))
         .unwrap_or_default();
+    let task_support = args
+        .task_support
+        .as_ref()
+        .and_then(|mode| errors.handle(check::task_support(mode)))
+        .unwrap_or_default();
     let output = read_output(&sig.output, errors);
     if errors.count() > before {
         return None;
@@ -242,6 +247,7 @@ fn build(
         scopes_span: args.scopes.first().map(syn::LitStr::span),
         extended_only: args.extended_only.is_present(),
         resume,
+        task_support,
         hints: Hints {
             read_only: args.read_only,
             destructive: args.destructive,

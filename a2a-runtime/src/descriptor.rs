@@ -35,6 +35,7 @@ pub struct SkillParts {
     pub scopes: &'static [&'static str],
     pub extended_only: bool,
     pub resume: Resume,
+    pub task_support: TaskSupport,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
@@ -74,6 +75,22 @@ pub enum Resume {
     Rerun,
     /// Every unfinished task of the skill fails with the reason "interrupted by a restart".
     Never,
+}
+
+/// Whether an MCP call of a skill becomes a task (`#[skill(task_support = "...")]`), for clients
+/// of the MCP tasks extension (`io.modelcontextprotocol/tasks`). A2A calls are always tasks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// The default. A call from a client of the extension becomes a task, unless it ends
+    /// within the server's `mcp_task_after` (then its result is returned at once); other
+    /// clients wait for the result.
+    #[default]
+    Optional,
+    /// Every call is a task: a client of the extension always gets a task to poll, and a call
+    /// from any other client is refused (MissingRequiredClientCapability, -32021).
+    Required,
+    /// Calls are never tasks; every client waits for the result.
+    Forbidden,
 }
 
 /// MCP tool annotations of a skill (hints, not guarantees).
@@ -146,6 +163,10 @@ impl SkillDescriptor {
     pub fn resume(&self) -> Resume {
         self.parts.resume
     }
+    /// Whether its MCP calls become tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.parts.task_support
+    }
     /// MCP tool annotations.
     pub fn hints(&self) -> ToolHints {
         ToolHints {
@@ -208,6 +229,7 @@ impl SkillDescriptor {
         scopes: &[],
         extended_only: false,
         resume: Resume::Answers,
+        task_support: TaskSupport::Optional,
         read_only: None,
         destructive: None,
         idempotent: None,

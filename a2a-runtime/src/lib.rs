@@ -44,7 +44,7 @@ pub use content::{
 };
 pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{
-    AgentDescriptor, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor, ToolHints,
+    AgentDescriptor, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor, TaskSupport, ToolHints,
 };
 pub use error::Error;
 pub use model::{

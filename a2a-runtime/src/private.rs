@@ -6,7 +6,8 @@ pub use {futures, inventory, schemars, serde, serde_json};
 pub use crate::agent::Agent;
 pub use crate::call::{DecodedInput, FromInvocation, IntoSkillOutput, Invocation, SkillResult};
 pub use crate::descriptor::{
-    AgentDescriptor, AgentParts, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor, SkillParts,
+    AgentDescriptor, AgentParts, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor,
+    SkillParts, TaskSupport,
 };
 pub use crate::registry::SkillRegistration;
 pub use crate::util::BoxFuture;

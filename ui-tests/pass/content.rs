@@ -7,7 +7,7 @@ struct Notes {
 }
 
 /// Greets.
-#[skill(agent = Notes)]
+#[skill(agent = Notes, task_support = "forbidden")]
 async fn greet(name: String) -> String {
     name
 }
@@ -65,6 +65,8 @@ async fn summarize(
 }
 
 fn main() {
+    let greet = <greet as a2a_runtime::SkillDef>::DESCRIPTOR;
+    assert_eq!(greet.task_support(), a2a_runtime::TaskSupport::Forbidden);
     let note = <note as a2a_runtime::ResourceDef>::DESCRIPTOR;
     assert!(note.is_template());
     assert_eq!(note.variables()[0].name, "id");

@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 
 use super::{opt_bool, str_slice};
-use crate::model::{ParamKind, ResumePolicy, Skill};
+use crate::model::{ParamKind, ResumePolicy, Skill, TaskSupport};
 use crate::paths::Runtime;
 
 /// Everything `#[skill]` emits for a well-formed skill.
@@ -33,6 +33,11 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
         ResumePolicy::Answers => quote!(#private::Resume::Answers),
         ResumePolicy::Rerun => quote!(#private::Resume::Rerun),
         ResumePolicy::Never => quote!(#private::Resume::Never),
+    };
+    let task_support = match skill.task_support {
+        TaskSupport::Optional => quote!(#private::TaskSupport::Optional),
+        TaskSupport::Required => quote!(#private::TaskSupport::Required),
+        TaskSupport::Forbidden => quote!(#private::TaskSupport::Forbidden),
     };
     let (id, name, description) = (&skill.id, &skill.name, &skill.description);
     let tags = str_slice(&skill.tags);
@@ -70,6 +75,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 scopes: #scopes,
                 extended_only: #extended_only,
                 resume: #resume,
+                task_support: #task_support,
                 read_only: #read_only,
                 destructive: #destructive,
                 idempotent: #idempotent,

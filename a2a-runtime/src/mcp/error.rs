@@ -49,6 +49,24 @@ pub(crate) fn missing_capability(error: &SkillError) -> Option<McpError> {
     ))
 }
 
+/// The refusal of a call to a tool that requires tasks from a client that did not declare the
+/// MCP tasks extension (-32021, naming it as the capability it needs).
+pub(crate) fn tasks_required(tool: &str) -> McpError {
+    McpError::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "tool `{tool}` runs only as a task; declare the {TASKS_EXTENSION} extension in the \
+             client capabilities to call it"
+        ),
+        Some(json!({
+            "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } },
+        })),
+    )
+}
+
+/// The MCP tasks extension, as clients declare it.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
 /// A request that does not fit the task's current state (unknown task, a question that is not
 /// waiting, a task that already ended …) is the client's mistake: invalid params (-32602), with
 /// the task id in `data`. Only store failures are internal errors (-32603).

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
@@ -26,7 +27,7 @@ use serde_json::{Value, json};
 use super::asking::{Abilities, ElicitAsker};
 use super::content;
 use super::elicit::{answer_of, input_requests};
-use super::error::{busy, forbidden, missing_capability, task_error};
+use super::error::{busy, forbidden, missing_capability, task_error, tasks_required};
 use super::logging::{McpLogSink, SessionLevel};
 use super::parked::{CallEvent, DetachedCall, ParkedCalls, ResumeError, Resumed};
 use super::results::{call_result, task_result};
@@ -37,9 +38,10 @@ use crate::app::App;
 use crate::ask::{Answer, Asker};
 use crate::call::normalize_numbers;
 use crate::context::UpdateSink;
+use crate::descriptor::TaskSupport;
 use crate::dispatch::{Call, Dispatcher};
 use crate::logging::LogSink;
-use crate::model::{Task, TaskState, new_id};
+use crate::model::{Message, Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
 use crate::task::TaskObserver;
@@ -55,6 +57,9 @@ const VERSIONS: &[ProtocolVersion] = &[
 
 /// How often clients are asked to poll a task.
 const POLL_INTERVAL_MS: u64 = 500;
+
+/// The longest a new task handle waits for the store to hold its task.
+const DURABLE_WAIT: Duration = Duration::from_secs(1);
 
 /// One agent, served as an MCP server. One per session ([`for_session`](Self::for_session));
 /// the state is shared but for the session's subscriptions.
@@ -113,6 +118,13 @@ impl McpHandler {
         // it comes first, so a retry is checked as well and nothing is decoded for a caller
         // who may not call the tool. (`Call::new` asks it again for the calls it makes.)
         Dispatcher::authorize(skill, caller.caller()).map_err(forbidden)?;
+        let tasks = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        let task_support = skill.descriptor.task_support();
+        if task_support == TaskSupport::Required && !tasks {
+            return Err(tasks_required(tool));
+        }
         if let Some(state) = &request.request_state {
             return self
                 .resume(tool, state, request.input_responses, &caller, &context)
@@ -152,11 +164,14 @@ impl McpHandler {
         let stateless = context
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        if capabilities.is_some_and(|caps| caps.supports_tasks()) {
+        if tasks && task_support != TaskSupport::Forbidden {
             let progress =
                 ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
+            // A tool that requires tasks always gives one; others answer at once when quick.
+            let shortcut =
+                (task_support == TaskSupport::Optional).then_some(self.app.limits.mcp_task_after);
             return self
-                .call_as_task(call, progress, quota, &caller, &context)
+                .call_as_task(call, (progress, shortcut), quota, &caller, &context)
                 .await;
         }
         let limits = self.app.manager.input_limits().clone();
@@ -341,12 +356,12 @@ impl McpHandler {
     }
 
     /// A call from a client that supports the tasks extension runs as a task of the shared task
-    /// manager, so A2A `GetTask` sees it too. If it ends within `mcp_task_after` the result is
+    /// manager, so A2A `GetTask` sees it too. If it ends within `shortcut` the result is
     /// returned directly; otherwise the client gets a task handle to poll.
     async fn call_as_task(
         &self,
         call: Call,
-        progress: Option<Arc<ProgressForwarder>>,
+        (progress, shortcut): (Option<Arc<ProgressForwarder>>, Option<Duration>),
         quota: TaskSlot,
         caller: &CallerId,
         context: &RequestContext<RoleServer>,
@@ -362,8 +377,15 @@ impl McpHandler {
             .start(call, observers, quota)
             .await
             .map_err(task_error)?;
+        let Some(shortcut) = shortcut else {
+            // Durable before the client learns of it, so an immediate tasks/get finds it.
+            started.durable(DURABLE_WAIT).await;
+            return Ok(CallToolResponse::Task(CreateTaskResult::new(
+                self.mcp_task(&started.snapshot()).task,
+            )));
+        };
         let task = tokio::select! {
-            task = started.wait(self.app.limits.mcp_task_after) => task,
+            task = started.wait(shortcut) => task,
             // Until the handle is returned, the request is the only way to cancel the task.
             () = context.ct.cancelled() => {
                 let _ = self.app.manager.cancel(started.id(), caller.owner()).await;
@@ -436,6 +458,24 @@ impl McpHandler {
             | TaskState::Working
             | TaskState::InputRequired
             | TaskState::AuthRequired => TaskPayload::Working,
+            // A panic or a shutdown is a failure of the request: a JSON-RPC error.
+            TaskState::Failed
+                if task
+                    .status
+                    .message
+                    .as_ref()
+                    .is_some_and(Message::is_runtime_failure) =>
+            {
+                let message = task
+                    .status
+                    .message
+                    .as_ref()
+                    .and_then(Message::text)
+                    .unwrap_or_else(|| "the task failed".into());
+                TaskPayload::Failed {
+                    error: object(&json!({ "code": -32603, "message": message })),
+                }
+            }
             // A skill error or refusal is a tool error (`isError`), which MCP reports as
             // completed.
             TaskState::Completed | TaskState::Failed | TaskState::Rejected => {
@@ -773,14 +813,10 @@ impl ServerHandler for McpHandler {
             ));
         };
         let field = format!("inputResponses.{}", question.key());
+        // Responses to requests the task does not wait for are ignored, as the extension
+        // says: the update is acknowledged and the task keeps waiting (tasks/get shows it).
         let Some(response) = request.input_responses.get(question.key()) else {
-            return Err(McpError::invalid_params(
-                format!(
-                    "{field}: missing; the task waits for an answer to input request `{}`",
-                    question.key()
-                ),
-                Some(json!({ "taskId": task.id, "field": field })),
-            ));
+            return Ok(());
         };
         let answer = answer_of(&question, response.clone()).ok_or_else(|| {
             McpError::invalid_params(

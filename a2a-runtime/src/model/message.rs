@@ -36,7 +36,28 @@ pub struct Message {
     pub reference_task_ids: Vec<String>,
 }
 
+/// The status-message metadata key that marks a task that failed through no fault of its skill's
+/// logic (the skill panicked, the server shut down): MCP reports such a task `failed` with a
+/// JSON-RPC error, where a skill's own error is a tool error (`completed`, `isError`).
+const RUNTIME_FAILURE: &str = "a2a-runtime/runtimeFailure";
+
 impl Message {
+    /// The same message, marked as the reason for a runtime failure.
+    pub(crate) fn runtime_failure(mut self) -> Self {
+        self.metadata
+            .get_or_insert_with(JsonObject::new)
+            .insert(RUNTIME_FAILURE.into(), serde_json::Value::Bool(true));
+        self
+    }
+
+    /// Whether this is the reason for a runtime failure.
+    pub(crate) fn is_runtime_failure(&self) -> bool {
+        self.metadata
+            .as_ref()
+            .and_then(|metadata| metadata.get(RUNTIME_FAILURE))
+            .is_some_and(|marked| marked == &serde_json::Value::Bool(true))
+    }
+
     /// A message from this agent with the given parts.
     pub fn agent(parts: Vec<Part>) -> Self {
         Self {

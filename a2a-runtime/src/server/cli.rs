@@ -253,7 +253,7 @@ struct LimitArgs {
     /// Keep-alive comment interval on idle SSE streams [default: 15s]
     #[arg(long, env = "A2A_SSE_KEEP_ALIVE", value_parser = duration, value_name = "DURATION")]
     sse_keep_alive: Option<Duration>,
-    /// MCP calls from task-aware clients running longer become tasks [default: 1s]
+    /// MCP calls from task-aware clients running longer become tasks [default: 250ms]
     #[arg(long, env = "A2A_MCP_TASK_AFTER", value_parser = duration, value_name = "DURATION")]
     mcp_task_after: Option<Duration>,
     /// MCP sessions open at once [default: 1000]

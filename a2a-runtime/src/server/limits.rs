@@ -62,7 +62,7 @@ pub struct Limits {
     /// How often an idle SSE stream gets a keep-alive comment (default 15 s).
     pub sse_keep_alive: Duration,
     /// How long an MCP `tools/call` from a client that supports tasks may run before it is
-    /// answered with a task handle (default 1 s).
+    /// answered with a task handle (default 250 ms; tools that require tasks never wait).
     pub mcp_task_after: Duration,
     /// The most MCP sessions (2025 revisions) open at once (default 1 000).
     pub max_mcp_sessions: usize,
@@ -103,7 +103,7 @@ impl Default for Limits {
             cancel_grace: Duration::from_secs(5),
             stream_buffer: 256,
             sse_keep_alive: Duration::from_secs(15),
-            mcp_task_after: Duration::from_secs(1),
+            mcp_task_after: Duration::from_millis(250),
             max_mcp_sessions: 1_000,
             mcp_session_idle: Duration::from_secs(5 * 60),
             max_connections: 512,

@@ -298,7 +298,7 @@ impl AgentServer {
     }
 
     /// How long an MCP `tools/call` may run before the server answers with a task handle, when
-    /// the client supports the MCP tasks extension (default 1 s). Quicker calls are answered
+    /// the client supports the MCP tasks extension (default 250 ms). Quicker calls are answered
     /// with their result; `Duration::ZERO` makes every such call a task.
     #[must_use]
     pub fn mcp_task_after(mut self, after: Duration) -> Self {

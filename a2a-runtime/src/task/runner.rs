@@ -134,11 +134,16 @@ impl TaskManager {
             Some(Err(error)) => {
                 let mut parts = vec![Part::text(error.message())];
                 parts.extend(error.data().cloned().map(Part::data));
+                let mut reason = Message::agent(parts);
                 let state = match error.kind() {
                     SkillErrorKind::Rejected => TaskState::Rejected,
+                    SkillErrorKind::Internal => {
+                        reason = reason.runtime_failure();
+                        TaskState::Failed
+                    }
                     _ => TaskState::Failed,
                 };
-                let event = live.status_event(state, Some(Message::agent(parts)), None);
+                let event = live.status_event(state, Some(reason), None);
                 let message = event.status_message();
                 live.record(event, message, max_history);
             }
@@ -231,8 +236,8 @@ impl TaskManager {
         let live: Vec<Arc<LiveTask>> = self.live_map().values().cloned().collect();
         let mut ended = 0;
         for live in live {
-            let event =
-                live.status_event(TaskState::Failed, Some(Message::agent_text(reason)), None);
+            let reason = Message::agent_text(reason).runtime_failure();
+            let event = live.status_event(TaskState::Failed, Some(reason), None);
             let message = event.status_message();
             if live.record(event, message, self.config.max_history) {
                 ended += 1;

@@ -465,3 +465,87 @@ async fn test_streaming_elicitation(ctx: TaskContext) -> Result<String, SkillErr
     let answer: Name = ctx.ask_named("user_name", "What is your name?").await?;
     Ok(format!("Hello, {}!", answer.name))
 }
+
+/// Greet someone by name, at once (never a task).
+#[skill(agent = Conformance, task_support = "forbidden")]
+async fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Sleep for `seconds`, then report what was computed (a task, for clients of the tasks
+/// extension); canceling it while it sleeps ends it canceled.
+#[skill(agent = Conformance)]
+async fn slow_compute(
+    /// How long to work.
+    seconds: u64,
+    /// A label echoed in the result.
+    label: Option<String>,
+    ctx: TaskContext,
+) -> Result<String, SkillError> {
+    a2a_runtime::tokio::select! {
+        () = a2a_runtime::tokio::time::sleep(Duration::from_secs(seconds)) => {}
+        () = ctx.cancelled() => return Err(SkillError::new("canceled")),
+    }
+    Ok(format!(
+        "Computed after {seconds}s ({})",
+        label.unwrap_or_default()
+    ))
+}
+
+/// Fail with a tool error after about a second (always a task).
+#[skill(agent = Conformance, task_support = "required")]
+async fn failing_job() -> Result<String, SkillError> {
+    a2a_runtime::tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(SkillError::new("the job failed"))
+}
+
+/// Panic: the runtime reports an internal error (always a task).
+#[skill(agent = Conformance, task_support = "required")]
+#[allow(clippy::panic)] // The fixture's whole point.
+async fn protocol_error_job() -> String {
+    panic!("protocol_error_job always panics")
+}
+
+/// What `confirm_delete` asks.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Confirm {
+    confirm: bool,
+}
+
+/// Ask before deleting a file.
+#[skill(agent = Conformance)]
+async fn confirm_delete(
+    /// The file to delete.
+    filename: String,
+    ctx: TaskContext,
+) -> Result<String, SkillError> {
+    let answer: Confirm = ctx
+        .ask_named("confirm", format!("Delete {filename}?"))
+        .await?;
+    Ok(if answer.confirm {
+        format!("Deleted {filename}")
+    } else {
+        format!("Kept {filename}")
+    })
+}
+
+/// What each of `multi_input`'s questions asks.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Field {
+    value: String,
+}
+
+/// Ask two questions at once.
+#[skill(agent = Conformance)]
+async fn multi_input(ctx: TaskContext) -> Result<String, SkillError> {
+    let (first, second) = ctx
+        .ask_all((
+            Input::<Field>::new("First value?").named("first"),
+            Input::<Field>::new("Second value?").named("second"),
+        ))
+        .await?;
+    Ok(format!("{} {}", first.value, second.value))
+}
