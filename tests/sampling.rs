@@ -2,8 +2,8 @@
 //! (roots) can answer, which the official Python client does here in both eras (and the suite's
 //! sampling scenarios with the TypeScript one); every other caller gets an error naming what was
 //! asked and why. A set of questions is one input-required round on protocol 2026-07-28 (for a
-//! tool and for a prompt), one request after another on a 2025 session, and one
-//! `INPUT_REQUIRED` state per question over A2A.
+//! tool and for a prompt), one request after another on a 2025 session, and one grouped
+//! question on a task (A2A, or an MCP task whose input requests are answered one by one).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -172,7 +172,7 @@ async fn an_mcp_client_without_sampling_gets_a_tool_error_naming_it() {
 }
 
 #[tokio::test]
-async fn an_a2a_caller_answers_a_set_of_questions_one_state_at_a_time() {
+async fn an_a2a_task_asks_a_set_of_questions_as_one_and_again_for_what_was_unusable() {
     let server = start(Poet.server()).await;
     let first = server
         .send(
@@ -182,35 +182,101 @@ async fn an_a2a_caller_answers_a_set_of_questions_one_state_at_a_time() {
         )
         .await;
     let task = &first["result"]["task"];
+    let status = &task["status"];
+    assert_eq!(status["state"], "TASK_STATE_INPUT_REQUIRED", "{first}");
     assert_eq!(
-        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
-        "{first}"
+        status["message"]["parts"][0]["text"],
+        "name: Your name?\nvisits: How many visits?"
     );
-    assert_eq!(task["status"]["message"]["parts"][0]["text"], "Your name?");
-    let answer = |text: &str| {
+    let schema = &status["message"]["parts"][1]["data"];
+    assert_eq!(schema["required"], json!(["name", "visits"]), "{schema}");
+    let answer = |parts: serde_json::Value, id: &str| {
         json!({"message": {
-            "messageId": format!("answer-{text}"),
+            "messageId": id,
             "role": "ROLE_USER",
             "taskId": task["id"],
-            "parts": [{"text": text}],
+            "parts": parts,
         }})
     };
-    let second = server.rpc("SendMessage", answer("Ada")).await;
+    // The name is usable, the count is not: only the count is asked for again.
+    let second = server
+        .rpc(
+            "SendMessage",
+            answer(json!([{"data": {"name": "Ada", "visits": "many"}}]), "a1"),
+        )
+        .await;
     let status = &second["result"]["task"]["status"];
     assert_eq!(status["state"], "TASK_STATE_INPUT_REQUIRED", "{second}");
-    assert_eq!(status["message"]["parts"][0]["text"], "How many visits?");
-    // An unreadable answer is asked for again; the name is kept.
-    let wrong = server.rpc("SendMessage", answer("many")).await;
-    let status = &wrong["result"]["task"]["status"];
-    assert_eq!(status["state"], "TASK_STATE_INPUT_REQUIRED", "{wrong}");
     let again = status["message"]["parts"][0]["text"].as_str().unwrap();
-    assert!(again.starts_with("Could not use that answer"), "{again}");
-    let done = server.rpc("SendMessage", answer("3")).await;
+    assert!(
+        again.starts_with("Could not use that answer") && again.ends_with("How many visits?"),
+        "{again}"
+    );
+    let done = server
+        .rpc("SendMessage", answer(json!([{"text": "3"}]), "a2"))
+        .await;
     let task = &done["result"]["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
     assert_eq!(
         task["artifacts"][0]["parts"][0]["text"],
         "Ada has visited 3 times"
+    );
+}
+
+#[tokio::test]
+async fn an_mcp_task_takes_the_answers_to_a_set_one_update_at_a_time() {
+    let server = start(Poet.server().mcp_task_after(std::time::Duration::ZERO)).await;
+    let capabilities = json!({
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+        "elicitation": {},
+    });
+    let (_, body) = server
+        .mcp_modern(
+            "tools/call",
+            json!({"name": "guest_book", "arguments": {}}),
+            capabilities.clone(),
+        )
+        .await;
+    let created = a2a_tests::response_from(&body);
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = server
+        .poll_mcp_task(&task_id, |t| t["status"] == "input_required")
+        .await;
+    let mut keys: Vec<&String> = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    keys.sort();
+    assert_eq!(keys, ["name", "visits"], "{waiting}");
+    let update = |key: &str, value: serde_json::Value| {
+        json!({"taskId": task_id, "inputResponses": {
+            key: {"action": "accept", "content": {"answer": value}},
+        }})
+    };
+    let (_, body) = server
+        .mcp_modern(
+            "tasks/update",
+            update("visits", json!(7)),
+            capabilities.clone(),
+        )
+        .await;
+    assert!(a2a_tests::response_from(&body)["error"].is_null(), "{body}");
+    let still = server
+        .poll_mcp_task(&task_id, |t| t["status"] == "input_required")
+        .await;
+    let left: Vec<&String> = still["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(left, ["name"], "{still}");
+    let (_, body) = server
+        .mcp_modern("tasks/update", update("name", json!("Lin")), capabilities)
+        .await;
+    assert!(a2a_tests::response_from(&body)["error"].is_null(), "{body}");
+    let done = server
+        .poll_mcp_task(&task_id, |t| t["status"] == "completed")
+        .await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Lin has visited 7 times",
+        "{done}"
     );
 }
 

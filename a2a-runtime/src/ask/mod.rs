@@ -15,7 +15,7 @@ pub use batch::{Asks, Input, ListRoots, QuestionSet};
 pub use error::AskError;
 pub(crate) use limits::InputLimits;
 pub(crate) use question::{
-    Answer, Asker, ClientRequest, Question, QuestionKind, roots_unsupported, sampling_unsupported,
-    undeclared,
+    Answer, Asker, ClientRequest, Question, QuestionKind, ask_grouped, roots_unsupported,
+    sampling_unsupported, undeclared,
 };
 pub use sampling::{Root, Sampled, Sampling};

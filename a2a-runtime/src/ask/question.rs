@@ -64,6 +64,10 @@ pub(crate) struct Question {
     /// completion of its model or its roots.
     #[serde(default, skip_serializing_if = "ClientRequest::is_answer")]
     pub(crate) request: ClientRequest,
+    /// The questions of a set asked as one (`ctx.ask_all` over a task): its answer is an object
+    /// holding each one's answer under its key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) parts: Vec<Question>,
 }
 
 /// What a question asks the client for.
@@ -123,24 +127,55 @@ pub(crate) trait Asker: Send + Sync {
 
     /// Asks everything in `asks` and returns one reply per item, in order. Callers that can
     /// only take one question at a time get them one after another; an MCP client on protocol
-    /// 2026-07-28 gets them in one input-required round.
+    /// 2026-07-28 gets them in one input-required round, a task one grouped question.
     fn ask_all<'a>(
         &'a self,
         asks: &'a [super::Ask],
     ) -> BoxFuture<'a, Result<Vec<super::Reply>, AskError>> {
-        Box::pin(async move {
-            let mut replies = Vec::with_capacity(asks.len());
-            for ask in asks {
-                replies.push(match ask {
-                    super::Ask::Input(question) => super::Reply::Answer(self.ask(question).await?),
-                    super::Ask::Sample(request) => {
-                        super::Reply::Sampled(self.sample(request).await?)
-                    }
-                    super::Ask::Roots(_) => super::Reply::Roots(self.roots().await?),
-                });
-            }
-            Ok(replies)
+        Box::pin(ask_each(self, asks))
+    }
+}
+
+/// Asks the items of `asks` one after another.
+pub(crate) async fn ask_each<A: Asker + ?Sized>(
+    asker: &A,
+    asks: &[super::Ask],
+) -> Result<Vec<super::Reply>, AskError> {
+    let mut replies = Vec::with_capacity(asks.len());
+    for ask in asks {
+        replies.push(match ask {
+            super::Ask::Input(question) => super::Reply::Answer(asker.ask(question).await?),
+            super::Ask::Sample(request) => super::Reply::Sampled(asker.sample(request).await?),
+            super::Ask::Roots(_) => super::Reply::Roots(asker.roots().await?),
+        });
+    }
+    Ok(replies)
+}
+
+/// Asks a set of plain questions as one grouped question (a task waits on one question at a
+/// time), and anything else one item after another.
+pub(crate) async fn ask_grouped<A: Asker + ?Sized>(
+    asker: &A,
+    asks: &[super::Ask],
+) -> Result<Vec<super::Reply>, AskError> {
+    let questions: Option<Vec<&Question>> = asks
+        .iter()
+        .map(|ask| match ask {
+            super::Ask::Input(question) if question.kind == QuestionKind::Input => Some(question),
+            _ => None,
         })
+        .collect();
+    match questions {
+        Some(questions) if questions.len() > 1 => {
+            let group = Question::group(questions.into_iter().cloned().collect());
+            let answer = asker.ask(&group).await?;
+            Ok(group
+                .split(answer)
+                .into_iter()
+                .map(super::Reply::Answer)
+                .collect())
+        }
+        _ => ask_each(asker, asks).await,
     }
 }
 
@@ -182,7 +217,57 @@ impl Question {
             problem: None,
             key: None,
             request: ClientRequest::Answer,
+            parts: Vec::new(),
         }
+    }
+
+    /// The questions `parts` as one: its prompt lists theirs, and its answer is an object
+    /// holding each one's answer under its key.
+    pub(crate) fn group(parts: Vec<Question>) -> Self {
+        let prompt = parts
+            .iter()
+            .map(|part| format!("{}: {}", part.key(), part.prompt))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let properties: serde_json::Map<String, Value> = parts
+            .iter()
+            .map(|part| {
+                let schema = part.schema.clone().unwrap_or(Value::Null);
+                (part.key().to_owned(), schema)
+            })
+            .collect();
+        let required: Vec<&str> = parts.iter().map(Question::key).collect();
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+        });
+        Self {
+            parts,
+            ..Self::input(prompt, schema)
+        }
+    }
+
+    /// The answer of each part of a grouped question, in order: its entry in the object the
+    /// caller answered with (`null` where it has none, which the part's reading refuses, so
+    /// the part is asked again).
+    pub(crate) fn split(&self, answer: Answer) -> Vec<Answer> {
+        let object = match answer {
+            Answer::Declined => return vec![Answer::Declined; self.parts.len()],
+            Answer::Value(value) => value,
+            Answer::Message(message) => {
+                let data = message.parts.iter().find_map(|part| match &part.content {
+                    PartContent::Data(value) => Some(value.clone()),
+                    _ => None,
+                });
+                data.or_else(|| serde_json::from_str(&message.text()?).ok())
+                    .unwrap_or(Value::Null)
+            }
+        };
+        self.parts
+            .iter()
+            .map(|part| Answer::Value(object.get(part.key()).cloned().unwrap_or(Value::Null)))
+            .collect()
     }
 
     /// The key of the question's MCP input request: its name, else its id.
@@ -200,6 +285,7 @@ impl Question {
             problem: None,
             key: None,
             request: ClientRequest::Answer,
+            parts: Vec::new(),
         }
     }
 

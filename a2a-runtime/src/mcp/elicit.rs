@@ -71,8 +71,13 @@ impl Form {
 pub(crate) fn input_requests<'a>(
     questions: impl IntoIterator<Item = &'a Question>,
 ) -> InputRequests {
+    // A grouped question (`ctx.ask_all` over a task) is one request per part.
     questions
         .into_iter()
+        .flat_map(|question| match question.parts.as_slice() {
+            [] => std::slice::from_ref(question),
+            parts => parts,
+        })
         .map(|question| (question.key().to_owned(), input_request(question)))
         .collect()
 }

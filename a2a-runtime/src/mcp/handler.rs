@@ -487,6 +487,73 @@ impl McpHandler {
         }
     }
 
+    /// `tasks/update` for a task waiting on several input requests at once (`ctx.ask_all`):
+    /// each may be answered on its own, and the task resumes once all are.
+    async fn update_parts(
+        &self,
+        task: &Task,
+        question: &crate::ask::Question,
+        request: &UpdateTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let caller = caller_of(context);
+        let mut given = Vec::new();
+        for part in &question.parts {
+            let Some(response) = request.input_responses.get(part.key()) else {
+                continue;
+            };
+            let field = format!("inputResponses.{}", part.key());
+            match answer_of(part, response.clone()) {
+                Some(Answer::Value(value)) => given.push((part.key().to_owned(), value)),
+                // Declining one request declines the question they make together.
+                Some(Answer::Declined) => {
+                    return self
+                        .app
+                        .manager
+                        .answer(&task.id, &question.id, Answer::Declined, &caller)
+                        .await
+                        .map_err(task_error);
+                }
+                Some(Answer::Message(_)) | None => {
+                    return Err(McpError::invalid_params(
+                        format!("{field}: not a response to that input request"),
+                        Some(json!({ "taskId": task.id, "field": field })),
+                    ));
+                }
+            }
+        }
+        if given.is_empty() {
+            return Ok(());
+        }
+        let complete = given.len() == question.parts.len();
+        match self
+            .app
+            .manager
+            .answer_parts(task, &question.id, given.clone(), &caller)
+            .await
+        {
+            Ok(_) => Ok(()),
+            // Not running here: only a complete set can be handed over.
+            Err(TaskError::NotRunning(_)) if complete => {
+                let answer = Answer::Value(Value::Object(given.into_iter().collect()));
+                self.app
+                    .manager
+                    .answer(&task.id, &question.id, answer, &caller)
+                    .await
+                    .map_err(task_error)
+            }
+            Err(TaskError::NotRunning(_)) => Err(McpError::invalid_params(
+                format!(
+                    "task `{}` is not running on this server, so its input requests must be \
+                     answered together: send a response for each of them in one tasks/update",
+                    task.id
+                ),
+                Some(json!({ "taskId": task.id, "field": "inputResponses" })),
+            )),
+            Err(error) => Err(task_error(error)),
+        }
+    }
+
     /// Task `id`, if `context`'s caller owns it.
     async fn find_task(
         &self,
@@ -812,6 +879,11 @@ impl ServerHandler for McpHandler {
                 Some(json!({ "taskId": task.id })),
             ));
         };
+        if !question.parts.is_empty() {
+            return self
+                .update_parts(&task, &question, &request, &context)
+                .await;
+        }
         let field = format!("inputResponses.{}", question.key());
         // Responses to requests the task does not wait for are ignored, as the extension
         // says: the update is acknowledged and the task keeps waiting (tasks/get shows it).

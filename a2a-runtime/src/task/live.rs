@@ -110,6 +110,8 @@ struct Inner {
 struct Waiter {
     question: Question,
     answer: oneshot::Sender<Answer>,
+    /// The answers given so far to the parts of a grouped question, by key.
+    partial: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Why a task took no answer.
@@ -540,6 +542,7 @@ impl LiveTask {
             inner.waiting = Some(Waiter {
                 question: question.clone(),
                 answer,
+                partial: serde_json::Map::new(),
             });
         }
         drop(inner);
@@ -598,7 +601,11 @@ impl LiveTask {
     /// the next answer to it goes to the returned receiver.
     pub(crate) fn rewait(&self, question: Question) -> oneshot::Receiver<Answer> {
         let (answer, receiver) = oneshot::channel();
-        self.lock().waiting = Some(Waiter { question, answer });
+        self.lock().waiting = Some(Waiter {
+            question,
+            answer,
+            partial: serde_json::Map::new(),
+        });
         receiver
     }
 
@@ -611,9 +618,43 @@ impl LiveTask {
             .is_some()
     }
 
-    /// The question the task waits on, if any.
+    /// The question the task waits on, if any; of a grouped question, the parts that still
+    /// wait for answers.
     pub(crate) fn question(&self) -> Option<Question> {
-        self.lock().waiting.as_ref().map(|w| w.question.clone())
+        let inner = self.lock();
+        let waiter = inner.waiting.as_ref()?;
+        let mut question = waiter.question.clone();
+        question
+            .parts
+            .retain(|part| !waiter.partial.contains_key(part.key()));
+        Some(question)
+    }
+
+    /// Keeps `answers` (by part key) for the parts of the grouped question `id`; once every
+    /// part has one, the answer to the whole question (to hand over with
+    /// [`answer`](Self::answer)). Answers to parts already answered are kept as first given.
+    pub(crate) fn answer_parts(
+        &self,
+        id: &str,
+        answers: Vec<(String, serde_json::Value)>,
+    ) -> Result<Option<Answer>, Refusal> {
+        let mut inner = self.lock();
+        let state = inner.task.status.state;
+        let Some(waiter) = inner.waiting.as_mut() else {
+            return Err(Refusal::NotWaiting(state));
+        };
+        if waiter.question.id != id {
+            return Err(Refusal::OtherQuestion(id.to_owned()));
+        }
+        for (key, value) in answers {
+            waiter.partial.entry(key).or_insert(value);
+        }
+        let complete = waiter
+            .question
+            .parts
+            .iter()
+            .all(|part| waiter.partial.contains_key(part.key()));
+        Ok(complete.then(|| Answer::Value(serde_json::Value::Object(waiter.partial.clone()))))
     }
 
     /// A status update for this task.

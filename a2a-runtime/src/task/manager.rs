@@ -504,6 +504,33 @@ impl TaskManager {
         Ok(resumed)
     }
 
+    /// Keeps `answers` for parts of the grouped question `question_id` of `task`, live on this
+    /// process; once every part has one, the answer to the whole question is handed over.
+    /// `Ok(false)` while parts still wait; `NotRunning` when the task runs elsewhere (or an
+    /// earlier run left it waiting), where only a complete set of answers can be given.
+    pub(crate) async fn answer_parts(
+        self: &Arc<Self>,
+        task: &Task,
+        question_id: &str,
+        answers: Vec<(String, serde_json::Value)>,
+        caller: &CallerId,
+    ) -> Result<bool, TaskError> {
+        let Some(live) = self.live(&task.id, &task.owner) else {
+            return Err(TaskError::NotRunning(task.id.clone()));
+        };
+        self.may_answer(&live, caller.caller())?;
+        let combined = live
+            .answer_parts(question_id, answers)
+            .map_err(|refusal| refused(&live.id, refusal, QuestionKind::Input))?;
+        match combined {
+            Some(answer) => {
+                self.answer(&task.id, question_id, answer, caller).await?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// The question `task` waits on, if it waits: asked by its running skill, or, for a task an
     /// earlier run left waiting, the one recorded in its checkpoint.
     pub(crate) fn question(&self, task: &Task) -> Option<Question> {

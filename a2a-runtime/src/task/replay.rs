@@ -9,7 +9,7 @@ use tokio::sync::oneshot;
 
 use super::live::LiveTask;
 use super::waiting::TaskAsker;
-use crate::ask::{Answer, AskError, Asker, Question};
+use crate::ask::{Answer, Ask, AskError, Asker, Question, Reply, ask_grouped};
 use crate::util::BoxFuture;
 
 /// Hands a resumed skill its recorded answers, then asks live.
@@ -96,5 +96,10 @@ impl Asker for ReplayAsker {
                 Next::Live => self.asker.wait(question, None).await,
             }
         })
+    }
+
+    // Grouped as the task asked it the first time, so each recorded answer meets its question.
+    fn ask_all<'a>(&'a self, asks: &'a [Ask]) -> BoxFuture<'a, Result<Vec<Reply>, AskError>> {
+        Box::pin(ask_grouped(self, asks))
     }
 }

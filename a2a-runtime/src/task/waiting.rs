@@ -7,7 +7,7 @@ use tokio::sync::oneshot;
 
 use super::live::LiveTask;
 use super::manager::TaskManager;
-use crate::ask::{Answer, AskError, Asker, Question};
+use crate::ask::{Answer, Ask, AskError, Asker, Question, Reply, ask_grouped};
 use crate::util::BoxFuture;
 
 /// Puts a task skill's questions to the task's client.
@@ -81,5 +81,9 @@ impl Drop for StopWaiting<'_> {
 impl Asker for TaskAsker {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
         Box::pin(self.wait(question, None))
+    }
+
+    fn ask_all<'a>(&'a self, asks: &'a [Ask]) -> BoxFuture<'a, Result<Vec<Reply>, AskError>> {
+        Box::pin(ask_grouped(self, asks))
     }
 }

@@ -532,20 +532,14 @@ async fn confirm_delete(
     })
 }
 
-/// What each of `multi_input`'s questions asks.
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Field {
-    value: String,
-}
-
-/// Ask two questions at once.
+/// Ask for two names at once.
 #[skill(agent = Conformance)]
 async fn multi_input(ctx: TaskContext) -> Result<String, SkillError> {
     let (first, second) = ctx
         .ask_all((
-            Input::<Field>::new("First value?").named("first"),
-            Input::<Field>::new("Second value?").named("second"),
+            Input::<Name>::new("First name?").named("first"),
+            Input::<Name>::new("Second name?").named("second"),
         ))
         .await?;
-    Ok(format!("{} {}", first.value, second.value))
+    Ok(format!("{} and {}", first.name, second.name))
 }
