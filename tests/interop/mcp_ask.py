@@ -5,7 +5,8 @@ Usage: python mcp_ask.py http URL       (both eras)
 Legacy era: the server asks with elicitation/create while the call stays open. Modern era
 (2026-07-28): the call returns an input-required result and the client retries with the answers.
 Both answer "Which day?" badly once (the question comes back naming the problem), then properly,
-then confirm. A client without elicitation support gets a tool error naming what was needed.
+then confirm. A client without elicitation support gets a tool error naming what was needed
+(2025 sessions), or the request is refused with -32021 naming the capability (2026-07-28).
 Exits non-zero (with the reason) on any mismatch.
 """
 
@@ -14,6 +15,7 @@ import sys
 
 from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 
 def check(condition, what):
@@ -72,7 +74,17 @@ async def book(url: str, mode: str) -> None:
 
 async def unanswerable(url: str, mode: str) -> None:
     async with Client(url, mode=mode) as client:
-        result = await client.call_tool("book_table", {"restaurant": "Luigi's", "guests": 2})
+        try:
+            result = await client.call_tool("book_table", {"restaurant": "Luigi's", "guests": 2})
+        except MCPError as error:
+            # 2026-07-28: the request is refused, naming the capability it needs.
+            check(mode != "legacy", f"[{mode}] a 2025 session gets a tool error, not {error}")
+            check(error.error.code == -32021, f"[{mode}] code {error.error}")
+            check("elicitation" in error.error.data["requiredCapabilities"], f"[{mode}] data {error.error}")
+            check("Which day should I book?" in error.error.message, f"[{mode}] message {error.error}")
+            print(f"[{mode}] ok: a client without elicitation is refused with -32021")
+            return
+        check(mode == "legacy", f"[{mode}] a 2026-07-28 call must be refused with -32021: {result}")
         check(result.is_error, f"[{mode}] without elicitation the call must fail: {result}")
         text = result.content[0].text
         check("needs more input" in text and "Which day should I book?" in text, f"[{mode}] text {text!r}")
