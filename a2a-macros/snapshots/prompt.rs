@@ -13,6 +13,14 @@ const _: () = {
         use ::a2a_runtime::__private::{ViaChoices as _, ViaNoChoices as _};
         ((&&::a2a_runtime::__private::ChoicesProbe::<usize>::new()).choices())()
     }
+    fn __a2a_complete0(
+        request: ::a2a_runtime::__private::Completion,
+    ) -> ::a2a_runtime::__private::BoxFuture<
+        'static,
+        ::std::vec::Vec<::std::string::String>,
+    > {
+        ::std::boxed::Box::pin(note_ids(request))
+    }
     fn __a2a_choices1() -> ::std::vec::Vec<::std::string::String> {
         #[allow(unused_imports)]
         use ::a2a_runtime::__private::{ViaChoices as _, ViaNoChoices as _};
@@ -62,12 +70,14 @@ const _: () = {
                 description: "Which note.",
                 required: true,
                 choices: __a2a_choices0,
+                complete: ::core::option::Option::Some(__a2a_complete0),
             },
             ::a2a_runtime::__private::Argument {
                 name: "length",
                 description: "",
                 required: false,
                 choices: __a2a_choices1,
+                complete: ::core::option::Option::None,
             },
         ],
         get: __a2a_read,

@@ -69,6 +69,7 @@ const _: () = {
                 description: "Its number.",
                 required: true,
                 choices: __a2a_choices1,
+                complete: ::core::option::Option::None,
             },
         ],
         read: __a2a_read,

@@ -71,6 +71,8 @@ pub(crate) enum ContentParam {
         /// The type read: the parameter's, or `T` of an `Option<T>`.
         ty: Type,
         optional: bool,
+        /// The fn completing it (`#[arg(complete = path)]`).
+        complete: Option<syn::Path>,
     },
 }
 
@@ -162,7 +164,7 @@ fn read_params(kind: Kind, func: &mut syn::ItemFn, errors: &mut Errors) -> Vec<C
             .attrs
             .retain(|attr| !attr.path().is_ident("inject"));
         let forced_inject = pat_type.attrs.len() != before;
-        let renamed = take_rename(&mut pat_type.attrs, errors);
+        let ArgAttr { renamed, complete } = take_arg_attr(&mut pat_type.attrs, errors);
         pat_type.attrs.retain(|attr| !attr.path().is_ident("doc"));
         let ident = match &*pat_type.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
@@ -179,6 +181,14 @@ fn read_params(kind: Kind, func: &mut syn::ItemFn, errors: &mut Errors) -> Vec<C
         };
         let ty = (*pat_type.ty).clone();
         if forced_inject || is_injected(&ty) {
+            if let Some(path) = &complete {
+                errors.push(
+                    Error::custom(
+                        "an injected parameter is not an argument; it has no completions",
+                    )
+                    .with_span(path),
+                );
+            }
             params.push(ContentParam::Injected { ty });
             continue;
         }
@@ -199,24 +209,45 @@ fn read_params(kind: Kind, func: &mut syn::ItemFn, errors: &mut Errors) -> Vec<C
             description,
             ty,
             optional,
+            complete,
         });
     }
     params
 }
 
-/// `#[arg(name = "resourceUri")]`: the name clients use for a parameter.
-fn take_rename(attrs: &mut Vec<syn::Attribute>, errors: &mut Errors) -> Option<syn::LitStr> {
-    let mut renamed = None;
+/// What `#[arg(..)]` says of a parameter.
+struct ArgAttr {
+    /// `name = "resourceUri"`: the name clients use.
+    renamed: Option<syn::LitStr>,
+    /// `complete = path::to::fn`: the fn offering its completions.
+    complete: Option<syn::Path>,
+}
+
+/// Reads and strips `#[arg(name = "..", complete = path)]`.
+fn take_arg_attr(attrs: &mut Vec<syn::Attribute>, errors: &mut Errors) -> ArgAttr {
+    let mut found = ArgAttr {
+        renamed: None,
+        complete: None,
+    };
     attrs.retain(|attr| {
         if !attr.path().is_ident("arg") {
             return true;
         }
         let parsed = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("name") {
-                renamed = Some(meta.value()?.parse::<syn::LitStr>()?);
+                found.renamed = Some(meta.value()?.parse::<syn::LitStr>()?);
+                Ok(())
+            } else if meta.path.is_ident("complete") {
+                let value = meta.value()?;
+                found.complete = Some(value.parse::<syn::Path>().map_err(|_| {
+                    value.error(
+                        "expected the path of an `async fn(Completion) -> Vec<String>`, \
+                         as in `complete = suggest_names`",
+                    )
+                })?);
                 Ok(())
             } else {
-                Err(meta.error("expected `name = \"...\"`"))
+                Err(meta.error("expected `name = \"...\"` or `complete = path::to::fn`"))
             }
         });
         if let Err(error) = parsed {
@@ -224,7 +255,7 @@ fn take_rename(attrs: &mut Vec<syn::Attribute>, errors: &mut Errors) -> Option<s
         }
         false
     });
-    renamed
+    found
 }
 
 fn is_injected(ty: &Type) -> bool {

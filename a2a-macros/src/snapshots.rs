@@ -127,13 +127,13 @@ fn resource_template_with_state_and_a_variable() {
 }
 
 #[test]
-fn prompt_with_a_renamed_and_an_optional_argument() {
+fn prompt_with_a_renamed_an_optional_and_a_completed_argument() {
     let args = quote!(agent = Notes, title = "Summarize");
     let item = quote! {
         /// Summarize a note.
         pub async fn summarize(
             /// Which note.
-            #[arg(name = "noteId")]
+            #[arg(name = "noteId", complete = note_ids)]
             note_id: usize,
             length: Option<Length>,
         ) -> Vec<PromptMessage> {

@@ -38,9 +38,10 @@ pub use call::{
     SkillOutput, SkillResult, State, TraceContext,
 };
 pub use content::{
-    Argument, FromArgument, FromRead, IntoPromptMessages, IntoResourceContents, PromptContent,
-    PromptContext, PromptDef, PromptDescriptor, PromptMessage, PromptRole, ReadRequest,
-    ResourceBody, ResourceContent, ResourceDef, ResourceDescriptor, ResourceUpdates,
+    Argument, Completer, Completion, FromArgument, FromRead, IntoPromptMessages,
+    IntoResourceContents, PromptContent, PromptContext, PromptDef, PromptDescriptor, PromptMessage,
+    PromptRole, ReadRequest, ResourceBody, ResourceContent, ResourceDef, ResourceDescriptor,
+    ResourceUpdates,
 };
 pub use context::{ArtifactWriter, TaskContext};
 pub use descriptor::{
@@ -84,8 +85,8 @@ pub use tracing;
 /// Everything a typical agent needs: `use a2a_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, Artifact, Caller, IncomingMessage, Input, Json, ListRoots, Message, Part,
-        PromptContent, PromptContext, PromptMessage, ResourceContent, Sampling, SkillError,
+        Agent, Artifact, Caller, Completion, IncomingMessage, Input, Json, ListRoots, Message,
+        Part, PromptContent, PromptContext, PromptMessage, ResourceContent, Sampling, SkillError,
         SkillOutput, State, TaskContext, agent, prompt, resource, skill,
     };
     pub use futures::Stream;

@@ -286,9 +286,10 @@ pub fn skill_error<E: Into<SkillError>>(error: E) -> SkillError {
 
 pub use crate::content::catalog_registrations::{PromptRegistration, ResourceRegistration};
 pub use crate::content::{
-    Argument, ChoicesProbe, FromArgument, FromRead, IntoPromptMessages, IntoResourceContents,
-    PromptDef, PromptDescriptor, PromptMessage, PromptParts, ReadRequest, Reader, ResourceContent,
-    ResourceDef, ResourceDescriptor, ResourceParts, ViaChoices, ViaNoChoices,
+    Argument, ChoicesProbe, Completion, FromArgument, FromRead, IntoPromptMessages,
+    IntoResourceContents, PromptDef, PromptDescriptor, PromptMessage, PromptParts, ReadRequest,
+    Reader, ResourceContent, ResourceDef, ResourceDescriptor, ResourceParts, ViaChoices,
+    ViaNoChoices,
 };
 
 /// Reads required template variable or prompt argument `name` as a `T`.

@@ -86,6 +86,12 @@ async def exercise(base: str, mode: str) -> None:
             check(error.error.code == -32602 and "amount" in error.error.message, f"[{mode}] bad prompt {error.error}")
         completed = await client.complete(PromptReference(type="ref/prompt", name="explain_conversion"), {"name": "to", "value": "u"})
         check(completed.completion.values == ["USD"], f"[{mode}] completion {completed}")
+        # `tone` has a completer fn, which sees the arguments chosen so far.
+        ref = PromptReference(type="ref/prompt", name="explain_conversion")
+        tones = await client.complete(ref, {"name": "tone", "value": "f"})
+        check(tones.completion.values == ["friendly"], f"[{mode}] tones {tones}")
+        tones = await client.complete(ref, {"name": "tone", "value": "f"}, context_arguments={"amount": "50000"})
+        check(tones.completion.values == ["friendly", "formal"], f"[{mode}] tones for a large amount {tones}")
         print(f"[{mode}] prompts ok")
 
         task = await a2a_send(base, [{"data": {"money": {"amount": 10, "currency": "USD"}, "to": "EUR"}}], "convert")

@@ -57,11 +57,21 @@ async fn summarize(
     #[arg(name = "noteId")]
     note_id: usize,
     /// How long.
+    #[arg(complete = lengths)]
     length: Option<Length>,
     ctx: PromptContext,
 ) -> Result<Vec<PromptMessage>, SkillError> {
     let style: String = ctx.ask("In what style?").await?;
     Ok(vec![PromptMessage::user_text(format!("Summarize note {note_id} ({length:?}) in {style}."))])
+}
+
+/// The lengths offered for `summarize`.
+async fn lengths(request: Completion) -> Vec<String> {
+    ["Short", "Long"]
+        .into_iter()
+        .filter(|length| length.starts_with(request.value()))
+        .map(str::to_owned)
+        .collect()
 }
 
 fn main() {
@@ -76,5 +86,6 @@ fn main() {
     assert!(arguments[0].required && !arguments[1].required);
     assert_eq!(arguments.len(), 2, "the context is injected, not an argument");
     assert_eq!((arguments[1].choices)(), ["Short", "Long"]);
+    assert!(arguments[1].complete.is_some() && arguments[0].complete.is_none());
     assert_eq!(<index as a2a_runtime::ResourceDef>::DESCRIPTOR.mime_type(), Some("text/plain"));
 }

@@ -32,6 +32,7 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
                 description,
                 ty,
                 optional,
+                complete,
                 ..
             } => {
                 let read = if *optional {
@@ -48,12 +49,28 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
                     }
                 });
                 let required = !*optional;
+                // Spanned on the user's path: a fn of the wrong shape is an error there.
+                let complete = match complete {
+                    Some(path) => {
+                        let completer = format_ident!("__a2a_complete{index}");
+                        choices.push(quote_spanned! {path.span()=>
+                            fn #completer(
+                                request: #private::Completion,
+                            ) -> #private::BoxFuture<'static, ::std::vec::Vec<::std::string::String>> {
+                                ::std::boxed::Box::pin(#path(request))
+                            }
+                        });
+                        quote!(::core::option::Option::Some(#completer))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
                 arguments.push(quote! {
                     #private::Argument {
                         name: #name,
                         description: #description,
                         required: #required,
                         choices: #choices_fn,
+                        complete: #complete,
                     }
                 });
                 read

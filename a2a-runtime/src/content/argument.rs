@@ -24,6 +24,8 @@ pub struct Argument {
     /// The values it accepts, when its type's schema lists them (an `enum`); offered by
     /// `completion/complete`.
     pub choices: fn() -> Vec<String>,
+    /// The fn that completes it (`#[arg(complete = path)]`), asked instead of `choices`.
+    pub complete: Option<super::Completer>,
 }
 
 /// A parameter type read from text: anything `FromStr` whose error can be shown.

@@ -5,6 +5,7 @@
 
 mod argument;
 mod catalog;
+mod completion;
 mod context;
 /// The link-time registrations, for generated code.
 pub(crate) mod catalog_registrations {
@@ -22,6 +23,7 @@ use std::sync::Arc;
 pub use argument::{Argument, ChoicesProbe, FromArgument, FromRead, ViaChoices, ViaNoChoices};
 pub(crate) use argument::{optional, required};
 pub(crate) use catalog::Catalog;
+pub use completion::{Completer, Completion};
 pub use context::PromptContext;
 pub use prompt::{
     IntoPromptMessages, PromptContent, PromptDef, PromptDescriptor, PromptMessage, PromptParts,

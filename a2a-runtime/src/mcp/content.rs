@@ -21,7 +21,7 @@ use super::error::missing_capability;
 use crate::app::App;
 use crate::ask::Asker;
 use crate::content::{
-    ARTIFACT_TEMPLATE, Argument, PromptContent, PromptMessage, PromptRole, ReadRequest,
+    ARTIFACT_TEMPLATE, Argument, Completion, PromptContent, PromptMessage, PromptRole, ReadRequest,
     ResourceBody, ResourceContent,
 };
 use crate::model::{Artifact, PartContent};
@@ -286,11 +286,13 @@ fn prompt_message(message: PromptMessage) -> McpMessage {
     McpMessage::new(role, content)
 }
 
-/// `completion/complete`: the values an argument's type lists that start with what was typed
-/// (case-insensitively), at most 100.
-pub(crate) fn complete(
+/// `completion/complete`: what the argument's completer fn offers, or else the values its type
+/// lists that start with what was typed (case-insensitively); at most 100. A completer that
+/// panics offers nothing.
+pub(crate) async fn complete(
     app: &App,
     request: &CompleteRequestParams,
+    caller: &CallerId,
 ) -> Result<CompleteResult, McpError> {
     let arguments = match &request.r#ref {
         Reference::Prompt(reference) => app
@@ -325,15 +327,38 @@ pub(crate) fn complete(
             ));
         }
     };
-    let typed = request.argument.value.to_lowercase();
-    let mut values: Vec<String> = arguments
-        .iter()
-        .find(|a| a.name == request.argument.name)
-        .map(|a| (a.choices)())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|value| value.to_lowercase().starts_with(&typed))
-        .collect();
+    let argument = arguments.iter().find(|a| a.name == request.argument.name);
+    let mut values: Vec<String> = match argument {
+        Some(Argument {
+            complete: Some(completer),
+            ..
+        }) => {
+            let completion = Completion {
+                value: request.argument.value.clone(),
+                arguments: request
+                    .context
+                    .as_ref()
+                    .and_then(|context| context.arguments.clone())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect(),
+                caller: caller.caller().clone(),
+                state: Arc::clone(app.dispatcher.state()),
+            };
+            std::panic::AssertUnwindSafe(completer(completion))
+                .catch_unwind()
+                .await
+                .unwrap_or_default()
+        }
+        Some(argument) => {
+            let typed = request.argument.value.to_lowercase();
+            (argument.choices)()
+                .into_iter()
+                .filter(|value| value.to_lowercase().starts_with(&typed))
+                .collect()
+        }
+        None => Vec::new(),
+    };
     let total = values.len();
     values.truncate(CompletionInfo::MAX_VALUES);
     let has_more = total > values.len();

@@ -850,9 +850,9 @@ impl ServerHandler for McpHandler {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        content::complete(&self.app, &request)
+        content::complete(&self.app, &request, &caller_of(&context)).await
     }
 
     async fn get_task(

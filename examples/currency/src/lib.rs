@@ -379,6 +379,23 @@ pub async fn rates_against(
     agent.rates_against(base).map(Json)
 }
 
+/// The tones `explain_conversion` suggests, those starting with what was typed; a large
+/// amount also suggests a formal one.
+async fn suggest_tone(request: Completion) -> Vec<String> {
+    let typed = request.value().to_lowercase();
+    let large = request
+        .argument("amount")
+        .and_then(|amount| amount.parse::<f64>().ok())
+        .is_some_and(|amount| amount >= 10_000.0);
+    let tones = ["plain", "friendly", "brief"]
+        .into_iter()
+        .chain(large.then_some("formal"));
+    tones
+        .filter(|tone| tone.starts_with(&typed))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Ask the model to convert an amount and explain the rate.
 #[prompt(agent = Currency)]
 pub async fn explain_conversion(
@@ -389,6 +406,7 @@ pub async fn explain_conversion(
     /// The currency to convert it into.
     to: Code,
     /// Words to use (plain when omitted).
+    #[arg(complete = suggest_tone)]
     tone: Option<String>,
 ) -> String {
     let tone = tone.unwrap_or_else(|| "plain".into());
