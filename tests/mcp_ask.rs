@@ -33,6 +33,22 @@ fn input_request(result: &Value) -> (String, Value) {
     (key.clone(), request["params"].clone())
 }
 
+/// A stateless call of `tool` from a client declaring nothing, which must be refused with
+/// MissingRequiredClientCapability (-32021, HTTP 400); the JSON-RPC response.
+async fn refused_call(server: &TestServer, tool: &str) -> Value {
+    let (status, body) = server
+        .mcp_modern(
+            "tools/call",
+            json!({ "name": tool, "arguments": {} }),
+            json!({}),
+        )
+        .await;
+    let refused = response_from(&body);
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    refused
+}
+
 fn retry(tool: &str, result: &Value, key: &str, answer: Value) -> Value {
     json!({
         "name": tool,
@@ -213,16 +229,7 @@ async fn a_declined_question_fails_the_call_as_a_tool_error() {
 async fn a_client_without_elicitation_is_told_what_was_needed() {
     let server = start(Talker::default().server()).await;
     // On 2026-07-28 the request itself is refused: -32021 naming the capability, HTTP 400.
-    let (status, body) = server
-        .mcp_modern(
-            "tools/call",
-            json!({ "name": "greet", "arguments": {} }),
-            json!({}),
-        )
-        .await;
-    let refused = response_from(&body);
-    assert_eq!(status, 400, "{refused}");
-    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    let refused = refused_call(&server, "greet").await;
     assert_eq!(
         refused["error"]["data"]["requiredCapabilities"],
         json!({ "elicitation": {} })
@@ -423,16 +430,7 @@ pub async fn quick() -> String {
 #[tokio::test]
 async fn a_tool_that_requires_tasks_refuses_clients_without_the_extension() {
     let server = start(Foreman.server()).await;
-    let (status, body) = server
-        .mcp_modern(
-            "tools/call",
-            json!({ "name": "batch", "arguments": {} }),
-            json!({}),
-        )
-        .await;
-    let refused = response_from(&body);
-    assert_eq!(status, 400, "{refused}");
-    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    let refused = refused_call(&server, "batch").await;
     assert_eq!(
         refused["error"]["data"]["requiredCapabilities"]["extensions"][TASKS],
         json!({})

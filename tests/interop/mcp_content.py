@@ -112,16 +112,7 @@ async def subscription(base: str) -> None:
             updated.set()
 
     async with Client(base + "mcp", mode="legacy", message_handler=on_message) as client:
-        task = await a2a_send(base, [{"data": {"currencies": ["USD", "JPY", "GBP"], "pace_ms": 400}}], "report", immediately=True)
-        async with httpx.AsyncClient(timeout=30) as http:
-            for _ in range(100):
-                got = (await http.post(base, json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}, headers={"A2A-Version": "1.0"})).json()
-                artifacts = got["result"].get("artifacts", [])
-                if artifacts:
-                    break
-                await asyncio.sleep(0.05)
-        check(artifacts, f"the report never produced an artifact: {got}")
-        uri = f"a2a://tasks/{task['id']}/artifacts/{artifacts[0]['artifactId']}"
+        uri = await running_artifact(base)
         await client.subscribe_resource(uri)
         await asyncio.wait_for(updated.wait(), 10)
         print("subscription ok:", uri)
