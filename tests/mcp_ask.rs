@@ -472,3 +472,58 @@ async fn task_support_decides_whether_a_call_becomes_a_task() {
     assert_eq!(failed["error"]["code"], -32603, "{failed}");
     assert!(failed.get("result").is_none(), "{failed}");
 }
+
+/// A long job that needs a name first: always a task.
+#[a2a_runtime::skill(agent = Foreman, crate = a2a_runtime, task_support = "required")]
+pub async fn survey(ctx: a2a_runtime::TaskContext) -> Result<String, a2a_runtime::SkillError> {
+    let name: String = ctx.ask_named("surveyor", "Who runs the survey?").await?;
+    Ok(format!("survey by {name}"))
+}
+
+#[tokio::test]
+async fn a_tool_that_requires_tasks_asks_first_and_hands_over_its_task_once_answered() {
+    let server = start(Foreman.server()).await;
+    let capabilities = json!({ "extensions": { TASKS: {} }, "elicitation": {} });
+    let first = call(
+        &server,
+        json!({ "name": "survey", "arguments": {} }),
+        capabilities.clone(),
+    )
+    .await;
+    let (key, params) = input_request(&first["result"]);
+    assert_eq!(key, "surveyor");
+    assert_eq!(params["message"], "Who runs the survey?");
+    assert!(first["result"].get("taskId").is_none(), "{first}");
+    // A retry without the answer is asked again, under the same state.
+    let unanswered = call(
+        &server,
+        json!({
+            "name": "survey",
+            "arguments": {},
+            "requestState": first["result"]["requestState"],
+        }),
+        capabilities.clone(),
+    )
+    .await;
+    assert_eq!(unanswered["result"]["resultType"], "input_required");
+    assert_eq!(
+        unanswered["result"]["requestState"],
+        first["result"]["requestState"]
+    );
+    let handed = call(
+        &server,
+        retry("survey", &first["result"], "surveyor", json!("Ada")),
+        capabilities,
+    )
+    .await;
+    assert_eq!(handed["result"]["resultType"], "task", "{handed}");
+    assert!(handed["result"].get("requestState").is_none(), "{handed}");
+    let task_id = handed["result"]["taskId"].as_str().unwrap();
+    let done = server
+        .poll_mcp_task(task_id, |t| t["status"] == "completed")
+        .await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "survey by Ada",
+        "{done}"
+    );
+}

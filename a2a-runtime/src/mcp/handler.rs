@@ -8,9 +8,9 @@ use std::time::Duration;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     ContentBlock, CreateTaskResult, DetailedTask, GetTaskParams, GetTaskResult, Implementation,
-    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus, Tool,
-    UpdateTaskParams,
+    InitializeResult, InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
+    Tool, UpdateTaskParams,
 };
 #[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
@@ -57,6 +57,18 @@ const VERSIONS: &[ProtocolVersion] = &[
 
 /// How often clients are asked to poll a task.
 const POLL_INTERVAL_MS: u64 = 500;
+
+/// How a call from a client of the tasks extension becomes a task.
+#[derive(Debug, Clone, Copy)]
+enum TaskMode {
+    /// Its result if it ends within the duration, else the task's handle.
+    Shortcut(Duration),
+    /// The task's handle at once.
+    Always,
+    /// An input-required result if the task asks within the duration (the task is handed over
+    /// on the retry that answers it), else the task's handle.
+    AskFirst(Duration),
+}
 
 /// The longest a new task handle waits for the store to hold its task.
 const DURABLE_WAIT: Duration = Duration::from_secs(1);
@@ -126,6 +138,11 @@ impl McpHandler {
             return Err(tasks_required(tool));
         }
         if let Some(state) = &request.request_state {
+            if let Some(task_id) = self.parked.open_handoff(state, (tool, caller.owner())) {
+                return self
+                    .continue_handoff(&task_id, (state, request.input_responses), &context)
+                    .await;
+            }
             return self
                 .resume(tool, state, request.input_responses, &caller, &context)
                 .await;
@@ -167,11 +184,18 @@ impl McpHandler {
         if tasks && task_support != TaskSupport::Forbidden {
             let progress =
                 ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
-            // A tool that requires tasks always gives one; others answer at once when quick.
-            let shortcut =
-                (task_support == TaskSupport::Optional).then_some(self.app.limits.mcp_task_after);
+            let after = self.app.limits.mcp_task_after;
+            let mode = match task_support {
+                // A task from the start, its first question asked as an input-required result
+                // when the client can answer one, the task announced once it is answered.
+                TaskSupport::Required if stateless && abilities.any() => TaskMode::AskFirst(after),
+                // A tool that requires tasks always gives one.
+                TaskSupport::Required => TaskMode::Always,
+                // Others answer at once when quick.
+                _ => TaskMode::Shortcut(after),
+            };
             return self
-                .call_as_task(call, (progress, shortcut), quota, &caller, &context)
+                .call_as_task(call, (progress, mode), quota, &caller, &context)
                 .await;
         }
         let limits = self.app.manager.input_limits().clone();
@@ -361,7 +385,7 @@ impl McpHandler {
     async fn call_as_task(
         &self,
         call: Call,
-        (progress, shortcut): (Option<Arc<ProgressForwarder>>, Option<Duration>),
+        (progress, mode): (Option<Arc<ProgressForwarder>>, TaskMode),
         quota: TaskSlot,
         caller: &CallerId,
         context: &RequestContext<RoleServer>,
@@ -377,12 +401,20 @@ impl McpHandler {
             .start(call, observers, quota)
             .await
             .map_err(task_error)?;
-        let Some(shortcut) = shortcut else {
-            // Durable before the client learns of it, so an immediate tasks/get finds it.
-            started.durable(DURABLE_WAIT).await;
-            return Ok(CallToolResponse::Task(CreateTaskResult::new(
-                self.mcp_task(&started.snapshot()).task,
-            )));
+        let shortcut = match mode {
+            TaskMode::Shortcut(shortcut) => shortcut,
+            TaskMode::Always => {
+                // Durable before the client learns of it, so an immediate tasks/get finds it.
+                started.durable(DURABLE_WAIT).await;
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(
+                    self.mcp_task(&started.snapshot()).task,
+                )));
+            }
+            TaskMode::AskFirst(within) => {
+                let task = started.wait(within).await;
+                started.durable(DURABLE_WAIT).await;
+                return Ok(self.handoff_or_task(&task, caller, None));
+            }
         };
         let task = tokio::select! {
             task = started.wait(shortcut) => task,
@@ -404,6 +436,54 @@ impl McpHandler {
         Ok(CallToolResponse::Task(CreateTaskResult::new(
             self.mcp_task(&task).task,
         )))
+    }
+
+    /// A task that waits for input before it was announced: an input-required result for its
+    /// question, under a `requestState` (`state`, or a new one) that hands the task over on the
+    /// retry; any other task: its handle.
+    fn handoff_or_task(
+        &self,
+        task: &Task,
+        caller: &CallerId,
+        state: Option<&str>,
+    ) -> CallToolResponse {
+        let question = (task.status.state == TaskState::InputRequired)
+            .then(|| self.app.manager.question(task))
+            .flatten();
+        let (Some(question), Some(tool)) = (question, self.app.manager.skill_of(task)) else {
+            return CallToolResponse::Task(CreateTaskResult::new(self.mcp_task(task).task));
+        };
+        let ttl = self.app.manager.input_limits().timeout();
+        let state = state.map_or_else(
+            || {
+                self.parked
+                    .seal_handoff(&task.id, (tool, caller.owner()), ttl)
+            },
+            str::to_owned,
+        );
+        CallToolResponse::InputRequired(InputRequiredResult::new(
+            Some(input_requests([&question])),
+            Some(state),
+        ))
+    }
+
+    /// The retry of a call whose task waited for input before it was announced: the responses
+    /// answer its question (all of it, or some parts), then the task is handed over, or what is
+    /// still unanswered asked again.
+    async fn continue_handoff(
+        &self,
+        task_id: &str,
+        (state, responses): (&str, Option<InputResponses>),
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let caller = caller_of(context);
+        let task = self.find_task(task_id, context).await?;
+        if self.app.manager.question(&task).is_some() {
+            let responses = responses.unwrap_or_default();
+            self.answer_question(&task, &responses, context).await?;
+        }
+        let task = self.find_task(task_id, context).await?;
+        Ok(self.handoff_or_task(&task, &caller, Some(state)))
     }
 
     /// Where a call's log messages go: the session's level in the 2025 era; in 2026-07-28 the
@@ -487,19 +567,58 @@ impl McpHandler {
         }
     }
 
-    /// `tasks/update` for a task waiting on several input requests at once (`ctx.ask_all`):
-    /// each may be answered on its own, and the task resumes once all are.
+    /// Answers the question `task` waits on with `responses` (`tasks/update`, or the retry that
+    /// hands a task over): responses to requests it does not wait for are ignored, as the
+    /// extension says, and the task keeps waiting (tasks/get shows it).
+    async fn answer_question(
+        &self,
+        task: &Task,
+        responses: &InputResponses,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let Some(question) = self.app.manager.question(task) else {
+            return Err(McpError::invalid_params(
+                format!(
+                    "task `{}` is not waiting for input; tasks/update answers input requests only",
+                    task.id
+                ),
+                Some(json!({ "taskId": task.id })),
+            ));
+        };
+        if !question.parts.is_empty() {
+            return self.update_parts(task, &question, responses, context).await;
+        }
+        let field = format!("inputResponses.{}", question.key());
+        let Some(response) = responses.get(question.key()) else {
+            return Ok(());
+        };
+        let answer = answer_of(&question, response.clone()).ok_or_else(|| {
+            McpError::invalid_params(
+                format!("{field}: not a response to that input request"),
+                Some(json!({ "taskId": task.id, "field": field })),
+            )
+        })?;
+        let caller = caller_of(context);
+        self.app
+            .manager
+            .answer(&task.id, &question.id, answer, &caller)
+            .await
+            .map_err(task_error)
+    }
+
+    /// Answers a task waiting on several input requests at once (`ctx.ask_all`): each may be
+    /// answered on its own, and the task resumes once all are.
     async fn update_parts(
         &self,
         task: &Task,
         question: &crate::ask::Question,
-        request: &UpdateTaskParams,
+        responses: &InputResponses,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let caller = caller_of(context);
         let mut given = Vec::new();
         for part in &question.parts {
-            let Some(response) = request.input_responses.get(part.key()) else {
+            let Some(response) = responses.get(part.key()) else {
                 continue;
             };
             let field = format!("inputResponses.{}", part.key());
@@ -870,38 +989,8 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let task = self.find_task(&request.task_id, &context).await?;
-        let Some(question) = self.app.manager.question(&task) else {
-            return Err(McpError::invalid_params(
-                format!(
-                    "task `{}` is not waiting for input; tasks/update answers input requests only",
-                    task.id
-                ),
-                Some(json!({ "taskId": task.id })),
-            ));
-        };
-        if !question.parts.is_empty() {
-            return self
-                .update_parts(&task, &question, &request, &context)
-                .await;
-        }
-        let field = format!("inputResponses.{}", question.key());
-        // Responses to requests the task does not wait for are ignored, as the extension
-        // says: the update is acknowledged and the task keeps waiting (tasks/get shows it).
-        let Some(response) = request.input_responses.get(question.key()) else {
-            return Ok(());
-        };
-        let answer = answer_of(&question, response.clone()).ok_or_else(|| {
-            McpError::invalid_params(
-                format!("{field}: not a response to that input request"),
-                Some(json!({ "taskId": task.id, "field": field })),
-            )
-        })?;
-        let caller = caller_of(&context);
-        self.app
-            .manager
-            .answer(&task.id, &question.id, answer, &caller)
+        self.answer_question(&task, &request.input_responses, &context)
             .await
-            .map_err(task_error)
     }
 
     /// Cooperative, as the extension specifies: a task that already ended is acknowledged and

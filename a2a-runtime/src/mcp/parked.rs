@@ -316,6 +316,37 @@ impl ParkedCalls {
         self.input_required(&sealed, name, owner, ttl)
     }
 
+    /// A `requestState` handing the client task `task_id`, created by a call of `tool` for
+    /// `owner` and waiting for the answers of an input-required result before it is announced.
+    pub(crate) fn seal_handoff(
+        &self,
+        task_id: &str,
+        (tool, owner): (&str, &str),
+        ttl: std::time::Duration,
+    ) -> String {
+        let content = serde_json::to_vec(&Handoff {
+            task: task_id.to_owned(),
+        })
+        .unwrap_or_default();
+        self.codec.seal_with(
+            &content,
+            &SealOptions::new()
+                .associated_data(&sealed_to(&handoff_scope(tool), owner))
+                .ttl(ttl),
+        )
+    }
+
+    /// The task a handoff `state` names, if it is one sealed here for `tool` and `owner`.
+    pub(crate) fn open_handoff(&self, state: &str, (tool, owner): (&str, &str)) -> Option<String> {
+        let content = self
+            .codec
+            .open_with(state, &sealed_to(&handoff_scope(tool), owner))
+            .ok()?;
+        serde_json::from_slice::<Handoff>(&content)
+            .ok()
+            .map(|handoff| handoff.task)
+    }
+
     /// Leaves `call` waiting on `round` and returns what tells the client to answer it.
     pub(crate) fn park(
         &self,
@@ -434,6 +465,17 @@ impl ParkedCalls {
     pub(crate) fn len(&self) -> usize {
         self.lock().len()
     }
+}
+
+/// The sealed content of a handoff `requestState`: the task the retry continues.
+#[derive(Serialize, Deserialize)]
+struct Handoff {
+    task: String,
+}
+
+/// What a handoff state is sealed to, apart from the states of parked calls of the same tool.
+fn handoff_scope(tool: &str) -> String {
+    format!("tasks/{tool}")
 }
 
 /// What a request state is sealed to: the tool and the owner of the call. A NUL cannot occur

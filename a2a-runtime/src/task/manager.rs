@@ -531,6 +531,11 @@ impl TaskManager {
         }
     }
 
+    /// The skill running `task`, when it runs on this process.
+    pub(crate) fn skill_of(&self, task: &Task) -> Option<&'static str> {
+        self.live(&task.id, &task.owner).map(|live| live.skill)
+    }
+
     /// The question `task` waits on, if it waits: asked by its running skill, or, for a task an
     /// earlier run left waiting, the one recorded in its checkpoint.
     pub(crate) fn question(&self, task: &Task) -> Option<Question> {

@@ -543,3 +543,12 @@ async fn multi_input(ctx: TaskContext) -> Result<String, SkillError> {
         .await?;
     Ok(format!("{} and {}", first.name, second.name))
 }
+
+/// Ask for the user's name, then work as a task: a client that can answer gets the question as
+/// an input-required result and the task once it has answered.
+#[skill(agent = Conformance, task_support = "required")]
+async fn test_tool_with_task(ctx: TaskContext) -> Result<String, SkillError> {
+    let answer: Name = ctx.ask_named("user_name", "What is your name?").await?;
+    a2a_runtime::tokio::time::sleep(Duration::from_millis(100)).await;
+    Ok(format!("Task done for {}", answer.name))
+}
