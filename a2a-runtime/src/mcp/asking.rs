@@ -52,30 +52,21 @@ impl Abilities {
 pub(crate) struct ElicitAsker {
     peer: Peer<RoleServer>,
     limits: InputLimits,
-    forms: bool,
-    sampling: bool,
-    roots: bool,
+    abilities: Abilities,
 }
 
 impl ElicitAsker {
-    /// What the client declared decides what it is asked: `capabilities` says whether it
-    /// takes forms, sampling and roots requests.
-    pub(crate) fn new(
-        peer: Peer<RoleServer>,
-        limits: InputLimits,
-        capabilities: Option<&ClientCapabilities>,
-    ) -> Self {
+    /// What the client declared (`abilities`) decides what it is asked.
+    pub(crate) fn new(peer: Peer<RoleServer>, limits: InputLimits, abilities: Abilities) -> Self {
         Self {
             peer,
             limits,
-            forms: super::elicit::supports_forms(capabilities),
-            sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
-            roots: capabilities.is_some_and(|c| c.roots.is_some()),
+            abilities,
         }
     }
 
     async fn list_roots(&self) -> Result<Vec<Root>, AskError> {
-        if !self.roots {
+        if !self.abilities.roots {
             return Err(undeclared_roots());
         }
         match tokio::time::timeout(self.limits.timeout(), self.peer.list_roots()).await {
@@ -88,7 +79,7 @@ impl ElicitAsker {
     }
 
     async fn create_message(&self, request: &Sampling) -> Result<Sampled, AskError> {
-        if !self.sampling {
+        if !self.abilities.sampling {
             return Err(undeclared_sampling(request));
         }
         let params = create_message_params(request);
@@ -126,7 +117,7 @@ impl ElicitAsker {
 
 impl Asker for ElicitAsker {
     fn ask<'a>(&'a self, question: &'a Question) -> BoxFuture<'a, Result<Answer, AskError>> {
-        if self.forms {
+        if self.abilities.forms {
             Box::pin(self.elicit(question))
         } else {
             NoAnswers.ask(question)

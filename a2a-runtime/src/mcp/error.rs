@@ -38,7 +38,7 @@ pub(super) fn forbidden(missing: MissingScope) -> McpError {
 /// 2026-07-28 the request itself is refused with MissingRequiredClientCapability (-32021, HTTP
 /// 400), `data.requiredCapabilities` naming it as a `ClientCapabilities` object. `None` for
 /// any other failure, which stays a tool error.
-pub(crate) fn missing_capability(error: &SkillError) -> Option<McpError> {
+pub(super) fn missing_capability(error: &SkillError) -> Option<McpError> {
     let AskError::MissingCapability { capability, .. } = error.ask_error()? else {
         return None;
     };
@@ -51,7 +51,7 @@ pub(crate) fn missing_capability(error: &SkillError) -> Option<McpError> {
 
 /// The refusal of a call to a tool that requires tasks from a client that did not declare the
 /// MCP tasks extension (-32021, naming it as the capability it needs).
-pub(crate) fn tasks_required(tool: &str) -> McpError {
+pub(super) fn tasks_required(tool: &str) -> McpError {
     McpError::new(
         ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
         format!(

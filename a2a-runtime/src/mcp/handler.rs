@@ -130,8 +130,10 @@ impl McpHandler {
         // it comes first, so a retry is checked as well and nothing is decoded for a caller
         // who may not call the tool. (`Call::new` asks it again for the calls it makes.)
         Dispatcher::authorize(skill, caller.caller()).map_err(forbidden)?;
-        let tasks = context
-            .client_capabilities()
+        // Read from the request's `_meta` (or the session) once: each read parses it anew.
+        let capabilities = context.client_capabilities();
+        let tasks = capabilities
+            .as_ref()
             .is_some_and(|caps| caps.supports_tasks());
         let task_support = skill.descriptor.task_support();
         if task_support == TaskSupport::Required && !tasks {
@@ -174,7 +176,6 @@ impl McpHandler {
         call.log_sink = self.log_sink(&context);
         // Every call counts against its caller's quota while it runs, as an A2A task does.
         let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
-        let capabilities = context.client_capabilities();
         let abilities = Abilities::of(capabilities.as_ref());
         // Protocol 2026-07-28 has no server-to-client requests: questions go back as
         // input-required results, and the call waits detached between rounds.
@@ -211,11 +212,8 @@ impl McpHandler {
             );
             return self.drive(call, &context).await;
         }
-        let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
-            context.peer.clone(),
-            limits,
-            context.client_capabilities().as_ref(),
-        ));
+        let asker: Arc<dyn Asker> =
+            Arc::new(ElicitAsker::new(context.peer.clone(), limits, abilities));
         let progress =
             ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
         let published = Arc::new(ArtifactCollector::default());
@@ -939,7 +937,7 @@ impl ServerHandler for McpHandler {
             let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
                 context.peer.clone(),
                 self.app.manager.input_limits().clone(),
-                context.client_capabilities().as_ref(),
+                abilities,
             ));
             return Ok(GetPromptResponse::Complete(get(Some(asker)).await?));
         }
