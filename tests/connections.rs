@@ -71,6 +71,50 @@ async fn a_body_shorter_than_its_content_length_is_given_up_after_the_body_timeo
 }
 
 #[tokio::test]
+async fn an_mcp_body_that_stalls_is_refused_after_the_body_timeout_naming_it() {
+    let mut limits = Limits::default();
+    limits.body_timeout = Duration::from_millis(300);
+    let server = lab_with(limits).await;
+    let mut stalled = TcpStream::connect(server.addr).await.unwrap();
+    stalled
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+              Content-Length: 100\r\n\r\n{\"jsonrpc\":",
+        )
+        .await
+        .unwrap();
+    let answer = read_to_close(&mut stalled).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("-32600"), "{answer}");
+    assert!(
+        answer.contains("the request body did not arrive within 300ms"),
+        "{answer}"
+    );
+    assert!(healthy(&server).await);
+}
+
+#[tokio::test]
+async fn a_declared_mcp_body_over_the_limit_is_refused_before_it_is_sent() {
+    let server = lab_with(Limits::default()).await;
+    let mut eager = TcpStream::connect(server.addr).await.unwrap();
+    eager
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Accept: application/json, text/event-stream\r\n\
+              Content-Length: 104857600\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let mut head = [0_u8; 12];
+    tokio::time::timeout(GUARD, eager.read_exact(&mut head))
+        .await
+        .expect("answered")
+        .unwrap();
+    assert_eq!(&head, b"HTTP/1.1 413");
+}
+
+#[tokio::test]
 async fn a_declared_body_over_the_limit_is_refused_before_it_is_sent() {
     let server = lab_with(Limits::default()).await;
     let mut eager = TcpStream::connect(server.addr).await.unwrap();

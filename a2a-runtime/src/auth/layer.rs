@@ -1,10 +1,12 @@
 //! The authentication middleware the server installs on every A2A route and `/mcp`: it puts
 //! the request's [`Caller`] in its extensions or refuses it with 401 and the schemes'
-//! challenges. MCP requests are left to the MCP gate, which lets discovery through.
+//! challenges. `/mcp` authenticates with [`authenticate_mcp`] instead: its gate decides what
+//! a refusal means, since discovery works before authentication.
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -30,16 +32,27 @@ pub(crate) async fn authenticate(
             parts.extensions.insert(caller);
         }
         Err(refusal) => {
-            if parts.uri.path().starts_with(crate::server::MCP_PATH) {
-                // The MCP gate decides: `initialize` and discovery work before authentication.
-                parts.extensions.insert(refusal);
-            } else {
-                let jsonrpc = parts.uri.path() == "/";
-                return unauthenticated(&refusal, jsonrpc, None);
-            }
+            let jsonrpc = parts.uri.path() == "/";
+            return unauthenticated(&refusal, jsonrpc, None);
         }
     }
     next.run(Request::from_parts(parts, body)).await
+}
+
+/// Authenticates an MCP request: its [`Caller`], or the refusal, goes in its extensions for
+/// the MCP gate, which lets `initialize` and discovery through without credentials.
+pub(crate) async fn authenticate_mcp(security: &Security, parts: &mut Parts) {
+    if !security.is_enabled() {
+        return;
+    }
+    match security.authenticate(parts).await {
+        Ok(caller) => {
+            parts.extensions.insert(caller);
+        }
+        Err(refusal) => {
+            parts.extensions.insert(refusal);
+        }
+    }
 }
 
 /// The caller a request was authenticated as (anonymous without authentication).

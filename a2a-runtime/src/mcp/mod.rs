@@ -5,6 +5,7 @@ mod asking;
 mod authorize;
 mod content;
 mod elicit;
+mod endpoint;
 mod error;
 mod handler;
 mod logging;
@@ -15,6 +16,7 @@ mod subscriptions;
 mod tools;
 mod updates;
 
+pub(crate) use endpoint::{McpEndpoint, RmcpService};
 pub(crate) use handler::McpHandler;
 pub(crate) use parked::MIN_STATE_KEY_BYTES;
-pub(crate) use request_check::{McpGate, check_request};
+pub(crate) use request_check::McpGate;

@@ -4,12 +4,13 @@
 //! is -32602 naming the field (rmcp would treat it as an unknown method, -32601).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures::FutureExt as _;
 use rmcp::model::{
     CallToolRequestParams, CancelTaskParams, ClientJsonRpcMessage, GetTaskParams,
     InitializeRequestParams, PaginatedRequestParams, UpdateTaskParams,
@@ -34,9 +35,11 @@ const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
     ("tasks/cancel", shape::<CancelTaskParams>),
 ];
 
-/// What the check needs: the body limit, and the sessions to count against their cap.
+/// What the check needs: the body's limit and timeout, and the sessions to count against
+/// their cap.
 pub(crate) struct McpGate {
     pub(crate) max_body: usize,
+    pub(crate) body_timeout: Duration,
     pub(crate) sessions: Arc<LocalSessionManager>,
     pub(crate) max_sessions: usize,
     /// The skills, for the scope check of `tools/call`.
@@ -45,63 +48,78 @@ pub(crate) struct McpGate {
     pub(crate) resource_metadata: String,
 }
 
-/// The middleware.
-pub(crate) async fn check_request(
-    State(gate): State<Arc<McpGate>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if request.method() != Method::POST || !is_json(&request) {
+impl McpGate {
+    /// The request, its body read and checked, or the refusal to answer it with.
+    pub(crate) async fn admit(&self, request: Request) -> Result<Request, Response> {
         let (mut parts, body) = request.into_parts();
-        if let Some(refusal) = super::authorize::check_other(&gate, &mut parts) {
-            return refusal;
+        if parts.method != Method::POST || !is_json(&parts.headers) {
+            if let Some(refusal) = super::authorize::check_other(self, &mut parts) {
+                return Err(refusal);
+            }
+            // rmcp answers other methods and content types itself (405, 415), unread.
+            return Ok(Request::from_parts(parts, body));
         }
-        // rmcp answers other methods and content types itself (405, 415).
-        return next.run(Request::from_parts(parts, body)).await;
+        let opens_session = !parts.headers.contains_key(SESSION_HEADER);
+        let bytes = read_body(body, self.max_body, self.body_timeout).await?;
+        let message = checked(&bytes, &parts.headers).map_err(|refusal| *refusal)?;
+        if let Some(refusal) = super::authorize::check(self, &mut parts, &message) {
+            return Err(refusal);
+        }
+        if opens_session && let Some(id) = initialize_id(&message) {
+            let open = self.sessions.sessions.read().await.len();
+            if open >= self.max_sessions {
+                let message = format!(
+                    "this server holds its limit of {open} MCP sessions; retry later, or use the \
+                     stateless 2026-07-28 revision, which needs none"
+                );
+                let mut response = failure(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    &id,
+                    crate::a2a::BUSY_CODE,
+                    &message,
+                );
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                return Err(response);
+            }
+        }
+        Ok(Request::from_parts(parts, Body::from(bytes)))
     }
-    let max_body = gate.max_body;
-    let opens_session = !request.headers().contains_key(SESSION_HEADER);
-    let (mut parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, max_body).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            let message = format!("request body exceeds the limit of {max_body} bytes");
-            return failure(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &Value::Null,
-                code::INVALID_REQUEST,
-                &message,
-            );
-        }
+}
+
+/// The whole body, at most `limit` bytes, arriving within `timeout`. A small request's body
+/// usually comes with its head, so the timer is only set when the first read has to wait.
+async fn read_body(body: Body, limit: usize, timeout: Duration) -> Result<Bytes, Response> {
+    let read = axum::body::to_bytes(body, limit);
+    tokio::pin!(read);
+    let read = match (&mut read).now_or_never() {
+        Some(read) => read,
+        None => match tokio::time::timeout(timeout, read).await {
+            Ok(read) => read,
+            Err(_) => {
+                let message = format!(
+                    "the request body did not arrive within {}",
+                    humantime::format_duration(timeout)
+                );
+                return Err(failure(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &Value::Null,
+                    code::INVALID_REQUEST,
+                    &message,
+                ));
+            }
+        },
     };
-    let message = match checked(&bytes, &parts.headers) {
-        Ok(message) => message,
-        Err(refusal) => return *refusal,
-    };
-    if let Some(refusal) = super::authorize::check(&gate, &mut parts, &message) {
-        return refusal;
-    }
-    if opens_session && let Some(id) = initialize_id(&message) {
-        let open = gate.sessions.sessions.read().await.len();
-        if open >= gate.max_sessions {
-            let message = format!(
-                "this server holds its limit of {open} MCP sessions; retry later, or use the \
-                 stateless 2026-07-28 revision, which needs none"
-            );
-            let mut response = failure(
-                StatusCode::TOO_MANY_REQUESTS,
-                &id,
-                crate::a2a::BUSY_CODE,
-                &message,
-            );
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-            return response;
-        }
-    }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    read.map_err(|_| {
+        let message = format!("request body exceeds the limit of {limit} bytes");
+        failure(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &Value::Null,
+            code::INVALID_REQUEST,
+            &message,
+        )
+    })
 }
 
 /// The body as JSON, or why it is refused.
@@ -206,9 +224,8 @@ fn shape<T: DeserializeOwned>(params: &Value) -> Result<(), String> {
         })
 }
 
-fn is_json(request: &Request) -> bool {
-    request
-        .headers()
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())

@@ -3,13 +3,16 @@
 //! refused with 403 before any handler runs. Non-browser clients send no `Origin` and are
 //! unaffected. The agent card and `/healthz` stay readable from anywhere.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures::future::{Either, Ready, ready};
 use serde_json::json;
+use tower::{Layer, Service};
 
 use super::ServeConfig;
 
@@ -84,34 +87,75 @@ impl BrowserGuard {
     }
 }
 
-/// The middleware.
-pub(crate) async fn guard(
-    State(guard): State<Arc<BrowserGuard>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let path = request.uri().path();
-    let public = path.starts_with("/.well-known/agent") || path == "/healthz";
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok());
-    if !guard.host_allowed(host) {
-        let host = host.unwrap_or_default();
-        return forbidden(&format!(
-            "Host `{host}` is not one this agent answers to; add it with --allowed-host"
-        ));
-    }
-    if !public && let Some(origin) = request.headers().get(header::ORIGIN) {
-        let origin = String::from_utf8_lossy(origin.as_bytes());
-        if !guard.origin_allowed(&origin) {
-            return forbidden(&format!(
-                "Origin `{origin}` may not call this agent; allow it with --allowed-origin or \
-                 --cors-origin"
-            ));
+/// Applies a [`BrowserGuard`] to every route of a router (a tower layer: the check is a plain
+/// call before the route's own service, with nothing boxed or cloned per request).
+#[derive(Debug, Clone)]
+pub(crate) struct GuardLayer(pub(crate) Arc<BrowserGuard>);
+
+impl<S> Layer<S> for GuardLayer {
+    type Service = Guarded<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Guarded {
+            guard: Arc::clone(&self.0),
+            inner,
         }
     }
-    next.run(request).await
+}
+
+/// A service behind the browser guard.
+#[derive(Debug, Clone)]
+pub(crate) struct Guarded<S> {
+    guard: Arc<BrowserGuard>,
+    inner: S,
+}
+
+impl<S> Service<Request> for Guarded<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<Ready<Result<Response, Infallible>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match self.guard.refusal(&request) {
+            Some(refusal) => Either::Left(ready(Ok(refusal))),
+            None => Either::Right(self.inner.call(request)),
+        }
+    }
+}
+
+impl BrowserGuard {
+    /// The 403 for a request from a host or origin this agent does not answer to.
+    fn refusal(&self, request: &Request) -> Option<Response> {
+        let path = request.uri().path();
+        let public = path.starts_with("/.well-known/agent") || path == "/healthz";
+        let host = request
+            .headers()
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok());
+        if !self.host_allowed(host) {
+            let host = host.unwrap_or_default();
+            return Some(forbidden(&format!(
+                "Host `{host}` is not one this agent answers to; add it with --allowed-host"
+            )));
+        }
+        if !public && let Some(origin) = request.headers().get(header::ORIGIN) {
+            let origin = String::from_utf8_lossy(origin.as_bytes());
+            if !self.origin_allowed(&origin) {
+                return Some(forbidden(&format!(
+                    "Origin `{origin}` may not call this agent; allow it with --allowed-origin or \
+                     --cors-origin"
+                )));
+            }
+        }
+        None
+    }
 }
 
 fn forbidden(message: &str) -> Response {

@@ -15,15 +15,15 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::ServeConfig;
-use super::guard::BrowserGuard;
-use super::shutdown::InFlight;
+use super::guard::{BrowserGuard, GuardLayer};
+use super::in_flight::{InFlight, TrackLayer};
 use crate::a2a::card::{self, CardBody, CardView};
 use crate::a2a::extensions::Extensions;
 use crate::a2a::jsonrpc::{Aliases, JsonRpc};
 use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
 use crate::app::App;
 use crate::error::Error;
-use crate::mcp::{McpGate, McpHandler};
+use crate::mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
 
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -62,13 +62,15 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
                 .allow_methods([Method::GET]),
         );
     let (mcp, sessions) = mcp_service(Arc::clone(&app));
-    let gate = Arc::new(McpGate {
+    let gate = McpGate {
         max_body: app.limits.max_body_bytes,
+        body_timeout: app.limits.body_timeout,
         sessions,
         max_sessions: app.limits.max_mcp_sessions,
         dispatcher: Arc::clone(&app.dispatcher),
         resource_metadata: resource_metadata_url(&base_url),
-    });
+    };
+    let mcp = McpEndpoint::new(gate, Arc::clone(&app.security), mcp);
     let max_body = app.limits.max_body_bytes;
     let extensions = Arc::new(Extensions::new(app.agent.extensions()));
     let service = Arc::new(A2aService::new(
@@ -103,39 +105,32 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             extensions,
             crate::a2a::extensions::echo,
         ))
-        .nest_service(
-            MCP_PATH,
-            tower::ServiceBuilder::new()
-                .layer(axum::middleware::from_fn_with_state(
-                    gate,
-                    crate::mcp::check_request,
-                ))
-                .service(mcp),
-        )
         .layer(axum::middleware::from_fn_with_state(
             max_body,
             refuse_oversized,
         ))
         .layer(DefaultBodyLimit::max(max_body))
         .layer(RequestBodyTimeoutLayer::new(app.limits.body_timeout))
-        // Every A2A route and `/mcp`; CORS preflights (outside it) need no credentials.
+        // Every A2A route (`/mcp` takes the same steps in its endpoint); CORS preflights
+        // (outside it) need no credentials.
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app.security),
             crate::auth::layer::authenticate,
         ));
-    let calls = match cors(&config.cors_origins) {
-        Some(cors) => calls.layer(cors),
-        None => calls,
+    let (calls, mcp) = match cors(&config.cors_origins) {
+        Some(cors) => (
+            calls.layer(cors.clone()),
+            Router::new().route_service(MCP_PATH, tower::Layer::layer(&cors, mcp)),
+        ),
+        None => (calls, Router::new().route_service(MCP_PATH, mcp)),
     };
     let guard = Arc::new(BrowserGuard::new(config, &base_url));
     Ok(calls
+        .merge(mcp)
         .route("/healthz", get(healthz))
         .merge(card_routes)
         .merge(protected_resource_routes(&app, &base_url))
-        .layer(axum::middleware::from_fn_with_state(
-            guard,
-            super::guard::guard,
-        )))
+        .layer(GuardLayer(guard)))
 }
 
 /// The CORS policy for browser clients of the A2A and MCP endpoints, when origins are given.
@@ -178,17 +173,20 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
 
 /// A declared `Content-Length` over the limit is refused before any of the body is read.
 async fn refuse_oversized(State(limit): State<usize>, request: Request, next: Next) -> Response {
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        let path = request.uri().path();
-        let jsonrpc = path == "/" || path.starts_with(MCP_PATH);
+    if declared_over(request.headers(), limit) {
+        let jsonrpc = request.uri().path() == "/";
         return crate::a2a::refusal(&A2aError::PayloadTooLarge { limit }, jsonrpc);
     }
     next.run(request).await
+}
+
+/// Whether the request declares a `Content-Length` over `limit`.
+pub(crate) fn declared_over(headers: &HeaderMap, limit: usize) -> bool {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|length| length > limit as u64)
 }
 
 /// RFC 9728 metadata for MCP clients, at the path-suffixed and the root well-known URL, when a
@@ -233,12 +231,7 @@ async fn healthz() -> Response {
 }
 
 /// The MCP service and its sessions (2025 revisions), which idle out after `mcp_session_idle`.
-fn mcp_service(
-    app: Arc<App>,
-) -> (
-    StreamableHttpService<McpHandler, LocalSessionManager>,
-    Arc<LocalSessionManager>,
-) {
+fn mcp_service(app: Arc<App>) -> (RmcpService, Arc<LocalSessionManager>) {
     // Host and Origin are checked for every route by the browser guard.
     let settings = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(app.limits.max_body_bytes)
@@ -274,9 +267,9 @@ pub(crate) async fn serve_http(
     let base = bound.base_url();
     let tls = super::tls::acceptor(&config.tls)?;
     let in_flight = Arc::new(InFlight::default());
-    let router = router(Arc::clone(&app), &bound)?.merge(routes).layer(
-        axum::middleware::from_fn_with_state(Arc::clone(&in_flight), super::shutdown::track),
-    );
+    let router = router(Arc::clone(&app), &bound)?
+        .merge(routes)
+        .layer(TrackLayer(Arc::clone(&in_flight)));
     if local.ip().is_unspecified() && config.public_url.is_none() {
         tracing::warn!(
             "listening on all interfaces; pass --public-url so the agent card names a reachable URL"

@@ -5,6 +5,7 @@ mod cli;
 mod config;
 mod guard;
 mod http;
+mod in_flight;
 mod limits;
 mod listener;
 mod shutdown;
@@ -19,7 +20,7 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
-pub(crate) use http::MCP_PATH;
+pub(crate) use http::declared_over;
 pub use limits::Limits;
 pub use tasks::{Tasks, TasksError};
 

@@ -10,22 +10,14 @@
 //! A second signal exits at once. A skill that blocks its thread cannot hold the process: once
 //! `serve` has returned, a watchdog exits if the runtime has not finished within a few seconds.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Bytes, HttpBody};
-use axum::extract::{Request, State};
-use axum::http::Method;
-use axum::middleware::Next;
-use axum::response::Response;
-use hyper::body::{Frame, SizeHint};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use super::in_flight::InFlight;
 use super::listener;
 use crate::app::App;
 
@@ -38,68 +30,6 @@ const FINAL_EVENTS_GRACE: Duration = Duration::from_secs(2);
 
 /// How long the runtime may take to wind down after `serve` returned.
 const WATCHDOG: Duration = Duration::from_secs(5);
-
-/// Requests whose responses are still being written (streams included), except MCP's
-/// standalone `GET` stream, which carries no call of its own.
-#[derive(Debug, Default)]
-pub(crate) struct InFlight(AtomicUsize);
-
-impl InFlight {
-    fn count(&self) -> usize {
-        self.0.load(Ordering::Acquire)
-    }
-}
-
-/// Counts a request as in flight until its response body is finished or dropped.
-pub(crate) async fn track(
-    State(in_flight): State<Arc<InFlight>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if request.method() == Method::GET && request.uri().path().starts_with(super::http::MCP_PATH) {
-        return next.run(request).await;
-    }
-    in_flight.0.fetch_add(1, Ordering::AcqRel);
-    let done = Done(Arc::clone(&in_flight));
-    let response = next.run(request).await;
-    response.map(|body| axum::body::Body::new(Tracked { body, _done: done }))
-}
-
-/// A response body that counts as in flight until it is dropped. Its length and end are the
-/// inner body's, so a response with a known length keeps its `Content-Length` (instead of
-/// turning chunked, an extra write per response).
-struct Tracked {
-    body: axum::body::Body,
-    _done: Done,
-}
-
-impl HttpBody for Tracked {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
-}
-
-struct Done(Arc<InFlight>);
-
-impl Drop for Done {
-    fn drop(&mut self) {
-        self.0.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 /// Serves `router` on `listener` through the three phases above.
 pub(crate) async fn run(
