@@ -5,12 +5,14 @@
 //! 9728), and a `tools/call` of a tool whose scopes the caller lacks is 403 naming the scope,
 //! before any work.
 
+use std::borrow::Cow;
+
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use serde_json::Value;
+use serde::Deserialize;
 
-use super::request_check::{McpGate, failure};
+use super::request_check::{Envelope, McpGate, failure};
 use crate::auth::layer::{caller_of, unauthenticated};
 use crate::auth::security::Unauthenticated;
 use crate::dispatch::Dispatcher;
@@ -19,8 +21,8 @@ use crate::dispatch::Dispatcher;
 const PUBLIC_METHODS: &[&str] = &["initialize", "ping", "server/discover"];
 
 /// The refusal for this request, if it is refused.
-pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Value) -> Option<Response> {
-    let method = body.get("method").and_then(Value::as_str);
+pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<Response> {
+    let method = body.method.as_deref();
     if let Some(refusal) = parts.extensions.remove::<Unauthenticated>() {
         let public =
             method.is_some_and(|m| PUBLIC_METHODS.contains(&m) || m.starts_with("notifications/"));
@@ -37,10 +39,10 @@ pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Value) -> Option<R
     if method != Some("tools/call") || parts.extensions.get::<crate::Caller>().is_none() {
         return None;
     }
-    let name = body.pointer("/params/name").and_then(Value::as_str)?;
-    let skill = gate.dispatcher.registry().get(name)?;
+    let Named { name } = serde_json::from_str(body.params?.get()).ok()?;
+    let skill = gate.dispatcher.registry().get(&name)?;
     let missing = Dispatcher::authorize(skill, &caller_of(&parts.extensions)).err()?;
-    let id = body.get("id").cloned().unwrap_or(Value::Null);
+    let id = body.id();
     let message = format!(
         "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
         missing.skill, missing.scope
@@ -57,6 +59,13 @@ pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Value) -> Option<R
             .insert(header::WWW_AUTHENTICATE, challenge);
     }
     Some(response)
+}
+
+/// The tool a `tools/call` names.
+#[derive(Deserialize)]
+struct Named<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
 }
 
 /// A non-POST request (the SSE stream, closing a session) needs credentials too.

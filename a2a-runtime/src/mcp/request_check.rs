@@ -3,6 +3,7 @@
 //! is not a JSON-RPC message is -32600, and a standard method whose params have the wrong shape
 //! is -32602 naming the field (rmcp would treat it as an unknown method, -32601).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,12 +19,14 @@ use rmcp::model::{
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::protocol::jsonrpc::code;
 
-/// Checks that params deserialize into one method's params type; the error names the field.
-type ShapeCheck = fn(&Value) -> Result<(), String>;
+/// Checks that params (JSON text) deserialize into one method's params type; the error names
+/// the field.
+type ShapeCheck = fn(&str) -> Result<(), String>;
 
 /// The standard methods this server serves, each with a check of its params' shape.
 const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
@@ -122,10 +125,62 @@ async fn read_body(body: Body, limit: usize, timeout: Duration) -> Result<Bytes,
     })
 }
 
-/// The body as JSON, or why it is refused.
-fn checked(bytes: &Bytes, headers: &axum::http::HeaderMap) -> Result<Value, Box<Response>> {
-    let value: Value = match serde_json::from_slice(bytes) {
-        Ok(value) => value,
+/// The members of a JSON-RPC message the gate reads, borrowed from the body (rmcp parses the
+/// body itself afterwards, so the gate builds no tree of it).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(crate) method: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub(crate) params: Option<&'a RawValue>,
+}
+
+impl Envelope<'_> {
+    /// The request's id, for an answer to it (`null` for a notification).
+    pub(crate) fn id(&self) -> Value {
+        self.id
+            .and_then(|id| serde_json::from_str(id.get()).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// `jsonrpc: "2.0"`, a string or integer `id`, and `params` absent or an object.
+    fn well_formed(&self) -> bool {
+        let id = self.id.map(|id| id.get().as_bytes());
+        let integer = |id: &[u8]| {
+            let digits = id.strip_prefix(b"-").unwrap_or(id);
+            !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+        };
+        self.jsonrpc.as_deref() == Some("2.0")
+            && id.is_some_and(|id| id.first() == Some(&b'"') || integer(id))
+            && self
+                .params
+                .is_none_or(|p| p.get().starts_with('{') || p.get() == "null")
+    }
+}
+
+/// The body's envelope, or why it is refused.
+fn checked<'a>(
+    bytes: &'a [u8],
+    headers: &axum::http::HeaderMap,
+) -> Result<Envelope<'a>, Box<Response>> {
+    let envelope: Envelope<'a> = match serde_json::from_slice(bytes) {
+        Ok(envelope) => envelope,
+        Err(error) if error.is_data() => {
+            // JSON, but not an object of a message's members.
+            return Err(not_a_message(bytes, &Value::Null).unwrap_or_else(|| {
+                let message = format!("not a JSON-RPC 2.0 message: {error}");
+                Box::new(failure(
+                    StatusCode::BAD_REQUEST,
+                    &Value::Null,
+                    code::INVALID_REQUEST,
+                    &message,
+                ))
+            }));
+        }
         Err(error) => {
             let message = format!("invalid JSON: {error}");
             return Err(Box::new(failure(
@@ -136,28 +191,28 @@ fn checked(bytes: &Bytes, headers: &axum::http::HeaderMap) -> Result<Value, Box<
             )));
         }
     };
-    let id = value.get("id").cloned().unwrap_or(Value::Null);
-    let method = value.get("method").and_then(Value::as_str);
+    let method = envelope.method.as_deref();
     // Protocol 2026-07-28 has no handshake (SEP-2575): `initialize` is a method it does not
     // have, as any other unknown method.
-    if method == Some("initialize") && modern(headers, &value) {
+    if method == Some("initialize") && modern(headers, envelope.params) {
         return Err(Box::new(failure(
             StatusCode::NOT_FOUND,
-            &id,
+            &envelope.id(),
             code::METHOD_NOT_FOUND,
             "`initialize` is not part of protocol 2026-07-28, which needs no handshake; send \
              requests directly, or use MCP-Protocol-Version 2025-11-25 for a session",
         )));
     }
-    if let Some((method, check)) = TYPED_METHODS.iter().find(|(m, _)| Some(*m) == method)
-        && value.get("id").is_some()
+    let typed = TYPED_METHODS.iter().find(|(m, _)| Some(*m) == method);
+    if let Some((method, check)) = typed
+        && envelope.id.is_some()
     {
-        let params = value.get("params").unwrap_or(&Value::Null);
+        let params = envelope.params.map_or("null", RawValue::get);
         if let Err(error) = check(params) {
             let message = format!("invalid params for `{method}`: params.{error}");
             return Err(Box::new(failure(
                 StatusCode::OK,
-                &id,
+                &envelope.id(),
                 code::INVALID_PARAMS,
                 &message,
             )));
@@ -165,58 +220,54 @@ fn checked(bytes: &Bytes, headers: &axum::http::HeaderMap) -> Result<Value, Box<
     }
     // A request of a method checked above with a well-formed envelope needs no second,
     // generic pass (the hot path: every `tools/call`); anything else is checked whole.
-    let typed = method.is_some_and(|m| TYPED_METHODS.iter().any(|(t, _)| *t == m));
-    if typed && well_formed_envelope(&value) {
-        return Ok(value);
+    if typed.is_some() && envelope.well_formed() {
+        return Ok(envelope);
     }
-    if let Err(error) = ClientJsonRpcMessage::deserialize(&value) {
-        let message = format!("not a JSON-RPC 2.0 request, notification or response: {error}");
-        return Err(Box::new(failure(
-            StatusCode::BAD_REQUEST,
-            &id,
-            code::INVALID_REQUEST,
-            &message,
-        )));
+    match not_a_message(bytes, &envelope.id()) {
+        Some(refusal) => Err(refusal),
+        None => Ok(envelope),
     }
-    Ok(value)
+}
+
+/// The -32600 refusal of a body that is not a JSON-RPC message MCP knows, if it is not.
+fn not_a_message(bytes: &[u8], id: &Value) -> Option<Box<Response>> {
+    let error = serde_json::from_slice::<ClientJsonRpcMessage>(bytes).err()?;
+    let message = format!("not a JSON-RPC 2.0 request, notification or response: {error}");
+    Some(Box::new(failure(
+        StatusCode::BAD_REQUEST,
+        id,
+        code::INVALID_REQUEST,
+        &message,
+    )))
 }
 
 /// Whether the request names protocol 2026-07-28 or later, in `MCP-Protocol-Version` or in
 /// its `_meta` (a 2025 `initialize` names its version in `params.protocolVersion` instead).
-fn modern(headers: &axum::http::HeaderMap, message: &Value) -> bool {
+fn modern(headers: &axum::http::HeaderMap, params: Option<&RawValue>) -> bool {
     let header = headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok());
-    let meta = message
-        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+    let params: Option<Value> = params.and_then(|p| serde_json::from_str(p.get()).ok());
+    let meta = params
+        .as_ref()
+        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
         .and_then(Value::as_str);
     header
         .or(meta)
         .is_some_and(|version| version >= "2026-07-28")
 }
 
-/// `jsonrpc: "2.0"`, a string or integer `id`, and `params` absent or an object.
-fn well_formed_envelope(value: &Value) -> bool {
-    value.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
-        && value
-            .get("id")
-            .is_some_and(|id| id.is_string() || id.is_i64() || id.is_u64())
-        && value
-            .get("params")
-            .is_none_or(|p| p.is_object() || p.is_null())
-}
-
 /// The header naming an MCP session (2025 revisions).
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The id of an `initialize` request (which opens a session), if the body is one.
-fn initialize_id(message: &Value) -> Option<Value> {
-    (message.get("method")? == "initialize")
-        .then(|| message.get("id").cloned().unwrap_or(Value::Null))
+fn initialize_id(message: &Envelope<'_>) -> Option<Value> {
+    (message.method.as_deref() == Some("initialize")).then(|| message.id())
 }
 
-fn shape<T: DeserializeOwned>(params: &Value) -> Result<(), String> {
-    serde_path_to_error::deserialize::<_, T>(params)
+fn shape<T: DeserializeOwned>(params: &str) -> Result<(), String> {
+    let mut json = serde_json::Deserializer::from_str(params);
+    serde_path_to_error::deserialize::<_, T>(&mut json)
         .map(drop)
         .map_err(|error| match error.path().to_string().as_str() {
             "." => error.inner().to_string(),
@@ -279,6 +330,35 @@ mod tests {
         assert_eq!(body["error"]["code"], -32602);
         let message = body["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("params.arguments"), "{message}");
+    }
+
+    #[test]
+    fn errors_echo_the_request_id_as_sent() {
+        let (_, body) = error_of(
+            r#"{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"arguments":{}}}"#,
+        );
+        assert_eq!(body["id"], "call-7");
+        assert_eq!(body["error"]["code"], -32602);
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("name"), "{message}");
+    }
+
+    #[test]
+    fn members_of_the_wrong_type_are_an_invalid_request() {
+        let (status, body) = error_of(r#"{"jsonrpc":2,"id":1,"method":"ping"}"#);
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["error"]["code"], -32600);
+        let (status, body) = error_of(r#"{"jsonrpc":"2.0","id":1,"method":7}"#);
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn params_that_are_not_an_object_are_checked_whole() {
+        let (status, body) =
+            error_of(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}"#);
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["error"]["code"], -32602);
     }
 
     #[test]
