@@ -300,6 +300,7 @@ pub(crate) async fn serve_http(
         );
         eprintln!("MCP:          {}{}", base.trim_end_matches('/'), MCP_PATH);
     }
+    tokio::spawn(super::listener::quiet_timers(stop.clone()));
     super::shutdown::run(app, router, listener, tls, stop, in_flight).await;
     Ok(())
 }
