@@ -134,3 +134,63 @@ async fn the_card_is_readable_cross_origin_and_cors_is_opt_in() {
     .await;
     assert_eq!(status, 403);
 }
+
+/// A 2026-07-28 `tools/list` on `/mcp` with `headers`; its HTTP status.
+async fn mcp_status(server: &TestServer, headers: &[(&str, &str)]) -> u16 {
+    let mut request = server
+        .http
+        .post(format!("{}mcp", server.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}})
+            .to_string(),
+        );
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.unwrap().status().as_u16()
+}
+
+#[tokio::test]
+async fn mcp_is_guarded_with_and_without_cors() {
+    // Without CORS `/mcp` is answered before the router; with it, through the router.
+    let mut with_cors = ServeConfig::default();
+    with_cors.cors_origins = vec!["https://app.example".into()];
+    for server in [
+        start(Lab.server()).await,
+        start(Lab.server().config(with_cors)).await,
+    ] {
+        assert_eq!(mcp_status(&server, &[]).await, 200);
+        assert_eq!(mcp_status(&server, &[("host", "evil.example")]).await, 403);
+        let foreign = ("origin", "https://evil.example");
+        assert_eq!(mcp_status(&server, &[foreign]).await, 403);
+        let local = ("origin", "http://localhost:5173");
+        assert_eq!(mcp_status(&server, &[local]).await, 200);
+    }
+    let mut config = ServeConfig::default();
+    config.cors_origins = vec!["https://app.example".into()];
+    let server = start(Lab.server().config(config)).await;
+    let allowed = ("origin", "https://app.example");
+    assert_eq!(mcp_status(&server, &[allowed]).await, 200);
+    let preflight = server
+        .http
+        .request(reqwest::Method::OPTIONS, format!("{}mcp", server.base))
+        .header("origin", "https://app.example")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "content-type,mcp-protocol-version",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        preflight.headers()["access-control-allow-origin"],
+        "https://app.example"
+    );
+}

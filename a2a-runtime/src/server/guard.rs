@@ -132,7 +132,7 @@ where
 
 impl BrowserGuard {
     /// The 403 for a request from a host or origin this agent does not answer to.
-    fn refusal(&self, request: &Request) -> Option<Response> {
+    pub(crate) fn refusal(&self, request: &Request) -> Option<Response> {
         let path = request.uri().path();
         let public = path.starts_with("/.well-known/agent") || path == "/healthz";
         let host = request

@@ -1,22 +1,27 @@
 //! HTTP wiring: routes, browser guard, body limits and timeouts, CORS, the MCP service.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::routing::future::RouteFuture;
 use axum::routing::{get, post};
+use futures::future::{Either, Ready, ready};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
+use tower::{Layer as _, Service};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::ServeConfig;
 use super::guard::{BrowserGuard, GuardLayer};
-use super::in_flight::{InFlight, TrackLayer};
+use super::in_flight::{InFlight, TrackLayer, Tracking};
 use crate::a2a::card::{self, CardBody, CardView};
 use crate::a2a::extensions::Extensions;
 use crate::a2a::jsonrpc::{Aliases, JsonRpc};
@@ -29,6 +34,18 @@ use crate::mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
 pub(crate) const MCP_PATH: &str = "/mcp";
 
 pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Error> {
+    Ok(routes(app, config)?.router)
+}
+
+/// The server's routes, and what [`Front`] needs to answer `/mcp` without them.
+struct Routes {
+    router: Router,
+    guard: Arc<BrowserGuard>,
+    /// The MCP endpoint, when it needs no CORS layer.
+    mcp: Option<McpEndpoint>,
+}
+
+fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
     config.validate()?;
     let base_url = config.base_url();
     let endpoints = card::Endpoints::new(&base_url, &app.rest_prefix);
@@ -117,20 +134,30 @@ pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Erro
             Arc::clone(&app.security),
             crate::auth::layer::authenticate,
         ));
-    let (calls, mcp) = match cors(&config.cors_origins) {
+    let (calls, mcp_route, direct) = match cors(&config.cors_origins) {
         Some(cors) => (
             calls.layer(cors.clone()),
             Router::new().route_service(MCP_PATH, tower::Layer::layer(&cors, mcp)),
+            None,
         ),
-        None => (calls, Router::new().route_service(MCP_PATH, mcp)),
+        None => (
+            calls,
+            Router::new().route_service(MCP_PATH, mcp.clone()),
+            Some(mcp),
+        ),
     };
     let guard = Arc::new(BrowserGuard::new(config, &base_url));
-    Ok(calls
-        .merge(mcp)
+    let router = calls
+        .merge(mcp_route)
         .route("/healthz", get(healthz))
         .merge(card_routes)
         .merge(protected_resource_routes(&app, &base_url))
-        .layer(GuardLayer(guard)))
+        .layer(GuardLayer(Arc::clone(&guard)));
+    Ok(Routes {
+        router,
+        guard,
+        mcp: direct,
+    })
 }
 
 /// The CORS policy for browser clients of the A2A and MCP endpoints, when origins are given.
@@ -267,9 +294,13 @@ pub(crate) async fn serve_http(
     let base = bound.base_url();
     let tls = super::tls::acceptor(&config.tls)?;
     let in_flight = Arc::new(InFlight::default());
-    let router = router(Arc::clone(&app), &bound)?
-        .merge(routes)
-        .layer(TrackLayer(Arc::clone(&in_flight)));
+    let own = self::routes(Arc::clone(&app), &bound)?;
+    let front = Front {
+        router: own.router.merge(routes),
+        guard: own.guard,
+        mcp: own.mcp,
+    };
+    let router = TrackLayer(Arc::clone(&in_flight)).layer(front);
     if local.ip().is_unspecified() && config.public_url.is_none() {
         tracing::warn!(
             "listening on all interfaces; pass --public-url so the agent card names a reachable URL"
@@ -303,6 +334,44 @@ pub(crate) async fn serve_http(
     tokio::spawn(super::listener::quiet_timers(stop.clone()));
     super::shutdown::run(app, router, listener, tls, stop, in_flight).await;
     Ok(())
+}
+
+/// What `serve` answers with: `/mcp` straight to its endpoint behind the browser guard (the
+/// hot path of every MCP call, which each router level would box and clone once more), and
+/// everything else through the router, which guards its own routes.
+#[derive(Clone)]
+pub(crate) struct Front {
+    router: Router,
+    guard: Arc<BrowserGuard>,
+    mcp: Option<McpEndpoint>,
+}
+
+/// The service the listener serves.
+pub(crate) type Served = Tracking<Front>;
+
+impl Service<Request> for Front {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<
+        Either<Ready<Result<Response, Infallible>>, <McpEndpoint as Service<Request>>::Future>,
+        RouteFuture<Infallible>,
+    >;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match &mut self.mcp {
+            Some(mcp) if request.uri().path() == MCP_PATH => {
+                Either::Left(match self.guard.refusal(&request) {
+                    Some(refusal) => Either::Left(ready(Ok(refusal))),
+                    None => Either::Right(mcp.call(request)),
+                })
+            }
+            _ => Either::Right(self.router.call(request)),
+        }
+    }
 }
 
 pub(crate) async fn serve_stdio(app: Arc<App>) -> Result<(), Error> {

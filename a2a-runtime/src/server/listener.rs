@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -18,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use super::Limits;
+use super::http::Served;
 use crate::auth::ClientCertificate;
 
 /// The longest pause between accept attempts after errors.
@@ -29,7 +29,7 @@ const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 pub(crate) async fn accept_until(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
-    router: Router,
+    router: Served,
     limits: &Limits,
     stop: CancellationToken,
 ) -> Draining {
@@ -145,7 +145,7 @@ pub(crate) async fn quiet_timers(stop: CancellationToken) {
 /// `router` with every request tagged with the connection's peer address and, over TLS, the
 /// client certificate the handshake verified.
 fn tagged(
-    router: Router,
+    router: Served,
     peer: std::net::SocketAddr,
     certificate: Option<ClientCertificate>,
 ) -> impl tower::Service<
@@ -154,7 +154,8 @@ fn tagged(
     Error = std::convert::Infallible,
     Future = impl Send,
 > + Clone {
-    router.map_request(move |mut request: axum::http::Request<Incoming>| {
+    router.map_request(move |request: axum::http::Request<Incoming>| {
+        let mut request = request.map(axum::body::Body::new);
         request.extensions_mut().insert(ConnectInfo(peer));
         if let Some(certificate) = &certificate {
             request.extensions_mut().insert(certificate.clone());

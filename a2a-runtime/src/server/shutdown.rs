@@ -13,10 +13,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use super::http::Served;
 use super::in_flight::InFlight;
 use super::listener;
 use crate::app::App;
@@ -34,7 +34,7 @@ const WATCHDOG: Duration = Duration::from_secs(5);
 /// Serves `router` on `listener` through the three phases above.
 pub(crate) async fn run(
     app: Arc<App>,
-    router: Router,
+    router: Served,
     listener: TcpListener,
     tls: Option<tokio_rustls::TlsAcceptor>,
     stop: CancellationToken,
