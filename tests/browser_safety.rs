@@ -135,25 +135,12 @@ async fn the_card_is_readable_cross_origin_and_cors_is_opt_in() {
     assert_eq!(status, 403);
 }
 
-/// A 2026-07-28 `tools/list` on `/mcp` with `headers`; its HTTP status.
+/// The HTTP status of a 2026-07-28 `tools/list` on `/mcp` with `headers`.
 async fn mcp_status(server: &TestServer, headers: &[(&str, &str)]) -> u16 {
-    let mut request = server
-        .http
-        .post(format!("{}mcp", server.base))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/list")
-        .body(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}}}})
-            .to_string(),
-        );
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    request.send().await.unwrap().status().as_u16()
+    let (status, _) = server
+        .mcp_modern_with("tools/list", json!({}), json!({}), headers)
+        .await;
+    status
 }
 
 #[tokio::test]

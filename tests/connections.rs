@@ -52,86 +52,78 @@ async fn a_connection_sending_half_its_headers_is_closed_after_the_header_timeou
     read_to_close(&mut slow).await;
 }
 
-#[tokio::test]
-async fn a_body_shorter_than_its_content_length_is_given_up_after_the_body_timeout() {
+/// What a server with a 300 ms body timeout answers to `head` followed by 12 of the 100 body
+/// bytes it declares (the connection is closed after it); the server stays healthy.
+async fn answer_to_a_stalled_body(head: &[u8]) -> String {
     let mut limits = Limits::default();
     limits.body_timeout = Duration::from_millis(300);
     let server = lab_with(limits).await;
     let mut stalled = TcpStream::connect(server.addr).await.unwrap();
+    stalled.write_all(head).await.unwrap();
     stalled
-        .write_all(
-            b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-              Content-Length: 100\r\n\r\n{\"jsonrpc\":",
-        )
+        .write_all(b"Content-Length: 100\r\n\r\n{\"jsonrpc\":")
         .await
         .unwrap();
     let answer = read_to_close(&mut stalled).await;
-    assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
     assert!(healthy(&server).await);
+    answer
+}
+
+#[tokio::test]
+async fn a_body_shorter_than_its_content_length_is_given_up_after_the_body_timeout() {
+    let head = b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+    let answer = answer_to_a_stalled_body(head).await;
+    assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
 }
 
 #[tokio::test]
 async fn an_mcp_body_that_stalls_is_refused_after_the_body_timeout_naming_it() {
-    let mut limits = Limits::default();
-    limits.body_timeout = Duration::from_millis(300);
-    let server = lab_with(limits).await;
-    let mut stalled = TcpStream::connect(server.addr).await.unwrap();
-    stalled
-        .write_all(
-            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-              Accept: application/json, text/event-stream\r\nConnection: close\r\n\
-              Content-Length: 100\r\n\r\n{\"jsonrpc\":",
-        )
-        .await
-        .unwrap();
-    let answer = read_to_close(&mut stalled).await;
+    let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nConnection: close\r\n";
+    let answer = answer_to_a_stalled_body(head).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("-32600"), "{answer}");
     assert!(
         answer.contains("the request body did not arrive within 300ms"),
         "{answer}"
     );
-    assert!(healthy(&server).await);
 }
 
-#[tokio::test]
-async fn a_declared_mcp_body_over_the_limit_is_refused_before_it_is_sent() {
+/// The first bytes of the answer to `head`, a request declaring a 100 MiB body of which not
+/// one byte is sent.
+async fn answer_to_an_oversized_declaration(head: &[u8]) -> [u8; 12] {
     let server = lab_with(Limits::default()).await;
     let mut eager = TcpStream::connect(server.addr).await.unwrap();
+    eager.write_all(head).await.unwrap();
     eager
-        .write_all(
-            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-              Accept: application/json, text/event-stream\r\n\
-              Content-Length: 104857600\r\n\r\n",
-        )
+        .write_all(b"Content-Length: 104857600\r\n\r\n")
         .await
         .unwrap();
-    let mut head = [0_u8; 12];
-    tokio::time::timeout(GUARD, eager.read_exact(&mut head))
+    let mut answer = [0_u8; 12];
+    tokio::time::timeout(GUARD, eager.read_exact(&mut answer))
         .await
         .expect("answered")
         .unwrap();
-    assert_eq!(&head, b"HTTP/1.1 413");
+    answer
 }
 
 #[tokio::test]
 async fn a_declared_body_over_the_limit_is_refused_before_it_is_sent() {
-    let server = lab_with(Limits::default()).await;
-    let mut eager = TcpStream::connect(server.addr).await.unwrap();
-    eager
-        .write_all(
-            b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-              Content-Length: 104857600\r\n\r\n",
-        )
-        .await
-        .unwrap();
-    // Not one byte of the body was sent, yet the refusal arrives.
-    let mut head = [0_u8; 12];
-    tokio::time::timeout(GUARD, eager.read_exact(&mut head))
-        .await
-        .expect("answered")
-        .unwrap();
-    assert_eq!(&head, b"HTTP/1.1 413");
+    let head = b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+    assert_eq!(
+        &answer_to_an_oversized_declaration(head).await,
+        b"HTTP/1.1 413"
+    );
+}
+
+#[tokio::test]
+async fn a_declared_mcp_body_over_the_limit_is_refused_before_it_is_sent() {
+    let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\n";
+    assert_eq!(
+        &answer_to_an_oversized_declaration(head).await,
+        b"HTTP/1.1 413"
+    );
 }
 
 #[tokio::test]

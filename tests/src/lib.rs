@@ -221,8 +221,20 @@ impl TestServer {
     pub async fn mcp_modern(
         &self,
         method: &str,
+        params: Value,
+        capabilities: Value,
+    ) -> (u16, String) {
+        self.mcp_modern_with(method, params, capabilities, &[])
+            .await
+    }
+
+    /// [`mcp_modern`](Self::mcp_modern) with more request headers (`Host`, `Origin`…).
+    pub async fn mcp_modern_with(
+        &self,
+        method: &str,
         mut params: Value,
         capabilities: Value,
+        headers: &[(&str, &str)],
     ) -> (u16, String) {
         let meta = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -246,6 +258,9 @@ impl TestServer {
             .and_then(Value::as_str)
         {
             request = request.header("mcp-name", name);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let response = request
             .body(
