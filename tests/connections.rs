@@ -84,9 +84,33 @@ async fn an_mcp_body_that_stalls_is_refused_after_the_body_timeout_naming_it() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("-32600"), "{answer}");
     assert!(
-        answer.contains("the request body did not arrive within 300ms"),
+        answer.contains("the request body paused for longer than 300ms"),
         "{answer}"
     );
+}
+
+#[tokio::test]
+async fn an_mcp_body_that_trickles_is_read_whole_when_no_pause_is_over_the_timeout() {
+    let mut limits = Limits::default();
+    limits.body_timeout = Duration::from_millis(300);
+    let server = lab_with(limits).await;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut slow = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/list\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    // Four pieces, 150 ms apart: 450 ms in all, more than the timeout, no pause over it.
+    for piece in body.as_bytes().chunks(body.len().div_ceil(4)) {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        slow.write_all(piece).await.unwrap();
+    }
+    let answer = read_to_close(&mut slow).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"tools\""), "{answer}");
 }
 
 /// The first bytes of the answer to `head`, a request declaring a 100 MiB body of which not

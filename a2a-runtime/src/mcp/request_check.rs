@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody as _};
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -91,38 +91,53 @@ impl McpGate {
     }
 }
 
-/// The whole body, at most `limit` bytes, arriving within `timeout`. A small request's body
-/// usually comes with its head, so the timer is only set when the first read has to wait.
-async fn read_body(body: Body, limit: usize, timeout: Duration) -> Result<Bytes, Response> {
-    let read = axum::body::to_bytes(body, limit);
-    tokio::pin!(read);
-    let read = match (&mut read).now_or_never() {
-        Some(read) => read,
-        None => match tokio::time::timeout(timeout, read).await {
-            Ok(read) => read,
-            Err(_) => {
-                let message = format!(
-                    "the request body did not arrive within {}",
-                    humantime::format_duration(timeout)
-                );
-                return Err(failure(
-                    StatusCode::REQUEST_TIMEOUT,
-                    &Value::Null,
-                    code::INVALID_REQUEST,
-                    &message,
-                ));
-            }
-        },
-    };
-    read.map_err(|_| {
-        let message = format!("request body exceeds the limit of {limit} bytes");
-        failure(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            &Value::Null,
-            code::INVALID_REQUEST,
-            &message,
-        )
+/// The whole body, at most `limit` bytes, refused when it pauses longer than `pause` (the
+/// body timeout's meaning on every route). A small request's body usually comes with its head,
+/// so a timer is only set for a frame that is not there yet.
+async fn read_body(body: Body, limit: usize, pause: Duration) -> Result<Bytes, Response> {
+    let mut body = std::pin::pin!(body);
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut length = 0_usize;
+    loop {
+        let mut next = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx));
+        let frame = match (&mut next).now_or_never() {
+            Some(frame) => frame,
+            None => match tokio::time::timeout(pause, next).await {
+                Ok(frame) => frame,
+                Err(_) => {
+                    let message = format!(
+                        "the request body paused for longer than {}",
+                        humantime::format_duration(pause)
+                    );
+                    return Err(body_failure(StatusCode::REQUEST_TIMEOUT, &message));
+                }
+            },
+        };
+        let Some(frame) = frame else { break };
+        let frame = frame.map_err(|error| {
+            let message = format!("the request body could not be read: {error}");
+            body_failure(StatusCode::BAD_REQUEST, &message)
+        })?;
+        // Trailers carry nothing a JSON-RPC request needs.
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        length += data.len();
+        if length > limit {
+            let message = format!("request body exceeds the limit of {limit} bytes");
+            return Err(body_failure(StatusCode::PAYLOAD_TOO_LARGE, &message));
+        }
+        chunks.push(data);
+    }
+    Ok(match chunks.len() {
+        1 => chunks.swap_remove(0),
+        _ => Bytes::from(chunks.concat()),
     })
+}
+
+/// A -32600 refusal of a body that could not be read whole.
+fn body_failure(status: StatusCode, message: &str) -> Response {
+    failure(status, &Value::Null, code::INVALID_REQUEST, message)
 }
 
 /// The members of a JSON-RPC message the gate reads, borrowed from the body (rmcp parses the
