@@ -284,6 +284,20 @@ async fn wrong_typed_arguments_are_invalid_params_naming_the_field() {
         modern_response["error"]["code"], -32602,
         "{modern_response}"
     );
+    let message = modern_response["error"]["message"].as_str().unwrap();
+    assert!(message.contains("params.arguments"), "{message}");
+    // The error answers the request by its id, as sent.
+    let unnamed = mcp
+        .send_envelope(
+            json!({"jsonrpc": "2.0", "id": "call-7", "method": "tools/call",
+            "params": {"arguments": {}}}),
+        )
+        .await;
+    let unnamed = response_from(&unnamed.text().await.unwrap());
+    assert_eq!(unnamed["id"], "call-7", "{unnamed}");
+    assert_eq!(unnamed["error"]["code"], -32602, "{unnamed}");
+    let message = unnamed["error"]["message"].as_str().unwrap();
+    assert!(message.contains("name"), "{message}");
 }
 
 #[tokio::test]

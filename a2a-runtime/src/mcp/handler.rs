@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    ContentBlock, CreateTaskResult, DetailedTask, GetTaskParams, GetTaskResult, Implementation,
-    InitializeResult, InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus,
-    Tool, UpdateTaskParams,
+    ContentBlock, CreateTaskResult, CustomRequest, CustomResult, DetailedTask, ErrorCode,
+    GetTaskParams, GetTaskResult, Implementation, InitializeResult, InputRequiredResult,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    Task as McpTask, TaskPayload, TaskStatus as McpTaskStatus, Tool, UpdateTaskParams,
 };
 #[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
@@ -705,6 +705,10 @@ fn object<T: serde::Serialize>(value: &T) -> JsonObject {
     }
 }
 
+/// rmcp moves each request's future, an enum as large as the largest of every method's, into
+/// a task of its own: a method whose states are large (a call's plain, parked and task states;
+/// a task lookup that may read the store) is boxed, so every request moves a few hundred bytes
+/// rather than kilobytes.
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> InitializeResult {
         let agent = self.app.agent;
@@ -774,6 +778,27 @@ impl ServerHandler for McpHandler {
             .with_cache_scope(scope))
     }
 
+    /// rmcp reads a request of a standard method whose params do not fit it as a custom one: it
+    /// is -32602 naming the field, as the gate would have said, rather than an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        let params = request
+            .params
+            .as_ref()
+            .map_or_else(|| "null".to_owned(), Value::to_string);
+        match super::request_check::misshapen(&request.method, &params) {
+            Some(message) => Err(McpError::invalid_params(message, None)),
+            None => Err(McpError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            )),
+        }
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools.iter().find(|t| t.name == name).cloned()
     }
@@ -783,8 +808,6 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // Boxed: rmcp moves each request's future into a task of its own, and the call's
-        // states (plain, parked, task) would otherwise make that a multi-kilobyte copy.
         Box::pin(self.call(request, context)).await
     }
 
@@ -813,11 +836,14 @@ impl ServerHandler for McpHandler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let caller = caller_of(&context);
-        let contents = content::read(&self.app, &request.uri, &caller).await?;
-        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
-            contents,
-        )))
+        Box::pin(async move {
+            let caller = caller_of(&context);
+            let contents = content::read(&self.app, &request.uri, &caller).await?;
+            Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+                contents,
+            )))
+        })
+        .await
     }
 
     fn accepted_subscription_filter(
@@ -829,10 +855,13 @@ impl ServerHandler for McpHandler {
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
         // An open stream counts against its caller's stream quota, as an A2A subscription does.
-        let caller = caller_of(subscription.request_context());
-        let _slot = self.app.quotas.open_stream(&caller).map_err(busy)?;
-        super::subscriptions::listen(&self.app.resource_updates, subscription).await;
-        Ok(())
+        Box::pin(async move {
+            let caller = caller_of(subscription.request_context());
+            let _slot = self.app.quotas.open_stream(&caller).map_err(busy)?;
+            super::subscriptions::listen(&self.app.resource_updates, subscription).await;
+            Ok(())
+        })
+        .await
     }
 
     async fn subscribe(
@@ -887,71 +916,74 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        if !self.app.catalog.has_prompts() {
-            return Err(McpError::method_not_found::<GetPromptRequestMethod>());
-        }
-        let caller = caller_of(&context);
-        let name = format!("prompts/get:{}", request.name);
-        let ttl = self.app.manager.input_limits().timeout();
-        // A retry does the prompt again with the answers its state carries.
-        let (arguments, replay, offered) = match &request.request_state {
-            Some(state) => {
-                let responses = request.input_responses.clone();
-                match self
-                    .parked
-                    .resume((&name, caller.owner()), state, responses, ttl)
-                {
-                    Ok(Resumed::Rerun { arguments, answers }) => {
-                        (arguments, answers, InputResponses::new())
-                    }
-                    Ok(Resumed::Unanswered(result)) => {
-                        return Ok(GetPromptResponse::InputRequired(result));
-                    }
-                    // Prompts are never parked.
-                    Ok(Resumed::Answered(call)) => {
-                        call.cancel.cancel();
-                        return Err(state_error(&ResumeError::Gone));
-                    }
-                    Err(error) => return Err(state_error(&error)),
-                }
+        Box::pin(async move {
+            if !self.app.catalog.has_prompts() {
+                return Err(McpError::method_not_found::<GetPromptRequestMethod>());
             }
-            None => (
-                Value::Object(request.arguments.clone().unwrap_or_default()),
-                Vec::new(),
-                request.input_responses.clone().unwrap_or_default(),
-            ),
-        };
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        let abilities = Abilities::of(context.client_capabilities().as_ref());
-        let get = |asker| {
-            content::get_prompt(
-                &self.app,
-                (&request.name, &arguments, stateless),
-                &caller,
-                (asker, context.ct.clone()),
-            )
-        };
-        if !stateless {
-            let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
-                context.peer.clone(),
-                self.app.manager.input_limits().clone(),
-                abilities,
-            ));
-            return Ok(GetPromptResponse::Complete(get(Some(asker)).await?));
-        }
-        if !abilities.any() {
-            return Ok(GetPromptResponse::Complete(get(None).await?));
-        }
-        let (asker, asked) =
-            ParkedCalls::rerun_asker(arguments.clone(), (replay, offered), abilities);
-        tokio::select! {
-            result = get(Some(asker)) => Ok(GetPromptResponse::Complete(result?)),
-            round = asked.slot.asked() => Ok(GetPromptResponse::InputRequired(
-                self.parked.rerun_input_required(&asked, round, (&name, caller.owner()), ttl),
-            )),
-        }
+            let caller = caller_of(&context);
+            let name = format!("prompts/get:{}", request.name);
+            let ttl = self.app.manager.input_limits().timeout();
+            // A retry does the prompt again with the answers its state carries.
+            let (arguments, replay, offered) = match &request.request_state {
+                Some(state) => {
+                    let responses = request.input_responses.clone();
+                    match self
+                        .parked
+                        .resume((&name, caller.owner()), state, responses, ttl)
+                    {
+                        Ok(Resumed::Rerun { arguments, answers }) => {
+                            (arguments, answers, InputResponses::new())
+                        }
+                        Ok(Resumed::Unanswered(result)) => {
+                            return Ok(GetPromptResponse::InputRequired(result));
+                        }
+                        // Prompts are never parked.
+                        Ok(Resumed::Answered(call)) => {
+                            call.cancel.cancel();
+                            return Err(state_error(&ResumeError::Gone));
+                        }
+                        Err(error) => return Err(state_error(&error)),
+                    }
+                }
+                None => (
+                    Value::Object(request.arguments.clone().unwrap_or_default()),
+                    Vec::new(),
+                    request.input_responses.clone().unwrap_or_default(),
+                ),
+            };
+            let stateless = context
+                .protocol_version()
+                .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+            let abilities = Abilities::of(context.client_capabilities().as_ref());
+            let get = |asker| {
+                content::get_prompt(
+                    &self.app,
+                    (&request.name, &arguments, stateless),
+                    &caller,
+                    (asker, context.ct.clone()),
+                )
+            };
+            if !stateless {
+                let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
+                    context.peer.clone(),
+                    self.app.manager.input_limits().clone(),
+                    abilities,
+                ));
+                return Ok(GetPromptResponse::Complete(get(Some(asker)).await?));
+            }
+            if !abilities.any() {
+                return Ok(GetPromptResponse::Complete(get(None).await?));
+            }
+            let (asker, asked) =
+                ParkedCalls::rerun_asker(arguments.clone(), (replay, offered), abilities);
+            tokio::select! {
+                result = get(Some(asker)) => Ok(GetPromptResponse::Complete(result?)),
+                round = asked.slot.asked() => Ok(GetPromptResponse::InputRequired(
+                    self.parked.rerun_input_required(&asked, round, (&name, caller.owner()), ttl),
+                )),
+            }
+        })
+        .await
     }
 
     #[allow(deprecated)] // See `logging.rs`.
@@ -969,7 +1001,8 @@ impl ServerHandler for McpHandler {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        content::complete(&self.app, &request, &caller_of(&context)).await
+        Box::pin(async move { content::complete(&self.app, &request, &caller_of(&context)).await })
+            .await
     }
 
     async fn get_task(
@@ -977,8 +1010,11 @@ impl ServerHandler for McpHandler {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        let task = self.find_task(&request.task_id, &context).await?;
-        Ok(GetTaskResult::new(self.mcp_task(&task)))
+        Box::pin(async move {
+            let task = self.find_task(&request.task_id, &context).await?;
+            Ok(GetTaskResult::new(self.mcp_task(&task)))
+        })
+        .await
     }
 
     async fn update_task(
@@ -986,9 +1022,12 @@ impl ServerHandler for McpHandler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let task = self.find_task(&request.task_id, &context).await?;
-        self.answer_question(&task, &request.input_responses, &context)
-            .await
+        Box::pin(async move {
+            let task = self.find_task(&request.task_id, &context).await?;
+            self.answer_question(&task, &request.input_responses, &context)
+                .await
+        })
+        .await
     }
 
     /// Cooperative, as the extension specifies: a task that already ended is acknowledged and
@@ -998,16 +1037,19 @@ impl ServerHandler for McpHandler {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let caller = caller_of(&context);
-        match self
-            .app
-            .manager
-            .cancel(&request.task_id, caller.owner())
-            .await
-        {
-            Ok(_) | Err(TaskError::NotCancelable { .. }) => Ok(()),
-            Err(error) => Err(task_error(error)),
-        }
+        Box::pin(async move {
+            let caller = caller_of(&context);
+            match self
+                .app
+                .manager
+                .cancel(&request.task_id, caller.owner())
+                .await
+            {
+                Ok(_) | Err(TaskError::NotCancelable { .. }) => Ok(()),
+                Err(error) => Err(task_error(error)),
+            }
+        })
+        .await
     }
 }
 

@@ -1,7 +1,10 @@
 //! Checks a `POST /mcp` body before rmcp reads it, so malformed requests get the JSON-RPC error
-//! the specification names: invalid JSON is HTTP 400 with -32700 (rmcp answers 415), a body that
-//! is not a JSON-RPC message is -32600, and a standard method whose params have the wrong shape
-//! is -32602 naming the field (rmcp would treat it as an unknown method, -32601).
+//! the specification names: invalid JSON is HTTP 400 with -32700 (rmcp answers 415), and a body
+//! that is not a JSON-RPC message is -32600. A standard method whose params have the wrong shape
+//! is -32602 naming the field ([`misshapen`]). In a well-formed envelope rmcp reads such a
+//! request as a custom one, which the handler answers with that check, so a call's params are
+//! parsed once, by rmcp; `initialize` (it opens a session before any handler runs) and
+//! malformed envelopes are checked here.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -9,7 +12,7 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody as _};
 use axum::extract::Request;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::FutureExt as _;
 use rmcp::model::{
@@ -62,7 +65,7 @@ impl McpGate {
             // rmcp answers other methods and content types itself (405, 415), unread.
             return Ok(Request::from_parts(parts, body));
         }
-        let opens_session = !parts.headers.contains_key(SESSION_HEADER);
+        let opens_session = !parts.headers.contains_key(&SESSION_HEADER);
         let bytes = read_body(body, self.max_body, self.body_timeout).await?;
         let message = checked(&bytes, &parts.headers).map_err(|refusal| *refusal)?;
         if let Some(refusal) = super::authorize::check(self, &mut parts, &message) {
@@ -219,23 +222,24 @@ fn checked<'a>(
         )));
     }
     let typed = TYPED_METHODS.iter().find(|(m, _)| Some(*m) == method);
-    if let Some((method, check)) = typed
+    // The hot path (every `tools/call`): a standard method in a well-formed envelope goes on,
+    // its params parsed once, by rmcp; the handler names a misshapen field. `initialize` opens
+    // a session before any handler runs, and a malformed envelope is refused here, so both
+    // have their params checked first.
+    let hot = typed.is_some() && envelope.well_formed();
+    if let Some((method, _)) = typed
+        && (!hot || *method == "initialize")
         && envelope.id.is_some()
+        && let Some(message) = misshapen(method, envelope.params.map_or("null", RawValue::get))
     {
-        let params = envelope.params.map_or("null", RawValue::get);
-        if let Err(error) = check(params) {
-            let message = format!("invalid params for `{method}`: params.{error}");
-            return Err(Box::new(failure(
-                StatusCode::OK,
-                &envelope.id(),
-                code::INVALID_PARAMS,
-                &message,
-            )));
-        }
+        return Err(Box::new(failure(
+            StatusCode::OK,
+            &envelope.id(),
+            code::INVALID_PARAMS,
+            &message,
+        )));
     }
-    // A request of a method checked above with a well-formed envelope needs no second,
-    // generic pass (the hot path: every `tools/call`); anything else is checked whole.
-    if typed.is_some() && envelope.well_formed() {
+    if hot {
         return Ok(envelope);
     }
     match not_a_message(bytes, &envelope.id()) {
@@ -260,7 +264,7 @@ fn not_a_message(bytes: &[u8], id: &Value) -> Option<Box<Response>> {
 /// its `_meta` (a 2025 `initialize` names its version in `params.protocolVersion` instead).
 fn modern(headers: &axum::http::HeaderMap, params: Option<&RawValue>) -> bool {
     let header = headers
-        .get("mcp-protocol-version")
+        .get(&PROTOCOL_VERSION_HEADER)
         .and_then(|v| v.to_str().ok());
     let params: Option<Value> = params.and_then(|p| serde_json::from_str(p.get()).ok());
     let meta = params
@@ -273,11 +277,22 @@ fn modern(headers: &axum::http::HeaderMap, params: Option<&RawValue>) -> bool {
 }
 
 /// The header naming an MCP session (2025 revisions).
-const SESSION_HEADER: &str = "mcp-session-id";
+static SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// The header naming the request's protocol revision.
+static PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// The id of an `initialize` request (which opens a session), if the body is one.
 fn initialize_id(message: &Envelope<'_>) -> Option<Value> {
     (message.method.as_deref() == Some("initialize")).then(|| message.id())
+}
+
+/// Why the params (JSON text) of a request of a standard method are not that method's params,
+/// naming the field; `None` when they are, or when the method is not one this server serves.
+pub(crate) fn misshapen(method: &str, params: &str) -> Option<String> {
+    let (method, check) = TYPED_METHODS.iter().find(|(m, _)| *m == method)?;
+    let error = check(params).err()?;
+    Some(format!("invalid params for `{method}`: params.{error}"))
 }
 
 fn shape<T: DeserializeOwned>(params: &str) -> Result<(), String> {
@@ -336,26 +351,26 @@ mod tests {
     }
 
     #[test]
-    fn wrong_typed_arguments_are_invalid_params_naming_the_field() {
-        let (status, body) = error_of(
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":[1,2]}}"#,
-        );
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(body["id"], 7);
-        assert_eq!(body["error"]["code"], -32602);
-        let message = body["error"]["message"].as_str().unwrap_or_default();
+    fn misshapen_params_are_named_by_field() {
+        let message = misshapen("tools/call", r#"{"name":"x","arguments":[1,2]}"#);
+        let message = message.expect("refused");
         assert!(message.contains("params.arguments"), "{message}");
+        let message = misshapen("tools/call", r#"{"arguments":{}}"#).expect("refused");
+        assert!(message.contains("name"), "{message}");
+        assert!(misshapen("tools/call", "[1]").is_some());
+        assert!(misshapen("tools/call", r#"{"name":"x","arguments":{"a":1}}"#).is_none());
+        assert!(misshapen("vendor/method", "[1]").is_none());
     }
 
     #[test]
     fn errors_echo_the_request_id_as_sent() {
         let (_, body) = error_of(
-            r#"{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":"init-7","method":"initialize","params":{"capabilities":{}}}"#,
         );
-        assert_eq!(body["id"], "call-7");
+        assert_eq!(body["id"], "init-7");
         assert_eq!(body["error"]["code"], -32602);
         let message = body["error"]["message"].as_str().unwrap_or_default();
-        assert!(message.contains("name"), "{message}");
+        assert!(message.contains("protocolVersion"), "{message}");
     }
 
     #[test]
@@ -374,6 +389,13 @@ mod tests {
             error_of(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}"#);
         assert_eq!(status, StatusCode::OK);
         assert_eq!(body["error"]["code"], -32602);
+    }
+
+    #[test]
+    fn a_well_formed_call_is_left_to_the_handler_to_check() {
+        // rmcp reads it as a custom request, which the handler answers with `misshapen`.
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":[1]}}"#;
+        assert!(checked(&Bytes::from(call), &axum::http::HeaderMap::new()).is_ok());
     }
 
     #[test]

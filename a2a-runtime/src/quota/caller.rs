@@ -9,15 +9,18 @@ use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
-use axum::http::{Extensions, HeaderMap};
+use axum::http::{Extensions, HeaderMap, HeaderName};
 
 use crate::auth::Caller;
 use crate::call::TraceContext;
 
+static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+static TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
+
 /// The W3C Trace Context of a request with these headers.
 fn trace_of(headers: &HeaderMap) -> Option<TraceContext> {
-    let traceparent = headers.get("traceparent")?.to_str().ok()?;
-    let tracestate = headers.get("tracestate").and_then(|v| v.to_str().ok());
+    let traceparent = headers.get(&TRACEPARENT)?.to_str().ok()?;
+    let tracestate = headers.get(&TRACESTATE).and_then(|v| v.to_str().ok());
     TraceContext::parse(traceparent, tracestate)
 }
 
@@ -64,9 +67,16 @@ impl CallerId {
                 trace: None,
             };
         }
+        if let Some(PeerKey(key)) = extensions.get::<PeerKey>() {
+            return Self {
+                key: Arc::clone(key),
+                caller,
+                trace: None,
+            };
+        }
         match extensions.get::<ConnectInfo<SocketAddr>>() {
             Some(ConnectInfo(peer)) => Self {
-                key: Arc::from(format!("ip:{}", peer.ip())),
+                key: PeerKey::of(*peer).0,
                 caller,
                 trace: None,
             },
@@ -102,6 +112,19 @@ impl CallerId {
             caller: Caller::anonymous(),
             trace: None,
         }
+    }
+}
+
+/// The key of an anonymous caller at a peer address, made once per connection by the server's
+/// listener and carried by each of its requests (the address alone, in [`ConnectInfo`], when
+/// an application serves the router itself).
+#[derive(Debug, Clone)]
+pub(crate) struct PeerKey(Arc<str>);
+
+impl PeerKey {
+    /// The key of callers at `peer`'s address (its port is not part of it).
+    pub(crate) fn of(peer: SocketAddr) -> Self {
+        Self(Arc::from(format!("ip:{}", peer.ip())))
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
-pub(crate) use caller::CallerId;
+pub(crate) use caller::{CallerId, PeerKey};
 
 /// How many callers the rate limiter remembers before it forgets the idle ones.
 const RATE_KEYS_BEFORE_CLEANUP: usize = 10_000;

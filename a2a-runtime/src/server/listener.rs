@@ -19,6 +19,7 @@ use tower::ServiceExt;
 use super::Limits;
 use super::http::Served;
 use crate::auth::ClientCertificate;
+use crate::quota::PeerKey;
 
 /// The longest pause between accept attempts after errors.
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
@@ -142,8 +143,8 @@ pub(crate) async fn quiet_timers(stop: CancellationToken) {
     }
 }
 
-/// `router` with every request tagged with the connection's peer address and, over TLS, the
-/// client certificate the handshake verified.
+/// `router` with every request tagged with the connection's peer address (and the caller key
+/// it makes) and, over TLS, the client certificate the handshake verified.
 fn tagged(
     router: Served,
     peer: std::net::SocketAddr,
@@ -154,9 +155,11 @@ fn tagged(
     Error = std::convert::Infallible,
     Future = impl Send,
 > + Clone {
+    let key = PeerKey::of(peer);
     router.map_request(move |request: axum::http::Request<Incoming>| {
         let mut request = request.map(axum::body::Body::new);
         request.extensions_mut().insert(ConnectInfo(peer));
+        request.extensions_mut().insert(key.clone());
         if let Some(certificate) = &certificate {
             request.extensions_mut().insert(certificate.clone());
         }
