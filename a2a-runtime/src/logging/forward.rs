@@ -104,10 +104,12 @@ impl Subscriber for Forwarder {
         }
     }
 
-    /// No limit: the application's subscriber may want any level, and callsites it never
-    /// wants are cached as such by their interest, so a disabled `trace!` stays one load.
+    /// DEBUG, the most verbose level a sink may want (TRACE is never forwarded). What the
+    /// application's subscriber wants is counted by its own registration: tracing's level
+    /// limit is the most verbose of every dispatcher's, and no hint (the default) would make
+    /// it TRACE for the whole process, so every `trace!` anywhere would ask its callsite.
     fn max_level_hint(&self) -> Option<LevelFilter> {
-        None
+        Some(LevelFilter::DEBUG)
     }
 
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
@@ -220,6 +222,22 @@ mod tests {
                 .unwrap_or_else(|e| e.into_inner())
                 .push(record);
         }
+    }
+
+    #[tokio::test]
+    async fn a_sink_that_wants_debug_gets_debug_but_never_trace() {
+        let sink = Arc::new(Collect {
+            min: LogLevel::Debug,
+            records: Mutex::new(Vec::new()),
+        });
+        forwarding(Arc::clone(&sink) as Arc<dyn LogSink>, async {
+            tracing::trace!("never forwarded");
+            tracing::debug!("detail");
+        })
+        .await;
+        let records = sink.records.lock().unwrap_or_else(|e| e.into_inner());
+        let messages: Vec<_> = records.iter().map(|r| r.data["message"].clone()).collect();
+        assert_eq!(messages, [Value::from("detail")]);
     }
 
     #[tokio::test]

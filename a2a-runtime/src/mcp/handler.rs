@@ -183,8 +183,7 @@ impl McpHandler {
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
         if tasks && task_support != TaskSupport::Forbidden {
-            let progress =
-                ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
+            let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
             let after = self.app.limits.mcp_task_after;
             let mode = match task_support {
                 // A task from the start, its first question asked as an input-required result
@@ -214,8 +213,7 @@ impl McpHandler {
         }
         let asker: Arc<dyn Asker> =
             Arc::new(ElicitAsker::new(context.peer.clone(), limits, abilities));
-        let progress =
-            ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
+        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
         let published = Arc::new(ArtifactCollector::default());
         let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&published) as _];
         sinks.extend(progress.clone().map(|p| p as Arc<dyn UpdateSink>));
@@ -258,8 +256,7 @@ impl McpHandler {
         mut call: DetachedCall,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let progress =
-            ProgressForwarder::new(context.meta.get_progress_token(), context.peer.clone());
+        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
         let relay = Arc::clone(&call.progress);
         relay.set(progress.clone());
         let ttl = self.app.manager.input_limits().timeout();

@@ -56,8 +56,9 @@ impl ProgressCounter {
 
 impl ProgressForwarder {
     /// A forwarder for a call that carried `token`; `None` without one.
-    pub(crate) fn new(token: Option<ProgressToken>, peer: Peer<RoleServer>) -> Option<Arc<Self>> {
+    pub(crate) fn new(token: Option<ProgressToken>, peer: &Peer<RoleServer>) -> Option<Arc<Self>> {
         let token = token?;
+        let peer = peer.clone();
         let (sender, mut receiver) = mpsc::channel::<ProgressNotificationParam>(PROGRESS_QUEUE);
         // One sender task per call keeps the notifications in order.
         let forwarder = tokio::spawn(async move {
