@@ -363,7 +363,7 @@ impl A2aService {
             route.skill,
             route.input,
             route.arguments,
-            message,
+            Some(message),
             caller.caller().clone(),
             caller.trace().cloned(),
         )?;

@@ -3,7 +3,7 @@
 
 use std::any::Any;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::{DecodedInput, TraceContext};
 use crate::agent::Agent;
@@ -19,7 +19,11 @@ pub struct Invocation {
     pub(crate) input: DecodedInput,
     pub(crate) state: Arc<dyn Any + Send + Sync>,
     pub(crate) context: TaskContext,
-    pub(crate) message: Arc<Message>,
+    /// The message that started the call; for a call that came without one (an MCP tool call),
+    /// made from `arguments` on first read.
+    pub(crate) message: OnceLock<Arc<Message>>,
+    /// The input as JSON, before decoding.
+    pub(crate) arguments: serde_json::Value,
 }
 
 impl Invocation {
@@ -36,7 +40,16 @@ impl Invocation {
     /// The message that started the call: the A2A request message, or, for an MCP tool call,
     /// one the server synthesizes (the arguments as a data part, the skill in `metadata.skill`).
     pub fn message(&self) -> &Message {
-        &self.message
+        self.shared_message()
+    }
+
+    fn shared_message(&self) -> &Arc<Message> {
+        self.message.get_or_init(|| {
+            Arc::new(crate::dispatch::synthesized_message(
+                self.context.skill_id(),
+                self.arguments.clone(),
+            ))
+        })
     }
 
     /// The W3C Trace Context the request arrived in, if it carried one.
@@ -127,6 +140,6 @@ impl Deref for IncomingMessage {
 
 impl<A> FromInvocation<A> for IncomingMessage {
     fn from_invocation(invocation: &Invocation) -> Result<Self, SkillError> {
-        Ok(Self(Arc::clone(&invocation.message)))
+        Ok(Self(Arc::clone(invocation.shared_message())))
     }
 }

@@ -10,7 +10,7 @@ use crate::auth::Caller;
 use crate::call::{DecodedInput, TraceContext};
 use crate::context::{ContextBuilder, TaskContext};
 use crate::logging::LogSink;
-use crate::model::Message;
+use crate::model::{Message, Part, Role, new_id};
 use crate::registry::SkillEntry;
 
 /// A skill call that may run: its skill, decoded input, the message that asked for it, who it
@@ -22,7 +22,10 @@ pub(crate) struct Call {
     /// The input as JSON, before decoding: a task keeps it to run the call again after a
     /// restart.
     pub(crate) arguments: serde_json::Value,
-    pub(crate) message: Arc<Message>,
+    /// The message a client sent; `None` for a call made by another protocol (an MCP tool
+    /// call), whose message is [synthesized](synthesized_message) from its arguments when
+    /// something reads it: most skills never do.
+    pub(crate) message: Option<Arc<Message>>,
     pub(crate) caller: Caller,
     pub(crate) trace: Option<TraceContext>,
     /// Where the skill's `tracing` events go besides the application's subscriber (an MCP
@@ -45,7 +48,7 @@ impl Call {
         skill: &SkillEntry,
         input: DecodedInput,
         arguments: serde_json::Value,
-        message: Message,
+        message: Option<Message>,
         caller: Caller,
         trace: Option<TraceContext>,
     ) -> Result<Self, MissingScope> {
@@ -54,11 +57,18 @@ impl Call {
             skill: skill.descriptor.id(),
             input,
             arguments,
-            message: Arc::new(message),
+            message: message.map(Arc::new),
             caller,
             trace,
             log_sink: None,
         })
+    }
+
+    /// The message that started this call, synthesized if no client sent one.
+    pub(crate) fn message(&self) -> Arc<Message> {
+        self.message
+            .clone()
+            .unwrap_or_else(|| Arc::new(synthesized_message(self.skill, self.arguments.clone())))
     }
 
     /// The task context of this call, to finish with the front-end's sinks and asker: it runs
@@ -72,5 +82,22 @@ impl Call {
         TaskContext::builder(task_id, context_id, self.skill, cancel)
             .caller(self.caller.clone())
             .trace(self.trace.clone())
+    }
+}
+
+/// The message of a call made by a protocol other than A2A, as an A2A client would have sent
+/// it: the input as a data part, and the skill named in `metadata.skill`.
+pub(crate) fn synthesized_message(skill_id: &str, input: serde_json::Value) -> Message {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("skill".into(), serde_json::Value::String(skill_id.into()));
+    Message {
+        message_id: new_id(),
+        context_id: None,
+        task_id: None,
+        role: Role::User,
+        parts: vec![Part::data(input)],
+        metadata: Some(metadata),
+        extensions: Vec::new(),
+        reference_task_ids: Vec::new(),
     }
 }

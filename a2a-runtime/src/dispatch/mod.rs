@@ -3,14 +3,14 @@
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::FutureExt;
 
 mod call;
 
-pub(crate) use call::Call;
+pub(crate) use call::{Call, synthesized_message};
 
 use crate::auth::Caller;
 use crate::call::{Invocation, SkillOutput, SkillResult};
@@ -79,7 +79,10 @@ impl Dispatcher {
         let cancel = context.cancel_token().clone();
         let run = self.invoke(call, context);
         tokio::pin!(run);
+        // The skill first: one that finishes on its first poll never registers a waiter on the
+        // token (a lock taken and released on every call).
         tokio::select! {
+            biased;
             result = &mut run => Some(result),
             () = cancel.cancelled() => tokio::time::timeout(grace, run).await.ok(),
         }
@@ -99,7 +102,8 @@ impl Dispatcher {
             input: call.input,
             state: Arc::clone(&self.state),
             context,
-            message: call.message,
+            message: call.message.map(OnceLock::from).unwrap_or_default(),
+            arguments: call.arguments,
         };
         let descriptor = skill.descriptor;
         let run = async move {

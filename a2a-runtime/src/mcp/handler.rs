@@ -44,8 +44,8 @@ use crate::logging::LogSink;
 use crate::model::{Message, Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
+use crate::task::TaskError;
 use crate::task::TaskObserver;
-use crate::task::{TaskError, request_message};
 
 /// The MCP revisions this server implements (tools only).
 const VERSIONS: &[ProtocolVersion] = &[
@@ -162,13 +162,12 @@ impl McpHandler {
                 ])));
             }
         };
-        // The call's message, as an A2A client would have sent it.
-        let message = request_message(tool, input.clone());
+        // No client message: the call's is synthesized from its arguments if a skill reads it.
         let mut call = Call::new(
             skill,
             decoded,
             input,
-            message,
+            None,
             caller.caller().clone(),
             caller.trace().cloned(),
         )
@@ -349,12 +348,11 @@ impl McpHandler {
                 )));
             }
         };
-        let message = request_message(tool, arguments.clone());
         let call = Call::new(
             skill,
             decoded,
             arguments,
-            message,
+            None,
             caller.caller().clone(),
             caller.trace().cloned(),
         )

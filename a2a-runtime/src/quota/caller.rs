@@ -34,20 +34,6 @@ pub(crate) struct CallerId {
     trace: Option<TraceContext>,
 }
 
-impl PartialEq for CallerId {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-
-impl Eq for CallerId {}
-
-impl std::hash::Hash for CallerId {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.key.hash(state);
-    }
-}
-
 impl CallerId {
     /// The caller of a request (see the module docs).
     pub(crate) fn of(parts: &Parts) -> Self {
@@ -82,6 +68,12 @@ impl CallerId {
             },
             None => Self::local(),
         }
+    }
+
+    /// The identity limits are kept under: the principal of an authenticated caller, the peer
+    /// address of an anonymous one.
+    pub(crate) fn key(&self) -> &Arc<str> {
+        &self.key
     }
 
     /// The trace the request belongs to, if it carried a valid `traceparent`.

@@ -59,11 +59,11 @@ impl Usage {
     }
 }
 
-/// Every caller's usage.
+/// Every caller's usage, by the caller's key ([`CallerId::key`]: a slot holds only that).
 pub(crate) struct Quotas {
     limits: QuotaLimits,
-    usage: Mutex<HashMap<CallerId, Usage>>,
-    rate: DefaultKeyedRateLimiter<CallerId>,
+    usage: Mutex<HashMap<Arc<str>, Usage>>,
+    rate: DefaultKeyedRateLimiter<Arc<str>>,
 }
 
 impl std::fmt::Debug for Quotas {
@@ -85,7 +85,7 @@ impl Quotas {
         })
     }
 
-    fn usage(&self) -> MutexGuard<'_, HashMap<CallerId, Usage>> {
+    fn usage(&self) -> MutexGuard<'_, HashMap<Arc<str>, Usage>> {
         // Every update completes before it could panic, so a poisoned map is consistent.
         self.usage
             .lock()
@@ -95,7 +95,8 @@ impl Quotas {
     /// A slot for a new task of `caller`, counted as working: refused over the caller's rate of
     /// new tasks or its cap on working tasks.
     pub(crate) fn start_task(self: &Arc<Self>, caller: &CallerId) -> Result<TaskSlot, Busy> {
-        if let Err(not_until) = self.rate.check_key(caller) {
+        let key = caller.key();
+        if let Err(not_until) = self.rate.check_key(key) {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             return Err(Busy::new(
                 format!(
@@ -109,7 +110,7 @@ impl Quotas {
             self.rate.retain_recent();
         }
         let mut usage = self.usage();
-        let entry = usage.entry(caller.clone()).or_default();
+        let entry = usage.entry(Arc::clone(key)).or_default();
         if entry.running >= self.limits.running {
             return Err(Busy::new(
                 format!(
@@ -122,7 +123,7 @@ impl Quotas {
         entry.running += 1;
         Ok(TaskSlot {
             quotas: Arc::clone(self),
-            caller: caller.clone(),
+            caller: Arc::clone(key),
             waiting: false,
         })
     }
@@ -130,7 +131,7 @@ impl Quotas {
     /// A slot for an open stream of `caller`.
     pub(crate) fn open_stream(self: &Arc<Self>, caller: &CallerId) -> Result<StreamSlot, Busy> {
         let mut usage = self.usage();
-        let entry = usage.entry(caller.clone()).or_default();
+        let entry = usage.entry(Arc::clone(caller.key())).or_default();
         if entry.streams >= self.limits.streams {
             return Err(Busy::new(
                 format!(
@@ -143,11 +144,11 @@ impl Quotas {
         entry.streams += 1;
         Ok(StreamSlot {
             quotas: Arc::clone(self),
-            caller: caller.clone(),
+            caller: Arc::clone(caller.key()),
         })
     }
 
-    fn release(&self, caller: &CallerId, update: impl FnOnce(&mut Usage)) {
+    fn release(&self, caller: &Arc<str>, update: impl FnOnce(&mut Usage)) {
         let mut usage = self.usage();
         if let Some(entry) = usage.get_mut(caller) {
             update(entry);
@@ -159,7 +160,7 @@ impl Quotas {
 
     #[cfg(test)]
     fn of(&self, caller: &CallerId) -> (usize, usize, usize) {
-        let usage = self.usage().get(caller).copied().unwrap_or_default();
+        let usage = self.usage().get(caller.key()).copied().unwrap_or_default();
         (usage.running, usage.waiting, usage.streams)
     }
 }
@@ -168,7 +169,8 @@ impl Quotas {
 #[derive(Debug)]
 pub(crate) struct TaskSlot {
     quotas: Arc<Quotas>,
-    caller: CallerId,
+    /// The caller's key.
+    caller: Arc<str>,
     waiting: bool,
 }
 
@@ -181,7 +183,7 @@ impl TaskSlot {
         }
         let limit = self.quotas.limits.waiting;
         let mut usage = self.quotas.usage();
-        let entry = usage.entry(self.caller.clone()).or_default();
+        let entry = usage.entry(Arc::clone(&self.caller)).or_default();
         if entry.waiting >= limit {
             return Err(Busy::new(
                 format!(
@@ -203,7 +205,7 @@ impl TaskSlot {
             return;
         }
         let mut usage = self.quotas.usage();
-        let entry = usage.entry(self.caller.clone()).or_default();
+        let entry = usage.entry(Arc::clone(&self.caller)).or_default();
         entry.waiting = entry.waiting.saturating_sub(1);
         entry.running += 1;
         self.waiting = false;
@@ -227,7 +229,8 @@ impl Drop for TaskSlot {
 #[derive(Debug)]
 pub(crate) struct StreamSlot {
     quotas: Arc<Quotas>,
-    caller: CallerId,
+    /// The caller's key.
+    caller: Arc<str>,
 }
 
 impl Drop for StreamSlot {

@@ -574,7 +574,7 @@ impl TaskManager {
         push_configs: Vec<PushConfig>,
     ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
         let (skill, caller) = (call.skill, call.caller.clone());
-        let mut message = (*call.message).clone();
+        let mut message = Arc::unwrap_or_clone(call.message());
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         let task_id = new_task_id();
         message.context_id = Some(context_id.clone());

@@ -29,7 +29,6 @@ pub use outbox::Outbox;
 pub(crate) use outbox::{OutboxBackend, OutboxEntry};
 pub use postgres::{PostgresStoreOptions, PostgresTaskStore};
 pub(crate) use push_configs::PushEdit;
-pub(crate) use runner::request_message;
 pub use sqlite::{SqliteStoreOptions, SqliteTaskStore};
 pub use store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
 pub(crate) use subscription::{StreamItem, ends_stream};

@@ -104,7 +104,7 @@ impl TaskManager {
             skill,
             decoded,
             checkpoint.arguments.clone(),
-            checkpoint.request.clone(),
+            Some(checkpoint.request.clone()),
             runs_for,
             caller.and_then(|c| c.trace().cloned()),
         )
@@ -254,7 +254,7 @@ impl TaskManager {
             skill,
             decoded,
             checkpoint.arguments.clone(),
-            checkpoint.request.clone(),
+            Some(checkpoint.request.clone()),
             checkpoint.caller.clone(),
             None,
         ) else {

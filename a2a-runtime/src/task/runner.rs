@@ -15,7 +15,7 @@ use crate::call::SkillOutput;
 use crate::context::UpdateSink;
 use crate::dispatch::Call;
 use crate::model::{
-    Artifact, JsonObject, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
+    Artifact, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
 };
 use crate::registry::SkillEntry;
 
@@ -312,22 +312,5 @@ fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> 
             Some(Artifact::new(parts).with_name(name))
         }
         SkillOutput::Artifact(artifact) => Some(artifact),
-    }
-}
-
-/// The request message recorded on a task started by a protocol other than A2A: the input as a
-/// data part, and the skill named the way an A2A client would name it.
-pub(crate) fn request_message(skill_id: &str, input: serde_json::Value) -> Message {
-    let mut metadata = JsonObject::new();
-    metadata.insert("skill".into(), serde_json::Value::String(skill_id.into()));
-    Message {
-        message_id: new_id(),
-        context_id: None,
-        task_id: None,
-        role: Role::User,
-        parts: vec![Part::data(input)],
-        metadata: Some(metadata),
-        extensions: Vec::new(),
-        reference_task_ids: Vec::new(),
     }
 }
