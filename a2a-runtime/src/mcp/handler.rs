@@ -172,15 +172,16 @@ impl McpHandler {
             caller.trace().cloned(),
         )
         .map_err(forbidden)?;
-        call.log_sink = self.log_sink(&context);
-        // Every call counts against its caller's quota while it runs, as an A2A task does.
-        let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
-        let abilities = Abilities::of(capabilities.as_ref());
         // Protocol 2026-07-28 has no server-to-client requests: questions go back as
-        // input-required results, and the call waits detached between rounds.
+        // input-required results, and the call waits detached between rounds. (Read once: in a
+        // session each read copies the version the client initialized with.)
         let stateless = context
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        call.log_sink = self.log_sink(&context, stateless);
+        // Every call counts against its caller's quota while it runs, as an A2A task does.
+        let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
+        let abilities = Abilities::of(capabilities.as_ref());
         if tasks && task_support != TaskSupport::Forbidden {
             let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
             let after = self.app.limits.mcp_task_after;
@@ -481,16 +482,20 @@ impl McpHandler {
 
     /// Where a call's log messages go: the session's level in the 2025 era; in 2026-07-28 the
     /// request's `_meta` level, and nowhere without one.
-    fn log_sink(&self, context: &RequestContext<RoleServer>) -> Option<Arc<dyn LogSink>> {
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        let peer = context.peer.clone();
+    fn log_sink(
+        &self,
+        context: &RequestContext<RoleServer>,
+        modern: bool,
+    ) -> Option<Arc<dyn LogSink>> {
+        let peer = &context.peer;
         if modern {
             let level = context.meta.log_level()?;
-            Some(McpLogSink::request(level, peer))
+            Some(McpLogSink::request(level, peer.clone()))
         } else {
-            Some(McpLogSink::session(Arc::clone(&self.log_level), peer))
+            Some(McpLogSink::session(
+                Arc::clone(&self.log_level),
+                peer.clone(),
+            ))
         }
     }
 
