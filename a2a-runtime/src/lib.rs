@@ -6,6 +6,8 @@ mod app;
 mod ask;
 pub mod auth;
 mod call;
+#[cfg(feature = "client")]
+pub mod client;
 mod content;
 mod context;
 mod descriptor;

@@ -58,6 +58,19 @@ impl Message {
             .is_some_and(|marked| marked == &serde_json::Value::Bool(true))
     }
 
+    /// A message from a client (the user role) with the given parts: what a client sends.
+    pub fn user(parts: Vec<Part>) -> Self {
+        Self {
+            role: Role::User,
+            ..Self::agent(parts)
+        }
+    }
+
+    /// A client message holding one text part.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::user(vec![Part::text(text)])
+    }
+
     /// A message from this agent with the given parts.
     pub fn agent(parts: Vec<Part>) -> Self {
         Self {

@@ -465,6 +465,14 @@ pub(crate) struct ListTasksRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Inbound results (what a client reads from a server)
+
+#[cfg(feature = "client")]
+mod results;
+#[cfg(feature = "client")]
+pub(crate) use results::{Received, SendMessageResponseIn, StreamResponseIn, TaskIn};
+
+// ---------------------------------------------------------------------------------------------
 // Agent card
 
 /// `AgentCard`.

@@ -1,0 +1,199 @@
+//! [`ClientError`]: everything a call to a remote agent can end in, with the server's own code,
+//! message and `ErrorInfo` when it answered with an error.
+
+use serde_json::Value;
+
+/// Why a call to a remote agent failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The URL given, or one the card offers, is not a valid absolute URL.
+    #[error("`{url}` is not a valid URL: {reason}")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The request could not be made or its answer not read: connection refused, TLS, timeout.
+    #[error("request to {url} failed: {source}")]
+    Transport {
+        /// Where the request went.
+        url: String,
+        /// The underlying error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The server answered with an HTTP status the call does not expect, and no protocol error.
+    #[error("{url} answered HTTP {status}: {body}")]
+    Http {
+        /// Where the request went.
+        url: String,
+        /// The status code.
+        status: u16,
+        /// The start of the body, for the reader.
+        body: String,
+    },
+    /// The agent answered with a protocol error.
+    #[error("{0}")]
+    Remote(Box<RemoteError>),
+    /// The answer is not what the protocol says it must be.
+    #[error("invalid answer from the agent: `{field}` {reason}")]
+    InvalidResponse {
+        /// The path of the offending field (empty for the whole answer).
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No agent card could be read at the URL.
+    #[error("no agent card at {url}: {reason}")]
+    Card {
+        /// The URL tried last.
+        url: String,
+        /// Why it could not be used.
+        reason: String,
+    },
+    /// The card offers no interface this client speaks.
+    #[error(
+        "the agent offers no interface this client speaks (it offers: {}); this client speaks \
+         A2A 1.0 JSON-RPC",
+        if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
+    )]
+    NoInterface {
+        /// The card's interfaces, as `binding version url`.
+        offered: Vec<String>,
+    },
+}
+
+/// An error the agent answered with: its JSON-RPC code (or HTTP status), message and details.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteError {
+    /// The JSON-RPC error code (for example -32001, task not found).
+    pub code: i64,
+    /// The server's message.
+    pub message: String,
+    /// The `google.rpc.ErrorInfo` detail, when the server sent one.
+    pub info: Option<ErrorInfo>,
+    /// The error's `data` member as sent.
+    pub data: Option<Value>,
+}
+
+impl std::fmt::Display for RemoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the agent answered error {}: {}",
+            self.code, self.message
+        )?;
+        if let Some(info) = &self.info {
+            write!(f, " ({})", info.reason)?;
+        }
+        Ok(())
+    }
+}
+
+/// `google.rpc.ErrorInfo`: the machine-readable reason of an A2A error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorInfo {
+    /// The reason, such as `TASK_NOT_FOUND`.
+    pub reason: String,
+    /// The domain, `a2a-protocol.org` for A2A's own errors.
+    pub domain: String,
+    /// Details, such as the `taskId`.
+    pub metadata: serde_json::Map<String, Value>,
+}
+
+const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+
+impl RemoteError {
+    /// Reads a JSON-RPC `error` object. v1.0 servers put `ErrorInfo` in a `data` array of
+    /// typed details; v0.3 servers sent free-form `data`, kept as is.
+    pub(crate) fn from_jsonrpc(error: &Value) -> Self {
+        let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let data = error.get("data").cloned();
+        let info = data.as_ref().and_then(error_info);
+        Self {
+            code,
+            message,
+            info,
+            data,
+        }
+    }
+
+    /// The ErrorInfo reason, if the server gave one.
+    pub fn reason(&self) -> Option<&str> {
+        self.info.as_ref().map(|info| info.reason.as_str())
+    }
+}
+
+/// The `ErrorInfo` among a list of typed details.
+fn error_info(details: &Value) -> Option<ErrorInfo> {
+    details.as_array()?.iter().find_map(|detail| {
+        if detail.get("@type").and_then(Value::as_str) != Some(ERROR_INFO_TYPE) {
+            return None;
+        }
+        Some(ErrorInfo {
+            reason: detail.get("reason")?.as_str()?.to_owned(),
+            domain: detail
+                .get("domain")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            metadata: detail
+                .get("metadata")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        })
+    })
+}
+
+impl From<RemoteError> for ClientError {
+    fn from(error: RemoteError) -> Self {
+        Self::Remote(Box::new(error))
+    }
+}
+
+impl From<(String, String)> for ClientError {
+    fn from((field, reason): (String, String)) -> Self {
+        Self::InvalidResponse { field, reason }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_v1_error_carries_its_error_info() {
+        let error = RemoteError::from_jsonrpc(&json!({
+            "code": -32001,
+            "message": "task t1 not found",
+            "data": [{
+                "@type": ERROR_INFO_TYPE,
+                "reason": "TASK_NOT_FOUND",
+                "domain": "a2a-protocol.org",
+                "metadata": {"taskId": "t1"}
+            }]
+        }));
+        assert_eq!(error.code, -32001);
+        assert_eq!(error.reason(), Some("TASK_NOT_FOUND"));
+        let info = error.info.as_ref().map(|i| i.metadata["taskId"].clone());
+        assert_eq!(info, Some(json!("t1")));
+    }
+
+    #[test]
+    fn a_v0_3_error_keeps_its_free_form_data() {
+        let error = RemoteError::from_jsonrpc(&json!({
+            "code": -32602, "message": "bad", "data": {"field": "message"}
+        }));
+        assert_eq!(error.info, None);
+        assert_eq!(error.data, Some(json!({"field": "message"})));
+    }
+}

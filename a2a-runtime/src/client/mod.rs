@@ -1,0 +1,433 @@
+//! A typed A2A client: resolve an agent's card, pick the best interface it offers, and call the
+//! agent with the core model's types ([`Message`], [`Task`]).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
+//! use a2a_runtime::Message;
+//! use a2a_runtime::client::{A2aClient, SendResult};
+//!
+//! let agent = A2aClient::connect("http://127.0.0.1:8080").await?;
+//! match agent.send(Message::user_text("hello")).await? {
+//!     SendResult::Task(task) => println!("task {} is {:?}", task.id, task.status.state),
+//!     SendResult::Message(reply) => println!("{}", reply.text().unwrap_or_default()),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+mod card;
+mod error;
+mod jsonrpc;
+mod sse;
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::{Stream, StreamExt};
+
+use reqwest::StatusCode;
+use reqwest::header::{AUTHORIZATION, ETAG, HeaderMap, HeaderName, HeaderValue, IF_NONE_MATCH};
+use serde_json::{Value, json};
+
+pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
+pub use error::{ClientError, ErrorInfo, RemoteError};
+
+use self::jsonrpc::JsonRpc;
+use crate::model::{Message, Task, TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
+use crate::protocol::a2a::v1;
+
+/// Where cards are published (RFC 8615), newest first: A2A 0.3 and later, then 0.1 and 0.2.
+const CARD_PATHS: [&str; 2] = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+
+/// How long a call may take unless the builder says otherwise.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a send answered: the task it started or continued, or a direct reply.
+#[derive(Debug, Clone)]
+pub enum SendResult {
+    /// The task the message started or continued.
+    Task(Box<Task>),
+    /// The agent's direct reply; no task was created.
+    Message(Message),
+}
+
+/// One item of a stream: the task (first, unless the agent replies with a message), then its
+/// updates until it settles.
+#[derive(Debug, Clone)]
+pub enum StreamEvent {
+    /// The task as it stands.
+    Task(Box<Task>),
+    /// A direct reply (the only item of its stream).
+    Message(Message),
+    /// The task entered a status.
+    Status(TaskStatusUpdate),
+    /// An artifact, or a chunk of one.
+    Artifact(TaskArtifactUpdate),
+}
+
+/// The items of a streaming send or subscription, ending when the task settles or the
+/// connection ends.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ClientError>> + Send>>;
+
+/// How a message is sent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SendOptions {
+    /// Answer as soon as the task exists rather than when it settles.
+    pub return_immediately: bool,
+    /// At most this many history messages in the answer.
+    pub history_length: Option<usize>,
+}
+
+/// Sets up an [`A2aClient`]: authentication, headers and timeouts, then
+/// [`connect`](Self::connect).
+#[derive(Debug)]
+pub struct ClientBuilder {
+    base_url: String,
+    headers: HeaderMap,
+    timeout: Duration,
+    connect_timeout: Option<Duration>,
+    invalid: Option<ClientError>,
+}
+
+impl ClientBuilder {
+    /// Sends `Authorization: Bearer <token>` with every request.
+    #[must_use]
+    pub fn bearer_token(self, token: &str) -> Self {
+        self.header_value(AUTHORIZATION.as_str(), &format!("Bearer {token}"))
+    }
+
+    /// Sends header `name` with value `key` with every request (an API key scheme).
+    #[must_use]
+    pub fn api_key(self, name: &str, key: &str) -> Self {
+        self.header_value(name, key)
+    }
+
+    /// Sends a header with every request.
+    #[must_use]
+    pub fn header(self, name: &str, value: &str) -> Self {
+        self.header_value(name, value)
+    }
+
+    fn header_value(mut self, name: &str, value: &str) -> Self {
+        let parsed = HeaderName::try_from(name)
+            .map_err(|e| e.to_string())
+            .and_then(|name| {
+                let mut value = HeaderValue::try_from(value).map_err(|e| e.to_string())?;
+                value.set_sensitive(name == AUTHORIZATION || name.as_str().contains("key"));
+                Ok((name, value))
+            });
+        match parsed {
+            Ok((name, value)) => {
+                self.headers.insert(name, value);
+            }
+            Err(reason) => {
+                self.invalid.get_or_insert(ClientError::InvalidResponse {
+                    field: format!("header `{name}`"),
+                    reason: format!("cannot be sent: {reason}"),
+                });
+            }
+        }
+        self
+    }
+
+    /// The longest a call may take, from sending to the whole answer (60 s unless set).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest connecting may take.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// Resolves the agent's card and picks the interface to call.
+    pub async fn connect(self) -> Result<A2aClient, ClientError> {
+        if let Some(invalid) = self.invalid {
+            return Err(invalid);
+        }
+        let mut http = reqwest::Client::builder()
+            .default_headers(self.headers)
+            .timeout(self.timeout);
+        if let Some(timeout) = self.connect_timeout {
+            http = http.connect_timeout(timeout);
+        }
+        let http = http.build().map_err(|source| ClientError::Transport {
+            url: self.base_url.clone(),
+            source,
+        })?;
+        let base = reqwest::Url::parse(&self.base_url).map_err(|e| ClientError::InvalidUrl {
+            url: self.base_url.clone(),
+            reason: e.to_string(),
+        })?;
+        let fetched = fetch_card(&http, &base, None).await?;
+        let Fetched::Card { card, url, etag } = fetched else {
+            return Err(ClientError::Card {
+                url: base.to_string(),
+                reason: "the server answered 304 Not Modified to a first request".into(),
+            });
+        };
+        let rpc = rpc_for(&card)?;
+        Ok(A2aClient {
+            http,
+            state: Mutex::new(CardState { card, url, etag }),
+            rpc,
+        })
+    }
+}
+
+/// The card a client holds and where it came from.
+#[derive(Debug)]
+struct CardState {
+    card: Arc<AgentCard>,
+    url: reqwest::Url,
+    etag: Option<HeaderValue>,
+}
+
+/// A client of one remote agent. Cheap to share behind an `Arc`; calls may run concurrently.
+#[derive(Debug)]
+pub struct A2aClient {
+    http: reqwest::Client,
+    state: Mutex<CardState>,
+    rpc: JsonRpc,
+}
+
+impl A2aClient {
+    /// A builder for a client of the agent at `base_url`: the agent's base URL (its card is
+    /// read from `/.well-known/agent-card.json`, else `/.well-known/agent.json`) or the URL of
+    /// the card itself (ending in `.json`).
+    pub fn builder(base_url: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            base_url: base_url.into(),
+            headers: HeaderMap::new(),
+            timeout: DEFAULT_TIMEOUT,
+            connect_timeout: None,
+            invalid: None,
+        }
+    }
+
+    /// A client of the agent at `base_url` with the default settings (see
+    /// [`builder`](Self::builder)).
+    pub async fn connect(base_url: impl Into<String>) -> Result<Self, ClientError> {
+        Self::builder(base_url).connect().await
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, CardState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The agent's card as last read.
+    pub fn card(&self) -> Arc<AgentCard> {
+        Arc::clone(&self.state().card)
+    }
+
+    /// Reads the card again, sending the last `ETag` so an unchanged card costs a `304`.
+    /// Whether it changed. The interface calls go to stays the one chosen at connect.
+    pub async fn refresh_card(&self) -> Result<bool, ClientError> {
+        let (url, etag) = {
+            let state = self.state();
+            (state.url.clone(), state.etag.clone())
+        };
+        match fetch_card(&self.http, &url, etag).await? {
+            Fetched::NotModified => Ok(false),
+            Fetched::Card { card, url, etag } => {
+                let mut state = self.state();
+                state.card = card;
+                state.url = url;
+                state.etag = etag;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Sends a message and waits until its task settles (completes, fails, asks for input …).
+    pub async fn send(&self, message: Message) -> Result<SendResult, ClientError> {
+        self.send_with(message, SendOptions::default()).await
+    }
+
+    /// Sends a message with `options`.
+    pub async fn send_with(
+        &self,
+        message: Message,
+        options: SendOptions,
+    ) -> Result<SendResult, ClientError> {
+        let mut configuration = json!({ "returnImmediately": options.return_immediately });
+        if let Some(length) = options.history_length {
+            configuration["historyLength"] = json!(length);
+        }
+        let params = json!({
+            "message": v1::MessageOut::from(&message),
+            "configuration": configuration,
+        });
+        let result = self.rpc.call(&self.http, "SendMessage", params).await?;
+        let answer: v1::SendMessageResponseIn = parse(result)?;
+        match answer.into_model()? {
+            v1::Received::Task(task) => Ok(SendResult::Task(task)),
+            v1::Received::Message(message) => Ok(SendResult::Message(message)),
+            v1::Received::Event(_) => Err(ClientError::InvalidResponse {
+                field: String::new(),
+                reason: "is an event, not a task or a message".into(),
+            }),
+        }
+    }
+
+    /// Sends a message and streams its task's events as they happen.
+    pub async fn send_streaming(&self, message: Message) -> Result<EventStream, ClientError> {
+        let params = json!({ "message": v1::MessageOut::from(&message) });
+        self.events("SendStreamingMessage", params).await
+    }
+
+    /// Streams the events of a task that is still running: its current state first, then
+    /// every update until it settles.
+    pub async fn subscribe(&self, id: &str) -> Result<EventStream, ClientError> {
+        self.events("SubscribeToTask", json!({ "id": id })).await
+    }
+
+    async fn events(&self, method: &str, params: Value) -> Result<EventStream, ClientError> {
+        let results = self.rpc.stream(&self.http, method, params).await?;
+        Ok(results
+            .map(|result| {
+                let response: v1::StreamResponseIn = parse(result?)?;
+                Ok(match response.into_model()? {
+                    v1::Received::Task(task) => StreamEvent::Task(task),
+                    v1::Received::Message(message) => StreamEvent::Message(message),
+                    v1::Received::Event(TaskEvent::Status(update)) => StreamEvent::Status(update),
+                    v1::Received::Event(TaskEvent::Artifact(update)) => {
+                        StreamEvent::Artifact(update)
+                    }
+                })
+            })
+            .boxed())
+    }
+
+    /// The task with this id, with at most `history_length` history messages.
+    pub async fn get_task(
+        &self,
+        id: &str,
+        history_length: Option<usize>,
+    ) -> Result<Task, ClientError> {
+        let mut params = json!({ "id": id });
+        if let Some(length) = history_length {
+            params["historyLength"] = json!(length);
+        }
+        let result = self.rpc.call(&self.http, "GetTask", params).await?;
+        task_of(result)
+    }
+
+    /// Asks the agent to cancel the task; the task as it stands after the request.
+    pub async fn cancel_task(&self, id: &str) -> Result<Task, ClientError> {
+        let result = self
+            .rpc
+            .call(&self.http, "CancelTask", json!({ "id": id }))
+            .await?;
+        task_of(result)
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError> {
+    serde_path_to_error::deserialize(value).map_err(|e| ClientError::InvalidResponse {
+        field: e.path().to_string(),
+        reason: e.inner().to_string(),
+    })
+}
+
+fn task_of(result: Value) -> Result<Task, ClientError> {
+    let task: v1::TaskIn = parse(result)?;
+    Ok(task.into_model("result")?)
+}
+
+/// The JSON-RPC endpoint of the interface the card offers that this client prefers.
+fn rpc_for(card: &AgentCard) -> Result<JsonRpc, ClientError> {
+    let interface = card
+        .preferred_interface()
+        .ok_or_else(|| ClientError::NoInterface {
+            offered: card.interfaces.iter().map(ToString::to_string).collect(),
+        })?;
+    reqwest::Url::parse(&interface.url).map_err(|e| ClientError::InvalidUrl {
+        url: interface.url.clone(),
+        reason: e.to_string(),
+    })?;
+    Ok(JsonRpc::new(interface.url.clone()))
+}
+
+/// A card read, or unchanged since the `ETag` sent.
+enum Fetched {
+    Card {
+        card: Arc<AgentCard>,
+        url: reqwest::Url,
+        etag: Option<HeaderValue>,
+    },
+    NotModified,
+}
+
+/// Reads the card at `url` (a card's own URL) or under it (a base URL: the well-known paths,
+/// newest first, the next tried on 404).
+async fn fetch_card(
+    http: &reqwest::Client,
+    url: &reqwest::Url,
+    etag: Option<HeaderValue>,
+) -> Result<Fetched, ClientError> {
+    let candidates: Vec<reqwest::Url> = if url.path().ends_with(".json") {
+        vec![url.clone()]
+    } else {
+        CARD_PATHS
+            .iter()
+            .map(|path| {
+                let mut candidate = url.clone();
+                let base = url.path().trim_end_matches('/');
+                candidate.set_path(&format!("{base}{path}"));
+                candidate
+            })
+            .collect()
+    };
+    let mut last = None;
+    for candidate in candidates {
+        let mut request = http.get(candidate.clone());
+        if let Some(etag) = &etag {
+            request = request.header(IF_NONE_MATCH, etag.clone());
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|source| ClientError::Transport {
+                url: candidate.to_string(),
+                source,
+            })?;
+        match response.status() {
+            StatusCode::NOT_MODIFIED => return Ok(Fetched::NotModified),
+            StatusCode::NOT_FOUND => {
+                last = Some(candidate);
+                continue;
+            }
+            status if !status.is_success() => {
+                return Err(ClientError::Card {
+                    url: candidate.to_string(),
+                    reason: format!("HTTP {status}"),
+                });
+            }
+            _ => {}
+        }
+        let etag = response.headers().get(ETAG).cloned();
+        let raw: Value = response.json().await.map_err(|e| ClientError::Card {
+            url: candidate.to_string(),
+            reason: format!("not JSON: {e}"),
+        })?;
+        let card = AgentCard::from_json(raw).map_err(|reason| ClientError::Card {
+            url: candidate.to_string(),
+            reason,
+        })?;
+        return Ok(Fetched::Card {
+            card: Arc::new(card),
+            url: candidate,
+            etag,
+        });
+    }
+    Err(ClientError::Card {
+        url: last.map_or_else(|| url.to_string(), |u| u.to_string()),
+        reason: "HTTP 404 at every well-known path (agent-card.json, agent.json)".into(),
+    })
+}
