@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::{Stream, StreamExt};
+use reqwest::RequestBuilder;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use serde_json::{Value, json};
 
@@ -35,13 +36,9 @@ impl JsonRpc {
         method: &str,
         params: Value,
     ) -> Result<impl Stream<Item = Result<Value, ClientError>> + Send + use<>, ClientError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let response = http
-            .post(&self.url)
-            .header("A2A-Version", HeaderValue::from_static("1.0"))
+        let response = self
+            .request(http, method, params)
             .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
-            .json(&request)
             .send()
             .await
             .map_err(|source| self.transport(source))?;
@@ -60,11 +57,7 @@ impl JsonRpc {
             let answer: Option<Value> = serde_json::from_slice(&body).ok();
             return Err(match answer.as_ref().and_then(|a| a.get("error")) {
                 Some(error) => RemoteError::from_jsonrpc(error).into(),
-                None => ClientError::Http {
-                    url: self.url.clone(),
-                    status,
-                    body: quote(&body),
-                },
+                None => self.unexpected(status, &body),
             });
         }
         let url = self.url.clone();
@@ -98,6 +91,24 @@ impl JsonRpc {
         Ok(events)
     }
 
+    /// The POST of one call.
+    fn request(&self, http: &reqwest::Client, method: &str, params: Value) -> RequestBuilder {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        http.post(&self.url)
+            .header("A2A-Version", HeaderValue::from_static("1.0"))
+            .json(&request)
+    }
+
+    /// An answer that is neither a result nor a protocol error.
+    fn unexpected(&self, status: u16, body: &[u8]) -> ClientError {
+        ClientError::Http {
+            url: self.url.clone(),
+            status,
+            body: quote(body),
+        }
+    }
+
     fn transport(&self, source: reqwest::Error) -> ClientError {
         ClientError::Transport {
             url: self.url.clone(),
@@ -112,19 +123,11 @@ impl JsonRpc {
         method: &str,
         params: Value,
     ) -> Result<Value, ClientError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let request = http
-            .post(&self.url)
-            .header("A2A-Version", HeaderValue::from_static("1.0"))
-            .json(&request);
-        let response = request
+        let response = self
+            .request(http, method, params)
             .send()
             .await
-            .map_err(|source| ClientError::Transport {
-                url: self.url.clone(),
-                source,
-            })?;
+            .map_err(|source| self.transport(source))?;
         let status = response.status();
         let is_json = response
             .headers()
@@ -134,10 +137,7 @@ impl JsonRpc {
         let body = response
             .bytes()
             .await
-            .map_err(|source| ClientError::Transport {
-                url: self.url.clone(),
-                source,
-            })?;
+            .map_err(|source| self.transport(source))?;
         // A JSON-RPC error may come with any status (401, 403, 413 …): read it when there is one.
         let answer: Option<Value> = if is_json {
             serde_json::from_slice(&body).ok()
@@ -145,22 +145,14 @@ impl JsonRpc {
             None
         };
         let Some(answer) = answer.filter(Value::is_object) else {
-            return Err(ClientError::Http {
-                url: self.url.clone(),
-                status: status.as_u16(),
-                body: quote(&body),
-            });
+            return Err(self.unexpected(status.as_u16(), &body));
         };
         if let Some(error) = answer.get("error") {
             return Err(RemoteError::from_jsonrpc(error).into());
         }
         match answer.get("result") {
             Some(result) if status.is_success() => Ok(result.clone()),
-            Some(_) => Err(ClientError::Http {
-                url: self.url.clone(),
-                status: status.as_u16(),
-                body: quote(&body),
-            }),
+            Some(_) => Err(self.unexpected(status.as_u16(), &body)),
             None => Err(ClientError::InvalidResponse {
                 field: "result".into(),
                 reason: "is missing, and there is no `error` either".into(),

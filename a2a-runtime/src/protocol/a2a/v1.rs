@@ -336,12 +336,7 @@ impl MessageIn {
         if self.message_id.is_empty() {
             return Err((format!("{path}.messageId"), "is required".into()));
         }
-        let parts = self
-            .parts
-            .into_iter()
-            .enumerate()
-            .map(|(i, part)| part.into_model(&format!("{path}.parts[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?;
+        let parts = parts_of(self.parts, path)?;
         Ok(Message {
             message_id: self.message_id,
             context_id: self.context_id.filter(|c| !c.is_empty()),
@@ -353,6 +348,15 @@ impl MessageIn {
             reference_task_ids: self.reference_task_ids,
         })
     }
+}
+
+/// The parts of the message or artifact at `path`, in the core model.
+fn parts_of(parts: Vec<PartIn>, path: &str) -> Result<Vec<Part>, FieldError> {
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| part.into_model(&format!("{path}.parts[{i}]")))
+        .collect()
 }
 
 impl PartIn {

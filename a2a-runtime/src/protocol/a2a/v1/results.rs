@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{FieldError, MessageIn, PartIn, parse_state};
+use super::{FieldError, MessageIn, PartIn, parse_state, parts_of};
 use crate::model::{
     Artifact, JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskStatus,
     TaskStatusUpdate,
@@ -152,12 +152,7 @@ impl StatusIn {
 
 impl ArtifactIn {
     fn into_model(self, path: &str) -> Result<Artifact, FieldError> {
-        let parts = self
-            .parts
-            .into_iter()
-            .enumerate()
-            .map(|(i, part)| part.into_model(&format!("{path}.parts[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?;
+        let parts = parts_of(self.parts, path)?;
         Ok(Artifact {
             artifact_id: required(self.artifact_id, path, "artifactId")?,
             name: self.name,
