@@ -1,15 +1,21 @@
 //! `a2a_runtime::client` against a served agent over real sockets: card resolution (with the
 //! legacy path and ETag revalidation), interface choice, blocking and non-blocking sends,
-//! streams, subscriptions, get, cancel, and the agent's errors with their `ErrorInfo`.
+//! streams, subscriptions, get, cancel, listing page by page, push config CRUD, the extended
+//! card behind an API key, and the agent's errors with their `ErrorInfo`.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
+use a2a_runtime::auth::{ApiKeys, JwtConfig};
 use a2a_runtime::axum;
-use a2a_runtime::client::{A2aClient, Binding, ClientError, SendOptions, SendResult, StreamEvent};
+use a2a_runtime::client::{
+    A2aClient, Binding, ClientError, ListTasks, PushNotificationConfig, SendOptions, SendResult,
+    StreamEvent,
+};
 use a2a_runtime::futures::StreamExt;
-use a2a_runtime::{Agent, Message, PartContent, TaskState};
+use a2a_runtime::{Agent, Message, PartContent, PushAuthentication, PushOptions, TaskState};
 use a2a_tests::lab::Lab;
 use a2a_tests::start;
+use a2a_tests::vault::Vault;
 use serde_json::{Value, json};
 
 /// A message calling `skill` of the lab agent with `input`.
@@ -229,4 +235,116 @@ async fn no_card_at_either_path_is_a_card_error() {
     let error = A2aClient::connect(&host).await.unwrap_err();
     assert!(matches!(error, ClientError::Card { .. }), "{error}");
     assert!(error.to_string().contains("agent.json"), "{error}");
+}
+
+#[tokio::test]
+async fn listing_follows_the_agents_pages_to_the_last() {
+    let server = start(Lab.server()).await;
+    let client = A2aClient::connect(&server.base).await.unwrap();
+    for i in 0..5 {
+        client
+            .send(call("echo", json!({"text": format!("t{i}")})))
+            .await
+            .unwrap();
+    }
+    let query = ListTasks {
+        page_size: Some(2),
+        include_artifacts: true,
+        ..ListTasks::default()
+    };
+    let first = client.list_tasks_page(&query, None).await.unwrap();
+    assert_eq!(first.tasks.len(), 2);
+    assert_eq!(first.total_size, Some(5));
+    assert!(first.next_page_token.is_some());
+    let all: Vec<a2a_runtime::Task> = client
+        .list_tasks(&query)
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    let mut ids: Vec<&str> = all.iter().map(|t| t.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 5, "every task once: {all:?}");
+    assert!(all.iter().all(|t| !t.artifacts.is_empty()), "{all:?}");
+    let completed = ListTasks {
+        state: Some(TaskState::Canceled),
+        ..ListTasks::default()
+    };
+    let none = client.list_tasks_page(&completed, None).await.unwrap();
+    assert!(none.tasks.is_empty(), "{none:?}");
+}
+
+#[tokio::test]
+async fn push_configs_are_created_read_listed_and_deleted() {
+    let mut push = PushOptions::default();
+    push.allow_private = true;
+    let server = start(Lab.server().push(push)).await;
+    let client = A2aClient::connect(&server.base).await.unwrap();
+    let options = SendOptions {
+        return_immediately: true,
+        history_length: None,
+    };
+    let started = task(
+        client
+            .send_with(call("wait", json!({"millis": 30_000})), options)
+            .await
+            .unwrap(),
+    );
+    let mut config = PushNotificationConfig::new(&started.id, "http://127.0.0.1:9/hook");
+    config.token = Some("t0k3n".into());
+    config.authentication = Some(PushAuthentication {
+        schemes: vec!["Bearer".into()],
+        credentials: Some("s3cret".into()),
+    });
+    let stored = client.set_push_config(&config).await.unwrap();
+    let id = stored.id.clone().unwrap();
+    assert_eq!(stored.url, config.url);
+    assert_eq!(stored.task_id, started.id);
+    let read = client.get_push_config(&started.id, &id).await.unwrap();
+    assert_eq!(read.token.as_deref(), Some("t0k3n"));
+    let credentials = read.authentication.and_then(|a| a.credentials);
+    assert_ne!(credentials.as_deref(), Some("s3cret"), "never echoed");
+    let listed = client.list_push_configs(&started.id).await.unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    client.delete_push_config(&started.id, &id).await.unwrap();
+    assert!(
+        client
+            .list_push_configs(&started.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let gone = client.get_push_config(&started.id, &id).await.unwrap_err();
+    assert!(matches!(gone, ClientError::Remote(_)), "{gone}");
+    client.cancel_task(&started.id).await.unwrap();
+}
+
+const ALICE_KEY: &str = "alice-key-0123456789";
+
+#[tokio::test]
+async fn an_api_key_opens_the_extended_card_and_its_absence_is_the_agents_refusal() {
+    let keys = ApiKeys::parse(&format!("alice={ALICE_KEY}")).unwrap();
+    // The vault declares a JWT scheme too, so something must verify its tokens.
+    let jwt = JwtConfig::hs256(a2a_tests::tokens::SECRET);
+    let server = start(Vault.server().api_keys(keys).jwt(jwt)).await;
+    let alice = A2aClient::builder(&server.base)
+        .api_key("X-API-Key", ALICE_KEY)
+        .connect()
+        .await
+        .unwrap();
+    assert!(alice.card().capabilities.extended_agent_card);
+    assert!(!alice.card().skills.iter().any(|s| s.id == "audit"));
+    let extended = alice.extended_card().await.unwrap();
+    assert!(
+        extended.skills.iter().any(|s| s.id == "audit"),
+        "{extended:?}"
+    );
+
+    let anonymous = A2aClient::connect(&server.base).await.unwrap();
+    let refused = anonymous.extended_card().await.unwrap_err();
+    let ClientError::Remote(remote) = &refused else {
+        panic!("expected the agent's refusal, got {refused}");
+    };
+    assert_eq!(remote.reason(), Some("UNAUTHENTICATED"), "{remote}");
+    assert_eq!(remote.code, -32041, "{remote}");
 }

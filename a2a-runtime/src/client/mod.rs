@@ -18,6 +18,8 @@
 mod card;
 mod error;
 mod jsonrpc;
+mod list;
+mod push;
 mod sse;
 
 use std::pin::Pin;
@@ -32,6 +34,8 @@ use serde_json::{Value, json};
 
 pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
 pub use error::{ClientError, ErrorInfo, RemoteError};
+pub use list::{ListTasks, TaskPage};
+pub use push::PushNotificationConfig;
 
 use self::jsonrpc::JsonRpc;
 use crate::model::{Message, Task, TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
@@ -316,6 +320,19 @@ impl A2aClient {
         }
         let result = self.rpc.call(&self.http, "GetTask", params).await?;
         task_of(result)
+    }
+
+    /// The agent's extended card, for the authenticated caller (it may list more skills). The
+    /// public card stays what [`card`](Self::card) returns.
+    pub async fn extended_card(&self) -> Result<AgentCard, ClientError> {
+        let result = self
+            .rpc
+            .call(&self.http, "GetExtendedAgentCard", json!({}))
+            .await?;
+        AgentCard::from_json(result).map_err(|reason| ClientError::InvalidResponse {
+            field: "result".into(),
+            reason,
+        })
     }
 
     /// Asks the agent to cancel the task; the task as it stands after the request.
