@@ -1,4 +1,6 @@
-//! Interop with the official Python clients users have: `a2a-sdk` 1.x and 0.3.x, and `mcp` (2.x).
+//! Interop with the official Python clients users have: `a2a-sdk` 1.x and 0.3.x, and `mcp` (2.x);
+//! and the other way round, this crate's client against an agent the official `a2a-sdk` 1.x
+//! serves.
 //!
 //! The servers are the example binaries (currency, booking) started through `serve()` with
 //! `--bind 127.0.0.1:0`, exactly as a user runs them. Python comes from `A2A_TEST_PYTHON` (1.x and
@@ -12,8 +14,14 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use a2a_runtime::client::{
+    A2aClient, ListTasks, PushNotificationConfig, SendOptions, SendResult, StreamEvent,
+};
+use a2a_runtime::futures::StreamExt;
+use a2a_runtime::{Message, PartContent, TaskState};
 use a2a_tests::receiver::Receiver;
 use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
@@ -276,4 +284,121 @@ async fn official_clients_authenticate_with_bearer_tokens_and_discover_the_metad
         issuer,
     ])
     .await;
+}
+
+/// Starts `a2a_server.py` (an agent served by the official a2a-sdk 1.x); the child and its base
+/// URL.
+async fn start_python_agent() -> (Child, String) {
+    let mut child = Command::new(python())
+        .arg(script("a2a_server.py"))
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python runs");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let port = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("the Python agent printed its port in time")
+        .expect("its output is readable")
+        .expect("it printed its port");
+    (child, format!("http://127.0.0.1:{}", port.trim()))
+}
+
+fn task_of(sent: SendResult) -> a2a_runtime::Task {
+    match sent {
+        SendResult::Task(task) => *task,
+        SendResult::Message(message) => panic!("expected a task, got {message:?}"),
+    }
+}
+
+#[tokio::test]
+async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
+    require_packages().await;
+    let (_agent, base) = start_python_agent().await;
+    let client = A2aClient::connect(&base).await.unwrap();
+    assert_eq!(client.card().name, "Python Echo");
+    assert!(
+        !client.refresh_card().await.unwrap(),
+        "its ETag revalidates"
+    );
+
+    // A blocking send.
+    let done = task_of(client.send(Message::user_text("hi")).await.unwrap());
+    assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
+    let text = &done.artifacts[0].parts[0].content;
+    assert_eq!(*text, PartContent::Text("echo: hi".into()), "{done:?}");
+
+    // A stream, to the end.
+    let events: Vec<StreamEvent> = client
+        .send_streaming(Message::user_text("streamed"))
+        .await
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert!(
+        events.iter().any(|e| matches!(e, StreamEvent::Artifact(_))),
+        "{events:?}"
+    );
+    let Some(StreamEvent::Status(last)) = events.last() else {
+        panic!("the stream ends with a status: {events:?}");
+    };
+    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+
+    // A task left working: read, given a webhook, and canceled.
+    let options = SendOptions {
+        return_immediately: true,
+        history_length: None,
+    };
+    let working = task_of(
+        client
+            .send_with(Message::user_text("wait"), options)
+            .await
+            .unwrap(),
+    );
+    let read = client.get_task(&working.id, None).await.unwrap();
+    assert_eq!(read.id, working.id);
+    let mut hook = PushNotificationConfig::new(&working.id, "https://receiver.example/hook");
+    hook.token = Some("t0k3n".into());
+    let stored = client.set_push_config(&hook).await.unwrap();
+    let id = stored.id.clone().unwrap();
+    let fetched = client.get_push_config(&working.id, &id).await.unwrap();
+    assert_eq!(fetched.url, hook.url);
+    assert_eq!(
+        client.list_push_configs(&working.id).await.unwrap().len(),
+        1
+    );
+    client.delete_push_config(&working.id, &id).await.unwrap();
+    assert!(
+        client
+            .list_push_configs(&working.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let canceled = client.cancel_task(&working.id).await.unwrap();
+    assert_eq!(canceled.status.state, TaskState::Canceled, "{canceled:?}");
+
+    // Every task, one page at a time.
+    let query = ListTasks {
+        page_size: Some(1),
+        ..ListTasks::default()
+    };
+    let listed: Vec<a2a_runtime::Task> = client
+        .list_tasks(&query)
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    let mut ids: Vec<&str> = listed.iter().map(|t| t.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "{listed:?}");
+
+    // The agent's own error, with its reason.
+    let missing = client.get_task("no-such-task", None).await.unwrap_err();
+    let a2a_runtime::client::ClientError::Remote(remote) = &missing else {
+        panic!("expected the agent's error, got {missing}");
+    };
+    assert_eq!(remote.code, -32001, "{remote}");
 }

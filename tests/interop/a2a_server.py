@@ -1,0 +1,89 @@
+"""An agent served by the official Python a2a-sdk (1.x), for the Rust client's interop tests.
+
+It binds 127.0.0.1 on a free port, prints the port on its first line of output, and serves
+A2A 1.0 JSON-RPC at `/` with its card at `/.well-known/agent-card.json`. Its one skill echoes
+the message's text as a working update, an artifact and a completed status; the text `wait`
+keeps the task working until it is canceled.
+
+Usage: a2a_server.py
+"""
+
+import asyncio
+import socket
+import sys
+
+import uvicorn
+from a2a.helpers.proto_helpers import get_message_text, new_task_from_user_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    TaskState,
+)
+from starlette.applications import Starlette
+
+
+class Echo(AgentExecutor):
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task
+        if task is None:
+            task = new_task_from_user_message(context.message)
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        text = get_message_text(context.message)
+        await updater.start_work()
+        if text == "wait":
+            # Canceling cancels this coroutine; the handler then calls `cancel`.
+            while True:
+                await asyncio.sleep(0.05)
+        await updater.add_artifact([new_text_part(f"echo: {text}")], name="echo")
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        await updater.cancel()
+
+
+def main() -> None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    card = AgentCard(
+        name="Python Echo",
+        description="Echoes text, served by the official a2a-sdk.",
+        version="1.0.0",
+        supported_interfaces=[
+            AgentInterface(
+                url=f"http://127.0.0.1:{port}/",
+                protocol_binding="JSONRPC",
+                protocol_version="1.0",
+            )
+        ],
+        capabilities=AgentCapabilities(streaming=True, push_notifications=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="echo", name="Echo", description="Echoes text.", tags=["echo"])],
+    )
+    handler = DefaultRequestHandler(
+        agent_executor=Echo(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+        push_config_store=InMemoryPushNotificationConfigStore(),
+    )
+    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/")
+    app = Starlette(routes=routes)
+    print(port, flush=True)
+    config = uvicorn.Config(app, log_level="warning")
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
