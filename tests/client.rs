@@ -348,3 +348,18 @@ async fn an_api_key_opens_the_extended_card_and_its_absence_is_the_agents_refusa
     assert_eq!(remote.reason(), Some("UNAUTHENTICATED"), "{remote}");
     assert_eq!(remote.code, -32041, "{remote}");
 }
+
+#[tokio::test]
+async fn the_cards_this_sdk_serves_pass_validation() {
+    let keys = ApiKeys::parse(&format!("alice={ALICE_KEY}")).unwrap();
+    let jwt = JwtConfig::hs256(a2a_tests::tokens::SECRET);
+    let servers = [
+        start(Lab.server()).await,
+        start(Vault.server().api_keys(keys).jwt(jwt)).await,
+    ];
+    for server in servers {
+        let client = A2aClient::connect(&server.base).await.unwrap();
+        let findings = client.card().validate();
+        assert!(findings.is_empty(), "{}: {findings:#?}", client.card().name);
+    }
+}

@@ -318,6 +318,8 @@ async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
     let (_agent, base) = start_python_agent().await;
     let client = A2aClient::connect(&base).await.unwrap();
     assert_eq!(client.card().name, "Python Echo");
+    let findings = client.card().validate();
+    assert!(findings.is_empty(), "{findings:#?}");
     assert!(
         !client.refresh_card().await.unwrap(),
         "its ETag revalidates"

@@ -199,6 +199,12 @@ impl AgentCard {
         })
     }
 
+    /// Checks the card against the A2A version it is written for (see
+    /// [`validate_card`](super::validate_card)).
+    pub fn validate(&self) -> Vec<super::Finding> {
+        super::validate_card(&self.raw)
+    }
+
     /// The interface this client uses: the first of its preferred kinds the card offers, in
     /// the card's order within a kind.
     pub fn preferred_interface(&self) -> Option<&Interface> {

@@ -21,6 +21,7 @@ mod jsonrpc;
 mod list;
 mod push;
 mod sse;
+mod validate;
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -36,6 +37,7 @@ pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
 pub use error::{ClientError, ErrorInfo, RemoteError};
 pub use list::{ListTasks, TaskPage};
 pub use push::PushNotificationConfig;
+pub use validate::{Finding, Severity, validate_card};
 
 use self::jsonrpc::JsonRpc;
 use crate::model::{Message, Task, TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
