@@ -1,31 +1,77 @@
-//! A2A 1.0 over JSON-RPC 2.0: one POST per call, the method's params in, its result out.
+//! A2A 1.0 over JSON-RPC 2.0: one POST per call, the method's params in, its result out, retried
+//! as the client's [`RetryPolicy`] allows.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::{Stream, StreamExt};
-use reqwest::RequestBuilder;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::error::{ClientError, RemoteError};
+use super::retry::{Failure, RetryPolicy};
 use super::sse::{SseError, data_events};
 
 /// The most of an unexpected body an error quotes.
 const QUOTED_BODY: usize = 512;
 
+/// Methods a retry cannot make happen twice: reads, and requests whose repetition changes
+/// nothing more (canceling a canceled task, deleting a deleted config).
+const IDEMPOTENT: [&str; 8] = [
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
+];
+
 /// Calls methods at one JSON-RPC endpoint.
 #[derive(Debug)]
 pub(crate) struct JsonRpc {
     url: String,
+    retry: RetryPolicy,
     next_id: AtomicU64,
 }
 
+/// What a POST answered.
+struct Answer {
+    status: u16,
+    headers: HeaderMap,
+    is_sse: bool,
+    response: reqwest::Response,
+}
+
 impl JsonRpc {
-    pub(crate) fn new(url: String) -> Self {
+    pub(crate) fn new(url: String, retry: RetryPolicy) -> Self {
         Self {
             url,
+            retry,
             next_id: AtomicU64::new(1),
         }
+    }
+
+    /// Calls `method` with `params`; its result, or the agent's error.
+    pub(crate) async fn call(
+        &self,
+        http: &reqwest::Client,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ClientError> {
+        let body = self.body(method, params)?;
+        self.with_retries(method, || async {
+            let answer = self.post(http, &body, false).await?;
+            let (status, headers) = (answer.status, answer.headers.clone());
+            let is_json = content_type(&headers).starts_with("application/json");
+            let bytes = answer
+                .response
+                .bytes()
+                .await
+                .map_err(|source| Failure::transport(&self.url, source))?;
+            self.result(status, &headers, is_json, &bytes)
+        })
+        .await
     }
 
     /// Calls streaming `method` with `params`: the result of each event the agent streams, or
@@ -36,30 +82,27 @@ impl JsonRpc {
         method: &str,
         params: Value,
     ) -> Result<impl Stream<Item = Result<Value, ClientError>> + Send + use<>, ClientError> {
+        let body = self.body(method, params)?;
         let response = self
-            .request(http, method, params)
-            .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
-            .send()
-            .await
-            .map_err(|source| self.transport(source))?;
-        let is_sse = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        if !is_sse {
-            // Refused before any event: a JSON-RPC error (or an HTTP one).
-            let status = response.status().as_u16();
-            let body = response
-                .bytes()
-                .await
-                .map_err(|source| self.transport(source))?;
-            let answer: Option<Value> = serde_json::from_slice(&body).ok();
-            return Err(match answer.as_ref().and_then(|a| a.get("error")) {
-                Some(error) => RemoteError::from_jsonrpc(error).into(),
-                None => self.unexpected(status, &body),
-            });
-        }
+            .with_retries(method, || async {
+                let answer = self.post(http, &body, true).await?;
+                if answer.is_sse {
+                    return Ok(answer.response);
+                }
+                // Refused before any event: a JSON-RPC error (or an HTTP one).
+                let (status, headers) = (answer.status, answer.headers.clone());
+                let bytes = answer
+                    .response
+                    .bytes()
+                    .await
+                    .map_err(|source| Failure::transport(&self.url, source))?;
+                let error = match self.result(status, &headers, true, &bytes) {
+                    Err(failure) => return Err(failure),
+                    Ok(_) => self.unexpected(status, &bytes),
+                };
+                Err(Failure::answered(error, status, &headers))
+            })
+            .await?;
         let url = self.url.clone();
         let events = data_events(response.bytes_stream().boxed()).map(move |event| {
             let data = event.map_err(|error| match error {
@@ -91,13 +134,103 @@ impl JsonRpc {
         Ok(events)
     }
 
-    /// The POST of one call.
-    fn request(&self, http: &reqwest::Client, method: &str, params: Value) -> RequestBuilder {
+    /// Runs `attempt` until it succeeds or the policy gives up.
+    async fn with_retries<T, F, Fut>(&self, method: &str, attempt: F) -> Result<T, ClientError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, Failure>>,
+    {
+        let idempotent = IDEMPOTENT.contains(&method);
+        let mut made = 1;
+        loop {
+            match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(failure) => match self.retry.next(made, &failure, idempotent) {
+                    Some(wait) => {
+                        tracing::debug!(method, attempt = made, ?wait, error = %failure.error, "retrying");
+                        tokio::time::sleep(wait).await;
+                        made += 1;
+                    }
+                    None => return Err(failure.error),
+                },
+            }
+        }
+    }
+
+    /// The request body of one call (each attempt sends the same).
+    fn body(&self, method: &str, params: Value) -> Result<Vec<u8>, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        http.post(&self.url)
+        serde_json::to_vec(&request).map_err(|e| ClientError::InvalidResponse {
+            field: "params".into(),
+            reason: format!("cannot be sent: {e}"),
+        })
+    }
+
+    async fn post(
+        &self,
+        http: &reqwest::Client,
+        body: &[u8],
+        sse: bool,
+    ) -> Result<Answer, Failure> {
+        let mut request = http
+            .post(&self.url)
             .header("A2A-Version", HeaderValue::from_static("1.0"))
-            .json(&request)
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .body(body.to_vec());
+        if sse {
+            request = request.header(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|source| Failure::transport(&self.url, source))?;
+        let headers = response.headers().clone();
+        Ok(Answer {
+            status: response.status().as_u16(),
+            is_sse: content_type(&headers).starts_with("text/event-stream"),
+            headers,
+            response,
+        })
+    }
+
+    /// The result of a JSON-RPC answer, or why there is none.
+    fn result(
+        &self,
+        status: u16,
+        headers: &HeaderMap,
+        is_json: bool,
+        body: &[u8],
+    ) -> Result<Value, Failure> {
+        // A JSON-RPC error may come with any status (401, 403, 429 …): read it when there is one.
+        let answer: Option<Value> = if is_json {
+            serde_json::from_slice(body).ok()
+        } else {
+            None
+        };
+        let Some(answer) = answer.filter(Value::is_object) else {
+            return Err(Failure::answered(
+                self.unexpected(status, body),
+                status,
+                headers,
+            ));
+        };
+        if let Some(error) = answer.get("error") {
+            let error = RemoteError::from_jsonrpc(error).into();
+            return Err(Failure::answered(error, status, headers));
+        }
+        match answer.get("result") {
+            Some(result) if (200..300).contains(&status) => Ok(result.clone()),
+            Some(_) => Err(Failure::answered(
+                self.unexpected(status, body),
+                status,
+                headers,
+            )),
+            None => Err(Failure::fatal(ClientError::InvalidResponse {
+                field: "result".into(),
+                reason: "is missing, and there is no `error` either".into(),
+            })),
+        }
     }
 
     /// An answer that is neither a result nor a protocol error.
@@ -108,57 +241,13 @@ impl JsonRpc {
             body: quote(body),
         }
     }
+}
 
-    fn transport(&self, source: reqwest::Error) -> ClientError {
-        ClientError::Transport {
-            url: self.url.clone(),
-            source,
-        }
-    }
-
-    /// Calls `method` with `params`; its result, or the agent's error.
-    pub(crate) async fn call(
-        &self,
-        http: &reqwest::Client,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, ClientError> {
-        let response = self
-            .request(http, method, params)
-            .send()
-            .await
-            .map_err(|source| self.transport(source))?;
-        let status = response.status();
-        let is_json = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/json"));
-        let body = response
-            .bytes()
-            .await
-            .map_err(|source| self.transport(source))?;
-        // A JSON-RPC error may come with any status (401, 403, 413 …): read it when there is one.
-        let answer: Option<Value> = if is_json {
-            serde_json::from_slice(&body).ok()
-        } else {
-            None
-        };
-        let Some(answer) = answer.filter(Value::is_object) else {
-            return Err(self.unexpected(status.as_u16(), &body));
-        };
-        if let Some(error) = answer.get("error") {
-            return Err(RemoteError::from_jsonrpc(error).into());
-        }
-        match answer.get("result") {
-            Some(result) if status.is_success() => Ok(result.clone()),
-            Some(_) => Err(self.unexpected(status.as_u16(), &body)),
-            None => Err(ClientError::InvalidResponse {
-                field: "result".into(),
-                reason: "is missing, and there is no `error` either".into(),
-            }),
-        }
-    }
+fn content_type(headers: &HeaderMap) -> &str {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
 }
 
 fn quote(body: &[u8]) -> String {

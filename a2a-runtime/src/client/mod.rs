@@ -20,6 +20,7 @@ mod error;
 mod jsonrpc;
 mod list;
 mod push;
+mod retry;
 mod sse;
 mod validate;
 
@@ -37,6 +38,7 @@ pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
 pub use error::{ClientError, ErrorInfo, RemoteError};
 pub use list::{ListTasks, TaskPage};
 pub use push::PushNotificationConfig;
+pub use retry::RetryPolicy;
 pub use validate::{Finding, Severity, validate_card};
 
 use self::jsonrpc::JsonRpc;
@@ -93,6 +95,7 @@ pub struct ClientBuilder {
     headers: HeaderMap,
     timeout: Duration,
     connect_timeout: Option<Duration>,
+    retry: RetryPolicy,
     invalid: Option<ClientError>,
 }
 
@@ -144,6 +147,14 @@ impl ClientBuilder {
         self
     }
 
+    /// How failed calls are retried (see [`RetryPolicy`]; [`RetryPolicy::none`] turns
+    /// retries off).
+    #[must_use]
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
     /// The longest connecting may take.
     #[must_use]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
@@ -177,7 +188,7 @@ impl ClientBuilder {
                 reason: "the server answered 304 Not Modified to a first request".into(),
             });
         };
-        let rpc = rpc_for(&card)?;
+        let rpc = rpc_for(&card, self.retry)?;
         Ok(A2aClient {
             http,
             state: Mutex::new(CardState { card, url, etag }),
@@ -212,6 +223,7 @@ impl A2aClient {
             headers: HeaderMap::new(),
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: None,
+            retry: RetryPolicy::default(),
             invalid: None,
         }
     }
@@ -360,7 +372,7 @@ fn task_of(result: Value) -> Result<Task, ClientError> {
 }
 
 /// The JSON-RPC endpoint of the interface the card offers that this client prefers.
-fn rpc_for(card: &AgentCard) -> Result<JsonRpc, ClientError> {
+fn rpc_for(card: &AgentCard, retry: RetryPolicy) -> Result<JsonRpc, ClientError> {
     let interface = card
         .preferred_interface()
         .ok_or_else(|| ClientError::NoInterface {
@@ -370,7 +382,7 @@ fn rpc_for(card: &AgentCard) -> Result<JsonRpc, ClientError> {
         url: interface.url.clone(),
         reason: e.to_string(),
     })?;
-    Ok(JsonRpc::new(interface.url.clone()))
+    Ok(JsonRpc::new(interface.url.clone(), retry))
 }
 
 /// A card read, or unchanged since the `ETag` sent.
