@@ -2,12 +2,14 @@
 //! legacy path and ETag revalidation), interface choice, blocking and non-blocking sends,
 //! streams, subscriptions, get, cancel, listing page by page, push config CRUD, the extended
 //! card behind an API key, retries (a rate refusal's `Retry-After`, a flaky agent's 503s for
-//! reads only), and the agent's errors with their `ErrorInfo`.
+//! reads only), trace context carried by calls made inside a skill, and the agent's errors with
+//! their `ErrorInfo`.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
 use a2a_runtime::auth::{ApiKeys, JwtConfig};
 use a2a_runtime::axum;
+use a2a_runtime::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -460,4 +462,75 @@ async fn a_read_is_retried_through_brief_unavailability_and_a_send_is_not() {
         "{error}"
     );
     assert_eq!(seen.load(Ordering::SeqCst), 4, "a send is made once");
+}
+
+/// An agent that calls agents.
+#[agent(name = "Tracer")]
+#[derive(Debug, Default)]
+pub struct Tracer;
+
+/// Say which trace this call runs in, as `trace-id/parent-id`.
+#[skill(agent = Tracer)]
+pub async fn whereami(ctx: TaskContext) -> String {
+    ctx.trace_context().map_or_else(
+        || "untraced".to_owned(),
+        |trace| format!("{}/{}", trace.trace_id(), trace.parent_id()),
+    )
+}
+
+/// Ask the agent at `url` which trace its call runs in.
+#[skill(agent = Tracer)]
+pub async fn relay(
+    /// The agent to ask.
+    url: String,
+) -> Result<String, SkillError> {
+    let failed = |e: ClientError| SkillError::new(e.to_string());
+    let client = A2aClient::connect(&url).await.map_err(failed)?;
+    let answer = client
+        .send(call("whereami", json!({})))
+        .await
+        .map_err(failed)?;
+    let SendResult::Task(task) = answer else {
+        return Err(SkillError::new("expected a task"));
+    };
+    match &task.artifacts[0].parts[0].content {
+        PartContent::Text(text) => Ok(text.clone()),
+        other => Err(SkillError::new(format!("expected text, got {other:?}"))),
+    }
+}
+
+/// The text a relay through `server` answers, its request carrying `traceparent` if given.
+async fn relayed(server: &a2a_tests::TestServer, traceparent: Option<&str>) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "message": {"messageId": "m", "role": "ROLE_USER", "metadata": {"skill": "relay"},
+                    "parts": [{"data": {"url": server.base}}]}}});
+    let mut request = server
+        .http
+        .post(&server.base)
+        .header("A2A-Version", "1.0")
+        .json(&body);
+    if let Some(traceparent) = traceparent {
+        request = request.header("traceparent", traceparent);
+    }
+    let answer: Value = request.send().await.unwrap().json().await.unwrap();
+    let task = &answer["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+    task["artifacts"][0]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_call_made_inside_a_traced_skill_continues_the_trace_with_a_span_of_its_own() {
+    let server = start(Tracer.server()).await;
+    let outer = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let inner = relayed(&server, Some(outer)).await;
+    let (trace, parent) = inner.split_once('/').unwrap();
+    assert_eq!(trace, "4bf92f3577b34da6a3ce929d0e0e4736", "{inner}");
+    assert_ne!(
+        parent, "00f067aa0ba902b7",
+        "the outgoing call is a span of its own"
+    );
+    assert_eq!(relayed(&server, None).await, "untraced");
 }

@@ -80,6 +80,43 @@ impl TraceContext {
     }
 }
 
+tokio::task_local! {
+    /// The trace of the skill call being polled.
+    static CURRENT: TraceContext;
+}
+
+impl TraceContext {
+    /// The trace of the skill call this code runs in, when its request carried one: what an
+    /// outgoing request from a skill continues (the crate's client sends it on by itself).
+    /// Set while the skill's own future is polled, not in tasks it spawns.
+    pub fn current() -> Option<Self> {
+        CURRENT.try_with(Clone::clone).ok()
+    }
+
+    /// The context of a request made within this trace: the same trace id, flags and
+    /// `tracestate`, and a new parent id, the outgoing request's own span (W3C Trace Context
+    /// §3.2.2.3: a caller sends its own span, not the one it was called from).
+    pub fn child(&self) -> Self {
+        let span = loop {
+            // A random 64-bit id; all zeros is invalid.
+            let id = uuid::Uuid::new_v4().as_u64_pair().0;
+            if id != 0 {
+                break id;
+            }
+        };
+        let flags = &self.traceparent[53..55];
+        Self {
+            traceparent: format!("00-{}-{span:016x}-{flags}", self.trace_id()),
+            tracestate: self.tracestate.clone(),
+        }
+    }
+
+    /// Runs `future` with this trace as [`current`](Self::current).
+    pub(crate) fn scope<F: Future>(self, future: F) -> impl Future<Output = F::Output> {
+        CURRENT.scope(self, future)
+    }
+}
+
 impl fmt::Debug for TraceContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TraceContext")
@@ -102,6 +139,21 @@ mod tests {
         assert_eq!(trace.parent_id(), "00f067aa0ba902b7");
         assert!(trace.is_sampled());
         assert_eq!(trace.tracestate(), Some("congo=t61rcWkgMzE"));
+    }
+
+    #[test]
+    fn a_child_keeps_the_trace_and_takes_a_span_of_its_own() {
+        let trace = TraceContext::parse(VALID, Some("congo=t61rcWkgMzE")).unwrap();
+        let child = trace.child();
+        assert_eq!(child.trace_id(), trace.trace_id());
+        assert_ne!(child.parent_id(), trace.parent_id());
+        assert!(child.is_sampled());
+        assert_eq!(child.tracestate(), trace.tracestate());
+        let reparsed = TraceContext::parse(child.traceparent(), None);
+        assert_eq!(
+            reparsed.map(|t| t.trace_id().to_owned()),
+            Some(trace.trace_id().into())
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! A2A 1.0 over JSON-RPC 2.0: one POST per call, the method's params in, its result out, retried
-//! as the client's [`RetryPolicy`] allows.
+//! as the client's [`RetryPolicy`] allows. A call made inside a traced skill continues its trace
+//! (`traceparent`, `tracestate`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -10,6 +11,7 @@ use serde_json::{Value, json};
 use super::error::{ClientError, RemoteError};
 use super::retry::{Failure, RetryPolicy};
 use super::sse::{SseError, data_events};
+use crate::call::TraceContext;
 
 /// The most of an unexpected body an error quotes.
 const QUOTED_BODY: usize = 512;
@@ -181,6 +183,7 @@ impl JsonRpc {
         if sse {
             request = request.header(ACCEPT, HeaderValue::from_static("text/event-stream"));
         }
+        request = with_trace(request);
         let response = request
             .send()
             .await
@@ -240,6 +243,19 @@ impl JsonRpc {
             status,
             body: quote(body),
         }
+    }
+}
+
+/// `request` continuing the trace of the skill call it is made in, if that call has one.
+fn with_trace(request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    let Some(trace) = TraceContext::current() else {
+        return request;
+    };
+    let child = trace.child();
+    let request = request.header("traceparent", child.traceparent());
+    match child.tracestate() {
+        Some(state) => request.header("tracestate", state),
+        None => request,
     }
 }
 

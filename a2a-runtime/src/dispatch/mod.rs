@@ -106,10 +106,17 @@ impl Dispatcher {
             arguments: call.arguments,
         };
         let descriptor = skill.descriptor;
+        let trace = invocation.context.trace_context().cloned();
         let run = async move {
+            let skill = descriptor.call(invocation);
+            // Only calls that came with a trace pay for carrying it.
+            let skill: crate::util::BoxFuture<'static, _> = match trace {
+                Some(trace) => Box::pin(trace.scope(skill)),
+                None => skill,
+            };
             match call.log_sink {
-                Some(sink) => crate::logging::forwarding(sink, descriptor.call(invocation)).await,
-                None => descriptor.call(invocation).await,
+                Some(sink) => crate::logging::forwarding(sink, skill).await,
+                None => skill.await,
             }
         };
         match AssertUnwindSafe(run).catch_unwind().await {
