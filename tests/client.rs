@@ -2,8 +2,8 @@
 //! legacy path and ETag revalidation), interface choice, blocking and non-blocking sends,
 //! streams, subscriptions, get, cancel, listing page by page, push config CRUD, the extended
 //! card behind an API key, retries (a rate refusal's `Retry-After`, a flaky agent's 503s for
-//! reads only), trace context carried by calls made inside a skill, and the agent's errors with
-//! their `ErrorInfo`.
+//! reads only), streams renewed after a cut connection with no gap and no duplicate, trace
+//! context carried by calls made inside a skill, and the agent's errors with their `ErrorInfo`.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -533,4 +533,101 @@ async fn a_call_made_inside_a_traced_skill_continues_the_trace_with_a_span_of_it
         "the outgoing call is a span of its own"
     );
     assert_eq!(relayed(&server, None).await, "untraced");
+}
+
+/// Append `chunks` chunks to one artifact, `millis` milliseconds apart.
+#[skill(agent = Tracer)]
+pub async fn drip(
+    ctx: TaskContext,
+    /// How many chunks.
+    chunks: u64,
+    /// The pause before each.
+    millis: u64,
+) -> String {
+    let mut writer = ctx.artifact_writer("drops");
+    for i in 0..chunks {
+        tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+        writer.append(Part::text(format!("c{i}")));
+    }
+    writer.finish();
+    "dripped".into()
+}
+
+/// Each artifact's text parts as the events tell them, in order.
+fn replay(events: &[StreamEvent]) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut artifacts = std::collections::BTreeMap::<String, Vec<String>>::new();
+    let texts = |parts: &[a2a_runtime::Part]| -> Vec<String> {
+        parts
+            .iter()
+            .map(|p| match &p.content {
+                PartContent::Text(t) => t.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    for event in events {
+        match event {
+            StreamEvent::Task(task) => {
+                for a in &task.artifacts {
+                    artifacts.insert(a.artifact_id.clone(), texts(&a.parts));
+                }
+            }
+            StreamEvent::Artifact(update) => {
+                let parts = artifacts
+                    .entry(update.artifact.artifact_id.clone())
+                    .or_default();
+                if !update.append {
+                    parts.clear();
+                }
+                parts.extend(texts(&update.artifact.parts));
+            }
+            _ => {}
+        }
+    }
+    artifacts
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_task_is_renewed_with_no_gap_and_no_duplicate() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let proxy = a2a_tests::proxy::CuttableProxy::start(listener.local_addr().unwrap()).await;
+    let base = format!("http://{}/", proxy.addr);
+    // The card names the proxy, so the client's calls go through it.
+    let server = Tracer.server().public_url(base.clone());
+    tokio::spawn(async move { server.serve_on(listener).await });
+    let client = A2aClient::connect(&base).await.unwrap();
+    let mut stream = client
+        .send_streaming(call("drip", json!({"chunks": 12, "millis": 30})))
+        .await
+        .unwrap();
+    let mut events = Vec::new();
+    let mut cut = None;
+    while let Some(event) = stream.next().await {
+        events.push(event.unwrap());
+        let chunks = events
+            .iter()
+            .filter(|e| matches!(e, StreamEvent::Artifact(_)))
+            .count();
+        if chunks == 3 && cut.is_none() {
+            cut = Some(proxy.connections());
+            proxy.cut();
+        }
+    }
+    let before = cut.expect("the stream was cut");
+    assert!(proxy.connections() > before, "the client connected again");
+    let Some(StreamEvent::Status(last)) = events.last() else {
+        panic!("the stream ends with a status: {events:?}");
+    };
+    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    let terminal = events
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::Status(u) if u.status.state.is_terminal()))
+        .count();
+    assert_eq!(terminal, 1, "{events:?}");
+    let StreamEvent::Task(first) = &events[0] else {
+        panic!("the stream starts with the task: {events:?}");
+    };
+    let settled = client.get_task(&first.id, None).await.unwrap();
+    let expected = replay(&[StreamEvent::Task(Box::new(settled))]);
+    assert_eq!(replay(&events), expected, "{events:#?}");
 }

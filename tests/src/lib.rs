@@ -4,6 +4,7 @@
 pub mod lab;
 pub mod pki;
 pub mod postgres;
+pub mod proxy;
 pub mod receiver;
 pub mod registry_agents;
 pub mod sse;

@@ -54,6 +54,11 @@ impl JsonRpc {
         }
     }
 
+    /// How this endpoint's calls are retried.
+    pub(crate) fn retry_policy(&self) -> RetryPolicy {
+        self.retry
+    }
+
     /// Calls `method` with `params`; its result, or the agent's error.
     pub(crate) async fn call(
         &self,

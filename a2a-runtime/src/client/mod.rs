@@ -17,6 +17,7 @@
 
 mod card;
 mod error;
+mod follow;
 mod jsonrpc;
 mod list;
 mod push;
@@ -28,7 +29,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::{Stream, StreamExt};
+use futures::Stream;
 
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, ETAG, HeaderMap, HeaderName, HeaderValue, IF_NONE_MATCH};
@@ -42,7 +43,7 @@ pub use retry::RetryPolicy;
 pub use validate::{Finding, Severity, validate_card};
 
 use self::jsonrpc::JsonRpc;
-use crate::model::{Message, Task, TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
+use crate::model::{Message, Task, TaskArtifactUpdate, TaskStatusUpdate};
 use crate::protocol::a2a::v1;
 
 /// Where cards are published (RFC 8615), newest first: A2A 0.3 and later, then 0.1 and 0.2.
@@ -192,7 +193,7 @@ impl ClientBuilder {
         Ok(A2aClient {
             http,
             state: Mutex::new(CardState { card, url, etag }),
-            rpc,
+            rpc: Arc::new(rpc),
         })
     }
 }
@@ -210,7 +211,7 @@ struct CardState {
 pub struct A2aClient {
     http: reqwest::Client,
     state: Mutex<CardState>,
-    rpc: JsonRpc,
+    rpc: Arc<JsonRpc>,
 }
 
 impl A2aClient {
@@ -293,33 +294,29 @@ impl A2aClient {
         }
     }
 
-    /// Sends a message and streams its task's events as they happen.
+    /// Sends a message and streams its task's events as they happen. If the connection drops
+    /// before the task settles, the client subscribes again and yields what it missed, once.
     pub async fn send_streaming(&self, message: Message) -> Result<EventStream, ClientError> {
         let params = json!({ "message": v1::MessageOut::from(&message) });
-        self.events("SendStreamingMessage", params).await
+        let stream = follow::open(&self.http, &self.rpc, "SendStreamingMessage", params).await?;
+        Ok(follow::resilient(
+            self.http.clone(),
+            Arc::clone(&self.rpc),
+            stream,
+        ))
     }
 
     /// Streams the events of a task that is still running: its current state first, then
-    /// every update until it settles.
+    /// every update until it settles, across dropped connections as
+    /// [`send_streaming`](Self::send_streaming) does.
     pub async fn subscribe(&self, id: &str) -> Result<EventStream, ClientError> {
-        self.events("SubscribeToTask", json!({ "id": id })).await
-    }
-
-    async fn events(&self, method: &str, params: Value) -> Result<EventStream, ClientError> {
-        let results = self.rpc.stream(&self.http, method, params).await?;
-        Ok(results
-            .map(|result| {
-                let response: v1::StreamResponseIn = parse(result?)?;
-                Ok(match response.into_model()? {
-                    v1::Received::Task(task) => StreamEvent::Task(task),
-                    v1::Received::Message(message) => StreamEvent::Message(message),
-                    v1::Received::Event(TaskEvent::Status(update)) => StreamEvent::Status(update),
-                    v1::Received::Event(TaskEvent::Artifact(update)) => {
-                        StreamEvent::Artifact(update)
-                    }
-                })
-            })
-            .boxed())
+        let params = json!({ "id": id });
+        let stream = follow::open(&self.http, &self.rpc, "SubscribeToTask", params).await?;
+        Ok(follow::resilient(
+            self.http.clone(),
+            Arc::clone(&self.rpc),
+            stream,
+        ))
     }
 
     /// The task with this id, with at most `history_length` history messages.
