@@ -21,7 +21,7 @@ use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Message, PartContent, TaskState};
 use a2a_tests::receiver::Receiver;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
@@ -286,23 +286,46 @@ async fn official_clients_authenticate_with_bearer_tokens_and_discover_the_metad
     .await;
 }
 
-/// Starts `a2a_server.py` (an agent served by the official a2a-sdk 1.x); the child and its base
-/// URL.
-async fn start_python_agent() -> (Child, String) {
-    let mut child = Command::new(python())
-        .arg(script("a2a_server.py"))
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("python runs");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let port = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-        .await
-        .expect("the Python agent printed its port in time")
-        .expect("its output is readable")
-        .expect("it printed its port");
-    (child, format!("http://127.0.0.1:{}", port.trim()))
+/// An agent served by the official a2a-sdk 1.x (`a2a_server.py`).
+struct PythonAgent {
+    child: Child,
+    /// The port it bound on 127.0.0.1.
+    port: u16,
+}
+
+impl PythonAgent {
+    /// Starts it: it binds a port, then waits for [`serve`](Self::serve).
+    async fn bind() -> Self {
+        let mut child = Command::new(python())
+            .arg(script("a2a_server.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("python runs");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let port = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the Python agent printed its port in time")
+            .expect("its output is readable")
+            .expect("it printed its port")
+            .trim()
+            .parse()
+            .expect("a port number");
+        Self { child, port }
+    }
+
+    /// Serves with a card advertising `base` (its own address when `None`); the base URL.
+    async fn serve(&mut self, base: Option<String>) -> String {
+        let base = base.unwrap_or_else(|| format!("http://127.0.0.1:{}/", self.port));
+        let mut stdin = self.child.stdin.take().expect("piped stdin");
+        stdin
+            .write_all(format!("{base}\n").as_bytes())
+            .await
+            .expect("the Python agent reads its public URL");
+        base
+    }
 }
 
 fn task_of(sent: SendResult) -> a2a_runtime::Task {
@@ -315,7 +338,8 @@ fn task_of(sent: SendResult) -> a2a_runtime::Task {
 #[tokio::test]
 async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
     require_packages().await;
-    let (_agent, base) = start_python_agent().await;
+    let mut agent = PythonAgent::bind().await;
+    let base = agent.serve(None).await;
     let client = A2aClient::connect(&base).await.unwrap();
     assert_eq!(client.card().name, "Python Echo");
     let findings = client.card().validate();
@@ -403,4 +427,64 @@ async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
         panic!("expected the agent's error, got {missing}");
     };
     assert_eq!(remote.code, -32001, "{remote}");
+}
+
+#[tokio::test]
+async fn our_client_renews_a_cut_stream_from_the_official_python_sdk_with_no_gap_and_no_duplicate()
+{
+    require_packages().await;
+    let mut agent = PythonAgent::bind().await;
+    let target = std::net::SocketAddr::from(([127, 0, 0, 1], agent.port));
+    let proxy = a2a_tests::proxy::CuttableProxy::start(target).await;
+    let base = agent.serve(Some(format!("http://{}/", proxy.addr))).await;
+    let client = A2aClient::connect(&base).await.unwrap();
+    let mut stream = client
+        .send_streaming(Message::user_text("drip"))
+        .await
+        .unwrap();
+    let (mut events, mut cut) = (Vec::new(), None);
+    while let Some(event) = stream.next().await {
+        events.push(event.unwrap());
+        let chunks = events
+            .iter()
+            .filter(|e| matches!(e, StreamEvent::Artifact(_)))
+            .count();
+        if chunks == 3 && cut.is_none() {
+            cut = Some(proxy.connections());
+            proxy.cut();
+        }
+    }
+    let before = cut.expect("the stream was cut");
+    assert!(proxy.connections() > before, "the client connected again");
+    let Some(StreamEvent::Status(last)) = events.last() else {
+        panic!("the stream ends with a status: {events:?}");
+    };
+    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    let task_id = match &events[0] {
+        StreamEvent::Task(task) => task.id.clone(),
+        StreamEvent::Status(update) => update.task_id.clone(),
+        other => panic!("unexpected first event {other:?}"),
+    };
+    let settled = client.get_task(&task_id, None).await.unwrap();
+    let texts = |parts: &[a2a_runtime::Part]| -> Vec<String> {
+        parts
+            .iter()
+            .map(|p| match &p.content {
+                PartContent::Text(t) => t.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    let mut rebuilt: Vec<String> = Vec::new();
+    for event in &events {
+        if let StreamEvent::Artifact(update) = event {
+            if !update.append {
+                rebuilt.clear();
+            }
+            rebuilt.extend(texts(&update.artifact.parts));
+        }
+    }
+    let expected: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
+    assert_eq!(rebuilt, expected, "{events:#?}");
+    assert_eq!(texts(&settled.artifacts[0].parts), expected);
 }

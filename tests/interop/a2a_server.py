@@ -1,9 +1,11 @@
 """An agent served by the official Python a2a-sdk (1.x), for the Rust client's interop tests.
 
-It binds 127.0.0.1 on a free port, prints the port on its first line of output, and serves
-A2A 1.0 JSON-RPC at `/` with its card at `/.well-known/agent-card.json`. Its one skill echoes
-the message's text as a working update, an artifact and a completed status; the text `wait`
-keeps the task working until it is canceled.
+It binds 127.0.0.1 on a free port, prints the port on its first line of output, reads the base
+URL its card should advertise from its first line of input (empty: its own address, which lets
+a test put a proxy in front), and serves A2A 1.0 JSON-RPC at `/` with its card at
+`/.well-known/agent-card.json`. Its one skill echoes the message's text as a working update, an
+artifact and a completed status; the text `wait` keeps the task working until it is canceled,
+and `drip` appends 12 chunks to one artifact, 30 ms apart.
 
 Usage: a2a_server.py
 """
@@ -38,6 +40,15 @@ class Echo(AgentExecutor):
         updater = TaskUpdater(event_queue, task.id, task.context_id)
         text = get_message_text(context.message)
         await updater.start_work()
+        if text == "drip":
+            artifact_id = "drops"
+            for i in range(12):
+                await asyncio.sleep(0.03)
+                await updater.add_artifact(
+                    [new_text_part(f"c{i}")], artifact_id=artifact_id, name="drops", append=i > 0
+                )
+            await updater.complete()
+            return
         if text == "wait":
             # Canceling cancels this coroutine; the handler then calls `cancel`.
             while True:
@@ -56,13 +67,15 @@ def main() -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    print(port, flush=True)
+    public = sys.stdin.readline().strip() or f"http://127.0.0.1:{port}/"
     card = AgentCard(
         name="Python Echo",
         description="Echoes text, served by the official a2a-sdk.",
         version="1.0.0",
         supported_interfaces=[
             AgentInterface(
-                url=f"http://127.0.0.1:{port}/",
+                url=public,
                 protocol_binding="JSONRPC",
                 protocol_version="1.0",
             )
@@ -80,7 +93,6 @@ def main() -> None:
     )
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/")
     app = Starlette(routes=routes)
-    print(port, flush=True)
     config = uvicorn.Config(app, log_level="warning")
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
 
