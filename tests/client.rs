@@ -221,19 +221,114 @@ async fn a_card_published_only_at_the_legacy_path_is_found() {
 #[tokio::test]
 async fn a_card_without_an_interface_the_client_speaks_is_refused_naming_what_it_offers() {
     let card = json!({
-        "name": "Legacy",
-        "url": "http://127.0.0.1:9/",
-        "protocolVersion": "0.2.5"
+        "name": "Remote",
+        "supportedInterfaces": [
+            {"url": "127.0.0.1:9", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        ]
     });
     let host = card_host("/.well-known/agent-card.json", card).await;
     let error = A2aClient::connect(&host).await.unwrap_err();
     assert!(matches!(error, ClientError::NoInterface { .. }), "{error}");
     assert!(
-        error
-            .to_string()
-            .contains("JSONRPC 0.2.5 http://127.0.0.1:9/"),
+        error.to_string().contains("GRPC 1.0 127.0.0.1:9"),
         "{error}"
     );
+}
+
+/// A client of `server` that can only speak A2A 0.3 with it: the card it reads offers nothing
+/// else.
+async fn v0_3_client(server: &a2a_tests::TestServer, version: &str) -> A2aClient {
+    let card = json!({
+        "name": "Lab as 0.3", "url": server.base, "protocolVersion": version,
+        "preferredTransport": "JSONRPC"
+    });
+    let host = card_host("/.well-known/agent-card.json", card).await;
+    A2aClient::connect(&host).await.unwrap()
+}
+
+#[tokio::test]
+async fn the_same_client_speaks_a2a_0_3_to_an_agent_whose_card_offers_only_that() {
+    let mut push = PushOptions::default();
+    push.allow_private = true;
+    let server = start(Lab.server().push(push)).await;
+    for version in ["0.3.0", "0.2.5"] {
+        let client = v0_3_client(&server, version).await;
+        let done = task(
+            client
+                .send(call("echo", json!({"text": "old"})))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
+        assert_eq!(
+            done.artifacts[0].parts[0].content,
+            PartContent::Text("old".into())
+        );
+        let events: Vec<StreamEvent> = client
+            .send_streaming(call("wait", json!({"millis": 30})))
+            .await
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+            .await;
+        let Some(StreamEvent::Status(last)) = events.last() else {
+            panic!("the stream ends with a status: {events:?}");
+        };
+        assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+
+        let options = SendOptions {
+            return_immediately: true,
+            history_length: None,
+        };
+        let working = task(
+            client
+                .send_with(call("wait", json!({"millis": 30_000})), options)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(
+            client.get_task(&working.id, None).await.unwrap().id,
+            working.id
+        );
+        let mut hook = PushNotificationConfig::new(&working.id, "http://127.0.0.1:9/hook");
+        hook.authentication = Some(PushAuthentication {
+            schemes: vec!["Bearer".into()],
+            credentials: Some("s3cret".into()),
+        });
+        let stored = client.set_push_config(&hook).await.unwrap();
+        let id = stored.id.clone().unwrap();
+        assert_eq!(stored.task_id, working.id);
+        let read = client.get_push_config(&working.id, &id).await.unwrap();
+        assert_eq!(read.url, hook.url);
+        assert_eq!(
+            client.list_push_configs(&working.id).await.unwrap().len(),
+            1
+        );
+        client.delete_push_config(&working.id, &id).await.unwrap();
+        assert!(
+            client
+                .list_push_configs(&working.id)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let canceled = client.cancel_task(&working.id).await.unwrap();
+        assert_eq!(canceled.status.state, TaskState::Canceled);
+
+        let unsupported = client
+            .list_tasks_page(&ListTasks::default(), None)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(unsupported, ClientError::Unsupported { .. }),
+            "{unsupported}"
+        );
+        let missing = client.get_task("no-such-task", None).await.unwrap_err();
+        let ClientError::Remote(remote) = &missing else {
+            panic!("expected the agent's error, got {missing}");
+        };
+        assert_eq!(remote.code, -32001, "{remote}");
+    }
 }
 
 #[tokio::test]

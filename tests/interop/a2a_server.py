@@ -66,6 +66,9 @@ def main() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    # Listening before the port is told: a client that connects before the server is up
+    # waits in the backlog instead of being refused.
+    sock.listen(128)
     port = sock.getsockname()[1]
     print(port, flush=True)
     public = sys.stdin.readline().strip() or f"http://127.0.0.1:{port}/"

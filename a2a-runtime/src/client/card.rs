@@ -209,7 +209,10 @@ impl AgentCard {
     /// the card's order within a kind.
     pub fn preferred_interface(&self) -> Option<&Interface> {
         // The kinds this client speaks, best first.
-        let speaks = [|i: &Interface| i.binding == Binding::JsonRpc && i.is_v1()];
+        let speaks: [fn(&Interface) -> bool; 2] = [
+            |i| super::dialect::Dialect::of(i) == Some(super::dialect::Dialect::V1),
+            |i| super::dialect::Dialect::of(i) == Some(super::dialect::Dialect::V0_3),
+        ];
         speaks
             .iter()
             .find_map(|fits| self.interfaces.iter().find(|i| fits(i)))
@@ -318,7 +321,7 @@ mod tests {
         );
         assert_eq!(card.interfaces[1].binding, Binding::HttpJson);
         assert!(card.capabilities.extended_agent_card);
-        assert_eq!(card.preferred_interface(), None);
+        assert_eq!(card.preferred_interface(), Some(&card.interfaces[0]));
     }
 
     #[test]

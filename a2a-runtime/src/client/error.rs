@@ -53,10 +53,18 @@ pub enum ClientError {
         /// Why it could not be used.
         reason: String,
     },
+    /// The agent's protocol version has no such operation.
+    #[error("the agent speaks A2A {version}, which cannot {operation}")]
+    Unsupported {
+        /// What was asked.
+        operation: &'static str,
+        /// The version the client speaks with the agent.
+        version: String,
+    },
     /// The card offers no interface this client speaks.
     #[error(
         "the agent offers no interface this client speaks (it offers: {}); this client speaks \
-         A2A 1.0 JSON-RPC",
+         JSON-RPC in A2A 1.0, 0.3 and 0.2",
         if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
     )]
     NoInterface {

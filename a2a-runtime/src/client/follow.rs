@@ -9,27 +9,28 @@ use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+use super::dialect::Op;
 use super::jsonrpc::JsonRpc;
-use super::{ClientError, EventStream, StreamEvent, parse, task_of};
+use super::{ClientError, EventStream, StreamEvent};
 use crate::model::{Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatusUpdate};
-use crate::protocol::a2a::v1;
+use crate::protocol::a2a::Received;
 
 /// Opens a streaming call: its items as the core model's events.
 pub(crate) async fn open(
     http: &reqwest::Client,
     rpc: &JsonRpc,
-    method: &str,
+    op: Op,
     params: Value,
 ) -> Result<EventStream, ClientError> {
-    let results = rpc.stream(http, method, params).await?;
+    let dialect = rpc.dialect();
+    let results = rpc.stream(http, op, params).await?;
     Ok(results
-        .map(|result| {
-            let response: v1::StreamResponseIn = parse(result?)?;
-            Ok(match response.into_model()? {
-                v1::Received::Task(task) => StreamEvent::Task(task),
-                v1::Received::Message(message) => StreamEvent::Message(message),
-                v1::Received::Event(TaskEvent::Status(update)) => StreamEvent::Status(update),
-                v1::Received::Event(TaskEvent::Artifact(update)) => StreamEvent::Artifact(update),
+        .map(move |result| {
+            Ok(match dialect.received(result?)? {
+                Received::Task(task) => StreamEvent::Task(task),
+                Received::Message(message) => StreamEvent::Message(message),
+                Received::Event(TaskEvent::Status(update)) => StreamEvent::Status(update),
+                Received::Event(TaskEvent::Artifact(update)) => StreamEvent::Artifact(update),
             })
         })
         .boxed())
@@ -221,7 +222,7 @@ impl Follower {
             }
             tokio::time::sleep(policy.initial_backoff.saturating_mul(self.renewals)).await;
             let params = json!({ "id": task_id });
-            match open(&self.http, &self.rpc, "SubscribeToTask", params).await {
+            match open(&self.http, &self.rpc, Op::Subscribe, params).await {
                 Ok(stream) => {
                     tracing::debug!(task = task_id, "resubscribed");
                     self.inner = Some(stream);
@@ -232,8 +233,8 @@ impl Follower {
                 // Refused: most likely the task settled, and a settled task has no stream.
                 Err(refused) => {
                     let params = json!({ "id": task_id });
-                    let task = match self.rpc.call(&self.http, "GetTask", params).await {
-                        Ok(result) => task_of(result)?,
+                    let task = match self.rpc.call(&self.http, Op::Get, params).await {
+                        Ok(result) => self.rpc.dialect().task(result)?,
                         Err(_) => return Err(refused),
                     };
                     let missed = self.seen.catch_up(&task);

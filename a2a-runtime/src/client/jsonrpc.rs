@@ -1,4 +1,5 @@
-//! A2A 1.0 over JSON-RPC 2.0: one POST per call, the method's params in, its result out, retried
+//! A2A over JSON-RPC 2.0 (in the endpoint's [`Dialect`]): one POST per call, the method's params
+//! in, its result out, retried
 //! as the client's [`RetryPolicy`] allows. A call made inside a traced skill continues its trace
 //! (`traceparent`, `tracestate`).
 
@@ -8,6 +9,7 @@ use futures::{Stream, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
+use super::dialect::{Dialect, Op};
 use super::error::{ClientError, RemoteError};
 use super::retry::{Failure, RetryPolicy};
 use super::sse::{SseError, data_events};
@@ -16,23 +18,11 @@ use crate::call::TraceContext;
 /// The most of an unexpected body an error quotes.
 const QUOTED_BODY: usize = 512;
 
-/// Methods a retry cannot make happen twice: reads, and requests whose repetition changes
-/// nothing more (canceling a canceled task, deleting a deleted config).
-const IDEMPOTENT: [&str; 8] = [
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-    "GetExtendedAgentCard",
-];
-
 /// Calls methods at one JSON-RPC endpoint.
 #[derive(Debug)]
 pub(crate) struct JsonRpc {
     url: String,
+    dialect: Dialect,
     retry: RetryPolicy,
     next_id: AtomicU64,
 }
@@ -46,12 +36,18 @@ struct Answer {
 }
 
 impl JsonRpc {
-    pub(crate) fn new(url: String, retry: RetryPolicy) -> Self {
+    pub(crate) fn new(url: String, dialect: Dialect, retry: RetryPolicy) -> Self {
         Self {
             url,
+            dialect,
             retry,
             next_id: AtomicU64::new(1),
         }
+    }
+
+    /// The A2A version spoken here.
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// How this endpoint's calls are retried.
@@ -59,15 +55,15 @@ impl JsonRpc {
         self.retry
     }
 
-    /// Calls `method` with `params`; its result, or the agent's error.
+    /// Calls `op` with `params`; its result, or the agent's error.
     pub(crate) async fn call(
         &self,
         http: &reqwest::Client,
-        method: &str,
+        op: Op,
         params: Value,
     ) -> Result<Value, ClientError> {
-        let body = self.body(method, params)?;
-        self.with_retries(method, || async {
+        let body = self.body(op, params)?;
+        self.with_retries(op, || async {
             let answer = self.post(http, &body, false).await?;
             let (status, headers) = (answer.status, answer.headers.clone());
             let is_json = content_type(&headers).starts_with("application/json");
@@ -81,17 +77,17 @@ impl JsonRpc {
         .await
     }
 
-    /// Calls streaming `method` with `params`: the result of each event the agent streams, or
-    /// the agent's error (at once, or as the stream's last item).
+    /// Calls streaming `op` with `params`: the result of each event the agent streams, or the
+    /// agent's error (at once, or as the stream's last item).
     pub(crate) async fn stream(
         &self,
         http: &reqwest::Client,
-        method: &str,
+        op: Op,
         params: Value,
     ) -> Result<impl Stream<Item = Result<Value, ClientError>> + Send + use<>, ClientError> {
-        let body = self.body(method, params)?;
+        let body = self.body(op, params)?;
         let response = self
-            .with_retries(method, || async {
+            .with_retries(op, || async {
                 let answer = self.post(http, &body, true).await?;
                 if answer.is_sse {
                     return Ok(answer.response);
@@ -142,19 +138,19 @@ impl JsonRpc {
     }
 
     /// Runs `attempt` until it succeeds or the policy gives up.
-    async fn with_retries<T, F, Fut>(&self, method: &str, attempt: F) -> Result<T, ClientError>
+    async fn with_retries<T, F, Fut>(&self, op: Op, attempt: F) -> Result<T, ClientError>
     where
         F: Fn() -> Fut,
         Fut: Future<Output = Result<T, Failure>>,
     {
-        let idempotent = IDEMPOTENT.contains(&method);
+        let idempotent = op.idempotent();
         let mut made = 1;
         loop {
             match attempt().await {
                 Ok(value) => return Ok(value),
                 Err(failure) => match self.retry.next(made, &failure, idempotent) {
                     Some(wait) => {
-                        tracing::debug!(method, attempt = made, ?wait, error = %failure.error, "retrying");
+                        tracing::debug!(?op, attempt = made, ?wait, error = %failure.error, "retrying");
                         tokio::time::sleep(wait).await;
                         made += 1;
                     }
@@ -165,7 +161,8 @@ impl JsonRpc {
     }
 
     /// The request body of one call (each attempt sends the same).
-    fn body(&self, method: &str, params: Value) -> Result<Vec<u8>, ClientError> {
+    fn body(&self, op: Op, params: Value) -> Result<Vec<u8>, ClientError> {
+        let method = self.dialect.method(op)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         serde_json::to_vec(&request).map_err(|e| ClientError::InvalidResponse {
@@ -182,7 +179,10 @@ impl JsonRpc {
     ) -> Result<Answer, Failure> {
         let mut request = http
             .post(&self.url)
-            .header("A2A-Version", HeaderValue::from_static("1.0"))
+            .header(
+                "A2A-Version",
+                HeaderValue::from_static(self.dialect.version()),
+            )
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .body(body.to_vec());
         if sse {

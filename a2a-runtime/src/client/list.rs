@@ -3,7 +3,8 @@
 use futures::Stream;
 use serde_json::{Value, json};
 
-use super::{A2aClient, ClientError, parse};
+use super::dialect::Op;
+use super::{A2aClient, ClientError};
 use crate::model::{Task, TaskState};
 use crate::protocol::a2a::v1;
 
@@ -34,7 +35,8 @@ pub struct TaskPage {
 }
 
 impl A2aClient {
-    /// One page of the caller's tasks: the first, or the one `page_token` names.
+    /// One page of the caller's tasks: the first, or the one `page_token` names. A2A 0.3 has
+    /// no listing: its agents answer [`ClientError::Unsupported`].
     pub async fn list_tasks_page(
         &self,
         query: &ListTasks,
@@ -56,13 +58,14 @@ impl A2aClient {
         if let Some(token) = page_token.filter(|t| !t.is_empty()) {
             params["pageToken"] = json!(token);
         }
-        let result = self.rpc.call(&self.http, "ListTasks", params).await?;
-        let tasks: Vec<v1::TaskIn> =
-            parse(result.get("tasks").cloned().unwrap_or(Value::Array(vec![])))?;
-        let tasks = tasks
+        let result = self.rpc.call(&self.http, Op::List, params).await?;
+        let tasks = result
+            .get("tasks")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
             .into_iter()
-            .enumerate()
-            .map(|(i, task)| task.into_model(&format!("result.tasks[{i}]")))
+            .map(|task| self.rpc.dialect().task(task))
             .collect::<Result<Vec<_>, _>>()?;
         let next_page_token = result
             .get("nextPageToken")

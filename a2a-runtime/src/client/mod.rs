@@ -16,6 +16,7 @@
 //! ```
 
 mod card;
+mod dialect;
 mod error;
 mod follow;
 mod jsonrpc;
@@ -42,9 +43,10 @@ pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;
 pub use validate::{Finding, Severity, validate_card};
 
+use self::dialect::{Dialect, Op};
 use self::jsonrpc::JsonRpc;
 use crate::model::{Message, Task, TaskArtifactUpdate, TaskStatusUpdate};
-use crate::protocol::a2a::v1;
+use crate::protocol::a2a::Received;
 
 /// Where cards are published (RFC 8615), newest first: A2A 0.3 and later, then 0.1 and 0.2.
 const CARD_PATHS: [&str; 2] = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
@@ -274,20 +276,12 @@ impl A2aClient {
         message: Message,
         options: SendOptions,
     ) -> Result<SendResult, ClientError> {
-        let mut configuration = json!({ "returnImmediately": options.return_immediately });
-        if let Some(length) = options.history_length {
-            configuration["historyLength"] = json!(length);
-        }
-        let params = json!({
-            "message": v1::MessageOut::from(&message),
-            "configuration": configuration,
-        });
-        let result = self.rpc.call(&self.http, "SendMessage", params).await?;
-        let answer: v1::SendMessageResponseIn = parse(result)?;
-        match answer.into_model()? {
-            v1::Received::Task(task) => Ok(SendResult::Task(task)),
-            v1::Received::Message(message) => Ok(SendResult::Message(message)),
-            v1::Received::Event(_) => Err(ClientError::InvalidResponse {
+        let params = self.rpc.dialect().send_params(&message, options);
+        let result = self.rpc.call(&self.http, Op::Send, params).await?;
+        match self.rpc.dialect().received(result)? {
+            Received::Task(task) => Ok(SendResult::Task(task)),
+            Received::Message(message) => Ok(SendResult::Message(message)),
+            Received::Event(_) => Err(ClientError::InvalidResponse {
                 field: String::new(),
                 reason: "is an event, not a task or a message".into(),
             }),
@@ -297,8 +291,11 @@ impl A2aClient {
     /// Sends a message and streams its task's events as they happen. If the connection drops
     /// before the task settles, the client subscribes again and yields what it missed, once.
     pub async fn send_streaming(&self, message: Message) -> Result<EventStream, ClientError> {
-        let params = json!({ "message": v1::MessageOut::from(&message) });
-        let stream = follow::open(&self.http, &self.rpc, "SendStreamingMessage", params).await?;
+        let params = self
+            .rpc
+            .dialect()
+            .send_params(&message, SendOptions::default());
+        let stream = follow::open(&self.http, &self.rpc, Op::Stream, params).await?;
         Ok(follow::resilient(
             self.http.clone(),
             Arc::clone(&self.rpc),
@@ -311,7 +308,7 @@ impl A2aClient {
     /// [`send_streaming`](Self::send_streaming) does.
     pub async fn subscribe(&self, id: &str) -> Result<EventStream, ClientError> {
         let params = json!({ "id": id });
-        let stream = follow::open(&self.http, &self.rpc, "SubscribeToTask", params).await?;
+        let stream = follow::open(&self.http, &self.rpc, Op::Subscribe, params).await?;
         Ok(follow::resilient(
             self.http.clone(),
             Arc::clone(&self.rpc),
@@ -329,8 +326,8 @@ impl A2aClient {
         if let Some(length) = history_length {
             params["historyLength"] = json!(length);
         }
-        let result = self.rpc.call(&self.http, "GetTask", params).await?;
-        task_of(result)
+        let result = self.rpc.call(&self.http, Op::Get, params).await?;
+        self.rpc.dialect().task(result)
     }
 
     /// The agent's extended card, for the authenticated caller (it may list more skills). The
@@ -338,7 +335,7 @@ impl A2aClient {
     pub async fn extended_card(&self) -> Result<AgentCard, ClientError> {
         let result = self
             .rpc
-            .call(&self.http, "GetExtendedAgentCard", json!({}))
+            .call(&self.http, Op::ExtendedCard, json!({}))
             .await?;
         AgentCard::from_json(result).map_err(|reason| ClientError::InvalidResponse {
             field: "result".into(),
@@ -350,9 +347,9 @@ impl A2aClient {
     pub async fn cancel_task(&self, id: &str) -> Result<Task, ClientError> {
         let result = self
             .rpc
-            .call(&self.http, "CancelTask", json!({ "id": id }))
+            .call(&self.http, Op::Cancel, json!({ "id": id }))
             .await?;
-        task_of(result)
+        self.rpc.dialect().task(result)
     }
 }
 
@@ -363,11 +360,6 @@ fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError>
     })
 }
 
-fn task_of(result: Value) -> Result<Task, ClientError> {
-    let task: v1::TaskIn = parse(result)?;
-    Ok(task.into_model("result")?)
-}
-
 /// The JSON-RPC endpoint of the interface the card offers that this client prefers.
 fn rpc_for(card: &AgentCard, retry: RetryPolicy) -> Result<JsonRpc, ClientError> {
     let interface = card
@@ -375,11 +367,14 @@ fn rpc_for(card: &AgentCard, retry: RetryPolicy) -> Result<JsonRpc, ClientError>
         .ok_or_else(|| ClientError::NoInterface {
             offered: card.interfaces.iter().map(ToString::to_string).collect(),
         })?;
+    let dialect = Dialect::of(interface).ok_or_else(|| ClientError::NoInterface {
+        offered: vec![interface.to_string()],
+    })?;
     reqwest::Url::parse(&interface.url).map_err(|e| ClientError::InvalidUrl {
         url: interface.url.clone(),
         reason: e.to_string(),
     })?;
-    Ok(JsonRpc::new(interface.url.clone(), retry))
+    Ok(JsonRpc::new(interface.url.clone(), dialect, retry))
 }
 
 /// A card read, or unchanged since the `ETag` sent.

@@ -501,6 +501,11 @@ pub(crate) struct TaskIdParams {
     pub(crate) id: String,
 }
 
+#[cfg(feature = "client")]
+mod results;
+#[cfg(feature = "client")]
+pub(crate) use results::{received_in, task_in};
+
 // ---------------------------------------------------------------------------------------------
 // The 0.3 proto's ProtoJSON (its HTTP+JSON routes)
 

@@ -6,10 +6,10 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::super::Received;
 use super::{FieldError, MessageIn, PartIn, parse_state, parts_of};
 use crate::model::{
-    Artifact, JsonObject, Message, Task, TaskArtifactUpdate, TaskEvent, TaskStatus,
-    TaskStatusUpdate,
+    Artifact, JsonObject, Task, TaskArtifactUpdate, TaskEvent, TaskStatus, TaskStatusUpdate,
 };
 
 /// `Task` as a server sends it.
@@ -49,13 +49,6 @@ struct ArtifactIn {
     extensions: Vec<String>,
 }
 
-/// `SendMessageResponse` as received: `task` or `message`.
-#[derive(Deserialize)]
-pub(crate) struct SendMessageResponseIn {
-    task: Option<TaskIn>,
-    message: Option<MessageIn>,
-}
-
 /// `StreamResponse` as received: exactly one of its members.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -91,14 +84,6 @@ struct ArtifactUpdateIn {
     append: bool,
     #[serde(alias = "last_chunk", default)]
     last_chunk: bool,
-}
-
-/// A task, message or event a server sent, in the core model.
-#[derive(Debug)]
-pub(crate) enum Received {
-    Task(Box<Task>),
-    Message(Message),
-    Event(TaskEvent),
 }
 
 fn required(value: String, path: &str, field: &str) -> Result<String, FieldError> {
@@ -196,20 +181,6 @@ impl TaskIn {
             checkpoint: None,
             push_configs: Vec::new(),
         })
-    }
-}
-
-impl SendMessageResponseIn {
-    /// The task or the message the server answered with.
-    pub(crate) fn into_model(self) -> Result<Received, FieldError> {
-        match (self.task, self.message) {
-            (Some(task), None) => task.into_model("task").map(|t| Received::Task(Box::new(t))),
-            (None, Some(message)) => message.into_model("message").map(Received::Message),
-            _ => Err((
-                String::new(),
-                "must hold exactly one of `task`, `message`".into(),
-            )),
-        }
     }
 }
 

@@ -1,0 +1,270 @@
+//! The A2A versions the client speaks over JSON-RPC, each with its method names and shapes:
+//! 1.0 (ProtoJSON, PascalCase methods) and 0.3 (`kind` tags, slash methods; 0.2.x agents speak
+//! it too). Everything else in the client is version-neutral.
+
+use serde_json::{Value, json};
+
+use super::card::{Binding, Interface};
+use super::push::PushNotificationConfig;
+use super::{ClientError, SendOptions, parse};
+use crate::model::{Message, PushAuthentication, Task};
+use crate::protocol::a2a::{Received, push, v0_3, v1};
+
+/// One operation of the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Send,
+    Stream,
+    Get,
+    Cancel,
+    Subscribe,
+    List,
+    PushSet,
+    PushGet,
+    PushList,
+    PushDelete,
+    ExtendedCard,
+}
+
+impl Op {
+    /// Whether a retry cannot make it happen twice: reads, and requests whose repetition
+    /// changes nothing more (canceling a canceled task, deleting a deleted config).
+    pub(crate) fn idempotent(self) -> bool {
+        !matches!(self, Self::Send | Self::Stream | Self::PushSet)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Send => "send a message",
+            Self::Stream => "stream a message",
+            Self::Get => "get a task",
+            Self::Cancel => "cancel a task",
+            Self::Subscribe => "subscribe to a task",
+            Self::List => "list tasks",
+            Self::PushSet => "set a push config",
+            Self::PushGet => "get a push config",
+            Self::PushList => "list push configs",
+            Self::PushDelete => "delete a push config",
+            Self::ExtendedCard => "read the extended card",
+        }
+    }
+}
+
+/// A version of A2A over JSON-RPC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    V1,
+    V0_3,
+}
+
+impl Dialect {
+    /// The dialect of `interface`, if it is JSON-RPC in a version this client speaks.
+    pub(crate) fn of(interface: &Interface) -> Option<Self> {
+        if interface.binding != Binding::JsonRpc {
+            return None;
+        }
+        if interface.is_v1() {
+            return Some(Self::V1);
+        }
+        let version = interface.protocol_version.trim();
+        (version.starts_with("0.3") || version.starts_with("0.2")).then_some(Self::V0_3)
+    }
+
+    /// The `A2A-Version` header value.
+    pub(crate) fn version(self) -> &'static str {
+        match self {
+            Self::V1 => "1.0",
+            Self::V0_3 => "0.3",
+        }
+    }
+
+    /// The JSON-RPC method of `op`, or why there is none.
+    pub(crate) fn method(self, op: Op) -> Result<&'static str, ClientError> {
+        let method = match (self, op) {
+            (Self::V1, Op::Send) => "SendMessage",
+            (Self::V1, Op::Stream) => "SendStreamingMessage",
+            (Self::V1, Op::Get) => "GetTask",
+            (Self::V1, Op::Cancel) => "CancelTask",
+            (Self::V1, Op::Subscribe) => "SubscribeToTask",
+            (Self::V1, Op::List) => "ListTasks",
+            (Self::V1, Op::PushSet) => "CreateTaskPushNotificationConfig",
+            (Self::V1, Op::PushGet) => "GetTaskPushNotificationConfig",
+            (Self::V1, Op::PushList) => "ListTaskPushNotificationConfigs",
+            (Self::V1, Op::PushDelete) => "DeleteTaskPushNotificationConfig",
+            (Self::V1, Op::ExtendedCard) => "GetExtendedAgentCard",
+            (Self::V0_3, Op::Send) => "message/send",
+            (Self::V0_3, Op::Stream) => "message/stream",
+            (Self::V0_3, Op::Get) => "tasks/get",
+            (Self::V0_3, Op::Cancel) => "tasks/cancel",
+            (Self::V0_3, Op::Subscribe) => "tasks/resubscribe",
+            (Self::V0_3, Op::PushSet) => "tasks/pushNotificationConfig/set",
+            (Self::V0_3, Op::PushGet) => "tasks/pushNotificationConfig/get",
+            (Self::V0_3, Op::PushList) => "tasks/pushNotificationConfig/list",
+            (Self::V0_3, Op::PushDelete) => "tasks/pushNotificationConfig/delete",
+            (Self::V0_3, Op::ExtendedCard) => "agent/getAuthenticatedExtendedCard",
+            (Self::V0_3, Op::List) => {
+                return Err(ClientError::Unsupported {
+                    operation: op.name(),
+                    version: "0.3".into(),
+                });
+            }
+        };
+        Ok(method)
+    }
+
+    /// The params of a send.
+    pub(crate) fn send_params(self, message: &Message, options: SendOptions) -> Value {
+        match self {
+            Self::V1 => {
+                let mut configuration = json!({ "returnImmediately": options.return_immediately });
+                if let Some(length) = options.history_length {
+                    configuration["historyLength"] = json!(length);
+                }
+                json!({ "message": v1::MessageOut::from(message), "configuration": configuration })
+            }
+            Self::V0_3 => {
+                let mut configuration = json!({ "blocking": !options.return_immediately });
+                if let Some(length) = options.history_length {
+                    configuration["historyLength"] = json!(length);
+                }
+                json!({
+                    "message": v0_3::message_out(message, v0_3::Tag::Kind),
+                    "configuration": configuration,
+                })
+            }
+        }
+    }
+
+    /// A send's answer or a stream's item.
+    pub(crate) fn received(self, value: Value) -> Result<Received, ClientError> {
+        match self {
+            Self::V1 => {
+                // A send answers `{task}` or `{message}`; a stream item may also be an update.
+                let item: v1::StreamResponseIn = parse(value)?;
+                Ok(item.into_model()?)
+            }
+            Self::V0_3 => Ok(v0_3::received_in(&value, "result")?),
+        }
+    }
+
+    /// A task answer.
+    pub(crate) fn task(self, value: Value) -> Result<Task, ClientError> {
+        match self {
+            Self::V1 => {
+                let task: v1::TaskIn = parse(value)?;
+                Ok(task.into_model("result")?)
+            }
+            Self::V0_3 => Ok(v0_3::task_in(&value, "result")?),
+        }
+    }
+
+    /// The params naming one config of a task.
+    pub(crate) fn push_ref(self, task_id: &str, id: &str) -> Value {
+        match self {
+            Self::V1 => json!({ "taskId": task_id, "id": id }),
+            Self::V0_3 => json!({ "id": task_id, "pushNotificationConfigId": id }),
+        }
+    }
+
+    /// The params of listing a task's configs, from page `token` (1.0 pages; 0.3 does not).
+    pub(crate) fn push_list(self, task_id: &str, token: &str) -> Value {
+        match self {
+            Self::V1 if token.is_empty() => json!({ "taskId": task_id }),
+            Self::V1 => json!({ "taskId": task_id, "pageToken": token }),
+            Self::V0_3 => json!({ "id": task_id }),
+        }
+    }
+
+    /// A listing's configs and the next page's token (empty on the last).
+    pub(crate) fn push_page(self, result: &Value) -> (Vec<Value>, String) {
+        let list = |v: Option<&Value>| v.and_then(Value::as_array).cloned().unwrap_or_default();
+        match self {
+            Self::V1 => (
+                list(result.get("configs")),
+                result
+                    .get("nextPageToken")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            ),
+            Self::V0_3 => (list(Some(result)), String::new()),
+        }
+    }
+
+    /// The params registering `config`.
+    pub(crate) fn push_set(self, config: &PushNotificationConfig) -> Value {
+        let mut fields = serde_json::Map::new();
+        fields.insert("url".into(), json!(config.url));
+        if let Some(id) = &config.id {
+            fields.insert("id".into(), json!(id));
+        }
+        if let Some(token) = &config.token {
+            fields.insert("token".into(), json!(token));
+        }
+        let auth = config.authentication.as_ref();
+        match self {
+            Self::V1 => {
+                fields.insert("taskId".into(), json!(config.task_id));
+                if let Some(auth) = auth {
+                    let mut out =
+                        json!({ "scheme": auth.schemes.first().cloned().unwrap_or_default() });
+                    if let Some(credentials) = &auth.credentials {
+                        out["credentials"] = json!(credentials);
+                    }
+                    fields.insert("authentication".into(), out);
+                }
+                Value::Object(fields)
+            }
+            Self::V0_3 => {
+                if let Some(auth) = auth {
+                    let mut out = json!({ "schemes": auth.schemes });
+                    if let Some(credentials) = &auth.credentials {
+                        out["credentials"] = json!(credentials);
+                    }
+                    fields.insert("authentication".into(), out);
+                }
+                json!({ "taskId": config.task_id, "pushNotificationConfig": fields })
+            }
+        }
+    }
+
+    /// A config an agent answered with (at `path`), for task `task_id` unless it names one.
+    pub(crate) fn push_config(
+        self,
+        value: Value,
+        path: &str,
+        task_id: &str,
+    ) -> Result<PushNotificationConfig, ClientError> {
+        let config = match self {
+            Self::V1 => push::v1::config_in(value, path)?,
+            Self::V0_3 => {
+                let named = value
+                    .get("taskId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let inner = value
+                    .get("pushNotificationConfig")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let mut config =
+                    push::v0_3::config_in(inner, &format!("{path}.pushNotificationConfig"))?;
+                config.task_id = named;
+                config
+            }
+        };
+        let url = config.url.ok_or_else(|| ClientError::InvalidResponse {
+            field: format!("{path}.url"),
+            reason: "is required".into(),
+        })?;
+        Ok(PushNotificationConfig {
+            task_id: config.task_id.unwrap_or_else(|| task_id.to_owned()),
+            id: config.id,
+            url,
+            token: config.token,
+            authentication: config.authentication.map(|a| PushAuthentication {
+                schemes: a.schemes,
+                credentials: a.credentials,
+            }),
+        })
+    }
+}
