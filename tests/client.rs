@@ -3,7 +3,9 @@
 //! streams, subscriptions, get, cancel, listing page by page, push config CRUD, the extended
 //! card behind an API key, retries (a rate refusal's `Retry-After`, a flaky agent's 503s for
 //! reads only), streams renewed after a cut connection with no gap and no duplicate, trace
-//! context carried by calls made inside a skill, and the agent's errors with their `ErrorInfo`.
+//! context carried by calls made inside a skill, delegation between two agents (progress relayed,
+//! cancellation propagated), A2A 0.3 and 0.2 agents, and the agent's errors with their
+//! `ErrorInfo`.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -725,4 +727,115 @@ async fn a_stream_cut_mid_task_is_renewed_with_no_gap_and_no_duplicate() {
     let settled = client.get_task(&first.id, None).await.unwrap();
     let expected = replay(&[StreamEvent::Task(Box::new(settled))]);
     assert_eq!(replay(&events), expected, "{events:#?}");
+}
+
+/// Call skill `skill` of the agent at `url` with `input`, and answer the text of its first
+/// artifact.
+#[skill(agent = Tracer)]
+pub async fn delegate(
+    ctx: TaskContext,
+    /// The agent to call.
+    url: String,
+    /// Its skill.
+    skill: String,
+    /// The skill's input.
+    input: Value,
+) -> Result<String, SkillError> {
+    let failed = |e: ClientError| SkillError::new(e.to_string());
+    let agent = A2aClient::connect(&url).await.map_err(failed)?;
+    let SendResult::Task(task) = ctx
+        .call_agent(&agent, call(&skill, input))
+        .await
+        .map_err(failed)?
+    else {
+        return Err(SkillError::new("expected a task"));
+    };
+    match &task.artifacts[0].parts[0].content {
+        PartContent::Text(text) => Ok(text.clone()),
+        other => Err(SkillError::new(format!("expected text, got {other:?}"))),
+    }
+}
+
+/// Polls `check` every 20 ms for up to 5 s.
+async fn eventually<T>(mut check: impl AsyncFnMut() -> Option<T>) -> T {
+    for _ in 0..250 {
+        if let Some(found) = check().await {
+            return found;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("not within 5 s");
+}
+
+#[tokio::test]
+async fn canceling_a_task_that_delegated_cancels_the_remote_task() {
+    let lab = start(Lab.server()).await;
+    let outer = start(Tracer.server()).await;
+    let client = A2aClient::connect(&outer.base).await.unwrap();
+    let options = SendOptions {
+        return_immediately: true,
+        history_length: None,
+    };
+    let input = json!({"url": lab.base, "skill": "wait", "input": {"millis": 30_000}});
+    let delegating = task(
+        client
+            .send_with(call("delegate", input), options)
+            .await
+            .unwrap(),
+    );
+    // The delegated task runs on the lab agent, for the same (loopback) caller.
+    let lab_client = A2aClient::connect(&lab.base).await.unwrap();
+    let working = ListTasks {
+        state: Some(TaskState::Working),
+        ..ListTasks::default()
+    };
+    let remote = eventually(async || {
+        let page = lab_client.list_tasks_page(&working, None).await.unwrap();
+        page.tasks.into_iter().next()
+    })
+    .await;
+    client.cancel_task(&delegating.id).await.unwrap();
+    let settled = eventually(async || {
+        let task = lab_client.get_task(&remote.id, None).await.unwrap();
+        task.status.state.is_terminal().then_some(task)
+    })
+    .await;
+    assert_eq!(settled.status.state, TaskState::Canceled, "{settled:?}");
+}
+
+#[tokio::test]
+async fn a_delegated_tasks_progress_and_result_reach_the_caller() {
+    let lab = start(Lab.server()).await;
+    let outer = start(Tracer.server()).await;
+    let client = A2aClient::connect(&outer.base).await.unwrap();
+    let input = json!({"url": lab.base, "skill": "tick", "input": {"times": 3}});
+    let events: Vec<StreamEvent> = client
+        .send_streaming(call("delegate", input))
+        .await
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    let relayed = events.iter().any(|e| {
+        matches!(e, StreamEvent::Status(u)
+            if u.metadata.as_ref().and_then(|m| m.get("progress")) == Some(&json!(3)))
+    });
+    assert!(relayed, "the remote progress is relayed: {events:#?}");
+    let Some(StreamEvent::Status(last)) = events.last() else {
+        panic!("the stream ends with a status: {events:?}");
+    };
+    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    let StreamEvent::Task(first) = &events[0] else {
+        panic!("the stream starts with the task");
+    };
+    let done = client.get_task(&first.id, None).await.unwrap();
+    let texts: Vec<&PartContent> = done
+        .artifacts
+        .iter()
+        .flat_map(|a| a.parts.iter().map(|p| &p.content))
+        .collect();
+    assert!(
+        texts.contains(&&PartContent::Text("ticked 3 times".into())),
+        "{done:?}"
+    );
 }

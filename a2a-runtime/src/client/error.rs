@@ -53,6 +53,13 @@ pub enum ClientError {
         /// Why it could not be used.
         reason: String,
     },
+    /// The task that delegated the call was canceled; the remote task (if it had started) was
+    /// asked to cancel too.
+    #[error("canceled{}", remote_task.as_ref().map(|t| format!("; remote task {t} was asked to cancel")).unwrap_or_default())]
+    Canceled {
+        /// The remote task, if the agent had started one.
+        remote_task: Option<String>,
+    },
     /// The agent's protocol version has no such operation.
     #[error("the agent speaks A2A {version}, which cannot {operation}")]
     Unsupported {

@@ -16,6 +16,7 @@
 //! ```
 
 mod card;
+mod delegate;
 mod dialect;
 mod error;
 mod follow;
