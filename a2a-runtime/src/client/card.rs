@@ -270,8 +270,14 @@ fn interfaces(raw: &Value) -> Vec<Interface> {
             });
         }
     }
+    // A card served to both generations names its 0.3 interfaces twice (`0.3` and `0.3.0`).
+    let same = |a: &Interface, b: &Interface| {
+        a.url.trim_end_matches('/') == b.url.trim_end_matches('/')
+            && a.binding == b.binding
+            && major_minor(&a.protocol_version) == major_minor(&b.protocol_version)
+    };
     for interface in legacy {
-        if !found.contains(&interface) {
+        if !found.iter().any(|known| same(known, &interface)) {
             found.push(interface);
         }
     }

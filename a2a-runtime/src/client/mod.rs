@@ -26,6 +26,7 @@ mod push;
 mod retry;
 mod sse;
 mod validate;
+mod wire;
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -43,6 +44,7 @@ pub use list::{ListTasks, TaskPage};
 pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;
 pub use validate::{Finding, Severity, validate_card};
+pub use wire::{card_json, event_json, message_json, task_json};
 
 use self::dialect::{Dialect, Op};
 use self::jsonrpc::JsonRpc;

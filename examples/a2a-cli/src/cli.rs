@@ -1,0 +1,168 @@
+//! The command line.
+
+use a2a_runtime::TaskState;
+use clap::{Args, Parser, Subcommand};
+
+/// Talk to any A2A agent: read and validate its card, send messages, follow tasks, manage push
+/// configs.
+#[derive(Debug, Parser)]
+#[command(name = "a2a", version)]
+pub(crate) struct Cli {
+    /// Print A2A 1.0 JSON (one line per stream event) instead of text.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// Send `Authorization: Bearer TOKEN`.
+    #[arg(long, global = true, env = "A2A_TOKEN")]
+    pub(crate) token: Option<String>,
+    /// Send an API key header, as NAME=KEY (repeatable).
+    #[arg(long = "api-key", global = true, value_parser = header)]
+    pub(crate) api_keys: Vec<(String, String)>,
+    /// Send a header, as NAME=VALUE (repeatable).
+    #[arg(long = "header", global = true, value_parser = header)]
+    pub(crate) headers: Vec<(String, String)>,
+    /// The longest a request may take.
+    #[arg(long, global = true, default_value = "60s")]
+    pub(crate) timeout: humantime::Duration,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+fn header(raw: &str) -> Result<(String, String), String> {
+    raw.split_once('=')
+        .map(|(name, value)| (name.trim().to_owned(), value.to_owned()))
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| format!("`{raw}` is not NAME=VALUE"))
+}
+
+fn state(raw: &str) -> Result<TaskState, String> {
+    let wanted = raw.trim().to_ascii_lowercase().replace('_', "-");
+    TaskState::ALL
+        .into_iter()
+        .find(|s| format!("{s:?}").to_ascii_lowercase() == wanted.replace('-', ""))
+        .ok_or_else(|| {
+            format!("`{raw}` is not a task state (working, completed, input-required …)")
+        })
+}
+
+/// What to send.
+#[derive(Debug, Args)]
+pub(crate) struct Input {
+    /// The message text.
+    pub(crate) text: Option<String>,
+    /// A JSON value to send as a data part instead of text.
+    #[arg(long, conflicts_with = "text")]
+    pub(crate) data: Option<String>,
+    /// The skill to call (`metadata.skill`).
+    #[arg(long)]
+    pub(crate) skill: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Print the agent's card.
+    Card {
+        /// The agent's base URL, or its card's URL.
+        url: String,
+    },
+    /// Check the agent's card against its A2A version; exits 1 if it has errors.
+    Validate {
+        /// The agent's base URL, or its card's URL.
+        url: String,
+    },
+    /// Send a message and print the settled task (or the agent's reply).
+    Send {
+        /// The agent's base URL.
+        url: String,
+        #[command(flatten)]
+        input: Input,
+        /// Print the task as soon as it exists.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Send a message and print its task's events as they happen.
+    Stream {
+        /// The agent's base URL.
+        url: String,
+        #[command(flatten)]
+        input: Input,
+    },
+    /// Follow a running task until it settles.
+    Subscribe {
+        /// The agent's base URL.
+        url: String,
+        /// The task.
+        task_id: String,
+    },
+    /// Print a task.
+    Get {
+        /// The agent's base URL.
+        url: String,
+        /// The task.
+        task_id: String,
+    },
+    /// Cancel a task.
+    Cancel {
+        /// The agent's base URL.
+        url: String,
+        /// The task.
+        task_id: String,
+    },
+    /// List your tasks, every page.
+    List {
+        /// The agent's base URL.
+        url: String,
+        /// Only tasks in this state.
+        #[arg(long, value_parser = state)]
+        state: Option<TaskState>,
+        /// Only tasks of this conversation.
+        #[arg(long)]
+        context: Option<String>,
+        /// Tasks per request.
+        #[arg(long)]
+        page_size: Option<usize>,
+    },
+    /// Manage a task's push notification configs.
+    #[command(subcommand)]
+    Push(PushCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PushCommand {
+    /// Register a webhook for a task's updates.
+    Set {
+        /// The agent's base URL.
+        url: String,
+        /// The task.
+        task_id: String,
+        /// Where updates are POSTed.
+        webhook: String,
+        /// A token the receiver checks.
+        #[arg(long)]
+        token: Option<String>,
+    },
+    /// Print one config.
+    Get {
+        /// The agent's base URL.
+        url: String,
+        /// The task.
+        task_id: String,
+        /// The config.
+        id: String,
+    },
+    /// Print a task's configs.
+    List {
+        /// The agent's base URL.
+        url: String,
+        /// The task.
+        task_id: String,
+    },
+    /// Remove a config.
+    Delete {
+        /// The agent's base URL.
+        url: String,
+        /// The task.
+        task_id: String,
+        /// The config.
+        id: String,
+    },
+}

@@ -1,0 +1,184 @@
+//! `a2a`: a command-line client of A2A agents, built on `a2a_runtime::client`.
+//!
+//! Every command takes the agent's base URL (or its card's URL). `--json` prints A2A 1.0 JSON
+//! (one object, or one line per stream event) for scripts; without it the output is for people.
+//! Exit status: 0 on success, 1 when the agent refused or a card has errors, 2 on bad usage.
+
+mod cli;
+mod print;
+
+use std::process::ExitCode;
+
+use a2a_runtime::client::{
+    A2aClient, ClientError, ListTasks, PushNotificationConfig, SendOptions, Severity,
+};
+use a2a_runtime::futures::StreamExt;
+use a2a_runtime::{Message, Part};
+use clap::Parser;
+
+use cli::{Cli, Command, Input, PushCommand};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match a2a_runtime::tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("a2a: cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("a2a: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn connect(cli: &Cli, url: &str) -> Result<A2aClient, ClientError> {
+    let mut builder = A2aClient::builder(url).timeout(cli.timeout.into());
+    if let Some(token) = &cli.token {
+        builder = builder.bearer_token(token);
+    }
+    for (name, value) in cli.headers.iter().chain(&cli.api_keys) {
+        builder = builder.header(name, value);
+    }
+    builder.connect().await
+}
+
+/// The message a send carries: text, or a data part; `--skill` names the skill.
+fn message(input: &Input) -> Result<Message, String> {
+    let part = match (&input.text, &input.data) {
+        (_, Some(data)) => {
+            let value =
+                serde_json::from_str(data).map_err(|e| format!("--data is not JSON: {e}"))?;
+            Part::data(value)
+        }
+        (Some(text), None) => Part::text(text.clone()),
+        (None, None) => return Err("give the message as TEXT or --data JSON".into()),
+    };
+    let mut message = Message::user(vec![part]);
+    if let Some(skill) = &input.skill {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("skill".into(), serde_json::Value::String(skill.clone()));
+        message.metadata = Some(metadata);
+    }
+    Ok(message)
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
+    let json = cli.json;
+    match &cli.command {
+        Command::Card { url } => {
+            let agent = connect(&cli, url).await?;
+            print::card(&agent.card(), json);
+        }
+        Command::Validate { url } => {
+            let agent = connect(&cli, url).await?;
+            let findings = agent.card().validate();
+            print::findings(&findings, json);
+            if findings.iter().any(|f| f.severity == Severity::Error) {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        Command::Send {
+            url,
+            input,
+            no_wait,
+        } => {
+            let Ok(message) = message(input).map_err(|e| eprintln!("a2a: {e}")) else {
+                return Ok(ExitCode::from(2));
+            };
+            let agent = connect(&cli, url).await?;
+            let options = SendOptions {
+                return_immediately: *no_wait,
+                history_length: None,
+            };
+            print::sent(&agent.send_with(message, options).await?, json);
+        }
+        Command::Stream { url, input } => {
+            let Ok(message) = message(input).map_err(|e| eprintln!("a2a: {e}")) else {
+                return Ok(ExitCode::from(2));
+            };
+            let agent = connect(&cli, url).await?;
+            let mut events = agent.send_streaming(message).await?;
+            while let Some(event) = events.next().await {
+                print::event(&event?, json);
+            }
+        }
+        Command::Subscribe { url, task_id } => {
+            let agent = connect(&cli, url).await?;
+            let mut events = agent.subscribe(task_id).await?;
+            while let Some(event) = events.next().await {
+                print::event(&event?, json);
+            }
+        }
+        Command::Get { url, task_id } => {
+            let agent = connect(&cli, url).await?;
+            print::task(&agent.get_task(task_id, None).await?, json);
+        }
+        Command::Cancel { url, task_id } => {
+            let agent = connect(&cli, url).await?;
+            print::task(&agent.cancel_task(task_id).await?, json);
+        }
+        Command::List {
+            url,
+            state,
+            context,
+            page_size,
+        } => {
+            let agent = connect(&cli, url).await?;
+            let query = ListTasks {
+                context_id: context.clone(),
+                state: *state,
+                page_size: *page_size,
+                ..ListTasks::default()
+            };
+            let mut tasks = std::pin::pin!(agent.list_tasks(&query));
+            while let Some(task) = tasks.next().await {
+                print::listed(&task?, json);
+            }
+        }
+        Command::Push(push) => return run_push(&cli, push).await,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn run_push(cli: &Cli, push: &PushCommand) -> Result<ExitCode, ClientError> {
+    let json = cli.json;
+    match push {
+        PushCommand::Set {
+            url,
+            task_id,
+            webhook,
+            token,
+        } => {
+            let agent = connect(cli, url).await?;
+            let mut config = PushNotificationConfig::new(task_id, webhook);
+            config.token.clone_from(token);
+            print::push_config(&agent.set_push_config(&config).await?, json);
+        }
+        PushCommand::Get { url, task_id, id } => {
+            let agent = connect(cli, url).await?;
+            print::push_config(&agent.get_push_config(task_id, id).await?, json);
+        }
+        PushCommand::List { url, task_id } => {
+            let agent = connect(cli, url).await?;
+            for config in agent.list_push_configs(task_id).await? {
+                print::push_config(&config, json);
+            }
+        }
+        PushCommand::Delete { url, task_id, id } => {
+            let agent = connect(cli, url).await?;
+            agent.delete_push_config(task_id, id).await?;
+            if !json {
+                println!("deleted {id}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,179 @@
+//! The `a2a` binary against a served agent over real sockets. `--json` outputs are compared with
+//! the snapshots in `tests/snapshots/` once ids, ports and times are replaced by placeholders;
+//! `SNAPSHOTS=overwrite` rewrites them.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use a2a_runtime::Agent;
+use a2a_tests::lab::Lab;
+use a2a_tests::start;
+use serde_json::Value;
+use tokio::process::Command;
+
+const A2A: &str = env!("CARGO_BIN_EXE_a2a");
+
+async fn a2a(args: &[&str]) -> Output {
+    Command::new(A2A).args(args).output().await.unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "a2a failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// `text` with what changes from run to run replaced: the server's address, UUIDs and RFC 3339
+/// times.
+fn normalized(text: &str, base: &str) -> String {
+    let mut out = text.replace(base.trim_end_matches('/'), "http://AGENT");
+    // UUIDs (8-4-4-4-12 hex) and timestamps, without a regex engine.
+    let mut result = String::with_capacity(out.len());
+    let chars: Vec<char> = out.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let rest: String = chars[i..chars.len().min(i + 36)].iter().collect();
+        let is_uuid = rest.len() == 36
+            && rest.char_indices().all(|(k, c)| match k {
+                8 | 13 | 18 | 23 => c == '-',
+                _ => c.is_ascii_hexdigit(),
+            });
+        let stamp: String = chars[i..chars.len().min(i + 24)].iter().collect();
+        let is_time = stamp.len() == 24
+            && stamp.ends_with('Z')
+            && stamp.as_bytes()[4] == b'-'
+            && stamp.as_bytes()[10] == b'T';
+        if is_uuid {
+            result.push_str("<ID>");
+            i += 36;
+        } else if is_time {
+            result.push_str("<TIME>");
+            i += 24;
+        } else {
+            result.push(chars[i]);
+            i += 1;
+        }
+    }
+    out = result;
+    out
+}
+
+fn check_snapshot(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(format!("{name}.txt"));
+    if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no snapshot {}; run with SNAPSHOTS=overwrite",
+            path.display()
+        )
+    });
+    assert_eq!(actual, expected, "snapshot {name} differs");
+}
+
+#[tokio::test]
+async fn card_and_validate_print_the_card_and_its_findings() {
+    let server = start(Lab.server()).await;
+    let card = stdout(&a2a(&["card", &server.base, "--json"]).await);
+    let parsed: Value = serde_json::from_str(&card).unwrap();
+    assert_eq!(parsed["name"], "Lab");
+    let human = stdout(&a2a(&["card", &server.base]).await);
+    assert!(human.contains("skill      echo"), "{human}");
+    let valid = stdout(&a2a(&["validate", &server.base, "--json"]).await);
+    check_snapshot("validate", &valid);
+}
+
+#[tokio::test]
+async fn send_get_list_and_cancel_print_a2a_json() {
+    let server = start(Lab.server()).await;
+    let sent = stdout(
+        &a2a(&[
+            "send",
+            &server.base,
+            "--skill",
+            "echo",
+            "--data",
+            r#"{"text":"hi"}"#,
+            "--json",
+        ])
+        .await,
+    );
+    check_snapshot("send", &normalized(&sent, &server.base));
+    let task: Value = serde_json::from_str(&sent).unwrap();
+    let id = task["id"].as_str().unwrap();
+    let read = stdout(&a2a(&["get", &server.base, id, "--json"]).await);
+    assert_eq!(
+        normalized(&read, &server.base),
+        normalized(&sent, &server.base)
+    );
+    let listed = stdout(&a2a(&["list", &server.base, "--state", "completed", "--json"]).await);
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    let working = stdout(
+        &a2a(&[
+            "send",
+            &server.base,
+            "--skill",
+            "wait",
+            "--data",
+            r#"{"millis":30000}"#,
+            "--no-wait",
+            "--json",
+        ])
+        .await,
+    );
+    let working: Value = serde_json::from_str(&working).unwrap();
+    let canceled = stdout(&a2a(&["cancel", &server.base, working["id"].as_str().unwrap()]).await);
+    assert!(canceled.contains("Canceled"), "{canceled}");
+}
+
+#[tokio::test]
+async fn stream_prints_one_json_line_per_event() {
+    let server = start(Lab.server()).await;
+    let streamed = stdout(
+        &a2a(&[
+            "stream",
+            &server.base,
+            "--skill",
+            "tick",
+            "--data",
+            r#"{"times":2}"#,
+            "--json",
+        ])
+        .await,
+    );
+    check_snapshot("stream", &normalized(&streamed, &server.base));
+    let human = stdout(
+        &a2a(&[
+            "stream",
+            &server.base,
+            "--skill",
+            "tick",
+            "--data",
+            r#"{"times":2}"#,
+        ])
+        .await,
+    );
+    assert!(human.contains("status Working 2/2"), "{human}");
+    assert!(human.trim_end().ends_with("status Completed"), "{human}");
+}
+
+#[tokio::test]
+async fn errors_are_the_agents_and_exit_nonzero() {
+    let server = start(Lab.server()).await;
+    let missing = a2a(&["get", &server.base, "no-such-task"]).await;
+    assert!(!missing.status.success());
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("TASK_NOT_FOUND"), "{stderr}");
+    let usage = a2a(&["send", &server.base]).await;
+    assert_eq!(usage.status.code(), Some(2));
+}
