@@ -22,6 +22,10 @@ use a2a_runtime::client::{
 };
 use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Agent, Message, PartContent, PushAuthentication, PushOptions, TaskState};
+use a2a_tests::client_kit::{
+    artifacts_of, assert_completed, list_each_once, no_wait, push_round_trip, read_through_a_cut,
+    task_of,
+};
 use a2a_tests::lab::Lab;
 use a2a_tests::start;
 use a2a_tests::vault::Vault;
@@ -37,13 +41,6 @@ fn call(skill: &str, input: Value) -> Message {
             .unwrap_or_default(),
     );
     message
-}
-
-fn task(sent: SendResult) -> a2a_runtime::Task {
-    match sent {
-        SendResult::Task(task) => *task,
-        SendResult::Message(message) => panic!("expected a task, got message {message:?}"),
-    }
 }
 
 #[tokio::test]
@@ -62,7 +59,7 @@ async fn a_client_reads_the_card_and_calls_the_v1_json_rpc_interface() {
 async fn a_blocking_send_returns_the_settled_task_with_its_artifact() {
     let server = start(Lab.server()).await;
     let client = A2aClient::connect(&server.base).await.unwrap();
-    let task = task(
+    let task = task_of(
         client
             .send(call("echo", json!({"text": "hi"})))
             .await
@@ -82,7 +79,7 @@ async fn a_task_sent_without_waiting_can_be_read_and_canceled() {
         return_immediately: true,
         history_length: Some(0),
     };
-    let started = task(
+    let started = task_of(
         client
             .send_with(call("wait", json!({"millis": 30_000})), options)
             .await
@@ -128,21 +125,15 @@ async fn a_streaming_send_yields_the_task_then_its_updates_until_it_completes() 
         events.iter().any(|e| matches!(e, StreamEvent::Artifact(_))),
         "{events:?}"
     );
-    let Some(StreamEvent::Status(last)) = events.last() else {
-        panic!("the stream ends with a status: {events:?}");
-    };
-    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    assert_completed(&events);
 }
 
 #[tokio::test]
 async fn a_subscription_follows_a_running_task_to_its_end() {
     let server = start(Lab.server()).await;
     let client = A2aClient::connect(&server.base).await.unwrap();
-    let options = SendOptions {
-        return_immediately: true,
-        history_length: None,
-    };
-    let started = task(
+    let options = no_wait();
+    let started = task_of(
         client
             .send_with(call("wait", json!({"millis": 300})), options)
             .await
@@ -159,10 +150,7 @@ async fn a_subscription_follows_a_running_task_to_its_end() {
         panic!("a subscription starts with the task: {events:?}");
     };
     assert_eq!(first.id, started.id);
-    let Some(StreamEvent::Status(last)) = events.last() else {
-        panic!("the stream ends with a status: {events:?}");
-    };
-    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    assert_completed(&events);
 }
 
 #[tokio::test]
@@ -211,7 +199,7 @@ async fn a_card_published_only_at_the_legacy_path_is_found() {
     let client = A2aClient::connect(&host).await.unwrap();
     assert_eq!(client.card().name, "Elsewhere");
     // Calls go to the interface the card names, not to the card's host.
-    let task = task(
+    let task = task_of(
         client
             .send(call("echo", json!({"text": "x"})))
             .await
@@ -255,7 +243,7 @@ async fn the_same_client_speaks_a2a_0_3_to_an_agent_whose_card_offers_only_that(
     let server = start(Lab.server().push(push)).await;
     for version in ["0.3.0", "0.2.5"] {
         let client = v0_3_client(&server, version).await;
-        let done = task(
+        let done = task_of(
             client
                 .send(call("echo", json!({"text": "old"})))
                 .await
@@ -273,16 +261,10 @@ async fn the_same_client_speaks_a2a_0_3_to_an_agent_whose_card_offers_only_that(
             .map(Result::unwrap)
             .collect()
             .await;
-        let Some(StreamEvent::Status(last)) = events.last() else {
-            panic!("the stream ends with a status: {events:?}");
-        };
-        assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+        assert_completed(&events);
 
-        let options = SendOptions {
-            return_immediately: true,
-            history_length: None,
-        };
-        let working = task(
+        let options = no_wait();
+        let working = task_of(
             client
                 .send_with(call("wait", json!({"millis": 30_000})), options)
                 .await
@@ -297,23 +279,7 @@ async fn the_same_client_speaks_a2a_0_3_to_an_agent_whose_card_offers_only_that(
             schemes: vec!["Bearer".into()],
             credentials: Some("s3cret".into()),
         });
-        let stored = client.set_push_config(&hook).await.unwrap();
-        let id = stored.id.clone().unwrap();
-        assert_eq!(stored.task_id, working.id);
-        let read = client.get_push_config(&working.id, &id).await.unwrap();
-        assert_eq!(read.url, hook.url);
-        assert_eq!(
-            client.list_push_configs(&working.id).await.unwrap().len(),
-            1
-        );
-        client.delete_push_config(&working.id, &id).await.unwrap();
-        assert!(
-            client
-                .list_push_configs(&working.id)
-                .await
-                .unwrap()
-                .is_empty()
-        );
+        push_round_trip(&client, &hook).await;
         let canceled = client.cancel_task(&working.id).await.unwrap();
         assert_eq!(canceled.status.state, TaskState::Canceled);
 
@@ -360,15 +326,7 @@ async fn listing_follows_the_agents_pages_to_the_last() {
     assert_eq!(first.tasks.len(), 2);
     assert_eq!(first.total_size, Some(5));
     assert!(first.next_page_token.is_some());
-    let all: Vec<a2a_runtime::Task> = client
-        .list_tasks(&query)
-        .map(Result::unwrap)
-        .collect()
-        .await;
-    let mut ids: Vec<&str> = all.iter().map(|t| t.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    assert_eq!(ids.len(), 5, "every task once: {all:?}");
+    let all = list_each_once(&client, &query, 5).await;
     assert!(all.iter().all(|t| !t.artifacts.is_empty()), "{all:?}");
     let completed = ListTasks {
         state: Some(TaskState::Canceled),
@@ -384,11 +342,8 @@ async fn push_configs_are_created_read_listed_and_deleted() {
     push.allow_private = true;
     let server = start(Lab.server().push(push)).await;
     let client = A2aClient::connect(&server.base).await.unwrap();
-    let options = SendOptions {
-        return_immediately: true,
-        history_length: None,
-    };
-    let started = task(
+    let options = no_wait();
+    let started = task_of(
         client
             .send_with(call("wait", json!({"millis": 30_000})), options)
             .await
@@ -400,24 +355,11 @@ async fn push_configs_are_created_read_listed_and_deleted() {
         schemes: vec!["Bearer".into()],
         credentials: Some("s3cret".into()),
     });
-    let stored = client.set_push_config(&config).await.unwrap();
-    let id = stored.id.clone().unwrap();
-    assert_eq!(stored.url, config.url);
-    assert_eq!(stored.task_id, started.id);
-    let read = client.get_push_config(&started.id, &id).await.unwrap();
+    let read = push_round_trip(&client, &config).await;
     assert_eq!(read.token.as_deref(), Some("t0k3n"));
     let credentials = read.authentication.and_then(|a| a.credentials);
     assert_ne!(credentials.as_deref(), Some("s3cret"), "never echoed");
-    let listed = client.list_push_configs(&started.id).await.unwrap();
-    assert_eq!(listed.len(), 1, "{listed:?}");
-    client.delete_push_config(&started.id, &id).await.unwrap();
-    assert!(
-        client
-            .list_push_configs(&started.id)
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    let id = read.id.unwrap();
     let gone = client.get_push_config(&started.id, &id).await.unwrap_err();
     assert!(matches!(gone, ClientError::Remote(_)), "{gone}");
     client.cancel_task(&started.id).await.unwrap();
@@ -476,9 +418,9 @@ async fn a_send_refused_for_its_rate_is_sent_again_when_the_agent_says() {
     let server = start(Lab.server().limits(limits)).await;
     let patient = A2aClient::connect(&server.base).await.unwrap();
     let echo = || call("echo", json!({"text": "again"}));
-    task(patient.send(echo()).await.unwrap());
+    task_of(patient.send(echo()).await.unwrap());
     // Over the rate: refused with Retry-After, then accepted on the retry.
-    let retried = task(patient.send(echo()).await.unwrap());
+    let retried = task_of(patient.send(echo()).await.unwrap());
     assert_eq!(retried.status.state, TaskState::Completed);
 
     let impatient = A2aClient::builder(&server.base)
@@ -650,40 +592,6 @@ pub async fn drip(
     "dripped".into()
 }
 
-/// Each artifact's text parts as the events tell them, in order.
-fn replay(events: &[StreamEvent]) -> std::collections::BTreeMap<String, Vec<String>> {
-    let mut artifacts = std::collections::BTreeMap::<String, Vec<String>>::new();
-    let texts = |parts: &[a2a_runtime::Part]| -> Vec<String> {
-        parts
-            .iter()
-            .map(|p| match &p.content {
-                PartContent::Text(t) => t.clone(),
-                other => format!("{other:?}"),
-            })
-            .collect()
-    };
-    for event in events {
-        match event {
-            StreamEvent::Task(task) => {
-                for a in &task.artifacts {
-                    artifacts.insert(a.artifact_id.clone(), texts(&a.parts));
-                }
-            }
-            StreamEvent::Artifact(update) => {
-                let parts = artifacts
-                    .entry(update.artifact.artifact_id.clone())
-                    .or_default();
-                if !update.append {
-                    parts.clear();
-                }
-                parts.extend(texts(&update.artifact.parts));
-            }
-            _ => {}
-        }
-    }
-    artifacts
-}
-
 #[tokio::test]
 async fn a_stream_cut_mid_task_is_renewed_with_no_gap_and_no_duplicate() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -693,40 +601,18 @@ async fn a_stream_cut_mid_task_is_renewed_with_no_gap_and_no_duplicate() {
     let server = Tracer.server().public_url(base.clone());
     tokio::spawn(async move { server.serve_on(listener).await });
     let client = A2aClient::connect(&base).await.unwrap();
-    let mut stream = client
+    let stream = client
         .send_streaming(call("drip", json!({"chunks": 12, "millis": 30})))
         .await
         .unwrap();
-    let mut events = Vec::new();
-    let mut cut = None;
-    while let Some(event) = stream.next().await {
-        events.push(event.unwrap());
-        let chunks = events
-            .iter()
-            .filter(|e| matches!(e, StreamEvent::Artifact(_)))
-            .count();
-        if chunks == 3 && cut.is_none() {
-            cut = Some(proxy.connections());
-            proxy.cut();
-        }
-    }
-    let before = cut.expect("the stream was cut");
-    assert!(proxy.connections() > before, "the client connected again");
-    let Some(StreamEvent::Status(last)) = events.last() else {
-        panic!("the stream ends with a status: {events:?}");
-    };
-    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
-    let terminal = events
-        .iter()
-        .filter(|e| matches!(e, StreamEvent::Status(u) if u.status.state.is_terminal()))
-        .count();
-    assert_eq!(terminal, 1, "{events:?}");
+    let events = read_through_a_cut(stream, &proxy, 3).await;
+    assert_completed(&events);
     let StreamEvent::Task(first) = &events[0] else {
         panic!("the stream starts with the task: {events:?}");
     };
     let settled = client.get_task(&first.id, None).await.unwrap();
-    let expected = replay(&[StreamEvent::Task(Box::new(settled))]);
-    assert_eq!(replay(&events), expected, "{events:#?}");
+    let expected = artifacts_of(&[StreamEvent::Task(Box::new(settled))]);
+    assert_eq!(artifacts_of(&events), expected, "{events:#?}");
 }
 
 /// Call skill `skill` of the agent at `url` with `input`, and answer the text of its first
@@ -772,12 +658,9 @@ async fn canceling_a_task_that_delegated_cancels_the_remote_task() {
     let lab = start(Lab.server()).await;
     let outer = start(Tracer.server()).await;
     let client = A2aClient::connect(&outer.base).await.unwrap();
-    let options = SendOptions {
-        return_immediately: true,
-        history_length: None,
-    };
+    let options = no_wait();
     let input = json!({"url": lab.base, "skill": "wait", "input": {"millis": 30_000}});
-    let delegating = task(
+    let delegating = task_of(
         client
             .send_with(call("delegate", input), options)
             .await
@@ -821,10 +704,7 @@ async fn a_delegated_tasks_progress_and_result_reach_the_caller() {
             if u.metadata.as_ref().and_then(|m| m.get("progress")) == Some(&json!(3)))
     });
     assert!(relayed, "the remote progress is relayed: {events:#?}");
-    let Some(StreamEvent::Status(last)) = events.last() else {
-        panic!("the stream ends with a status: {events:?}");
-    };
-    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    assert_completed(&events);
     let StreamEvent::Task(first) = &events[0] else {
         panic!("the stream starts with the task");
     };

@@ -14,11 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use a2a_runtime::client::{
-    A2aClient, ListTasks, PushNotificationConfig, SendOptions, SendResult, StreamEvent,
-};
+use a2a_runtime::client::{A2aClient, ListTasks, PushNotificationConfig, StreamEvent};
 use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Message, PartContent, TaskState};
+use a2a_tests::client_kit::{
+    artifacts_of, assert_completed, list_each_once, no_wait, push_round_trip, read_through_a_cut,
+    task_of, texts,
+};
 use a2a_tests::receiver::Receiver;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -328,13 +330,6 @@ impl PythonAgent {
     }
 }
 
-fn task_of(sent: SendResult) -> a2a_runtime::Task {
-    match sent {
-        SendResult::Task(task) => *task,
-        SendResult::Message(message) => panic!("expected a task, got {message:?}"),
-    }
-}
-
 #[tokio::test]
 async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
     require_packages().await;
@@ -367,16 +362,10 @@ async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
         events.iter().any(|e| matches!(e, StreamEvent::Artifact(_))),
         "{events:?}"
     );
-    let Some(StreamEvent::Status(last)) = events.last() else {
-        panic!("the stream ends with a status: {events:?}");
-    };
-    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    assert_completed(&events);
 
     // A task left working: read, given a webhook, and canceled.
-    let options = SendOptions {
-        return_immediately: true,
-        history_length: None,
-    };
+    let options = no_wait();
     let working = task_of(
         client
             .send_with(Message::user_text("wait"), options)
@@ -387,22 +376,7 @@ async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
     assert_eq!(read.id, working.id);
     let mut hook = PushNotificationConfig::new(&working.id, "https://receiver.example/hook");
     hook.token = Some("t0k3n".into());
-    let stored = client.set_push_config(&hook).await.unwrap();
-    let id = stored.id.clone().unwrap();
-    let fetched = client.get_push_config(&working.id, &id).await.unwrap();
-    assert_eq!(fetched.url, hook.url);
-    assert_eq!(
-        client.list_push_configs(&working.id).await.unwrap().len(),
-        1
-    );
-    client.delete_push_config(&working.id, &id).await.unwrap();
-    assert!(
-        client
-            .list_push_configs(&working.id)
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    push_round_trip(&client, &hook).await;
     let canceled = client.cancel_task(&working.id).await.unwrap();
     assert_eq!(canceled.status.state, TaskState::Canceled, "{canceled:?}");
 
@@ -411,15 +385,7 @@ async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
         page_size: Some(1),
         ..ListTasks::default()
     };
-    let listed: Vec<a2a_runtime::Task> = client
-        .list_tasks(&query)
-        .map(Result::unwrap)
-        .collect()
-        .await;
-    let mut ids: Vec<&str> = listed.iter().map(|t| t.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    assert_eq!(ids.len(), 3, "{listed:?}");
+    list_each_once(&client, &query, 3).await;
 
     // The agent's own error, with its reason.
     let missing = client.get_task("no-such-task", None).await.unwrap_err();
@@ -438,52 +404,19 @@ async fn our_client_renews_a_cut_stream_from_the_official_python_sdk_with_no_gap
     let proxy = a2a_tests::proxy::CuttableProxy::start(target).await;
     let base = agent.serve(Some(format!("http://{}/", proxy.addr))).await;
     let client = A2aClient::connect(&base).await.unwrap();
-    let mut stream = client
+    let stream = client
         .send_streaming(Message::user_text("drip"))
         .await
         .unwrap();
-    let (mut events, mut cut) = (Vec::new(), None);
-    while let Some(event) = stream.next().await {
-        events.push(event.unwrap());
-        let chunks = events
-            .iter()
-            .filter(|e| matches!(e, StreamEvent::Artifact(_)))
-            .count();
-        if chunks == 3 && cut.is_none() {
-            cut = Some(proxy.connections());
-            proxy.cut();
-        }
-    }
-    let before = cut.expect("the stream was cut");
-    assert!(proxy.connections() > before, "the client connected again");
-    let Some(StreamEvent::Status(last)) = events.last() else {
-        panic!("the stream ends with a status: {events:?}");
-    };
-    assert_eq!(last.status.state, TaskState::Completed, "{events:?}");
+    let events = read_through_a_cut(stream, &proxy, 3).await;
+    assert_completed(&events);
     let task_id = match &events[0] {
         StreamEvent::Task(task) => task.id.clone(),
         StreamEvent::Status(update) => update.task_id.clone(),
         other => panic!("unexpected first event {other:?}"),
     };
     let settled = client.get_task(&task_id, None).await.unwrap();
-    let texts = |parts: &[a2a_runtime::Part]| -> Vec<String> {
-        parts
-            .iter()
-            .map(|p| match &p.content {
-                PartContent::Text(t) => t.clone(),
-                other => format!("{other:?}"),
-            })
-            .collect()
-    };
-    let mut rebuilt: Vec<String> = Vec::new();
-    for event in &events {
-        if let StreamEvent::Artifact(update) = event {
-            if !update.append {
-                rebuilt.clear();
-            }
-            rebuilt.extend(texts(&update.artifact.parts));
-        }
-    }
+    let rebuilt: Vec<String> = artifacts_of(&events).into_values().flatten().collect();
     let expected: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
     assert_eq!(rebuilt, expected, "{events:#?}");
     assert_eq!(texts(&settled.artifacts[0].parts), expected);

@@ -1,6 +1,7 @@
 //! Test harness: serves an agent on an ephemeral loopback port and talks to it over HTTP, plus a
 //! "lab" agent whose skills exercise failure modes.
 
+pub mod client_kit;
 pub mod lab;
 pub mod pki;
 pub mod postgres;

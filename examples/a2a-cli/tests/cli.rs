@@ -19,6 +19,13 @@ async fn a2a(args: &[&str]) -> Output {
     Command::new(A2A).args(args).output().await.unwrap()
 }
 
+/// `a2a COMMAND BASE --skill SKILL --data DATA [EXTRA…]`'s standard output.
+async fn call(command: &str, base: &str, skill: &str, data: &str, extra: &[&str]) -> String {
+    let mut args = vec![command, base, "--skill", skill, "--data", data];
+    args.extend_from_slice(extra);
+    stdout(&a2a(&args).await)
+}
+
 fn stdout(output: &Output) -> String {
     assert!(
         output.status.success(),
@@ -96,18 +103,8 @@ async fn card_and_validate_print_the_card_and_its_findings() {
 #[tokio::test]
 async fn send_get_list_and_cancel_print_a2a_json() {
     let server = start(Lab.server()).await;
-    let sent = stdout(
-        &a2a(&[
-            "send",
-            &server.base,
-            "--skill",
-            "echo",
-            "--data",
-            r#"{"text":"hi"}"#,
-            "--json",
-        ])
-        .await,
-    );
+    let base = &server.base;
+    let sent = call("send", base, "echo", r#"{"text":"hi"}"#, &["--json"]).await;
     check_snapshot("send", &normalized(&sent, &server.base));
     let task: Value = serde_json::from_str(&sent).unwrap();
     let id = task["id"].as_str().unwrap();
@@ -118,19 +115,8 @@ async fn send_get_list_and_cancel_print_a2a_json() {
     );
     let listed = stdout(&a2a(&["list", &server.base, "--state", "completed", "--json"]).await);
     assert_eq!(listed.lines().count(), 1, "{listed}");
-    let working = stdout(
-        &a2a(&[
-            "send",
-            &server.base,
-            "--skill",
-            "wait",
-            "--data",
-            r#"{"millis":30000}"#,
-            "--no-wait",
-            "--json",
-        ])
-        .await,
-    );
+    let wait = r#"{"millis":30000}"#;
+    let working = call("send", base, "wait", wait, &["--no-wait", "--json"]).await;
     let working: Value = serde_json::from_str(&working).unwrap();
     let canceled = stdout(&a2a(&["cancel", &server.base, working["id"].as_str().unwrap()]).await);
     assert!(canceled.contains("Canceled"), "{canceled}");
@@ -139,30 +125,10 @@ async fn send_get_list_and_cancel_print_a2a_json() {
 #[tokio::test]
 async fn stream_prints_one_json_line_per_event() {
     let server = start(Lab.server()).await;
-    let streamed = stdout(
-        &a2a(&[
-            "stream",
-            &server.base,
-            "--skill",
-            "tick",
-            "--data",
-            r#"{"times":2}"#,
-            "--json",
-        ])
-        .await,
-    );
+    let (base, twice) = (&server.base, r#"{"times":2}"#);
+    let streamed = call("stream", base, "tick", twice, &["--json"]).await;
     check_snapshot("stream", &normalized(&streamed, &server.base));
-    let human = stdout(
-        &a2a(&[
-            "stream",
-            &server.base,
-            "--skill",
-            "tick",
-            "--data",
-            r#"{"times":2}"#,
-        ])
-        .await,
-    );
+    let human = call("stream", base, "tick", twice, &[]).await;
     assert!(human.contains("status Working 2/2"), "{human}");
     assert!(human.trim_end().ends_with("status Completed"), "{human}");
 }

@@ -474,7 +474,7 @@ pub(crate) struct ListTasksRequest {
 #[cfg(feature = "client")]
 mod results;
 #[cfg(feature = "client")]
-pub(crate) use results::{StreamResponseIn, TaskIn};
+pub(crate) use results::{StreamResponseIn, TaskIn, status_time};
 
 // ---------------------------------------------------------------------------------------------
 // Agent card

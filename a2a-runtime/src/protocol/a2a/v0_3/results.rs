@@ -1,10 +1,9 @@
 //! A2A 0.3 JSON-RPC results as a server sends them (`kind`-tagged tasks, messages and stream
 //! events, lower-case states), read into the core model by a client.
 
-use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use super::super::Received;
+use super::super::{Received, v1};
 use super::{
     FieldError, Tag, message_in, object_at, object_in, parse_state, part_in, strings, text_field,
 };
@@ -25,17 +24,7 @@ fn status_in(value: Option<&Value>, path: &str) -> Result<TaskStatus, FieldError
             format!("`{name}` is not a TaskState"),
         )
     })?;
-    let timestamp = match text_field(object, "timestamp") {
-        Some(at) => DateTime::parse_from_rfc3339(&at)
-            .map_err(|e| {
-                (
-                    format!("{path}.timestamp"),
-                    format!("is not an RFC 3339 timestamp: {e}"),
-                )
-            })?
-            .with_timezone(&Utc),
-        None => Utc::now(),
-    };
+    let timestamp = v1::status_time(text_field(object, "timestamp").as_deref(), path)?;
     let message = object
         .get("message")
         .map(|m| message_in(m, Tag::Kind, &format!("{path}.message")))

@@ -94,6 +94,22 @@ fn required(value: String, path: &str, field: &str) -> Result<String, FieldError
     }
 }
 
+/// A status's `timestamp` (at `path.timestamp`). Optional in the proto (and in 0.3): a status
+/// without one is read as received now.
+pub(crate) fn status_time(at: Option<&str>, path: &str) -> Result<DateTime<Utc>, FieldError> {
+    let Some(at) = at else {
+        return Ok(Utc::now());
+    };
+    DateTime::parse_from_rfc3339(at)
+        .map(|at| at.with_timezone(&Utc))
+        .map_err(|e| {
+            (
+                format!("{path}.timestamp"),
+                format!("is not an RFC 3339 timestamp: {e}"),
+            )
+        })
+}
+
 impl StatusIn {
     fn into_model(self, path: &str) -> Result<TaskStatus, FieldError> {
         let state = match &self.state {
@@ -111,18 +127,7 @@ impl StatusIn {
             }
             None => return Err((format!("{path}.state"), "is required".into())),
         };
-        let timestamp = match self.timestamp.as_deref() {
-            Some(at) => DateTime::parse_from_rfc3339(at)
-                .map_err(|e| {
-                    (
-                        format!("{path}.timestamp"),
-                        format!("is not an RFC 3339 timestamp: {e}"),
-                    )
-                })?
-                .with_timezone(&Utc),
-            // Optional in the proto: a status without one is read as received now.
-            None => Utc::now(),
-        };
+        let timestamp = status_time(self.timestamp.as_deref(), path)?;
         let message = self
             .message
             .map(|m| m.into_model(&format!("{path}.message")))
