@@ -719,3 +719,37 @@ async fn a_delegated_tasks_progress_and_result_reach_the_caller() {
         "{done:?}"
     );
 }
+
+#[tokio::test]
+async fn a_stream_outlives_the_call_timeout_and_a_slow_call_does_not() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let proxy = a2a_tests::proxy::CuttableProxy::start(listener.local_addr().unwrap()).await;
+    let base = format!("http://{}/", proxy.addr);
+    let server = Tracer.server().public_url(base.clone());
+    tokio::spawn(async move { server.serve_on(listener).await });
+    let client = A2aClient::builder(&base)
+        .timeout(std::time::Duration::from_millis(300))
+        .retry(RetryPolicy::none())
+        .connect()
+        .await
+        .unwrap();
+    // Four chunks 200 ms apart: the stream lasts well past the 300 ms call timeout.
+    let events: Vec<StreamEvent> = client
+        .send_streaming(call("drip", json!({"chunks": 4, "millis": 200})))
+        .await
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert_completed(&events);
+    assert_eq!(proxy.connections(), 1, "one connection, never renewed");
+    // A call that takes longer than the timeout is abandoned.
+    let slow = client
+        .send(call("drip", json!({"chunks": 2, "millis": 400})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&slow, ClientError::Transport { source, .. } if source.is_timeout()),
+        "{slow}"
+    );
+}

@@ -4,6 +4,7 @@
 //! (`traceparent`, `tracestate`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -24,6 +25,10 @@ pub(crate) struct JsonRpc {
     url: String,
     dialect: Dialect,
     retry: RetryPolicy,
+    /// The longest a call may take; streams have none (see [`ClientBuilder::timeout`]).
+    ///
+    /// [`ClientBuilder::timeout`]: super::ClientBuilder::timeout
+    timeout: Duration,
     next_id: AtomicU64,
 }
 
@@ -36,11 +41,17 @@ struct Answer {
 }
 
 impl JsonRpc {
-    pub(crate) fn new(url: String, dialect: Dialect, retry: RetryPolicy) -> Self {
+    pub(crate) fn new(
+        url: String,
+        dialect: Dialect,
+        retry: RetryPolicy,
+        timeout: Duration,
+    ) -> Self {
         Self {
             url,
             dialect,
             retry,
+            timeout,
             next_id: AtomicU64::new(1),
         }
     }
@@ -185,9 +196,11 @@ impl JsonRpc {
             )
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .body(body.to_vec());
-        if sse {
-            request = request.header(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        }
+        request = if sse {
+            request.header(ACCEPT, HeaderValue::from_static("text/event-stream"))
+        } else {
+            request.timeout(self.timeout)
+        };
         request = with_trace(request);
         let response = request
             .send()

@@ -146,7 +146,9 @@ impl ClientBuilder {
         self
     }
 
-    /// The longest a call may take, from sending to the whole answer (60 s unless set).
+    /// The longest a call may take, from sending to the whole answer (60 s unless set). Streams
+    /// are not bound by it: a subscription to a long task stays open while the agent sends
+    /// events or keep-alives.
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
@@ -173,12 +175,10 @@ impl ClientBuilder {
         if let Some(invalid) = self.invalid {
             return Err(invalid);
         }
-        let mut http = reqwest::Client::builder()
+        // No client-wide timeout: it would also cut streams. Each call sets its own.
+        let http = reqwest::Client::builder()
             .default_headers(self.headers)
-            .timeout(self.timeout);
-        if let Some(timeout) = self.connect_timeout {
-            http = http.connect_timeout(timeout);
-        }
+            .connect_timeout(self.connect_timeout.unwrap_or(self.timeout));
         let http = http.build().map_err(|source| ClientError::Transport {
             url: self.base_url.clone(),
             source,
@@ -187,16 +187,17 @@ impl ClientBuilder {
             url: self.base_url.clone(),
             reason: e.to_string(),
         })?;
-        let fetched = fetch_card(&http, &base, None).await?;
+        let fetched = fetch_card(&http, &base, None, self.timeout).await?;
         let Fetched::Card { card, url, etag } = fetched else {
             return Err(ClientError::Card {
                 url: base.to_string(),
                 reason: "the server answered 304 Not Modified to a first request".into(),
             });
         };
-        let rpc = rpc_for(&card, self.retry)?;
+        let rpc = rpc_for(&card, self.retry, self.timeout)?;
         Ok(A2aClient {
             http,
+            timeout: self.timeout,
             state: Mutex::new(CardState { card, url, etag }),
             rpc: Arc::new(rpc),
         })
@@ -215,6 +216,8 @@ struct CardState {
 #[derive(Debug)]
 pub struct A2aClient {
     http: reqwest::Client,
+    /// The longest a call (not a stream) may take.
+    timeout: Duration,
     state: Mutex<CardState>,
     rpc: Arc<JsonRpc>,
 }
@@ -256,7 +259,7 @@ impl A2aClient {
             let state = self.state();
             (state.url.clone(), state.etag.clone())
         };
-        match fetch_card(&self.http, &url, etag).await? {
+        match fetch_card(&self.http, &url, etag, self.timeout).await? {
             Fetched::NotModified => Ok(false),
             Fetched::Card { card, url, etag } => {
                 let mut state = self.state();
@@ -364,7 +367,11 @@ fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError>
 }
 
 /// The JSON-RPC endpoint of the interface the card offers that this client prefers.
-fn rpc_for(card: &AgentCard, retry: RetryPolicy) -> Result<JsonRpc, ClientError> {
+fn rpc_for(
+    card: &AgentCard,
+    retry: RetryPolicy,
+    timeout: Duration,
+) -> Result<JsonRpc, ClientError> {
     let interface = card
         .preferred_interface()
         .ok_or_else(|| ClientError::NoInterface {
@@ -377,7 +384,7 @@ fn rpc_for(card: &AgentCard, retry: RetryPolicy) -> Result<JsonRpc, ClientError>
         url: interface.url.clone(),
         reason: e.to_string(),
     })?;
-    Ok(JsonRpc::new(interface.url.clone(), dialect, retry))
+    Ok(JsonRpc::new(interface.url.clone(), dialect, retry, timeout))
 }
 
 /// A card read, or unchanged since the `ETag` sent.
@@ -396,6 +403,7 @@ async fn fetch_card(
     http: &reqwest::Client,
     url: &reqwest::Url,
     etag: Option<HeaderValue>,
+    timeout: Duration,
 ) -> Result<Fetched, ClientError> {
     let candidates: Vec<reqwest::Url> = if url.path().ends_with(".json") {
         vec![url.clone()]
@@ -412,7 +420,7 @@ async fn fetch_card(
     };
     let mut last = None;
     for candidate in candidates {
-        let mut request = http.get(candidate.clone());
+        let mut request = http.get(candidate.clone()).timeout(timeout);
         if let Some(etag) = &etag {
             request = request.header(IF_NONE_MATCH, etag.clone());
         }
