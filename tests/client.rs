@@ -592,14 +592,20 @@ pub async fn drip(
     "dripped".into()
 }
 
-#[tokio::test]
-async fn a_stream_cut_mid_task_is_renewed_with_no_gap_and_no_duplicate() {
+/// The tracer agent behind a cuttable proxy; its card names the proxy, so every call of a
+/// client goes through it. The proxy and the base URL.
+async fn tracer_behind_a_proxy() -> (a2a_tests::proxy::CuttableProxy, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let proxy = a2a_tests::proxy::CuttableProxy::start(listener.local_addr().unwrap()).await;
     let base = format!("http://{}/", proxy.addr);
-    // The card names the proxy, so the client's calls go through it.
     let server = Tracer.server().public_url(base.clone());
     tokio::spawn(async move { server.serve_on(listener).await });
+    (proxy, base)
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_task_is_renewed_with_no_gap_and_no_duplicate() {
+    let (proxy, base) = tracer_behind_a_proxy().await;
     let client = A2aClient::connect(&base).await.unwrap();
     let stream = client
         .send_streaming(call("drip", json!({"chunks": 12, "millis": 30})))
@@ -722,11 +728,7 @@ async fn a_delegated_tasks_progress_and_result_reach_the_caller() {
 
 #[tokio::test]
 async fn a_stream_outlives_the_call_timeout_and_a_slow_call_does_not() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let proxy = a2a_tests::proxy::CuttableProxy::start(listener.local_addr().unwrap()).await;
-    let base = format!("http://{}/", proxy.addr);
-    let server = Tracer.server().public_url(base.clone());
-    tokio::spawn(async move { server.serve_on(listener).await });
+    let (proxy, base) = tracer_behind_a_proxy().await;
     let client = A2aClient::builder(&base)
         .timeout(std::time::Duration::from_millis(300))
         .retry(RetryPolicy::none())
