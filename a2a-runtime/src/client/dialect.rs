@@ -176,18 +176,20 @@ impl Dialect {
     }
 
     /// A listing's configs and the next page's token (empty on the last).
-    pub(crate) fn push_page(self, result: &Value) -> (Vec<Value>, String) {
-        let list = |v: Option<&Value>| v.and_then(Value::as_array).cloned().unwrap_or_default();
+    pub(crate) fn push_page(self, mut result: Value) -> (Vec<Value>, String) {
         match self {
-            Self::V1 => (
-                list(result.get("configs")),
-                result
+            Self::V1 => {
+                let next = result
                     .get("nextPageToken")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
-                    .to_owned(),
-            ),
-            Self::V0_3 => (list(Some(result)), String::new()),
+                    .to_owned();
+                (taken_list(&mut result, "configs"), next)
+            }
+            Self::V0_3 => match result {
+                Value::Array(configs) => (configs, String::new()),
+                _ => (Vec::new(), String::new()),
+            },
         }
     }
 
@@ -266,5 +268,13 @@ impl Dialect {
                 credentials: a.credentials,
             }),
         })
+    }
+}
+
+/// The list under `key` in `object`, taken out of it (empty if there is none).
+pub(crate) fn taken_list(object: &mut Value, key: &str) -> Vec<Value> {
+    match object.get_mut(key).map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
     }
 }

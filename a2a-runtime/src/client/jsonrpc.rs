@@ -6,13 +6,14 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::dialect::{Dialect, Op};
 use super::error::{ClientError, RemoteError};
-use super::retry::{Failure, RetryPolicy};
+use super::retry::{Failure, RetryPolicy, retry_after};
 use super::sse::{SseError, data_events};
 use crate::call::TraceContext;
 
@@ -32,10 +33,12 @@ pub(crate) struct JsonRpc {
     next_id: AtomicU64,
 }
 
-/// What a POST answered.
+/// What a POST answered: its status and what its headers say, read once.
 struct Answer {
     status: u16,
-    headers: HeaderMap,
+    /// `Retry-After`, in seconds.
+    retry_after: Option<Duration>,
+    is_json: bool,
     is_sse: bool,
     response: reqwest::Response,
 }
@@ -76,14 +79,14 @@ impl JsonRpc {
         let body = self.body(op, params)?;
         self.with_retries(op, || async {
             let answer = self.post(http, &body, false).await?;
-            let (status, headers) = (answer.status, answer.headers.clone());
-            let is_json = content_type(&headers).starts_with("application/json");
+            let (status, retry_after, is_json) =
+                (answer.status, answer.retry_after, answer.is_json);
             let bytes = answer
                 .response
                 .bytes()
                 .await
                 .map_err(|source| Failure::transport(&self.url, source))?;
-            self.result(status, &headers, is_json, &bytes)
+            self.result(status, retry_after, is_json, &bytes)
         })
         .await
     }
@@ -104,17 +107,17 @@ impl JsonRpc {
                     return Ok(answer.response);
                 }
                 // Refused before any event: a JSON-RPC error (or an HTTP one).
-                let (status, headers) = (answer.status, answer.headers.clone());
+                let (status, retry_after) = (answer.status, answer.retry_after);
                 let bytes = answer
                     .response
                     .bytes()
                     .await
                     .map_err(|source| Failure::transport(&self.url, source))?;
-                let error = match self.result(status, &headers, true, &bytes) {
+                let error = match self.result(status, retry_after, true, &bytes) {
                     Err(failure) => return Err(failure),
                     Ok(_) => self.unexpected(status, &bytes),
                 };
-                Err(Failure::answered(error, status, &headers))
+                Err(Failure::answered(error, status, retry_after))
             })
             .await?;
         let url = self.url.clone();
@@ -129,7 +132,7 @@ impl JsonRpc {
                     reason: "is an event larger than this client reads (16 MiB)".into(),
                 },
             })?;
-            let answer: Value =
+            let mut answer: Value =
                 serde_json::from_str(&data).map_err(|e| ClientError::InvalidResponse {
                     field: String::new(),
                     reason: format!("is an event that is not JSON: {e}"),
@@ -138,8 +141,8 @@ impl JsonRpc {
                 return Err(RemoteError::from_jsonrpc(error).into());
             }
             answer
-                .get("result")
-                .cloned()
+                .as_object_mut()
+                .and_then(|answer| answer.remove("result"))
                 .ok_or_else(|| ClientError::InvalidResponse {
                     field: "result".into(),
                     reason: "is missing from an event".into(),
@@ -172,20 +175,22 @@ impl JsonRpc {
     }
 
     /// The request body of one call (each attempt sends the same).
-    fn body(&self, op: Op, params: Value) -> Result<Vec<u8>, ClientError> {
+    fn body(&self, op: Op, params: Value) -> Result<Bytes, ClientError> {
         let method = self.dialect.method(op)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        serde_json::to_vec(&request).map_err(|e| ClientError::InvalidResponse {
-            field: "params".into(),
-            reason: format!("cannot be sent: {e}"),
-        })
+        serde_json::to_vec(&request)
+            .map(Bytes::from)
+            .map_err(|e| ClientError::InvalidResponse {
+                field: "params".into(),
+                reason: format!("cannot be sent: {e}"),
+            })
     }
 
     async fn post(
         &self,
         http: &reqwest::Client,
-        body: &[u8],
+        body: &Bytes,
         sse: bool,
     ) -> Result<Answer, Failure> {
         let mut request = http
@@ -195,7 +200,7 @@ impl JsonRpc {
                 HeaderValue::from_static(self.dialect.version()),
             )
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-            .body(body.to_vec());
+            .body(body.clone());
         request = if sse {
             request.header(ACCEPT, HeaderValue::from_static("text/event-stream"))
         } else {
@@ -206,11 +211,13 @@ impl JsonRpc {
             .send()
             .await
             .map_err(|source| Failure::transport(&self.url, source))?;
-        let headers = response.headers().clone();
+        let headers = response.headers();
+        let content_type = content_type(headers);
         Ok(Answer {
             status: response.status().as_u16(),
-            is_sse: content_type(&headers).starts_with("text/event-stream"),
-            headers,
+            retry_after: retry_after(headers),
+            is_json: content_type.starts_with("application/json"),
+            is_sse: content_type.starts_with("text/event-stream"),
             response,
         })
     }
@@ -219,7 +226,7 @@ impl JsonRpc {
     fn result(
         &self,
         status: u16,
-        headers: &HeaderMap,
+        retry_after: Option<Duration>,
         is_json: bool,
         body: &[u8],
     ) -> Result<Value, Failure> {
@@ -229,23 +236,23 @@ impl JsonRpc {
         } else {
             None
         };
-        let Some(answer) = answer.filter(Value::is_object) else {
+        let Some(Value::Object(mut answer)) = answer else {
             return Err(Failure::answered(
                 self.unexpected(status, body),
                 status,
-                headers,
+                retry_after,
             ));
         };
         if let Some(error) = answer.get("error") {
             let error = RemoteError::from_jsonrpc(error).into();
-            return Err(Failure::answered(error, status, headers));
+            return Err(Failure::answered(error, status, retry_after));
         }
-        match answer.get("result") {
-            Some(result) if (200..300).contains(&status) => Ok(result.clone()),
+        match answer.remove("result") {
+            Some(result) if (200..300).contains(&status) => Ok(result),
             Some(_) => Err(Failure::answered(
                 self.unexpected(status, body),
                 status,
-                headers,
+                retry_after,
             )),
             None => Err(Failure::fatal(ClientError::InvalidResponse {
                 field: "result".into(),

@@ -3,7 +3,7 @@
 use futures::Stream;
 use serde_json::{Value, json};
 
-use super::dialect::Op;
+use super::dialect::{Op, taken_list};
 use super::{A2aClient, ClientError};
 use crate::model::{Task, TaskState};
 use crate::protocol::a2a::v1;
@@ -58,12 +58,8 @@ impl A2aClient {
         if let Some(token) = page_token.filter(|t| !t.is_empty()) {
             params["pageToken"] = json!(token);
         }
-        let result = self.rpc.call(&self.http, Op::List, params).await?;
-        let tasks = result
-            .get("tasks")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
+        let mut result = self.rpc.call(&self.http, Op::List, params).await?;
+        let tasks = taken_list(&mut result, "tasks")
             .into_iter()
             .map(|task| self.rpc.dialect().task(task))
             .collect::<Result<Vec<_>, _>>()?;

@@ -73,7 +73,7 @@ impl A2aClient {
         for _ in 0..MAX_CONFIG_PAGES {
             let params = dialect.push_list(task_id, &token);
             let result = self.rpc.call(&self.http, Op::PushList, params).await?;
-            let (page, next) = dialect.push_page(&result);
+            let (page, next) = dialect.push_page(result);
             for (i, config) in page.into_iter().enumerate() {
                 let path = format!("result.configs[{i}]");
                 configs.push(dialect.push_config(config, &path, task_id)?);

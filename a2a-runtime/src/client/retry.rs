@@ -100,12 +100,12 @@ impl Failure {
         }
     }
 
-    /// An answer with HTTP `status` and `headers` that is `error`.
-    pub(crate) fn answered(error: ClientError, status: u16, headers: &HeaderMap) -> Self {
+    /// An answer with HTTP `status` (and `Retry-After`, if it had one) that is `error`.
+    pub(crate) fn answered(error: ClientError, status: u16, retry_after: Option<Duration>) -> Self {
         let busy = status == 429
             || matches!(&error, ClientError::Remote(remote) if remote.reason() == Some("RESOURCE_EXHAUSTED"));
         Self {
-            retry_after: busy.then(|| retry_after(headers).unwrap_or(Duration::from_secs(1))),
+            retry_after: busy.then(|| retry_after.unwrap_or(Duration::from_secs(1))),
             transient: matches!(status, 502..=504),
             error,
         }
@@ -113,7 +113,7 @@ impl Failure {
 }
 
 /// A `Retry-After` in seconds (the HTTP-date form is read as "not said").
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let seconds: u64 = headers
         .get(RETRY_AFTER)?
         .to_str()

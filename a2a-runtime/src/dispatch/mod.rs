@@ -106,7 +106,8 @@ impl Dispatcher {
             arguments: call.arguments,
         };
         let descriptor = skill.descriptor;
-        let trace = invocation.context.trace_context().cloned();
+        // The call's own trace, moved: the context holds a copy for the skill to read.
+        let trace = call.trace;
         let run = async move {
             let skill = descriptor.call(invocation);
             // Only calls that came with a trace pay for carrying it.
