@@ -225,6 +225,149 @@ async fn a_card_without_an_interface_the_client_speaks_is_refused_naming_what_it
     );
 }
 
+/// Every interface this SDK serves, as `(binding, version)`.
+const EVERY_INTERFACE: [(Binding, &str); 4] = [
+    (Binding::JsonRpc, "1.0"),
+    (Binding::HttpJson, "1.0"),
+    (Binding::JsonRpc, "0.3"),
+    (Binding::HttpJson, "0.3"),
+];
+
+/// A client of the agent at `base` that calls its interface of `binding` in `version`.
+async fn client_over(base: &str, binding: &Binding, version: &str) -> A2aClient {
+    let client = A2aClient::builder(base)
+        .prefer(binding.clone(), version)
+        .connect()
+        .await
+        .unwrap();
+    let chosen = client.interface();
+    assert_eq!(&chosen.binding, binding, "{chosen}");
+    assert!(chosen.protocol_version.starts_with(version), "{chosen}");
+    client
+}
+
+#[tokio::test]
+async fn every_operation_works_over_every_binding_and_version_the_sdk_serves() {
+    let mut push = PushOptions::default();
+    push.allow_private = true;
+    let server = start(Lab.server().push(push)).await;
+    for (binding, version) in &EVERY_INTERFACE {
+        let client = client_over(&server.base, binding, version).await;
+        let over = format!("{binding} {version}");
+        let done = task_of(
+            client
+                .send(call("echo", json!({"text": over})))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(done.status.state, TaskState::Completed, "{over}: {done:?}");
+        let echoed = &done.artifacts[0].parts[0].content;
+        assert_eq!(echoed, &PartContent::Text(over.clone()), "{over}");
+
+        let events: Vec<StreamEvent> = client
+            .send_streaming(call("wait", json!({"millis": 30})))
+            .await
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+            .await;
+        assert_completed(&events);
+
+        let working = task_of(
+            client
+                .send_with(call("wait", json!({"millis": 200})), no_wait())
+                .await
+                .unwrap(),
+        );
+        let read = client.get_task(&working.id, Some(1)).await.unwrap();
+        assert_eq!(read.id, working.id, "{over}");
+        let followed: Vec<StreamEvent> = client
+            .subscribe(&working.id)
+            .await
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+            .await;
+        assert!(
+            matches!(followed.first(), Some(StreamEvent::Task(_))),
+            "{over}: {followed:?}"
+        );
+        assert_completed(&followed);
+
+        let long = task_of(
+            client
+                .send_with(call("wait", json!({"millis": 30_000})), no_wait())
+                .await
+                .unwrap(),
+        );
+        let mut hook = PushNotificationConfig::new(&long.id, "http://127.0.0.1:9/hook");
+        hook.token = Some("t0k3n".into());
+        let read = push_round_trip(&client, &hook).await;
+        assert_eq!(read.token.as_deref(), Some("t0k3n"), "{over}");
+        let canceled = client.cancel_task(&long.id).await.unwrap();
+        assert_eq!(canceled.status.state, TaskState::Canceled, "{over}");
+
+        let missing = client.get_task("no-such-task", None).await.unwrap_err();
+        let ClientError::Remote(remote) = &missing else {
+            panic!("{over}: expected the agent's error, got {missing}");
+        };
+        assert_eq!(remote.code, -32001, "{over}: {remote}");
+        let not_cancelable = client.cancel_task(&done.id).await.unwrap_err();
+        assert!(
+            matches!(&not_cancelable, ClientError::Remote(r) if r.code == -32002),
+            "{over}: {not_cancelable}"
+        );
+
+        let query = ListTasks {
+            page_size: Some(1),
+            ..ListTasks::default()
+        };
+        match client.list_tasks_page(&query, None).await {
+            Ok(page) => {
+                assert_eq!(page.tasks.len(), 1, "{over}");
+                assert!(page.next_page_token.is_some(), "{over}");
+                let canceled = ListTasks {
+                    state: Some(TaskState::Canceled),
+                    ..ListTasks::default()
+                };
+                let listed = client.list_tasks_page(&canceled, None).await.unwrap();
+                assert!(
+                    listed.tasks.iter().any(|t| t.id == long.id),
+                    "{over}: {listed:?}"
+                );
+            }
+            // JSON-RPC 0.3 has no listing method.
+            Err(ClientError::Unsupported { .. })
+                if *binding == Binding::JsonRpc && *version == "0.3" => {}
+            Err(error) => panic!("{over}: {error}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_task_is_renewed_over_every_binding_and_version() {
+    let (proxy, base) = tracer_behind_a_proxy().await;
+    for (binding, version) in &EVERY_INTERFACE {
+        let client = client_over(&base, binding, version).await;
+        let stream = client
+            .send_streaming(call("drip", json!({"chunks": 8, "millis": 30})))
+            .await
+            .unwrap();
+        let events = read_through_a_cut(stream, &proxy, 3).await;
+        assert_completed(&events);
+        let StreamEvent::Task(first) = &events[0] else {
+            panic!("the stream starts with the task: {events:?}");
+        };
+        let settled = client.get_task(&first.id, None).await.unwrap();
+        let expected = artifacts_of(&[StreamEvent::Task(Box::new(settled))]);
+        assert_eq!(
+            artifacts_of(&events),
+            expected,
+            "{binding} {version}: {events:#?}"
+        );
+    }
+}
+
 /// A client of `server` that can only speak A2A 0.3 with it: the card it reads offers nothing
 /// else.
 async fn v0_3_client(server: &a2a_tests::TestServer, version: &str) -> A2aClient {
@@ -601,24 +744,6 @@ async fn tracer_behind_a_proxy() -> (a2a_tests::proxy::CuttableProxy, String) {
     let server = Tracer.server().public_url(base.clone());
     tokio::spawn(async move { server.serve_on(listener).await });
     (proxy, base)
-}
-
-#[tokio::test]
-async fn a_stream_cut_mid_task_is_renewed_with_no_gap_and_no_duplicate() {
-    let (proxy, base) = tracer_behind_a_proxy().await;
-    let client = A2aClient::connect(&base).await.unwrap();
-    let stream = client
-        .send_streaming(call("drip", json!({"chunks": 12, "millis": 30})))
-        .await
-        .unwrap();
-    let events = read_through_a_cut(stream, &proxy, 3).await;
-    assert_completed(&events);
-    let StreamEvent::Task(first) = &events[0] else {
-        panic!("the stream starts with the task: {events:?}");
-    };
-    let settled = client.get_task(&first.id, None).await.unwrap();
-    let expected = artifacts_of(&[StreamEvent::Task(Box::new(settled))]);
-    assert_eq!(artifacts_of(&events), expected, "{events:#?}");
 }
 
 /// Call skill `skill` of the agent at `url` with `input`, and answer the text of its first

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use a2a_runtime::client::{A2aClient, ListTasks, PushNotificationConfig, StreamEvent};
+use a2a_runtime::client::{
+    A2aClient, Binding, ClientError, ListTasks, PushNotificationConfig, Severity, StreamEvent,
+};
 use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Message, PartContent, TaskState};
 use a2a_tests::client_kit::{
@@ -54,7 +56,7 @@ async fn require_packages() {
 async fn require_v03_client() {
     require(
         &python03(),
-        "import importlib.metadata as m; assert m.version('a2a-sdk').startswith('0.3.')",
+        "import importlib.metadata as m; assert m.version('a2a-sdk').startswith('0.3.'); import uvicorn, fastapi",
         "tests/interop/requirements-v03.txt",
     )
     .await;
@@ -288,7 +290,34 @@ async fn official_clients_authenticate_with_bearer_tokens_and_discover_the_metad
     .await;
 }
 
-/// An agent served by the official a2a-sdk 1.x (`a2a_server.py`).
+/// A generation of the official Python a2a-sdk serving an agent, and the interfaces it offers.
+#[derive(Clone, Copy)]
+enum Sdk {
+    /// 1.x (`a2a_server.py`): JSON-RPC and HTTP+JSON, 1.0.
+    V1,
+    /// 0.3.x (`a2a_server_v03.py`): JSON-RPC and HTTP+JSON, 0.3.
+    V0_3,
+}
+
+impl Sdk {
+    /// Each interface its agent offers, as `(binding, version)`.
+    fn interfaces(self) -> [(Binding, &'static str); 2] {
+        let version = match self {
+            Self::V1 => "1.0",
+            Self::V0_3 => "0.3",
+        };
+        [(Binding::JsonRpc, version), (Binding::HttpJson, version)]
+    }
+
+    async fn require(self) {
+        match self {
+            Self::V1 => require_packages().await,
+            Self::V0_3 => require_v03_client().await,
+        }
+    }
+}
+
+/// An agent served by the official a2a-sdk.
 struct PythonAgent {
     child: Child,
     /// The port it bound on 127.0.0.1.
@@ -297,9 +326,14 @@ struct PythonAgent {
 
 impl PythonAgent {
     /// Starts it: it binds a port, then waits for [`serve`](Self::serve).
-    async fn bind() -> Self {
-        let mut child = Command::new(python())
-            .arg(script("a2a_server.py"))
+    async fn bind(sdk: Sdk) -> Self {
+        sdk.require().await;
+        let (python, name) = match sdk {
+            Sdk::V1 => (python(), "a2a_server.py"),
+            Sdk::V0_3 => (python03(), "a2a_server_v03.py"),
+        };
+        let mut child = Command::new(python)
+            .arg(script(name))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -330,25 +364,54 @@ impl PythonAgent {
     }
 }
 
+/// A client of the agent at `base` calling its interface of `binding` in `version`.
+async fn client_over(base: &str, binding: &Binding, version: &str) -> A2aClient {
+    let client = A2aClient::builder(base)
+        .prefer(binding.clone(), version)
+        .connect()
+        .await
+        .unwrap();
+    let chosen = client.interface();
+    assert_eq!(&chosen.binding, binding, "{chosen}");
+    assert!(chosen.protocol_version.starts_with(version), "{chosen}");
+    client
+}
+
 #[tokio::test]
-async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
-    require_packages().await;
-    let mut agent = PythonAgent::bind().await;
-    let base = agent.serve(None).await;
-    let client = A2aClient::connect(&base).await.unwrap();
-    assert_eq!(client.card().name, "Python Echo");
-    let findings = client.card().validate();
-    assert!(findings.is_empty(), "{findings:#?}");
-    assert!(
-        !client.refresh_card().await.unwrap(),
-        "its ETag revalidates"
-    );
+async fn our_client_drives_agents_served_by_both_official_python_sdks_over_every_binding() {
+    for sdk in [Sdk::V1, Sdk::V0_3] {
+        for (binding, version) in &sdk.interfaces() {
+            // An agent per interface, so that listing finds this interface's tasks only.
+            let mut agent = PythonAgent::bind(sdk).await;
+            let base = agent.serve(None).await;
+            drive_python_agent(&base, binding, version).await;
+        }
+    }
+}
+
+/// Sends, streams, reads, configures push on, cancels and lists tasks of the Python agent at
+/// `base` through its interface of `binding` in `version`.
+async fn drive_python_agent(base: &str, binding: &Binding, version: &str) {
+    let over = format!("{binding} {version}");
+    let client = client_over(base, binding, version).await;
+    assert!(client.card().name.starts_with("Python Echo"), "{over}");
+    let errors: Vec<_> = client
+        .card()
+        .validate()
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{over}: {errors:#?}");
 
     // A blocking send.
     let done = task_of(client.send(Message::user_text("hi")).await.unwrap());
-    assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
+    assert_eq!(done.status.state, TaskState::Completed, "{over}: {done:?}");
     let text = &done.artifacts[0].parts[0].content;
-    assert_eq!(*text, PartContent::Text("echo: hi".into()), "{done:?}");
+    assert_eq!(
+        *text,
+        PartContent::Text("echo: hi".into()),
+        "{over}: {done:?}"
+    );
 
     // A stream, to the end.
     let events: Vec<StreamEvent> = client
@@ -360,64 +423,110 @@ async fn our_client_drives_an_agent_served_by_the_official_python_sdk() {
         .await;
     assert!(
         events.iter().any(|e| matches!(e, StreamEvent::Artifact(_))),
-        "{events:?}"
+        "{over}: {events:?}"
     );
     assert_completed(&events);
 
     // A task left working: read, given a webhook, and canceled.
-    let options = no_wait();
     let working = task_of(
         client
-            .send_with(Message::user_text("wait"), options)
+            .send_with(Message::user_text("wait"), no_wait())
             .await
             .unwrap(),
     );
     let read = client.get_task(&working.id, None).await.unwrap();
-    assert_eq!(read.id, working.id);
+    assert_eq!(read.id, working.id, "{over}");
     let mut hook = PushNotificationConfig::new(&working.id, "https://receiver.example/hook");
     hook.token = Some("t0k3n".into());
-    push_round_trip(&client, &hook).await;
+    if version.starts_with('1') || *binding == Binding::JsonRpc {
+        push_round_trip(&client, &hook).await;
+    } else {
+        // The 0.3 SDK's HTTP+JSON routes create and read configs (naming none unless asked),
+        // and have no listing (500) and no DELETE.
+        hook.id = Some("hook-1".into());
+        let stored = client.set_push_config(&hook).await.unwrap();
+        assert_eq!(stored.id.as_deref(), Some("hook-1"), "{over}");
+        let read = client.get_push_config(&working.id, "hook-1").await.unwrap();
+        assert_eq!(
+            (read.url, read.token),
+            (hook.url.clone(), hook.token.clone())
+        );
+        let unlisted = client.list_push_configs(&working.id).await.unwrap_err();
+        assert!(
+            matches!(&unlisted, ClientError::Remote(r) if r.http_status == Some(500)),
+            "{over}: {unlisted}"
+        );
+    }
     let canceled = client.cancel_task(&working.id).await.unwrap();
-    assert_eq!(canceled.status.state, TaskState::Canceled, "{canceled:?}");
+    assert_eq!(
+        canceled.status.state,
+        TaskState::Canceled,
+        "{over}: {canceled:?}"
+    );
 
-    // Every task, one page at a time.
+    // Every task, one page at a time (1.0); 0.3 has no listing method over JSON-RPC, and its
+    // SDK does not implement its HTTP+JSON route.
     let query = ListTasks {
         page_size: Some(1),
         ..ListTasks::default()
     };
-    list_each_once(&client, &query, 3).await;
+    if version.starts_with('1') {
+        list_each_once(&client, &query, 3).await;
+    } else {
+        let refused = client.list_tasks_page(&query, None).await.unwrap_err();
+        let expected = match binding {
+            Binding::JsonRpc => matches!(refused, ClientError::Unsupported { .. }),
+            _ => matches!(&refused, ClientError::Remote(r) if r.http_status == Some(500)),
+        };
+        assert!(expected, "{over}: {refused}");
+    }
 
-    // The agent's own error, with its reason.
+    // The agent's own error: the code of TASK_NOT_FOUND, or over 0.3 HTTP+JSON (whose errors
+    // carry no reason) the HTTP status.
     let missing = client.get_task("no-such-task", None).await.unwrap_err();
-    let a2a_runtime::client::ClientError::Remote(remote) = &missing else {
-        panic!("expected the agent's error, got {missing}");
+    let ClientError::Remote(remote) = &missing else {
+        panic!("{over}: expected the agent's error, got {missing}");
     };
-    assert_eq!(remote.code, -32001, "{remote}");
+    if version.starts_with('1') || *binding == Binding::JsonRpc {
+        assert_eq!(remote.code, -32001, "{over}: {remote}");
+    } else {
+        assert_eq!(remote.http_status, Some(404), "{over}: {remote}");
+    }
 }
 
 #[tokio::test]
-async fn our_client_renews_a_cut_stream_from_the_official_python_sdk_with_no_gap_and_no_duplicate()
+async fn our_client_renews_cut_streams_from_both_official_python_sdks_with_no_gap_and_no_duplicate()
 {
-    require_packages().await;
-    let mut agent = PythonAgent::bind().await;
-    let target = std::net::SocketAddr::from(([127, 0, 0, 1], agent.port));
-    let proxy = a2a_tests::proxy::CuttableProxy::start(target).await;
-    let base = agent.serve(Some(format!("http://{}/", proxy.addr))).await;
-    let client = A2aClient::connect(&base).await.unwrap();
-    let stream = client
-        .send_streaming(Message::user_text("drip"))
-        .await
-        .unwrap();
-    let events = read_through_a_cut(stream, &proxy, 3).await;
-    assert_completed(&events);
-    let task_id = match &events[0] {
-        StreamEvent::Task(task) => task.id.clone(),
-        StreamEvent::Status(update) => update.task_id.clone(),
-        other => panic!("unexpected first event {other:?}"),
-    };
-    let settled = client.get_task(&task_id, None).await.unwrap();
-    let rebuilt: Vec<String> = artifacts_of(&events).into_values().flatten().collect();
-    let expected: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
-    assert_eq!(rebuilt, expected, "{events:#?}");
-    assert_eq!(texts(&settled.artifacts[0].parts), expected);
+    for sdk in [Sdk::V1, Sdk::V0_3] {
+        for (binding, version) in &sdk.interfaces() {
+            let mut agent = PythonAgent::bind(sdk).await;
+            let target = std::net::SocketAddr::from(([127, 0, 0, 1], agent.port));
+            let proxy = a2a_tests::proxy::CuttableProxy::start(target).await;
+            let base = agent.serve(Some(format!("http://{}/", proxy.addr))).await;
+            let client = client_over(&base, binding, version).await;
+            let stream = client
+                .send_streaming(Message::user_text("drip"))
+                .await
+                .unwrap();
+            let events = read_through_a_cut(stream, &proxy, 3).await;
+            assert_completed(&events);
+            let task_id = match &events[0] {
+                StreamEvent::Task(task) => task.id.clone(),
+                StreamEvent::Status(update) => update.task_id.clone(),
+                other => panic!("unexpected first event {other:?}"),
+            };
+            // What the caller was shown is what the agent holds: no gap, no duplicate.
+            let settled = client.get_task(&task_id, None).await.unwrap();
+            let rebuilt: Vec<String> = artifacts_of(&events).into_values().flatten().collect();
+            let held = texts(&settled.artifacts[0].parts);
+            assert_eq!(rebuilt, held, "{binding} {version}: {events:#?}");
+            // The 1.x SDK holds the chunks its executor appended. The 0.3 SDK applies each append
+            // twice to its own record once a second stream follows the task (both streams'
+            // aggregators save it), so its record, which the client matches, has repeats.
+            if let Sdk::V1 = sdk {
+                let expected: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
+                assert_eq!(held, expected);
+            }
+        }
+    }
 }

@@ -2,8 +2,8 @@
 
 It binds 127.0.0.1 on a free port, prints the port on its first line of output, reads the base
 URL its card should advertise from its first line of input (empty: its own address, which lets
-a test put a proxy in front), and serves A2A 1.0 JSON-RPC at `/` with its card at
-`/.well-known/agent-card.json`. Its one skill echoes the message's text as a working update, an
+a test put a proxy in front), and serves A2A 1.0 JSON-RPC at `/` and 1.0 HTTP+JSON at `/`
+(`/message:send` …), with its card, listing both, at `/.well-known/agent-card.json`. Its one skill echoes the message's text as a working update, an
 artifact and a completed status; the text `wait` keeps the task working until it is canceled,
 and `drip` appends 12 chunks to one artifact, 30 ms apart.
 
@@ -19,7 +19,11 @@ from a2a.helpers.proto_helpers import get_message_text, new_task_from_user_messa
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import (
+    create_agent_card_routes,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
 from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
@@ -77,11 +81,8 @@ def main() -> None:
         description="Echoes text, served by the official a2a-sdk.",
         version="1.0.0",
         supported_interfaces=[
-            AgentInterface(
-                url=public,
-                protocol_binding="JSONRPC",
-                protocol_version="1.0",
-            )
+            AgentInterface(url=public, protocol_binding="JSONRPC", protocol_version="1.0"),
+            AgentInterface(url=public, protocol_binding="HTTP+JSON", protocol_version="1.0"),
         ],
         capabilities=AgentCapabilities(streaming=True, push_notifications=True),
         default_input_modes=["text/plain"],
@@ -94,7 +95,11 @@ def main() -> None:
         agent_card=card,
         push_config_store=InMemoryPushNotificationConfigStore(),
     )
-    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/")
+    routes = (
+        create_agent_card_routes(card)
+        + create_jsonrpc_routes(handler, "/")
+        + create_rest_routes(handler)
+    )
     app = Starlette(routes=routes)
     config = uvicorn.Config(app, log_level="warning")
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))

@@ -48,6 +48,8 @@ pub struct Interface {
     pub binding: Binding,
     /// The A2A version spoken there, as the card states it (`1.0`, `0.3.0`, `0.2.5`).
     pub protocol_version: String,
+    /// The tenant every request through this interface names (1.0), if the card sets one.
+    pub tenant: Option<String>,
 }
 
 impl Interface {
@@ -205,17 +207,32 @@ impl AgentCard {
         super::validate_card(&self.raw)
     }
 
-    /// The interface this client uses: the first of its preferred kinds the card offers, in
-    /// the card's order within a kind.
+    /// The interface this client uses: the first of the kinds it speaks that the card offers
+    /// (1.0 JSON-RPC, 1.0 HTTP+JSON, 0.3 JSON-RPC, 0.3 HTTP+JSON), in the card's order within
+    /// a kind.
     pub fn preferred_interface(&self) -> Option<&Interface> {
-        // The kinds this client speaks, best first.
-        let speaks: [fn(&Interface) -> bool; 2] = [
-            |i| super::dialect::Dialect::of(i) == Some(super::dialect::Dialect::V1),
-            |i| super::dialect::Dialect::of(i) == Some(super::dialect::Dialect::V0_3),
+        use super::dialect::Dialect;
+        let speaks = [
+            (Binding::JsonRpc, Dialect::V1),
+            (Binding::HttpJson, Dialect::V1),
+            (Binding::JsonRpc, Dialect::V0_3),
+            (Binding::HttpJson, Dialect::V0_3Proto),
         ];
-        speaks
-            .iter()
-            .find_map(|fits| self.interfaces.iter().find(|i| fits(i)))
+        speaks.iter().find_map(|(binding, dialect)| {
+            self.interfaces
+                .iter()
+                .find(|i| i.binding == *binding && Dialect::of(i) == Some(*dialect))
+        })
+    }
+
+    /// The first interface of `binding` in a version starting with `version` (`"1"`, `"0.3"`)
+    /// that this client speaks.
+    pub fn interface(&self, binding: &Binding, version: &str) -> Option<&Interface> {
+        self.interfaces.iter().find(|i| {
+            i.binding == *binding
+                && i.protocol_version.trim().starts_with(version)
+                && super::dialect::Dialect::of(i).is_some()
+        })
     }
 }
 
@@ -233,6 +250,7 @@ fn interfaces(raw: &Value) -> Vec<Interface> {
                         url,
                         binding: Binding::parse(&text(i, "protocolBinding")),
                         protocol_version: text(i, "protocolVersion"),
+                        tenant: Some(text(i, "tenant")).filter(|t| !t.is_empty()),
                     })
                 })
                 .collect()
@@ -253,6 +271,7 @@ fn interfaces(raw: &Value) -> Vec<Interface> {
             url,
             binding: Binding::parse(&transport),
             protocol_version: legacy_version.clone(),
+            tenant: None,
         });
     }
     for extra in raw
@@ -267,6 +286,7 @@ fn interfaces(raw: &Value) -> Vec<Interface> {
                 url,
                 binding: Binding::parse(&text(extra, "transport")),
                 protocol_version: legacy_version.clone(),
+                tenant: None,
             });
         }
     }
@@ -322,7 +342,8 @@ mod tests {
             Interface {
                 url: "http://old/".into(),
                 binding: Binding::JsonRpc,
-                protocol_version: "0.2.5".into()
+                protocol_version: "0.2.5".into(),
+                tenant: None,
             }
         );
         assert_eq!(card.interfaces[1].binding, Binding::HttpJson);

@@ -1,13 +1,14 @@
-//! The A2A versions the client speaks over JSON-RPC, each with its method names and shapes:
-//! 1.0 (ProtoJSON, PascalCase methods) and 0.3 (`kind` tags, slash methods; 0.2.x agents speak
-//! it too). Everything else in the client is version-neutral.
+//! The A2A versions and wire forms the client speaks, each with its method names and shapes:
+//! 1.0 (ProtoJSON, PascalCase methods; the same shapes over JSON-RPC and HTTP+JSON), 0.3 over
+//! JSON-RPC (`kind` tags, slash methods; 0.2.x agents speak it too) and 0.3 over HTTP+JSON (the
+//! 0.3 proto's ProtoJSON). Everything else in the client is version-neutral.
 
 use serde_json::{Value, json};
 
 use super::card::{Binding, Interface};
 use super::push::PushNotificationConfig;
 use super::{ClientError, SendOptions, parse};
-use crate::model::{Message, PushAuthentication, Task};
+use crate::model::{Message, PushAuthentication, Task, TaskState};
 use crate::protocol::a2a::{Received, push, v0_3, v1};
 
 /// One operation of the protocol.
@@ -33,7 +34,7 @@ impl Op {
         !matches!(self, Self::Send | Self::Stream | Self::PushSet)
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Send => "send a message",
             Self::Stream => "stream a message",
@@ -50,31 +51,45 @@ impl Op {
     }
 }
 
-/// A version of A2A over JSON-RPC.
+/// A version of A2A and the JSON form its messages take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dialect {
+    /// 1.0, over JSON-RPC or HTTP+JSON.
     V1,
+    /// 0.3 (and 0.2) over JSON-RPC.
     V0_3,
+    /// 0.3 over HTTP+JSON.
+    V0_3Proto,
 }
 
 impl Dialect {
-    /// The dialect of `interface`, if it is JSON-RPC in a version this client speaks.
+    /// The dialect of `interface`, if it is one this client speaks: JSON-RPC in 1.0, 0.3 or
+    /// 0.2, HTTP+JSON in 1.0 or 0.3.
     pub(crate) fn of(interface: &Interface) -> Option<Self> {
-        if interface.binding != Binding::JsonRpc {
-            return None;
-        }
-        if interface.is_v1() {
-            return Some(Self::V1);
-        }
         let version = interface.protocol_version.trim();
-        (version.starts_with("0.3") || version.starts_with("0.2")).then_some(Self::V0_3)
+        let legacy = version.starts_with("0.3") || version.starts_with("0.2");
+        match interface.binding {
+            Binding::JsonRpc | Binding::HttpJson if interface.is_v1() => Some(Self::V1),
+            Binding::JsonRpc if legacy => Some(Self::V0_3),
+            Binding::HttpJson if version.starts_with("0.3") => Some(Self::V0_3Proto),
+            _ => None,
+        }
     }
 
     /// The `A2A-Version` header value.
     pub(crate) fn version(self) -> &'static str {
         match self {
             Self::V1 => "1.0",
-            Self::V0_3 => "0.3",
+            Self::V0_3 | Self::V0_3Proto => "0.3",
+        }
+    }
+
+    /// The name a task state has in a listing's query.
+    pub(crate) fn state_name(self, state: TaskState) -> &'static str {
+        match self {
+            Self::V1 => v1::state_name(state),
+            Self::V0_3 => v0_3::state_name(state),
+            Self::V0_3Proto => v0_3::proto_state_name(state),
         }
     }
 
@@ -108,6 +123,13 @@ impl Dialect {
                     version: "0.3".into(),
                 });
             }
+            // HTTP+JSON has routes, not methods.
+            (Self::V0_3Proto, _) => {
+                return Err(ClientError::Unsupported {
+                    operation: op.name(),
+                    version: "0.3 over JSON-RPC in the proto's form".into(),
+                });
+            }
         };
         Ok(method)
     }
@@ -122,15 +144,17 @@ impl Dialect {
                 }
                 json!({ "message": v1::MessageOut::from(message), "configuration": configuration })
             }
-            Self::V0_3 => {
+            Self::V0_3 | Self::V0_3Proto => {
                 let mut configuration = json!({ "blocking": !options.return_immediately });
                 if let Some(length) = options.history_length {
                     configuration["historyLength"] = json!(length);
                 }
-                json!({
-                    "message": v0_3::message_out(message, v0_3::Tag::Kind),
-                    "configuration": configuration,
-                })
+                let message = if self == Self::V0_3 {
+                    v0_3::message_out(message, v0_3::Tag::Kind)
+                } else {
+                    v0_3::proto_message_out(message)
+                };
+                json!({ "message": message, "configuration": configuration })
             }
         }
     }
@@ -144,6 +168,7 @@ impl Dialect {
                 Ok(item.into_model()?)
             }
             Self::V0_3 => Ok(v0_3::received_in(&value, "result")?),
+            Self::V0_3Proto => Ok(v0_3::proto_received_in(&value, "result")?),
         }
     }
 
@@ -154,23 +179,25 @@ impl Dialect {
                 let task: v1::TaskIn = parse(value)?;
                 Ok(task.into_model("result")?)
             }
-            Self::V0_3 => Ok(v0_3::task_in(&value, "result")?),
+            Self::V0_3 => Ok(v0_3::task_in(&value, "result", v0_3::Form::JsonRpc)?),
+            Self::V0_3Proto => Ok(v0_3::task_in(&value, "result", v0_3::Form::Proto)?),
         }
     }
 
-    /// The params naming one config of a task.
+    /// The params naming one config of a task (over HTTP+JSON, the route's path).
     pub(crate) fn push_ref(self, task_id: &str, id: &str) -> Value {
         match self {
-            Self::V1 => json!({ "taskId": task_id, "id": id }),
+            Self::V1 | Self::V0_3Proto => json!({ "taskId": task_id, "id": id }),
             Self::V0_3 => json!({ "id": task_id, "pushNotificationConfigId": id }),
         }
     }
 
-    /// The params of listing a task's configs, from page `token` (1.0 pages; 0.3 does not).
+    /// The params of listing a task's configs, from page `token` (1.0 pages; 0.3 JSON-RPC
+    /// does not).
     pub(crate) fn push_list(self, task_id: &str, token: &str) -> Value {
         match self {
-            Self::V1 if token.is_empty() => json!({ "taskId": task_id }),
-            Self::V1 => json!({ "taskId": task_id, "pageToken": token }),
+            Self::V1 | Self::V0_3Proto if token.is_empty() => json!({ "taskId": task_id }),
+            Self::V1 | Self::V0_3Proto => json!({ "taskId": task_id, "pageToken": token }),
             Self::V0_3 => json!({ "id": task_id }),
         }
     }
@@ -178,7 +205,7 @@ impl Dialect {
     /// A listing's configs and the next page's token (empty on the last).
     pub(crate) fn push_page(self, mut result: Value) -> (Vec<Value>, String) {
         match self {
-            Self::V1 => {
+            Self::V1 | Self::V0_3Proto => {
                 let next = result
                     .get("nextPageToken")
                     .and_then(Value::as_str)
@@ -217,7 +244,7 @@ impl Dialect {
                 }
                 Value::Object(fields)
             }
-            Self::V0_3 => {
+            Self::V0_3 | Self::V0_3Proto => {
                 if let Some(auth) = auth {
                     let mut out = json!({ "schemes": auth.schemes });
                     if let Some(credentials) = &auth.credentials {
@@ -225,7 +252,21 @@ impl Dialect {
                     }
                     fields.insert("authentication".into(), out);
                 }
-                json!({ "taskId": config.task_id, "pushNotificationConfig": fields })
+                if self == Self::V0_3 {
+                    return json!({ "taskId": config.task_id, "pushNotificationConfig": fields });
+                }
+                // The proto's CreateTaskPushNotificationConfigRequest.
+                let parent = format!("tasks/{}", config.task_id);
+                let mut request = json!({
+                    "parent": parent,
+                    "config": { "pushNotificationConfig": fields },
+                });
+                if let Some(id) = &config.id {
+                    request["configId"] = json!(id);
+                    request["config"]["name"] =
+                        json!(format!("{parent}/pushNotificationConfigs/{id}"));
+                }
+                request
             }
         }
     }
@@ -239,10 +280,15 @@ impl Dialect {
     ) -> Result<PushNotificationConfig, ClientError> {
         let config = match self {
             Self::V1 => push::v1::config_in(value, path)?,
-            Self::V0_3 => {
+            Self::V0_3 | Self::V0_3Proto => {
+                // JSON-RPC names the task; the proto names the config `tasks/{id}/…/{configId}`.
                 let named = value
                     .get("taskId")
                     .and_then(Value::as_str)
+                    .or_else(|| {
+                        let name = value.get("name").and_then(Value::as_str)?;
+                        name.strip_prefix("tasks/")?.split('/').next()
+                    })
                     .map(str::to_owned);
                 let inner = value
                     .get("pushNotificationConfig")
@@ -251,6 +297,17 @@ impl Dialect {
                 let mut config =
                     push::v0_3::config_in(inner, &format!("{path}.pushNotificationConfig"))?;
                 config.task_id = named;
+                if config.id.is_none() {
+                    // The proto's config may leave its `id` to its name.
+                    let name = value
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    config.id = name
+                        .rsplit_once("/pushNotificationConfigs/")
+                        .map(|(_, id)| id.to_owned())
+                        .filter(|id| !id.is_empty());
+                }
                 config
             }
         };

@@ -71,7 +71,7 @@ pub enum ClientError {
     /// The card offers no interface this client speaks.
     #[error(
         "the agent offers no interface this client speaks (it offers: {}); this client speaks \
-         JSON-RPC in A2A 1.0, 0.3 and 0.2",
+         JSON-RPC in A2A 1.0, 0.3 and 0.2, and HTTP+JSON in 1.0 and 0.3",
         if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
     )]
     NoInterface {
@@ -80,17 +80,21 @@ pub enum ClientError {
     },
 }
 
-/// An error the agent answered with: its JSON-RPC code (or HTTP status), message and details.
+/// An error the agent answered with: its JSON-RPC code, message and details.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoteError {
-    /// The JSON-RPC error code (for example -32001, task not found).
+    /// The JSON-RPC error code (for example -32001, task not found). Over HTTP+JSON, the code
+    /// JSON-RPC gives the error's `ErrorInfo` reason, so one error has one code on every
+    /// binding; the HTTP status when the reason is not one of A2A's.
     pub code: i64,
     /// The server's message.
     pub message: String,
     /// The `google.rpc.ErrorInfo` detail, when the server sent one.
     pub info: Option<ErrorInfo>,
-    /// The error's `data` member as sent.
+    /// The error's `data` member as sent (over HTTP+JSON, the status's `details`).
     pub data: Option<Value>,
+    /// The HTTP status of an HTTP+JSON error.
+    pub http_status: Option<u16>,
 }
 
 impl std::fmt::Display for RemoteError {
@@ -137,6 +141,30 @@ impl RemoteError {
             message,
             info,
             data,
+            http_status: None,
+        }
+    }
+
+    /// Reads the `error` of an HTTP+JSON error body (a `google.rpc.Status`) answered with HTTP
+    /// `status`.
+    pub(crate) fn from_status(error: &Value, status: u16) -> Self {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let data = error.get("details").cloned();
+        let info = data.as_ref().and_then(error_info);
+        let code = info
+            .as_ref()
+            .and_then(|info| jsonrpc_code(&info.reason))
+            .unwrap_or(i64::from(status));
+        Self {
+            code,
+            message,
+            info,
+            data,
+            http_status: Some(status),
         }
     }
 
@@ -144,6 +172,27 @@ impl RemoteError {
     pub fn reason(&self) -> Option<&str> {
         self.info.as_ref().map(|info| info.reason.as_str())
     }
+}
+
+/// The JSON-RPC code of an A2A `ErrorInfo` reason (a2a-spec.md §7; the generic reasons are the
+/// Python SDK's).
+fn jsonrpc_code(reason: &str) -> Option<i64> {
+    Some(match reason {
+        "TASK_NOT_FOUND" => -32001,
+        "TASK_NOT_CANCELABLE" => -32002,
+        "PUSH_NOTIFICATION_NOT_SUPPORTED" => -32003,
+        "UNSUPPORTED_OPERATION" => -32004,
+        "CONTENT_TYPE_NOT_SUPPORTED" => -32005,
+        "INVALID_AGENT_RESPONSE" => -32006,
+        "EXTENDED_AGENT_CARD_NOT_CONFIGURED" => -32007,
+        "EXTENSION_SUPPORT_REQUIRED" => -32008,
+        "VERSION_NOT_SUPPORTED" => -32009,
+        "INVALID_REQUEST" => -32600,
+        "METHOD_NOT_FOUND" => -32601,
+        "INVALID_PARAMS" => -32602,
+        "INTERNAL_ERROR" => -32603,
+        _ => return None,
+    })
 }
 
 /// The `ErrorInfo` among a list of typed details.
@@ -201,6 +250,20 @@ mod tests {
         assert_eq!(error.reason(), Some("TASK_NOT_FOUND"));
         let info = error.info.as_ref().map(|i| i.metadata["taskId"].clone());
         assert_eq!(info, Some(json!("t1")));
+    }
+
+    #[test]
+    fn an_http_json_error_has_the_code_of_its_reason() {
+        let body = json!({
+            "code": 404,
+            "status": "NOT_FOUND",
+            "message": "task t1 not found",
+            "details": [{"@type": ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}]
+        });
+        let error = RemoteError::from_status(&body, 404);
+        assert_eq!((error.code, error.http_status), (-32001, Some(404)));
+        let error = RemoteError::from_status(&json!({"message": "slow down"}), 429);
+        assert_eq!((error.code, error.reason()), (429, None));
     }
 
     #[test]

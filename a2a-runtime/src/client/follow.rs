@@ -1,6 +1,11 @@
 //! Streams that survive a dropped connection: when a task's stream breaks before the task
 //! settles, the client subscribes again and turns the task snapshot the agent sends first into
 //! the events it missed, so the caller sees every change once: no gap, no duplicate.
+//!
+//! A2A 1.0 agents send that snapshot; 0.3 agents need not (the 0.3 Python SDK does not), and
+//! then nothing tells which of the renewed stream's updates the caller has already seen. For
+//! those the follower reads the task at each update instead and yields what the task gained
+//! since it was last shown: the same content, in chunks that may be merged.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -10,7 +15,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::dialect::Op;
-use super::jsonrpc::JsonRpc;
+use super::endpoint::Endpoint;
 use super::{ClientError, EventStream, StreamEvent};
 use crate::model::{Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatusUpdate};
 use crate::protocol::a2a::Received;
@@ -18,7 +23,7 @@ use crate::protocol::a2a::Received;
 /// Opens a streaming call: its items as the core model's events.
 pub(crate) async fn open(
     http: &reqwest::Client,
-    rpc: &JsonRpc,
+    rpc: &Endpoint,
     op: Op,
     params: Value,
 ) -> Result<EventStream, ClientError> {
@@ -123,12 +128,14 @@ impl Seen {
 /// A stream of one task's events, subscribing again when the connection drops.
 struct Follower {
     http: reqwest::Client,
-    rpc: Arc<JsonRpc>,
+    rpc: Arc<Endpoint>,
     inner: Option<EventStream>,
     seen: Seen,
     pending: VecDeque<StreamEvent>,
     /// The next item is the snapshot of a renewed subscription.
     renewed: bool,
+    /// The renewed stream did not start with a snapshot: its updates are read from the task.
+    by_snapshot: bool,
     /// Renewals since the last event.
     renewals: u32,
     finished: bool,
@@ -137,7 +144,7 @@ struct Follower {
 /// `stream`, renewed as long as its task runs and the client's retry policy allows.
 pub(crate) fn resilient(
     http: reqwest::Client,
-    rpc: Arc<JsonRpc>,
+    rpc: Arc<Endpoint>,
     stream: EventStream,
 ) -> EventStream {
     let follower = Follower {
@@ -147,6 +154,7 @@ pub(crate) fn resilient(
         seen: Seen::default(),
         pending: VecDeque::new(),
         renewed: false,
+        by_snapshot: false,
         renewals: 0,
         finished: false,
     };
@@ -163,7 +171,8 @@ impl Follower {
             if let Some(event) = self.pending.pop_front() {
                 return Some(Ok(event));
             }
-            if self.finished {
+            // Nothing follows a settled task (a server may repeat its last status).
+            if self.finished || self.seen.settled() {
                 return None;
             }
             let next = match &mut self.inner {
@@ -176,6 +185,15 @@ impl Follower {
                     self.renewals = 0;
                     let missed = self.seen.catch_up(&snapshot);
                     self.pending.extend(missed);
+                }
+                Some(Ok(event)) if self.renewed || self.by_snapshot => {
+                    self.renewed = false;
+                    self.by_snapshot = true;
+                    self.renewals = 0;
+                    if let Err(error) = self.catch_up_at(&event).await {
+                        self.finished = true;
+                        return Some(Err(error));
+                    }
                 }
                 Some(Ok(event)) => {
                     self.renewed = false;
@@ -201,6 +219,35 @@ impl Follower {
                 }
             }
         }
+    }
+
+    /// Yields what the task gained up to `event` (an update of a stream with no snapshot), read
+    /// from the task itself. A settling status waits (briefly) for the task to show it, so the
+    /// last artifacts come before it.
+    async fn catch_up_at(&mut self, event: &StreamEvent) -> Result<(), ClientError> {
+        let Some(task_id) = self.seen.task_id.clone() else {
+            return Ok(());
+        };
+        let settles = matches!(event, StreamEvent::Status(u) if u.status.state.is_terminal());
+        let mut task = read_task(&self.http, &self.rpc, &task_id).await?;
+        for _ in 0..20 {
+            if !settles || task.status.state.is_terminal() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            task = read_task(&self.http, &self.rpc, &task_id).await?;
+        }
+        let missed = self.seen.catch_up(&task);
+        self.pending.extend(missed);
+        // A status the task does not show yet is the stream's news.
+        if let StreamEvent::Status(update) = event {
+            let shown = self.seen.status.map(|(_, at)| at);
+            if !self.seen.settled() && shown.is_none_or(|at| update.status.timestamp > at) {
+                self.seen.observe(event);
+                self.pending.push_back(event.clone());
+            }
+        }
+        Ok(())
     }
 
     /// Subscribes again; if the task ended meanwhile, its final state is read instead.
@@ -232,10 +279,8 @@ impl Follower {
                 Err(ClientError::Transport { .. }) => {}
                 // Refused: most likely the task settled, and a settled task has no stream.
                 Err(refused) => {
-                    let params = json!({ "id": task_id });
-                    let task = match self.rpc.call(&self.http, Op::Get, params).await {
-                        Ok(result) => self.rpc.dialect().task(result)?,
-                        Err(_) => return Err(refused),
+                    let Ok(task) = read_task(&self.http, &self.rpc, &task_id).await else {
+                        return Err(refused);
                     };
                     let missed = self.seen.catch_up(&task);
                     self.pending.extend(missed);
@@ -246,6 +291,16 @@ impl Follower {
             }
         }
     }
+}
+
+/// The task as the agent has it now.
+async fn read_task(
+    http: &reqwest::Client,
+    rpc: &Endpoint,
+    task_id: &str,
+) -> Result<Task, ClientError> {
+    let result = rpc.call(http, Op::Get, json!({ "id": task_id })).await?;
+    rpc.dialect().task(result)
 }
 
 #[cfg(test)]

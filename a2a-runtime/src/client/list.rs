@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 use super::dialect::{Op, taken_list};
 use super::{A2aClient, ClientError};
 use crate::model::{Task, TaskState};
-use crate::protocol::a2a::v1;
 
 /// Which tasks to list.
 #[derive(Debug, Clone, Default)]
@@ -47,7 +46,7 @@ impl A2aClient {
             params["contextId"] = json!(context_id);
         }
         if let Some(state) = query.state {
-            params["status"] = json!(v1::state_name(state));
+            params["status"] = json!(self.rpc.dialect().state_name(state));
         }
         if let Some(size) = query.page_size {
             params["pageSize"] = json!(size);

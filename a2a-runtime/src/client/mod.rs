@@ -18,11 +18,13 @@
 mod card;
 mod delegate;
 mod dialect;
+mod endpoint;
 mod error;
 mod follow;
 mod jsonrpc;
 mod list;
 mod push;
+mod rest;
 mod retry;
 mod sse;
 mod validate;
@@ -47,7 +49,7 @@ pub use validate::{Finding, Severity, validate_card};
 pub use wire::{card_json, event_json, message_json, task_json};
 
 use self::dialect::{Dialect, Op};
-use self::jsonrpc::JsonRpc;
+use self::endpoint::{Endpoint, Wire};
 use crate::model::{Message, Task, TaskArtifactUpdate, TaskStatusUpdate};
 use crate::protocol::a2a::Received;
 
@@ -102,10 +104,20 @@ pub struct ClientBuilder {
     timeout: Duration,
     connect_timeout: Option<Duration>,
     retry: RetryPolicy,
+    preferred: Option<(Binding, String)>,
     invalid: Option<ClientError>,
 }
 
 impl ClientBuilder {
+    /// Calls the agent through its interface of `binding` in `version` (`"1.0"`, `"0.3"`: the
+    /// card's version must start with it) when the card offers one this client speaks, rather
+    /// than the one [`AgentCard::preferred_interface`] picks.
+    #[must_use]
+    pub fn prefer(mut self, binding: Binding, version: &str) -> Self {
+        self.preferred = Some((binding, version.to_owned()));
+        self
+    }
+
     /// Sends `Authorization: Bearer <token>` with every request.
     #[must_use]
     pub fn bearer_token(self, token: &str) -> Self {
@@ -194,8 +206,10 @@ impl ClientBuilder {
                 reason: "the server answered 304 Not Modified to a first request".into(),
             });
         };
-        let rpc = rpc_for(&card, self.retry, self.timeout)?;
+        let interface = chosen_interface(&card, self.preferred.as_ref())?;
+        let rpc = endpoint_for(&interface, self.retry, self.timeout)?;
         Ok(A2aClient {
+            interface,
             http,
             timeout: self.timeout,
             state: Mutex::new(CardState { card, url, etag }),
@@ -215,11 +229,13 @@ struct CardState {
 /// A client of one remote agent. Cheap to share behind an `Arc`; calls may run concurrently.
 #[derive(Debug)]
 pub struct A2aClient {
+    /// The interface calls go to.
+    interface: Interface,
     http: reqwest::Client,
     /// The longest a call (not a stream) may take.
     timeout: Duration,
     state: Mutex<CardState>,
-    rpc: Arc<JsonRpc>,
+    rpc: Arc<Endpoint>,
 }
 
 impl A2aClient {
@@ -233,6 +249,7 @@ impl A2aClient {
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: None,
             retry: RetryPolicy::default(),
+            preferred: None,
             invalid: None,
         }
     }
@@ -245,6 +262,11 @@ impl A2aClient {
 
     fn state(&self) -> std::sync::MutexGuard<'_, CardState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The interface of the card this client calls: its binding, version and URL.
+    pub fn interface(&self) -> &Interface {
+        &self.interface
     }
 
     /// The agent's card as last read.
@@ -366,25 +388,46 @@ fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError>
     })
 }
 
-/// The JSON-RPC endpoint of the interface the card offers that this client prefers.
-fn rpc_for(
+/// The interface the client calls: the one `preferred` names if the card offers it, else the
+/// card's best for this client.
+fn chosen_interface(
     card: &AgentCard,
-    retry: RetryPolicy,
-    timeout: Duration,
-) -> Result<JsonRpc, ClientError> {
-    let interface = card
-        .preferred_interface()
+    preferred: Option<&(Binding, String)>,
+) -> Result<Interface, ClientError> {
+    preferred
+        .and_then(|(binding, version)| card.interface(binding, version))
+        .or_else(|| card.preferred_interface())
+        .cloned()
         .ok_or_else(|| ClientError::NoInterface {
             offered: card.interfaces.iter().map(ToString::to_string).collect(),
-        })?;
+        })
+}
+
+/// The endpoint calling `interface`.
+fn endpoint_for(
+    interface: &Interface,
+    retry: RetryPolicy,
+    timeout: Duration,
+) -> Result<Endpoint, ClientError> {
     let dialect = Dialect::of(interface).ok_or_else(|| ClientError::NoInterface {
         offered: vec![interface.to_string()],
     })?;
-    reqwest::Url::parse(&interface.url).map_err(|e| ClientError::InvalidUrl {
+    let wire = match interface.binding {
+        Binding::HttpJson => Wire::Rest,
+        _ => Wire::JsonRpc,
+    };
+    let url = reqwest::Url::parse(&interface.url).map_err(|e| ClientError::InvalidUrl {
         url: interface.url.clone(),
         reason: e.to_string(),
     })?;
-    Ok(JsonRpc::new(interface.url.clone(), dialect, retry, timeout))
+    Ok(Endpoint::new(
+        url,
+        wire,
+        dialect,
+        interface.tenant.clone(),
+        retry,
+        timeout,
+    ))
 }
 
 /// A card read, or unchanged since the `ETag` sent.

@@ -504,7 +504,7 @@ pub(crate) struct TaskIdParams {
 #[cfg(feature = "client")]
 mod results;
 #[cfg(feature = "client")]
-pub(crate) use results::{received_in, task_in};
+pub(crate) use results::{Form, proto_received_in, received_in, task_in};
 
 // ---------------------------------------------------------------------------------------------
 // The 0.3 proto's ProtoJSON (its HTTP+JSON routes)

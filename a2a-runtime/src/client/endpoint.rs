@@ -1,0 +1,324 @@
+//! One interface of a remote agent, in its binding ([`Wire`]) and [`Dialect`]: a call goes
+//! out as the binding's request, its answer comes back as the operation's result (in the
+//! dialect's JSON) or the agent's error, retried as the client's [`RetryPolicy`] allows. A call
+//! made inside a traced skill continues its trace (`traceparent`, `tracestate`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::Value;
+
+use super::dialect::{Dialect, Op};
+use super::error::{ClientError, RemoteError};
+use super::retry::{Failure, RetryPolicy, retry_after};
+use super::sse::{SseError, data_events};
+use super::{jsonrpc, rest};
+use crate::call::TraceContext;
+
+/// The most of an unexpected body an error quotes.
+const QUOTED_BODY: usize = 512;
+
+/// How requests reach the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wire {
+    /// JSON-RPC 2.0: every call a POST to one URL.
+    JsonRpc,
+    /// HTTP+JSON: a route per operation.
+    Rest,
+}
+
+/// One request, as every attempt sends it.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) method: reqwest::Method,
+    pub(crate) url: reqwest::Url,
+    pub(crate) body: Option<Bytes>,
+}
+
+/// Why an answer holds no result.
+pub(crate) enum Reading {
+    /// The agent answered with a protocol error.
+    Remote(Box<RemoteError>),
+    /// Neither a result nor a protocol error: reported with its HTTP status.
+    Unexpected,
+    /// A protocol answer missing what it must hold.
+    Invalid(ClientError),
+}
+
+/// Calls operations at one interface of an agent.
+#[derive(Debug)]
+pub(crate) struct Endpoint {
+    url: reqwest::Url,
+    wire: Wire,
+    dialect: Dialect,
+    /// The tenant the interface names (1.0), sent with every request.
+    tenant: Option<String>,
+    retry: RetryPolicy,
+    /// The longest a call may take; streams have none (see [`ClientBuilder::timeout`]).
+    ///
+    /// [`ClientBuilder::timeout`]: super::ClientBuilder::timeout
+    timeout: Duration,
+    next_id: AtomicU64,
+}
+
+/// What a request answered: its status and what its headers say, read once.
+struct Answer {
+    status: u16,
+    /// `Retry-After`, in seconds.
+    retry_after: Option<Duration>,
+    is_json: bool,
+    is_sse: bool,
+    response: reqwest::Response,
+}
+
+impl Endpoint {
+    pub(crate) fn new(
+        url: reqwest::Url,
+        wire: Wire,
+        dialect: Dialect,
+        tenant: Option<String>,
+        retry: RetryPolicy,
+        timeout: Duration,
+    ) -> Self {
+        Self {
+            url,
+            wire,
+            dialect,
+            tenant,
+            retry,
+            timeout,
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    /// The A2A version and JSON form spoken here.
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// How this endpoint's calls are retried.
+    pub(crate) fn retry_policy(&self) -> RetryPolicy {
+        self.retry
+    }
+
+    /// Calls `op` with `params`; its result, or the agent's error.
+    pub(crate) async fn call(
+        &self,
+        http: &reqwest::Client,
+        op: Op,
+        params: Value,
+    ) -> Result<Value, ClientError> {
+        let request = self.prepare(op, params)?;
+        self.with_retries(op, || async {
+            let answer = self.send(http, &request, false).await?;
+            let (status, retry_after, is_json) =
+                (answer.status, answer.retry_after, answer.is_json);
+            let bytes = answer
+                .response
+                .bytes()
+                .await
+                .map_err(|source| Failure::transport(request.url.as_str(), source))?;
+            self.result(op, &request, status, retry_after, is_json, &bytes)
+        })
+        .await
+    }
+
+    /// Calls streaming `op` with `params`: the result of each event the agent streams, or the
+    /// agent's error (at once, or as the stream's last item).
+    pub(crate) async fn stream(
+        &self,
+        http: &reqwest::Client,
+        op: Op,
+        params: Value,
+    ) -> Result<impl Stream<Item = Result<Value, ClientError>> + Send + use<>, ClientError> {
+        let request = self.prepare(op, params)?;
+        let response = self
+            .with_retries(op, || async {
+                let answer = self.send(http, &request, true).await?;
+                if answer.is_sse {
+                    return Ok(answer.response);
+                }
+                // Refused before any event: a protocol error (or an HTTP one).
+                let (status, retry_after) = (answer.status, answer.retry_after);
+                let bytes = answer
+                    .response
+                    .bytes()
+                    .await
+                    .map_err(|source| Failure::transport(request.url.as_str(), source))?;
+                let error = match self.result(op, &request, status, retry_after, true, &bytes) {
+                    Err(failure) => return Err(failure),
+                    Ok(_) => unexpected(&request, status, &bytes),
+                };
+                Err(Failure::answered(error, status, retry_after))
+            })
+            .await?;
+        let (url, wire) = (request.url.to_string(), self.wire);
+        let events = data_events(response.bytes_stream().boxed()).map(move |event| {
+            let data = event.map_err(|error| match error {
+                SseError::Transport(source) => ClientError::Transport {
+                    url: url.clone(),
+                    source,
+                },
+                SseError::TooLarge => ClientError::InvalidResponse {
+                    field: String::new(),
+                    reason: "is an event larger than this client reads (16 MiB)".into(),
+                },
+            })?;
+            let event: Value =
+                serde_json::from_str(&data).map_err(|e| ClientError::InvalidResponse {
+                    field: String::new(),
+                    reason: format!("is an event that is not JSON: {e}"),
+                })?;
+            match wire {
+                Wire::JsonRpc => jsonrpc::event(event),
+                Wire::Rest => rest::event(event),
+            }
+        });
+        Ok(events)
+    }
+
+    /// The request of `op` in this endpoint's binding.
+    fn prepare(&self, op: Op, params: Value) -> Result<Prepared, ClientError> {
+        let tenant = self.tenant.as_deref();
+        match self.wire {
+            Wire::JsonRpc => {
+                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                jsonrpc::request(&self.url, self.dialect, tenant, id, op, params)
+            }
+            Wire::Rest => rest::request(&self.url, self.dialect, tenant, op, params),
+        }
+    }
+
+    /// Runs `attempt` until it succeeds or the policy gives up.
+    async fn with_retries<T, F, Fut>(&self, op: Op, attempt: F) -> Result<T, ClientError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, Failure>>,
+    {
+        let idempotent = op.idempotent();
+        let mut made = 1;
+        loop {
+            match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(failure) => match self.retry.next(made, &failure, idempotent) {
+                    Some(wait) => {
+                        tracing::debug!(?op, attempt = made, ?wait, error = %failure.error, "retrying");
+                        tokio::time::sleep(wait).await;
+                        made += 1;
+                    }
+                    None => return Err(failure.error),
+                },
+            }
+        }
+    }
+
+    async fn send(
+        &self,
+        http: &reqwest::Client,
+        prepared: &Prepared,
+        sse: bool,
+    ) -> Result<Answer, Failure> {
+        let mut request = http
+            .request(prepared.method.clone(), prepared.url.clone())
+            .header(
+                "A2A-Version",
+                HeaderValue::from_static(self.dialect.version()),
+            );
+        if let Some(body) = &prepared.body {
+            request = request
+                .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+                .body(body.clone());
+        }
+        request = if sse {
+            request.header(ACCEPT, HeaderValue::from_static("text/event-stream"))
+        } else {
+            request.timeout(self.timeout)
+        };
+        request = with_trace(request);
+        let response = request
+            .send()
+            .await
+            .map_err(|source| Failure::transport(prepared.url.as_str(), source))?;
+        let headers = response.headers();
+        let content_type = content_type(headers);
+        Ok(Answer {
+            status: response.status().as_u16(),
+            retry_after: retry_after(headers),
+            is_json: content_type.starts_with("application/json")
+                || content_type.starts_with("application/a2a+json")
+                || content_type.starts_with("application/problem+json"),
+            is_sse: content_type.starts_with("text/event-stream"),
+            response,
+        })
+    }
+
+    /// The result of an answer, or why there is none.
+    fn result(
+        &self,
+        op: Op,
+        request: &Prepared,
+        status: u16,
+        retry_after: Option<Duration>,
+        is_json: bool,
+        body: &[u8],
+    ) -> Result<Value, Failure> {
+        let answer: Option<Value> = if is_json {
+            serde_json::from_slice(body).ok()
+        } else {
+            None
+        };
+        let reading = match self.wire {
+            Wire::JsonRpc => jsonrpc::result(answer, status, op),
+            Wire::Rest => rest::result(answer, status, body.is_empty()),
+        };
+        reading.map_err(|reading| match reading {
+            Reading::Remote(error) => {
+                Failure::answered(ClientError::Remote(error), status, retry_after)
+            }
+            Reading::Unexpected => {
+                Failure::answered(unexpected(request, status, body), status, retry_after)
+            }
+            Reading::Invalid(error) => Failure::fatal(error),
+        })
+    }
+}
+
+/// An answer that is neither a result nor a protocol error.
+fn unexpected(request: &Prepared, status: u16, body: &[u8]) -> ClientError {
+    ClientError::Http {
+        url: request.url.to_string(),
+        status,
+        body: quote(body),
+    }
+}
+
+/// `request` continuing the trace of the skill call it is made in, if that call has one.
+fn with_trace(request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    let Some(trace) = TraceContext::current() else {
+        return request;
+    };
+    let child = trace.child();
+    let request = request.header("traceparent", child.traceparent());
+    match child.tracestate() {
+        Some(state) => request.header("tracestate", state),
+        None => request,
+    }
+}
+
+fn content_type(headers: &HeaderMap) -> &str {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+}
+
+fn quote(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    match text.char_indices().nth(QUOTED_BODY) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.into_owned(),
+    }
+}
