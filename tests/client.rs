@@ -20,11 +20,10 @@ use a2a_runtime::client::{
     A2aClient, Binding, ClientError, ListTasks, PushNotificationConfig, RetryPolicy, SendOptions,
     SendResult, StreamEvent,
 };
-use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Agent, Message, PartContent, PushAuthentication, PushOptions, TaskState};
 use a2a_tests::client_kit::{
-    artifacts_of, assert_completed, list_each_once, no_wait, push_round_trip, read_through_a_cut,
-    task_of,
+    all_events, artifacts_of, assert_completed, client_over, list_each_once, no_wait,
+    push_round_trip, read_through_a_cut, task_of,
 };
 use a2a_tests::lab::Lab;
 use a2a_tests::start;
@@ -110,13 +109,13 @@ async fn the_agents_error_comes_with_its_code_and_reason() {
 async fn a_streaming_send_yields_the_task_then_its_updates_until_it_completes() {
     let server = start(Lab.server()).await;
     let client = A2aClient::connect(&server.base).await.unwrap();
-    let events: Vec<StreamEvent> = client
-        .send_streaming(call("wait", json!({"millis": 50})))
-        .await
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let events = all_events(
+        client
+            .send_streaming(call("wait", json!({"millis": 50})))
+            .await
+            .unwrap(),
+    )
+    .await;
     assert!(
         matches!(events.first(), Some(StreamEvent::Task(_))),
         "{events:?}"
@@ -139,13 +138,7 @@ async fn a_subscription_follows_a_running_task_to_its_end() {
             .await
             .unwrap(),
     );
-    let events: Vec<StreamEvent> = client
-        .subscribe(&started.id)
-        .await
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let events = all_events(client.subscribe(&started.id).await.unwrap()).await;
     let Some(StreamEvent::Task(first)) = events.first() else {
         panic!("a subscription starts with the task: {events:?}");
     };
@@ -233,19 +226,6 @@ const EVERY_INTERFACE: [(Binding, &str); 4] = [
     (Binding::HttpJson, "0.3"),
 ];
 
-/// A client of the agent at `base` that calls its interface of `binding` in `version`.
-async fn client_over(base: &str, binding: &Binding, version: &str) -> A2aClient {
-    let client = A2aClient::builder(base)
-        .prefer(binding.clone(), version)
-        .connect()
-        .await
-        .unwrap();
-    let chosen = client.interface();
-    assert_eq!(&chosen.binding, binding, "{chosen}");
-    assert!(chosen.protocol_version.starts_with(version), "{chosen}");
-    client
-}
-
 #[tokio::test]
 async fn every_operation_works_over_every_binding_and_version_the_sdk_serves() {
     let mut push = PushOptions::default();
@@ -264,13 +244,13 @@ async fn every_operation_works_over_every_binding_and_version_the_sdk_serves() {
         let echoed = &done.artifacts[0].parts[0].content;
         assert_eq!(echoed, &PartContent::Text(over.clone()), "{over}");
 
-        let events: Vec<StreamEvent> = client
-            .send_streaming(call("wait", json!({"millis": 30})))
-            .await
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-            .await;
+        let events = all_events(
+            client
+                .send_streaming(call("wait", json!({"millis": 30})))
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_completed(&events);
 
         let working = task_of(
@@ -281,13 +261,7 @@ async fn every_operation_works_over_every_binding_and_version_the_sdk_serves() {
         );
         let read = client.get_task(&working.id, Some(1)).await.unwrap();
         assert_eq!(read.id, working.id, "{over}");
-        let followed: Vec<StreamEvent> = client
-            .subscribe(&working.id)
-            .await
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-            .await;
+        let followed = all_events(client.subscribe(&working.id).await.unwrap()).await;
         assert!(
             matches!(followed.first(), Some(StreamEvent::Task(_))),
             "{over}: {followed:?}"
@@ -381,11 +355,12 @@ async fn v0_3_client(server: &a2a_tests::TestServer, version: &str) -> A2aClient
 
 #[tokio::test]
 async fn the_same_client_speaks_a2a_0_3_to_an_agent_whose_card_offers_only_that() {
-    let mut push = PushOptions::default();
-    push.allow_private = true;
-    let server = start(Lab.server().push(push)).await;
+    // Each operation over JSON-RPC 0.3 is in `every_operation_works_over_every_binding…`; here,
+    // cards of 0.3 and 0.2 shapes lead the client there.
+    let server = start(Lab.server()).await;
     for version in ["0.3.0", "0.2.5"] {
         let client = v0_3_client(&server, version).await;
+        assert_eq!(client.interface().protocol_version, version);
         let done = task_of(
             client
                 .send(call("echo", json!({"text": "old"})))
@@ -397,35 +372,6 @@ async fn the_same_client_speaks_a2a_0_3_to_an_agent_whose_card_offers_only_that(
             done.artifacts[0].parts[0].content,
             PartContent::Text("old".into())
         );
-        let events: Vec<StreamEvent> = client
-            .send_streaming(call("wait", json!({"millis": 30})))
-            .await
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-            .await;
-        assert_completed(&events);
-
-        let options = no_wait();
-        let working = task_of(
-            client
-                .send_with(call("wait", json!({"millis": 30_000})), options)
-                .await
-                .unwrap(),
-        );
-        assert_eq!(
-            client.get_task(&working.id, None).await.unwrap().id,
-            working.id
-        );
-        let mut hook = PushNotificationConfig::new(&working.id, "http://127.0.0.1:9/hook");
-        hook.authentication = Some(PushAuthentication {
-            schemes: vec!["Bearer".into()],
-            credentials: Some("s3cret".into()),
-        });
-        push_round_trip(&client, &hook).await;
-        let canceled = client.cancel_task(&working.id).await.unwrap();
-        assert_eq!(canceled.status.state, TaskState::Canceled);
-
         let unsupported = client
             .list_tasks_page(&ListTasks::default(), None)
             .await
@@ -823,13 +769,13 @@ async fn a_delegated_tasks_progress_and_result_reach_the_caller() {
     let outer = start(Tracer.server()).await;
     let client = A2aClient::connect(&outer.base).await.unwrap();
     let input = json!({"url": lab.base, "skill": "tick", "input": {"times": 3}});
-    let events: Vec<StreamEvent> = client
-        .send_streaming(call("delegate", input))
-        .await
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let events = all_events(
+        client
+            .send_streaming(call("delegate", input))
+            .await
+            .unwrap(),
+    )
+    .await;
     let relayed = events.iter().any(|e| {
         matches!(e, StreamEvent::Status(u)
             if u.metadata.as_ref().and_then(|m| m.get("progress")) == Some(&json!(3)))
@@ -861,13 +807,13 @@ async fn a_stream_outlives_the_call_timeout_and_a_slow_call_does_not() {
         .await
         .unwrap();
     // Four chunks 200 ms apart: the stream lasts well past the 300 ms call timeout.
-    let events: Vec<StreamEvent> = client
-        .send_streaming(call("drip", json!({"chunks": 4, "millis": 200})))
-        .await
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let events = all_events(
+        client
+            .send_streaming(call("drip", json!({"chunks": 4, "millis": 200})))
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_completed(&events);
     assert_eq!(proxy.connections(), 1, "one connection, never renewed");
     // A call that takes longer than the timeout is abandoned.

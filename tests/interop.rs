@@ -15,13 +15,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use a2a_runtime::client::{
-    A2aClient, Binding, ClientError, ListTasks, PushNotificationConfig, Severity, StreamEvent,
+    Binding, ClientError, ListTasks, PushNotificationConfig, Severity, StreamEvent,
 };
-use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Message, PartContent, TaskState};
 use a2a_tests::client_kit::{
-    artifacts_of, assert_completed, list_each_once, no_wait, push_round_trip, read_through_a_cut,
-    task_of, texts,
+    all_events, artifacts_of, assert_completed, client_over, list_each_once, no_wait,
+    push_round_trip, read_through_a_cut, task_of, texts,
 };
 use a2a_tests::receiver::Receiver;
 use serde_json::json;
@@ -364,19 +363,6 @@ impl PythonAgent {
     }
 }
 
-/// A client of the agent at `base` calling its interface of `binding` in `version`.
-async fn client_over(base: &str, binding: &Binding, version: &str) -> A2aClient {
-    let client = A2aClient::builder(base)
-        .prefer(binding.clone(), version)
-        .connect()
-        .await
-        .unwrap();
-    let chosen = client.interface();
-    assert_eq!(&chosen.binding, binding, "{chosen}");
-    assert!(chosen.protocol_version.starts_with(version), "{chosen}");
-    client
-}
-
 #[tokio::test]
 async fn our_client_drives_agents_served_by_both_official_python_sdks_over_every_binding() {
     for sdk in [Sdk::V1, Sdk::V0_3] {
@@ -414,13 +400,13 @@ async fn drive_python_agent(base: &str, binding: &Binding, version: &str) {
     );
 
     // A stream, to the end.
-    let events: Vec<StreamEvent> = client
-        .send_streaming(Message::user_text("streamed"))
-        .await
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let events = all_events(
+        client
+            .send_streaming(Message::user_text("streamed"))
+            .await
+            .unwrap(),
+    )
+    .await;
     assert!(
         events.iter().any(|e| matches!(e, StreamEvent::Artifact(_))),
         "{over}: {events:?}"

@@ -164,4 +164,25 @@ const _: () = {
         const DESCRIPTOR: &'static ::a2a_runtime::__private::SkillDescriptor = &__A2A_DESCRIPTOR;
     }
     ::a2a_runtime::__private::register_skill!(__A2A_DESCRIPTOR);
+    ::a2a_runtime::__private::with_client! {
+        impl CurrencyClient { #[doc =
+        "Calls skill `convert` of the remote agent and waits for its output. Convert an amount from one currency to another."]
+        #[allow(clippy::too_many_arguments)] pub async fn convert < '__a2a_client > (&
+        '__a2a_client self, amount : f64, to : Option < String >) ->
+        ::core::result::Result < Quote, ::a2a_runtime::__private::ClientError > where
+        ::a2a_runtime::__private::Wire < '__a2a_client, f64 > :
+        ::a2a_runtime::__private::Encode < f64 >, ::a2a_runtime::__private::Wire <
+        '__a2a_client, Option < String > > : ::a2a_runtime::__private::Encode < Option <
+        String > >, ::a2a_runtime::__private::Wire < '__a2a_client, Quote > :
+        ::a2a_runtime::__private::Decode < Quote >, { let mut __a2a_input =
+        ::a2a_runtime::__private::serde_json::Map::new(); __a2a_input
+        .insert(::std::string::String::from("amount"), < ::a2a_runtime::__private::Wire <
+        '__a2a_client, f64 > as ::a2a_runtime::__private::Encode < f64 >> ::encode(&
+        amount) ?,); __a2a_input.insert(::std::string::String::from("to"), <
+        ::a2a_runtime::__private::Wire < '__a2a_client, Option < String > > as
+        ::a2a_runtime::__private::Encode < Option < String > >> ::encode(& to) ?,); let
+        __a2a_output = self.skills().call("convert", __a2a_input). await ?; <
+        ::a2a_runtime::__private::Wire < '__a2a_client, Quote > as
+        ::a2a_runtime::__private::Decode < Quote >> ::decode("convert", __a2a_output) } }
+    }
 };

@@ -117,4 +117,22 @@ const _: () = {
         const DESCRIPTOR: &'static ::a2a_runtime::__private::SkillDescriptor = &__A2A_DESCRIPTOR;
     }
     ::a2a_runtime::__private::register_skill!(__A2A_DESCRIPTOR);
+    ::a2a_runtime::__private::with_client! {
+        impl DemoClient { #[doc =
+        "Calls skill `count` of the remote agent and waits for its output. Count up."]
+        #[allow(clippy::too_many_arguments)] async fn count < '__a2a_client > (&
+        '__a2a_client self, to : u32) -> ::core::result::Result < ::std::vec::Vec <
+        String >, ::a2a_runtime::__private::ClientError > where
+        ::a2a_runtime::__private::Wire < '__a2a_client, u32 > :
+        ::a2a_runtime::__private::Encode < u32 >, ::a2a_runtime::__private::Wire <
+        '__a2a_client, ::std::vec::Vec < String > > : ::a2a_runtime::__private::Decode <
+        ::std::vec::Vec < String > >, { let mut __a2a_input =
+        ::a2a_runtime::__private::serde_json::Map::new(); __a2a_input
+        .insert(::std::string::String::from("to"), < ::a2a_runtime::__private::Wire <
+        '__a2a_client, u32 > as ::a2a_runtime::__private::Encode < u32 >> ::encode(& to)
+        ?,); let __a2a_output = self.skills().call("count", __a2a_input). await ?; <
+        ::a2a_runtime::__private::Wire < '__a2a_client, ::std::vec::Vec < String > > as
+        ::a2a_runtime::__private::Decode < ::std::vec::Vec < String > >>
+        ::decode("count", __a2a_output) } }
+    }
 };

@@ -413,3 +413,70 @@ macro_rules! __a2a_register_prompt {
 
 pub use __a2a_register_prompt as register_prompt;
 pub use __a2a_register_resource as register_resource;
+
+// ---------------------------------------------------------------------------------------------
+// Typed clients: the `XClient` struct `#[agent]` emits and the method each `#[skill]` adds.
+
+/// Emits its input when the `client` feature is on, so the typed clients need it only then.
+#[cfg(feature = "client")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __a2a_with_client {
+    ($($tokens:tt)*) => { $($tokens)* };
+}
+
+/// Without the `client` feature there are no typed clients.
+#[cfg(not(feature = "client"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __a2a_with_client {
+    ($($tokens:tt)*) => {};
+}
+
+pub use __a2a_with_client as with_client;
+
+#[cfg(feature = "client")]
+pub use crate::client::{ClientError, Question, SkillClient};
+
+/// A parameter or output type of a skill as its typed client method names it. The lifetime
+/// puts the method's bounds on it out of reach of the check at the method's definition: a skill
+/// whose types cannot cross the wire still compiles, and only calling its method is an error.
+#[cfg(feature = "client")]
+pub struct Wire<'s, T>(core::marker::PhantomData<&'s T>);
+
+/// Writes a typed client's argument as JSON.
+#[cfg(feature = "client")]
+#[diagnostic::on_unimplemented(
+    message = "the typed client cannot send a `{T}`: it must implement `serde::Serialize`"
+)]
+pub trait Encode<T> {
+    /// `value` as the skill's input property.
+    fn encode(value: &T) -> Result<serde_json::Value, ClientError>;
+}
+
+#[cfg(feature = "client")]
+impl<T: serde::Serialize> Encode<T> for Wire<'_, T> {
+    fn encode(value: &T) -> Result<serde_json::Value, ClientError> {
+        serde_json::to_value(value).map_err(|e| ClientError::InvalidResponse {
+            field: "input".into(),
+            reason: format!("cannot be written as JSON: {e}"),
+        })
+    }
+}
+
+/// Reads a skill's output for a typed client.
+#[cfg(feature = "client")]
+#[diagnostic::on_unimplemented(
+    message = "the typed client cannot read a `{T}`: it must implement `serde::Deserialize`"
+)]
+pub trait Decode<T> {
+    /// Skill `skill`'s output (as [`SkillClient::call`] answers it) as a `T`.
+    fn decode(skill: &str, output: serde_json::Value) -> Result<T, ClientError>;
+}
+
+#[cfg(feature = "client")]
+impl<T: serde::de::DeserializeOwned> Decode<T> for Wire<'_, T> {
+    fn decode(skill: &str, output: serde_json::Value) -> Result<T, ClientError> {
+        crate::client::decode_output(skill, output)
+    }
+}

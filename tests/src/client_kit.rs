@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use a2a_runtime::client::{EventStream, SendOptions, SendResult, StreamEvent};
+use a2a_runtime::client::{A2aClient, Binding, EventStream, SendOptions, SendResult, StreamEvent};
 use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Part, PartContent, Task, TaskState};
 
@@ -139,4 +139,26 @@ pub async fn list_each_once(
         "each task once: {all:?}"
     );
     all
+}
+
+/// A client of the agent at `base` that calls its interface of `binding` in `version`; asserts
+/// that it does.
+pub async fn client_over(base: &str, binding: &Binding, version: &str) -> A2aClient {
+    let client = A2aClient::builder(base)
+        .prefer(binding.clone(), version)
+        .connect()
+        .await
+        .expect("connected");
+    let chosen = client.interface();
+    assert_eq!(&chosen.binding, binding, "{chosen}");
+    assert!(chosen.protocol_version.starts_with(version), "{chosen}");
+    client
+}
+
+/// Every item of `stream`, each an event.
+pub async fn all_events(stream: EventStream) -> Vec<StreamEvent> {
+    stream
+        .map(|event| event.expect("every item is an event"))
+        .collect()
+        .await
 }

@@ -21,6 +21,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
         const _: () = #private::assert_agent::<#agent>();
     };
     let output_fns = output_fns(skill, runtime);
+    let client_method = client_method(skill, runtime);
     // The agent's tokens take the scopes' span, so rustc underlines the scopes.
     let scope_check = skill.scopes_span.map(|span| {
         let agent = respan(agent.to_token_stream(), span);
@@ -94,7 +95,79 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 const DESCRIPTOR: &'static #private::SkillDescriptor = &__A2A_DESCRIPTOR;
             }
             #private::register_skill!(__A2A_DESCRIPTOR);
+            #client_method
         };
+    }
+}
+
+/// The skill's method on its agent's typed client (`CurrencyClient::convert` for skill
+/// `convert` of agent `Currency`): the input parameters, typed, and the output, typed. Its
+/// bounds name the method's lifetime, so a skill whose types are not serde both ways compiles
+/// and only a call of its method fails (on those bounds).
+fn client_method(skill: &Skill, runtime: &Runtime) -> TokenStream {
+    let private = runtime.private();
+    let mut client = skill.agent.clone();
+    let Some(last) = client.segments.last_mut() else {
+        return TokenStream::new();
+    };
+    last.ident = format_ident!("{}Client", last.ident);
+    let func = &skill.func;
+    let (vis, ident, id) = (&func.vis, &func.sig.ident, &skill.id);
+    let lifetime = syn::Lifetime::new("'__a2a_client", Span::mixed_site());
+    let inputs: Vec<_> = skill
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::Input { .. }))
+        .collect();
+    let args = inputs.iter().map(|param| {
+        let (ident, ty) = (&param.ident, &param.ty);
+        quote!(#ident: #ty)
+    });
+    let arg_bounds = inputs.iter().map(|param| {
+        let ty = &param.ty;
+        quote!(#private::Wire<#lifetime, #ty>: #private::Encode<#ty>)
+    });
+    let inserts = inputs.iter().map(|param| {
+        let (ident, ty) = (&param.ident, &param.ty);
+        let name = syn::ext::IdentExt::unraw(ident).to_string();
+        quote! {
+            __a2a_input.insert(
+                ::std::string::String::from(#name),
+                <#private::Wire<#lifetime, #ty> as #private::Encode<#ty>>::encode(&#ident)?,
+            );
+        }
+    });
+    let output = match &skill.output.stream_item {
+        Some(item) => quote!(::std::vec::Vec<#item>),
+        None => {
+            let value = &skill.output.value;
+            quote!(#value)
+        }
+    };
+    let doc = format!(
+        "Calls skill `{id}` of the remote agent and waits for its output. {}",
+        skill.description
+    );
+    quote! {
+        #private::with_client! {
+            impl #client {
+                #[doc = #doc]
+                #[allow(clippy::too_many_arguments)]
+                #vis async fn #ident<#lifetime>(
+                    &#lifetime self,
+                    #(#args),*
+                ) -> ::core::result::Result<#output, #private::ClientError>
+                where
+                    #(#arg_bounds,)*
+                    #private::Wire<#lifetime, #output>: #private::Decode<#output>,
+                {
+                    let mut __a2a_input = #private::serde_json::Map::new();
+                    #(#inserts)*
+                    let __a2a_output = self.skills().call(#id, __a2a_input).await?;
+                    <#private::Wire<#lifetime, #output> as #private::Decode<#output>>::decode(#id, __a2a_output)
+                }
+            }
+        }
     }
 }
 

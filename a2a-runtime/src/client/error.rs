@@ -68,6 +68,33 @@ pub enum ClientError {
         /// The version the client speaks with the agent.
         version: String,
     },
+    /// The skill failed (its task failed, was canceled or rejected; its MCP result is an
+    /// error).
+    #[error("skill `{skill}` failed: {message}")]
+    SkillFailed {
+        /// The skill's id.
+        skill: String,
+        /// Why, as the agent said.
+        message: String,
+    },
+    /// The skill asked a question that was not answered (no answerer, or it declined).
+    #[error("skill `{skill}` asks \"{prompt}\" and no answer was given")]
+    InputRequired {
+        /// The skill's id.
+        skill: String,
+        /// The question.
+        prompt: String,
+        /// The A2A task waiting for the answer, which a later message may still give.
+        task_id: Option<String>,
+    },
+    /// An MCP session or call failed.
+    #[error("MCP at {url}: {reason}")]
+    Mcp {
+        /// The MCP endpoint.
+        url: String,
+        /// What failed.
+        reason: String,
+    },
     /// The card offers no interface this client speaks.
     #[error(
         "the agent offers no interface this client speaks (it offers: {}); this client speaks \

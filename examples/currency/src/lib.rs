@@ -92,7 +92,7 @@ pub struct Money {
 }
 
 /// The result of a conversion.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Quote {
     /// The converted amount.
     pub amount: f64,
@@ -103,7 +103,7 @@ pub struct Quote {
 }
 
 /// One reference rate.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Rate {
     /// The currency.
     pub currency: Code,
@@ -272,7 +272,7 @@ pub enum Confirm {
 }
 
 /// A booked exchange.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Exchange {
     /// The account debited.
     pub account: String,

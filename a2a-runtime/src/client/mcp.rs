@@ -1,0 +1,168 @@
+//! A remote agent's skills as MCP tools, called with rmcp's client over streamable HTTP; the
+//! skills' questions (elicitations, and 2026-07-28 `input_required` rounds, which rmcp turns into
+//! the same requests) go to the [`SkillClient`](super::SkillClient)'s answerer.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use super::ClientError;
+use super::skills::{Answerer, Question};
+
+/// The MCP revision asked for: the session era, whose elicitations every server sends.
+const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Answers a server's elicitations with the answerer, if one is set.
+struct Elicitor {
+    answerer: Arc<Mutex<Option<Answerer>>>,
+    /// The skills being called, to name the one that asks when only one is.
+    calling: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Elicitor {
+    fn get_info(&self) -> ClientConfig {
+        let info = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": { "elicitation": { "form": {} } },
+            "clientInfo": { "name": "a2a-runtime", "version": env!("CARGO_PKG_VERSION") },
+        });
+        serde_json::from_value(info).unwrap_or_default()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let answerer = self
+            .answerer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(answerer) = answerer else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let skill = match self
+            .calling
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_slice()
+        {
+            [one] => one.clone(),
+            _ => String::new(),
+        };
+        let question = Question {
+            skill,
+            prompt: message,
+            schema: serde_json::to_value(&requested_schema).ok(),
+        };
+        Ok(match answerer(question).await {
+            // A form's content is an object; any other answer is its `answer` property.
+            Some(Value::Object(content)) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+            }
+            Some(other) => ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({ "answer": other })),
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+}
+
+/// An MCP session with an agent, whose tools are its skills.
+pub(crate) struct McpSkills {
+    url: String,
+    service: RunningService<RoleClient, Elicitor>,
+    answerer: Arc<Mutex<Option<Answerer>>>,
+    calling: Arc<Mutex<Vec<String>>>,
+}
+
+impl McpSkills {
+    /// Opens a session with the MCP endpoint at `url`.
+    pub(crate) async fn connect(url: String) -> Result<Self, ClientError> {
+        let answerer = Arc::new(Mutex::new(None));
+        let calling = Arc::new(Mutex::new(Vec::new()));
+        let elicitor = Elicitor {
+            answerer: Arc::clone(&answerer),
+            calling: Arc::clone(&calling),
+        };
+        let transport = StreamableHttpClientTransport::from_uri(url.clone());
+        let service = elicitor
+            .serve(transport)
+            .await
+            .map_err(|e| ClientError::Mcp {
+                url: url.clone(),
+                reason: format!("the session could not start: {e}"),
+            })?;
+        Ok(Self {
+            url,
+            service,
+            answerer,
+            calling,
+        })
+    }
+
+    /// The endpoint.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Answers elicitations with `answerer` from now on.
+    pub(crate) fn answer_with(&self, answerer: Answerer) {
+        *self.answerer.lock().unwrap_or_else(PoisonError::into_inner) = Some(answerer);
+    }
+
+    /// Calls tool `skill` with `input`; its output as JSON (`structuredContent`, else its text).
+    pub(crate) async fn call(
+        &self,
+        skill: &str,
+        input: Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        let mut params = CallToolRequestParams::new(skill.to_owned());
+        params.arguments = Some(input);
+        self.calling
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(skill.to_owned());
+        let result = self.service.call_tool(params).await;
+        {
+            let mut calling = self.calling.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(at) = calling.iter().position(|s| s == skill) {
+                calling.remove(at);
+            }
+        }
+        let result = result.map_err(|e| ClientError::Mcp {
+            url: self.url.clone(),
+            reason: format!("tools/call `{skill}` failed: {e}"),
+        })?;
+        let text: Vec<String> = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect();
+        if result.is_error == Some(true) {
+            return Err(ClientError::SkillFailed {
+                skill: skill.to_owned(),
+                message: text.join("\n"),
+            });
+        }
+        Ok(match result.structured_content {
+            Some(structured) => structured,
+            None if text.is_empty() => Value::Null,
+            None => Value::String(text.join("\n")),
+        })
+    }
+}
