@@ -147,6 +147,22 @@ async fn a_subscription_follows_a_running_task_to_its_end() {
 }
 
 #[tokio::test]
+async fn a_stream_ends_when_its_task_asks_and_the_answer_streams_the_rest() {
+    let server = start(Lab.server()).await;
+    let client = A2aClient::connect(&server.base).await.unwrap();
+    let asked = all_events(client.send_streaming(call("nap", json!({}))).await.unwrap()).await;
+    let Some(StreamEvent::Status(waiting)) = asked.last() else {
+        panic!("the stream ends with the question: {asked:?}");
+    };
+    assert_eq!(waiting.status.state, TaskState::InputRequired, "{asked:?}");
+    let mut answer = Message::user(vec![a2a_runtime::Part::text("10")]);
+    answer.task_id = Some(waiting.task_id.clone());
+    answer.context_id = Some(waiting.context_id.clone());
+    let rest = all_events(client.send_streaming(answer).await.unwrap()).await;
+    assert_completed(&rest);
+}
+
+#[tokio::test]
 async fn subscribing_to_an_unknown_task_is_refused_before_any_event() {
     let server = start(Lab.server()).await;
     let client = A2aClient::connect(&server.base).await.unwrap();

@@ -54,8 +54,13 @@ struct Seen {
 }
 
 impl Seen {
+    /// Whether the stream is over: the task ended, or waits for the caller (input or
+    /// credentials), where A2A streams end too.
     fn settled(&self) -> bool {
-        self.replied || self.status.is_some_and(|(state, _)| state.is_terminal())
+        self.replied
+            || self
+                .status
+                .is_some_and(|(state, _)| state.is_terminal() || state.is_interrupted())
     }
 
     fn observe(&mut self, event: &StreamEvent) {
@@ -180,9 +185,10 @@ impl Follower {
                 None => None,
             };
             match next {
+                // Not counted as progress: an agent that sends the snapshot and closes again
+                // would otherwise be renewed forever.
                 Some(Ok(StreamEvent::Task(snapshot))) if self.renewed => {
                     self.renewed = false;
-                    self.renewals = 0;
                     let missed = self.seen.catch_up(&snapshot);
                     self.pending.extend(missed);
                 }

@@ -23,6 +23,10 @@ pub(crate) struct Cli {
     /// The longest a request may take.
     #[arg(long, global = true, default_value = "60s")]
     pub(crate) timeout: humantime::Duration,
+    /// Answer a task's questions from standard input even when it is not a terminal (one line
+    /// per answer). On a terminal, `send` and `stream` ask anyway.
+    #[arg(long, short = 'i', global = true)]
+    pub(crate) interactive: bool,
     #[command(subcommand)]
     pub(crate) command: Command,
 }

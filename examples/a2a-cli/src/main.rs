@@ -4,13 +4,14 @@
 //! (one object, or one line per stream event) for scripts; without it the output is for people.
 //! Exit status: 0 on success, 1 when the agent refused or a card has errors, 2 on bad usage.
 
+mod ask;
 mod cli;
 mod print;
 
 use std::process::ExitCode;
 
 use a2a_runtime::client::{
-    A2aClient, ClientError, ListTasks, PushNotificationConfig, SendOptions, Severity,
+    A2aClient, ClientError, ListTasks, PushNotificationConfig, SendOptions, SendResult, Severity,
 };
 use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Message, Part};
@@ -98,7 +99,16 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
                 return_immediately: *no_wait,
                 history_length: None,
             };
-            print::sent(&agent.send_with(message, options).await?, json);
+            let mut sent = agent.send_with(message, options).await?;
+            loop {
+                print::sent(&sent, json);
+                let SendResult::Task(task) = &sent else { break };
+                let Some(answer) = ask::answer(&cli, task.status.state, ask::Asked::of(task)).await
+                else {
+                    break;
+                };
+                sent = agent.send_with(answer, options).await?;
+            }
         }
         Command::Stream { url, input } => {
             let Ok(message) = message(input).map_err(|e| eprintln!("a2a: {e}")) else {
@@ -106,8 +116,19 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
             };
             let agent = connect(&cli, url).await?;
             let mut events = agent.send_streaming(message).await?;
-            while let Some(event) = events.next().await {
-                print::event(&event?, json);
+            loop {
+                let mut last = None;
+                while let Some(event) = events.next().await {
+                    let event = event?;
+                    print::event(&event, json);
+                    last = ask::waiting(&event).or(last);
+                }
+                // The stream ends where the task asks; the answer streams the rest.
+                let Some((state, asked)) = last else { break };
+                let Some(answer) = ask::answer(&cli, state, asked).await else {
+                    break;
+                };
+                events = agent.send_streaming(answer).await?;
             }
         }
         Command::Subscribe { url, task_id } => {

@@ -118,10 +118,13 @@ pub(crate) fn event(event: &StreamEvent, json: bool) {
         StreamEvent::Task(t) => println!("task {} {:?}", t.id, t.status.state),
         StreamEvent::Message(m) => message(m, false),
         StreamEvent::Status(update) => {
-            let progress = update
-                .metadata
-                .as_ref()
-                .and_then(|m| Some(format!(" {}/{}", m.get("progress")?, m.get("total")?)));
+            let progress = update.metadata.as_ref().and_then(|m| {
+                let done = m.get("progress")?.as_f64()?;
+                Some(match m.get("total").and_then(Value::as_f64) {
+                    Some(total) if total > 0.0 => format!(" {} {done}/{total}", bar(done / total)),
+                    _ => format!(" {done}"),
+                })
+            });
             let text = update
                 .status
                 .message
@@ -147,6 +150,15 @@ pub(crate) fn event(event: &StreamEvent, json: bool) {
             );
         }
     }
+}
+
+/// A progress bar of 20 cells, `fraction` of them full.
+fn bar(fraction: f64) -> String {
+    const CELLS: usize = 20;
+    // Rounded to whole cells, so the cast cannot lose anything that matters.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let full = ((fraction.clamp(0.0, 1.0) * CELLS as f64).round() as usize).min(CELLS);
+    format!("[{}{}]", "#".repeat(full), ".".repeat(CELLS - full))
 }
 
 pub(crate) fn push_config(config: &PushNotificationConfig, json: bool) {

@@ -129,7 +129,15 @@ async fn stream_prints_one_json_line_per_event() {
     let streamed = call("stream", base, "tick", twice, &["--json"]).await;
     check_snapshot("stream", &normalized(&streamed, &server.base));
     let human = call("stream", base, "tick", twice, &[]).await;
-    assert!(human.contains("status Working 2/2"), "{human}");
+    // Progress as a bar.
+    assert!(
+        human.contains("status Working [##########..........] 1/2"),
+        "{human}"
+    );
+    assert!(
+        human.contains("status Working [####################] 2/2"),
+        "{human}"
+    );
     assert!(human.trim_end().ends_with("status Completed"), "{human}");
 }
 
@@ -142,4 +150,60 @@ async fn errors_are_the_agents_and_exit_nonzero() {
     assert!(stderr.contains("TASK_NOT_FOUND"), "{stderr}");
     let usage = a2a(&["send", &server.base]).await;
     assert_eq!(usage.status.code(), Some(2));
+}
+
+/// `a2a ARGS…` with `input` on its standard input (not a terminal).
+async fn a2a_with_input(args: &[&str], input: &str) -> Output {
+    use tokio::io::AsyncWriteExt as _;
+    let mut child = Command::new(A2A)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).await.unwrap();
+    drop(stdin);
+    child.wait_with_output().await.unwrap()
+}
+
+#[tokio::test]
+async fn interactive_send_and_stream_answer_the_question_and_finish_the_task() {
+    let server = start(Lab.server()).await;
+    for command in ["send", "stream"] {
+        let args = [
+            command,
+            &server.base,
+            "--skill",
+            "nap",
+            "--data",
+            "{}",
+            "-i",
+        ];
+        let output = a2a_with_input(&args, "5\n").await;
+        let printed = stdout(&output);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("? How long should I nap, in milliseconds?"),
+            "{command}: {stderr}"
+        );
+        assert!(printed.contains("InputRequired"), "{command}: {printed}");
+        assert!(printed.contains("Completed"), "{command}: {printed}");
+    }
+}
+
+#[tokio::test]
+async fn without_a_terminal_or_interactive_a_question_leaves_the_task_waiting() {
+    let server = start(Lab.server()).await;
+    let args = ["send", &server.base, "--skill", "nap", "--data", "{}"];
+    let output = a2a_with_input(&args, "5\n").await;
+    let printed = stdout(&output);
+    assert!(printed.contains("InputRequired"), "{printed}");
+    assert!(!printed.contains("Completed"), "{printed}");
+    assert!(output.stderr.is_empty(), "no prompt");
+    // An empty answer stops too, and says the task still waits.
+    let output = a2a_with_input(&[&args[..], &["-i"]].concat(), "\n").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("still waits"), "{stderr}");
 }
