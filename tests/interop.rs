@@ -82,8 +82,8 @@ async fn start_server() -> (Child, String) {
     a2a_tests::spawn_served(SERVER).await
 }
 
-async fn run_python(args: &[&str]) {
-    run_interpreter(&python(), args).await;
+async fn run_python(args: &[&str]) -> String {
+    run_interpreter(&python(), args).await
 }
 
 /// Runs a script to success; its standard output.
@@ -226,6 +226,35 @@ async fn official_mcp_client_reads_resources_templates_prompts_and_task_artifact
 async fn official_mcp_client_calls_tools_with_progress_over_stdio() {
     require_packages().await;
     run_python(&[script("mcp_client.py").to_str().unwrap(), "stdio", SERVER]).await;
+}
+
+const BRIDGE: &str = env!("CARGO_BIN_EXE_interop-bridge");
+
+#[tokio::test]
+async fn official_mcp_client_drives_the_currency_agent_through_every_bridge_tool_over_stdio() {
+    require_packages().await;
+    let (_agent, base) = a2a_tests::spawn_served_with(SERVER, &["--push-allow-private"]).await;
+    let mut receiver = Receiver::start(RECEIVER, &[]).await;
+    let out = run_python(&[
+        script("mcp_bridge.py").to_str().unwrap(),
+        BRIDGE,
+        &base,
+        &receiver.url,
+    ])
+    .await;
+    // The webhook configured through the bridge got the canceled report's updates.
+    let task = out.trim().lines().last().unwrap().trim().to_owned();
+    let delivered = receiver.accepted_until_terminal().await;
+    let last = delivered.last().unwrap();
+    assert_eq!(last["taskId"], task.as_str(), "{delivered:#?}");
+    assert!(
+        last["state"]
+            .as_str()
+            .unwrap()
+            .to_ascii_lowercase()
+            .contains("cancel"),
+        "{delivered:#?}"
+    );
 }
 
 const BOOKING: &str = env!("CARGO_BIN_EXE_interop-booking");

@@ -19,6 +19,7 @@ mod model;
 mod protocol;
 mod push;
 mod quota;
+pub mod records;
 mod registry;
 mod schema;
 mod server;

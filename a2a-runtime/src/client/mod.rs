@@ -384,6 +384,32 @@ impl A2aClient {
     }
 }
 
+impl AgentCard {
+    /// Reads the card of the agent at `base_url` (or at the card's own URL) as
+    /// [`A2aClient::connect`] does, without choosing an interface: for inspecting or validating
+    /// a card, even one that offers nothing this client speaks.
+    pub async fn fetch(base_url: &str) -> Result<Self, ClientError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(DEFAULT_TIMEOUT)
+            .build()
+            .map_err(|source| ClientError::Transport {
+                url: base_url.to_owned(),
+                source,
+            })?;
+        let base = reqwest::Url::parse(base_url).map_err(|e| ClientError::InvalidUrl {
+            url: base_url.to_owned(),
+            reason: e.to_string(),
+        })?;
+        match fetch_card(&http, &base, None, DEFAULT_TIMEOUT).await? {
+            Fetched::Card { card, .. } => Ok(Arc::unwrap_or_clone(card)),
+            Fetched::NotModified => Err(ClientError::Card {
+                url: base_url.to_owned(),
+                reason: "the server answered 304 Not Modified to a first request".into(),
+            }),
+        }
+    }
+}
+
 fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError> {
     serde_path_to_error::deserialize(value).map_err(|e| ClientError::InvalidResponse {
         field: e.path().to_string(),

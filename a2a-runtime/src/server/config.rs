@@ -174,9 +174,18 @@ impl ServeConfig {
         if let Some(store) = &self.store {
             return store.clone();
         }
-        let base = self.data_dir.clone().unwrap_or_else(default_data_dir);
-        StoreLocation::Sqlite(base.join(slug(agent_name)).join("tasks.sqlite3"))
+        StoreLocation::Sqlite(
+            agent_data_dir(self.data_dir.clone(), agent_name).join("tasks.sqlite3"),
+        )
     }
+}
+
+/// The directory of the agent named `agent_name` under `data_dir` (else the default data
+/// directory): where its SQLite files go.
+pub(crate) fn agent_data_dir(data_dir: Option<PathBuf>, agent_name: &str) -> PathBuf {
+    data_dir
+        .unwrap_or_else(default_data_dir)
+        .join(slug(agent_name))
 }
 
 /// `$XDG_DATA_HOME/a2a-runtime`, else `~/.local/share/a2a-runtime`, else `./a2a-data`.

@@ -19,6 +19,7 @@ use std::time::Duration;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use config::agent_data_dir;
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
 pub(crate) use http::declared_over;
 pub use limits::Limits;
