@@ -229,8 +229,10 @@ mod tests {
             proto_received_in(&update, "result").unwrap(),
             Received::Event(TaskEvent::Status(_))
         ));
-        let (field, _) =
-            proto_received_in(&json!({"artifactUpdate": {"taskId": "t"}}), "result").unwrap_err();
+        let unnamed = json!({"artifactUpdate": {
+            "taskId": "t", "artifact": {"artifactId": "a", "parts": []}
+        }});
+        let (field, _) = proto_received_in(&unnamed, "result").unwrap_err();
         assert_eq!(field, "result.artifactUpdate.contextId");
     }
 }
