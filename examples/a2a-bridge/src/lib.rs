@@ -91,6 +91,16 @@ impl Bridge {
         Ok(client)
     }
 
+    /// Agent `agent_id`'s record and a client of it.
+    async fn agent_and_client(
+        &self,
+        agent_id: &str,
+    ) -> Result<(AgentRecord, Arc<A2aClient>), SkillError> {
+        let agent = self.registry.agent(agent_id).await?;
+        let client = self.client(&agent).await?;
+        Ok((agent, client))
+    }
+
     /// Follows task `task` of agent `agent_id` through `events` in the background, storing each
     /// change, unless it is followed already.
     fn follow(

@@ -189,8 +189,7 @@ pub async fn send_message(
     /// the reference: an agent with several skills needs it.
     skill: Option<String>,
 ) -> Result<Value, SkillError> {
-    let agent = bridge.registry().agent(&agent_id).await?;
-    let client = bridge.client(&agent).await?;
+    let (_, client) = bridge.agent_and_client(&agent_id).await?;
     match client
         .send(message(text, skill))
         .await
@@ -219,8 +218,7 @@ pub async fn send_streaming_message(
     /// The skill to call, by id; the agent's default when omitted (as for `send_message`).
     skill: Option<String>,
 ) -> Result<Value, SkillError> {
-    let agent = bridge.registry().agent(&agent_id).await?;
-    let client = bridge.client(&agent).await?;
+    let (agent, client) = bridge.agent_and_client(&agent_id).await?;
     let mut events = client
         .send_streaming(message(text, skill))
         .await
@@ -301,8 +299,7 @@ pub async fn get_task(
     if settled(record.task.status.state) {
         return Ok(shape::task(&record.task));
     }
-    let agent = bridge.registry().agent(&record.agent_id).await?;
-    let client = bridge.client(&agent).await?;
+    let (_, client) = bridge.agent_and_client(&record.agent_id).await?;
     let task = client
         .get_task(&task_id, None)
         .await
@@ -340,8 +337,7 @@ pub async fn cancel_task(
     task_id: String,
 ) -> Result<Value, SkillError> {
     let record = bridge.registry().task(&task_id).await?;
-    let agent = bridge.registry().agent(&record.agent_id).await?;
-    let client = bridge.client(&agent).await?;
+    let (_, client) = bridge.agent_and_client(&record.agent_id).await?;
     let task = client.cancel_task(&task_id).await.map_err(request_failed)?;
     bridge.registry().put_task(&record.agent_id, &task).await?;
     Ok(json!({ "task_id": task_id, "status": shape::state(task.status.state) }))
@@ -369,8 +365,7 @@ pub async fn subscribe_to_task(
     if settled(record.task.status.state) {
         return Ok(ended(record.task.status.state));
     }
-    let agent = bridge.registry().agent(&record.agent_id).await?;
-    let client = bridge.client(&agent).await?;
+    let (_, client) = bridge.agent_and_client(&record.agent_id).await?;
     let mut events = client.subscribe(&task_id).await.map_err(request_failed)?;
     let mut task = record.task;
     if let Some(first) = events.next().await {
@@ -450,8 +445,7 @@ pub async fn get_extended_agent_card(
     /// Agent ID.
     agent_id: String,
 ) -> Result<AgentRecord, SkillError> {
-    let mut agent = bridge.registry().agent(&agent_id).await?;
-    let client = bridge.client(&agent).await?;
+    let (mut agent, client) = bridge.agent_and_client(&agent_id).await?;
     if client.card().capabilities.extended_agent_card {
         // The extended card needs credentials the bridge may not have: the public one stays.
         if let Ok(extended) = client.extended_card().await {
