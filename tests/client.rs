@@ -1,11 +1,12 @@
-//! `a2a_runtime::client` against a served agent over real sockets: card resolution (with the
+//! `a2a_runtime::client` against a served agent over real sockets, over each of its four
+//! interfaces (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3): card resolution (with the
 //! legacy path and ETag revalidation), interface choice, blocking and non-blocking sends,
 //! streams, subscriptions, get, cancel, listing page by page, push config CRUD, the extended
 //! card behind an API key, retries (a rate refusal's `Retry-After`, a flaky agent's 503s for
 //! reads only), streams renewed after a cut connection with no gap and no duplicate, trace
 //! context carried by calls made inside a skill, delegation between two agents (progress relayed,
-//! cancellation propagated), A2A 0.3 and 0.2 agents, and the agent's errors with their
-//! `ErrorInfo`.
+//! cancellation propagated), A2A 0.3 and 0.2 cards, streams that end where a task asks, and the
+//! agent's errors with their `ErrorInfo` and code.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 

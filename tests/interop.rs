@@ -1,10 +1,10 @@
-//! Interop with the official Python clients users have: `a2a-sdk` 1.x and 0.3.x, and `mcp` (2.x);
-//! and the other way round, this crate's client against an agent the official `a2a-sdk` 1.x
-//! serves.
+//! Interop with the official Python clients users have: `a2a-sdk` 1.x and 0.3.x, and `mcp` (2.x),
+//! which also drives the A2A bridge over stdio; and the other way round, this crate's client
+//! against agents the official `a2a-sdk` 1.x and 0.3.x serve, over each of their bindings.
 //!
 //! The servers are the example binaries (currency, booking) started through `serve()` with
 //! `--bind 127.0.0.1:0`, exactly as a user runs them. Python comes from `A2A_TEST_PYTHON` (1.x and
-//! `mcp`) and `A2A_TEST_PYTHON03` (the pinned 0.3 client, in a virtualenv of its own), both set by
+//! `mcp`) and `A2A_TEST_PYTHON03` (the pinned 0.3 SDK, in a virtualenv of its own), both set by
 //! `scripts/test`, which installs the packages; if they are missing the tests fail and say how to
 //! install them.
 
