@@ -290,8 +290,8 @@ impl TaskContext {
         self.asking().input(Some(name.into()), prompt.into()).await
     }
 
-    /// Asks several things at once and waits for all the answers: a tuple of [`Input`]
-    /// questions, [`Sampling`] requests and [`ListRoots`], answered with the tuple of their
+    /// Asks several things at once and waits for all the answers: a tuple of [`Input`](crate::Input)
+    /// questions, [`Sampling`] requests and [`ListRoots`](crate::ListRoots), answered with the tuple of their
     /// outputs (or a `Vec` of items of one kind, answered with a `Vec`).
     ///
     /// ```ignore
