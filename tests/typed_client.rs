@@ -6,7 +6,10 @@
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
 use a2a_runtime::Agent as _;
-use a2a_runtime::client::{ClientError, Question};
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_runtime::client::{A2aClient, ClientError, Question, SkillClient};
 use a2a_runtime::serde_json::{Value, json};
 use a2a_tests::start;
 use currency::{Code, Currency, CurrencyClient, Money};
@@ -108,4 +111,21 @@ async fn an_unanswered_question_ends_the_call_naming_it() {
     assert_eq!(skill, "exchange");
     assert!(prompt.contains("account"), "{prompt}");
     assert!(task_id.is_some());
+}
+
+#[tokio::test]
+async fn a_skill_longer_than_the_call_timeout_is_still_waited_for() {
+    let server = start(Currency::with_reference_rates().server()).await;
+    let impatient = A2aClient::builder(&server.base)
+        .timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap();
+    let client = CurrencyClient::from_skills(SkillClient::a2a(Arc::new(impatient)));
+    // Three sections of 250 ms each: about 750 ms, over the 300 ms call timeout.
+    let report = client
+        .report(Some(vec![Code::USD, Code::GBP, Code::CHF]), Some(250))
+        .await
+        .unwrap();
+    assert!(report.contains("3 currencies"), "{report}");
 }

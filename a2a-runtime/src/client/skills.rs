@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::mcp::McpSkills;
-use super::{A2aClient, ClientError, SendResult};
+use super::{A2aClient, ClientError, SendResult, StreamEvent};
 use crate::model::{Message, Part, PartContent, Task, TaskState};
 use crate::util::BoxFuture;
 
@@ -119,7 +119,7 @@ impl SkillClient {
         let mut message = Message::user(vec![Part::data(Value::Object(input))]);
         message.metadata = Some(std::iter::once(("skill".to_owned(), json!(skill))).collect());
         for _ in 0..=MAX_QUESTIONS {
-            let task = match client.send(message).await? {
+            let task = match run(client, message).await? {
                 SendResult::Message(reply) => return Ok(output_of(&reply.parts)),
                 SendResult::Task(task) => *task,
             };
@@ -194,6 +194,34 @@ impl SkillClient {
         message.context_id = Some(task.context_id.clone());
         Ok(message)
     }
+}
+
+/// Sends `message` and waits until its task settles or asks: over a stream when the agent
+/// streams, so that a skill that runs longer than the client's call timeout is still waited
+/// for (streams have no timeout, and a cut one is renewed); the settled task is then read
+/// whole. Otherwise a blocking send.
+async fn run(client: &A2aClient, message: Message) -> Result<SendResult, ClientError> {
+    use futures::StreamExt as _;
+    if !client.card().capabilities.streaming {
+        return client.send(message).await;
+    }
+    let mut events = client.send_streaming(message).await?;
+    let mut task_id = None;
+    while let Some(event) = events.next().await {
+        match event? {
+            StreamEvent::Message(reply) => return Ok(SendResult::Message(reply)),
+            StreamEvent::Task(task) => task_id = Some(task.id),
+            StreamEvent::Status(update) => task_id = Some(update.task_id),
+            StreamEvent::Artifact(update) => task_id = Some(update.task_id),
+        }
+    }
+    let task_id = task_id.ok_or_else(|| ClientError::InvalidResponse {
+        field: String::new(),
+        reason: "the stream ended before naming its task".into(),
+    })?;
+    Ok(SendResult::Task(Box::new(
+        client.get_task(&task_id, None).await?,
+    )))
 }
 
 /// A skill's output as JSON, from the parts it answered with.
