@@ -6,6 +6,22 @@ use std::pin::Pin;
 /// A boxed, `Send` future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The pause after failed attempt `attempt` (1-based): `first` doubled per earlier attempt, at
+/// most `cap`, then a random part of it from a half up to the whole, so that parties refused
+/// together do not come back together.
+pub(crate) fn backoff(
+    first: std::time::Duration,
+    attempt: u32,
+    cap: std::time::Duration,
+) -> std::time::Duration {
+    let full = first
+        .saturating_mul(1 << attempt.saturating_sub(1).min(20))
+        .min(cap);
+    // Random bits from a v4 UUID: no RNG crate needed for jitter.
+    let random = u32::try_from(uuid::Uuid::new_v4().as_u128() % 1000).unwrap_or(0);
+    full / 2 + full / 2 * random / 1000
+}
+
 /// The text of a panic payload, when it is a string.
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
     payload

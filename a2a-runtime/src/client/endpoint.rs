@@ -38,6 +38,16 @@ pub(crate) struct Prepared {
     pub(crate) body: Option<Bytes>,
 }
 
+/// `value` as a request body.
+pub(crate) fn json_body(value: &Value) -> Result<Bytes, ClientError> {
+    serde_json::to_vec(value)
+        .map(Bytes::from)
+        .map_err(|e| ClientError::InvalidResponse {
+            field: "params".into(),
+            reason: format!("cannot be sent: {e}"),
+        })
+}
+
 /// Why an answer holds no result.
 pub(crate) enum Reading {
     /// The agent answered with a protocol error.

@@ -1,13 +1,12 @@
 //! The JSON-RPC 2.0 binding: every operation is a POST of `{jsonrpc, id, method, params}` to the
 //! interface's URL, answered by `{result}` or `{error}` (streams: one such envelope per event).
 
-use bytes::Bytes;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::ClientError;
 use super::dialect::{Dialect, Op};
-use super::endpoint::{Prepared, Reading};
+use super::endpoint::{Prepared, Reading, json_body};
 use super::error::RemoteError;
 
 /// The request calling `op` with `params` (`id` numbers it; `tenant`, from the interface, is
@@ -25,14 +24,10 @@ pub(super) fn request(
         fields.insert("tenant".into(), json!(tenant));
     }
     let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    let body = serde_json::to_vec(&request).map_err(|e| ClientError::InvalidResponse {
-        field: "params".into(),
-        reason: format!("cannot be sent: {e}"),
-    })?;
     Ok(Prepared {
         method: Method::POST,
         url: url.clone(),
-        body: Some(Bytes::from(body)),
+        body: Some(json_body(&request)?),
     })
 }
 

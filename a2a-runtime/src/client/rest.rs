@@ -3,13 +3,12 @@
 //! its request in the body or the query, its response the bare body, errors a
 //! `google.rpc.Status` with the HTTP status.
 
-use bytes::Bytes;
 use reqwest::Method;
 use serde_json::Value;
 
 use super::ClientError;
 use super::dialect::{Dialect, Op};
-use super::endpoint::{Prepared, Reading};
+use super::endpoint::{Prepared, Reading, json_body};
 use super::error::RemoteError;
 
 /// The request calling `op` with `params` (the JSON-RPC params of `dialect`, whose fields the
@@ -121,11 +120,7 @@ pub(super) fn request(
         url.query_pairs_mut().extend_pairs(pairs);
     }
     let body = if body {
-        let bytes = serde_json::to_vec(&params).map_err(|e| ClientError::InvalidResponse {
-            field: "params".into(),
-            reason: format!("cannot be sent: {e}"),
-        })?;
-        Some(Bytes::from(bytes))
+        Some(json_body(&params)?)
     } else {
         None
     };

@@ -2,7 +2,7 @@
 //! `RESOURCE_EXHAUSTED`, with `Retry-After`) for any call, since nothing was done; a lost
 //! connection, a timeout or a 502/503/504 only for calls that are safe to repeat.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
@@ -58,12 +58,11 @@ impl RetryPolicy {
         if !(idempotent && failure.transient) {
             return None;
         }
-        let doubled = self
-            .initial_backoff
-            .saturating_mul(1 << attempt.saturating_sub(1).min(16));
-        let ceiling = doubled.min(self.max_backoff);
-        // Full jitter, so clients refused together do not come back together.
-        Some(ceiling.mul_f64(jitter()))
+        Some(crate::util::backoff(
+            self.initial_backoff,
+            attempt,
+            self.max_backoff,
+        ))
     }
 }
 
@@ -122,14 +121,6 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .parse()
         .ok()?;
     Some(Duration::from_secs(seconds))
-}
-
-/// A factor in [0.5, 1.0): enough spread for backoff, no generator to seed.
-fn jitter() -> f64 {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    0.5 + f64::from(nanos % 1_000) / 2_000.0
 }
 
 #[cfg(test)]

@@ -335,14 +335,9 @@ fn causes<'a>(
 }
 
 /// The pause after failed attempt `attempt` (1-based): `first` doubled per earlier attempt,
-/// at most [`MAX_RETRY_DELAY`], less a random part of up to half of it.
+/// at most [`MAX_RETRY_DELAY`], with jitter.
 fn retry_delay(first: Duration, attempt: u32) -> Duration {
-    let full = first
-        .saturating_mul(1 << attempt.saturating_sub(1).min(20))
-        .min(MAX_RETRY_DELAY);
-    // Random bits from a v4 UUID: no RNG crate needed for jitter.
-    let random = (uuid::Uuid::new_v4().as_u128() % 1000) as u32;
-    full - full / 2 * random / 1000
+    crate::util::backoff(first, attempt, MAX_RETRY_DELAY)
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::time::Duration;
 use a2a_runtime::client::{A2aClient, ClientError, StreamEvent};
 use a2a_runtime::prelude::*;
 use a2a_runtime::records::{RecordError, Records};
-use a2a_runtime::{Task, TaskState};
+use a2a_runtime::{Task, TaskEvent, TaskState};
 
 pub use registry::{AgentRecord, AgentSummary, PushRecord, Registry, TaskRecord};
 pub use tools::*;
@@ -147,19 +147,8 @@ async fn connect(base_url: &str) -> Result<A2aClient, ClientError> {
 fn apply(task: &mut Task, event: StreamEvent) {
     match event {
         StreamEvent::Task(snapshot) => *task = *snapshot,
-        StreamEvent::Status(update) => task.status = update.status,
-        StreamEvent::Artifact(update) => {
-            let artifact = update.artifact;
-            match task
-                .artifacts
-                .iter_mut()
-                .find(|a| a.artifact_id == artifact.artifact_id)
-            {
-                Some(known) if update.append => known.parts.extend(artifact.parts),
-                Some(known) => *known = artifact,
-                None => task.artifacts.push(artifact),
-            }
-        }
+        StreamEvent::Status(update) => task.apply(&TaskEvent::Status(update)),
+        StreamEvent::Artifact(update) => task.apply(&TaskEvent::Artifact(update)),
         StreamEvent::Message(_) => {}
     }
 }

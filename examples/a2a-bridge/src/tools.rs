@@ -232,12 +232,9 @@ pub async fn send_streaming_message(
             task_of(update.task_id, update.context_id, update.status)
         }
         Some(Ok(StreamEvent::Artifact(update))) => {
-            let mut task = task_of(
-                update.task_id.clone(),
-                update.context_id.clone(),
-                TaskStatus::now(a2a_runtime::TaskState::Working, None),
-            );
-            task.artifacts.push(update.artifact);
+            let working = TaskStatus::now(a2a_runtime::TaskState::Working, None);
+            let mut task = task_of(update.task_id.clone(), update.context_id.clone(), working);
+            crate::apply(&mut task, StreamEvent::Artifact(update));
             task
         }
         Some(Err(error)) => return Err(request_failed(error)),
