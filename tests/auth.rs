@@ -251,18 +251,26 @@ async fn a_token_without_the_skills_scope_gets_403_naming_it_on_every_binding() 
 }
 
 #[tokio::test]
-async fn expired_future_wrong_audience_and_wrong_issuer_tokens_are_refused_by_name() {
+async fn expired_future_wrong_or_missing_audience_and_issuer_tokens_are_refused_by_name() {
     let server = start(secured()).await;
     let base = |claims: &mut Value| {
         claims["iss"] = json!("https://issuer.test");
         claims["aud"] = json!("vault");
     };
     type Spoil = fn(&mut Value);
-    let cases: [(&str, Spoil); 4] = [
+    fn remove(claims: &mut Value, claim: &str) {
+        claims.as_object_mut().unwrap().remove(claim);
+    }
+    let cases: [(&str, Spoil); 6] = [
         ("expired", |c| c["exp"] = json!(tokens::now() - 3600)),
         ("not valid yet", |c| c["nbf"] = json!(tokens::now() + 3600)),
-        ("`aud`", |c| c["aud"] = json!("someone-else")),
-        ("`iss`", |c| c["iss"] = json!("https://evil.test")),
+        ("`aud` does not include", |c| {
+            c["aud"] = json!("someone-else")
+        }),
+        ("`iss` is not", |c| c["iss"] = json!("https://evil.test")),
+        // A configured audience or issuer is required, not only checked when present.
+        ("no `aud` claim", |c| remove(c, "aud")),
+        ("no `iss` claim", |c| remove(c, "iss")),
     ];
     for (expected, spoil) in cases {
         let mut claims = tokens::claims("dave", "");
@@ -353,6 +361,34 @@ async fn jwks_keys_verify_rs256_and_es256_and_a_rotated_key_is_fetched() {
     let forged = tokens::hs256(&claims);
     let (status, _, body) = rpc(&server, Auth::Bearer(&forged), "ListTasks", json!({})).await;
     assert_eq!(status, 401, "{body}");
+}
+
+#[tokio::test]
+async fn jwks_tokens_without_the_configured_audience_or_issuer_are_refused() {
+    let rsa = tokens::rsa_key(1);
+    let jwks = JwksServer::start(vec![tokens::jwk(Algorithm::RS256, &rsa)]).await;
+    let config = JwtConfig::jwks(&jwks.url)
+        .issuer("https://issuer.test")
+        .audience("vault");
+    let server = start(Vault.server().api_keys(keys()).jwt(config)).await;
+    let mut claims = tokens::claims("gina", "");
+    claims["iss"] = json!("https://issuer.test");
+    claims["aud"] = json!(["other", "vault"]);
+    let good = tokens::signed(Algorithm::RS256, &rsa, &claims);
+    let (status, _, body) = rpc(&server, Auth::Bearer(&good), "ListTasks", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    for claim in ["aud", "iss"] {
+        let mut spoiled = claims.clone();
+        spoiled.as_object_mut().unwrap().remove(claim);
+        let token = tokens::signed(Algorithm::RS256, &rsa, &spoiled);
+        let (status, _, body) = rpc(&server, Auth::Bearer(&token), "ListTasks", json!({})).await;
+        assert_eq!(status, 401, "{claim}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("no `{claim}` claim")),
+            "{message}"
+        );
+    }
 }
 
 #[tokio::test]

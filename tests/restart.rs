@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use a2a_tests::{TestServer, spawn_served_with};
 use serde_json::{Value, json};
 
@@ -242,30 +245,49 @@ async fn a_skill_that_never_resumes_fails_even_while_it_waits() {
     let _ = std::fs::remove_dir_all(data_dir);
 }
 
-/// A store whose writes of finished tasks wait until released: what a slow disk looks like.
-struct SlowFinish {
+/// A store in front of memory that behaves as a troubled disk does: writes of finished tasks
+/// wait until released (a slow disk, with `hold_finished`), and every write fails while `full`.
+struct TroubledDisk {
     inner: a2a_runtime::InMemoryTaskStore,
-    arrived: std::sync::Arc<tokio::sync::Notify>,
-    release: std::sync::Arc<tokio::sync::Semaphore>,
+    hold_finished: bool,
+    arrived: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Semaphore>,
+    full: Arc<AtomicBool>,
 }
 
-impl SlowFinish {
-    async fn hold_if_finished(&self, task: &a2a_runtime::Task) {
-        if task.status.state.is_terminal() {
+impl TroubledDisk {
+    fn new(hold_finished: bool) -> Self {
+        Self {
+            inner: a2a_runtime::InMemoryTaskStore::new(a2a_runtime::MemoryStoreLimits::default()),
+            hold_finished,
+            arrived: Arc::new(tokio::sync::Notify::new()),
+            release: Arc::new(tokio::sync::Semaphore::new(0)),
+            full: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    async fn write(&self, task: &a2a_runtime::Task) -> Result<(), a2a_runtime::StoreError> {
+        if self.full.load(Ordering::SeqCst) {
+            return Err(a2a_runtime::StoreError::backend(
+                "disk I/O error (no space left)",
+            ));
+        }
+        if self.hold_finished && task.status.state.is_terminal() {
             self.arrived.notify_one();
             let _permit = self.release.acquire().await;
         }
+        Ok(())
     }
 }
 
-impl a2a_runtime::TaskStore for SlowFinish {
+impl a2a_runtime::TaskStore for TroubledDisk {
     // A quick task of a blocking send is first written finished: by `create`.
     fn create<'a>(
         &'a self,
         task: &'a a2a_runtime::Task,
     ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
         Box::pin(async move {
-            self.hold_if_finished(task).await;
+            self.write(task).await?;
             self.inner.create(task).await
         })
     }
@@ -276,7 +298,7 @@ impl a2a_runtime::TaskStore for SlowFinish {
         version: u64,
     ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
         Box::pin(async move {
-            self.hold_if_finished(task).await;
+            self.write(task).await?;
             self.inner.update(task, version).await
         })
     }
@@ -315,13 +337,8 @@ impl a2a_runtime::TaskStore for SlowFinish {
 #[tokio::test]
 async fn a_blocking_send_answers_only_once_its_final_state_is_stored() {
     use a2a_runtime::Agent;
-    let arrived = std::sync::Arc::new(tokio::sync::Notify::new());
-    let release = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
-    let store = SlowFinish {
-        inner: a2a_runtime::InMemoryTaskStore::new(a2a_runtime::MemoryStoreLimits::default()),
-        arrived: std::sync::Arc::clone(&arrived),
-        release: std::sync::Arc::clone(&release),
-    };
+    let store = TroubledDisk::new(true);
+    let (arrived, release) = (Arc::clone(&store.arrived), Arc::clone(&store.release));
     let server = a2a_tests::start(hello::Hello.server().store(store)).await;
     let send = tokio::spawn({
         let server_base = server.base.clone();
@@ -355,6 +372,91 @@ async fn a_blocking_send_answers_only_once_its_final_state_is_stored() {
         body["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{body}"
     );
+}
+
+#[tokio::test]
+async fn a_state_the_store_refuses_is_an_error_and_a_failing_health_never_a_success() {
+    use a2a_runtime::Agent;
+    let store = TroubledDisk::new(false);
+    let full = Arc::clone(&store.full);
+    let server = a2a_tests::start(hello::Hello.server().store(store)).await;
+    let health = || async {
+        let response = reqwest::get(format!("{}healthz", server.base))
+            .await
+            .unwrap();
+        (response.status().as_u16(), response.text().await.unwrap())
+    };
+    assert_eq!(health().await.0, 200);
+    full.store(true, Ordering::SeqCst);
+
+    // JSON-RPC: the skill completed, but COMPLETED is not what the caller is told.
+    let send =
+        json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "Ada"}]}});
+    let body = server.rpc("SendMessage", send).await;
+    assert!(
+        body.get("result").is_none(),
+        "acknowledged an unstored task: {body}"
+    );
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    let message = body["error"]["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("not stored") && message.contains("disk I/O error"),
+        "{message}"
+    );
+    assert_eq!(
+        body["error"]["data"][0]["reason"], "TASK_NOT_STORED",
+        "{body}"
+    );
+    let body_task_id = body["error"]["data"][0]["metadata"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, text) = health().await;
+    assert_eq!(status, 503, "{text}");
+    assert!(text.contains("disk I/O error"), "{text}");
+
+    // HTTP+JSON: 503 with the same reason.
+    let response = reqwest::Client::new()
+        .post(format!("{}message:send", server.base))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(
+            json!({"message": {"messageId": "m2", "role": "ROLE_USER", "parts": [{"text": "Bo"}]}})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 503);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["status"], "UNAVAILABLE", "{body}");
+
+    // A stream's task is stored before the stream starts: with the disk full it is refused.
+    let message = json!({"messageId": "m3", "role": "ROLE_USER", "parts": [{"text": "Cy"}]});
+    let refused = server
+        .stream("SendStreamingMessage", json!({ "message": message }))
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+
+    // Once the disk takes writes again, the refused tasks are written in the background and
+    // the server is healthy again.
+    full.store(false, Ordering::SeqCst);
+    let task_id = body_task_id.clone();
+    let mut stored = Value::Null;
+    for _ in 0..100 {
+        stored = server.rpc("GetTask", json!({"id": task_id})).await;
+        if stored["result"]["status"]["state"] == "TASK_STATE_COMPLETED" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        stored["result"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{stored}"
+    );
+    assert_eq!(health().await.0, 200);
 }
 
 #[tokio::test]

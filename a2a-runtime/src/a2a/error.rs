@@ -25,6 +25,10 @@ pub(crate) enum A2aError {
     InvalidParams { field: String, reason: String },
     #[error("{0}")]
     Internal(String),
+    /// A state the task reached but the store did not take (HTTP 503): the task is not lost
+    /// yet, but its answer cannot be promised.
+    #[error("{message}")]
+    NotStored { task: String, message: String },
     #[error("task `{0}` not found")]
     TaskNotFound(String),
     #[error("{0}")]
@@ -154,6 +158,12 @@ impl A2aError {
                 "INTERNAL_ERROR",
                 "INTERNAL",
                 StatusCode::INTERNAL_SERVER_ERROR,
+            ),
+            Self::NotStored { .. } => (
+                code::INTERNAL_ERROR,
+                "TASK_NOT_STORED",
+                "UNAVAILABLE",
+                StatusCode::SERVICE_UNAVAILABLE,
             ),
             Self::TaskNotFound(_) => (-32001, "TASK_NOT_FOUND", "NOT_FOUND", StatusCode::NOT_FOUND),
             Self::TaskNotCancelable(_) => (
@@ -296,6 +306,7 @@ impl A2aError {
             Self::UnsupportedMediaType(given) => json!({ "contentType": given }),
             Self::Busy(busy) => json!({ "retryAfterSeconds": retry_seconds(busy).to_string() }),
             Self::InsufficientScope { skill, scope } => json!({ "skill": skill, "scope": scope }),
+            Self::NotStored { task, .. } => json!({ "taskId": task }),
             _ => json!({}),
         };
         let mut details = vec![json!({
@@ -372,6 +383,10 @@ impl From<TaskError> for A2aError {
                 STORE_FULL_RETRY,
             )),
             TaskError::Store(e) => Self::Internal(e.to_string()),
+            TaskError::NotStored { ref id, .. } => Self::NotStored {
+                task: id.clone(),
+                message: error.to_string(),
+            },
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::model::{ByteSize, Message, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
 use crate::task::{
-    DURABLE_WAIT, ListQuery, PushEdit, StreamItem, TaskEvents, TaskHandle, TaskManager,
+    DURABLE_WAIT, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle, TaskManager,
 };
 
 /// `SendMessage` / `SendStreamingMessage`, in any dialect.
@@ -80,24 +80,25 @@ impl Started {
 
     /// The skill's direct reply, if it gave one before showing a task; else as
     /// [`task_result`](Self::task_result).
-    pub(crate) async fn result(self) -> Sent {
-        match self.task.reply().await {
+    pub(crate) async fn result(self) -> Result<Sent, TaskError> {
+        Ok(match self.task.reply().await {
             Some(message) => Sent::Message(message),
-            None => Sent::Task(Box::new(self.task_result().await)),
-        }
+            None => Sent::Task(Box::new(self.task_result().await?)),
+        })
     }
 
     /// The task right away with `returnImmediately`, else once it is terminal or interrupted
-    /// and stored in that state (a blocking send's answer survives a crash that follows it).
-    pub(crate) async fn task_result(self) -> Task {
+    /// and stored in that state (a blocking send's answer survives a crash that follows it;
+    /// a state the store did not take is an error, never an answer).
+    pub(crate) async fn task_result(self) -> Result<Task, TaskError> {
         let task = if self.return_immediately {
             self.task.snapshot()
         } else {
             let task = self.task.settled().await;
-            self.task.durable(DURABLE_WAIT).await;
+            self.task.durable(DURABLE_WAIT).await?;
             self.task.told(task).await
         };
-        task.view(self.history, true)
+        Ok(task.view(self.history, true))
     }
 }
 
@@ -177,7 +178,7 @@ impl A2aService {
         request: SendRequest,
         caller: &CallerId,
     ) -> Result<Sent, A2aError> {
-        Ok(self.start(request, caller).await?.result().await)
+        Ok(self.start(request, caller).await?.result().await?)
     }
 
     /// The first half of [`send`](Self::send): the task is started (or resumed) and its id

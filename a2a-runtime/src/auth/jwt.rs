@@ -214,15 +214,21 @@ impl JwtAuthenticator {
         validation.algorithms = algorithms;
         validation.leeway = self.leeway.as_secs();
         validation.validate_nbf = true;
-        validation.set_required_spec_claims(&["exp", "sub"]);
+        // A configured issuer or audience is a required claim (RFC 8725 §3.9): jsonwebtoken
+        // checks `iss` and `aud` only when the token carries them, so a token without them
+        // would otherwise pass.
+        let mut required = vec!["exp", "sub"];
         if let Some(issuer) = &issuer {
             validation.set_issuer(&[issuer]);
+            required.push("iss");
         }
         if self.audience.is_empty() {
             validation.validate_aud = false;
         } else {
             validation.set_audience(&self.audience);
+            required.push("aud");
         }
+        validation.set_required_spec_claims(&required);
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
             .map_err(|e| refusal(e.kind(), &issuer, &self.audience))?;
         let claims = data.claims;

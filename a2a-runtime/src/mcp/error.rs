@@ -96,6 +96,9 @@ pub(super) fn task_error(error: TaskError) -> McpError {
             ));
         }
         TaskError::Store(_) => return McpError::internal_error(error.to_string(), None),
+        TaskError::NotStored { id, .. } => {
+            return McpError::internal_error(error.to_string(), Some(json!({ "taskId": id })));
+        }
     };
     let message = match &error {
         // "task `x` not found" reads oddly in MCP, where tasks are what tools/call returned.

@@ -399,14 +399,14 @@ impl McpHandler {
             TaskMode::Shortcut(shortcut) => shortcut,
             TaskMode::Always => {
                 // Durable before the client learns of it, so an immediate tasks/get finds it.
-                started.durable(DURABLE_WAIT).await;
+                started.durable(DURABLE_WAIT).await.map_err(task_error)?;
                 return Ok(CallToolResponse::Task(CreateTaskResult::new(
                     self.mcp_task(&started.snapshot()).task,
                 )));
             }
             TaskMode::AskFirst(within) => {
                 let task = started.wait(within).await;
-                started.durable(DURABLE_WAIT).await;
+                started.durable(DURABLE_WAIT).await.map_err(task_error)?;
                 return Ok(self.handoff_or_task(&task, caller, None));
             }
         };

@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
@@ -149,7 +149,10 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
     let guard = Arc::new(BrowserGuard::new(config, &base_url));
     let router = calls
         .merge(mcp_route)
-        .route("/healthz", get(healthz))
+        .route("/healthz", {
+            let manager = Arc::clone(&app.manager);
+            get(move || healthz(Arc::clone(&manager)))
+        })
         .merge(card_routes)
         .merge(protected_resource_routes(&app, &base_url))
         .layer(GuardLayer(Arc::clone(&guard)));
@@ -253,8 +256,17 @@ pub(crate) fn resource_metadata_url(base_url: &str) -> String {
     )
 }
 
-async fn healthz() -> Response {
-    "ok\n".into_response()
+/// `ok`, or 503 naming why the task store refuses writes (until one lands again): a server
+/// that cannot store what it reports should be taken out of rotation.
+async fn healthz(manager: Arc<crate::task::TaskManager>) -> Response {
+    match manager.store_failure() {
+        None => "ok\n".into_response(),
+        Some(reason) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("task store refuses writes: {reason}\n"),
+        )
+            .into_response(),
+    }
 }
 
 /// The MCP service and its sessions (2025 revisions), which idle out after `mcp_session_idle`.

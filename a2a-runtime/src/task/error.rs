@@ -1,6 +1,7 @@
 //! Why a task operation failed, in task-layer terms; each front-end maps these once
 //! (`a2a/error.rs`, `mcp/error.rs`).
 
+use super::durability::NotStored;
 use super::live::Refusal;
 use super::store::StoreError;
 use crate::ask::QuestionKind;
@@ -67,6 +68,18 @@ pub(crate) enum TaskError {
     Quota(#[from] Busy),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The task reached a state that could not be stored; reporting it would promise what a
+    /// restart may undo.
+    #[error(
+        "task `{id}` reached {state:?} but that state is not stored ({reason}); it may be lost \
+         if the server restarts: read the task again later",
+        state = .state
+    )]
+    NotStored {
+        id: String,
+        state: TaskState,
+        reason: NotStored,
+    },
 }
 
 /// The error for an answer a task did not take.

@@ -8,6 +8,8 @@ use serde_json::json;
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::durability::Durability;
+use super::error::TaskError;
 use super::hook::{Observers, TaskObserver};
 use super::store::StoredTask;
 use crate::ask::{Answer, Question, QuestionKind};
@@ -47,7 +49,7 @@ pub(crate) struct LiveTask {
     /// store has of this task.
     pub(crate) persist: tokio::sync::Mutex<Persisted>,
     /// The revision the store holds, for callers that answer only once a state is durable.
-    pub(crate) stored: watch::Sender<u64>,
+    pub(crate) durability: Durability,
     /// Capacity of the event buffer shared by subscribers.
     buffer: usize,
     /// The task's place in its caller's quota, given back when the skill ends.
@@ -170,7 +172,7 @@ impl LiveTask {
                 revision: 0,
                 edits: 0,
             }),
-            stored: watch::channel(0).0,
+            durability: Durability::new(0),
             buffer: buffer.max(1),
             quota: Mutex::new(quota),
             budget,
@@ -238,7 +240,7 @@ impl LiveTask {
             None,
         );
         mirror.lock().revision = revision;
-        mirror.stored.send_replace(revision);
+        mirror.durability.stored(revision);
         mirror.applied = Some(watch::channel(revision).0);
         mirror
     }
@@ -335,11 +337,21 @@ impl LiveTask {
         self.lock().task.clone()
     }
 
-    /// Waits until the store holds the task as it is now, at most `limit`.
-    pub(crate) async fn durable(&self, limit: std::time::Duration) {
-        let revision = self.revision();
-        let mut stored = self.stored.subscribe();
-        let _ = tokio::time::timeout(limit, stored.wait_for(|r| *r >= revision)).await;
+    /// Waits until the store holds the task as it is now, at most `limit`; a state that is
+    /// not stored then is an error naming it.
+    pub(crate) async fn durable(&self, limit: std::time::Duration) -> Result<(), TaskError> {
+        let (revision, state) = {
+            let inner = self.lock();
+            (inner.revision, inner.task.status.state)
+        };
+        self.durability
+            .reached(revision, limit)
+            .await
+            .map_err(|reason| TaskError::NotStored {
+                id: self.id.clone(),
+                state,
+                reason,
+            })
     }
 
     /// How many changes the task has had.

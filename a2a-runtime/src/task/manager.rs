@@ -9,6 +9,7 @@ use std::time::Duration;
 use futures::Stream;
 
 use super::cluster::Cluster;
+use super::durability::StoreHealth;
 use super::error::{TaskError, refused};
 use super::hook::{Observers, TaskObserver};
 use super::live::{Budget, LiveTask, Shape, Subscribed};
@@ -158,10 +159,10 @@ impl TaskHandle {
     }
 
     /// Waits until the store holds the task as it is now (so a crash from here on does not
-    /// undo what a caller is about to be told), at most `limit`: a store that cannot keep up
-    /// delays the answer, it does not withhold it.
-    pub(crate) async fn durable(&self, limit: Duration) {
-        self.live.durable(limit).await;
+    /// undo what a caller is about to be told), at most `limit`. A state the store refused,
+    /// or did not confirm in time, is [`TaskError::NotStored`]: never reported as done.
+    pub(crate) async fn durable(&self, limit: Duration) -> Result<(), TaskError> {
+        self.live.durable(limit).await
     }
 
     /// Like [`settled`](Self::settled), waiting at most `limit`.
@@ -235,6 +236,8 @@ pub(crate) struct TaskManager {
     pub(super) cluster: Option<Arc<Cluster>>,
     /// What every task's events go to besides its subscribers (push delivery).
     pub(super) observers: Observers,
+    /// Whether the store takes writes, for `/healthz`.
+    health: StoreHealth,
 }
 
 impl TaskManager {
@@ -256,7 +259,13 @@ impl TaskManager {
                 .coordination()
                 .map(|coordination| Cluster::new(coordination, config.stream_buffer)),
             store,
+            health: StoreHealth::default(),
         })
+    }
+
+    /// Why the store refuses task writes, while it does (no write has landed since).
+    pub(crate) fn store_failure(&self) -> Option<String> {
+        self.health.failure()
     }
 
     /// The live task `id`, if `owner` owns it: another caller's task is not there for it.
@@ -693,7 +702,8 @@ impl TaskManager {
                     stored.version += 1;
                     stored.revision = revision;
                     stored.edits = edits;
-                    live.stored.send_replace(revision);
+                    live.durability.stored(revision);
+                    self.health.wrote();
                     return true;
                 }
                 Err(error @ (StoreError::Backend(_) | StoreError::Full(_)))
@@ -707,6 +717,9 @@ impl TaskManager {
                     // A conflict means another writer changed the task: overwriting it would
                     // lose that change, so this copy is not written.
                     tracing::error!(task = %live.id, %error, "could not persist task update");
+                    let reason = error.to_string();
+                    live.durability.refused(revision, &reason);
+                    self.health.refused(&reason);
                     return false;
                 }
             }
@@ -744,7 +757,7 @@ impl TaskManager {
             let task = live.snapshot();
             if task.status.state.is_terminal() {
                 // Finished but perhaps not stored yet: not reported final until it is durable.
-                live.durable(DURABLE_WAIT).await;
+                live.durable(DURABLE_WAIT).await?;
             }
             return Ok(task.view(history, true));
         }
@@ -774,10 +787,11 @@ impl TaskManager {
     }
 
     /// Waits (at most [`DURABLE_WAIT`]) until the store holds task `id` as it is now, if it is
-    /// live here or followed as a mirror.
-    pub(super) async fn durable(&self, id: &str, owner: &str) {
-        if let Some(live) = self.live(id, owner).or_else(|| self.followed(id, owner)) {
-            live.durable(DURABLE_WAIT).await;
+    /// live here or followed as a mirror; a state not stored then is an error.
+    pub(super) async fn durable(&self, id: &str, owner: &str) -> Result<(), TaskError> {
+        match self.live(id, owner).or_else(|| self.followed(id, owner)) {
+            Some(live) => live.durable(DURABLE_WAIT).await,
+            None => Ok(()),
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod cluster;
 mod conversation;
+mod durability;
 mod error;
 mod hook;
 mod live;

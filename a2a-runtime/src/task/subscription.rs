@@ -55,8 +55,13 @@ pub(crate) fn stream(
                     let state = event.state();
                     if state.is_some_and(TaskState::is_terminal) {
                         // The final state is shown once it is stored, so a crash right after
-                        // does not undo what the subscriber saw.
-                        manager.durable(&task_id, &owner).await;
+                        // does not undo what the subscriber saw. One the store refused is not
+                        // shown: the stream ends without it, as at a shutdown, and a client
+                        // that reads the task again is told it is not stored.
+                        if let Err(error) = manager.durable(&task_id, &owner).await {
+                            tracing::error!(task = %task_id, %error, "final state not shown");
+                            return None;
+                        }
                     }
                     let next = if state.is_some_and(ends_stream) {
                         Phase::Done

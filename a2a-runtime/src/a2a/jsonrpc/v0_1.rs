@@ -260,7 +260,7 @@ pub(super) async fn call(
             endpoint
                 .aliases
                 .bind(&alias_key(caller, &alias), started.id());
-            v0_1::task_out(&started.task_result().await, &alias)
+            v0_1::task_out(&started.task_result().await?, &alias)
         }
         "tasks/sendSubscribe" => {
             let (alias, request) = prepare(endpoint, raw, caller).await?;

@@ -273,7 +273,7 @@ impl Cluster {
             }
             Envelope::Stored { task, revision } => {
                 if let Some(mirror) = self.followed(&task) {
-                    mirror.stored.send_replace(revision);
+                    mirror.durability.stored(revision);
                 }
             }
             Envelope::WatchEnded { task } => {

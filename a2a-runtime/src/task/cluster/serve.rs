@@ -71,7 +71,7 @@ impl Cluster {
         if self.send(&to, &reply).await.is_err() {
             return;
         }
-        let mut stored = live.stored.subscribe();
+        let mut stored = live.durability.subscribe();
         let mut sent_stored = 0;
         if let Some(mut events) = subscribed.events {
             loop {
@@ -97,7 +97,7 @@ impl Cluster {
                         if changed.is_err() {
                             break;
                         }
-                        let now = *stored.borrow_and_update();
+                        let now = stored.borrow_and_update().revision;
                         if now > sent_stored {
                             sent_stored = now;
                             let envelope = Envelope::Stored { task: task.clone(), revision: now };
@@ -111,8 +111,9 @@ impl Cluster {
         }
         // Finished: forward the stored revision once the final write lands, then stop.
         let target = live.revision();
-        let _ = tokio::time::timeout(FINAL_WRITE_WAIT, stored.wait_for(|r| *r >= target)).await;
-        let now = *stored.borrow();
+        let _ =
+            tokio::time::timeout(FINAL_WRITE_WAIT, stored.wait_for(|s| s.revision >= target)).await;
+        let now = stored.borrow().revision;
         if now > sent_stored {
             let _ = self
                 .send(
