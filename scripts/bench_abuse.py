@@ -193,6 +193,44 @@ async def half_open(url, stop, addresses, count=300):
     return {"half-open": count, "closed by the server": count - len(open_sockets)}
 
 
+async def slow_bodies(url, stop, addresses, count=530):
+    """`count` connections from one abuser address, each declaring a large body and sending one
+    byte every 2 s; a connection the server closes is opened again at once."""
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    head = (b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"A2A-Version: 1.0\r\nContent-Length: 1000000\r\n\r\n")
+    outcomes = {}
+
+    async def one():
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(host, int(port), local_addr=(addresses[0], 0))
+            except OSError as error:
+                outcomes[type(error).__name__] = outcomes.get(type(error).__name__, 0) + 1
+                await asyncio.sleep(0.1)
+                continue
+            answer = b""
+            try:
+                writer.write(head)
+                while not stop.is_set():
+                    writer.write(b" ")
+                    await writer.drain()
+                    try:
+                        answer = await asyncio.wait_for(reader.read(12), 2.0)
+                        break
+                    except asyncio.TimeoutError:
+                        continue
+            except OSError:
+                pass
+            finally:
+                writer.close()
+            status = answer.decode(errors="replace")[9:12] or "closed"
+            outcomes[status] = outcomes.get(status, 0) + 1
+
+    await asyncio.gather(*(one() for _ in range(count)))
+    return outcomes
+
+
 async def pattern(name, target_url, good_url, pid, seconds, make=None, special=None, good=None):
     stop = asyncio.Event()
     peak = [rss_kib(pid)]
@@ -256,6 +294,7 @@ async def main():
         await pattern("large ListTasks", currency, currency, currency_pid, seconds, make=large_lists),
         await pattern("session flood", currency, currency, currency_pid, seconds, make=session_flood),
         await pattern("half-open conns", currency, currency, currency_pid, seconds, special=half_open),
+        await pattern("slow bodies", currency, currency, currency_pid, seconds, special=slow_bodies),
     ]
     print("all patterns within bounds" if all(passed) else "SOME PATTERN OUT OF BOUNDS")
     sys.exit(0 if all(passed) else 1)

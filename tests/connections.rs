@@ -73,7 +73,90 @@ async fn answer_to_a_stalled_body(head: &[u8]) -> String {
 async fn a_body_shorter_than_its_content_length_is_given_up_after_the_body_timeout() {
     let head = b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
     let answer = answer_to_a_stalled_body(head).await;
-    assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("paused for longer than 300ms"), "{answer}");
+}
+
+/// A connection from `source` (another loopback address is another peer) to `server`.
+async fn connect_from(source: &str, server: &TestServer) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{source}:0").parse().unwrap()).unwrap();
+    socket.connect(server.addr).await.unwrap()
+}
+
+/// A request head declaring a 100 000-byte body to `path`, of which one byte is sent every
+/// 100 ms (well within the body timeout) until the server closes the connection.
+async fn trickle(mut stream: TcpStream, path: &str) -> String {
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let (mut read, mut write) = stream.into_split();
+    let dripping = tokio::spawn(async move {
+        while write.write_all(b" ").await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let mut received = Vec::new();
+    tokio::time::timeout(GUARD, read.read_to_end(&mut received))
+        .await
+        .expect("the server closed the trickling connection")
+        .unwrap_or_default();
+    dripping.abort();
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+#[tokio::test]
+async fn slow_bodies_from_one_peer_are_cut_at_the_deadline_and_capped_while_others_are_served() {
+    let mut limits = Limits::default();
+    limits.max_connections = 12;
+    limits.max_connections_per_peer = 4;
+    limits.body_timeout = Duration::from_millis(500);
+    limits.body_deadline = Duration::from_millis(1500);
+    let server = lab_with(limits).await;
+    // One peer (127.0.0.2) opens more trickling connections than its cap, on A2A and MCP.
+    let mut trickles = Vec::new();
+    for n in 0..8 {
+        let stream = connect_from("127.0.0.2", &server).await;
+        let path = if n % 2 == 0 { "/" } else { "/mcp" };
+        trickles.push(tokio::spawn(trickle(stream, path)));
+    }
+    // Another peer is served meanwhile, several times over.
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_millis(1000) {
+        assert!(healthy(&server).await, "another peer is starved");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut answers = Vec::new();
+    for trickle in trickles {
+        answers.push(trickle.await.unwrap());
+    }
+    let refused = answers
+        .iter()
+        .filter(|a| a.starts_with("HTTP/1.1 429"))
+        .count();
+    assert_eq!(
+        refused, 4,
+        "the four over the cap are refused: {answers:#?}"
+    );
+    let cut: Vec<_> = answers
+        .iter()
+        .filter(|a| a.starts_with("HTTP/1.1 408"))
+        .collect();
+    assert_eq!(
+        cut.len(),
+        4,
+        "the four admitted are cut at the deadline: {answers:#?}"
+    );
+    assert!(
+        cut.iter()
+            .all(|a| a.contains("took longer than 1s 500ms to arrive in all")),
+        "{cut:#?}"
+    );
+    // The peer's slots are back once its connections closed.
+    let again = trickle(connect_from("127.0.0.2", &server).await, "/").await;
+    assert!(again.starts_with("HTTP/1.1 408"), "{again}");
 }
 
 #[tokio::test]

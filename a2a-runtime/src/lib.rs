@@ -25,6 +25,7 @@ mod schema;
 mod server;
 mod skill_error;
 mod task;
+mod timed_body;
 mod util;
 
 #[doc(hidden)]

@@ -19,6 +19,9 @@ pub(crate) enum A2aError {
     InvalidRequest(String),
     #[error("request body exceeds the limit of {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    /// The body paused or lasted longer than the server allows (HTTP 408).
+    #[error("{0}")]
+    BodyTooSlow(String),
     #[error("{message}")]
     MethodNotFound { message: String },
     #[error("{field}: {reason}")]
@@ -141,6 +144,12 @@ impl A2aError {
                 "INVALID_ARGUMENT",
                 StatusCode::PAYLOAD_TOO_LARGE,
             ),
+            Self::BodyTooSlow(_) => (
+                code::INVALID_REQUEST,
+                "REQUEST_TIMEOUT",
+                "DEADLINE_EXCEEDED",
+                StatusCode::REQUEST_TIMEOUT,
+            ),
             Self::MethodNotFound { .. } => (
                 code::METHOD_NOT_FOUND,
                 "METHOD_NOT_FOUND",
@@ -254,6 +263,7 @@ impl A2aError {
     pub(crate) fn jsonrpc_http_status(&self) -> StatusCode {
         match self {
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BodyTooSlow(_) => StatusCode::REQUEST_TIMEOUT,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unauthenticated(_) => StatusCode::UNAUTHORIZED,

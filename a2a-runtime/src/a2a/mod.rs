@@ -22,6 +22,23 @@ pub(crate) use error::{A2aError, BUSY_CODE, PERMISSION_DENIED_CODE, insufficient
 pub(crate) use push::PushSupport;
 pub(crate) use service::{A2aService, Settings};
 
+/// The error for a request body that could not be read: over the size limit, too slow (the
+/// body timeout or deadline), or broken.
+pub(crate) fn unread_body(
+    rejection: &axum::extract::rejection::BytesRejection,
+    max_body_bytes: usize,
+) -> A2aError {
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        return A2aError::PayloadTooLarge {
+            limit: max_body_bytes,
+        };
+    }
+    match crate::timed_body::BodyTooSlow::of(rejection) {
+        Some(slow) => A2aError::BodyTooSlow(slow.to_string()),
+        None => A2aError::InvalidRequest(rejection.body_text()),
+    }
+}
+
 /// Checks that a request body is declared JSON (`application/json` or `application/a2a+json`);
 /// with `required`, a missing `Content-Type` is refused too.
 pub(crate) fn check_json_content_type(

@@ -8,13 +8,11 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody as _};
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures::FutureExt as _;
 use rmcp::model::{
     CallToolRequestParams, CancelTaskParams, ClientJsonRpcMessage, GetTaskParams,
     InitializeRequestParams, PaginatedRequestParams, UpdateTaskParams,
@@ -26,6 +24,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::protocol::jsonrpc::code;
+use crate::timed_body::{BodyTime, BodyTooSlow, TimedBody};
 
 /// Checks that params (JSON text) deserialize into one method's params type; the error names
 /// the field.
@@ -45,7 +44,7 @@ const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
 /// their cap.
 pub(crate) struct McpGate {
     pub(crate) max_body: usize,
-    pub(crate) body_timeout: Duration,
+    pub(crate) body_time: BodyTime,
     pub(crate) sessions: Arc<LocalSessionManager>,
     pub(crate) max_sessions: usize,
     /// The skills, for the scope check of `tools/call`.
@@ -66,7 +65,7 @@ impl McpGate {
             return Ok(Request::from_parts(parts, body));
         }
         let opens_session = !parts.headers.contains_key(&SESSION_HEADER);
-        let bytes = read_body(body, self.max_body, self.body_timeout).await?;
+        let bytes = read_body(body, self.max_body, self.body_time).await?;
         let message = checked(&bytes, &parts.headers).map_err(|refusal| *refusal)?;
         if let Some(refusal) = super::authorize::check(self, &mut parts, &message) {
             return Err(refusal);
@@ -94,32 +93,22 @@ impl McpGate {
     }
 }
 
-/// The whole body, at most `limit` bytes, refused when it pauses longer than `pause` (the
-/// body timeout's meaning on every route). A small request's body usually comes with its head,
-/// so a timer is only set for a frame that is not there yet.
-async fn read_body(body: Body, limit: usize, pause: Duration) -> Result<Bytes, Response> {
-    let mut body = std::pin::pin!(body);
+/// The whole body, at most `limit` bytes, refused (408) when it pauses or lasts longer than
+/// `time` allows, as on every route. A small request's body usually comes with its head, so a
+/// timer is only set for a frame that is not there yet.
+async fn read_body(body: Body, limit: usize, time: BodyTime) -> Result<Bytes, Response> {
+    let mut body = std::pin::pin!(TimedBody::new(body, time));
     let mut chunks: Vec<Bytes> = Vec::new();
     let mut length = 0_usize;
     loop {
-        let mut next = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx));
-        let frame = match (&mut next).now_or_never() {
-            Some(frame) => frame,
-            None => match tokio::time::timeout(pause, next).await {
-                Ok(frame) => frame,
-                Err(_) => {
-                    let message = format!(
-                        "the request body paused for longer than {}",
-                        humantime::format_duration(pause)
-                    );
-                    return Err(body_failure(StatusCode::REQUEST_TIMEOUT, &message));
-                }
-            },
-        };
+        let frame = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await;
         let Some(frame) = frame else { break };
-        let frame = frame.map_err(|error| {
-            let message = format!("the request body could not be read: {error}");
-            body_failure(StatusCode::BAD_REQUEST, &message)
+        let frame = frame.map_err(|error| match BodyTooSlow::of(&*error) {
+            Some(slow) => body_failure(StatusCode::REQUEST_TIMEOUT, &slow.to_string()),
+            None => {
+                let message = format!("the request body could not be read: {error}");
+                body_failure(StatusCode::BAD_REQUEST, &message)
+            }
         })?;
         // Trailers carry nothing a JSON-RPC request needs.
         let Ok(data) = frame.into_data() else {

@@ -265,12 +265,18 @@ struct LimitArgs {
     /// Open connections at once [default: 512]
     #[arg(long, env = "A2A_MAX_CONNECTIONS", value_name = "N")]
     max_connections: Option<usize>,
+    /// Open connections from one IP address at once [default: 128]
+    #[arg(long, env = "A2A_MAX_CONNECTIONS_PER_PEER", value_name = "N")]
+    max_connections_per_peer: Option<usize>,
     /// Time to send request headers; also the keep-alive idle timeout [default: 15s]
     #[arg(long, env = "A2A_HEADER_TIMEOUT", value_parser = duration, value_name = "DURATION")]
     header_timeout: Option<Duration>,
     /// Longest pause while a request body is read [default: 15s]
     #[arg(long, env = "A2A_BODY_TIMEOUT", value_parser = duration, value_name = "DURATION")]
     body_timeout: Option<Duration>,
+    /// Longest a whole request body may take to arrive [default: 30s]
+    #[arg(long, env = "A2A_BODY_DEADLINE", value_parser = duration, value_name = "DURATION")]
+    body_deadline: Option<Duration>,
     /// Graceful shutdown: time for in-flight work before it is cancelled [default: 30s]
     #[arg(long, env = "A2A_SHUTDOWN_TIMEOUT", value_parser = duration, value_name = "DURATION")]
     shutdown_timeout: Option<Duration>,
@@ -427,8 +433,13 @@ impl Cli {
         set(&mut limits.max_mcp_sessions, given.max_mcp_sessions);
         set(&mut limits.mcp_session_idle, given.mcp_session_idle);
         set(&mut limits.max_connections, given.max_connections);
+        set(
+            &mut limits.max_connections_per_peer,
+            given.max_connections_per_peer,
+        );
         set(&mut limits.header_timeout, given.header_timeout);
         set(&mut limits.body_timeout, given.body_timeout);
+        set(&mut limits.body_deadline, given.body_deadline);
         set(&mut limits.shutdown_timeout, given.shutdown_timeout);
     }
 }

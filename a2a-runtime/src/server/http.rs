@@ -17,7 +17,6 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use tower::{Layer as _, Service};
 use tower_http::cors::{AllowOrigin, CorsLayer};
-use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::ServeConfig;
 use super::guard::{BrowserGuard, GuardLayer};
@@ -29,6 +28,7 @@ use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
 use crate::app::App;
 use crate::error::Error;
 use crate::mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
+use crate::timed_body::BodyTimeLayer;
 
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -81,7 +81,7 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
     let (mcp, sessions) = mcp_service(Arc::clone(&app));
     let gate = McpGate {
         max_body: app.limits.max_body_bytes,
-        body_timeout: app.limits.body_timeout,
+        body_time: app.limits.body_time(),
         sessions,
         max_sessions: app.limits.max_mcp_sessions,
         dispatcher: Arc::clone(&app.dispatcher),
@@ -127,7 +127,7 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
             refuse_oversized,
         ))
         .layer(DefaultBodyLimit::max(max_body))
-        .layer(RequestBodyTimeoutLayer::new(app.limits.body_timeout))
+        .layer(BodyTimeLayer(app.limits.body_time()))
         // Every A2A route (`/mcp` takes the same steps in its endpoint); CORS preflights
         // (outside it) need no credentials.
         .layer(axum::middleware::from_fn_with_state(

@@ -70,12 +70,19 @@ pub struct Limits {
     pub mcp_session_idle: Duration,
     /// The most open connections (default 512); further clients wait in the listen backlog.
     pub max_connections: usize,
+    /// The most open connections from one IP address (default 128): one client cannot take
+    /// every connection. A connection over it is answered 429 and closed. Behind a reverse
+    /// proxy every client has the proxy's address: raise it to `max_connections` there.
+    pub max_connections_per_peer: usize,
     /// How long a client may take to send a request's headers, counted from when the server
     /// starts waiting for them; it also closes keep-alive connections idle that long (default
     /// 15 s).
     pub header_timeout: Duration,
     /// The longest pause while a request body is read (default 15 s).
     pub body_timeout: Duration,
+    /// The longest a whole request body may take to arrive, counted from its request's head
+    /// (default 30 s): a client trickling a byte now and then cannot hold a connection longer.
+    pub body_deadline: Duration,
     /// How long a graceful shutdown lets in-flight requests and running tasks finish before it
     /// cancels them (default 30 s).
     pub shutdown_timeout: Duration,
@@ -107,14 +114,24 @@ impl Default for Limits {
             max_mcp_sessions: 1_000,
             mcp_session_idle: Duration::from_secs(5 * 60),
             max_connections: 512,
+            max_connections_per_peer: 128,
             header_timeout: Duration::from_secs(15),
             body_timeout: Duration::from_secs(15),
+            body_deadline: Duration::from_secs(30),
             shutdown_timeout: Duration::from_secs(30),
         }
     }
 }
 
 impl Limits {
+    /// How long request bodies may take.
+    pub(crate) fn body_time(&self) -> crate::timed_body::BodyTime {
+        crate::timed_body::BodyTime {
+            pause: self.body_timeout,
+            deadline: self.body_deadline,
+        }
+    }
+
     /// Checks that the limits make sense together; the error names the setting.
     pub fn validate(&self) -> Result<(), Error> {
         let positive = [
@@ -133,6 +150,7 @@ impl Limits {
             ("stream-buffer", self.stream_buffer),
             ("max-mcp-sessions", self.max_mcp_sessions),
             ("max-connections", self.max_connections),
+            ("max-connections-per-peer", self.max_connections_per_peer),
         ];
         for (name, value) in positive {
             if value == 0 {
@@ -151,6 +169,7 @@ impl Limits {
             ("mcp-session-idle", self.mcp_session_idle),
             ("header-timeout", self.header_timeout),
             ("body-timeout", self.body_timeout),
+            ("body-deadline", self.body_deadline),
         ];
         for (name, value) in nonzero {
             if value.is_zero() {

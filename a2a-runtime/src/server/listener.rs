@@ -18,6 +18,7 @@ use tower::ServiceExt;
 
 use super::Limits;
 use super::http::Served;
+use super::peers::PeerConnections;
 use crate::auth::ClientCertificate;
 use crate::quota::PeerKey;
 
@@ -41,6 +42,7 @@ pub(crate) async fn accept_until(
     let connections = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
+    let peers = PeerConnections::new(limits.max_connections_per_peer);
     let graceful = GracefulShutdown::new();
     let mut backoff = Duration::ZERO;
     loop {
@@ -75,6 +77,18 @@ pub(crate) async fn accept_until(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
+        let Some(peer_slot) = peers.admit(peer.ip()) else {
+            tracing::debug!(%peer, "connection over the per-peer cap refused");
+            let cap = limits.max_connections_per_peer;
+            let plain = tls.is_none();
+            tokio::spawn(async move {
+                if plain {
+                    super::peers::refuse(stream, cap).await;
+                }
+                drop(permit);
+            });
+            continue;
+        };
         let router = router.clone();
         let Some(tls) = &tls else {
             let service = TowerToHyperService::new(tagged(router, peer, None));
@@ -83,7 +97,7 @@ pub(crate) async fn accept_until(
                 if let Err(error) = connection.await {
                     tracing::debug!(%peer, %error, "connection ended with an error");
                 }
-                drop(permit);
+                drop((permit, peer_slot));
             });
             continue;
         };
@@ -92,7 +106,7 @@ pub(crate) async fn accept_until(
         let (tls, http, watcher) = (tls.clone(), http.clone(), graceful.watcher());
         let handshake_timeout = limits.header_timeout;
         tokio::spawn(async move {
-            let _permit = permit;
+            let _slots = (permit, peer_slot);
             let stream = match tokio::time::timeout(handshake_timeout, tls.accept(stream)).await {
                 Ok(Ok(stream)) => stream,
                 Ok(Err(error)) => {

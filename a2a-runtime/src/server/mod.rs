@@ -8,6 +8,7 @@ mod http;
 mod in_flight;
 mod limits;
 mod listener;
+mod peers;
 mod shutdown;
 mod tasks;
 mod tls;

@@ -52,16 +52,8 @@ pub(crate) async fn handle(
     let service = &endpoint.service;
     let body = match body {
         Ok(body) => body,
-        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            let limit = service.settings.max_body_bytes;
-            return error_response(
-                &Value::Null,
-                &A2aError::PayloadTooLarge { limit },
-                Version::V1_0,
-            );
-        }
         Err(rejection) => {
-            let error = A2aError::InvalidRequest(rejection.body_text());
+            let error = super::unread_body(&rejection, service.settings.max_body_bytes);
             return error_response(&Value::Null, &error, Version::V1_0);
         }
     };

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
@@ -68,15 +68,8 @@ impl Request {
             None => {}
         }
         service.settings.extensions.check(headers)?;
-        let body = match body {
-            Ok(body) => body,
-            Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                return Err(A2aError::PayloadTooLarge {
-                    limit: service.settings.max_body_bytes,
-                });
-            }
-            Err(rejection) => return Err(A2aError::InvalidRequest(rejection.body_text())),
-        };
+        let body = body
+            .map_err(|rejection| super::unread_body(&rejection, service.settings.max_body_bytes))?;
         // A bodyless POST (`:cancel`) needs no Content-Type (RFC 9110 §8.3).
         if !body.is_empty() {
             super::check_json_content_type(headers, true)?;
