@@ -843,3 +843,52 @@ async fn a_stream_outlives_the_call_timeout_and_a_slow_call_does_not() {
         "{slow}"
     );
 }
+
+#[tokio::test]
+async fn a_huge_card_a_huge_answer_and_a_silent_stream_end_in_clear_errors() {
+    use futures::StreamExt as _;
+    let base = a2a_tests::hostile::start().await;
+    // A hang guard: each must fail long before the agent could send its gigabyte.
+    let guard = std::time::Duration::from_secs(20);
+    for card in ["huge", "declared"] {
+        let connect = A2aClient::connect(format!("{base}/{card}"));
+        let error = tokio::time::timeout(guard, connect)
+            .await
+            .unwrap()
+            .unwrap_err();
+        assert!(matches!(error, ClientError::Card { .. }), "{error}");
+        assert!(
+            error.to_string().contains("larger than 16777216 bytes"),
+            "{error}"
+        );
+    }
+    let client = A2aClient::builder(&base)
+        .max_response_bytes(1024 * 1024)
+        .stream_idle_timeout(std::time::Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap();
+    let sent = tokio::time::timeout(guard, client.send(call("echo", json!({"text": "x"}))));
+    let error = sent.await.unwrap().unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ClientError::TooLarge {
+                limit: 1_048_576,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    let mut events = client
+        .send_streaming(call("echo", json!({"text": "x"})))
+        .await
+        .unwrap();
+    let last = tokio::time::timeout(guard, events.next()).await.unwrap();
+    let error = last.unwrap().unwrap_err();
+    assert!(matches!(error, ClientError::StreamIdle { .. }), "{error}");
+    assert!(
+        error.to_string().contains("sent nothing for 300ms"),
+        "{error}"
+    );
+}

@@ -2,6 +2,7 @@
 //! "lab" agent whose skills exercise failure modes.
 
 pub mod client_kit;
+pub mod hostile;
 pub mod lab;
 pub mod pki;
 pub mod postgres;

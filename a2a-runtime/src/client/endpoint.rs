@@ -11,6 +11,7 @@ use futures::{Stream, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::body::{BodyError, ReadLimits, read_bounded};
 use super::dialect::{Dialect, Op};
 use super::error::{ClientError, RemoteError};
 use super::retry::{Failure, RetryPolicy, retry_after};
@@ -71,6 +72,8 @@ pub(crate) struct Endpoint {
     ///
     /// [`ClientBuilder::timeout`]: super::ClientBuilder::timeout
     timeout: Duration,
+    /// How much of an answer is read, and how long a stream may be silent.
+    limits: ReadLimits,
     next_id: AtomicU64,
 }
 
@@ -92,6 +95,7 @@ impl Endpoint {
         tenant: Option<String>,
         retry: RetryPolicy,
         timeout: Duration,
+        limits: ReadLimits,
     ) -> Self {
         Self {
             url,
@@ -100,6 +104,7 @@ impl Endpoint {
             tenant,
             retry,
             timeout,
+            limits,
             next_id: AtomicU64::new(1),
         }
     }
@@ -126,11 +131,7 @@ impl Endpoint {
             let answer = self.send(http, &request, false).await?;
             let (status, retry_after, is_json) =
                 (answer.status, answer.retry_after, answer.is_json);
-            let bytes = answer
-                .response
-                .bytes()
-                .await
-                .map_err(|source| Failure::transport(request.url.as_str(), source))?;
+            let bytes = self.read(&request, answer.response).await?;
             self.result(op, &request, status, retry_after, is_json, &bytes)
         })
         .await
@@ -153,11 +154,7 @@ impl Endpoint {
                 }
                 // Refused before any event: a protocol error (or an HTTP one).
                 let (status, retry_after) = (answer.status, answer.retry_after);
-                let bytes = answer
-                    .response
-                    .bytes()
-                    .await
-                    .map_err(|source| Failure::transport(request.url.as_str(), source))?;
+                let bytes = self.read(&request, answer.response).await?;
                 let error = match self.result(op, &request, status, retry_after, true, &bytes) {
                     Err(failure) => return Err(failure),
                     Ok(_) => unexpected(&request, status, &bytes),
@@ -165,16 +162,20 @@ impl Endpoint {
                 Err(Failure::answered(error, status, retry_after))
             })
             .await?;
-        let (url, wire) = (request.url.to_string(), self.wire);
-        let events = data_events(response.bytes_stream().boxed()).map(move |event| {
+        let (url, wire, limits) = (request.url.to_string(), self.wire, self.limits);
+        let events = data_events(response.bytes_stream().boxed(), limits).map(move |event| {
             let data = event.map_err(|error| match error {
                 SseError::Transport(source) => ClientError::Transport {
                     url: url.clone(),
                     source,
                 },
-                SseError::TooLarge => ClientError::InvalidResponse {
-                    field: String::new(),
-                    reason: "is an event larger than this client reads (16 MiB)".into(),
+                SseError::TooLarge => ClientError::TooLarge {
+                    url: url.clone(),
+                    limit: limits.max_bytes,
+                },
+                SseError::Idle => ClientError::StreamIdle {
+                    url: url.clone(),
+                    idle: limits.stream_idle,
                 },
             })?;
             let event: Value =
@@ -188,6 +189,23 @@ impl Endpoint {
             }
         });
         Ok(events)
+    }
+
+    /// The body of an answer to `request`, within the client's bound.
+    async fn read(
+        &self,
+        request: &Prepared,
+        response: reqwest::Response,
+    ) -> Result<Bytes, Failure> {
+        read_bounded(response, self.limits.max_bytes)
+            .await
+            .map_err(|error| match error {
+                BodyError::Transport(source) => Failure::transport(request.url.as_str(), source),
+                BodyError::TooLarge => Failure::fatal(ClientError::TooLarge {
+                    url: request.url.to_string(),
+                    limit: self.limits.max_bytes,
+                }),
+            })
     }
 
     /// The request of `op` in this endpoint's binding.

@@ -24,6 +24,28 @@ pub enum ClientError {
         #[source]
         source: reqwest::Error,
     },
+    /// The answer (or one stream event) is larger than this client reads.
+    #[error(
+        "{url} answered more than {limit} bytes, the most this client reads (raise it with \
+         ClientBuilder::max_response_bytes)"
+    )]
+    TooLarge {
+        /// Where the request went.
+        url: String,
+        /// The bound, in bytes.
+        limit: usize,
+    },
+    /// A stream sent nothing, not even a keep-alive, for longer than the client waits.
+    #[error(
+        "the stream from {url} sent nothing for {} (ClientBuilder::stream_idle_timeout)",
+        humantime::format_duration(*.idle)
+    )]
+    StreamIdle {
+        /// Where the stream came from.
+        url: String,
+        /// How long it was silent.
+        idle: std::time::Duration,
+    },
     /// The server answered with an HTTP status the call does not expect, and no protocol error.
     #[error("{url} answered HTTP {status}: {body}")]
     Http {

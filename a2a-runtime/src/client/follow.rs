@@ -207,7 +207,13 @@ impl Follower {
                     self.seen.observe(&event);
                     return Some(Ok(event));
                 }
-                Some(Err(error)) if !matches!(error, ClientError::Transport { .. }) => {
+                // A dropped connection or a silent stream is renewed; anything else ends it.
+                Some(Err(error))
+                    if !matches!(
+                        error,
+                        ClientError::Transport { .. } | ClientError::StreamIdle { .. }
+                    ) =>
+                {
                     self.finished = true;
                     return Some(Err(error));
                 }

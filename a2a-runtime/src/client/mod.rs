@@ -15,11 +15,13 @@
 //! # }
 //! ```
 
+mod body;
 mod card;
 mod delegate;
 mod dialect;
 mod endpoint;
 mod error;
+mod fetch;
 mod follow;
 mod jsonrpc;
 mod list;
@@ -38,8 +40,7 @@ use std::time::Duration;
 
 use futures::Stream;
 
-use reqwest::StatusCode;
-use reqwest::header::{AUTHORIZATION, ETAG, HeaderMap, HeaderName, HeaderValue, IF_NONE_MATCH};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
@@ -51,13 +52,12 @@ pub use skills::{Answerer, Question, SkillClient, decode_output};
 pub use validate::{Finding, Severity, validate_card};
 pub use wire::{card_json, event_json, message_json, task_json};
 
+use self::body::ReadLimits;
 use self::dialect::{Dialect, Op};
 use self::endpoint::{Endpoint, Wire};
+use self::fetch::{Fetched, fetch_card};
 use crate::model::{Message, Task, TaskArtifactUpdate, TaskStatusUpdate};
 use crate::protocol::a2a::Received;
-
-/// Where cards are published (RFC 8615), newest first: A2A 0.3 and later, then 0.1 and 0.2.
-const CARD_PATHS: [&str; 2] = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
 
 /// How long a call may take unless the builder says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -107,6 +107,7 @@ pub struct ClientBuilder {
     timeout: Duration,
     connect_timeout: Option<Duration>,
     retry: RetryPolicy,
+    limits: ReadLimits,
     preferred: Option<(Binding, String)>,
     invalid: Option<ClientError>,
 }
@@ -178,6 +179,24 @@ impl ClientBuilder {
         self
     }
 
+    /// The largest card, answer or stream event this client reads, in bytes (16 MiB unless
+    /// set). A larger one is [`ClientError::TooLarge`] (a card: [`ClientError::Card`]), refused
+    /// from its `Content-Length` before it is read, else as soon as it grows past the bound.
+    #[must_use]
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_bytes = bytes;
+        self
+    }
+
+    /// The longest a stream may send nothing, not even a keep-alive comment (60 s unless set).
+    /// A stream silent that long is broken: it is renewed like a dropped connection, and
+    /// [`ClientError::StreamIdle`] when renewing does not help.
+    #[must_use]
+    pub fn stream_idle_timeout(mut self, idle: Duration) -> Self {
+        self.limits.stream_idle = idle;
+        self
+    }
+
     /// The longest connecting may take.
     #[must_use]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
@@ -202,7 +221,7 @@ impl ClientBuilder {
             url: self.base_url.clone(),
             reason: e.to_string(),
         })?;
-        let fetched = fetch_card(&http, &base, None, self.timeout).await?;
+        let fetched = fetch_card(&http, &base, None, self.timeout, self.limits.max_bytes).await?;
         let Fetched::Card { card, url, etag } = fetched else {
             return Err(ClientError::Card {
                 url: base.to_string(),
@@ -210,11 +229,12 @@ impl ClientBuilder {
             });
         };
         let interface = chosen_interface(&card, self.preferred.as_ref())?;
-        let rpc = endpoint_for(&interface, self.retry, self.timeout)?;
+        let rpc = endpoint_for(&interface, self.retry, self.timeout, self.limits)?;
         Ok(A2aClient {
             interface,
             http,
             timeout: self.timeout,
+            max_card_bytes: self.limits.max_bytes,
             state: Mutex::new(CardState { card, url, etag }),
             rpc: Arc::new(rpc),
         })
@@ -237,6 +257,8 @@ pub struct A2aClient {
     http: reqwest::Client,
     /// The longest a call (not a stream) may take.
     timeout: Duration,
+    /// The largest card read.
+    max_card_bytes: usize,
     state: Mutex<CardState>,
     rpc: Arc<Endpoint>,
 }
@@ -252,6 +274,7 @@ impl A2aClient {
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: None,
             retry: RetryPolicy::default(),
+            limits: ReadLimits::default(),
             preferred: None,
             invalid: None,
         }
@@ -284,7 +307,7 @@ impl A2aClient {
             let state = self.state();
             (state.url.clone(), state.etag.clone())
         };
-        match fetch_card(&self.http, &url, etag, self.timeout).await? {
+        match fetch_card(&self.http, &url, etag, self.timeout, self.max_card_bytes).await? {
             Fetched::NotModified => Ok(false),
             Fetched::Card { card, url, etag } => {
                 let mut state = self.state();
@@ -384,32 +407,6 @@ impl A2aClient {
     }
 }
 
-impl AgentCard {
-    /// Reads the card of the agent at `base_url` (or at the card's own URL) as
-    /// [`A2aClient::connect`] does, without choosing an interface: for inspecting or validating
-    /// a card, even one that offers nothing this client speaks.
-    pub async fn fetch(base_url: &str) -> Result<Self, ClientError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(DEFAULT_TIMEOUT)
-            .build()
-            .map_err(|source| ClientError::Transport {
-                url: base_url.to_owned(),
-                source,
-            })?;
-        let base = reqwest::Url::parse(base_url).map_err(|e| ClientError::InvalidUrl {
-            url: base_url.to_owned(),
-            reason: e.to_string(),
-        })?;
-        match fetch_card(&http, &base, None, DEFAULT_TIMEOUT).await? {
-            Fetched::Card { card, .. } => Ok(Arc::unwrap_or_clone(card)),
-            Fetched::NotModified => Err(ClientError::Card {
-                url: base_url.to_owned(),
-                reason: "the server answered 304 Not Modified to a first request".into(),
-            }),
-        }
-    }
-}
-
 fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError> {
     serde_path_to_error::deserialize(value).map_err(|e| ClientError::InvalidResponse {
         field: e.path().to_string(),
@@ -437,6 +434,7 @@ fn endpoint_for(
     interface: &Interface,
     retry: RetryPolicy,
     timeout: Duration,
+    limits: ReadLimits,
 ) -> Result<Endpoint, ClientError> {
     let dialect = Dialect::of(interface).ok_or_else(|| ClientError::NoInterface {
         offered: vec![interface.to_string()],
@@ -456,84 +454,6 @@ fn endpoint_for(
         interface.tenant.clone(),
         retry,
         timeout,
+        limits,
     ))
-}
-
-/// A card read, or unchanged since the `ETag` sent.
-enum Fetched {
-    Card {
-        card: Arc<AgentCard>,
-        url: reqwest::Url,
-        etag: Option<HeaderValue>,
-    },
-    NotModified,
-}
-
-/// Reads the card at `url` (a card's own URL) or under it (a base URL: the well-known paths,
-/// newest first, the next tried on 404).
-async fn fetch_card(
-    http: &reqwest::Client,
-    url: &reqwest::Url,
-    etag: Option<HeaderValue>,
-    timeout: Duration,
-) -> Result<Fetched, ClientError> {
-    let candidates: Vec<reqwest::Url> = if url.path().ends_with(".json") {
-        vec![url.clone()]
-    } else {
-        CARD_PATHS
-            .iter()
-            .map(|path| {
-                let mut candidate = url.clone();
-                let base = url.path().trim_end_matches('/');
-                candidate.set_path(&format!("{base}{path}"));
-                candidate
-            })
-            .collect()
-    };
-    let mut last = None;
-    for candidate in candidates {
-        let mut request = http.get(candidate.clone()).timeout(timeout);
-        if let Some(etag) = &etag {
-            request = request.header(IF_NONE_MATCH, etag.clone());
-        }
-        let response = request
-            .send()
-            .await
-            .map_err(|source| ClientError::Transport {
-                url: candidate.to_string(),
-                source,
-            })?;
-        match response.status() {
-            StatusCode::NOT_MODIFIED => return Ok(Fetched::NotModified),
-            StatusCode::NOT_FOUND => {
-                last = Some(candidate);
-                continue;
-            }
-            status if !status.is_success() => {
-                return Err(ClientError::Card {
-                    url: candidate.to_string(),
-                    reason: format!("HTTP {status}"),
-                });
-            }
-            _ => {}
-        }
-        let etag = response.headers().get(ETAG).cloned();
-        let raw: Value = response.json().await.map_err(|e| ClientError::Card {
-            url: candidate.to_string(),
-            reason: format!("not JSON: {e}"),
-        })?;
-        let card = AgentCard::from_json(raw).map_err(|reason| ClientError::Card {
-            url: candidate.to_string(),
-            reason,
-        })?;
-        return Ok(Fetched::Card {
-            card: Arc::new(card),
-            url: candidate,
-            etag,
-        });
-    }
-    Err(ClientError::Card {
-        url: last.map_or_else(|| url.to_string(), |u| u.to_string()),
-        reason: "HTTP 404 at every well-known path (agent-card.json, agent.json)".into(),
-    })
 }

@@ -4,25 +4,28 @@
 use bytes::{Buf, BytesMut};
 use futures::{Stream, StreamExt};
 
-/// The longest event this client reads; a server sending more is refused, not buffered.
-const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+use super::body::ReadLimits;
 
 /// Why an event stream ended early.
 #[derive(Debug)]
 pub(crate) enum SseError {
     /// Reading the body failed.
     Transport(reqwest::Error),
-    /// An event exceeded [`MAX_EVENT_BYTES`].
+    /// An event exceeded the client's bound on answers.
     TooLarge,
+    /// Nothing arrived, not even a keep-alive comment, for the client's idle timeout.
+    Idle,
 }
 
 /// The `data` of each event of `body`, in order; comments, `id`, `event` and `retry` fields
-/// are skipped. Ends when the body does.
+/// are skipped. Ends when the body does, or with an error when an event is larger than
+/// `limits.max_bytes` or the body is silent for `limits.stream_idle`.
 pub(crate) fn data_events(
     body: impl Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + Unpin + 'static,
+    limits: ReadLimits,
 ) -> impl Stream<Item = Result<String, SseError>> + Send {
     let state = (body, BytesMut::new(), false);
-    futures::stream::unfold(state, |(mut body, mut buffer, mut done)| async move {
+    futures::stream::unfold(state, move |(mut body, mut buffer, mut done)| async move {
         loop {
             if let Some(event) = take_event(&mut buffer) {
                 if let Some(data) = event {
@@ -33,9 +36,12 @@ pub(crate) fn data_events(
             if done {
                 return None;
             }
-            match body.next().await {
+            let Ok(next) = tokio::time::timeout(limits.stream_idle, body.next()).await else {
+                return Some((Err(SseError::Idle), (body, BytesMut::new(), true)));
+            };
+            match next {
                 Some(Ok(chunk)) => {
-                    if buffer.len() + chunk.len() > MAX_EVENT_BYTES {
+                    if buffer.len() + chunk.len() > limits.max_bytes {
                         return Some((Err(SseError::TooLarge), (body, BytesMut::new(), true)));
                     }
                     buffer.extend_from_slice(&chunk);
@@ -113,7 +119,7 @@ mod tests {
             )),
             Ok(bytes::Bytes::from_static(b"data: last")),
         ];
-        let events: Vec<String> = data_events(futures::stream::iter(chunks))
+        let events: Vec<String> = data_events(futures::stream::iter(chunks), ReadLimits::default())
             .map(|e| e.unwrap_or_default())
             .collect()
             .await;

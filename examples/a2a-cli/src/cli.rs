@@ -20,7 +20,8 @@ pub(crate) struct Cli {
     /// Send a header, as NAME=VALUE (repeatable).
     #[arg(long = "header", global = true, value_parser = header)]
     pub(crate) headers: Vec<(String, String)>,
-    /// The longest a request may take.
+    /// The longest a request may take, and the longest a stream (`stream`, `subscribe`) may
+    /// send nothing, not even a keep-alive.
     #[arg(long, global = true, default_value = "60s")]
     pub(crate) timeout: humantime::Duration,
     /// Answer a task's questions from standard input even when it is not a terminal (one line

@@ -41,7 +41,9 @@ fn main() -> ExitCode {
 }
 
 async fn connect(cli: &Cli, url: &str) -> Result<A2aClient, ClientError> {
-    let mut builder = A2aClient::builder(url).timeout(cli.timeout.into());
+    let mut builder = A2aClient::builder(url)
+        .timeout(cli.timeout.into())
+        .stream_idle_timeout(cli.timeout.into());
     if let Some(token) = &cli.token {
         builder = builder.bearer_token(token);
     }

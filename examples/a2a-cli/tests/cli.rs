@@ -152,6 +152,22 @@ async fn errors_are_the_agents_and_exit_nonzero() {
     assert_eq!(usage.status.code(), Some(2));
 }
 
+#[tokio::test]
+async fn a_silent_stream_and_a_huge_answer_end_in_errors_within_the_timeout() {
+    let base = a2a_tests::hostile::start().await;
+    let guard = std::time::Duration::from_secs(30);
+    let args = ["stream", &base, "--data", "{}", "--timeout", "1s"];
+    let silent = tokio::time::timeout(guard, a2a(&args)).await.unwrap();
+    assert!(!silent.status.success());
+    let stderr = String::from_utf8_lossy(&silent.stderr);
+    assert!(stderr.contains("sent nothing for 1s"), "{stderr}");
+    let huge = tokio::time::timeout(guard, a2a(&["send", &base, "--data", "{}"])).await;
+    let huge = huge.unwrap();
+    assert!(!huge.status.success());
+    let stderr = String::from_utf8_lossy(&huge.stderr);
+    assert!(stderr.contains("the most this client reads"), "{stderr}");
+}
+
 /// `a2a ARGS…` with `input` on its standard input (not a terminal).
 async fn a2a_with_input(args: &[&str], input: &str) -> Output {
     use tokio::io::AsyncWriteExt as _;
