@@ -120,6 +120,36 @@ async fn booking_asks_for_the_missing_date_then_confirms_over_blocking_sends() {
 }
 
 #[tokio::test]
+async fn a_subscription_to_a_waiting_task_stays_open_through_its_answers_to_completed() {
+    let server = start(Booking::default().server()).await;
+    let task = send_task(
+        &server,
+        message(
+            json!([{ "data": { "restaurant": "Luigi's", "guests": 2 } }]),
+            json!({}),
+        ),
+    )
+    .await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let id = task["id"].as_str().unwrap();
+    // A second watcher subscribes while the task waits for its date.
+    let mut watcher = server.subscribe(id).await.unwrap();
+    let first = watcher.next_result().await.unwrap();
+    assert_eq!(
+        first["task"]["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED"
+    );
+    let task = send_task(&server, answer(&task, "2999-02-01")).await;
+    send_task(&server, answer(&task, "yes")).await;
+    let events = tokio::time::timeout(Duration::from_secs(30), watcher.rest())
+        .await
+        .expect("the subscription ends once the task does");
+    let states: Vec<_> = events.iter().filter_map(state_of).collect();
+    assert!(states.contains(&"TASK_STATE_INPUT_REQUIRED"), "{states:?}");
+    assert_eq!(states.last(), Some(&"TASK_STATE_COMPLETED"), "{events:?}");
+}
+
+#[tokio::test]
 async fn a_past_date_is_refused_by_the_skill_and_asked_for_again() {
     let server = start(Booking::default().server()).await;
     let task = send_task(

@@ -301,7 +301,8 @@ async fn config_fields_are_checked_and_named() {
         )
         .await;
     assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
-    // A finished task has nothing more to push.
+    // A task that already finished takes a config too (a client registering right after a
+    // fast task ends), and reads it back; an unknown config id is a not-found.
     let done = server
         .rpc(
             "SendMessage",
@@ -312,10 +313,37 @@ async fn config_fields_are_checked_and_named() {
     let ended = server
         .rpc(
             "CreateTaskPushNotificationConfig",
-            json!({"taskId": done, "url": "http://127.0.0.1:9/"}),
+            json!({"taskId": done, "id": "late", "url": "http://127.0.0.1:9/"}),
         )
         .await;
-    assert_eq!(ended["error"]["code"], -32004, "{ended}");
+    assert_eq!(ended["result"]["id"], "late", "{ended}");
+    let read = server
+        .rpc(
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": done, "id": "late"}),
+        )
+        .await;
+    assert_eq!(read["result"]["url"], "http://127.0.0.1:9/", "{read}");
+    let missing = server
+        .rpc(
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": done, "id": "nope"}),
+        )
+        .await;
+    assert_eq!(missing["error"]["code"], -32001, "{missing}");
+    let reason = &missing["error"]["data"][0]["reason"];
+    assert_eq!(reason, "PUSH_NOTIFICATION_CONFIG_NOT_FOUND", "{missing}");
+    let rest = server
+        .http
+        .get(format!(
+            "{}tasks/{done}/pushNotificationConfigs/nope",
+            server.base
+        ))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rest.status(), 404);
     // A task holds at most 10 configs.
     for i in 0..10 {
         let created = server

@@ -34,6 +34,9 @@ pub(crate) enum A2aError {
     NotStored { task: String, message: String },
     #[error("task `{0}` not found")]
     TaskNotFound(String),
+    /// A push config id the task does not have: a not-found, with A2A's not-found code.
+    #[error("task `{task}` has no push config `{config}`")]
+    PushConfigNotFound { task: String, config: String },
     #[error("{0}")]
     TaskNotCancelable(String),
     #[error(
@@ -175,6 +178,12 @@ impl A2aError {
                 StatusCode::SERVICE_UNAVAILABLE,
             ),
             Self::TaskNotFound(_) => (-32001, "TASK_NOT_FOUND", "NOT_FOUND", StatusCode::NOT_FOUND),
+            Self::PushConfigNotFound { .. } => (
+                -32001,
+                "PUSH_NOTIFICATION_CONFIG_NOT_FOUND",
+                "NOT_FOUND",
+                StatusCode::NOT_FOUND,
+            ),
             Self::TaskNotCancelable(_) => (
                 -32002,
                 "TASK_NOT_CANCELABLE",
@@ -317,6 +326,9 @@ impl A2aError {
             Self::Busy(busy) => json!({ "retryAfterSeconds": retry_seconds(busy).to_string() }),
             Self::InsufficientScope { skill, scope } => json!({ "skill": skill, "scope": scope }),
             Self::NotStored { task, .. } => json!({ "taskId": task }),
+            Self::PushConfigNotFound { task, config } => {
+                json!({ "taskId": task, "configId": config })
+            }
             _ => json!({}),
         };
         let mut details = vec![json!({
@@ -378,7 +390,6 @@ impl From<TaskError> for A2aError {
             | TaskError::NotAwaitingAuth { .. }
             | TaskError::NoSuchQuestion { .. }
             | TaskError::Ended { .. }
-            | TaskError::PushAfterEnd { .. }
             | TaskError::NotRunning(_)) => Self::Unsupported(e.to_string()),
             e @ TaskError::PushConfigLimit { .. } => Self::invalid_params("url", e.to_string()),
             e @ TaskError::NotCancelable { .. } => Self::TaskNotCancelable(e.to_string()),

@@ -122,11 +122,9 @@ impl A2aService {
             .into_iter()
             .find(|c| c.id == config_id)
             .map(|c| c.redacted())
-            .ok_or_else(|| {
-                A2aError::invalid_params(
-                    "id",
-                    format!("task `{task_id}` has no push config `{config_id}`"),
-                )
+            .ok_or_else(|| A2aError::PushConfigNotFound {
+                task: task_id.to_owned(),
+                config: config_id.to_owned(),
             })
     }
 

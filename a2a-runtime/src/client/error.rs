@@ -227,7 +227,7 @@ impl RemoteError {
 /// Python SDK's).
 fn jsonrpc_code(reason: &str) -> Option<i64> {
     Some(match reason {
-        "TASK_NOT_FOUND" => -32001,
+        "TASK_NOT_FOUND" | "PUSH_NOTIFICATION_CONFIG_NOT_FOUND" => -32001,
         "TASK_NOT_CANCELABLE" => -32002,
         "PUSH_NOTIFICATION_NOT_SUPPORTED" => -32003,
         "UNSUPPORTED_OPERATION" => -32004,

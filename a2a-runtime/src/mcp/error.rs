@@ -83,7 +83,6 @@ pub(super) fn task_error(error: TaskError) -> McpError {
         | TaskError::NotCancelable { id, .. }
         | TaskError::NotAwaitingAuth { id, .. }
         | TaskError::NoSuchQuestion { id, .. }
-        | TaskError::PushAfterEnd { id, .. }
         | TaskError::PushConfigLimit { id, .. }
         | TaskError::ContextMismatch { task: id, .. } => id.clone(),
         TaskError::Store(StoreError::InvalidPageToken) => {

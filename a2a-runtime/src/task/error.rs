@@ -54,11 +54,6 @@ pub(crate) enum TaskError {
     )]
     Forbidden(MissingScope),
     #[error(
-        "task `{id}` already ended ({state:?}); it has no more updates to push",
-        state = .state
-    )]
-    PushAfterEnd { id: String, state: TaskState },
-    #[error(
         "task `{id}` already has {limit} push configs, the most one task may hold; delete one first"
     )]
     PushConfigLimit { id: String, limit: usize },

@@ -378,21 +378,13 @@ impl LiveTask {
         self.lock().observers.push(observer);
     }
 
-    /// Changes the task's push configs with `edit`, unless the task already ended (and not
-    /// `after_end`); the result is `edit`'s, and the task is to be stored again.
-    pub(crate) fn edit_push_configs<T>(
-        &self,
-        after_end: bool,
-        edit: impl FnOnce(&mut Vec<PushConfig>) -> T,
-    ) -> Result<T, TaskState> {
+    /// Changes the task's push configs with `edit`; the result is `edit`'s, and the task is to
+    /// be stored again.
+    pub(crate) fn edit_push_configs<T>(&self, edit: impl FnOnce(&mut Vec<PushConfig>) -> T) -> T {
         let mut inner = self.lock();
-        let state = inner.task.status.state;
-        if state.is_terminal() && !after_end {
-            return Err(state);
-        }
         let result = edit(&mut inner.task.push_configs);
         inner.edits += 1;
-        Ok(result)
+        result
     }
 
     /// The task's push configs.

@@ -14,7 +14,7 @@ use super::error::{TaskError, refused};
 use super::hook::{Observers, TaskObserver};
 use super::live::{Budget, LiveTask, Shape, Subscribed};
 use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
-use super::subscription::{self, StreamItem};
+use super::subscription::{self, StreamItem, Until};
 use crate::Resume;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
@@ -181,6 +181,7 @@ impl TaskHandle {
             self.live.id.clone(),
             self.live.caller.owner().to_owned(),
             first,
+            Until::Interrupted,
         ))
     }
 }
@@ -312,8 +313,8 @@ impl TaskManager {
         Ok(task)
     }
 
-    /// Subscribes to a task's events: a snapshot, then updates until it is terminal or
-    /// interrupted. A task that already ended has nothing to subscribe to.
+    /// Subscribes to a task's events: a snapshot, then updates until it is terminal, through
+    /// any questions it asks meanwhile. A task that already ended has nothing to subscribe to.
     pub(crate) async fn subscribe(
         self: &Arc<Self>,
         id: &str,
@@ -331,6 +332,7 @@ impl TaskManager {
             id.to_owned(),
             owner.to_owned(),
             first,
+            Until::Terminal,
         )))
     }
 

@@ -47,12 +47,6 @@ impl PushEdit {
             }
         }
     }
-
-    /// Whether the edit may be made to a task that already ended (a delete: nothing will be
-    /// delivered to a finished task's configs, but the owner may still tidy them).
-    fn after_end(&self) -> bool {
-        matches!(self, Self::Delete { .. })
-    }
 }
 
 impl TaskManager {
@@ -94,15 +88,13 @@ impl TaskManager {
         edit: &PushEdit,
     ) -> Option<Result<(), TaskError>> {
         let live = self.live(task_id, owner)?;
-        let edited =
-            live.edit_push_configs(edit.after_end(), |configs| edit.apply(task_id, configs));
+        // A task that already ended takes configs too (A2A lists only push-not-supported and
+        // task-not-found as this operation's errors): a client registering right after a fast
+        // task finished gets its config, with nothing more to deliver to it.
+        let edited = live.edit_push_configs(|configs| edit.apply(task_id, configs));
         Some(match edited {
-            Err(state) => Err(TaskError::PushAfterEnd {
-                id: task_id.to_owned(),
-                state,
-            }),
-            Ok(Err(error)) => Err(error),
-            Ok(Ok(())) => {
+            Err(error) => Err(error),
+            Ok(()) => {
                 // Answered once stored: a registration must survive a crash that follows it.
                 if self.persist(&live).await {
                     Ok(())
@@ -124,13 +116,6 @@ impl TaskManager {
     ) -> Result<(), TaskError> {
         for _ in 1..EDIT_ATTEMPTS {
             let mut stored = self.found(task_id, owner).await?;
-            let state = stored.task.status.state;
-            if state.is_terminal() && !edit.after_end() {
-                return Err(TaskError::PushAfterEnd {
-                    id: task_id.to_owned(),
-                    state,
-                });
-            }
             edit.apply(task_id, &mut stored.task.push_configs)?;
             match self.store.update(&stored.task, stored.version).await {
                 Err(StoreError::Conflict { .. }) => continue,

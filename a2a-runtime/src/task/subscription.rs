@@ -27,6 +27,26 @@ pub(crate) fn ends_stream(state: TaskState) -> bool {
     state.is_terminal() || state.is_interrupted()
 }
 
+/// Where a stream of task events ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Until {
+    /// At a terminal state or an interruption (input or authorization required): the stream of
+    /// a streaming send, whose caller is the one to answer.
+    Interrupted,
+    /// At a terminal state only: a subscription, whose watcher sees the task through its
+    /// questions to its end (A2A: "until the task reaches a terminal state").
+    Terminal,
+}
+
+impl Until {
+    fn ends_at(self, state: TaskState) -> bool {
+        match self {
+            Self::Interrupted => ends_stream(state),
+            Self::Terminal => state.is_terminal(),
+        }
+    }
+}
+
 enum Phase {
     Snapshot(Box<Subscribed>),
     Live(broadcast::Receiver<Arc<TaskEvent>>),
@@ -39,6 +59,7 @@ pub(crate) fn stream(
     task_id: String,
     owner: String,
     first: Subscribed,
+    until: Until,
 ) -> impl Stream<Item = StreamItem> + Send + 'static {
     futures::stream::unfold(Phase::Snapshot(Box::new(first)), move |phase| {
         let manager = Arc::clone(&manager);
@@ -47,7 +68,7 @@ pub(crate) fn stream(
         async move {
             let mut events = match phase {
                 Phase::Done => return None,
-                Phase::Snapshot(subscribed) => return Some(snapshot(*subscribed)),
+                Phase::Snapshot(subscribed) => return Some(snapshot(*subscribed, until)),
                 Phase::Live(events) => events,
             };
             match events.recv().await {
@@ -63,7 +84,7 @@ pub(crate) fn stream(
                             return None;
                         }
                     }
-                    let next = if state.is_some_and(ends_stream) {
+                    let next = if state.is_some_and(|state| until.ends_at(state)) {
                         Phase::Done
                     } else {
                         Phase::Live(events)
@@ -77,7 +98,8 @@ pub(crate) fn stream(
                         "subscriber fell behind; resending a snapshot"
                     );
                     drop(events);
-                    Some(snapshot(manager.resubscribe(&task_id, &owner).await.ok()?))
+                    let subscribed = manager.resubscribe(&task_id, &owner).await.ok()?;
+                    Some(snapshot(subscribed, until))
                 }
                 // The sender is dropped only after the terminal event, which ends the stream
                 // first; if the runner vanished anyway, finish with the stored state.
@@ -91,10 +113,10 @@ pub(crate) fn stream(
 }
 
 /// A snapshot item, followed by the events unless the snapshot already ends the stream.
-fn snapshot(subscribed: Subscribed) -> (StreamItem, Phase) {
+fn snapshot(subscribed: Subscribed, until: Until) -> (StreamItem, Phase) {
     let Subscribed { snapshot, events } = subscribed;
     let next = match events {
-        Some(events) if !ends_stream(snapshot.status.state) => Phase::Live(events),
+        Some(events) if !until.ends_at(snapshot.status.state) => Phase::Live(events),
         _ => Phase::Done,
     };
     (StreamItem::Snapshot(Box::new(snapshot)), next)

@@ -113,9 +113,6 @@ pub(crate) enum RemoteError {
         reason: String,
         retry_after_ms: u64,
     },
-    PushAfterEnd {
-        state: TaskState,
-    },
     PushConfigLimit {
         limit: usize,
     },
@@ -146,7 +143,6 @@ impl RemoteError {
                 reason: busy.reason,
                 retry_after_ms: u64::try_from(busy.retry_after.as_millis()).unwrap_or(u64::MAX),
             },
-            TaskError::PushAfterEnd { state, .. } => Self::PushAfterEnd { state },
             TaskError::PushConfigLimit { limit, .. } => Self::PushConfigLimit { limit },
             other => Self::Failed {
                 message: other.to_string(),
@@ -189,7 +185,6 @@ impl RemoteError {
                 reason,
                 std::time::Duration::from_millis(retry_after_ms),
             )),
-            Self::PushAfterEnd { state } => TaskError::PushAfterEnd { id, state },
             Self::PushConfigLimit { limit } => TaskError::PushConfigLimit { id, limit },
             Self::Failed { message } => TaskError::Store(StoreError::backend(message)),
         })
