@@ -248,6 +248,52 @@ async fn only_advertised_capabilities_are_served() {
 }
 
 #[tokio::test]
+async fn content_and_logging_methods_with_missing_or_malformed_params_are_invalid_params() {
+    let server = start(Currency::with_reference_rates().server()).await;
+    let mut mcp = server.mcp_session().await;
+    let cases = [
+        ("resources/read", json!({}), "uri"),
+        ("resources/read", json!({"uri": 7}), "uri"),
+        ("resources/subscribe", json!({}), "uri"),
+        ("prompts/get", json!({"arguments": {}}), "name"),
+        ("prompts/get", json!({"name": ["explain"]}), "name"),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt"}}),
+            "ref: missing field `name`",
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "explain_conversion"}}),
+            "argument",
+        ),
+        ("logging/setLevel", json!({"level": "loud"}), "level"),
+        ("logging/setLevel", json!({}), "level"),
+    ];
+    for (method, params, field) in cases {
+        let response = mcp.request(method, params.clone()).await;
+        assert_eq!(
+            response["error"]["code"], -32602,
+            "{method} {params}: {response}"
+        );
+        let message = response["error"]["message"].as_str().unwrap();
+        assert!(message.contains(field), "{method} {params}: {message}");
+    }
+    // Without params at all, too.
+    let bare = mcp
+        .send_envelope(json!({"jsonrpc": "2.0", "id": "r1", "method": "resources/read"}))
+        .await;
+    let bare = response_from(&bare.text().await.unwrap());
+    assert_eq!(bare["error"]["code"], -32602, "{bare}");
+    // The stateless revision answers the same.
+    let (_, modern_response) = modern(&server, "prompts/get", json!({})).await;
+    assert_eq!(
+        modern_response["error"]["code"], -32602,
+        "{modern_response}"
+    );
+}
+
+#[tokio::test]
 async fn invalid_json_is_http_400_with_a_parse_error() {
     let server = lab().await;
     let response = server
@@ -314,4 +360,70 @@ async fn binary_parts_become_image_content() {
         image["data"].as_str().unwrap().starts_with("PHN2Zy"),
         "base64 of <svg"
     );
+}
+
+#[tokio::test]
+async fn over_stdio_an_oversized_line_and_a_garbage_line_are_answered_and_serving_goes_on() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_interop-currency"))
+        .args(["--stdio", "--store", "memory"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let guard = std::time::Duration::from_secs(30);
+    let mut next = async || {
+        let line = tokio::time::timeout(guard, stdout.next_line()).await;
+        serde_json::from_str::<Value>(&line.unwrap().unwrap().unwrap()).unwrap()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    stdin
+        .write_all(format!("{initialize}\n").as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(next().await["id"], 1);
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .await
+        .unwrap();
+    // 20 MiB on one line: refused naming the limit, never buffered whole.
+    let huge = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{{\"x\":\"{}\"}}}}\n",
+        "x".repeat(20 * 1024 * 1024)
+    );
+    stdin.write_all(huge.as_bytes()).await.unwrap();
+    let refused = next().await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("1048576 bytes"), "{message}");
+    stdin.write_all(b"this is not json\n").await.unwrap();
+    let garbage = next().await;
+    assert_eq!(garbage["error"]["code"], -32700, "{garbage}");
+    assert_eq!(garbage["id"], Value::Null, "{garbage}");
+    // Still serving.
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    stdin
+        .write_all(format!("{list}\n").as_bytes())
+        .await
+        .unwrap();
+    let listed = next().await;
+    assert_eq!(listed["id"], 3, "{listed}");
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{listed}"
+    );
+    drop(stdin);
+    let status = tokio::time::timeout(guard, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status}");
 }

@@ -177,8 +177,10 @@ async fn help_lists_every_flag_and_version_names_the_agent() {
         "--max-mcp-sessions",
         "--mcp-session-idle",
         "--max-connections",
+        "--max-connections-per-peer",
         "--header-timeout",
         "--body-timeout",
+        "--body-deadline",
         "--shutdown-timeout",
         "A2A_SHUTDOWN_TIMEOUT",
     ] {

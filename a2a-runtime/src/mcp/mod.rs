@@ -12,6 +12,7 @@ mod logging;
 mod parked;
 mod request_check;
 mod results;
+pub(crate) mod stdio;
 mod subscriptions;
 mod tools;
 mod updates;

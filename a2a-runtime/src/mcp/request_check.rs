@@ -14,8 +14,9 @@ use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{
-    CallToolRequestParams, CancelTaskParams, ClientJsonRpcMessage, GetTaskParams,
-    InitializeRequestParams, PaginatedRequestParams, UpdateTaskParams,
+    CallToolRequestParams, CancelTaskParams, ClientJsonRpcMessage, CompleteRequestParams,
+    GetPromptRequestParams, GetTaskParams, InitializeRequestParams, PaginatedRequestParams,
+    ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
@@ -38,6 +39,18 @@ const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
     ("tasks/get", shape::<GetTaskParams>),
     ("tasks/update", shape::<UpdateTaskParams>),
     ("tasks/cancel", shape::<CancelTaskParams>),
+    ("resources/list", shape::<Option<PaginatedRequestParams>>),
+    (
+        "resources/templates/list",
+        shape::<Option<PaginatedRequestParams>>,
+    ),
+    ("resources/read", shape::<ReadResourceRequestParams>),
+    ("resources/subscribe", shape::<SubscribeRequestParams>),
+    ("resources/unsubscribe", shape::<UnsubscribeRequestParams>),
+    ("prompts/list", shape::<Option<PaginatedRequestParams>>),
+    ("prompts/get", shape::<GetPromptRequestParams>),
+    ("completion/complete", shape::<CompleteRequestParams>),
+    ("logging/setLevel", set_level_shape),
 ];
 
 /// What the check needs: the body's limit and timeout, and the sessions to count against
@@ -282,6 +295,13 @@ pub(crate) fn misshapen(method: &str, params: &str) -> Option<String> {
     let (method, check) = TYPED_METHODS.iter().find(|(m, _)| *m == method)?;
     let error = check(params).err()?;
     Some(format!("invalid params for `{method}`: params.{error}"))
+}
+
+/// Logging is deprecated in the newest revision (SEP-2577) and served to those that have it
+/// (`logging.rs`).
+#[allow(deprecated)]
+fn set_level_shape(params: &str) -> Result<(), String> {
+    shape::<rmcp::model::SetLevelRequestParams>(params)
 }
 
 fn shape<T: DeserializeOwned>(params: &str) -> Result<(), String> {

@@ -389,13 +389,18 @@ impl Service<Request> for Front {
 pub(crate) async fn serve_stdio(app: Arc<App>) -> Result<(), Error> {
     use rmcp::ServiceExt;
 
+    let max_line = app.limits.max_body_bytes;
+    let (transport, writer) =
+        crate::mcp::stdio::transport(tokio::io::stdin(), tokio::io::stdout(), max_line);
     let service = McpHandler::new(app)
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|e| Error::Stdio(e.to_string()))?;
     service
         .waiting()
         .await
         .map_err(|e| Error::Stdio(e.to_string()))?;
+    // Every answer written before the process exits.
+    let _ = writer.await;
     Ok(())
 }
