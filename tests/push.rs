@@ -596,16 +596,17 @@ async fn each_delivery_goes_out_in_the_wire_version_that_registered_it() {
     let delivered = v03.accepted_until_terminal().await;
     assert_eq!(delivered[0]["contentType"], "application/json");
     assert_eq!(delivered[0]["token"], "t03");
-    assert_eq!(delivered[0]["body"]["kind"], "status-update");
+    // 0.3 receivers get the task as each event left it, as the 0.3 reference sends it.
+    assert!(
+        delivered.iter().all(|d| d["body"]["kind"] == "task"),
+        "{delivered:?}"
+    );
     assert_eq!(delivered[0]["body"]["status"]["state"], "working");
+    assert_eq!(delivered[0]["body"]["id"], sent["result"]["id"]);
     let last = &delivered.last().unwrap()["body"];
     assert_eq!(last["status"]["state"], "completed");
-    assert_eq!(last["final"], true);
-    assert!(
-        delivered
-            .iter()
-            .any(|d| d["body"]["kind"] == "artifact-update")
-    );
+    assert_eq!(last["artifacts"][0]["parts"][0]["kind"], "text", "{last}");
+    assert_eq!(last["history"][0]["kind"], "message", "{last}");
 
     // The early draft: set on the client's task id, events under that id.
     let draft_send = legacy(

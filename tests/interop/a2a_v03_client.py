@@ -16,6 +16,7 @@ from contextlib import aclosing
 import httpx
 
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.client.errors import A2AClientHTTPError, A2AClientJSONRPCError
 from a2a.types import (
     DataPart,
     Message,
@@ -58,7 +59,7 @@ async def main(base_url: str, binding: str) -> None:
         print("card ok:", card.name, card.protocol_version, card.preferred_transport)
 
         await blocking(client_for(card, http, binding, streaming=False))
-        await streaming(client_for(card, http, binding, streaming=True))
+        await streaming(client_for(card, http, binding, streaming=True), binding)
 
 
 async def blocking(client) -> None:
@@ -85,7 +86,7 @@ def report(message_id: str, pace_ms: int) -> Message:
     return message(message_id, "report", DataPart(data={"currencies": ["USD", "JPY", "GBP"], "pace_ms": pace_ms}))
 
 
-async def streaming(client) -> None:
+async def streaming(client, binding: str) -> None:
     # Read the stream until the report's first chunk, then leave it.
     seen = []
     async with aclosing(client.send_message(report("py03-stream-1", 300))) as events:
@@ -113,6 +114,21 @@ async def streaming(client) -> None:
     stored_report = "".join(p.root.text for p in stored.artifacts[0].parts)
     check(stored_report.endswith(streamed[-200:]), "the stored artifact ends like the streamed one")
     print("resubscribe ok:", len(updates), "events")
+
+    # A streaming method refused before any event: over JSON-RPC the client reads the typed
+    # error (an SSE error event), not "Invalid SSE response"; over HTTP+JSON the 0.3 client
+    # reads no error body from a stream, so an HTTP error is what it can report.
+    try:
+        async for _ in client.resubscribe(TaskIdParams(id="no-such-task")):
+            pass
+        check(False, "resubscribing to an unknown task is refused")
+    except A2AClientJSONRPCError as error:
+        check(binding == "JSONRPC", f"a JSON-RPC error over {binding}: {error!r}")
+        check(error.error.code == -32001, f"task not found, got {error.error!r}")
+        print("stream error ok:", error.error.code, error.error.message)
+    except A2AClientHTTPError as error:
+        check(binding == "HTTP+JSON", f"an HTTP error over {binding}: {error!r}")
+        print("stream error ok:", error.status_code)
 
     # Cancel a streamed task: the stream ends with a final `canceled` status.
     states = []

@@ -188,7 +188,14 @@ impl Endpoint {
                 Wire::Rest => rest::event(event),
             }
         });
-        Ok(events)
+        // A 0.3 agent may refuse a stream with an event stream of one error (its clients read
+        // nothing else): that is a refusal before any event, as a plain error answer is.
+        let mut events = events.boxed();
+        let first = events.next().await;
+        if let Some(Err(refusal @ ClientError::Remote(_))) = first {
+            return Err(refusal);
+        }
+        Ok(futures::stream::iter(first).chain(events))
     }
 
     /// The body of an answer to `request`, within the client's bound.

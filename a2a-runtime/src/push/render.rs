@@ -1,6 +1,8 @@
 //! A task event as a push delivery's body, in the wire version its config was registered in
-//! (a2a-spec.md §6): A2A 1.0 POSTs a `StreamResponse` as `application/a2a+json`; 0.3 the bare
-//! `kind`-tagged object as `application/json`; the early draft its stream events.
+//! (a2a-spec.md §6): A2A 1.0 POSTs a `StreamResponse` as `application/a2a+json`; 0.3 the task
+//! itself, as it is after the event (`kind: "task"`, `application/json`: what the 0.3
+//! specification's example and its reference SDK send, and so what 0.3 receivers parse); the
+//! early draft its stream events.
 
 use serde_json::Value;
 
@@ -17,10 +19,7 @@ const JSON: &str = "application/json";
 pub(crate) fn render(wire: &PushWire, task: &Task, event: &TaskEvent) -> (&'static str, String) {
     let body = match wire {
         PushWire::V1 => serde_json::to_string(&v1::StreamResponse::from(event)),
-        PushWire::V0_3 => {
-            let last = event.state().is_some_and(ends_stream);
-            serde_json::to_string(&v0_3::event_out(event, last))
-        }
+        PushWire::V0_3 => serde_json::to_string(&v0_3::task_out(task)),
         PushWire::Draft { task_alias } => serde_json::to_string(&draft(task_alias, task, event)),
     };
     let media_type = match wire {

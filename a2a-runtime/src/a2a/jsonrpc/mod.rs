@@ -89,13 +89,18 @@ pub(crate) async fn handle(
         return error_response(&request.id, &error, version);
     }
     let id = request.id;
+    let streams_0_3 = version == Version::V0_3 && v0_3::streams(&request.method);
     let reply = match version {
         Version::V1_0 => v1::call(service, &caller, &id, &request.method, request.params).await,
         Version::V0_3 => v0_3::call(service, &caller, &id, &request.method, request.params).await,
         Version::V0_1 => v0_1::call(&endpoint, &caller, &id, &request.method, request.params).await,
     };
-    // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5).
+    // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5),
+    // except in 0.3, whose clients read a streaming method's answer as SSE whatever it is (the
+    // official one raises "Invalid SSE response" on JSON): there the error is the stream's one
+    // event, as the 0.3 JS SDK sends it.
     match reply {
+        Err(error) if streams_0_3 => error_event_stream(&id, &error, version),
         Ok(Reply::Json(bytes)) => json_response(StatusCode::OK, bytes),
         Ok(Reply::Stream(events, frames)) => sse::respond(
             events,
@@ -163,16 +168,41 @@ fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
 
 /// A JSON-RPC error response in protocol `version`'s codes.
 pub(super) fn error_response(id: &Value, error: &A2aError, version: Version) -> Response {
+    let mut response = json_response(error.jsonrpc_http_status(), error_body(id, error, version));
+    super::add_error_headers(&mut response, error);
+    response
+}
+
+/// A JSON-RPC error as an event stream of that one event (HTTP 200, `text/event-stream`).
+fn error_event_stream(id: &Value, error: &A2aError, version: Version) -> Response {
+    let mut event = b"data: ".to_vec();
+    event.extend(error_body(id, error, version));
+    event.extend_from_slice(b"\n\n");
+    let mut response = (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        event,
+    )
+        .into_response();
+    super::add_error_headers(&mut response, error);
+    response
+}
+
+/// The JSON-RPC error document of `error` in protocol `version`'s codes.
+fn error_body(id: &Value, error: &A2aError, version: Version) -> Vec<u8> {
     let message = error.to_string();
-    let body = jsonrpc::failure(
+    jsonrpc::failure(
         id,
         &ErrorObject {
             code: error.jsonrpc_code(version),
             message: &message,
             data: Some(error.details()),
         },
-    );
-    let mut response = json_response(error.jsonrpc_http_status(), body);
-    super::add_error_headers(&mut response, error);
-    response
+    )
 }

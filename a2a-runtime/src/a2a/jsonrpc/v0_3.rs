@@ -102,6 +102,11 @@ pub(crate) fn stream_result(item: &StreamItem) -> Value {
     }
 }
 
+/// Whether `method` answers with an event stream in 0.3.
+pub(super) fn streams(method: &str) -> bool {
+    matches!(method, "message/stream" | "tasks/resubscribe")
+}
+
 pub(super) async fn call(
     service: &A2aService,
     caller: &CallerId,
