@@ -158,8 +158,16 @@ impl Dialect {
             _ => None,
         };
         let body = json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params});
-        let (status, response) = server.post_raw(body.to_string(), version).await;
+        let (status, mut response) = server.post_raw(body.to_string(), version).await;
         assert_eq!(status, 200, "{response}");
+        // A 0.3 streaming method refused before any event answers one SSE error event.
+        if let Some(event) = response["raw"]
+            .as_str()
+            .and_then(|raw| raw.strip_prefix("data: "))
+        {
+            assert_eq!(self, Self::V03JsonRpc, "{event}");
+            response = serde_json::from_str(event.trim()).unwrap();
+        }
         assert_eq!(response["id"], 5, "{response}");
         match response.get("error") {
             Some(error) => Err(Failure {
@@ -1020,4 +1028,68 @@ async fn rest_push_config_and_extended_card_routes_refuse_with_the_right_reason(
         let response = server.http.put(url).send().await.unwrap();
         assert_eq!(response.status().as_u16(), 405, "{dialect:?} PUT");
     }
+}
+
+#[tokio::test]
+async fn protojson_readers_take_proto_names_and_quoted_integers_and_ids_are_echoed_as_sent() {
+    let server = lab().await;
+    // 0.3 HTTP+JSON in the 0.3 proto's field names, with a quoted integer.
+    let sent = json!({
+        "message": {"message_id": "snake-1", "role": "ROLE_USER",
+                    "content": [{"data": {"data": {"text": "snake"}}}],
+                    "metadata": {"skill": "echo", "keep_snake": true}},
+        "configuration": {"history_length": "1", "blocking": true},
+    });
+    let task = Dialect::V03Rest
+        .rest(&server, reqwest::Method::POST, "message:send", Some(sent))
+        .await
+        .unwrap();
+    assert_eq!(
+        normalize_state(task["task"]["status"]["state"].as_str().unwrap()),
+        "completed",
+        "{task}"
+    );
+    let id = task["task"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        task["task"]["history"].as_array().map(Vec::len),
+        Some(1),
+        "{task}"
+    );
+    // A push config in proto names is read as one (its loopback URL is then refused by name).
+    let config = json!({"push_notification_config": {"url": "http://127.0.0.1:9/", "id": "p1"}});
+    let refused = Dialect::V03Rest
+        .rest(
+            &server,
+            reqwest::Method::POST,
+            &format!("tasks/{id}/pushNotificationConfigs"),
+            Some(config),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .message
+            .starts_with("pushNotificationConfig.url: `http://127.0.0.1:9/`"),
+        "{refused:?}"
+    );
+    // 1.0 JSON-RPC params in proto names too, and a quoted historyLength.
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": "GetTask",
+        "params": {"id": id, "history_length": "0"}});
+    let (_, got) = server.post_raw(body.to_string(), Some("1.0")).await;
+    assert_eq!(got["result"]["id"], id.as_str(), "{got}");
+    assert!(got["result"].get("history").is_none(), "{got}");
+    // An integer id beyond 64 bits comes back as it was sent, not as 1e20.
+    let huge =
+        r#"{"jsonrpc":"2.0","id":100000000000000000000,"method":"GetTask","params":{"id":"nope"}}"#;
+    let response = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    assert!(text.contains(r#""id":100000000000000000000"#), "{text}");
 }

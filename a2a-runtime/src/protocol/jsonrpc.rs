@@ -1,7 +1,8 @@
 //! JSON-RPC 2.0 envelopes.
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 /// Standard JSON-RPC error codes.
 pub(crate) mod code {
@@ -71,9 +72,45 @@ pub(crate) fn parse_request(value: Value) -> Result<Request, EnvelopeError> {
     Ok(Request { id, method, params })
 }
 
+/// The member of the object that stands for an integer id larger than 64 bits, holding its text
+/// as sent. Ids are strings or numbers, never objects, so it cannot be mistaken for one.
+const EXACT_ID: &str = "\u{0}exact-id";
+
+/// `id` as it is to be echoed: an integer too large for 64 bits (read as a float, which would
+/// be written back as `1e20`) is kept as the text `body` sent it in. Other ids are returned as
+/// they are, and only such an id costs a second look at the body.
+pub(crate) fn id_as_sent(id: Value, body: &[u8]) -> Value {
+    if !matches!(&id, Value::Number(number) if number.is_f64()) {
+        return id;
+    }
+    #[derive(Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+    }
+    match serde_json::from_slice::<IdOnly<'_>>(body) {
+        Ok(sent) => {
+            let text = Value::String(sent.id.get().to_owned());
+            Value::Object(Map::from_iter([(EXACT_ID.to_owned(), text)]))
+        }
+        Err(_) => id,
+    }
+}
+
+/// Writes an id, an exact one (see [`id_as_sent`]) as the text it was sent in.
+fn write_id<S: Serializer>(id: &&Value, serializer: S) -> Result<S::Ok, S::Error> {
+    if let Some(Value::String(text)) = id.get(EXACT_ID)
+        && let Ok(raw) = RawValue::from_string(text.clone())
+    {
+        return raw.serialize(serializer);
+    }
+    id.serialize(serializer)
+}
+
 #[derive(Serialize)]
 struct Success<'a, T> {
     jsonrpc: &'static str,
+    #[serde(serialize_with = "write_id")]
     id: &'a Value,
     result: T,
 }
@@ -81,6 +118,7 @@ struct Success<'a, T> {
 #[derive(Serialize)]
 struct Failure<'a> {
     jsonrpc: &'static str,
+    #[serde(serialize_with = "write_id")]
     id: &'a Value,
     error: ErrorObject<'a>,
 }
@@ -132,6 +170,20 @@ pub(crate) fn failure(id: &Value, error: &ErrorObject<'_>) -> Vec<u8> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_id_beyond_64_bits_is_written_back_as_sent_and_others_as_they_are() {
+        let body = br#"{"jsonrpc":"2.0","id":100000000000000000000,"method":"X"}"#;
+        let parsed: Value = serde_json::from_slice(body).unwrap();
+        let id = id_as_sent(parse_request(parsed).unwrap().id, body);
+        let written = String::from_utf8(success(&id, 1)).unwrap();
+        assert_eq!(
+            written,
+            r#"{"jsonrpc":"2.0","id":100000000000000000000,"result":1}"#
+        );
+        let small = id_as_sent(json!(7), b"{}");
+        assert_eq!(small, json!(7));
+    }
 
     #[test]
     fn envelope_rules() {

@@ -68,12 +68,13 @@ pub(crate) async fn handle(
             return error_response(&Value::Null, &A2aError::Parse(e.to_string()), Version::V1_0);
         }
     };
-    let request = match jsonrpc::parse_request(value) {
+    let mut request = match jsonrpc::parse_request(value) {
         Ok(request) => request,
         Err((message, id)) => {
             return error_response(&id, &A2aError::InvalidRequest(message), Version::V1_0);
         }
     };
+    request.id = jsonrpc::id_as_sent(request.id, &body);
     let version = match negotiate(
         &endpoint,
         &headers,

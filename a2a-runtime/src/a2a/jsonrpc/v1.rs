@@ -42,6 +42,8 @@ pub(super) async fn call(
     if method.contains("PushNotificationConfig") {
         service.push()?;
     }
+    // Params are the proto messages' JSON: read as ProtoJSON readers read them.
+    let raw = crate::protocol::a2a::proto_json::lenient(raw);
     let json = match method {
         "SendMessage" => {
             let sent = service.send(send_request(raw)?, caller).await?;

@@ -85,12 +85,15 @@ impl Request {
         Ok(Self { query, body })
     }
 
-    /// The body as JSON (an empty body is `{}`).
+    /// The body as JSON (an empty body is `{}`), read as ProtoJSON readers read it: proto
+    /// field names and quoted integers too (`proto_json.rs`).
     fn json(&self) -> Result<Value, A2aError> {
         if self.body.is_empty() {
             return Ok(Value::Object(serde_json::Map::new()));
         }
-        serde_json::from_slice(&self.body).map_err(|e| A2aError::Parse(e.to_string()))
+        serde_json::from_slice(&self.body)
+            .map(crate::protocol::a2a::proto_json::lenient)
+            .map_err(|e| A2aError::Parse(e.to_string()))
     }
 
     /// A query parameter.

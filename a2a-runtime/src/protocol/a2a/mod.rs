@@ -1,6 +1,7 @@
 //! A2A wire formats, one module per protocol version. The early draft shares its part shapes
 //! with 0.3 (`v0_3::Tag::Type`).
 
+pub(crate) mod proto_json;
 pub(crate) mod push;
 pub(crate) mod v0_1;
 pub(crate) mod v0_3;

@@ -211,8 +211,7 @@ fn file_in(value: Option<&Value>, path: &str, keys: &FileKeys) -> Result<Part, F
         .find_map(|key| text(key).map(|b| (*key, b)));
     let content = match (bytes, text(keys.uri)) {
         (Some((key, bytes)), None) => PartContent::Raw(
-            STANDARD
-                .decode(bytes.as_bytes())
+            super::proto_json::decode_bytes(&bytes)
                 .map_err(|e| (format!("{path}.{key}"), format!("is not valid base64: {e}")))?,
         ),
         (None, Some(uri)) => PartContent::Url(uri),

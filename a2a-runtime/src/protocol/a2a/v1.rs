@@ -382,8 +382,7 @@ impl PartIn {
             PartContent::Text(text)
         } else if let Some(raw) = self.raw {
             PartContent::Raw(
-                STANDARD
-                    .decode(raw.as_bytes())
+                super::proto_json::decode_bytes(&raw)
                     .map_err(|e| (format!("{path}.raw"), format!("is not valid base64: {e}")))?,
             )
         } else if let Some(url) = self.url {
