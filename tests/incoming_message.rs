@@ -18,10 +18,12 @@ pub struct Mirror;
 #[skill(agent = Mirror)]
 pub async fn reflect(
     message: IncomingMessage,
+    ctx: TaskContext,
     /// Anything.
     note: Option<String>,
 ) -> Json<Value> {
     Json(json!({
+        "protocol": format!("{:?}", ctx.protocol()),
         "messageId": message.message_id,
         "metadata": message.metadata,
         "extensions": message.extensions,
@@ -50,6 +52,14 @@ async fn an_a2a_skill_reads_its_request_message() {
     );
     assert_eq!(artifact["parts"], 1, "{answered}");
     assert_eq!(artifact["note"], "hi", "{answered}");
+    assert_eq!(artifact["protocol"], "A2a(V1_0)", "{answered}");
+    // The same skill over 0.3 knows it.
+    let legacy = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
+        "message": {"kind": "message", "messageId": "m03", "role": "user",
+                    "parts": [{"kind": "data", "data": {"note": "hi"}}]}}});
+    let (_, answered) = server.post_raw(legacy.to_string(), None).await;
+    let artifact = &answered["result"]["artifacts"][0]["parts"][0]["data"];
+    assert_eq!(artifact["protocol"], "A2a(V0_3)", "{answered}");
 }
 
 #[tokio::test]
@@ -72,4 +82,5 @@ async fn an_mcp_call_gets_a_synthesized_message_naming_the_tool() {
     );
     assert_eq!(reflected["metadata"]["skill"], "reflect", "{called}");
     assert_eq!(reflected["note"], "hey", "{called}");
+    assert_eq!(reflected["protocol"], "Mcp", "{called}");
 }

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use crate::ask::{AskError, Asker, Asking, QuestionSet, Root, Sampled, Sampling};
-use crate::model::{Artifact, Message, Part, new_id};
+use crate::ask::{Answered, AskError, Asker, Asking, QuestionSet, Root, Sampled, Sampling};
+use crate::model::{A2aVersion, Artifact, Message, Part, Protocol, new_id};
 use crate::skill_error::SkillError;
 use crate::util::BoxFuture;
 
@@ -80,6 +80,7 @@ struct Inner {
     reference_task_ids: Vec<String>,
     caller: Caller,
     trace: Option<TraceContext>,
+    protocol: Protocol,
 }
 
 /// Assembles a [`TaskContext`] for one call.
@@ -121,6 +122,12 @@ impl ContextBuilder {
     /// Sets the trace the call runs in.
     pub(crate) fn trace(mut self, trace: Option<TraceContext>) -> Self {
         self.inner.trace = trace;
+        self
+    }
+
+    /// Sets the protocol the call came over.
+    pub(crate) fn protocol(mut self, protocol: Protocol) -> Self {
+        self.inner.protocol = protocol;
         self
     }
 
@@ -167,6 +174,7 @@ impl TaskContext {
                 reference_task_ids: Vec::new(),
                 caller: Caller::anonymous(),
                 trace: None,
+                protocol: Protocol::A2a(A2aVersion::V1_0),
             },
         }
     }
@@ -181,6 +189,13 @@ impl TaskContext {
     /// without authentication).
     pub fn caller(&self) -> &Caller {
         &self.inner.caller
+    }
+
+    /// The protocol the call came over: A2A in one of its versions, or MCP. Skills serve every
+    /// protocol alike; this is for the rare one that must answer a generation of clients as it
+    /// expects (the behaviour a version's test kit checks, say).
+    pub fn protocol(&self) -> Protocol {
+        self.inner.protocol
     }
 
     /// The id of the task this call runs in. Over MCP a plain `tools/call` has no task; this is
@@ -270,6 +285,19 @@ impl TaskContext {
         T: DeserializeOwned + JsonSchema,
     {
         self.asking().input(None, prompt.into()).await
+    }
+
+    /// [`ask`](Self::ask), returning the follow-up message that answered too (over A2A): its
+    /// id, metadata and parts, for a skill that must tell an answer from a new request.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ask`](Self::ask).
+    pub async fn ask_answered<T>(&self, prompt: impl Into<String>) -> Result<Answered<T>, AskError>
+    where
+        T: DeserializeOwned + JsonSchema,
+    {
+        self.asking().answered(None, prompt.into(), true).await
     }
 
     /// [`ask`](Self::ask), with a name for the question: MCP clients (2026-07-28 input

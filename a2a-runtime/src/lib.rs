@@ -35,7 +35,7 @@ pub mod __private;
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, prompt, resource, skill};
 pub use agent::Agent;
-pub use ask::{AskError, Asks, Input, ListRoots, QuestionSet, Root, Sampled, Sampling};
+pub use ask::{Answered, AskError, Asks, Input, ListRoots, QuestionSet, Root, Sampled, Sampling};
 pub use auth::Caller;
 pub use call::{
     FromInvocation, IncomingMessage, InputError, IntoChunk, IntoSkillOutput, Invocation, Json,
@@ -53,8 +53,9 @@ pub use descriptor::{
 };
 pub use error::Error;
 pub use model::{
-    Artifact, Checkpoint, JsonObject, Message, Part, PartContent, PushAuthentication, PushConfig,
-    PushWire, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus, TaskStatusUpdate,
+    A2aVersion, Artifact, Checkpoint, JsonObject, Message, Part, PartContent, Protocol,
+    PushAuthentication, PushConfig, PushWire, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState,
+    TaskStatus, TaskStatusUpdate,
 };
 pub use server::{
     AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, PushOptions, ServeConfig,

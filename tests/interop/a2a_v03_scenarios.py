@@ -20,6 +20,7 @@ from a2a.types import (
     Role,
     TaskArtifactUpdateEvent,
     TaskIdParams,
+    TaskQueryParams,
     TaskState,
     TaskStatusUpdateEvent,
     TextPart,
@@ -90,7 +91,30 @@ async def blocking(client):
     first = await answers(client, repeated)
     second = await answers(client, repeated)
     check(first[0][0].id != second[0][0].id, "a repeated messageId starts a task of its own")
+
+    # A message naming no scenario works for about 3 s, then asks for input (as the 0.3 kits'
+    # reference agent does): a blocking send returns it waiting; the follow-up completes it and
+    # the answer names the follow-up message; the history holds the whole exchange.
+    waiting = first[0][0]
+    check(waiting.status.state == TaskState.input_required, f"unknown prefix: {waiting.status}")
+    follow_up = message("kit-follow-up", "more", waiting)
+    done = (await answers(client, follow_up))[0][0]
+    check(done.status.state == TaskState.completed, f"after the follow-up {done.status}")
+    text = done.artifacts[0].parts[0].root.text
+    check(text == f"Received follow-up: more (message {follow_up.message_id})", f"follow-up answer {text!r}")
+    read = await client.get_task(TaskQueryParams(id=done.id))
+    roles = [m.role for m in read.history]
+    check(roles[0] == Role.user and Role.agent in roles and roles.count(Role.user) >= 2, f"history {roles}")
     print("blocking scenarios ok")
+
+
+async def unknown_prefix_can_be_canceled_while_it_works(client):
+    events = await answers(client, message("kit-unknown"))
+    task = events[0][0]
+    check(task.status.state in (TaskState.submitted, TaskState.working), f"non-blocking: {task.status}")
+    canceled = await client.cancel_task(TaskIdParams(id=task.id))
+    check(canceled.status.state == TaskState.canceled, f"cancel while working {canceled.status}")
+    print("unknown prefix canceled while working ok")
 
 
 async def streaming(client):
@@ -129,9 +153,13 @@ async def main(base_url: str, binding: str) -> None:
         card = await A2ACardResolver(http, base_url).get_agent_card()
         check(card.name == "A2A Scenarios", f"card name {card.name!r}")
         check(card.capabilities.streaming and card.capabilities.push_notifications, f"capabilities {card.capabilities}")
+        polling = ClientFactory(
+            ClientConfig(streaming=False, polling=True, httpx_client=http, supported_transports=[binding])
+        ).create(card)
         await asyncio.gather(
             blocking(client_for(card, http, binding, streaming=False)),
             streaming(client_for(card, http, binding, streaming=True)),
+            unknown_prefix_can_be_canceled_while_it_works(polling),
         )
         print("scenarios ok (0.3):", binding)
 

@@ -14,7 +14,7 @@ use super::A2aError;
 use super::push::{PushRegistration, PushSupport};
 use super::route;
 use crate::dispatch::{Call, Dispatcher};
-use crate::model::{ByteSize, Message, Role, Task, TaskState};
+use crate::model::{A2aVersion, ByteSize, Message, Protocol, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
 use crate::task::{
@@ -34,6 +34,8 @@ pub(crate) struct SendRequest {
     /// Whether the dialect can answer with a message instead of a task (1.0 and 0.3; not the
     /// early draft): a skill that may reply directly then creates no task unless it needs one.
     pub(crate) message_reply: bool,
+    /// The A2A version the request came in (the skill may ask).
+    pub(crate) version: A2aVersion,
 }
 
 /// What `SendMessage` answers: the task, or a skill's direct reply (no task was created).
@@ -367,7 +369,8 @@ impl A2aService {
             Some(message),
             caller.caller().clone(),
             caller.trace().cloned(),
-        )?;
+        )?
+        .over(Protocol::A2a(request.version));
         let slot = self.quotas.start_task(caller)?;
         let task = self
             .manager

@@ -24,6 +24,7 @@ pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         history_length: configuration.history_length,
         return_immediately: configuration.return_immediately,
         message_reply: true,
+        version: crate::model::A2aVersion::V1_0,
         push_config: configuration
             .task_push_notification_config
             .map(|config| {

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::batch::{Ask, QuestionSet, Reply, Round};
 use super::question::{Answer, Asker, Question, roots_unsupported, sampling_unsupported};
-use super::{AskError, Root, Sampled, Sampling};
+use super::{Answered, AskError, Root, Sampled, Sampling};
 
 /// Where one call's questions go, and the signal that abandons them.
 pub(crate) struct Asking<'a> {
@@ -33,17 +33,35 @@ impl<'a> Asking<'a> {
     where
         T: DeserializeOwned + JsonSchema,
     {
+        Ok(self.answered(name, prompt, false).await?.value)
+    }
+
+    /// [`input`](Self::input), with the message that gave the usable answer when `keep_message`
+    /// (an A2A answer; an MCP one is a form's values, with no message).
+    pub(crate) async fn answered<T>(
+        &self,
+        name: Option<String>,
+        prompt: String,
+        keep_message: bool,
+    ) -> Result<Answered<T>, AskError>
+    where
+        T: DeserializeOwned + JsonSchema,
+    {
         let mut question = Question::input(prompt, crate::schema::answer::<T>());
         question.key = name.filter(|name| !name.is_empty());
         loop {
             let answer = self.put(&question).await?;
-            if matches!(answer, Answer::Declined) {
-                return Err(AskError::Declined {
-                    prompt: question.prompt,
-                });
-            }
+            let message = match &answer {
+                Answer::Message(message) if keep_message => Some(message.clone()),
+                Answer::Declined => {
+                    return Err(AskError::Declined {
+                        prompt: question.prompt,
+                    });
+                }
+                _ => None,
+            };
             match question.read::<T>(answer) {
-                Ok(value) => return Ok(value),
+                Ok(value) => return Ok(Answered { value, message }),
                 Err(problem) => question = question.again(problem),
             }
         }

@@ -13,6 +13,19 @@ pub(crate) use asking::Asking;
 pub(crate) use batch::{Ask, Reply};
 pub use batch::{Asks, Input, ListRoots, QuestionSet};
 pub use error::AskError;
+
+/// What [`TaskContext::ask_answered`](crate::TaskContext::ask_answered) returns: the answer,
+/// and the follow-up message that gave it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Answered<T> {
+    /// The answer, read as a `T`.
+    pub value: T,
+    /// Over A2A, the message that answered, as the client sent it (its `messageId`,
+    /// `metadata`, parts), so a skill can tell a new request sent on the task from an answer;
+    /// `None` over MCP, whose answers are a form's values.
+    pub message: Option<crate::model::Message>,
+}
 pub(crate) use limits::InputLimits;
 pub(crate) use question::{
     Answer, Asker, ClientRequest, Question, QuestionKind, ask_grouped, roots_unsupported,

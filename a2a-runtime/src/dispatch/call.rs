@@ -10,7 +10,7 @@ use crate::auth::Caller;
 use crate::call::{DecodedInput, TraceContext};
 use crate::context::{ContextBuilder, TaskContext};
 use crate::logging::LogSink;
-use crate::model::{Message, Part, Role, new_id};
+use crate::model::{A2aVersion, Message, Part, Protocol, Role, new_id};
 use crate::registry::SkillEntry;
 
 /// A skill call that may run: its skill, decoded input, the message that asked for it, who it
@@ -31,6 +31,8 @@ pub(crate) struct Call {
     /// Where the skill's `tracing` events go besides the application's subscriber (an MCP
     /// client that asked for log messages).
     pub(crate) log_sink: Option<Arc<dyn LogSink>>,
+    /// The protocol the call came over.
+    pub(crate) protocol: Protocol,
 }
 
 impl std::fmt::Debug for Call {
@@ -53,6 +55,7 @@ impl Call {
         trace: Option<TraceContext>,
     ) -> Result<Self, MissingScope> {
         Dispatcher::authorize(skill, &caller)?;
+        let has_message = message.is_some();
         Ok(Self {
             skill: skill.descriptor.id(),
             input,
@@ -61,7 +64,20 @@ impl Call {
             caller,
             trace,
             log_sink: None,
+            // A call with a client's message is an A2A one (the front-end names its version
+            // with `over`); one without is an MCP tool call.
+            protocol: if has_message {
+                Protocol::A2a(A2aVersion::V1_0)
+            } else {
+                Protocol::Mcp
+            },
         })
+    }
+
+    /// The same call, made over `protocol`.
+    pub(crate) fn over(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
     }
 
     /// The message that started this call, synthesized if no client sent one.
@@ -82,6 +98,7 @@ impl Call {
         TaskContext::builder(task_id, context_id, self.skill, cancel)
             .caller(self.caller.clone())
             .trace(self.trace.clone())
+            .protocol(self.protocol)
     }
 }
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Message;
+use super::{Message, Protocol};
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
 
@@ -30,11 +30,20 @@ pub struct Checkpoint {
     /// The question the task waits on, while it waits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) question: Option<Question>,
+    /// The protocol the request came over (absent in checkpoints of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) protocol: Option<Protocol>,
 }
 
 impl Checkpoint {
     /// The checkpoint of a call that is about to start.
-    pub(crate) fn new(skill: &str, arguments: Value, request: Message, caller: Caller) -> Self {
+    pub(crate) fn new(
+        skill: &str,
+        arguments: Value,
+        request: Message,
+        caller: Caller,
+        protocol: Protocol,
+    ) -> Self {
         Self {
             skill: skill.to_owned(),
             arguments,
@@ -42,6 +51,7 @@ impl Checkpoint {
             caller,
             answers: Vec::new(),
             question: None,
+            protocol: Some(protocol),
         }
     }
 

@@ -6,6 +6,7 @@
 mod checkpoint;
 mod event;
 mod message;
+mod protocol;
 mod push;
 mod size;
 mod task;
@@ -14,6 +15,7 @@ pub use checkpoint::Checkpoint;
 pub(crate) use event::join_artifact;
 pub use event::{TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
 pub use message::{Artifact, Message, Part, PartContent, Role};
+pub use protocol::{A2aVersion, Protocol};
 pub(crate) use push::REDACTED;
 pub use push::{PushAuthentication, PushConfig, PushWire};
 pub(crate) use size::ByteSize;

@@ -601,6 +601,7 @@ impl TaskManager {
                 call.arguments.clone(),
                 message.clone(),
                 call.caller.clone(),
+                call.protocol,
             )
         });
         // A skill that re-runs after a restart needs its checkpoint stored from the start; any

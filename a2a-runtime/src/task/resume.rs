@@ -109,6 +109,10 @@ impl TaskManager {
             caller.and_then(|c| c.trace().cloned()),
         )
         .map_err(TaskError::Forbidden)?;
+        let call = match checkpoint.protocol {
+            Some(protocol) => call.over(protocol),
+            None => call,
+        };
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
         let snapshot = task.clone();
@@ -259,6 +263,10 @@ impl TaskManager {
             None,
         ) else {
             return false;
+        };
+        let call = match checkpoint.protocol {
+            Some(protocol) => call.over(protocol),
+            None => call,
         };
         task.artifacts.clear();
         task.status = TaskStatus::now(TaskState::Submitted, None);

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use futures::TryStreamExt as _;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -21,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::outbox::{Outbox, OutboxBackend, OutboxEntry};
 use super::store::{
-    ListQuery, ListSql, SqlValue, StoreError, StoredTask, TaskPage, TaskStore, assemble_page,
+    ListQuery, ListSql, PageBuilder, SqlValue, StoreError, StoredTask, TaskPage, TaskStore,
     list_sql, state_name,
 };
 use crate::model::Task;
@@ -54,6 +55,9 @@ const MIGRATIONS: &[&str] = &[
     );
 ",
 ];
+
+/// Rows a read connection hands over ahead of the reader.
+const READ_ROWS_AHEAD: usize = 4;
 
 /// How often committed pages are copied into the database file, in the background.
 const CHECKPOINT_PERIOD: Duration = Duration::from_millis(50);
@@ -180,7 +184,14 @@ impl SqliteTaskStore {
         migrate(&mut writer).await?;
         let reads = SqlitePoolOptions::new()
             .max_connections(options.read_connections.max(1))
-            .connect_with(connect.clone().read_only(true))
+            // A list reads rows as the page takes them: a few buffered ahead, not the 50
+            // SQLite's worker would otherwise hold (50 large tasks are tens of megabytes).
+            .connect_with(
+                connect
+                    .clone()
+                    .read_only(true)
+                    .row_buffer_size(READ_ROWS_AHEAD),
+            )
             .await
             .map_err(StoreError::backend)?;
         let checkpointer = SqliteConnection::connect_with(&connect)
@@ -219,14 +230,14 @@ impl SqliteTaskStore {
             .await
             .map_err(StoreError::backend)?
             .get(0);
-        let rows = bound(page)
-            .fetch_all(&self.reads)
-            .await
-            .map_err(StoreError::backend)?
-            .into_iter()
-            .map(|row| (row.get(1), row.get(0), row.get(2)))
-            .collect();
-        assemble_page(rows, query, total)
+        let mut page_of = PageBuilder::new(query);
+        let mut rows = bound(page).fetch(&self.reads);
+        while let Some(row) = rows.try_next().await.map_err(StoreError::backend)? {
+            if !page_of.push(row.get(1), row.get(0), row.get(2))? {
+                break;
+            }
+        }
+        Ok(page_of.finish(total))
     }
 }
 

@@ -250,48 +250,66 @@ impl SqlValue {
     }
 }
 
-/// One listed row: its status time (µs), id and serde body.
-pub(super) type ListedRow = (i64, String, String);
+/// A page of a SQL store's list, filled one row at a time as the rows are read (at most
+/// `page_size + 1` in list order, so one more than fits tells that another page follows). The
+/// reader stops at the first row that does not fit, so a page of large tasks holds in memory
+/// only what it returns, not every row the query could give.
+pub(super) struct PageBuilder<'a> {
+    query: &'a ListQuery,
+    page_size: usize,
+    max_bytes: usize,
+    tasks: Vec<Task>,
+    bytes: usize,
+    last: Option<(i64, String)>,
+    more: bool,
+}
 
-/// A page of `query` from `rows` (at most `page_size + 1` rows in list order, so one more than
-/// fits tells that another page follows), trimmed as the query asks and within its byte bound.
-pub(super) fn assemble_page(
-    rows: Vec<ListedRow>,
-    query: &ListQuery,
-    total: i64,
-) -> Result<TaskPage, StoreError> {
-    let page_size = query.page_size.clamp(1, 100);
-    let max_bytes = query.max_bytes.unwrap_or(usize::MAX);
-    let mut tasks = Vec::with_capacity(rows.len().min(page_size));
-    let mut last = None;
-    let mut more = false;
-    let mut page_bytes = 0;
-    for (key, id, body) in rows {
-        if tasks.len() >= page_size {
-            more = true;
-            break;
+impl<'a> PageBuilder<'a> {
+    pub(super) fn new(query: &'a ListQuery) -> Self {
+        let page_size = query.page_size.clamp(1, 100);
+        Self {
+            query,
+            page_size,
+            max_bytes: query.max_bytes.unwrap_or(usize::MAX),
+            tasks: Vec::with_capacity(page_size.min(16)),
+            bytes: 0,
+            last: None,
+            more: false,
         }
-        let task = serde_json::from_str::<Task>(&body)
-            .map_err(StoreError::backend)?
-            .view(query.history_length, !query.without_artifacts);
-        let size = task.byte_size();
-        if !tasks.is_empty() && page_bytes + size > max_bytes {
-            more = true;
-            break;
-        }
-        page_bytes += size;
-        last = Some((key, id));
-        tasks.push(task);
     }
-    Ok(TaskPage {
-        tasks,
-        next_page_token: if more {
-            last.map(|(key, id)| encode_page_token(key, &id))
-        } else {
-            None
-        },
-        total_size: usize::try_from(total).unwrap_or(0),
-    })
+
+    /// Adds the row of status time `key` (µs), `id` and serde `body`, trimmed as the query
+    /// asks; whether the page takes more rows.
+    pub(super) fn push(&mut self, key: i64, id: &str, body: &str) -> Result<bool, StoreError> {
+        if self.tasks.len() >= self.page_size {
+            self.more = true;
+            return Ok(false);
+        }
+        let task = serde_json::from_str::<Task>(body)
+            .map_err(StoreError::backend)?
+            .view(self.query.history_length, !self.query.without_artifacts);
+        let size = task.byte_size();
+        if !self.tasks.is_empty() && self.bytes + size > self.max_bytes {
+            self.more = true;
+            return Ok(false);
+        }
+        self.bytes += size;
+        self.last = Some((key, id.to_owned()));
+        self.tasks.push(task);
+        Ok(true)
+    }
+
+    /// The page, of `total` matching tasks.
+    pub(super) fn finish(self, total: i64) -> TaskPage {
+        TaskPage {
+            tasks: self.tasks,
+            next_page_token: match (self.more, self.last) {
+                (true, Some((key, id))) => Some(encode_page_token(key, &id)),
+                _ => None,
+            },
+            total_size: usize::try_from(total).unwrap_or(0),
+        }
+    }
 }
 
 /// The stored name of a state (an indexed column of the SQL stores).

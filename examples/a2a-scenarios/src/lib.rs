@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use a2a_runtime::prelude::*;
+use a2a_runtime::{A2aVersion, Protocol};
 use serde_json::json;
 
 /// Plays the scenarios of A2A test kits, chosen by the message id's prefix.
@@ -44,9 +45,14 @@ pub enum Scenario {
     StreamChunked,
     /// Stays WORKING for [`LONG_RUN`], then completes: time to drop the stream and resubscribe.
     LongRunning,
-    /// Anything else: completes normally.
+    /// Anything else: over A2A 1.0 (and MCP) completes at once; over A2A 0.3 stays WORKING for
+    /// [`UNKNOWN_WORK`], then asks for input, as the 0.3 test kits' reference agent does, so a
+    /// kit can continue, cancel and read the history of the task it just created.
     Default,
 }
+
+/// How long a 0.3 message that names no scenario keeps its task WORKING before asking.
+pub const UNKNOWN_WORK: Duration = Duration::from_secs(3);
 
 /// How long the resubscription scenario keeps its task WORKING.
 pub const LONG_RUN: Duration = Duration::from_secs(10);
@@ -107,10 +113,7 @@ pub async fn scenario(
         Scenario::RejectTask => {
             return Err(SkillError::rejected("Task rejected by the TCK scenario"));
         }
-        Scenario::InputRequired => {
-            let answer: String = ctx.ask("Please provide more input").await?;
-            SkillOutput::Text(format!("Received follow-up: {answer}"))
-        }
+        Scenario::InputRequired => follow_up(&ctx).await?,
         Scenario::ArtifactText => SkillOutput::Artifact(text_artifact("Generated text content")),
         Scenario::ArtifactFile => SkillOutput::Artifact(file_artifact()),
         Scenario::ArtifactFileUrl => {
@@ -152,10 +155,30 @@ pub async fn scenario(
             }
             SkillOutput::Text("Finished after a long run".into())
         }
+        Scenario::Default if ctx.protocol() == Protocol::A2a(A2aVersion::V0_3) => {
+            ctx.progress("Working on it");
+            a2a_runtime::tokio::select! {
+                () = a2a_runtime::tokio::time::sleep(UNKNOWN_WORK) => {}
+                () = ctx.cancelled() => return Err(SkillError::new("canceled")),
+            }
+            follow_up(&ctx).await?
+        }
         Scenario::Default => SkillOutput::Text(match message.text() {
             Some(text) => format!("Received: {text}"),
             None => "Received".into(),
         }),
     };
     Ok(output)
+}
+
+/// Asks for more input and completes with it, naming the follow-up message that gave it.
+async fn follow_up(ctx: &TaskContext) -> Result<SkillOutput, SkillError> {
+    let answer = ctx
+        .ask_answered::<String>("Please provide more input")
+        .await?;
+    let id = answer.message.map(|m| m.message_id).unwrap_or_default();
+    Ok(SkillOutput::Text(format!(
+        "Received follow-up: {} (message {id})",
+        answer.value
+    )))
 }

@@ -110,6 +110,7 @@ fn send_request(
         return_immediately: false,
         // The draft answers `tasks/send` with a task, always.
         message_reply: false,
+        version: crate::model::A2aVersion::EarlyDraft,
         push_config: request
             .push_notification
             .clone()

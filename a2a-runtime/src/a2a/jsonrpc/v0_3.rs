@@ -59,6 +59,7 @@ fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         history_length: configuration.history_length,
         return_immediately: configuration.blocking == Some(false),
         message_reply: true,
+        version: crate::model::A2aVersion::V0_3,
         push_config: configuration
             .push_notification_config
             .map(|config| {

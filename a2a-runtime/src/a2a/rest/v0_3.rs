@@ -35,6 +35,7 @@ impl Dialect for V0_3 {
             history_length: configuration.history_length,
             return_immediately: !configuration.blocking,
             message_reply: true,
+            version: crate::model::A2aVersion::V0_3,
             push_config: configuration
                 .push_notification
                 .map(|config| {

@@ -14,6 +14,7 @@ use writer::{Row as TaskRow, Writer};
 
 use std::time::Duration;
 
+use futures::TryStreamExt as _;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Row};
 
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use super::cluster::Coordination;
 use super::outbox::Outbox;
 use super::store::{
-    ListQuery, ListSql, SqlValue, StoreError, StoredTask, TaskPage, TaskStore, assemble_page,
+    ListQuery, ListSql, PageBuilder, SqlValue, StoreError, StoredTask, TaskPage, TaskStore,
     list_sql, state_name,
 };
 use crate::model::Task;
@@ -175,14 +176,14 @@ impl PostgresTaskStore {
             .await
             .map_err(StoreError::backend)?
             .get(0);
-        let rows = bound(page)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(StoreError::backend)?
-            .into_iter()
-            .map(|row| (row.get(1), row.get(0), row.get(2)))
-            .collect();
-        assemble_page(rows, query, total)
+        let mut page_of = PageBuilder::new(query);
+        let mut rows = bound(page).fetch(&self.pool);
+        while let Some(row) = rows.try_next().await.map_err(StoreError::backend)? {
+            if !page_of.push(row.get(1), row.get(0), row.get(2))? {
+                break;
+            }
+        }
+        Ok(page_of.finish(total))
     }
 
     async fn sweep_now(&self) -> Result<usize, StoreError> {
