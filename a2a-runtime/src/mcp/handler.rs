@@ -783,13 +783,21 @@ impl ServerHandler for McpHandler {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         let params = request
             .params
             .as_ref()
             .map_or_else(|| "null".to_owned(), Value::to_string);
-        match super::request_check::misshapen(&request.method, &params) {
+        // Methods protocol 2026-07-28 removed are unknown there, whatever their params.
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let misshapen = match stateless && super::request_check::removed_in_2026(&request.method) {
+            true => None,
+            false => super::request_check::misshapen(&request.method, &params),
+        };
+        match misshapen {
             Some(message) => Err(McpError::invalid_params(message, None)),
             None => Err(McpError::new(
                 ErrorCode::METHOD_NOT_FOUND,

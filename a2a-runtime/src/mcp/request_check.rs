@@ -289,6 +289,19 @@ fn initialize_id(message: &Envelope<'_>) -> Option<Value> {
     (message.method.as_deref() == Some("initialize")).then(|| message.id())
 }
 
+/// Methods protocol 2026-07-28 removed (SEP-2575, SEP-2577): a request of one in that revision
+/// is method-not-found (HTTP 404), not a params error.
+const REMOVED_IN_2026: [&str; 3] = [
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Whether protocol 2026-07-28 removed `method`.
+pub(crate) fn removed_in_2026(method: &str) -> bool {
+    REMOVED_IN_2026.contains(&method)
+}
+
 /// Why the params (JSON text) of a request of a standard method are not that method's params,
 /// naming the field; `None` when they are, or when the method is not one this server serves.
 pub(crate) fn misshapen(method: &str, params: &str) -> Option<String> {

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures::TryStreamExt as _;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -230,14 +229,10 @@ impl SqliteTaskStore {
             .await
             .map_err(StoreError::backend)?
             .get(0);
-        let mut page_of = PageBuilder::new(query);
-        let mut rows = bound(page).fetch(&self.reads);
-        while let Some(row) = rows.try_next().await.map_err(StoreError::backend)? {
-            if !page_of.push(row.get(1), row.get(0), row.get(2))? {
-                break;
-            }
-        }
-        Ok(page_of.finish(total))
+        let rows = bound(page).fetch(&self.reads);
+        PageBuilder::new(query)
+            .read(rows, |row| (row.get(1), row.get(0), row.get(2)), total)
+            .await
     }
 }
 

@@ -280,7 +280,7 @@ impl<'a> PageBuilder<'a> {
 
     /// Adds the row of status time `key` (µs), `id` and serde `body`, trimmed as the query
     /// asks; whether the page takes more rows.
-    pub(super) fn push(&mut self, key: i64, id: &str, body: &str) -> Result<bool, StoreError> {
+    fn push(&mut self, key: i64, id: &str, body: &str) -> Result<bool, StoreError> {
         if self.tasks.len() >= self.page_size {
             self.more = true;
             return Ok(false);
@@ -299,8 +299,30 @@ impl<'a> PageBuilder<'a> {
         Ok(true)
     }
 
+    /// Fills the page from `rows` as they are read, each giving its status time, id and body
+    /// through `fields`, and stops reading at the first that does not fit; the page, of `total`
+    /// matching tasks.
+    pub(super) async fn read<R, E>(
+        mut self,
+        mut rows: impl futures::TryStream<Ok = R, Error = E> + Unpin,
+        fields: for<'r> fn(&'r R) -> (i64, &'r str, &'r str),
+        total: i64,
+    ) -> Result<TaskPage, StoreError>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        use futures::TryStreamExt as _;
+        while let Some(row) = rows.try_next().await.map_err(StoreError::backend)? {
+            let (key, id, body) = fields(&row);
+            if !self.push(key, id, body)? {
+                break;
+            }
+        }
+        Ok(self.finish(total))
+    }
+
     /// The page, of `total` matching tasks.
-    pub(super) fn finish(self, total: i64) -> TaskPage {
+    fn finish(self, total: i64) -> TaskPage {
         TaskPage {
             tasks: self.tasks,
             next_page_token: match (self.more, self.last) {

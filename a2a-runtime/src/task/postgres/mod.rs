@@ -14,7 +14,6 @@ use writer::{Row as TaskRow, Writer};
 
 use std::time::Duration;
 
-use futures::TryStreamExt as _;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Row};
 
@@ -176,14 +175,10 @@ impl PostgresTaskStore {
             .await
             .map_err(StoreError::backend)?
             .get(0);
-        let mut page_of = PageBuilder::new(query);
-        let mut rows = bound(page).fetch(&self.pool);
-        while let Some(row) = rows.try_next().await.map_err(StoreError::backend)? {
-            if !page_of.push(row.get(1), row.get(0), row.get(2))? {
-                break;
-            }
-        }
-        Ok(page_of.finish(total))
+        let rows = bound(page).fetch(&self.pool);
+        PageBuilder::new(query)
+            .read(rows, |row| (row.get(1), row.get(0), row.get(2)), total)
+            .await
     }
 
     async fn sweep_now(&self) -> Result<usize, StoreError> {
