@@ -253,6 +253,8 @@ struct TroubledDisk {
     arrived: Arc<tokio::sync::Notify>,
     release: Arc<tokio::sync::Semaphore>,
     full: Arc<AtomicBool>,
+    /// The largest task written, in bytes of JSON.
+    largest: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl TroubledDisk {
@@ -263,6 +265,7 @@ impl TroubledDisk {
             arrived: Arc::new(tokio::sync::Notify::new()),
             release: Arc::new(tokio::sync::Semaphore::new(0)),
             full: Arc::new(AtomicBool::new(false)),
+            largest: Arc::default(),
         }
     }
 
@@ -272,6 +275,8 @@ impl TroubledDisk {
                 "disk I/O error (no space left)",
             ));
         }
+        let size = serde_json::to_vec(task).map_or(0, |json| json.len());
+        self.largest.fetch_max(size, Ordering::SeqCst);
         if self.hold_finished && task.status.state.is_terminal() {
             self.arrived.notify_one();
             let _permit = self.release.acquire().await;
@@ -636,4 +641,47 @@ async fn an_authorization_is_asked_again_after_a_restart_and_what_followed_it_to
         "{done}"
     );
     let _ = std::fs::remove_dir_all(data_dir);
+}
+
+#[tokio::test]
+async fn unusable_answers_do_not_grow_what_a_waiting_task_stores() {
+    use a2a_runtime::Agent;
+    let store = TroubledDisk::new(false);
+    let largest = Arc::clone(&store.largest);
+    let server = a2a_tests::start(booking::Booking::default().server().store(store)).await;
+    let started = server
+        .rpc(
+            "SendMessage",
+            json!({"message": {"messageId": "b1", "role": "ROLE_USER",
+                "parts": [{"data": {"restaurant": "Luigi's", "guests": 2}}]}}),
+        )
+        .await;
+    let task = started["result"]["task"].clone();
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{started}"
+    );
+    // 60 unusable answers of 100 kB: 6 MB in all, more than a task's history may hold (4 MiB).
+    let filler = "x".repeat(100_000);
+    for n in 0..60 {
+        let mut wrong = answer(&task, &format!("not a date {n} {filler}"));
+        wrong["message"]["messageId"] = json!(format!("wrong-{n}"));
+        let wrong = server.rpc("SendMessage", wrong).await;
+        let state = &wrong["result"]["task"]["status"]["state"];
+        assert_eq!(state, "TASK_STATE_INPUT_REQUIRED", "{n}: {wrong}");
+    }
+    let stored = largest.load(Ordering::SeqCst);
+    assert!(
+        stored < 5 * 1024 * 1024,
+        "the task as stored grew to {stored} bytes: its checkpoint kept every unusable answer"
+    );
+    // The usable answer still takes it on, and the booking completes.
+    let dated = server.rpc("SendMessage", answer(&task, "2999-03-01")).await;
+    let confirmed = server
+        .rpc("SendMessage", answer(&dated["result"]["task"], "yes"))
+        .await;
+    assert_eq!(
+        confirmed["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{confirmed}"
+    );
 }

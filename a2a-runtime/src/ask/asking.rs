@@ -62,7 +62,7 @@ impl<'a> Asking<'a> {
             };
             match question.read::<T>(answer) {
                 Ok(value) => return Ok(Answered { value, message }),
-                Err(problem) => question = question.again(problem),
+                Err(problem) => question = question.retry(problem),
             }
         }
     }

@@ -68,6 +68,12 @@ pub(crate) struct Question {
     /// holding each one's answer under its key.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) parts: Vec<Question>,
+    /// Whether this question's answer replaces the one given to the question before it (the
+    /// same question asked again because that answer could not be used): a task's checkpoint
+    /// keeps only the usable answer, so a client sending unusable ones again and again grows
+    /// nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) supersedes: bool,
 }
 
 /// What a question asks the client for.
@@ -218,6 +224,7 @@ impl Question {
             key: None,
             request: ClientRequest::Answer,
             parts: Vec::new(),
+            supersedes: false,
         }
     }
 
@@ -286,6 +293,7 @@ impl Question {
             key: None,
             request: ClientRequest::Answer,
             parts: Vec::new(),
+            supersedes: false,
         }
     }
 
@@ -294,7 +302,17 @@ impl Question {
         Self {
             id: new_id(),
             problem: Some(problem),
+            supersedes: false,
             ..self.clone()
+        }
+    }
+
+    /// [`again`](Self::again), for a question nothing else depends on the earlier answer of
+    /// (a lone `ask`): its answer replaces that one in a task's checkpoint.
+    pub(crate) fn retry(&self, problem: String) -> Self {
+        Self {
+            supersedes: true,
+            ..self.again(problem)
         }
     }
 

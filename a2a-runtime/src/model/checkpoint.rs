@@ -55,11 +55,17 @@ impl Checkpoint {
         }
     }
 
-    /// Records `answer` to the question the task waited on (which it no longer does); an
-    /// authorization is recorded without its credential.
-    pub(crate) fn answered(&mut self, kind: QuestionKind, answer: &Answer) {
+    /// Records `answer` to `question`, which the task waited on (and no longer does); an
+    /// authorization is recorded without its credential. The answer to a question asked again
+    /// because its earlier answer was unusable replaces that one: replayed, the usable answer
+    /// alone gives the skill the same value, and the checkpoint stays the size of one answer
+    /// however many unusable ones a client sends.
+    pub(crate) fn answered(&mut self, question: &Question, answer: &Answer) {
         self.question = None;
-        self.answers.push(match kind {
+        if question.supersedes {
+            self.answers.pop();
+        }
+        self.answers.push(match question.kind {
             QuestionKind::Input => Some(answer.clone()),
             QuestionKind::Auth => None,
         });

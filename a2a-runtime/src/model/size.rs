@@ -58,14 +58,16 @@ impl ByteSize for Part {
 
 impl ByteSize for Message {
     fn byte_size(&self) -> usize {
+        // Every member a client sends counts: its ids too are as long as it makes them.
+        let ids = |ids: &[String]| ids.iter().map(String::len).sum::<usize>();
         OVERHEAD
             + self.parts.iter().map(ByteSize::byte_size).sum::<usize>()
             + metadata_size(self.metadata.as_ref())
-            + self
-                .reference_task_ids
-                .iter()
-                .map(String::len)
-                .sum::<usize>()
+            + self.message_id.len()
+            + self.context_id.as_ref().map_or(0, String::len)
+            + self.task_id.as_ref().map_or(0, String::len)
+            + ids(&self.extensions)
+            + ids(&self.reference_task_ids)
     }
 }
 

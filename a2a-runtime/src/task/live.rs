@@ -587,7 +587,7 @@ impl LiveTask {
             ..m
         });
         if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
-            checkpoint.answered(kind, &answer);
+            checkpoint.answered(&waiter.question, &answer);
         }
         let event = self.status_event(TaskState::Working, None, None);
         let applied = self.apply(&mut inner, event, history, max_history);
