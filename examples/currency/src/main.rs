@@ -5,8 +5,7 @@
 use a2a_runtime::Agent;
 use currency::Currency;
 
-/// Freed memory goes back to the system (glibc's malloc keeps it in per-thread arenas: a burst
-/// of large requests would leave the server at its peak for good).
+/// With `--features mimalloc`: mimalloc instead of the system's allocator (README, "Memory").
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
