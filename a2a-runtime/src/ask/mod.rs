@@ -13,6 +13,12 @@ pub(crate) use asking::Asking;
 pub(crate) use batch::{Ask, Reply};
 pub use batch::{Asks, Input, ListRoots, QuestionSet};
 pub use error::AskError;
+pub(crate) use limits::InputLimits;
+pub(crate) use question::{
+    Answer, Asker, ClientRequest, Question, QuestionKind, ask_grouped, roots_unsupported,
+    sampling_unsupported, undeclared,
+};
+pub use sampling::{Root, Sampled, Sampling};
 
 /// What [`TaskContext::ask_answered`](crate::TaskContext::ask_answered) returns: the answer,
 /// and the follow-up message that gave it.
@@ -26,9 +32,3 @@ pub struct Answered<T> {
     /// `None` over MCP, whose answers are a form's values.
     pub message: Option<crate::model::Message>,
 }
-pub(crate) use limits::InputLimits;
-pub(crate) use question::{
-    Answer, Asker, ClientRequest, Question, QuestionKind, ask_grouped, roots_unsupported,
-    sampling_unsupported, undeclared,
-};
-pub use sampling::{Root, Sampled, Sampling};

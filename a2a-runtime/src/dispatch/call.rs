@@ -80,6 +80,15 @@ impl Call {
         self
     }
 
+    /// The same call, made over the protocol a checkpoint recorded (none in checkpoints of
+    /// earlier versions: the call keeps its default).
+    pub(crate) fn over_recorded(self, protocol: Option<Protocol>) -> Self {
+        match protocol {
+            Some(protocol) => self.over(protocol),
+            None => self,
+        }
+    }
+
     /// The message that started this call, synthesized if no client sent one.
     pub(crate) fn message(&self) -> Arc<Message> {
         self.message

@@ -793,9 +793,10 @@ impl ServerHandler for McpHandler {
         let stateless = context
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        let misshapen = match stateless && super::request_check::removed_in_2026(&request.method) {
-            true => None,
-            false => super::request_check::misshapen(&request.method, &params),
+        let misshapen = if stateless && super::request_check::removed_in_2026(&request.method) {
+            None
+        } else {
+            super::request_check::misshapen(&request.method, &params)
         };
         match misshapen {
             Some(message) => Err(McpError::invalid_params(message, None)),

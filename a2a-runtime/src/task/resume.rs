@@ -109,10 +109,7 @@ impl TaskManager {
             caller.and_then(|c| c.trace().cloned()),
         )
         .map_err(TaskError::Forbidden)?;
-        let call = match checkpoint.protocol {
-            Some(protocol) => call.over(protocol),
-            None => call,
-        };
+        let call = call.over_recorded(checkpoint.protocol);
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
         let snapshot = task.clone();
@@ -264,10 +261,7 @@ impl TaskManager {
         ) else {
             return false;
         };
-        let call = match checkpoint.protocol {
-            Some(protocol) => call.over(protocol),
-            None => call,
-        };
+        let call = call.over_recorded(checkpoint.protocol);
         task.artifacts.clear();
         task.status = TaskStatus::now(TaskState::Submitted, None);
         let snapshot = task.clone();
