@@ -269,15 +269,15 @@ impl TroubledDisk {
         }
     }
 
-    async fn write(&self, task: &a2a_runtime::Task) -> Result<(), a2a_runtime::StoreError> {
+    async fn write(&self, task: &a2a_runtime::StoredTask) -> Result<(), a2a_runtime::StoreError> {
         if self.full.load(Ordering::SeqCst) {
             return Err(a2a_runtime::StoreError::backend(
                 "disk I/O error (no space left)",
             ));
         }
-        let size = serde_json::to_vec(task).map_or(0, |json| json.len());
+        let size = task.to_json().map_or(0, |json| json.len());
         self.largest.fetch_max(size, Ordering::SeqCst);
-        if self.hold_finished && task.status.state.is_terminal() {
+        if self.hold_finished && task.task.status.state.is_terminal() {
             self.arrived.notify_one();
             let _permit = self.release.acquire().await;
         }
@@ -289,7 +289,7 @@ impl a2a_runtime::TaskStore for TroubledDisk {
     // A quick task of a blocking send is first written finished: by `create`.
     fn create<'a>(
         &'a self,
-        task: &'a a2a_runtime::Task,
+        task: &'a a2a_runtime::StoredTask,
     ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
         Box::pin(async move {
             self.write(task).await?;
@@ -299,12 +299,11 @@ impl a2a_runtime::TaskStore for TroubledDisk {
 
     fn update<'a>(
         &'a self,
-        task: &'a a2a_runtime::Task,
-        version: u64,
+        task: &'a a2a_runtime::StoredTask,
     ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
         Box::pin(async move {
             self.write(task).await?;
-            self.inner.update(task, version).await
+            self.inner.update(task).await
         })
     }
 

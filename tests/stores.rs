@@ -58,16 +58,17 @@ async fn postgres_replicas_migrate_once_and_share_tasks_at_their_versions() {
         PostgresTaskStore::connect(&url, PostgresStoreOptions::default()),
     );
     let (a, b) = (a.expect("a connects"), b.expect("b connects"));
-    let task = a2a_tests::store_suite::task("shared", "alice", TaskState::Working, 0, 2);
+    let mut task = a2a_tests::store_suite::task("shared", "alice", TaskState::Working, 0, 2);
     a.create(&task).await.unwrap();
     let seen = b
         .get("shared", None)
         .await
         .unwrap()
         .expect("b sees a's task");
-    assert_eq!(seen.task, task);
-    b.update(&task, 1).await.unwrap();
-    let stale = a.update(&task, 1).await.expect_err("a's write is stale");
+    assert_eq!(seen.task, task.task);
+    task.version = 1;
+    b.update(&task).await.unwrap();
+    let stale = a.update(&task).await.expect_err("a's write is stale");
     assert!(
         matches!(stale, a2a_runtime::StoreError::Conflict { actual: 2, .. }),
         "{stale}"
@@ -97,7 +98,7 @@ async fn a_sqlite_file_keeps_its_tasks_and_belongs_to_one_process_at_a_time() {
         .await
         .expect("reopens");
     let stored = store.get("kept", None).await.expect("get").expect("kept");
-    assert_eq!(stored.task, task);
+    assert_eq!(stored.task, task.task);
     assert_eq!(stored.version, 1);
     let _ = std::fs::remove_dir_all(dir);
 }

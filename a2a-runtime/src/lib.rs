@@ -53,9 +53,9 @@ pub use descriptor::{
 };
 pub use error::Error;
 pub use model::{
-    A2aVersion, Artifact, Checkpoint, JsonObject, Message, Part, PartContent, Protocol,
-    PushAuthentication, PushConfig, PushWire, Role, Task, TaskArtifactUpdate, TaskEvent, TaskState,
-    TaskStatus, TaskStatusUpdate,
+    A2aVersion, Artifact, JsonObject, Message, ObservedTask, Part, PartContent, Protocol,
+    PushAuthentication, PushConfig, PushWire, Role, Task, TaskArtifactUpdate, TaskEvent,
+    TaskObserver, TaskState, TaskStatus, TaskStatusUpdate,
 };
 pub use server::{
     AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, PushOptions, ServeConfig,
@@ -63,9 +63,9 @@ pub use server::{
 };
 pub use skill_error::{SkillError, SkillErrorKind};
 pub use task::{
-    Coordination, InMemoryTaskStore, ListQuery, MemoryStoreLimits, Outbox, PostgresStoreOptions,
-    PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore, StoreError, StoredTask, TaskPage,
-    TaskStore,
+    Checkpoint, Coordination, InMemoryTaskStore, ListQuery, MemoryStoreLimits, Outbox,
+    PostgresStoreOptions, PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore, StoreError,
+    StoredTask, TaskPage, TaskStore,
 };
 pub use util::BoxFuture;
 

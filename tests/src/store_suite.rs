@@ -12,11 +12,12 @@ use a2a_runtime::{
 };
 use chrono::{Duration as Span, Utc};
 
-/// A task of `owner` in `state`, its status `age_ms` milliseconds old, with `messages` messages.
-pub fn task(id: &str, owner: &str, state: TaskState, age_ms: i64, messages: usize) -> Task {
+/// A task of `owner` in `state`, not stored yet, its status `age_ms` milliseconds old, with
+/// `messages` messages.
+pub fn task(id: &str, owner: &str, state: TaskState, age_ms: i64, messages: usize) -> StoredTask {
     let mut status = TaskStatus::now(state, None);
     status.timestamp = Utc::now() - Span::milliseconds(age_ms);
-    Task {
+    let task = Task {
         id: id.into(),
         context_id: format!("ctx-{owner}"),
         status,
@@ -26,10 +27,8 @@ pub fn task(id: &str, owner: &str, state: TaskState, age_ms: i64, messages: usiz
             .collect(),
         metadata: None,
         created_at: Utc::now() - Span::milliseconds(age_ms),
-        owner: owner.into(),
-        checkpoint: None,
-        push_configs: Vec::new(),
-    }
+    };
+    StoredTask::new(task, owner)
 }
 
 /// Runs every check against `store`, which must start empty.
@@ -48,19 +47,21 @@ async fn conditional_writes(store: &dyn TaskStore) {
     store.create(&t).await.expect("create");
     let stored = store.get("cw", None).await.expect("get").expect("stored");
     assert_eq!(stored.version, 1, "a new task is version 1");
-    assert_eq!(stored.task, t, "read back as written");
+    assert_eq!(stored.task, t.task, "read back as written");
+    assert_eq!(stored.owner, "alice", "with its owner");
     assert!(
         matches!(store.create(&t).await, Err(StoreError::Exists(id)) if id == "cw"),
         "create of a stored id"
     );
-    t.status = TaskStatus::now(TaskState::Working, None);
+    t.task.status = TaskStatus::now(TaskState::Working, None);
+    t.version = 1;
     store
-        .update(&t, 1)
+        .update(&t)
         .await
         .expect("update at the stored version");
     assert_eq!(store.get("cw", None).await.unwrap().unwrap().version, 2);
-    t.status = TaskStatus::now(TaskState::Completed, None);
-    match store.update(&t, 1).await {
+    t.task.status = TaskStatus::now(TaskState::Completed, None);
+    match store.update(&t).await {
         Err(StoreError::Conflict {
             expected: 1,
             actual: 2,
@@ -74,8 +75,10 @@ async fn conditional_writes(store: &dyn TaskStore) {
         TaskState::Working,
         "a refused write changes nothing"
     );
+    let mut unknown = task("nope", "alice", TaskState::Working, 0, 0);
+    unknown.version = 1;
     assert!(
-        matches!(store.update(&task("nope", "alice", TaskState::Working, 0, 0), 1).await,
+        matches!(store.update(&unknown).await,
             Err(StoreError::Missing(id)) if id == "nope"),
         "update of an unknown id"
     );
@@ -89,13 +92,14 @@ async fn concurrent_writers_cannot_both_win(store: Arc<dyn TaskStore>) {
     let writers = (0..8).map(|i| {
         let store = Arc::clone(&store);
         let mut t = t.clone();
-        t.metadata = Some(
+        t.version = 1;
+        t.task.metadata = Some(
             serde_json::json!({ "writer": i })
                 .as_object()
                 .cloned()
                 .unwrap_or_default(),
         );
-        tokio::spawn(async move { store.update(&t, 1).await.map(|()| i) })
+        tokio::spawn(async move { store.update(&t).await.map(|()| i) })
     });
     let mut winners = Vec::new();
     for writer in writers {
@@ -128,7 +132,7 @@ async fn reads_bound_the_history(store: &dyn TaskStore) {
     let last_two = store.get("hist", Some(2)).await.unwrap().unwrap().task;
     assert_eq!(
         last_two.history,
-        t.history[3..].to_vec(),
+        t.task.history[3..].to_vec(),
         "the most recent ones"
     );
     let none = store.get("hist", Some(0)).await.unwrap().unwrap().task;
@@ -148,13 +152,18 @@ async fn every_part_kind_is_kept(store: &dyn TaskStore) {
     ]);
     message.metadata = serde_json::json!({"skill": "x"}).as_object().cloned();
     message.reference_task_ids = vec!["other".into()];
-    t.history.push(message.clone());
-    t.status.message = Some(message);
-    t.artifacts.push(Artifact::new(vec![file]).with_name("out"));
-    t.metadata = serde_json::json!({"k": "v"}).as_object().cloned();
+    t.task.history.push(message.clone());
+    t.task.status.message = Some(message);
+    t.task
+        .artifacts
+        .push(Artifact::new(vec![file]).with_name("out"));
+    t.task.metadata = serde_json::json!({"k": "v"}).as_object().cloned();
     store.create(&t).await.unwrap();
     let back = store.get("parts", None).await.unwrap().unwrap().task;
-    assert_eq!(back, t, "every field and part kind comes back unchanged");
+    assert_eq!(
+        back, t.task,
+        "every field and part kind comes back unchanged"
+    );
     assert!(store.delete("parts").await.unwrap());
 }
 
@@ -183,15 +192,13 @@ async fn push_configs_are_kept(store: &dyn TaskStore) {
     ];
     store.create(&t).await.expect("create");
     let stored = store.get("push", Some(0)).await.unwrap().unwrap();
-    assert_eq!(
-        stored.task.push_configs, t.push_configs,
-        "configs as written"
-    );
+    assert_eq!(stored.push_configs, t.push_configs, "configs as written");
     t.push_configs.truncate(1);
-    store.update(&t, 1).await.expect("update");
+    t.version = 1;
+    store.update(&t).await.expect("update");
     let stored = store.get("push", None).await.unwrap().unwrap();
     assert_eq!(
-        stored.task.push_configs.len(),
+        stored.push_configs.len(),
         1,
         "a deleted config stays deleted"
     );

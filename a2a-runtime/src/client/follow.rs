@@ -330,9 +330,6 @@ mod tests {
             artifacts,
             history: Vec::new(),
             metadata: None,
-            owner: String::new(),
-            checkpoint: None,
-            push_configs: Vec::new(),
         }
     }
 

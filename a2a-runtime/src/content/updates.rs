@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use crate::model::{Task, TaskEvent};
-use crate::task::TaskObserver;
+use crate::model::{ObservedTask, TaskEvent, TaskObserver};
 use crate::util::percent_encode;
 
 /// The template task artifacts are read through.
@@ -63,12 +62,15 @@ impl ResourceUpdates {
 
 /// Every artifact event is a change of that artifact's resource.
 impl TaskObserver for ResourceUpdates {
-    fn observe(&self, task: &Task, event: &Arc<TaskEvent>) {
+    fn observe(&self, observed: ObservedTask<'_>, event: &Arc<TaskEvent>) {
         if self.sender.receiver_count() == 0 {
             return;
         }
         if let TaskEvent::Artifact(update) = event.as_ref() {
-            self.notify(artifact_uri(&task.id, &update.artifact.artifact_id));
+            self.notify(artifact_uri(
+                &observed.task.id,
+                &update.artifact.artifact_id,
+            ));
         }
     }
 }

@@ -35,17 +35,17 @@ use super::subscriptions::Subscriptions;
 use super::tools::tool_list;
 use super::updates::{ArtifactCollector, ProgressForwarder};
 use crate::app::App;
-use crate::ask::{Answer, Asker};
+use crate::ask::{Answer, Asker, Question};
 use crate::call::normalize_numbers;
 use crate::context::UpdateSink;
 use crate::descriptor::TaskSupport;
 use crate::dispatch::{Call, Dispatcher};
 use crate::logging::LogSink;
+use crate::model::TaskObserver;
 use crate::model::{Message, Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
 use crate::task::TaskError;
-use crate::task::TaskObserver;
 
 /// The MCP revisions this server implements (tools only).
 const VERSIONS: &[ProtocolVersion] = &[
@@ -400,14 +400,17 @@ impl McpHandler {
             TaskMode::Always => {
                 // Durable before the client learns of it, so an immediate tasks/get finds it.
                 started.durable(DURABLE_WAIT).await.map_err(task_error)?;
+                let task = started.snapshot();
+                let question = self.waiting_here(&task, caller);
                 return Ok(CallToolResponse::Task(CreateTaskResult::new(
-                    self.mcp_task(&started.snapshot()).task,
+                    self.mcp_task(&task, question.as_ref()).task,
                 )));
             }
             TaskMode::AskFirst(within) => {
                 let task = started.wait(within).await;
                 started.durable(DURABLE_WAIT).await.map_err(task_error)?;
-                return Ok(self.handoff_or_task(&task, caller, None));
+                let question = self.waiting_here(&task, caller);
+                return Ok(self.handoff_or_task(&task, question, caller, None));
             }
         };
         let task = tokio::select! {
@@ -427,9 +430,17 @@ impl McpHandler {
                 self.app.dispatcher.registry(),
             )));
         }
+        let question = self.waiting_here(&task, caller);
         Ok(CallToolResponse::Task(CreateTaskResult::new(
-            self.mcp_task(&task).task,
+            self.mcp_task(&task, question.as_ref()).task,
         )))
+    }
+
+    /// The question a task running on this process waits on, while it is INPUT_REQUIRED.
+    fn waiting_here(&self, task: &Task, caller: &CallerId) -> Option<Question> {
+        (task.status.state == TaskState::InputRequired)
+            .then(|| self.app.manager.live_question(&task.id, caller.owner()))
+            .flatten()
     }
 
     /// A task that waits for input before it was announced: an input-required result for its
@@ -438,14 +449,14 @@ impl McpHandler {
     fn handoff_or_task(
         &self,
         task: &Task,
+        question: Option<Question>,
         caller: &CallerId,
         state: Option<&str>,
     ) -> CallToolResponse {
-        let question = (task.status.state == TaskState::InputRequired)
-            .then(|| self.app.manager.question(task))
-            .flatten();
-        let (Some(question), Some(tool)) = (question, self.app.manager.skill_of(task)) else {
-            return CallToolResponse::Task(CreateTaskResult::new(self.mcp_task(task).task));
+        let question = question.filter(|_| task.status.state == TaskState::InputRequired);
+        let tool = self.app.manager.skill_of(&task.id, caller.owner());
+        let (Some(question), Some(tool)) = (question, tool) else {
+            return CallToolResponse::Task(CreateTaskResult::new(self.mcp_task(task, None).task));
         };
         let ttl = self.app.manager.input_limits().timeout();
         let state = state.map_or_else(
@@ -471,13 +482,14 @@ impl McpHandler {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let caller = caller_of(context);
-        let task = self.find_task(task_id, context).await?;
-        if self.app.manager.question(&task).is_some() {
+        let (task, question) = self.find_task(task_id, context).await?;
+        if question.is_some() {
             let responses = responses.unwrap_or_default();
-            self.answer_question(&task, &responses, context).await?;
+            self.answer_question(&task, question, &responses, context)
+                .await?;
         }
-        let task = self.find_task(task_id, context).await?;
-        Ok(self.handoff_or_task(&task, &caller, Some(state)))
+        let (task, question) = self.find_task(task_id, context).await?;
+        Ok(self.handoff_or_task(&task, question, &caller, Some(state)))
     }
 
     /// Where a call's log messages go: the session's level in the 2025 era; in 2026-07-28 the
@@ -499,8 +511,9 @@ impl McpHandler {
         }
     }
 
-    /// Our task as an MCP task, with its result once it ended.
-    fn mcp_task(&self, task: &Task) -> DetailedTask {
+    /// Our task as an MCP task, with the question it waits on (`question`) or its result once
+    /// it ended.
+    fn mcp_task(&self, task: &Task, question: Option<&Question>) -> DetailedTask {
         let stamp = |at: &chrono::DateTime<chrono::Utc>| {
             at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
         };
@@ -517,12 +530,9 @@ impl McpHandler {
         if let Some(text) = task.status.message.as_ref().and_then(|m| m.text()) {
             base = base.with_status_message(text);
         }
-        let question = (task.status.state == TaskState::InputRequired)
-            .then(|| self.app.manager.question(task))
-            .flatten();
         let payload = match (task.status.state, question) {
             (TaskState::InputRequired, Some(question)) => TaskPayload::InputRequired {
-                input_requests: input_requests([&question]),
+                input_requests: input_requests([question]),
             },
             (state, _) => self.settled_payload(task, state),
         };
@@ -571,10 +581,11 @@ impl McpHandler {
     async fn answer_question(
         &self,
         task: &Task,
+        question: Option<Question>,
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let Some(question) = self.app.manager.question(task) else {
+        let Some(question) = question else {
             return Err(McpError::invalid_params(
                 format!(
                     "task `{}` is not waiting for input; tasks/update answers input requests only",
@@ -609,7 +620,7 @@ impl McpHandler {
     async fn update_parts(
         &self,
         task: &Task,
-        question: &crate::ask::Question,
+        question: &Question,
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
@@ -646,7 +657,7 @@ impl McpHandler {
         match self
             .app
             .manager
-            .answer_parts(task, &question.id, given.clone(), &caller)
+            .answer_parts(&task.id, &question.id, given.clone(), &caller)
             .await
         {
             Ok(_) => Ok(()),
@@ -676,11 +687,11 @@ impl McpHandler {
         &self,
         id: &str,
         context: &RequestContext<RoleServer>,
-    ) -> Result<Task, McpError> {
+    ) -> Result<(Task, Option<Question>), McpError> {
         let caller = caller_of(context);
         self.app
             .manager
-            .get(id, caller.owner(), None)
+            .get_waiting(id, caller.owner())
             .await
             .map_err(task_error)
     }
@@ -1020,8 +1031,8 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
         Box::pin(async move {
-            let task = self.find_task(&request.task_id, &context).await?;
-            Ok(GetTaskResult::new(self.mcp_task(&task)))
+            let (task, question) = self.find_task(&request.task_id, &context).await?;
+            Ok(GetTaskResult::new(self.mcp_task(&task, question.as_ref())))
         })
         .await
     }
@@ -1032,8 +1043,8 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         Box::pin(async move {
-            let task = self.find_task(&request.task_id, &context).await?;
-            self.answer_question(&task, &request.input_responses, &context)
+            let (task, question) = self.find_task(&request.task_id, &context).await?;
+            self.answer_question(&task, question, &request.input_responses, &context)
                 .await
         })
         .await

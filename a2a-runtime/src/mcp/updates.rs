@@ -10,8 +10,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::context::{Progress, Update, UpdateSink};
-use crate::model::{Artifact, Task, TaskEvent, TaskState, join_artifact};
-use crate::task::TaskObserver;
+use crate::model::{Artifact, ObservedTask, TaskEvent, TaskObserver, TaskState, join_artifact};
 
 /// Notifications queued per call before progress reports are dropped (never blocking the skill).
 const PROGRESS_QUEUE: usize = 64;
@@ -108,7 +107,7 @@ impl UpdateSink for ProgressForwarder {
 /// A call run as a task reports progress through the task's events: a WORKING status with a
 /// message (and `progress`/`total` in its metadata when the skill counted).
 impl TaskObserver for ProgressForwarder {
-    fn observe(&self, _task: &Task, event: &Arc<TaskEvent>) {
+    fn observe(&self, _task: ObservedTask<'_>, event: &Arc<TaskEvent>) {
         let TaskEvent::Status(update) = event.as_ref() else {
             return;
         };

@@ -104,9 +104,6 @@ mod tests {
             history: Vec::new(),
             metadata: None,
             created_at: chrono::Utc::now(),
-            owner: "anonymous".into(),
-            checkpoint: None,
-            push_configs: Vec::new(),
         }
     }
 

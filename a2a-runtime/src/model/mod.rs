@@ -3,18 +3,18 @@
 //! Nothing here knows about a wire format; the protocol adapters under `protocol/` translate these
 //! types to and from A2A v1.0 ProtoJSON (and, later, other versions) at the edge.
 
-mod checkpoint;
 mod event;
 mod message;
+mod observer;
 mod protocol;
 mod push;
 mod size;
 mod task;
 
-pub use checkpoint::Checkpoint;
 pub(crate) use event::join_artifact;
 pub use event::{TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
 pub use message::{Artifact, Message, Part, PartContent, Role};
+pub use observer::{ObservedTask, TaskObserver};
 pub use protocol::{A2aVersion, Protocol};
 pub(crate) use push::REDACTED;
 pub use push::{PushAuthentication, PushConfig, PushWire};

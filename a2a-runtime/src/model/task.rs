@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Artifact, Checkpoint, JsonObject, Message, PushConfig};
+use super::{Artifact, JsonObject, Message};
 
 /// The lifecycle state of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -95,18 +95,6 @@ pub struct Task {
     pub metadata: Option<JsonObject>,
     /// When the task was created. Not part of the A2A wire format (MCP tasks report it).
     pub created_at: DateTime<Utc>,
-    /// Who the task belongs to: the key of the caller that created it (`scheme:principal`, or
-    /// `anonymous`). Only its owner sees the task; never sent on the wire.
-    pub owner: String,
-    /// While the task is unfinished: what a restart needs to run its skill again (see
-    /// [`Resume`](crate::Resume)). Kept by stores through the task's `serde` form, cleared when
-    /// the task finishes; never sent on the wire.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checkpoint: Option<Checkpoint>,
-    /// Webhooks the owner registered for the task's updates. Stored with the task; never sent
-    /// on the wire as part of it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub push_configs: Vec<PushConfig>,
 }
 
 impl Task {
@@ -129,9 +117,6 @@ impl Task {
             history,
             metadata: self.metadata.clone(),
             created_at: self.created_at,
-            owner: self.owner.clone(),
-            checkpoint: self.checkpoint.clone(),
-            push_configs: self.push_configs.clone(),
         }
     }
 }

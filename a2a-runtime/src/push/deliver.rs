@@ -14,8 +14,9 @@ use super::guard::{self, UrlRefusal};
 use super::outbox::OutboxWriter;
 use super::render::render;
 use super::{MAX_RETRY_DELAY, PushSettings};
+use crate::model::{ObservedTask, TaskObserver};
 use crate::model::{PushConfig, Task, TaskEvent, new_task_id};
-use crate::task::{Outbox, OutboxEntry, TaskObserver};
+use crate::task::{Outbox, OutboxEntry};
 
 /// The header deployed receivers read the config's token from (a2a-spec.md §6).
 pub(crate) const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
@@ -133,9 +134,10 @@ impl Pusher {
 }
 
 impl TaskObserver for Pusher {
-    fn observe(&self, task: &Task, event: &Arc<TaskEvent>) {
-        for config in &task.push_configs {
-            self.shared.enqueue(delivery(task, config, event), true);
+    fn observe(&self, observed: ObservedTask<'_>, event: &Arc<TaskEvent>) {
+        for config in observed.push_configs {
+            self.shared
+                .enqueue(delivery(observed.task, config, event), true);
         }
     }
 }

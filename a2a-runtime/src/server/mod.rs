@@ -33,12 +33,13 @@ use crate::content::{Catalog, ResourceUpdates};
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
+use crate::model::TaskObserver;
 use crate::push::{PushSettings, Pusher};
 use crate::quota::{QuotaLimits, Quotas};
 use crate::registry::Registry;
 use crate::task::{
     InMemoryTaskStore, MemoryStoreLimits, Observers, PostgresStoreOptions, PostgresTaskStore,
-    SqliteStoreOptions, SqliteTaskStore, TaskConfig, TaskManager, TaskObserver, TaskStore,
+    SqliteStoreOptions, SqliteTaskStore, TaskConfig, TaskManager, TaskStore,
 };
 
 /// The default request body limit for A2A and MCP requests.

@@ -8,16 +8,17 @@ use serde_json::json;
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::checkpoint::Checkpoint;
 use super::durability::Durability;
 use super::error::TaskError;
-use super::hook::{Observers, TaskObserver};
-use super::store::StoredTask;
+use super::hook::Observers;
+use super::record::StoredTask;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::{Update, UpdateSink};
 use crate::model::{
-    ByteSize, Checkpoint, JsonObject, Message, PushConfig, Task, TaskArtifactUpdate, TaskEvent,
-    TaskState, TaskStatus, TaskStatusUpdate,
+    ByteSize, JsonObject, Message, ObservedTask, PushConfig, Task, TaskArtifactUpdate, TaskEvent,
+    TaskObserver, TaskState, TaskStatus, TaskStatusUpdate,
 };
 use crate::quota::{Busy, TaskSlot};
 
@@ -101,10 +102,14 @@ struct Inner {
     edits: u64,
     /// Observers of this task alone (an MCP call's progress notifications).
     observers: Vec<Arc<dyn TaskObserver>>,
-    /// The checkpoint of a task that has not needed one yet: it moves onto the task (and so
-    /// into the store) when the skill first asks a question, the first point a restart could
-    /// resume from (a skill that re-runs keeps it on the task from the start).
+    /// What a restart needs to resume the task, stored with it (see [`StoredTask::checkpoint`]).
     checkpoint: Option<Checkpoint>,
+    /// The checkpoint of a task that has not needed one yet: it becomes the stored one when
+    /// the skill first asks a question, the first point a restart could resume from (a skill
+    /// that re-runs stores its checkpoint from the start).
+    deferred: Option<Checkpoint>,
+    /// The webhooks registered for the task's updates.
+    push_configs: Vec<PushConfig>,
 }
 
 /// A posed question and where its answer goes. Dropping it (when the task ends) tells the
@@ -137,17 +142,24 @@ pub(crate) struct Subscribed {
 }
 
 impl LiveTask {
-    /// A live task for `stored`, the task as the store holds it; `checkpoint` is kept for the
-    /// task's first question (see [`Inner::checkpoint`]).
+    /// A live task for `stored`, the task as the store holds it; `deferred` is kept for the
+    /// task's first question (see [`Inner::deferred`]).
     pub(crate) fn new(
-        StoredTask { task, version }: StoredTask,
+        stored: StoredTask,
         skill: &'static str,
         caller: Caller,
         buffer: usize,
         quota: Option<TaskSlot>,
         budget: Budget,
-        checkpoint: Option<Checkpoint>,
+        deferred: Option<Checkpoint>,
     ) -> Self {
+        let StoredTask {
+            task,
+            checkpoint,
+            push_configs,
+            version,
+            ..
+        } = stored;
         let artifact_bytes = task.artifacts.iter().map(ByteSize::byte_size).sum();
         let (state, _) = watch::channel(task.status.state);
         Self {
@@ -164,6 +176,8 @@ impl LiveTask {
                 edits: 0,
                 observers: Vec::new(),
                 checkpoint,
+                deferred,
+                push_configs,
             }),
             cancel: CancellationToken::new(),
             state,
@@ -226,8 +240,9 @@ impl LiveTask {
     /// replica forwards are applied to it ([`apply_forwarded`](Self::apply_forwarded)), so
     /// subscribers and waiters here follow the task as if it ran here. It is never stored.
     pub(crate) fn mirror(task: Task, revision: u64, caller: Caller, buffer: usize) -> Self {
+        let owner = caller.owner().to_owned();
         let mut mirror = Self::new(
-            StoredTask { task, version: 0 },
+            StoredTask::new(task, owner),
             "",
             caller,
             buffer,
@@ -299,7 +314,7 @@ impl LiveTask {
     /// and the answers that followed it with it).
     pub(crate) fn forget_answers_from(&self, kept: usize) {
         let mut inner = self.lock();
-        if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
+        if let Some(checkpoint) = inner.checkpoint.as_mut() {
             // Not a revision of its own (a revision is one event, which replicas count): the
             // question asked next is, and stores this with it.
             checkpoint.answers.truncate(kept);
@@ -361,16 +376,32 @@ impl LiveTask {
 
     /// The task with its revision and edits, read together, unless both are still as
     /// `known` (then nothing is copied).
-    pub(crate) fn changed_since(&self, known: &Persisted) -> Option<(Task, u64, u64)> {
+    pub(crate) fn changed_since(&self, known: &Persisted) -> Option<(StoredTask, u64, u64)> {
         let inner = self.lock();
-        (inner.revision != known.revision || inner.edits != known.edits)
-            .then(|| (inner.task.clone(), inner.revision, inner.edits))
+        (inner.revision != known.revision || inner.edits != known.edits).then(|| {
+            (
+                self.stored_form(&inner, known.version),
+                inner.revision,
+                inner.edits,
+            )
+        })
     }
 
-    /// The task with its revision and edits, read together.
-    pub(crate) fn current(&self) -> (Task, u64, u64) {
+    /// The task's record with its revision and edits, read together.
+    pub(crate) fn current(&self) -> (StoredTask, u64, u64) {
         let inner = self.lock();
-        (inner.task.clone(), inner.revision, inner.edits)
+        (self.stored_form(&inner, 0), inner.revision, inner.edits)
+    }
+
+    /// The task's record as a write replacing `version` stores it.
+    fn stored_form(&self, inner: &Inner, version: u64) -> StoredTask {
+        StoredTask {
+            task: inner.task.clone(),
+            owner: self.caller.owner().to_owned(),
+            checkpoint: inner.checkpoint.clone(),
+            push_configs: inner.push_configs.clone(),
+            version,
+        }
     }
 
     /// Adds an observer of this task's events from now on.
@@ -382,14 +413,14 @@ impl LiveTask {
     /// be stored again.
     pub(crate) fn edit_push_configs<T>(&self, edit: impl FnOnce(&mut Vec<PushConfig>) -> T) -> T {
         let mut inner = self.lock();
-        let result = edit(&mut inner.task.push_configs);
+        let result = edit(&mut inner.push_configs);
         inner.edits += 1;
         result
     }
 
     /// The task's push configs.
     pub(crate) fn push_configs(&self) -> Vec<PushConfig> {
-        self.lock().task.push_configs.clone()
+        self.lock().push_configs.clone()
     }
 
     /// When the task was created and the tasks its request referred to.
@@ -497,7 +528,12 @@ impl LiveTask {
             let _ = events.send(Arc::clone(&event));
         }
         for observer in self.observers.iter().chain(&inner.observers) {
-            observer.observe(&inner.task, &event);
+            let observed = ObservedTask {
+                task: &inner.task,
+                owner: self.caller.owner(),
+                push_configs: &inner.push_configs,
+            };
+            observer.observe(observed, &event);
         }
         if state.is_some_and(TaskState::is_terminal) {
             // Receivers drain what was sent, then see the channel closed; a waiting skill
@@ -506,8 +542,8 @@ impl LiveTask {
             inner.observers.clear();
             inner.waiting = None;
             // A finished task is never resumed.
-            inner.task.checkpoint = None;
             inner.checkpoint = None;
+            inner.deferred = None;
         }
         Some(state)
     }
@@ -537,10 +573,10 @@ impl LiveTask {
         let mut inner = self.lock();
         let applied = self.apply(&mut inner, event, message, max_history);
         if applied.is_some() {
-            if let Some(checkpoint) = inner.checkpoint.take() {
-                inner.task.checkpoint = Some(checkpoint);
+            if let Some(checkpoint) = inner.deferred.take() {
+                inner.checkpoint = Some(checkpoint);
             }
-            if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
+            if let Some(checkpoint) = inner.checkpoint.as_mut() {
                 checkpoint.question = Some(question.clone());
             }
             inner.waiting = Some(Waiter {
@@ -586,7 +622,7 @@ impl LiveTask {
             task_id: Some(self.id.clone()),
             ..m
         });
-        if let Some(checkpoint) = inner.task.checkpoint.as_mut() {
+        if let Some(checkpoint) = inner.checkpoint.as_mut() {
             checkpoint.answered(&waiter.question, &answer);
         }
         let event = self.status_event(TaskState::Working, None, None);

@@ -8,20 +8,22 @@ use std::time::Duration;
 
 use futures::Stream;
 
+use super::checkpoint::Checkpoint;
 use super::cluster::Cluster;
 use super::durability::StoreHealth;
 use super::error::{TaskError, refused};
-use super::hook::{Observers, TaskObserver};
+use super::hook::Observers;
 use super::live::{Budget, LiveTask, Shape, Subscribed};
-use super::store::{ListQuery, StoreError, StoredTask, TaskPage, TaskStore};
+use super::record::StoredTask;
+use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
 use super::subscription::{self, StreamItem, Until};
 use crate::Resume;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::dispatch::{Call, Dispatcher};
 use crate::model::{
-    Checkpoint, Message, Part, PushConfig, Role, Task, TaskEvent, TaskState, TaskStatus,
-    TaskStatusUpdate, new_id, new_task_id,
+    Message, ObservedTask, Part, PushConfig, Role, Task, TaskEvent, TaskObserver, TaskState,
+    TaskStatus, TaskStatusUpdate, new_id, new_task_id,
 };
 use crate::quota::{CallerId, Quotas, TaskSlot};
 use crate::registry::SkillEntry;
@@ -288,7 +290,7 @@ impl TaskManager {
             .store
             .get(id, history)
             .await?
-            .filter(|stored| stored.task.owner == owner))
+            .filter(|stored| stored.owner == owner))
     }
 
     pub(super) fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -521,13 +523,13 @@ impl TaskManager {
     /// earlier run left it waiting), where only a complete set of answers can be given.
     pub(crate) async fn answer_parts(
         self: &Arc<Self>,
-        task: &Task,
+        task_id: &str,
         question_id: &str,
         answers: Vec<(String, serde_json::Value)>,
         caller: &CallerId,
     ) -> Result<bool, TaskError> {
-        let Some(live) = self.live(&task.id, &task.owner) else {
-            return Err(TaskError::NotRunning(task.id.clone()));
+        let Some(live) = self.live(task_id, caller.owner()) else {
+            return Err(TaskError::NotRunning(task_id.to_owned()));
         };
         self.may_answer(&live, caller.caller())?;
         let combined = live
@@ -535,28 +537,44 @@ impl TaskManager {
             .map_err(|refusal| refused(&live.id, refusal, QuestionKind::Input))?;
         match combined {
             Some(answer) => {
-                self.answer(&task.id, question_id, answer, caller).await?;
+                self.answer(task_id, question_id, answer, caller).await?;
                 Ok(true)
             }
             None => Ok(false),
         }
     }
 
-    /// The skill running `task`, when it runs on this process.
-    pub(crate) fn skill_of(&self, task: &Task) -> Option<&'static str> {
-        self.live(&task.id, &task.owner).map(|live| live.skill)
+    /// The skill running task `id` of `owner`, when it runs on this process.
+    pub(crate) fn skill_of(&self, id: &str, owner: &str) -> Option<&'static str> {
+        self.live(id, owner).map(|live| live.skill)
     }
 
-    /// The question `task` waits on, if it waits: asked by its running skill, or, for a task an
-    /// earlier run left waiting, the one recorded in its checkpoint.
-    pub(crate) fn question(&self, task: &Task) -> Option<Question> {
-        if let Some(live) = self.live(&task.id, &task.owner) {
-            return live.question();
+    /// The question task `id` of `owner` waits on, when its skill runs on this process.
+    pub(crate) fn live_question(&self, id: &str, owner: &str) -> Option<Question> {
+        self.live(id, owner)?.question()
+    }
+
+    /// Like [`get`](Self::get), with the question the task waits on, if it waits: asked by its
+    /// running skill, or, for a task an earlier run left waiting, the one recorded in its
+    /// checkpoint.
+    pub(crate) async fn get_waiting(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> Result<(Task, Option<Question>), TaskError> {
+        if let Some(live) = self.live(id, owner) {
+            let question = live.question();
+            return Ok((self.get(id, owner, None).await?, question));
         }
-        if !task.status.state.is_interrupted() {
-            return None;
-        }
-        task.checkpoint.as_ref()?.question.clone()
+        let stored = self.found(id, owner).await?;
+        let question = stored
+            .task
+            .status
+            .state
+            .is_interrupted()
+            .then(|| stored.checkpoint.and_then(|c| c.question))
+            .flatten();
+        Ok((stored.task, question))
     }
 
     /// The stored task `id` of `owner`, or `NotFound`.
@@ -610,36 +628,35 @@ impl TaskManager {
             Resume::Rerun => (checkpoint, None),
             Resume::Answers | Resume::Never => (None, checkpoint),
         };
-        let task = Task {
-            id: task_id.clone(),
-            context_id,
-            status: TaskStatus::now(TaskState::Submitted, None),
-            artifacts: Vec::new(),
-            history: vec![message],
-            metadata: None,
-            created_at: chrono::Utc::now(),
-            owner: call.caller.owner().to_owned(),
-            checkpoint: stored,
-            push_configs,
-        };
+        let mut task = StoredTask::new(
+            Task {
+                id: task_id.clone(),
+                context_id,
+                status: TaskStatus::now(TaskState::Submitted, None),
+                artifacts: Vec::new(),
+                history: vec![message],
+                metadata: None,
+                created_at: chrono::Utc::now(),
+            },
+            call.caller.owner(),
+        );
+        task.checkpoint = stored;
+        task.push_configs = push_configs;
         async move {
-            let version = if store_now {
+            if store_now {
                 self.store.create(&task).await?;
-                1
-            } else {
-                0
-            };
-            let live = self.live_task(task, version, skill, caller, Some(quota), held);
+                task.version = 1;
+            }
+            let live = self.live_task(task, skill, caller, Some(quota), held);
             self.live_map().insert(task_id, Arc::clone(&live));
             Ok(TaskHandle::here(live, None))
         }
     }
 
-    /// A live task for `task`, stored at `version`.
+    /// A live task for `task`, as stored.
     pub(super) fn live_task(
         &self,
-        task: Task,
-        version: u64,
+        task: StoredTask,
         skill: &'static str,
         caller: Caller,
         quota: Option<TaskSlot>,
@@ -647,7 +664,7 @@ impl TaskManager {
     ) -> Arc<LiveTask> {
         Arc::new(
             LiveTask::new(
-                StoredTask { task, version },
+                task,
                 skill,
                 caller,
                 self.config.stream_buffer,
@@ -698,7 +715,7 @@ impl TaskManager {
             };
             let written = match stored.version {
                 0 => self.store.create(&snapshot).await,
-                version => self.store.update(&snapshot, version).await,
+                _ => self.store.update(&snapshot).await,
             };
             match written {
                 Ok(()) => {
@@ -800,15 +817,21 @@ impl TaskManager {
 
     /// Tells the observers (push delivery) of a status change made to a stored task that is
     /// not live (a task failed by a restart, or canceled while nothing ran it).
-    pub(super) fn announce(&self, task: &Task) {
+    pub(super) fn announce(&self, stored: &StoredTask) {
+        let task = &stored.task;
         let event = Arc::new(TaskEvent::Status(TaskStatusUpdate {
             task_id: task.id.clone(),
             context_id: task.context_id.clone(),
             status: task.status.clone(),
             metadata: None,
         }));
+        let observed = ObservedTask {
+            task,
+            owner: &stored.owner,
+            push_configs: &stored.push_configs,
+        };
         for observer in self.observers.iter() {
-            observer.observe(task, &event);
+            observer.observe(observed, &event);
         }
     }
 
@@ -846,20 +869,20 @@ impl TaskManager {
         if let Some(task) = self.cancel_remote(id, owner).await? {
             return Ok(task);
         }
-        let StoredTask { mut task, version } = self
+        let mut stored = self
             .stored(id, owner, None)
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
         // Not running here (for example left over from before a restart with a durable store).
-        if task.status.state.is_terminal() {
+        if stored.task.status.state.is_terminal() {
             return Err(TaskError::NotCancelable {
-                id: task.id,
-                state: task.status.state,
+                id: stored.task.id,
+                state: stored.task.status.state,
             });
         }
-        task.status = TaskStatus::now(TaskState::Canceled, None);
-        self.store.update(&task, version).await?;
-        self.announce(&task);
-        Ok(task)
+        stored.task.status = TaskStatus::now(TaskState::Canceled, None);
+        self.store.update(&stored).await?;
+        self.announce(&stored);
+        Ok(stored.task)
     }
 }

@@ -4,10 +4,11 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::record::StoredTask;
 use super::store::{
-    ListQuery, StoreError, StoredTask, TaskPage, TaskStore, decode_page_token, encode_page_token,
+    ListQuery, StoreError, TaskPage, TaskStore, decode_page_token, encode_page_token,
 };
-use crate::model::{ByteSize, Task};
+use crate::model::ByteSize;
 use crate::util::BoxFuture;
 
 /// Limits of an [`InMemoryTaskStore`].
@@ -53,8 +54,8 @@ struct Inner {
 
 #[derive(Debug)]
 struct Entry {
-    task: Task,
-    version: u64,
+    /// The record, at the version of its last write.
+    stored: StoredTask,
     key: i64,
     bytes: usize,
 }
@@ -100,7 +101,8 @@ impl InMemoryTaskStore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write(&self, task: &Task, expect: Expect) -> Result<(), StoreError> {
+    fn write(&self, stored: &StoredTask, expect: Expect) -> Result<(), StoreError> {
+        let task = &stored.task;
         let mut inner = self.lock();
         let now = Instant::now();
         inner.expire(now, self.limits.ttl);
@@ -112,11 +114,11 @@ impl InMemoryTaskStore {
             (Expect::Absent, None) => 1,
             (Expect::Absent, Some(_)) => return Err(StoreError::Exists(id)),
             (Expect::Version(_), None) => return Err(StoreError::Missing(id)),
-            (Expect::Version(expected), Some(old)) if old.version != expected => {
+            (Expect::Version(expected), Some(old)) if old.stored.version != expected => {
                 return Err(StoreError::Conflict {
                     id,
                     expected,
-                    actual: old.version,
+                    actual: old.stored.version,
                 });
             }
             (Expect::Version(expected), Some(_)) => expected + 1,
@@ -141,12 +143,13 @@ impl InMemoryTaskStore {
         }
         inner.by_time.insert((key, id.clone()));
         inner.bytes += bytes;
-        let task = task.clone();
         inner.tasks.insert(
             id,
             Entry {
-                task,
-                version,
+                stored: StoredTask {
+                    version,
+                    ..stored.clone()
+                },
                 key,
                 bytes,
             },
@@ -156,11 +159,12 @@ impl InMemoryTaskStore {
 
     /// Creates or updates `task` without a version check, for tests.
     #[cfg(test)]
-    fn put_now(&self, task: Task) -> Result<(), StoreError> {
-        let stored = self.lock().tasks.get(&task.id).map(|e| e.version);
+    fn put_now(&self, task: crate::model::Task) -> Result<(), StoreError> {
+        let stored = self.lock().tasks.get(&task.id).map(|e| e.stored.version);
+        let record = StoredTask::new(task, "anonymous");
         match stored {
-            Some(version) => self.write(&task, Expect::Version(version)),
-            None => self.write(&task, Expect::Absent),
+            Some(version) => self.write(&record, Expect::Version(version)),
+            None => self.write(&record, Expect::Absent),
         }
     }
 
@@ -175,12 +179,17 @@ impl InMemoryTaskStore {
             query
                 .context_id
                 .as_ref()
-                .is_none_or(|c| *c == entry.task.context_id)
-                && query.owner.as_ref().is_none_or(|o| *o == entry.task.owner)
-                && query.state.is_none_or(|s| s == entry.task.status.state)
+                .is_none_or(|c| *c == entry.stored.task.context_id)
+                && query
+                    .owner
+                    .as_ref()
+                    .is_none_or(|o| *o == entry.stored.owner)
+                && query
+                    .state
+                    .is_none_or(|s| s == entry.stored.task.status.state)
                 && query
                     .status_after
-                    .is_none_or(|after| entry.task.status.timestamp > after)
+                    .is_none_or(|after| entry.stored.task.status.timestamp > after)
         };
         let mut total_size = 0;
         let mut tasks = Vec::with_capacity(query.page_size.min(100));
@@ -207,6 +216,7 @@ impl InMemoryTaskStore {
                 continue;
             }
             let view = entry
+                .stored
                 .task
                 .view(query.history_length, !query.without_artifacts);
             let size = view.byte_size();
@@ -254,7 +264,7 @@ impl Inner {
 
     fn remove_finished(&mut self, id: &str) -> bool {
         match self.tasks.get(id) {
-            Some(entry) if entry.task.status.state.is_terminal() => {
+            Some(entry) if entry.stored.task.status.state.is_terminal() => {
                 let (key, bytes) = (entry.key, entry.bytes);
                 self.tasks.remove(id);
                 self.by_time.remove(&(key, id.to_owned()));
@@ -271,13 +281,13 @@ impl TaskStore for InMemoryTaskStore {
         Some(self.limits.ttl)
     }
 
-    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(std::future::ready(self.write(task, Expect::Absent)))
     }
 
-    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn update<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(std::future::ready(
-            self.write(task, Expect::Version(version)),
+            self.write(task, Expect::Version(task.version)),
         ))
     }
 
@@ -289,10 +299,7 @@ impl TaskStore for InMemoryTaskStore {
         let task = {
             let mut inner = self.lock();
             inner.expire(Instant::now(), self.limits.ttl);
-            inner.tasks.get(id).map(|e| StoredTask {
-                task: e.task.view(history_length, true),
-                version: e.version,
-            })
+            inner.tasks.get(id).map(|e| e.stored.view(history_length))
         };
         Box::pin(std::future::ready(Ok(task)))
     }
@@ -321,11 +328,8 @@ impl TaskStore for InMemoryTaskStore {
             .lock()
             .tasks
             .values()
-            .filter(|e| !e.task.status.state.is_terminal())
-            .map(|e| StoredTask {
-                task: e.task.clone(),
-                version: e.version,
-            })
+            .filter(|e| !e.stored.task.status.state.is_terminal())
+            .map(|e| e.stored.clone())
             .collect();
         Box::pin(std::future::ready(Ok(tasks)))
     }
@@ -344,7 +348,7 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{TaskState, TaskStatus};
+    use crate::model::{Task, TaskState, TaskStatus};
 
     fn task(id: &str, state: TaskState) -> Task {
         Task {
@@ -355,9 +359,6 @@ mod tests {
             history: vec![],
             metadata: None,
             created_at: chrono::Utc::now(),
-            owner: "anonymous".into(),
-            checkpoint: None,
-            push_configs: Vec::new(),
         }
     }
 

@@ -116,8 +116,8 @@ impl TaskManager {
     ) -> Result<(), TaskError> {
         for _ in 1..EDIT_ATTEMPTS {
             let mut stored = self.found(task_id, owner).await?;
-            edit.apply(task_id, &mut stored.task.push_configs)?;
-            match self.store.update(&stored.task, stored.version).await {
+            edit.apply(task_id, &mut stored.push_configs)?;
+            match self.store.update(&stored).await {
                 Err(StoreError::Conflict { .. }) => continue,
                 written => return Ok(written?),
             }
@@ -138,6 +138,6 @@ impl TaskManager {
         }
         // A replica running the task stores every edit before answering it, so the stored
         // copy holds the configs as they are.
-        Ok(self.found(task_id, owner).await?.task.push_configs)
+        Ok(self.found(task_id, owner).await?.push_configs)
     }
 }

@@ -9,14 +9,16 @@ use std::time::Duration;
 
 use tokio::sync::oneshot;
 
+use super::checkpoint::Checkpoint;
 use super::error::{TaskError, refused};
 use super::live::{LiveTask, Refusal};
 use super::manager::TaskManager;
-use super::store::{StoreError, StoredTask};
+use super::record::StoredTask;
+use super::store::StoreError;
 use crate::Resume;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::dispatch::Call;
-use crate::model::{Checkpoint, Message, Task, TaskState, TaskStatus};
+use crate::model::{Message, Task, TaskState, TaskStatus};
 use crate::quota::{Busy, CallerId};
 
 /// The status message of a task a restart interrupted.
@@ -60,11 +62,11 @@ impl TaskManager {
         question: Option<&str>,
         caller: Option<&CallerId>,
     ) -> Result<Option<(Arc<LiveTask>, Option<Revived>)>, TaskError> {
-        let StoredTask { task, version } = stored;
+        let task = &stored.task;
         if !task.status.state.is_interrupted() {
             return Ok(None);
         }
-        let Some(checkpoint) = task.checkpoint.clone() else {
+        let Some(checkpoint) = stored.checkpoint.clone() else {
             return Ok(None);
         };
         let Some(pending) = checkpoint.question.clone() else {
@@ -83,8 +85,8 @@ impl TaskManager {
                 kind,
             ));
         }
-        if let Settle::Fail(reason) = self.settle_waiting(&task, &checkpoint, &pending) {
-            return Err(self.fail_stored(task, version, reason).await);
+        if let Settle::Fail(reason) = self.settle_waiting(task, &checkpoint, &pending) {
+            return Err(self.fail_stored(stored, reason).await);
         }
         let Some(skill) = self.skill(&checkpoint.skill) else {
             return Ok(None);
@@ -96,7 +98,7 @@ impl TaskManager {
                     "could not resume after a restart: the skill's input no longer decodes \
                      ({error}); send the request again"
                 );
-                return Err(self.fail_stored(task, version, reason).await);
+                return Err(self.fail_stored(stored, reason).await);
             }
         };
         let runs_for = caller.map_or_else(|| checkpoint.caller.clone(), |c| c.caller().clone());
@@ -112,10 +114,9 @@ impl TaskManager {
         let call = call.over_recorded(checkpoint.protocol);
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
-        let snapshot = task.clone();
+        let snapshot = stored.clone();
         let live = self.live_task(
-            task,
-            version,
+            stored,
             skill.descriptor.id(),
             checkpoint.caller.clone(),
             quota,
@@ -129,7 +130,7 @@ impl TaskManager {
             }
             map.insert(live.id.clone(), Arc::clone(&live));
         }
-        if !self.claim(&live, &snapshot, version).await? {
+        if !self.claim(&live, &snapshot).await? {
             return Err(TaskError::Quota(Busy::new(
                 format!(
                     "task `{}` is being resumed by another replica; retry",
@@ -163,13 +164,14 @@ impl TaskManager {
     /// is left to it. How many tasks were failed or run again.
     pub(crate) async fn recover(self: &Arc<Self>) -> Result<usize, StoreError> {
         let (mut failed, mut rerun) = (0, 0);
-        for StoredTask { task, version } in self.store.unfinished().await? {
+        for stored in self.store.unfinished().await? {
+            let task = &stored.task;
             if self.live_map().contains_key(&task.id) {
                 continue;
             }
-            let settle = match (&task.checkpoint, task.status.state.is_interrupted()) {
+            let settle = match (&stored.checkpoint, task.status.state.is_interrupted()) {
                 (Some(checkpoint), true) => match &checkpoint.question {
-                    Some(question) => self.settle_waiting(&task, checkpoint, question),
+                    Some(question) => self.settle_waiting(task, checkpoint, question),
                     None => Settle::Fail(INTERRUPTED.to_owned()),
                 },
                 (Some(checkpoint), false) => self.settle_working(checkpoint),
@@ -179,19 +181,17 @@ impl TaskManager {
                 // With replicas, a survivor takes the waiting task over (the store records it
                 // as this replica's), so it is not looked at again every lease; its answer
                 // resumes it wherever it arrives.
-                Settle::Wait if self.cluster.is_some() => {
-                    match self.store.update(&task, version).await {
-                        Ok(()) | Err(StoreError::Conflict { .. } | StoreError::Missing(_)) => {}
-                        Err(error) => return Err(error),
-                    }
-                }
+                Settle::Wait if self.cluster.is_some() => match self.store.update(&stored).await {
+                    Ok(()) | Err(StoreError::Conflict { .. } | StoreError::Missing(_)) => {}
+                    Err(error) => return Err(error),
+                },
                 Settle::Wait => {}
                 Settle::Rerun => {
-                    if self.rerun(task, version) {
+                    if self.rerun(stored) {
                         rerun += 1;
                     }
                 }
-                Settle::Fail(reason) => match self.fail(task, version, reason).await {
+                Settle::Fail(reason) => match self.fail(stored, reason).await {
                     Ok(true) => failed += 1,
                     Ok(false) => {}
                     Err(error) => return Err(error),
@@ -236,8 +236,8 @@ impl TaskManager {
     /// Runs the skill of `task` again from the start, with its recorded answers replayed; it
     /// starts over, so the artifacts of the interrupted run are dropped. `false` when its input
     /// no longer decodes (the task is then left to be failed by the next start).
-    fn rerun(self: &Arc<Self>, mut task: Task, version: u64) -> bool {
-        let Some(checkpoint) = task.checkpoint.clone() else {
+    fn rerun(self: &Arc<Self>, mut stored: StoredTask) -> bool {
+        let Some(checkpoint) = stored.checkpoint.clone() else {
             return false;
         };
         let Some(skill) = self.skill(&checkpoint.skill) else {
@@ -248,7 +248,7 @@ impl TaskManager {
             let reason = "could not run again after a restart: the skill's input no longer \
                           decodes; send the request again"
                 .to_owned();
-            tokio::spawn(async move { manager.fail(task, version, reason).await });
+            tokio::spawn(async move { manager.fail(stored, reason).await });
             return false;
         };
         let Ok(call) = Call::new(
@@ -262,17 +262,10 @@ impl TaskManager {
             return false;
         };
         let call = call.over_recorded(checkpoint.protocol);
-        task.artifacts.clear();
-        task.status = TaskStatus::now(TaskState::Submitted, None);
-        let snapshot = task.clone();
-        let live = self.live_task(
-            task,
-            version,
-            skill.descriptor.id(),
-            checkpoint.caller,
-            None,
-            None,
-        );
+        stored.task.artifacts.clear();
+        stored.task.status = TaskStatus::now(TaskState::Submitted, None);
+        let snapshot = stored.clone();
+        let live = self.live_task(stored, skill.descriptor.id(), checkpoint.caller, None, None);
         self.live_map().insert(live.id.clone(), Arc::clone(&live));
         let replay = Replay {
             answers: checkpoint.answers,
@@ -281,7 +274,7 @@ impl TaskManager {
         let manager = Arc::clone(self);
         tokio::spawn(async move {
             // Another survivor may be settling the same task: whoever stores it first runs it.
-            match manager.claim(&live, &snapshot, version).await {
+            match manager.claim(&live, &snapshot).await {
                 Ok(true) => manager.execute(live, call, Vec::new(), Some(replay)).await,
                 Ok(false) | Err(_) => {
                     manager.live_map().remove(&live.id);
@@ -294,11 +287,11 @@ impl TaskManager {
     /// Makes a task left by an earlier run this process's before its skill runs again: a write
     /// conditional on the version it was read at, so of two replicas resuming it at once only
     /// one runs it. `false` (and the task is no longer live here) if another one won.
-    async fn claim(&self, live: &LiveTask, task: &Task, version: u64) -> Result<bool, TaskError> {
+    async fn claim(&self, live: &LiveTask, task: &StoredTask) -> Result<bool, TaskError> {
         let mut stored = live.persist.lock().await;
-        match self.store.update(task, version).await {
+        match self.store.update(task).await {
             Ok(()) => {
-                stored.version = version + 1;
+                stored.version = task.version + 1;
                 Ok(true)
             }
             Err(error) => {
@@ -313,7 +306,8 @@ impl TaskManager {
     }
 
     /// Fails a stored task with `reason` unless another writer changed it first; whether it did.
-    async fn fail(&self, mut task: Task, version: u64, reason: String) -> Result<bool, StoreError> {
+    async fn fail(&self, mut stored: StoredTask, reason: String) -> Result<bool, StoreError> {
+        let task = &mut stored.task;
         let reason = Message {
             task_id: Some(task.id.clone()),
             context_id: Some(task.context_id.clone()),
@@ -321,10 +315,10 @@ impl TaskManager {
         };
         task.history.push(reason.clone());
         task.status = TaskStatus::now(TaskState::Failed, Some(reason));
-        task.checkpoint = None;
-        match self.store.update(&task, version).await {
+        stored.checkpoint = None;
+        match self.store.update(&stored).await {
             Ok(()) => {
-                self.announce(&task);
+                self.announce(&stored);
                 Ok(true)
             }
             Err(StoreError::Conflict { .. } | StoreError::Missing(_)) => Ok(false),
@@ -333,9 +327,9 @@ impl TaskManager {
     }
 
     /// Fails a task an answer could not resume; the answer is refused as for a finished task.
-    async fn fail_stored(&self, task: Task, version: u64, reason: String) -> TaskError {
-        let id = task.id.clone();
-        match self.fail(task, version, reason).await {
+    async fn fail_stored(&self, stored: StoredTask, reason: String) -> TaskError {
+        let id = stored.task.id.clone();
+        match self.fail(stored, reason).await {
             Ok(_) => TaskError::Terminal {
                 id,
                 state: TaskState::Failed,

@@ -20,11 +20,11 @@ use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::outbox::{Outbox, OutboxBackend, OutboxEntry};
+use super::record::StoredTask;
 use super::store::{
-    ListQuery, ListSql, PageBuilder, SqlValue, StoreError, StoredTask, TaskPage, TaskStore,
-    list_sql, state_name,
+    ListQuery, ListSql, PageBuilder, SqlValue, StoreError, TaskPage, TaskStore, list_sql,
+    state_name,
 };
-use crate::model::Task;
 use crate::util::BoxFuture;
 
 /// The schema, one migration per entry; `PRAGMA user_version` records how many ran.
@@ -130,16 +130,17 @@ struct TaskRow {
 }
 
 impl TaskRow {
-    fn of(task: &Task) -> Result<Self, StoreError> {
+    fn of(stored: &StoredTask) -> Result<Self, StoreError> {
+        let task = &stored.task;
         let now = chrono::Utc::now().timestamp_micros();
         Ok(Self {
             id: task.id.clone(),
-            owner: task.owner.clone(),
+            owner: stored.owner.clone(),
             context_id: task.context_id.clone(),
             state: state_name(task.status.state),
             status_us: task.status.timestamp.timestamp_micros(),
             finished_us: task.status.state.is_terminal().then_some(now),
-            body: serde_json::to_string(task).map_err(StoreError::backend)?,
+            body: stored.to_json()?,
         })
     }
 }
@@ -248,10 +249,6 @@ fn bound(
         };
     }
     query
-}
-
-fn decode(body: &str) -> Result<Task, StoreError> {
-    serde_json::from_str(body).map_err(StoreError::backend)
 }
 
 async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
@@ -530,13 +527,13 @@ async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::
 }
 
 impl TaskStore for SqliteTaskStore {
-    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move { self.write(Op::Create(TaskRow::of(task)?)).await.map(drop) })
     }
 
-    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn update<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            self.write(Op::Update(TaskRow::of(task)?, version))
+            self.write(Op::Update(TaskRow::of(task)?, task.version))
                 .await
                 .map(drop)
         })
@@ -554,10 +551,9 @@ impl TaskStore for SqliteTaskStore {
                 .await
                 .map_err(StoreError::backend)?;
             row.map(|row| {
-                Ok(StoredTask {
-                    version: u64::try_from(row.get::<i64, _>(0)).unwrap_or(0),
-                    task: decode(row.get::<&str, _>(1))?.view(history_length, true),
-                })
+                let version = u64::try_from(row.get::<i64, _>(0)).unwrap_or(0);
+                Ok(StoredTask::from_json(row.get::<&str, _>(1), version)?
+                    .with_history(history_length))
             })
             .transpose()
         })
@@ -579,10 +575,8 @@ impl TaskStore for SqliteTaskStore {
                 .map_err(StoreError::backend)?;
             rows.iter()
                 .map(|row| {
-                    Ok(StoredTask {
-                        version: u64::try_from(row.get::<i64, _>(0)).unwrap_or(0),
-                        task: decode(row.get::<&str, _>(1))?,
-                    })
+                    let version = u64::try_from(row.get::<i64, _>(0)).unwrap_or(0);
+                    StoredTask::from_json(row.get::<&str, _>(1), version)
                 })
                 .collect()
         })

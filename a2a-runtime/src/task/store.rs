@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 
 use super::cluster::Coordination;
 use super::outbox::Outbox;
+use super::record::StoredTask;
 use crate::model::{ByteSize, Task, TaskState};
 use crate::util::BoxFuture;
 
@@ -48,20 +49,10 @@ impl StoreError {
     }
 }
 
-/// A task as stored, with the version its last write gave it (1 when created, one more with
-/// every update).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredTask {
-    /// The task.
-    pub task: Task,
-    /// Its version.
-    pub version: u64,
-}
-
 /// Filters and paging for [`TaskStore::list`].
 #[derive(Debug, Clone, Default)]
 pub struct ListQuery {
-    /// Only tasks of this owner (see [`Task::owner`](crate::Task::owner)); `None` lists every
+    /// Only tasks of this owner (see [`StoredTask::owner`]); `None` lists every
     /// owner's (for administration; the A2A and MCP front-ends always set it).
     pub owner: Option<String>,
     /// Only tasks of this context.
@@ -98,9 +89,11 @@ pub struct TaskPage {
 /// `tests/stores.rs` checks it for each one).
 ///
 /// - Writes are conditional: a task is created at version 1 and every update names the version
-///   it replaces; a stale one is refused with [`StoreError::Conflict`] and changes nothing, so
-///   no update is silently lost, even with several writers (replicas) on one store.
-/// - Each task keeps its [`owner`](crate::Task::owner); lists filter by it.
+///   it replaces (the [`StoredTask::version`] it was read at); a stale one is refused with
+///   [`StoreError::Conflict`] and changes nothing, so no update is silently lost, even with
+///   several writers (replicas) on one store.
+/// - A store keeps the whole [`StoredTask`] (its [`to_json`](StoredTask::to_json) form is one
+///   way) and each task's [`owner`](StoredTask::owner); lists filter by it.
 /// - Reads may bound the history they return (`history_length`), so a store can avoid
 ///   loading a long conversation to answer `GetTask` with `historyLength`.
 /// - [`unfinished`](Self::unfinished) lists the tasks not yet in a terminal state, which the
@@ -108,11 +101,13 @@ pub struct TaskPage {
 /// - Finished tasks may be forgotten after a [`retention`](Self::retention), by
 ///   [`sweep`](Self::sweep), which the server calls periodically.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new task at version 1; an id already stored is [`StoreError::Exists`].
-    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>>;
-    /// Replaces the stored task `task.id` if its version is `version`, making it `version + 1`;
-    /// another version is [`StoreError::Conflict`], an unknown id [`StoreError::Missing`].
-    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Stores a new task at version 1 (its `version` is 0: it replaces none); an id already
+    /// stored is [`StoreError::Exists`].
+    fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Replaces the stored task `task.task.id` if its stored version is `task.version`, making
+    /// it `task.version + 1`; another version is [`StoreError::Conflict`], an unknown id
+    /// [`StoreError::Missing`].
+    fn update<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>>;
     /// The task `id` with at most its `history_length` most recent messages (`None`: all).
     fn get<'a>(
         &'a self,

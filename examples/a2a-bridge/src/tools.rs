@@ -276,9 +276,6 @@ fn task_of(id: String, context_id: String, status: TaskStatus) -> Task {
         artifacts: Vec::new(),
         history: Vec::new(),
         metadata: None,
-        owner: String::new(),
-        checkpoint: None,
-        push_configs: Vec::new(),
     }
 }
 

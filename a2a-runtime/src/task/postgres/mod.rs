@@ -21,11 +21,11 @@ use std::sync::Arc;
 
 use super::cluster::Coordination;
 use super::outbox::Outbox;
+use super::record::StoredTask;
 use super::store::{
-    ListQuery, ListSql, PageBuilder, SqlValue, StoreError, StoredTask, TaskPage, TaskStore,
-    list_sql, state_name,
+    ListQuery, ListSql, PageBuilder, SqlValue, StoreError, TaskPage, TaskStore, list_sql,
+    state_name,
 };
-use crate::model::Task;
 use crate::util::BoxFuture;
 
 /// The schema, one migration per entry; `a2a_schema` records how many ran.
@@ -154,16 +154,17 @@ impl PostgresTaskStore {
 
     /// `task` as a row: its indexed columns, its serde form, and its runner (this replica
     /// while it is unfinished, nobody after).
-    fn row(&self, task: &Task) -> Result<TaskRow, StoreError> {
+    fn row(&self, stored: &StoredTask) -> Result<TaskRow, StoreError> {
+        let task = &stored.task;
         let finished = task.status.state.is_terminal();
         Ok(TaskRow {
             id: task.id.clone(),
-            owner: task.owner.clone(),
+            owner: stored.owner.clone(),
             context_id: task.context_id.clone(),
             state: state_name(task.status.state),
             status_us: task.status.timestamp.timestamp_micros(),
             finished_us: finished.then(|| chrono::Utc::now().timestamp_micros()),
-            body: serde_json::to_string(task).map_err(StoreError::backend)?,
+            body: stored.to_json()?,
             runner: (!finished).then(|| self.replicas.id().to_owned()),
         })
     }
@@ -212,14 +213,8 @@ fn stored(
     row: &sqlx::postgres::PgRow,
     history_length: Option<usize>,
 ) -> Result<StoredTask, StoreError> {
-    let task: Task = serde_json::from_str(row.get::<&str, _>(1)).map_err(StoreError::backend)?;
-    Ok(StoredTask {
-        version: u64::try_from(row.get::<i64, _>(0)).unwrap_or(0),
-        task: match history_length {
-            Some(_) => task.view(history_length, true),
-            None => task,
-        },
-    })
+    let version = u64::try_from(row.get::<i64, _>(0)).unwrap_or(0);
+    Ok(StoredTask::from_json(row.get::<&str, _>(1), version)?.with_history(history_length))
 }
 
 /// A query of `sql` with `values` bound in order.
@@ -274,12 +269,12 @@ async fn migrate(pool: &PgPool) -> Result<(), StoreError> {
 }
 
 impl TaskStore for PostgresTaskStore {
-    fn create<'a>(&'a self, task: &'a Task) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move { self.writer.write(self.row(task)?, None).await })
     }
 
-    fn update<'a>(&'a self, task: &'a Task, version: u64) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move { self.writer.write(self.row(task)?, Some(version)).await })
+    fn update<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move { self.writer.write(self.row(task)?, Some(task.version)).await })
     }
 
     fn get<'a>(

@@ -120,9 +120,6 @@ pub(crate) fn task_in(value: &Value, path: &str, form: Form) -> Result<Task, Fie
         artifacts,
         history,
         metadata: object_in(object.get("metadata"), &format!("{path}.metadata"))?,
-        owner: String::new(),
-        checkpoint: None,
-        push_configs: Vec::new(),
     })
 }
 

@@ -182,9 +182,6 @@ impl TaskIn {
             artifacts,
             history,
             metadata: self.metadata,
-            owner: String::new(),
-            checkpoint: None,
-            push_configs: Vec::new(),
         })
     }
 }

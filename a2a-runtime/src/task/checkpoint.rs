@@ -4,14 +4,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Message, Protocol};
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
+use crate::model::{Message, Protocol};
 
-/// The state a restart needs to resume a task's skill, kept on the task (and written to the
-/// store with it) until the task finishes. Opaque: stores keep it through its `serde` form
-/// (it is part of [`Task`](super::Task)'s), and only the runtime reads it. It is never sent to
-/// clients.
+/// The state a restart needs to resume a task's skill, kept in the task's record (and written
+/// to the store with it) until the task finishes. Opaque: stores keep it through its `serde`
+/// form (part of [`StoredTask::to_json`](super::StoredTask::to_json)'s), and only the runtime
+/// reads it. It is never sent to clients.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Checkpoint {

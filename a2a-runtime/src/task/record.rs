@@ -1,0 +1,141 @@
+//! A task as a store keeps it: the protocol's [`Task`] and what only the server reads about it
+//! (who owns it, what a restart needs to resume it, the webhooks registered for it), with the
+//! version of its last write.
+
+use serde::{Deserialize, Serialize};
+
+use super::checkpoint::Checkpoint;
+use super::store::StoreError;
+use crate::model::{Artifact, JsonObject, Message, PushConfig, Task, TaskStatus};
+
+/// A task as stored: the task clients see, the server's own record of it, and the version its
+/// last write gave it (1 when created, one more with every update; 0 for a task not stored
+/// yet).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTask {
+    /// The task, as clients see it.
+    pub task: Task,
+    /// Who the task belongs to: the key of the caller that created it (`scheme:principal`, or
+    /// `anonymous`). Only its owner sees the task; lists filter by it.
+    pub owner: String,
+    /// While the task is unfinished: what a restart needs to run its skill again (see
+    /// [`Resume`](crate::Resume)). Kept through [`to_json`](Self::to_json), cleared when the
+    /// task finishes; only the runtime reads it.
+    pub checkpoint: Option<Checkpoint>,
+    /// Webhooks the owner registered for the task's updates.
+    pub push_configs: Vec<PushConfig>,
+    /// The version of the write this was read from, or that a write replaces.
+    pub version: u64,
+}
+
+impl StoredTask {
+    /// A task not stored yet (version 0), owned by `owner`.
+    pub fn new(task: Task, owner: impl Into<String>) -> Self {
+        Self {
+            task,
+            owner: owner.into(),
+            checkpoint: None,
+            push_configs: Vec::new(),
+            version: 0,
+        }
+    }
+
+    /// The JSON a store keeps for this task: everything but the version, which a store keeps
+    /// beside it. Reading it back needs [`from_json`](Self::from_json); a [`Task`] alone reads
+    /// from it too (the server's fields are skipped).
+    pub fn to_json(&self) -> Result<String, StoreError> {
+        let task = &self.task;
+        serde_json::to_string(&Body {
+            id: &task.id,
+            context_id: &task.context_id,
+            status: &task.status,
+            artifacts: &task.artifacts,
+            history: &task.history,
+            metadata: &task.metadata,
+            created_at: task.created_at,
+            owner: &self.owner,
+            checkpoint: &self.checkpoint,
+            push_configs: &self.push_configs,
+        })
+        .map_err(StoreError::backend)
+    }
+
+    /// The task stored as `json` ([`to_json`](Self::to_json)'s form) at `version`.
+    pub fn from_json(json: &str, version: u64) -> Result<Self, StoreError> {
+        let body: OwnedBody = serde_json::from_str(json).map_err(StoreError::backend)?;
+        Ok(Self {
+            task: Task {
+                id: body.id,
+                context_id: body.context_id,
+                status: body.status,
+                artifacts: body.artifacts,
+                history: body.history,
+                metadata: body.metadata,
+                created_at: body.created_at,
+            },
+            owner: body.owner,
+            checkpoint: body.checkpoint,
+            push_configs: body.push_configs,
+            version,
+        })
+    }
+
+    /// The same record with at most the `history_length` most recent messages of its task
+    /// (`None` keeps all).
+    pub fn with_history(mut self, history_length: Option<usize>) -> Self {
+        if let Some(n) = history_length {
+            let excess = self.task.history.len().saturating_sub(n);
+            self.task.history.drain(..excess);
+        }
+        self
+    }
+
+    /// A copy with at most the `history_length` most recent messages of its task (`None`
+    /// keeps all); only the messages kept are copied.
+    pub fn view(&self, history_length: Option<usize>) -> Self {
+        Self {
+            task: self.task.view(history_length, true),
+            owner: self.owner.clone(),
+            checkpoint: self.checkpoint.clone(),
+            push_configs: self.push_configs.clone(),
+            version: self.version,
+        }
+    }
+}
+
+/// The stored form, written without copying the task. Field names and order are those the
+/// stores have always kept (the task's own, then the server's).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    id: &'a str,
+    context_id: &'a str,
+    status: &'a TaskStatus,
+    artifacts: &'a [Artifact],
+    history: &'a [Message],
+    metadata: &'a Option<JsonObject>,
+    created_at: chrono::DateTime<chrono::Utc>,
+    owner: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checkpoint: &'a Option<Checkpoint>,
+    #[serde(skip_serializing_if = "<[PushConfig]>::is_empty")]
+    push_configs: &'a [PushConfig],
+}
+
+/// The stored form, read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OwnedBody {
+    id: String,
+    context_id: String,
+    status: TaskStatus,
+    artifacts: Vec<Artifact>,
+    history: Vec<Message>,
+    metadata: Option<JsonObject>,
+    created_at: chrono::DateTime<chrono::Utc>,
+    owner: String,
+    #[serde(default)]
+    checkpoint: Option<Checkpoint>,
+    #[serde(default)]
+    push_configs: Vec<PushConfig>,
+}
