@@ -1,7 +1,7 @@
 //! [`TaskContext`]: what a running skill can ask of the runtime.
 
 use crate::auth::Caller;
-use crate::call::TraceContext;
+use a2a_runtime_types::TraceContext;
 use std::fmt;
 use std::sync::Arc;
 
@@ -10,9 +10,9 @@ use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
 use crate::ask::{Answered, AskError, Asker, Asking, QuestionSet, Root, Sampled, Sampling};
-use crate::model::{A2aVersion, Artifact, Message, Part, Protocol, new_id};
 use crate::skill_error::SkillError;
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::{A2aVersion, Artifact, Message, Part, Protocol, new_id};
+use a2a_runtime_types::util::BoxFuture;
 
 /// A report from a running skill, before a protocol renders it.
 #[derive(Debug, Clone)]

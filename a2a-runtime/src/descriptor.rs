@@ -10,7 +10,7 @@ use schemars::{Schema, SchemaGenerator};
 use crate::auth::NamedScheme;
 use crate::call::{DecodedInput, InputError, Invocation, SkillResult};
 use crate::content::{PromptDescriptor, ResourceDescriptor};
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// Everything the runtime knows about one skill.
 #[derive(Debug)]

@@ -15,8 +15,6 @@ mod dispatch;
 mod error;
 mod logging;
 mod mcp;
-mod model;
-mod protocol;
 mod push;
 mod quota;
 pub mod records;
@@ -26,7 +24,6 @@ mod server;
 mod skill_error;
 mod task;
 mod timed_body;
-mod util;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -34,6 +31,12 @@ pub mod __private;
 
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, prompt, resource, skill};
+pub use a2a_runtime_types::BoxFuture;
+pub use a2a_runtime_types::model::{
+    A2aVersion, Artifact, JsonObject, Message, ObservedTask, Part, PartContent, Protocol,
+    PushAuthentication, PushConfig, PushWire, Role, Task, TaskArtifactUpdate, TaskEvent,
+    TaskObserver, TaskState, TaskStatus, TaskStatusUpdate,
+};
 pub use agent::Agent;
 pub use ask::{Answered, AskError, Asks, Input, ListRoots, QuestionSet, Root, Sampled, Sampling};
 pub use auth::Caller;
@@ -52,11 +55,6 @@ pub use descriptor::{
     AgentDescriptor, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor, TaskSupport, ToolHints,
 };
 pub use error::Error;
-pub use model::{
-    A2aVersion, Artifact, JsonObject, Message, ObservedTask, Part, PartContent, Protocol,
-    PushAuthentication, PushConfig, PushWire, Role, Task, TaskArtifactUpdate, TaskEvent,
-    TaskObserver, TaskState, TaskStatus, TaskStatusUpdate,
-};
 pub use server::{
     AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, PushOptions, ServeConfig,
     StoreLocation, Tasks, TasksError, TlsSettings,
@@ -67,7 +65,6 @@ pub use task::{
     PostgresStoreOptions, PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore, StoreError,
     StoredTask, TaskPage, TaskStore,
 };
-pub use util::BoxFuture;
 
 /// Re-exported: [`AgentServer::router`] returns an axum `Router`.
 pub use axum;

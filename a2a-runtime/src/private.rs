@@ -10,7 +10,7 @@ pub use crate::descriptor::{
     SkillParts, TaskSupport,
 };
 pub use crate::registry::SkillRegistration;
-pub use crate::util::BoxFuture;
+pub use a2a_runtime_types::util::BoxFuture;
 
 pub use crate::skill_error::SkillError;
 

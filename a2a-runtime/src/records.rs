@@ -275,7 +275,8 @@ mod tests {
     #[tokio::test]
     async fn memory_and_sqlite_records_keep_list_and_delete_the_same_way() {
         round_trip(&Records::memory()).await;
-        let dir = std::env::temp_dir().join(format!("records-{}", crate::model::new_id()));
+        let dir =
+            std::env::temp_dir().join(format!("records-{}", a2a_runtime_types::model::new_id()));
         let path = dir.join("records.sqlite3");
         round_trip(&Records::sqlite(&path).await.unwrap()).await;
         // Written values outlive the handle.

@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use crate::auth::Security;
 use crate::descriptor::AgentDescriptor;
-use crate::protocol::a2a::{v0_3, v1};
 use crate::registry::Registry;
+use a2a_runtime_types::protocol::a2a::{v0_3, v1};
 
 /// The card extension that publishes each skill's input and output JSON Schemas, since
 /// `AgentSkill` has no schema field.

@@ -6,9 +6,9 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::Version;
-use crate::protocol::jsonrpc::code;
 use crate::quota::Busy;
 use crate::task::{StoreError, TaskError};
+use a2a_runtime_types::protocol::jsonrpc::code;
 
 /// Why an A2A request failed.
 #[derive(Debug, Clone, thiserror::Error)]

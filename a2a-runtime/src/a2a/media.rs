@@ -3,8 +3,8 @@
 //! the accepted ones, instead of being dropped or failing later as invalid input.
 
 use super::A2aError;
-use crate::model::{Message, Part, PartContent};
 use crate::registry::SkillEntry;
+use a2a_runtime_types::model::{Message, Part, PartContent};
 
 /// The media type a part carries: its `mediaType`, else the type its kind implies.
 fn media_type(part: &Part) -> String {

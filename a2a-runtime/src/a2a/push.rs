@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use super::A2aError;
 use super::service::A2aService;
-use crate::model::{PushAuthentication, PushConfig, PushWire, new_id};
-use crate::protocol::a2a::push::PushConfigIn;
 use crate::push::{Pusher, check_url};
 use crate::quota::CallerId;
 use crate::task::PushEdit;
+use a2a_runtime_types::model::{PushAuthentication, PushConfig, PushWire, new_id};
+use a2a_runtime_types::protocol::a2a::push::PushConfigIn;
 
 /// The longest webhook URL accepted.
 const MAX_URL_BYTES: usize = 2048;

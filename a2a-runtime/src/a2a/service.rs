@@ -14,12 +14,12 @@ use super::A2aError;
 use super::push::{PushRegistration, PushSupport};
 use super::route;
 use crate::dispatch::{Call, Dispatcher};
-use crate::model::{A2aVersion, ByteSize, Message, Protocol, Role, Task, TaskState};
 use crate::quota::{CallerId, Quotas, StreamSlot};
 use crate::registry::Registry;
 use crate::task::{
     DURABLE_WAIT, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle, TaskManager,
 };
+use a2a_runtime_types::model::{A2aVersion, ByteSize, Message, Protocol, Role, Task, TaskState};
 
 /// `SendMessage` / `SendStreamingMessage`, in any dialect.
 #[derive(Debug)]

@@ -7,9 +7,9 @@ use super::A2aError;
 use super::decode::params;
 use super::push::PushRegistration;
 use super::service::{ListTasksRequest, SendRequest, Sent, TaskList, parse_timestamp};
-use crate::model::{PushWire, TaskState};
-use crate::protocol::a2a::{push, v1};
 use crate::task::StreamItem;
+use a2a_runtime_types::model::{PushWire, TaskState};
+use a2a_runtime_types::protocol::a2a::{push, v1};
 
 /// Reads a 1.0 `SendMessageRequest`.
 pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
@@ -24,7 +24,7 @@ pub(crate) fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         history_length: configuration.history_length,
         return_immediately: configuration.return_immediately,
         message_reply: true,
-        version: crate::model::A2aVersion::V1_0,
+        version: a2a_runtime_types::model::A2aVersion::V1_0,
         push_config: configuration
             .task_push_notification_config
             .map(|config| {

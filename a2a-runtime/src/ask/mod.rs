@@ -30,5 +30,5 @@ pub struct Answered<T> {
     /// Over A2A, the message that answered, as the client sent it (its `messageId`,
     /// `metadata`, parts), so a skill can tell a new request sent on the task from an answer;
     /// `None` over MCP, whose answers are a form's values.
-    pub message: Option<crate::model::Message>,
+    pub message: Option<a2a_runtime_types::model::Message>,
 }

@@ -6,8 +6,8 @@ use serde_json::Value;
 use serde_json::error::Category;
 
 use super::AskError;
-use crate::model::{Message, Part, PartContent, TaskState, new_id};
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::{Message, Part, PartContent, TaskState, new_id};
+use a2a_runtime_types::util::BoxFuture;
 
 /// The media type of the data part that carries an answer's JSON Schema.
 pub(crate) const SCHEMA_MEDIA_TYPE: &str = "application/schema+json";
@@ -389,7 +389,7 @@ mod tests {
 
     fn text(text: &str) -> Answer {
         Answer::Message(Message {
-            role: crate::model::Role::User,
+            role: a2a_runtime_types::model::Role::User,
             ..Message::agent_text(text)
         })
     }
@@ -431,7 +431,7 @@ mod tests {
     #[test]
     fn a_data_part_is_read_as_json() {
         let answer = Answer::Message(Message {
-            role: crate::model::Role::User,
+            role: a2a_runtime_types::model::Role::User,
             ..Message::agent(vec![
                 Part::text("ignored"),
                 Part::data(serde_json::json!(7)),

@@ -8,7 +8,7 @@ use axum::http::request::Parts;
 
 use super::authenticator::{challenge, quoted};
 use super::{ApiKeyLocation, AuthError, Authenticator, Caller};
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// The header API keys travel in unless declared otherwise.
 pub const DEFAULT_API_KEY_HEADER: &str = "X-API-Key";

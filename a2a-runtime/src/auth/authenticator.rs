@@ -3,7 +3,7 @@
 use axum::http::request::Parts;
 
 use super::Caller;
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// Why credentials were refused. The message reaches the client (in the 401 body and the
 /// `WWW-Authenticate` header), so it never repeats the credential itself.

@@ -15,7 +15,7 @@ use super::authenticator::challenge;
 use super::jwks::KeySet;
 use super::token_cache::TokenCache;
 use super::{AuthError, Authenticator, Caller};
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// How bearer JWTs are verified: with a shared secret (HS256) or with public keys from a JWKS
 /// (found directly, or through OpenID Connect / OAuth 2 metadata), plus the expected issuer and

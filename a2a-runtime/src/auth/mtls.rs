@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
 
 use super::{AuthError, Authenticator, Caller};
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// The certificate a client presented on this request's TLS connection, already verified
 /// against the configured client CA; in the request's extensions for custom authenticators.

@@ -9,8 +9,8 @@ use super::{DecodedInput, TraceContext};
 use crate::agent::Agent;
 use crate::auth::Caller;
 use crate::context::TaskContext;
-use crate::model::Message;
 use crate::skill_error::SkillError;
+use a2a_runtime_types::model::Message;
 
 /// One call of a skill, as the generated shim receives it: what an extractor
 /// ([`FromInvocation`]) may read.

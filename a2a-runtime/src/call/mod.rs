@@ -9,8 +9,8 @@ mod input;
 mod object;
 mod output;
 mod stream;
-mod trace;
 
+pub use a2a_runtime_types::TraceContext;
 pub use extract::{FromInvocation, IncomingMessage, Invocation, State};
 pub(crate) use input::normalize_numbers;
 pub use input::{DecodedInput, InputError};
@@ -24,7 +24,6 @@ pub use output::{
 };
 pub use stream::IntoChunk;
 pub(crate) use stream::drive as drive_stream;
-pub use trace::TraceContext;
 
 use crate::skill_error::SkillError;
 

@@ -6,8 +6,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 
 use super::SkillResult;
-use crate::model::{Artifact, Message, Part};
 use crate::skill_error::SkillError;
+use a2a_runtime_types::model::{Artifact, Message, Part};
 
 /// What text outputs produce.
 pub(crate) const TEXT: &[&str] = &["text/plain"];

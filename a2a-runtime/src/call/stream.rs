@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::output::{JSON, TEXT};
 use super::{Json, SkillOutput, SkillResult};
 use crate::context::TaskContext;
-use crate::model::Part;
 use crate::skill_error::SkillError;
+use a2a_runtime_types::model::Part;
 
 /// An item a skill's stream may yield: text, a [`Part`], [`Json`] data, or a `Result` of one of
 /// these (an `Err` ends the stream and fails the task).

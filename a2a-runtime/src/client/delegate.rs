@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{A2aClient, ClientError, SendResult, StreamEvent};
 use crate::context::TaskContext;
-use crate::model::{JsonObject, Message, TaskState};
+use a2a_runtime_types::model::{JsonObject, Message, TaskState};
 
 impl TaskContext {
     /// Sends `message` to the agent `agent` is a client of and follows the task it starts until

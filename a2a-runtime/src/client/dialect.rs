@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use super::card::{Binding, Interface};
 use super::push::PushNotificationConfig;
 use super::{ClientError, SendOptions, parse};
-use crate::model::{Message, PushAuthentication, Task, TaskState};
-use crate::protocol::a2a::{Received, push, v0_3, v1};
+use a2a_runtime_types::model::{Message, PushAuthentication, Task, TaskState};
+use a2a_runtime_types::protocol::a2a::{Received, push, v0_3, v1};
 
 /// One operation of the protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use super::error::{ClientError, RemoteError};
 use super::retry::{Failure, RetryPolicy, retry_after};
 use super::sse::{SseError, data_events};
 use super::{jsonrpc, rest};
-use crate::call::TraceContext;
+use a2a_runtime_types::TraceContext;
 
 /// The most of an unexpected body an error quotes.
 const QUOTED_BODY: usize = 512;

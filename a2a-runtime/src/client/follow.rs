@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 use super::dialect::Op;
 use super::endpoint::Endpoint;
 use super::{ClientError, EventStream, StreamEvent};
-use crate::model::{Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatusUpdate};
-use crate::protocol::a2a::Received;
+use a2a_runtime_types::model::{Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatusUpdate};
+use a2a_runtime_types::protocol::a2a::Received;
 
 /// Opens a streaming call: its items as the core model's events.
 pub(crate) async fn open(
@@ -318,7 +318,7 @@ async fn read_task(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Artifact, Part, TaskStatus};
+    use a2a_runtime_types::model::{Artifact, Part, TaskStatus};
 
     fn task(state: TaskState, artifacts: Vec<Artifact>) -> Task {
         let status = TaskStatus::now(state, None);

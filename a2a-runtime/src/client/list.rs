@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::dialect::{Op, taken_list};
 use super::{A2aClient, ClientError};
-use crate::model::{Task, TaskState};
+use a2a_runtime_types::model::{Task, TaskState};
 
 /// Which tasks to list.
 #[derive(Debug, Clone, Default)]

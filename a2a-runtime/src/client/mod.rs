@@ -56,8 +56,8 @@ use self::body::ReadLimits;
 use self::dialect::{Dialect, Op};
 use self::endpoint::{Endpoint, Wire};
 use self::fetch::{Fetched, fetch_card};
-use crate::model::{Message, Task, TaskArtifactUpdate, TaskStatusUpdate};
-use crate::protocol::a2a::Received;
+use a2a_runtime_types::model::{Message, Task, TaskArtifactUpdate, TaskStatusUpdate};
+use a2a_runtime_types::protocol::a2a::Received;
 
 /// How long a call may take unless the builder says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -2,7 +2,7 @@
 
 use super::dialect::Op;
 use super::{A2aClient, ClientError};
-use crate::model::PushAuthentication;
+use a2a_runtime_types::model::PushAuthentication;
 
 /// A webhook for one task's updates, as sent to an agent or read back from it.
 #[derive(Debug, Clone, PartialEq, Eq)]

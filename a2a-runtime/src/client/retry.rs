@@ -58,7 +58,7 @@ impl RetryPolicy {
         if !(idempotent && failure.transient) {
             return None;
         }
-        Some(crate::util::backoff(
+        Some(a2a_runtime_types::util::backoff(
             self.initial_backoff,
             attempt,
             self.max_backoff,

@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use super::mcp::McpSkills;
 use super::{A2aClient, ClientError, SendResult, StreamEvent};
-use crate::model::{Message, Part, PartContent, Task, TaskState};
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::{Message, Part, PartContent, Task, TaskState};
+use a2a_runtime_types::util::BoxFuture;
 
 /// The media type of the data part in which a question carries its answer's JSON Schema.
 const SCHEMA_MEDIA_TYPE: &str = "application/schema+json";

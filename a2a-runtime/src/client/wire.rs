@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::{AgentCard, StreamEvent};
-use crate::model::{Message, Task, TaskEvent};
-use crate::protocol::a2a::v1;
+use a2a_runtime_types::model::{Message, Task, TaskEvent};
+use a2a_runtime_types::protocol::a2a::v1;
 
 /// A task as A2A 1.0 JSON.
 pub fn task_json(task: &Task) -> Value {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::agent::Agent;
 use crate::auth::Caller;
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// How a completer fn is called (`#[arg(complete = my_fn)]` on a prompt argument or template
 /// variable, where `async fn my_fn(request: Completion) -> Vec<String>`).

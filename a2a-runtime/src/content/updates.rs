@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use crate::model::{ObservedTask, TaskEvent, TaskObserver};
-use crate::util::percent_encode;
+use a2a_runtime_types::model::{ObservedTask, TaskEvent, TaskObserver};
+use a2a_runtime_types::util::percent_encode;
 
 /// The template task artifacts are read through.
 pub(crate) const ARTIFACT_TEMPLATE: &str = "a2a://tasks/{taskId}/artifacts/{artifactId}";

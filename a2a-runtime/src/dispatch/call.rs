@@ -7,11 +7,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Dispatcher, MissingScope};
 use crate::auth::Caller;
-use crate::call::{DecodedInput, TraceContext};
+use crate::call::DecodedInput;
 use crate::context::{ContextBuilder, TaskContext};
 use crate::logging::LogSink;
-use crate::model::{A2aVersion, Message, Part, Protocol, Role, new_id};
 use crate::registry::SkillEntry;
+use a2a_runtime_types::TraceContext;
+use a2a_runtime_types::model::{A2aVersion, Message, Part, Protocol, Role, new_id};
 
 /// A skill call that may run: its skill, decoded input, the message that asked for it, who it
 /// runs for and the trace it belongs to. Only [`Call::new`] makes one, and it checks the

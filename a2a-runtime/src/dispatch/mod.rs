@@ -111,7 +111,7 @@ impl Dispatcher {
         let run = async move {
             let skill = descriptor.call(invocation);
             // Only calls that came with a trace pay for carrying it.
-            let skill: crate::util::BoxFuture<'static, _> = match trace {
+            let skill: a2a_runtime_types::util::BoxFuture<'static, _> = match trace {
                 Some(trace) => Box::pin(trace.scope(skill)),
                 None => skill,
             };
@@ -135,7 +135,7 @@ impl Dispatcher {
             },
             Ok(result) => result,
             Err(payload) => {
-                let detail = crate::util::panic_message(payload.as_ref());
+                let detail = a2a_runtime_types::util::panic_message(payload.as_ref());
                 tracing::error!(skill = descriptor.id(), panic = detail, "skill panicked");
                 Err(SkillError::internal(format!(
                     "skill `{}` panicked",

@@ -21,7 +21,7 @@ use crate::ask::{
     roots_unsupported, sampling_unsupported, undeclared,
 };
 use crate::content::{PromptContent, PromptMessage, PromptRole, ResourceBody};
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// What a client declared it can be asked: forms, its model, its roots.
 #[derive(Debug, Clone, Copy, Default)]

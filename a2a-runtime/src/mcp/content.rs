@@ -24,9 +24,9 @@ use crate::content::{
     ARTIFACT_TEMPLATE, Argument, Completion, PromptContent, PromptMessage, PromptRole, ReadRequest,
     ResourceBody, ResourceContent,
 };
-use crate::model::{Artifact, PartContent};
 use crate::quota::CallerId;
 use crate::skill_error::{SkillError, SkillErrorKind};
+use a2a_runtime_types::model::{Artifact, PartContent};
 
 /// The static resources.
 pub(crate) fn resources(app: &App) -> Vec<Resource> {

@@ -112,7 +112,7 @@ mod tests {
     use rmcp::model::ErrorCode;
 
     use super::*;
-    use crate::model::TaskState;
+    use a2a_runtime_types::model::TaskState;
 
     #[test]
     fn state_conflicts_are_invalid_params_naming_the_task() {

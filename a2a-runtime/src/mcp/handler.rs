@@ -41,11 +41,11 @@ use crate::context::UpdateSink;
 use crate::descriptor::TaskSupport;
 use crate::dispatch::{Call, Dispatcher};
 use crate::logging::LogSink;
-use crate::model::TaskObserver;
-use crate::model::{Message, Task, TaskState, new_id};
 use crate::quota::{CallerId, TaskSlot};
 use crate::skill_error::SkillError;
 use crate::task::TaskError;
+use a2a_runtime_types::model::TaskObserver;
+use a2a_runtime_types::model::{Message, Task, TaskState, new_id};
 
 /// The MCP revisions this server implements (tools only).
 const VERSIONS: &[ProtocolVersion] = &[

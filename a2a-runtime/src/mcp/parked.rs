@@ -38,10 +38,10 @@ use crate::ask::{Ask, Reply};
 use crate::call::SkillResult;
 use crate::context::UpdateSink;
 use crate::dispatch::{Call, Dispatcher};
-use crate::model::new_id;
 use crate::quota::TaskSlot;
 use crate::skill_error::SkillError;
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::new_id;
+use a2a_runtime_types::util::BoxFuture;
 
 /// What a detached call tells the request driving it.
 pub(crate) enum CallEvent {

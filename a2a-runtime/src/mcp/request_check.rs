@@ -24,8 +24,8 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::protocol::jsonrpc::code;
 use crate::timed_body::{BodyTime, BodyTooSlow, TimedBody};
+use a2a_runtime_types::protocol::jsonrpc::code;
 
 /// Checks that params (JSON text) deserialize into one method's params type; the error names
 /// the field.

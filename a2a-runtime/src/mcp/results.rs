@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::tools::wraps_output;
 use crate::call::{SkillOutput, SkillResult};
-use crate::model::{Artifact, Part, PartContent, Task, TaskState};
 use crate::registry::{Registry, SkillEntry};
+use a2a_runtime_types::model::{Artifact, Part, PartContent, Task, TaskState};
 
 /// The result of a plain `tools/call`: the parts of artifacts the skill published while it ran,
 /// then its return value (structured when the skill has an output schema).
@@ -151,7 +151,10 @@ fn content(part: &Part) -> ContentBlock {
                 _ => {
                     // Embedded resources need a URI; inline bytes have none, so the part is named.
                     let name = part.filename.as_deref().unwrap_or("part");
-                    let uri = format!("attachment:{}", crate::util::percent_encode(name));
+                    let uri = format!(
+                        "attachment:{}",
+                        a2a_runtime_types::util::percent_encode(name)
+                    );
                     ContentBlock::resource(
                         ResourceContents::blob(data, uri).with_mime_type(media_type),
                     )

@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::protocol::jsonrpc::code;
+use a2a_runtime_types::protocol::jsonrpc::code;
 
 /// Lines waiting for stdout; a slow reader of our output holds back the server, not its memory.
 const OUTGOING_LINES: usize = 64;

@@ -10,7 +10,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::context::{Progress, Update, UpdateSink};
-use crate::model::{Artifact, ObservedTask, TaskEvent, TaskObserver, TaskState, join_artifact};
+use a2a_runtime_types::model::{
+    Artifact, ObservedTask, TaskEvent, TaskObserver, TaskState, join_artifact,
+};
 
 /// Notifications queued per call before progress reports are dropped (never blocking the skill).
 const PROGRESS_QUEUE: usize = 64;

@@ -14,9 +14,9 @@ use super::guard::{self, UrlRefusal};
 use super::outbox::OutboxWriter;
 use super::render::render;
 use super::{MAX_RETRY_DELAY, PushSettings};
-use crate::model::{ObservedTask, TaskObserver};
-use crate::model::{PushConfig, Task, TaskEvent, new_task_id};
 use crate::task::{Outbox, OutboxEntry};
+use a2a_runtime_types::model::{ObservedTask, TaskObserver};
+use a2a_runtime_types::model::{PushConfig, Task, TaskEvent, new_task_id};
 
 /// The header deployed receivers read the config's token from (a2a-spec.md §6).
 pub(crate) const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
@@ -339,7 +339,7 @@ fn causes<'a>(
 /// The pause after failed attempt `attempt` (1-based): `first` doubled per earlier attempt,
 /// at most [`MAX_RETRY_DELAY`], with jitter.
 fn retry_delay(first: Duration, attempt: u32) -> Duration {
-    crate::util::backoff(first, attempt, MAX_RETRY_DELAY)
+    a2a_runtime_types::util::backoff(first, attempt, MAX_RETRY_DELAY)
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@
 
 use serde_json::Value;
 
-use crate::model::{PushWire, Task, TaskEvent};
-use crate::protocol::a2a::{v0_1, v0_3, v1};
 use crate::task::ends_stream;
+use a2a_runtime_types::model::{PushWire, Task, TaskEvent};
+use a2a_runtime_types::protocol::a2a::{v0_1, v0_3, v1};
 
 /// The media type of A2A 1.0 deliveries.
 pub(crate) const A2A_JSON: &str = "application/a2a+json";

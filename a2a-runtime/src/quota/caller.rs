@@ -12,7 +12,7 @@ use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap, HeaderName};
 
 use crate::auth::Caller;
-use crate::call::TraceContext;
+use a2a_runtime_types::TraceContext;
 
 static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 static TRACESTATE: HeaderName = HeaderName::from_static("tracestate");

@@ -33,7 +33,6 @@ use crate::content::{Catalog, ResourceUpdates};
 use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
-use crate::model::TaskObserver;
 use crate::push::{PushSettings, Pusher};
 use crate::quota::{QuotaLimits, Quotas};
 use crate::registry::Registry;
@@ -41,6 +40,7 @@ use crate::task::{
     InMemoryTaskStore, MemoryStoreLimits, Observers, PostgresStoreOptions, PostgresTaskStore,
     SqliteStoreOptions, SqliteTaskStore, TaskConfig, TaskManager, TaskStore,
 };
+use a2a_runtime_types::model::TaskObserver;
 
 /// The default request body limit for A2A and MCP requests.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
-use crate::model::{Message, Protocol};
+use a2a_runtime_types::model::{Message, Protocol};
 
 /// The state a restart needs to resume a task's skill, kept in the task's record (and written
 /// to the store with it) until the task finishes. Opaque: stores keep it through its `serde`

@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 use super::live::LiveTask;
 use super::store::{ListQuery, TaskStore};
 use crate::context::Conversation;
-use crate::model::{Message, Task};
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::{Message, Task};
+use a2a_runtime_types::util::BoxFuture;
 
 /// Tasks read per store page.
 const PAGE: usize = 100;

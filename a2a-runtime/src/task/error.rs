@@ -6,8 +6,8 @@ use super::live::Refusal;
 use super::store::StoreError;
 use crate::ask::QuestionKind;
 use crate::dispatch::MissingScope;
-use crate::model::TaskState;
 use crate::quota::Busy;
+use a2a_runtime_types::model::TaskState;
 
 /// Why a task operation failed. Mapped to protocol errors by the front-ends.
 #[derive(Debug, thiserror::Error)]

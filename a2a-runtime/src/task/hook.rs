@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::model::TaskObserver;
+use a2a_runtime_types::model::TaskObserver;
 
 /// The observers every task of one manager has (push delivery).
 pub(crate) type Observers = Arc<[Arc<dyn TaskObserver>]>;

@@ -16,11 +16,11 @@ use super::record::StoredTask;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::{Update, UpdateSink};
-use crate::model::{
+use crate::quota::{Busy, TaskSlot};
+use a2a_runtime_types::model::{
     ByteSize, JsonObject, Message, ObservedTask, PushConfig, Task, TaskArtifactUpdate, TaskEvent,
     TaskObserver, TaskState, TaskStatus, TaskStatusUpdate,
 };
-use crate::quota::{Busy, TaskSlot};
 
 /// What the store holds of a live task: the version of the last write (1: as created; 0: not
 /// stored yet, the first write creates it), which the next write is conditional on, and the

@@ -21,12 +21,12 @@ use crate::Resume;
 use crate::ask::{Answer, InputLimits, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::dispatch::{Call, Dispatcher};
-use crate::model::{
+use crate::quota::{CallerId, Quotas, TaskSlot};
+use crate::registry::SkillEntry;
+use a2a_runtime_types::model::{
     Message, ObservedTask, Part, PushConfig, Role, Task, TaskEvent, TaskObserver, TaskState,
     TaskStatus, TaskStatusUpdate, new_id, new_task_id,
 };
-use crate::quota::{CallerId, Quotas, TaskSlot};
-use crate::registry::SkillEntry;
 
 /// Task-level settings.
 #[derive(Debug, Clone, Copy)]

@@ -8,8 +8,8 @@ use super::record::StoredTask;
 use super::store::{
     ListQuery, StoreError, TaskPage, TaskStore, decode_page_token, encode_page_token,
 };
-use crate::model::ByteSize;
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::ByteSize;
+use a2a_runtime_types::util::BoxFuture;
 
 /// Limits of an [`InMemoryTaskStore`].
 #[derive(Debug, Clone, Copy)]
@@ -159,7 +159,7 @@ impl InMemoryTaskStore {
 
     /// Creates or updates `task` without a version check, for tests.
     #[cfg(test)]
-    fn put_now(&self, task: crate::model::Task) -> Result<(), StoreError> {
+    fn put_now(&self, task: a2a_runtime_types::model::Task) -> Result<(), StoreError> {
         let stored = self.lock().tasks.get(&task.id).map(|e| e.stored.version);
         let record = StoredTask::new(task, "anonymous");
         match stored {
@@ -348,7 +348,7 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Task, TaskState, TaskStatus};
+    use a2a_runtime_types::model::{Task, TaskState, TaskStatus};
 
     fn task(id: &str, state: TaskState) -> Task {
         Task {
@@ -388,7 +388,9 @@ mod tests {
         let big = |id: &str, state| {
             let mut task = task(id, state);
             task.history
-                .push(crate::model::Message::agent_text("x".repeat(1_000)));
+                .push(a2a_runtime_types::model::Message::agent_text(
+                    "x".repeat(1_000),
+                ));
             task
         };
         store.put_now(big("a", TaskState::Completed)).unwrap();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::store::StoreError;
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// One pending delivery as a store keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]

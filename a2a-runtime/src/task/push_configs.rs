@@ -8,7 +8,7 @@ use super::cluster::{Outcome, Request};
 use super::error::TaskError;
 use super::manager::TaskManager;
 use super::store::StoreError;
-use crate::model::PushConfig;
+use a2a_runtime_types::model::PushConfig;
 
 /// Attempts at a conditional write of a stored task's configs (another write may come first).
 const EDIT_ATTEMPTS: u32 = 5;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::checkpoint::Checkpoint;
 use super::store::StoreError;
-use crate::model::{Artifact, JsonObject, Message, PushConfig, Task, TaskStatus};
+use a2a_runtime_types::model::{Artifact, JsonObject, Message, PushConfig, Task, TaskStatus};
 
 /// A task as stored: the task clients see, the server's own record of it, and the version its
 /// last write gave it (1 when created, one more with every update; 0 for a task not stored

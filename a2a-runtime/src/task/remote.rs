@@ -12,7 +12,7 @@ use super::live::{LiveTask, Subscribed};
 use super::manager::{TaskHandle, TaskManager};
 use crate::ask::{Answer, QuestionKind};
 use crate::auth::Caller;
-use crate::model::{Message, Task};
+use a2a_runtime_types::model::{Message, Task};
 
 /// How long an answered mirror may take to show the answer's effect.
 const APPLIED_WAIT: Duration = Duration::from_secs(10);

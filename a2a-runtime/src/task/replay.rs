@@ -10,7 +10,7 @@ use tokio::sync::oneshot;
 use super::live::LiveTask;
 use super::waiting::TaskAsker;
 use crate::ask::{Answer, Ask, AskError, Asker, Question, Reply, ask_grouped};
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// Hands a resumed skill its recorded answers, then asks live.
 pub(super) struct ReplayAsker {

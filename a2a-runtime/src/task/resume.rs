@@ -18,8 +18,8 @@ use super::store::StoreError;
 use crate::Resume;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::dispatch::Call;
-use crate::model::{Message, Task, TaskState, TaskStatus};
 use crate::quota::{Busy, CallerId};
+use a2a_runtime_types::model::{Message, Task, TaskState, TaskStatus};
 
 /// The status message of a task a restart interrupted.
 pub(crate) const INTERRUPTED: &str = "interrupted by a restart: the server stopped while this task \

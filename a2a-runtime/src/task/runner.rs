@@ -14,10 +14,10 @@ use crate::ask::{Asker, Question};
 use crate::call::SkillOutput;
 use crate::context::UpdateSink;
 use crate::dispatch::Call;
-use crate::model::{
+use crate::registry::SkillEntry;
+use a2a_runtime_types::model::{
     Artifact, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
 };
-use crate::registry::SkillEntry;
 
 impl TaskManager {
     /// Runs `call` as the created task, in the background.

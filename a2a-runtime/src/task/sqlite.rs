@@ -25,7 +25,7 @@ use super::store::{
     ListQuery, ListSql, PageBuilder, SqlValue, StoreError, TaskPage, TaskStore, list_sql,
     state_name,
 };
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// The schema, one migration per entry; `PRAGMA user_version` records how many ran.
 const MIGRATIONS: &[&str] = &[

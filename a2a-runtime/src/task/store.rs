@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use super::cluster::Coordination;
 use super::outbox::Outbox;
 use super::record::StoredTask;
-use crate::model::{ByteSize, Task, TaskState};
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::{ByteSize, Task, TaskState};
+use a2a_runtime_types::util::BoxFuture;
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]

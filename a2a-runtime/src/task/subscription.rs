@@ -9,7 +9,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::TaskManager;
 use super::live::Subscribed;
-use crate::model::{Message, Task, TaskEvent, TaskState};
+use a2a_runtime_types::model::{Message, Task, TaskEvent, TaskState};
 
 /// One item of a task's event stream.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 use super::live::LiveTask;
 use super::manager::TaskManager;
 use crate::ask::{Answer, Ask, AskError, Asker, Question, Reply, ask_grouped};
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// Puts a task skill's questions to the task's client.
 pub(super) struct TaskAsker {

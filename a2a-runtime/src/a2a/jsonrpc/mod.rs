@@ -22,9 +22,9 @@ use serde_json::Value;
 
 use super::sse::{self, Frames};
 use super::{A2aError, A2aService, Version};
-use crate::protocol::jsonrpc::{self, ErrorObject};
 use crate::quota::CallerId;
 use crate::task::TaskEvents;
+use a2a_runtime_types::protocol::jsonrpc::{self, ErrorObject};
 
 pub(crate) use v0_1::Aliases;
 

@@ -13,13 +13,13 @@ use crate::a2a::A2aError;
 use crate::a2a::decode::params;
 use crate::a2a::push::PushRegistration;
 use crate::a2a::service::SendRequest;
-use crate::model::{PushWire, Task, TaskEvent, TaskState, TaskStatus};
-use crate::protocol::a2a::push::{self, PushConfigIn};
-use crate::protocol::a2a::v0_1;
-use crate::protocol::a2a::v0_3::{Tag, message_in};
-use crate::protocol::jsonrpc;
 use crate::quota::CallerId;
 use crate::task::{StreamItem, ends_stream};
+use a2a_runtime_types::model::{PushWire, Task, TaskEvent, TaskState, TaskStatus};
+use a2a_runtime_types::protocol::a2a::push::{self, PushConfigIn};
+use a2a_runtime_types::protocol::a2a::v0_1;
+use a2a_runtime_types::protocol::a2a::v0_3::{Tag, message_in};
+use a2a_runtime_types::protocol::jsonrpc;
 
 /// The most client-chosen ids remembered; the oldest are forgotten first.
 const MAX_ALIASES: usize = 100_000;
@@ -110,7 +110,7 @@ fn send_request(
         return_immediately: false,
         // The draft answers `tasks/send` with a task, always.
         message_reply: false,
-        version: crate::model::A2aVersion::EarlyDraft,
+        version: a2a_runtime_types::model::A2aVersion::EarlyDraft,
         push_config: request
             .push_notification
             .clone()

@@ -8,12 +8,12 @@ use crate::a2a::decode::params;
 use crate::a2a::push::PushRegistration;
 use crate::a2a::service::{SendRequest, Sent};
 use crate::a2a::{A2aError, A2aService};
-use crate::model::PushWire;
-use crate::protocol::a2a::push;
-use crate::protocol::a2a::v0_3::{self, Tag};
-use crate::protocol::jsonrpc;
 use crate::quota::CallerId;
 use crate::task::StreamItem;
+use a2a_runtime_types::model::PushWire;
+use a2a_runtime_types::protocol::a2a::push;
+use a2a_runtime_types::protocol::a2a::v0_3::{self, Tag};
+use a2a_runtime_types::protocol::jsonrpc;
 
 /// 0.3 methods and their 1.0 names.
 const METHODS: &[(&str, &str)] = &[
@@ -59,7 +59,7 @@ fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         history_length: configuration.history_length,
         return_immediately: configuration.blocking == Some(false),
         message_reply: true,
-        version: crate::model::A2aVersion::V0_3,
+        version: a2a_runtime_types::model::A2aVersion::V0_3,
         push_config: configuration
             .push_notification_config
             .map(|config| {

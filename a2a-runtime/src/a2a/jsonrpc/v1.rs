@@ -8,9 +8,9 @@ use crate::a2a::v1::{
     list_request, list_response, push_registration, send_request, send_response, stream_response,
 };
 use crate::a2a::{A2aError, A2aService};
-use crate::protocol::a2a::{push, v1};
-use crate::protocol::jsonrpc;
 use crate::quota::CallerId;
+use a2a_runtime_types::protocol::a2a::{push, v1};
+use a2a_runtime_types::protocol::jsonrpc;
 
 const METHODS: &[&str] = &[
     "SendMessage",
@@ -43,7 +43,7 @@ pub(super) async fn call(
         service.push()?;
     }
     // Params are the proto messages' JSON: read as ProtoJSON readers read them.
-    let raw = crate::protocol::a2a::proto_json::lenient(raw);
+    let raw = a2a_runtime_types::protocol::a2a::proto_json::lenient(raw);
     let json = match method {
         "SendMessage" => {
             let sent = service.send(send_request(raw)?, caller).await?;

@@ -17,9 +17,9 @@ use super::{Reply, Request, respond, split_verb};
 use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
 use crate::a2a::{A2aError, A2aService, Version};
-use crate::model::{PushConfig, Task};
 use crate::quota::CallerId;
 use crate::task::StreamItem;
+use a2a_runtime_types::model::{PushConfig, Task};
 
 /// What differs between the HTTP+JSON dialects (1.0, 0.3): the version and the wire shapes.
 pub(super) trait Dialect: Send + Sync + 'static {

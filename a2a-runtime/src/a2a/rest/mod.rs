@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use super::sse::Frames;
 use super::{A2aError, A2aService, Version};
-use crate::protocol::a2a::v1 as wire_v1;
 use crate::task::TaskEvents;
+use a2a_runtime_types::protocol::a2a::v1 as wire_v1;
 
 /// What an operation answers.
 enum Reply {
@@ -92,7 +92,7 @@ impl Request {
             return Ok(Value::Object(serde_json::Map::new()));
         }
         serde_json::from_slice(&self.body)
-            .map(crate::protocol::a2a::proto_json::lenient)
+            .map(a2a_runtime_types::protocol::a2a::proto_json::lenient)
             .map_err(|e| A2aError::Parse(e.to_string()))
     }
 

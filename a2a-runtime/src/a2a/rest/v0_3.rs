@@ -9,9 +9,9 @@ use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
 use crate::a2a::v1::list_request_with;
 use crate::a2a::{A2aError, Version};
-use crate::model::{PushConfig, PushWire, Task};
-use crate::protocol::a2a::{push, v0_3};
 use crate::task::{StreamItem, ends_stream};
+use a2a_runtime_types::model::{PushConfig, PushWire, Task};
+use a2a_runtime_types::protocol::a2a::{push, v0_3};
 
 /// A2A 0.3 over HTTP+JSON.
 pub(super) struct V0_3;
@@ -35,7 +35,7 @@ impl Dialect for V0_3 {
             history_length: configuration.history_length,
             return_immediately: !configuration.blocking,
             message_reply: true,
-            version: crate::model::A2aVersion::V0_3,
+            version: a2a_runtime_types::model::A2aVersion::V0_3,
             push_config: configuration
                 .push_notification
                 .map(|config| {

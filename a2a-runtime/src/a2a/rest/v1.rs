@@ -8,9 +8,9 @@ use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
 use crate::a2a::v1::{list_request, list_response, send_request, send_response, stream_response};
 use crate::a2a::{A2aError, Version};
-use crate::model::{PushConfig, PushWire, Task};
-use crate::protocol::a2a::{push, v1};
 use crate::task::StreamItem;
+use a2a_runtime_types::model::{PushConfig, PushWire, Task};
+use a2a_runtime_types::protocol::a2a::{push, v1};
 
 /// A2A 1.0 over HTTP+JSON.
 pub(super) struct V1;

@@ -19,8 +19,8 @@ use super::live::LiveTask;
 use super::manager::TaskManager;
 use super::store::StoreError;
 use crate::auth::Caller;
-use crate::model::new_id;
-use crate::util::BoxFuture;
+use a2a_runtime_types::model::new_id;
+use a2a_runtime_types::util::BoxFuture;
 use wire::Envelope;
 pub(crate) use wire::{Answering, Outcome, RemoteError, Request};
 

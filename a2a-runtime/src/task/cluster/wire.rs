@@ -5,12 +5,12 @@ use serde::{Deserialize, Serialize};
 use crate::ask::{Answer, QuestionKind};
 use crate::auth::Caller;
 use crate::dispatch::MissingScope;
-use crate::model::{Message, Task, TaskEvent, TaskState};
 use crate::quota::Busy;
 use crate::registry::Registry;
 use crate::task::error::TaskError;
 use crate::task::push_configs::PushEdit;
 use crate::task::store::StoreError;
+use a2a_runtime_types::model::{Message, Task, TaskEvent, TaskState};
 
 /// One message between replicas.
 #[derive(Debug, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ use sqlx::postgres::PgPool;
 
 use crate::task::outbox::{OutboxBackend, OutboxEntry};
 use crate::task::store::StoreError;
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// The outbox of one replica.
 #[derive(Debug)]

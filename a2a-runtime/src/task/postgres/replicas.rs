@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::task::cluster::Coordinator;
 use crate::task::store::StoreError;
-use crate::util::BoxFuture;
+use a2a_runtime_types::util::BoxFuture;
 
 /// How often the mailbox is read even without a notification.
 const POLL: Duration = Duration::from_secs(1);

@@ -9,7 +9,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// The pause after failed attempt `attempt` (1-based): `first` doubled per earlier attempt, at
 /// most `cap`, then a random part of it from a half up to the whole, so that parties refused
 /// together do not come back together.
-pub(crate) fn backoff(
+#[doc(hidden)]
+pub fn backoff(
     first: std::time::Duration,
     attempt: u32,
     cap: std::time::Duration,
@@ -23,7 +24,8 @@ pub(crate) fn backoff(
 }
 
 /// The text of a panic payload, when it is a string.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+#[doc(hidden)]
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
     payload
         .downcast_ref::<&'static str>()
         .copied()
@@ -32,7 +34,8 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters (for a URI path segment).
-pub(crate) fn percent_encode(text: &str) -> String {
+#[doc(hidden)]
+pub fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {

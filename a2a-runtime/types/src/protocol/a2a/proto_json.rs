@@ -19,7 +19,7 @@ const INTEGERS: [&str; 2] = ["historyLength", "pageSize"];
 /// `value` with every proto field name turned into its JSON name and quoted integers unquoted,
 /// outside free-form members. A document already in JSON names is returned unchanged, with
 /// nothing copied.
-pub(crate) fn lenient(value: Value) -> Value {
+pub fn lenient(value: Value) -> Value {
     if is_strict(&value) {
         return value;
     }
@@ -99,7 +99,7 @@ const STANDARD_ANY_PADDING: GeneralPurpose = GeneralPurpose::new(&STANDARD, INDI
 const URL_SAFE_ANY_PADDING: GeneralPurpose = GeneralPurpose::new(&URL_SAFE, INDIFFERENT);
 
 /// Proto `bytes` as sent: standard or URL-safe base64, with or without padding.
-pub(crate) fn decode_bytes(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
+pub fn decode_bytes(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
     STANDARD_ANY_PADDING
         .decode(text)
         .or_else(|error| URL_SAFE_ANY_PADDING.decode(text).map_err(|_| error))

@@ -10,7 +10,7 @@ use crate::model::{Artifact, Task, TaskState, TaskStatus};
 
 /// A state's draft name. The draft had no `rejected` (it failed) nor `auth-required` (it asked
 /// for credentials through `input-required`).
-pub(crate) fn state_name(state: TaskState) -> &'static str {
+pub fn state_name(state: TaskState) -> &'static str {
     match state {
         TaskState::Submitted => "submitted",
         TaskState::Working => "working",
@@ -26,11 +26,7 @@ fn status_out(status: &TaskStatus) -> Value {
 }
 
 /// An artifact at position `index`, with the chunk flags of a stream event.
-pub(crate) fn artifact_out(
-    artifact: &Artifact,
-    index: usize,
-    chunk: Option<(bool, bool)>,
-) -> Value {
+pub fn artifact_out(artifact: &Artifact, index: usize, chunk: Option<(bool, bool)>) -> Value {
     let mut out = artifact_fields(artifact, Tag::Type);
     out.insert("index".into(), json!(index));
     if let Some((append, last_chunk)) = chunk {
@@ -41,7 +37,7 @@ pub(crate) fn artifact_out(
 }
 
 /// A `Task` under the id its client chose; `sessionId` is the context.
-pub(crate) fn task_out(task: &Task, id: &str) -> Value {
+pub fn task_out(task: &Task, id: &str) -> Value {
     let mut out = Map::new();
     out.insert("id".into(), json!(id));
     out.insert("sessionId".into(), json!(task.context_id));
@@ -71,25 +67,25 @@ pub(crate) fn task_out(task: &Task, id: &str) -> Value {
 }
 
 /// `TaskStatusUpdateEvent`.
-pub(crate) fn status_event_out(id: &str, status: &TaskStatus, last: bool) -> Value {
+pub fn status_event_out(id: &str, status: &TaskStatus, last: bool) -> Value {
     json!({ "id": id, "status": status_out(status), "final": last })
 }
 
 /// `TaskArtifactUpdateEvent`.
-pub(crate) fn artifact_event_out(id: &str, artifact: Value) -> Value {
+pub fn artifact_event_out(id: &str, artifact: Value) -> Value {
     json!({ "id": id, "artifact": artifact })
 }
 
 /// `TaskSendParams`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskSendParams {
-    pub(crate) id: String,
-    pub(crate) session_id: Option<String>,
-    pub(crate) message: Value,
-    pub(crate) history_length: Option<i64>,
-    pub(crate) push_notification: Option<Value>,
+pub struct TaskSendParams {
+    pub id: String,
+    pub session_id: Option<String>,
+    pub message: Value,
+    pub history_length: Option<i64>,
+    pub push_notification: Option<Value>,
 }
 
 /// `TaskQueryParams` and `TaskIdParams` kept their shape from the draft to 0.3.
-pub(crate) use super::v0_3::{TaskIdParams, TaskQueryParams};
+pub use super::v0_3::{TaskIdParams, TaskQueryParams};

@@ -11,27 +11,32 @@ mod push;
 mod size;
 mod task;
 
-pub(crate) use event::join_artifact;
+#[doc(hidden)]
+pub use event::join_artifact;
 pub use event::{TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
 pub use message::{Artifact, Message, Part, PartContent, Role};
 pub use observer::{ObservedTask, TaskObserver};
 pub use protocol::{A2aVersion, Protocol};
-pub(crate) use push::REDACTED;
+#[doc(hidden)]
+pub use push::REDACTED;
 pub use push::{PushAuthentication, PushConfig, PushWire};
-pub(crate) use size::ByteSize;
+#[doc(hidden)]
+pub use size::ByteSize;
 pub use task::{Task, TaskState, TaskStatus};
 
 /// A JSON object, as used for metadata and structured data.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 
 /// A new random identifier for contexts, messages, artifacts and questions.
-pub(crate) fn new_id() -> String {
+#[doc(hidden)]
+pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
 /// A new task id: a UUIDv7 (RFC 9562), time-ordered so that tasks created together sit side by
 /// side in a store's index (one page written for a batch of new tasks, not one per task), with
 /// 74 random bits.
-pub(crate) fn new_task_id() -> String {
+#[doc(hidden)]
+pub fn new_task_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }

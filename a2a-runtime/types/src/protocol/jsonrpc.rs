@@ -5,28 +5,28 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// Standard JSON-RPC error codes.
-pub(crate) mod code {
-    pub(crate) const PARSE_ERROR: i64 = -32700;
-    pub(crate) const INVALID_REQUEST: i64 = -32600;
-    pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
-    pub(crate) const INVALID_PARAMS: i64 = -32602;
-    pub(crate) const INTERNAL_ERROR: i64 = -32603;
+pub mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
 }
 
 /// A request as received, after envelope validation.
 #[derive(Debug)]
-pub(crate) struct Request {
-    pub(crate) id: Value,
-    pub(crate) method: String,
-    pub(crate) params: Value,
+pub struct Request {
+    pub id: Value,
+    pub method: String,
+    pub params: Value,
 }
 
 /// Why an envelope is not a valid request: (message, the id if one could be read).
-pub(crate) type EnvelopeError = (String, Value);
+pub type EnvelopeError = (String, Value);
 
 /// Validates the envelope: an object with `jsonrpc: "2.0"`, a string `method`, a string or
 /// integer `id`, and object (or absent) `params`. Batches are not supported.
-pub(crate) fn parse_request(value: Value) -> Result<Request, EnvelopeError> {
+pub fn parse_request(value: Value) -> Result<Request, EnvelopeError> {
     let mut object = match value {
         Value::Object(object) => object,
         Value::Array(_) => {
@@ -79,7 +79,7 @@ const EXACT_ID: &str = "\u{0}exact-id";
 /// `id` as it is to be echoed: an integer too large for 64 bits (read as a float, which would
 /// be written back as `1e20`) is kept as the text `body` sent it in. Other ids are returned as
 /// they are, and only such an id costs a second look at the body.
-pub(crate) fn id_as_sent(id: Value, body: &[u8]) -> Value {
+pub fn id_as_sent(id: Value, body: &[u8]) -> Value {
     if !matches!(&id, Value::Number(number) if number.is_f64()) {
         return id;
     }
@@ -125,15 +125,15 @@ struct Failure<'a> {
 
 /// The `error` member of a response.
 #[derive(Serialize)]
-pub(crate) struct ErrorObject<'a> {
-    pub(crate) code: i64,
-    pub(crate) message: &'a str,
+pub struct ErrorObject<'a> {
+    pub code: i64,
+    pub message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) data: Option<Value>,
+    pub data: Option<Value>,
 }
 
 /// Serializes a success response.
-pub(crate) fn success<T: Serialize>(id: &Value, result: T) -> Vec<u8> {
+pub fn success<T: Serialize>(id: &Value, result: T) -> Vec<u8> {
     serde_json::to_vec(&Success {
         jsonrpc: "2.0",
         id,
@@ -152,7 +152,7 @@ pub(crate) fn success<T: Serialize>(id: &Value, result: T) -> Vec<u8> {
 }
 
 /// Serializes an error response.
-pub(crate) fn failure(id: &Value, error: &ErrorObject<'_>) -> Vec<u8> {
+pub fn failure(id: &Value, error: &ErrorObject<'_>) -> Vec<u8> {
     let body = Failure {
         jsonrpc: "2.0",
         id,

@@ -1,4 +1,4 @@
 //! Wire types, one module per protocol and version. Nothing here does I/O.
 
-pub(crate) mod a2a;
-pub(crate) mod jsonrpc;
+pub mod a2a;
+pub mod jsonrpc;

@@ -13,9 +13,9 @@ use crate::model::{
 };
 
 /// The protocol version this module implements.
-pub(crate) const VERSION: &str = "1.0";
+pub const VERSION: &str = "1.0";
 
-pub(crate) fn state_name(state: TaskState) -> &'static str {
+pub fn state_name(state: TaskState) -> &'static str {
     match state {
         TaskState::Submitted => "TASK_STATE_SUBMITTED",
         TaskState::Working => "TASK_STATE_WORKING",
@@ -28,11 +28,11 @@ pub(crate) fn state_name(state: TaskState) -> &'static str {
     }
 }
 
-pub(crate) fn parse_state(name: &str) -> Option<TaskState> {
+pub fn parse_state(name: &str) -> Option<TaskState> {
     TaskState::ALL.into_iter().find(|s| state_name(*s) == name)
 }
 
-pub(crate) fn timestamp(at: &DateTime<Utc>) -> String {
+pub fn timestamp(at: &DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
@@ -42,7 +42,7 @@ pub(crate) fn timestamp(at: &DateTime<Utc>) -> String {
 /// `Task`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskOut<'a> {
+pub struct TaskOut<'a> {
     id: &'a str,
     context_id: &'a str,
     status: StatusOut<'a>,
@@ -88,7 +88,7 @@ impl<'a> From<&'a TaskStatus> for StatusOut<'a> {
 /// `Message`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct MessageOut<'a> {
+pub struct MessageOut<'a> {
     message_id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     context_id: Option<&'a str>,
@@ -193,7 +193,7 @@ impl<'a> From<&'a Artifact> for ArtifactOut<'a> {
 /// `SendMessageResponse` (one-of `task` | `message`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) enum SendMessageResponse<'a> {
+pub enum SendMessageResponse<'a> {
     Task(TaskOut<'a>),
     Message(MessageOut<'a>),
 }
@@ -201,7 +201,7 @@ pub(crate) enum SendMessageResponse<'a> {
 /// `StreamResponse` (one-of): one SSE item.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) enum StreamResponse<'a> {
+pub enum StreamResponse<'a> {
     Task(TaskOut<'a>),
     Message(MessageOut<'a>),
     StatusUpdate(StatusUpdateOut<'a>),
@@ -231,7 +231,7 @@ impl<'a> From<&'a TaskEvent> for StreamResponse<'a> {
 /// `TaskStatusUpdateEvent`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct StatusUpdateOut<'a> {
+pub struct StatusUpdateOut<'a> {
     task_id: &'a str,
     context_id: &'a str,
     status: StatusOut<'a>,
@@ -243,7 +243,7 @@ pub(crate) struct StatusUpdateOut<'a> {
 /// does.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ArtifactUpdateOut<'a> {
+pub struct ArtifactUpdateOut<'a> {
     task_id: &'a str,
     context_id: &'a str,
     artifact: ArtifactOut<'a>,
@@ -256,23 +256,23 @@ pub(crate) struct ArtifactUpdateOut<'a> {
 /// `ListTasksResponse`; `nextPageToken` is always present (`""` on the last page).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ListTasksResponse<'a> {
-    pub(crate) tasks: Vec<TaskOut<'a>>,
-    pub(crate) next_page_token: String,
-    pub(crate) page_size: usize,
-    pub(crate) total_size: usize,
+pub struct ListTasksResponse<'a> {
+    pub tasks: Vec<TaskOut<'a>>,
+    pub next_page_token: String,
+    pub page_size: usize,
+    pub total_size: usize,
 }
 
 // ---------------------------------------------------------------------------------------------
 // Inbound
 
 /// A problem with an inbound value: (field path, reason).
-pub(crate) type FieldError = (String, String);
+pub type FieldError = (String, String);
 
 /// `Message` as received.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct MessageIn {
+pub struct MessageIn {
     #[serde(alias = "message_id", default)]
     message_id: String,
     #[serde(alias = "context_id")]
@@ -292,7 +292,7 @@ pub(crate) struct MessageIn {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct PartIn {
+pub struct PartIn {
     text: Option<String>,
     raw: Option<String>,
     url: Option<String>,
@@ -306,7 +306,7 @@ pub(crate) struct PartIn {
 
 impl MessageIn {
     /// Converts to the core model, checking what serde cannot: the role, one content per part.
-    pub(crate) fn into_model(self, path: &str) -> Result<Message, FieldError> {
+    pub fn into_model(self, path: &str) -> Result<Message, FieldError> {
         if self.kind.is_some()
             && self
                 .role
@@ -402,78 +402,76 @@ impl PartIn {
 /// `SendMessageRequest`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SendMessageRequest {
-    pub(crate) message: MessageIn,
+pub struct SendMessageRequest {
+    pub message: MessageIn,
     #[serde(default)]
-    pub(crate) configuration: Option<SendMessageConfiguration>,
+    pub configuration: Option<SendMessageConfiguration>,
     #[allow(dead_code)]
-    pub(crate) metadata: Option<JsonObject>,
+    pub metadata: Option<JsonObject>,
 }
 
 /// `SendMessageConfiguration`.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SendMessageConfiguration {
+pub struct SendMessageConfiguration {
     #[serde(alias = "accepted_output_modes", default)]
     #[allow(dead_code)]
-    pub(crate) accepted_output_modes: Vec<String>,
+    pub accepted_output_modes: Vec<String>,
     #[serde(alias = "task_push_notification_config")]
-    pub(crate) task_push_notification_config: Option<Value>,
+    pub task_push_notification_config: Option<Value>,
     #[serde(alias = "history_length")]
-    pub(crate) history_length: Option<i64>,
+    pub history_length: Option<i64>,
     #[serde(alias = "return_immediately", default)]
-    pub(crate) return_immediately: bool,
+    pub return_immediately: bool,
 }
 
 /// `GetTaskRequest`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct GetTaskRequest {
-    pub(crate) id: String,
+pub struct GetTaskRequest {
+    pub id: String,
     #[serde(alias = "history_length")]
-    pub(crate) history_length: Option<i64>,
+    pub history_length: Option<i64>,
 }
 
 /// `SubscribeToTaskRequest`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SubscribeToTaskRequest {
-    pub(crate) id: String,
+pub struct SubscribeToTaskRequest {
+    pub id: String,
 }
 
 /// `CancelTaskRequest`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct CancelTaskRequest {
-    pub(crate) id: String,
+pub struct CancelTaskRequest {
+    pub id: String,
 }
 
 /// `ListTasksRequest`.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ListTasksRequest {
+pub struct ListTasksRequest {
     #[serde(alias = "context_id")]
-    pub(crate) context_id: Option<String>,
-    pub(crate) status: Option<String>,
+    pub context_id: Option<String>,
+    pub status: Option<String>,
     #[serde(alias = "page_size")]
-    pub(crate) page_size: Option<i64>,
+    pub page_size: Option<i64>,
     #[serde(alias = "page_token")]
-    pub(crate) page_token: Option<String>,
+    pub page_token: Option<String>,
     #[serde(alias = "history_length")]
-    pub(crate) history_length: Option<i64>,
+    pub history_length: Option<i64>,
     #[serde(alias = "status_timestamp_after")]
-    pub(crate) status_timestamp_after: Option<String>,
+    pub status_timestamp_after: Option<String>,
     #[serde(alias = "include_artifacts", default)]
-    pub(crate) include_artifacts: bool,
+    pub include_artifacts: bool,
 }
 
 // ---------------------------------------------------------------------------------------------
 // Inbound results (what a client reads from a server)
 
-#[cfg(feature = "client")]
 mod results;
-#[cfg(feature = "client")]
-pub(crate) use results::{StreamResponseIn, TaskIn, status_time};
+pub use results::{StreamResponseIn, TaskIn, status_time};
 
 // ---------------------------------------------------------------------------------------------
 // Agent card
@@ -481,81 +479,81 @@ pub(crate) use results::{StreamResponseIn, TaskIn, status_time};
 /// `AgentCard`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AgentCard {
-    pub(crate) name: String,
-    pub(crate) description: String,
-    pub(crate) supported_interfaces: Vec<AgentInterface>,
+pub struct AgentCard {
+    pub name: String,
+    pub description: String,
+    pub supported_interfaces: Vec<AgentInterface>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) provider: Option<AgentProvider>,
-    pub(crate) version: String,
+    pub provider: Option<AgentProvider>,
+    pub version: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) documentation_url: Option<String>,
-    pub(crate) capabilities: AgentCapabilities,
+    pub documentation_url: Option<String>,
+    pub capabilities: AgentCapabilities,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) security_schemes: Option<Value>,
+    pub security_schemes: Option<Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) security_requirements: Vec<Value>,
-    pub(crate) default_input_modes: Vec<String>,
-    pub(crate) default_output_modes: Vec<String>,
-    pub(crate) skills: Vec<AgentSkill>,
+    pub security_requirements: Vec<Value>,
+    pub default_input_modes: Vec<String>,
+    pub default_output_modes: Vec<String>,
+    pub skills: Vec<AgentSkill>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) icon_url: Option<String>,
+    pub icon_url: Option<String>,
 }
 
 /// `AgentInterface`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AgentInterface {
-    pub(crate) url: String,
-    pub(crate) protocol_binding: &'static str,
-    pub(crate) protocol_version: &'static str,
+pub struct AgentInterface {
+    pub url: String,
+    pub protocol_binding: &'static str,
+    pub protocol_version: &'static str,
 }
 
 /// `AgentProvider`.
 #[derive(Serialize)]
-pub(crate) struct AgentProvider {
-    pub(crate) organization: String,
-    pub(crate) url: String,
+pub struct AgentProvider {
+    pub organization: String,
+    pub url: String,
 }
 
 /// `AgentCapabilities`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AgentCapabilities {
-    pub(crate) streaming: bool,
-    pub(crate) push_notifications: bool,
-    pub(crate) extended_agent_card: bool,
+pub struct AgentCapabilities {
+    pub streaming: bool,
+    pub push_notifications: bool,
+    pub extended_agent_card: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) extensions: Vec<AgentExtension>,
+    pub extensions: Vec<AgentExtension>,
 }
 
 /// `AgentExtension`.
 #[derive(Serialize)]
-pub(crate) struct AgentExtension {
-    pub(crate) uri: &'static str,
+pub struct AgentExtension {
+    pub uri: &'static str,
     #[serde(skip_serializing_if = "str::is_empty")]
-    pub(crate) description: &'static str,
-    pub(crate) required: bool,
+    pub description: &'static str,
+    pub required: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) params: Option<Value>,
+    pub params: Option<Value>,
 }
 
 /// `AgentSkill`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AgentSkill {
-    pub(crate) id: String,
-    pub(crate) name: String,
-    pub(crate) description: String,
-    pub(crate) tags: Vec<String>,
+pub struct AgentSkill {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub tags: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) examples: Vec<String>,
+    pub examples: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) input_modes: Vec<String>,
+    pub input_modes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) output_modes: Vec<String>,
+    pub output_modes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) security_requirements: Vec<Value>,
+    pub security_requirements: Vec<Value>,
 }
 
 #[cfg(test)]

@@ -11,12 +11,12 @@ use crate::model::{PushAuthentication, PushConfig};
 /// A config as a request carried it, before validation: the task it names (if it names one)
 /// and the fields given.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct PushConfigIn {
-    pub(crate) task_id: Option<String>,
-    pub(crate) id: Option<String>,
-    pub(crate) url: Option<String>,
-    pub(crate) token: Option<String>,
-    pub(crate) authentication: Option<PushAuthentication>,
+pub struct PushConfigIn {
+    pub task_id: Option<String>,
+    pub id: Option<String>,
+    pub url: Option<String>,
+    pub token: Option<String>,
+    pub authentication: Option<PushAuthentication>,
 }
 
 /// `{scheme, credentials}` (1.0) or `{schemes, credentials}` (0.3, the draft): both read.
@@ -91,16 +91,13 @@ fn redacted_credentials(authentication: &PushAuthentication) -> Option<&'static 
 }
 
 /// A2A 1.0.
-pub(crate) mod v1 {
+pub mod v1 {
     use super::{Deserialize, Map, PushConfig, PushConfigIn, Value, fields, json};
 
     /// A flat `TaskPushNotificationConfig` (Create's params, or an inline config at `path`).
     /// The proto's `CreateTaskPushNotificationConfigRequest` (`{taskId, configId?, config}`)
     /// is read too.
-    pub(crate) fn config_in(
-        mut value: Value,
-        path: &str,
-    ) -> Result<PushConfigIn, (String, String)> {
+    pub fn config_in(mut value: Value, path: &str) -> Result<PushConfigIn, (String, String)> {
         let nested = value.as_object_mut().and_then(|o| o.remove("config"));
         let outer = value.as_object().cloned().unwrap_or_default();
         let (inner, inner_path) = match nested {
@@ -135,26 +132,26 @@ pub(crate) mod v1 {
     /// `{taskId, id}` of Get and Delete.
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
-    pub(crate) struct ConfigRef {
+    pub struct ConfigRef {
         #[serde(alias = "task_id")]
-        pub(crate) task_id: String,
-        pub(crate) id: String,
+        pub task_id: String,
+        pub id: String,
     }
 
     /// `ListTaskPushNotificationConfigsRequest`.
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
-    pub(crate) struct ListRequest {
+    pub struct ListRequest {
         #[serde(alias = "task_id")]
-        pub(crate) task_id: String,
+        pub task_id: String,
         #[serde(alias = "page_size")]
-        pub(crate) page_size: Option<i64>,
+        pub page_size: Option<i64>,
         #[serde(alias = "page_token")]
-        pub(crate) page_token: Option<String>,
+        pub page_token: Option<String>,
     }
 
     /// A config of task `task_id`, credentials redacted.
-    pub(crate) fn config_out(task_id: &str, config: &PushConfig) -> Value {
+    pub fn config_out(task_id: &str, config: &PushConfig) -> Value {
         let mut out = Map::new();
         out.insert("id".into(), json!(config.id));
         out.insert("taskId".into(), json!(task_id));
@@ -177,7 +174,7 @@ pub(crate) mod v1 {
     }
 
     /// `ListTaskPushNotificationConfigsResponse`: `nextPageToken` always present.
-    pub(crate) fn list_out(task_id: &str, configs: &[PushConfig], next_page_token: &str) -> Value {
+    pub fn list_out(task_id: &str, configs: &[PushConfig], next_page_token: &str) -> Value {
         json!({
             "configs": configs.iter().map(|c| config_out(task_id, c)).collect::<Vec<_>>(),
             "nextPageToken": next_page_token,
@@ -186,16 +183,16 @@ pub(crate) mod v1 {
 }
 
 /// A2A 0.3, JSON-RPC and its proto over HTTP+JSON.
-pub(crate) mod v0_3 {
+pub mod v0_3 {
     use super::{Deserialize, Map, PushConfig, PushConfigIn, Value, fields, json};
 
     /// `PushNotificationConfig` (at `path`).
-    pub(crate) fn config_in(value: Value, path: &str) -> Result<PushConfigIn, (String, String)> {
+    pub fn config_in(value: Value, path: &str) -> Result<PushConfigIn, (String, String)> {
         Ok(fields(value, path)?.into_input())
     }
 
     /// `tasks/pushNotificationConfig/set` params: `{taskId, pushNotificationConfig}`.
-    pub(crate) fn set_in(mut value: Value) -> Result<PushConfigIn, (String, String)> {
+    pub fn set_in(mut value: Value) -> Result<PushConfigIn, (String, String)> {
         let task_id = value
             .get("taskId")
             .and_then(Value::as_str)
@@ -218,7 +215,7 @@ pub(crate) mod v0_3 {
     /// `CreateTaskPushNotificationConfigRequest` (`{parent, configId, config}`, what the 0.3
     /// SDK sends), its `TaskPushNotificationConfig` (`{name?, pushNotificationConfig}`), or a
     /// bare config.
-    pub(crate) fn proto_config_in(mut value: Value) -> Result<PushConfigIn, (String, String)> {
+    pub fn proto_config_in(mut value: Value) -> Result<PushConfigIn, (String, String)> {
         let config_id = value
             .get("configId")
             .and_then(Value::as_str)
@@ -244,10 +241,10 @@ pub(crate) mod v0_3 {
     /// `tasks/pushNotificationConfig/get` params: `{id, pushNotificationConfigId?}`.
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
-    pub(crate) struct ConfigRef {
-        pub(crate) id: String,
+    pub struct ConfigRef {
+        pub id: String,
         #[serde(default)]
-        pub(crate) push_notification_config_id: Option<String>,
+        pub push_notification_config_id: Option<String>,
     }
 
     /// `PushNotificationConfig`, credentials redacted.
@@ -270,12 +267,12 @@ pub(crate) mod v0_3 {
     }
 
     /// JSON-RPC `TaskPushNotificationConfig`: `{taskId, pushNotificationConfig}`.
-    pub(crate) fn config_out(task_id: &str, config: &PushConfig) -> Value {
+    pub fn config_out(task_id: &str, config: &PushConfig) -> Value {
         json!({ "taskId": task_id, "pushNotificationConfig": config_fields(config) })
     }
 
     /// The proto's `TaskPushNotificationConfig`: `{name, pushNotificationConfig}`.
-    pub(crate) fn proto_config_out(task_id: &str, config: &PushConfig) -> Value {
+    pub fn proto_config_out(task_id: &str, config: &PushConfig) -> Value {
         json!({
             "name": format!("tasks/{task_id}/pushNotificationConfigs/{}", config.id),
             "pushNotificationConfig": config_fields(config),
@@ -284,19 +281,19 @@ pub(crate) mod v0_3 {
 }
 
 /// The early draft: one config per task, named by the client's task id.
-pub(crate) mod v0_1 {
+pub mod v0_1 {
     use super::{Deserialize, PushConfig, Value, json};
 
     /// `tasks/pushNotification/set` params: `{id, pushNotificationConfig}`.
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
-    pub(crate) struct SetParams {
-        pub(crate) id: String,
-        pub(crate) push_notification_config: Value,
+    pub struct SetParams {
+        pub id: String,
+        pub push_notification_config: Value,
     }
 
     /// `TaskPushNotificationConfig`: `{id, pushNotificationConfig}` under the client's id.
-    pub(crate) fn config_out(alias: &str, config: &PushConfig) -> Value {
+    pub fn config_out(alias: &str, config: &PushConfig) -> Value {
         let mut fields = super::v0_3::config_out(alias, config)["pushNotificationConfig"].take();
         if let Some(fields) = fields.as_object_mut() {
             // The draft's configs had no id of their own.

@@ -43,7 +43,8 @@ const RUNTIME_FAILURE: &str = "a2a-runtime/runtimeFailure";
 
 impl Message {
     /// The same message, marked as the reason for a runtime failure.
-    pub(crate) fn runtime_failure(mut self) -> Self {
+    #[doc(hidden)]
+    pub fn runtime_failure(mut self) -> Self {
         self.metadata
             .get_or_insert_with(JsonObject::new)
             .insert(RUNTIME_FAILURE.into(), serde_json::Value::Bool(true));
@@ -51,7 +52,8 @@ impl Message {
     }
 
     /// Whether this is the reason for a runtime failure.
-    pub(crate) fn is_runtime_failure(&self) -> bool {
+    #[doc(hidden)]
+    pub fn is_runtime_failure(&self) -> bool {
         self.metadata
             .as_ref()
             .and_then(|metadata| metadata.get(RUNTIME_FAILURE))

@@ -112,7 +112,8 @@ impl TraceContext {
     }
 
     /// Runs `future` with this trace as [`current`](Self::current).
-    pub(crate) fn scope<F: Future>(self, future: F) -> impl Future<Output = F::Output> {
+    #[doc(hidden)]
+    pub fn scope<F: Future>(self, future: F) -> impl Future<Output = F::Output> {
         CURRENT.scope(self, future)
     }
 }

@@ -56,7 +56,8 @@ impl TaskEvent {
     }
 
     /// A copy of a status event's message, for keeping in history.
-    pub(crate) fn status_message(&self) -> Option<super::Message> {
+    #[doc(hidden)]
+    pub fn status_message(&self) -> Option<super::Message> {
         match self {
             Self::Status(update) => update.status.message.clone(),
             Self::Artifact(_) => None,
@@ -79,7 +80,8 @@ impl Task {
 
 /// Adds `incoming` to `artifacts`: it replaces the artifact with the same id, or with `append`
 /// extends its parts; a new id is added at the end.
-pub(crate) fn join_artifact(artifacts: &mut Vec<Artifact>, incoming: &Artifact, append: bool) {
+#[doc(hidden)]
+pub fn join_artifact(artifacts: &mut Vec<Artifact>, incoming: &Artifact, append: bool) {
     match artifacts
         .iter_mut()
         .find(|a| a.artifact_id == incoming.artifact_id)

@@ -12,7 +12,8 @@ use super::{Artifact, JsonObject, Message, Part, PartContent, Task};
 const OVERHEAD: usize = 64;
 
 /// The estimated size in bytes.
-pub(crate) trait ByteSize {
+#[doc(hidden)]
+pub trait ByteSize {
     /// The estimated size in bytes.
     fn byte_size(&self) -> usize;
 }

@@ -16,7 +16,7 @@ use crate::model::{
 
 /// Which of 0.3's two JSON forms a result is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Form {
+pub enum Form {
     /// The JSON-RPC schema.
     JsonRpc,
     /// The 0.3 proto's ProtoJSON (HTTP+JSON).
@@ -92,7 +92,7 @@ fn artifact_in(value: &Value, path: &str, form: Form) -> Result<Artifact, FieldE
 }
 
 /// A 0.3 `Task`. It has no owner, and its creation time is its status's timestamp.
-pub(crate) fn task_in(value: &Value, path: &str, form: Form) -> Result<Task, FieldError> {
+pub fn task_in(value: &Value, path: &str, form: Form) -> Result<Task, FieldError> {
     let object = object_at(Some(value), path)?;
     let status = status_in(object.get("status"), &format!("{path}.status"), form)?;
     let list = |key: &str| {
@@ -125,7 +125,7 @@ pub(crate) fn task_in(value: &Value, path: &str, form: Form) -> Result<Task, Fie
 
 /// What a send answered or a stream carried, in the JSON-RPC form: a task, a message or an
 /// event, by its `kind`.
-pub(crate) fn received_in(value: &Value, path: &str) -> Result<Received, FieldError> {
+pub fn received_in(value: &Value, path: &str) -> Result<Received, FieldError> {
     let object = object_at(Some(value), path)?;
     let form = Form::JsonRpc;
     match text_field(object, "kind").as_deref() {
@@ -143,7 +143,7 @@ pub(crate) fn received_in(value: &Value, path: &str) -> Result<Received, FieldEr
 
 /// What a send answered or a stream carried, in the proto form: `{task}`, `{message}` (`msg`
 /// in the proto), `{statusUpdate}` or `{artifactUpdate}`.
-pub(crate) fn proto_received_in(value: &Value, path: &str) -> Result<Received, FieldError> {
+pub fn proto_received_in(value: &Value, path: &str) -> Result<Received, FieldError> {
     let object = object_at(Some(value), path)?;
     let form = Form::Proto;
     let field = |key: &str| object.get(key).map(|v| (v, format!("{path}.{key}")));

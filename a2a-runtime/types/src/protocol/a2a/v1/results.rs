@@ -15,7 +15,7 @@ use crate::model::{
 /// `Task` as a server sends it.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskIn {
+pub struct TaskIn {
     #[serde(default)]
     id: String,
     #[serde(alias = "context_id", default)]
@@ -52,7 +52,7 @@ struct ArtifactIn {
 /// `StreamResponse` as received: exactly one of its members.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct StreamResponseIn {
+pub struct StreamResponseIn {
     task: Option<TaskIn>,
     message: Option<MessageIn>,
     #[serde(alias = "status_update")]
@@ -96,7 +96,7 @@ fn required(value: String, path: &str, field: &str) -> Result<String, FieldError
 
 /// A status's `timestamp` (at `path.timestamp`). Optional in the proto (and in 0.3): a status
 /// without one is read as received now.
-pub(crate) fn status_time(at: Option<&str>, path: &str) -> Result<DateTime<Utc>, FieldError> {
+pub fn status_time(at: Option<&str>, path: &str) -> Result<DateTime<Utc>, FieldError> {
     let Some(at) = at else {
         return Ok(Utc::now());
     };
@@ -157,7 +157,7 @@ impl ArtifactIn {
 impl TaskIn {
     /// The task in the core model. It has no owner (servers never send one), and its creation
     /// time, which the wire does not carry, is its status's timestamp.
-    pub(crate) fn into_model(self, path: &str) -> Result<Task, FieldError> {
+    pub fn into_model(self, path: &str) -> Result<Task, FieldError> {
         let status = self
             .status
             .ok_or_else(|| (format!("{path}.status"), "is required".to_owned()))?
@@ -188,7 +188,7 @@ impl TaskIn {
 
 impl StreamResponseIn {
     /// The one item this response holds.
-    pub(crate) fn into_model(self) -> Result<Received, FieldError> {
+    pub fn into_model(self) -> Result<Received, FieldError> {
         match (
             self.task,
             self.message,

@@ -71,4 +71,5 @@ impl PushConfig {
 }
 
 /// What redacted credentials read as.
-pub(crate) const REDACTED: &str = "********";
+#[doc(hidden)]
+pub const REDACTED: &str = "********";

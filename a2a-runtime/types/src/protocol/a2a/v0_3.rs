@@ -18,11 +18,11 @@ use crate::model::{
 };
 
 /// The protocol version string of the 0.3 card.
-pub(crate) const VERSION: &str = "0.3.0";
+pub const VERSION: &str = "0.3.0";
 
 /// Which JSON-RPC generation a shape is for: the discriminator key differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tag {
+pub enum Tag {
     /// 0.3: `kind`.
     Kind,
     /// The early draft: `type`.
@@ -39,7 +39,7 @@ impl Tag {
 }
 
 /// A state's JSON-RPC name (0.3 and the draft).
-pub(crate) fn state_name(state: TaskState) -> &'static str {
+pub fn state_name(state: TaskState) -> &'static str {
     match state {
         TaskState::Submitted => "submitted",
         TaskState::Working => "working",
@@ -53,7 +53,7 @@ pub(crate) fn state_name(state: TaskState) -> &'static str {
 }
 
 /// A state's name in the 0.3 proto (its HTTP+JSON routes).
-pub(crate) fn proto_state_name(state: TaskState) -> &'static str {
+pub fn proto_state_name(state: TaskState) -> &'static str {
     match state {
         TaskState::Canceled => "TASK_STATE_CANCELLED",
         other => super::v1::state_name(other),
@@ -61,7 +61,7 @@ pub(crate) fn proto_state_name(state: TaskState) -> &'static str {
 }
 
 /// Reads a state name of either 0.3 form.
-pub(crate) fn parse_state(name: &str) -> Option<TaskState> {
+pub fn parse_state(name: &str) -> Option<TaskState> {
     if name == "TASK_STATE_CANCELLED" {
         return Some(TaskState::Canceled);
     }
@@ -84,7 +84,7 @@ fn metadata(value: Option<&JsonObject>) -> Option<Value> {
 
 /// A part: `{kind: "text", text}`, `{kind: "file", file: {bytes|uri, mimeType, name}}`,
 /// `{kind: "data", data}`.
-pub(crate) fn part_out(part: &Part, tag: Tag) -> Value {
+pub fn part_out(part: &Part, tag: Tag) -> Value {
     render_part(part, Some(tag))
 }
 
@@ -142,7 +142,7 @@ fn render_part(part: &Part, tag: Option<Tag>) -> Value {
 }
 
 /// Reads a part of either JSON-RPC generation.
-pub(crate) fn part_in(value: &Value, tag: Tag, path: &str) -> Result<Part, FieldError> {
+pub fn part_in(value: &Value, tag: Tag, path: &str) -> Result<Part, FieldError> {
     let object = value
         .as_object()
         .ok_or_else(|| (path.to_owned(), "must be an object".to_owned()))?;
@@ -299,7 +299,7 @@ fn object_in(value: Option<&Value>, path: &str) -> Result<Option<JsonObject>, Fi
 
 /// Reads a JSON-RPC `Message`. The draft has no `messageId` (one is minted), nor `contextId`,
 /// `taskId` or `referenceTaskIds` on the message.
-pub(crate) fn message_in(value: &Value, tag: Tag, path: &str) -> Result<Message, FieldError> {
+pub fn message_in(value: &Value, tag: Tag, path: &str) -> Result<Message, FieldError> {
     let object = object_at(Some(value), path)?;
     let text = |key: &str| text_field(object, key);
     let message_id = match (tag, text("messageId")) {
@@ -338,7 +338,7 @@ pub(crate) fn message_in(value: &Value, tag: Tag, path: &str) -> Result<Message,
 }
 
 /// A JSON-RPC `Message`.
-pub(crate) fn message_out(message: &Message, tag: Tag) -> Value {
+pub fn message_out(message: &Message, tag: Tag) -> Value {
     let mut out = Map::new();
     out.insert("role".into(), json!(role_name(message.role)));
     out.insert(
@@ -370,12 +370,12 @@ pub(crate) fn message_out(message: &Message, tag: Tag) -> Value {
 }
 
 /// A JSON-RPC `TaskStatus`.
-pub(crate) fn status_out(status: &TaskStatus, tag: Tag) -> Value {
+pub fn status_out(status: &TaskStatus, tag: Tag) -> Value {
     status_out_named(status, tag, state_name)
 }
 
 /// A JSON-RPC `TaskStatus` whose state is named by `name` (the draft names fewer states).
-pub(crate) fn status_out_named(
+pub fn status_out_named(
     status: &TaskStatus,
     tag: Tag,
     name: fn(TaskState) -> &'static str,
@@ -392,7 +392,7 @@ pub(crate) fn status_out_named(
 }
 
 /// The fields every JSON-RPC generation's `Artifact` has: name, description, parts, metadata.
-pub(crate) fn artifact_fields(artifact: &Artifact, tag: Tag) -> Map<String, Value> {
+pub fn artifact_fields(artifact: &Artifact, tag: Tag) -> Map<String, Value> {
     let mut out = Map::new();
     insert_opt(&mut out, "name", artifact.name.as_ref().map(|n| json!(n)));
     insert_opt(
@@ -409,7 +409,7 @@ pub(crate) fn artifact_fields(artifact: &Artifact, tag: Tag) -> Map<String, Valu
 }
 
 /// A 0.3 JSON-RPC `Artifact`.
-pub(crate) fn artifact_out(artifact: &Artifact) -> Value {
+pub fn artifact_out(artifact: &Artifact) -> Value {
     let mut out = artifact_fields(artifact, Tag::Kind);
     out.insert("artifactId".into(), json!(artifact.artifact_id));
     if !artifact.extensions.is_empty() {
@@ -419,7 +419,7 @@ pub(crate) fn artifact_out(artifact: &Artifact) -> Value {
 }
 
 /// A 0.3 JSON-RPC `Task` (`kind: "task"`).
-pub(crate) fn task_out(task: &Task) -> Value {
+pub fn task_out(task: &Task) -> Value {
     let mut out = Map::new();
     out.insert("kind".into(), json!("task"));
     out.insert("id".into(), json!(task.id));
@@ -445,7 +445,7 @@ pub(crate) fn task_out(task: &Task) -> Value {
 }
 
 /// A 0.3 JSON-RPC stream event; `final` marks the last event of the stream.
-pub(crate) fn event_out(event: &TaskEvent, last: bool) -> Value {
+pub fn event_out(event: &TaskEvent, last: bool) -> Value {
     match event {
         TaskEvent::Status(update) => {
             let mut out = Map::new();
@@ -471,39 +471,37 @@ pub(crate) fn event_out(event: &TaskEvent, last: bool) -> Value {
 /// 0.3 `MessageSendParams`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct MessageSendParams {
-    pub(crate) message: Value,
+pub struct MessageSendParams {
+    pub message: Value,
     #[serde(default)]
-    pub(crate) configuration: Option<MessageSendConfiguration>,
+    pub configuration: Option<MessageSendConfiguration>,
 }
 
 /// 0.3 `MessageSendConfiguration`; an absent `blocking` blocks, as the 0.3 servers did.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct MessageSendConfiguration {
-    pub(crate) history_length: Option<i64>,
-    pub(crate) push_notification_config: Option<Value>,
-    pub(crate) blocking: Option<bool>,
+pub struct MessageSendConfiguration {
+    pub history_length: Option<i64>,
+    pub push_notification_config: Option<Value>,
+    pub blocking: Option<bool>,
 }
 
 /// 0.3 `TaskQueryParams`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskQueryParams {
-    pub(crate) id: String,
-    pub(crate) history_length: Option<i64>,
+pub struct TaskQueryParams {
+    pub id: String,
+    pub history_length: Option<i64>,
 }
 
 /// 0.3 `TaskIdParams`.
 #[derive(Deserialize)]
-pub(crate) struct TaskIdParams {
-    pub(crate) id: String,
+pub struct TaskIdParams {
+    pub id: String,
 }
 
-#[cfg(feature = "client")]
 mod results;
-#[cfg(feature = "client")]
-pub(crate) use results::{Form, proto_received_in, received_in, task_in};
+pub use results::{Form, proto_received_in, received_in, task_in};
 
 // ---------------------------------------------------------------------------------------------
 // The 0.3 proto's ProtoJSON (its HTTP+JSON routes)
@@ -546,7 +544,7 @@ fn proto_part_in(value: &Value, path: &str) -> Result<Part, FieldError> {
 }
 
 /// Reads a proto `Message` (`content` holds the parts; `ROLE_USER`).
-pub(crate) fn proto_message_in(value: &Value, path: &str) -> Result<Message, FieldError> {
+pub fn proto_message_in(value: &Value, path: &str) -> Result<Message, FieldError> {
     let object = object_at(Some(value), path)?;
     let text = |key: &str| text_field(object, key);
     let role = match object.get("role") {
@@ -587,7 +585,7 @@ pub(crate) fn proto_message_in(value: &Value, path: &str) -> Result<Message, Fie
     })
 }
 
-pub(crate) fn proto_message_out(message: &Message) -> Value {
+pub fn proto_message_out(message: &Message) -> Value {
     let mut out = Map::new();
     out.insert("messageId".into(), json!(message.message_id));
     insert_opt(
@@ -648,7 +646,7 @@ fn proto_artifact_out(artifact: &Artifact) -> Value {
 }
 
 /// A proto `Task`.
-pub(crate) fn proto_task_out(task: &Task) -> Value {
+pub fn proto_task_out(task: &Task) -> Value {
     let mut out = Map::new();
     out.insert("id".into(), json!(task.id));
     out.insert("contextId".into(), json!(task.context_id));
@@ -670,7 +668,7 @@ pub(crate) fn proto_task_out(task: &Task) -> Value {
 }
 
 /// A proto `StreamResponse` for an event; `final` marks the last event of the stream.
-pub(crate) fn proto_event_out(event: &TaskEvent, last: bool) -> Value {
+pub fn proto_event_out(event: &TaskEvent, last: bool) -> Value {
     match event {
         TaskEvent::Status(update) => {
             let mut out = Map::new();
@@ -702,22 +700,22 @@ pub(crate) fn proto_event_out(event: &TaskEvent, last: bool) -> Value {
 /// The 0.3 proto's `SendMessageRequest`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ProtoSendMessageRequest {
+pub struct ProtoSendMessageRequest {
     #[serde(alias = "request")]
-    pub(crate) message: Value,
+    pub message: Value,
     #[serde(default)]
-    pub(crate) configuration: Option<ProtoSendMessageConfiguration>,
+    pub configuration: Option<ProtoSendMessageConfiguration>,
 }
 
 /// The 0.3 proto's `SendMessageConfiguration`: proto3 booleans default to false, so an absent
 /// `blocking` does not block.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ProtoSendMessageConfiguration {
-    pub(crate) history_length: Option<i64>,
-    pub(crate) push_notification: Option<Value>,
+pub struct ProtoSendMessageConfiguration {
+    pub history_length: Option<i64>,
+    pub push_notification: Option<Value>,
     #[serde(default)]
-    pub(crate) blocking: bool,
+    pub blocking: bool,
 }
 
 #[cfg(test)]
