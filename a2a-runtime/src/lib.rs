@@ -7,9 +7,31 @@ mod ask;
 pub mod auth;
 mod call;
 #[cfg(feature = "client")]
-pub mod client;
+pub mod client {
+    //! A typed A2A client: resolve an agent's card, pick the best interface it offers, and call
+    //! the agent with the core model's types ([`Message`](crate::Message),
+    //! [`Task`](crate::Task)).
+    //!
+    //! ```no_run
+    //! # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
+    //! use a2a_runtime::Message;
+    //! use a2a_runtime::client::{A2aClient, SendResult};
+    //!
+    //! let agent = A2aClient::connect("http://127.0.0.1:8080").await?;
+    //! match agent.send(Message::user_text("hello")).await? {
+    //!     SendResult::Task(task) => println!("task {} is {:?}", task.id, task.status.state),
+    //!     SendResult::Message(reply) => println!("{}", reply.text().unwrap_or_default()),
+    //! }
+    //! # Ok(())
+    //! # }
+    //! ```
+
+    pub use a2a_runtime_client::*;
+}
 mod content;
 mod context;
+#[cfg(feature = "client")]
+mod delegate;
 mod descriptor;
 mod dispatch;
 mod error;

@@ -436,7 +436,7 @@ macro_rules! __a2a_with_client {
 pub use __a2a_with_client as with_client;
 
 #[cfg(feature = "client")]
-pub use crate::client::{ClientError, Question, SkillClient};
+pub use a2a_runtime_client::{ClientError, Question, SkillClient};
 
 /// A parameter or output type of a skill as its typed client method names it. The lifetime
 /// puts the method's bounds on it out of reach of the check at the method's definition: a skill
@@ -477,6 +477,6 @@ pub trait Decode<T> {
 #[cfg(feature = "client")]
 impl<T: serde::de::DeserializeOwned> Decode<T> for Wire<'_, T> {
     fn decode(skill: &str, output: serde_json::Value) -> Result<T, ClientError> {
-        crate::client::decode_output(skill, output)
+        a2a_runtime_client::decode_output(skill, output)
     }
 }

@@ -6,8 +6,8 @@
 use futures::StreamExt;
 use serde_json::Value;
 
-use super::{A2aClient, ClientError, SendResult, StreamEvent};
 use crate::context::TaskContext;
+use a2a_runtime_client::{A2aClient, ClientError, SendResult, StreamEvent};
 use a2a_runtime_types::model::{JsonObject, Message, TaskState};
 
 impl TaskContext {

@@ -1,23 +1,12 @@
-//! A typed A2A client: resolve an agent's card, pick the best interface it offers, and call the
-//! agent with the core model's types ([`Message`], [`Task`]).
+//! The client layer of [a2a-runtime](https://docs.rs/a2a-runtime): [`A2aClient`] calls A2A
+//! agents in every dialect they serve (resolving the card, picking the interface, following
+//! streams, retrying what is safe to retry), and [`SkillClient`] calls an agent's skills by id
+//! over A2A or MCP. It builds no server.
 //!
-//! ```no_run
-//! # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
-//! use a2a_runtime::Message;
-//! use a2a_runtime::client::{A2aClient, SendResult};
-//!
-//! let agent = A2aClient::connect("http://127.0.0.1:8080").await?;
-//! match agent.send(Message::user_text("hello")).await? {
-//!     SendResult::Task(task) => println!("task {} is {:?}", task.id, task.status.state),
-//!     SendResult::Message(reply) => println!("{}", reply.text().unwrap_or_default()),
-//! }
-//! # Ok(())
-//! # }
-//! ```
+//! Applications depend on `a2a-runtime` and use this crate as `a2a_runtime::client`.
 
 mod body;
 mod card;
-mod delegate;
 mod dialect;
 mod endpoint;
 mod error;
