@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::{Agent, PushOptions};
+use a2a_runtime::PushOptions;
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, start};
 use serde_json::{Value, json};

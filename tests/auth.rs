@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
+use a2a_runtime::AgentServer;
 use a2a_runtime::auth::{ApiKeys, JwtConfig};
-use a2a_runtime::{Agent, AgentServer};
 use a2a_tests::tokens::{self, JwksServer, SECRET};
 use a2a_tests::vault::Vault;
 use a2a_tests::{TestServer, start};

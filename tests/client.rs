@@ -21,7 +21,7 @@ use a2a_runtime::client::{
     A2aClient, Binding, ClientError, ListTasks, PushNotificationConfig, RetryPolicy, SendOptions,
     SendResult, StreamEvent,
 };
-use a2a_runtime::{Agent, Message, PartContent, PushAuthentication, PushOptions, TaskState};
+use a2a_runtime::{Message, PartContent, PushAuthentication, PushOptions, TaskState};
 use a2a_tests::client_kit::{
     all_events, artifacts_of, assert_completed, client_over, list_each_once, no_wait,
     push_round_trip, read_through_a_cut, task_of,

@@ -5,7 +5,6 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use a2a_runtime::Agent;
 use a2a_runtime::prelude::*;
 use a2a_tests::start;
 use serde_json::json;

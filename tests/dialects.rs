@@ -8,7 +8,6 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use a2a_runtime::Agent;
 use a2a_tests::lab::Lab;
 use a2a_tests::sse::{SseItem, SseStream};
 use a2a_tests::talker::Talker;

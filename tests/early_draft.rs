@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Agent;
 use a2a_tests::sse::SseItem;
 use a2a_tests::{TestServer, start};
 use hello::Hello;

@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Agent;
 use a2a_runtime::prelude::*;
 use a2a_tests::start;
 use serde_json::{Value, json};

@@ -2,7 +2,6 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Agent;
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, response_from, start};
 use currency::Currency;

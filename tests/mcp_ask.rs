@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use a2a_runtime::Agent;
 use a2a_tests::talker::Talker;
 use a2a_tests::{TestServer, response_from, start};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::{Agent, AgentServer};
+use a2a_runtime::AgentServer;
 use a2a_tests::stepper::Stepper;
 use a2a_tests::{TestServer, response_from, start};
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::{Agent, Caller};
+use a2a_runtime::Caller;
 use a2a_tests::sse::state_of;
 use a2a_tests::talker::Talker;
 use a2a_tests::{TestServer, start};

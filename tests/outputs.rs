@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Agent;
 use a2a_tests::start;
 use currency::Currency;
 use serde_json::json;

@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::{Agent, Error};
+use a2a_runtime::Error;
 use a2a_tests::registry_agents::{Clash, Empty, Listed};
 use a2a_tests::start;
 

@@ -3,7 +3,6 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Agent;
 use a2a_runtime::prelude::*;
 use a2a_tests::start;
 use serde_json::json;

@@ -340,7 +340,6 @@ impl a2a_runtime::TaskStore for TroubledDisk {
 
 #[tokio::test]
 async fn a_blocking_send_answers_only_once_its_final_state_is_stored() {
-    use a2a_runtime::Agent;
     let store = TroubledDisk::new(true);
     let (arrived, release) = (Arc::clone(&store.arrived), Arc::clone(&store.release));
     let server = a2a_tests::start(hello::Hello.server().store(store)).await;
@@ -380,7 +379,6 @@ async fn a_blocking_send_answers_only_once_its_final_state_is_stored() {
 
 #[tokio::test]
 async fn a_state_the_store_refuses_is_an_error_and_a_failing_health_never_a_success() {
-    use a2a_runtime::Agent;
     let store = TroubledDisk::new(false);
     let full = Arc::clone(&store.full);
     let server = a2a_tests::start(hello::Hello.server().store(store)).await;
@@ -558,7 +556,6 @@ fn teller_in_own_runtime(
     path: std::path::PathBuf,
     stop: tokio::sync::oneshot::Receiver<()>,
 ) -> (std::thread::JoinHandle<()>, String, a2a_runtime::Tasks) {
-    use a2a_runtime::Agent;
     let (started, served) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -585,7 +582,7 @@ fn teller_in_own_runtime(
 
 #[tokio::test]
 async fn an_authorization_is_asked_again_after_a_restart_and_what_followed_it_too() {
-    use a2a_runtime::{Agent, Caller};
+    use a2a_runtime::Caller;
     let data_dir = a2a_tests::scratch_dir();
     let path = data_dir.join("tasks.sqlite3");
     let (stop, stopped) = tokio::sync::oneshot::channel();
@@ -644,7 +641,6 @@ async fn an_authorization_is_asked_again_after_a_restart_and_what_followed_it_to
 
 #[tokio::test]
 async fn unusable_answers_do_not_grow_what_a_waiting_task_stores() {
-    use a2a_runtime::Agent;
     let store = TroubledDisk::new(false);
     let largest = Arc::clone(&store.largest);
     let server = a2a_tests::start(booking::Booking::default().server().store(store)).await;

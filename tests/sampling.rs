@@ -7,8 +7,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
+use a2a_runtime::Sampling;
 use a2a_runtime::prelude::*;
-use a2a_runtime::{Agent, Sampling};
 use a2a_tests::start;
 use serde_json::json;
 

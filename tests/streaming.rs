@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::{Agent, AgentServer};
+use a2a_runtime::AgentServer;
 use a2a_tests::sse::{SseItem, state_of, task_id_of};
 use a2a_tests::stepper::Stepper;
 use a2a_tests::{TestServer, start};

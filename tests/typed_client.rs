@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Agent as _;
 use std::sync::Arc;
 use std::time::Duration;
 

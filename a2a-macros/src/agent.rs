@@ -24,7 +24,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         (Ok(()), Some(agent)) => codegen::agent::generate(&agent, &runtime),
         (Err(err), _) => {
             let err = err.write_errors();
-            let fallback = codegen::agent::fallback(&item.ident, &item.generics, &runtime);
+            let fallback =
+                codegen::agent::fallback(&item.ident, &item.vis, &item.generics, &runtime);
             quote!(#err #item #fallback)
         }
         (Ok(()), None) => {
@@ -44,10 +45,10 @@ fn not_a_struct(item: Option<syn::Item>, args: &TokenStream, tokens: TokenStream
     let span = crate::errors::item_keyword_span(item.as_ref());
     let fallback = match &item {
         Some(syn::Item::Enum(item)) => {
-            codegen::agent::fallback(&item.ident, &item.generics, &runtime)
+            codegen::agent::fallback(&item.ident, &item.vis, &item.generics, &runtime)
         }
         Some(syn::Item::Union(item)) => {
-            codegen::agent::fallback(&item.ident, &item.generics, &runtime)
+            codegen::agent::fallback(&item.ident, &item.vis, &item.generics, &runtime)
         }
         _ => TokenStream::new(),
     };

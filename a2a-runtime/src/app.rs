@@ -9,9 +9,9 @@ use crate::auth::{JwtConfig, Security};
 use crate::content::{Catalog, ResourceUpdates};
 use crate::descriptor::AgentDescriptor;
 use crate::dispatch::Dispatcher;
+use crate::limits::Limits;
 use crate::push::Pusher;
 use crate::quota::Quotas;
-use crate::server::Limits;
 use crate::task::{Outbox, TaskManager};
 
 /// What every front-end (A2A bindings, MCP) of one running agent shares.
@@ -50,7 +50,7 @@ impl App {
     /// and the store's retention starts being enforced (until shutdown).
     /// With a store replicas share, this replica joins them first, and from then on settles,
     /// every lease, the tasks of replicas that died.
-    pub(crate) async fn start(&self) -> Result<(), crate::Error> {
+    pub(crate) async fn start(&self) -> Result<(), crate::error::Error> {
         self.manager.join_replicas(self.shutdown.clone());
         // Deliveries an earlier run left pending go out before any new event of their tasks.
         if let (Some(pusher), Some(outbox)) = (&self.push, self.manager.outbox()) {

@@ -239,9 +239,9 @@ impl SkillDescriptor {
         output_schema: |_| None,
         decode_input: |_| Err(InputError::new("", "invalid skill")),
         call: |_| {
-            Box::pin(std::future::ready(Err(crate::SkillError::new(
-                "invalid skill",
-            ))))
+            Box::pin(std::future::ready(Err(
+                crate::skill_error::SkillError::new("invalid skill"),
+            )))
         },
         rust_path: "<invalid>",
         file: "",

@@ -1,7 +1,7 @@
 //! Library errors: what can go wrong building or starting a server.
 //!
-//! Request-level protocol errors live in [`crate::a2a::RequestError`] and are mapped to wire
-//! codes in one place there.
+//! Request-level errors belong to each protocol front-end, which maps them to its wire codes in
+//! one place.
 
 use std::net::SocketAddr;
 

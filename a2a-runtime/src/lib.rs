@@ -5,6 +5,7 @@ mod agent;
 mod app;
 mod ask;
 pub mod auth;
+mod body;
 mod call;
 #[cfg(feature = "client")]
 pub mod client {
@@ -30,11 +31,13 @@ pub mod client {
 }
 mod content;
 mod context;
+mod data_dir;
 #[cfg(feature = "client")]
 mod delegate;
 mod descriptor;
 mod dispatch;
 mod error;
+mod limits;
 mod logging;
 mod mcp;
 mod push;
@@ -45,7 +48,6 @@ mod schema;
 mod server;
 mod skill_error;
 mod task;
-mod timed_body;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -9,7 +9,9 @@ pub use crate::descriptor::{
     AgentDescriptor, AgentParts, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor,
     SkillParts, TaskSupport,
 };
+pub use crate::error::Error;
 pub use crate::registry::SkillRegistration;
+pub use crate::server::AgentServer;
 pub use a2a_runtime_types::util::BoxFuture;
 
 pub use crate::skill_error::SkillError;

@@ -108,7 +108,7 @@ impl fmt::Display for SkillError {
 /// what allows this blanket conversion for `?`.
 impl SkillError {
     /// The question that went unanswered, when the error is one `?` made of an [`AskError`].
-    pub(crate) fn ask_error(&self) -> Option<&crate::AskError> {
+    pub(crate) fn ask_error(&self) -> Option<&crate::ask::AskError> {
         self.source.as_deref()?.downcast_ref()
     }
 }

@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::Version;
+use crate::dispatch::MissingScope;
 use crate::quota::Busy;
 use crate::task::{StoreError, TaskError};
 use a2a_runtime_types::protocol::jsonrpc::code;
@@ -88,14 +89,6 @@ fn media_type_message(given: &str) -> String {
         )
     }
 }
-
-/// The JSON-RPC code of a retryable "busy" refusal.
-pub(crate) const BUSY_CODE: i64 = -32029;
-
-/// The JSON-RPC codes of authentication (HTTP 401) and authorization (HTTP 403) refusals. A2A
-/// defines none ("custom error"); like -32029 they mirror the HTTP status.
-pub(crate) const UNAUTHENTICATED_CODE: i64 = -32041;
-pub(crate) const PERMISSION_DENIED_CODE: i64 = -32043;
 
 /// When to retry after the store was full of live tasks.
 const STORE_FULL_RETRY: std::time::Duration = std::time::Duration::from_secs(5);
@@ -229,19 +222,19 @@ impl A2aError {
             // A2A defines no code for this; -32029 is ours (in the A2A range, 29 for HTTP 429),
             // and the ErrorInfo reason is the standard gRPC one.
             Self::Busy(_) => (
-                BUSY_CODE,
+                code::BUSY,
                 "RESOURCE_EXHAUSTED",
                 "RESOURCE_EXHAUSTED",
                 StatusCode::TOO_MANY_REQUESTS,
             ),
             Self::Unauthenticated(_) => (
-                UNAUTHENTICATED_CODE,
+                code::UNAUTHENTICATED,
                 "UNAUTHENTICATED",
                 "UNAUTHENTICATED",
                 StatusCode::UNAUTHORIZED,
             ),
             Self::InsufficientScope { .. } => (
-                PERMISSION_DENIED_CODE,
+                code::PERMISSION_DENIED,
                 "PERMISSION_DENIED",
                 "PERMISSION_DENIED",
                 StatusCode::FORBIDDEN,
@@ -292,7 +285,7 @@ impl A2aError {
     /// The `WWW-Authenticate` challenge of a refusal for missing scope (RFC 6750 §3.1).
     pub(crate) fn scope_challenge(&self) -> Option<String> {
         match self {
-            Self::InsufficientScope { scope, .. } => Some(insufficient_scope(scope)),
+            Self::InsufficientScope { scope, .. } => Some(crate::auth::insufficient_scope(scope)),
             _ => None,
         }
     }
@@ -370,12 +363,13 @@ impl A2aError {
     }
 }
 
-/// `Bearer error="insufficient_scope", scope="…"`.
-pub(crate) fn insufficient_scope(scope: &str) -> String {
-    format!(
-        "Bearer realm=\"agent\", error=\"insufficient_scope\", scope={}",
-        crate::auth::quoted(scope)
-    )
+impl From<MissingScope> for A2aError {
+    fn from(missing: MissingScope) -> Self {
+        Self::InsufficientScope {
+            skill: missing.skill.to_owned(),
+            scope: missing.scope.to_owned(),
+        }
+    }
 }
 
 impl From<TaskError> for A2aError {

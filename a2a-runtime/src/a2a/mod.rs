@@ -2,6 +2,7 @@
 //! binding (JSON-RPC, HTTP+JSON) and protocol version (1.0, 0.3, the early draft), plus the agent
 //! card. See `ARCHITECTURE.md`.
 
+pub(crate) mod auth;
 pub(crate) mod card;
 mod card_security;
 mod decode;
@@ -18,7 +19,7 @@ mod v1;
 
 use axum::http::{HeaderMap, Uri};
 
-pub(crate) use error::{A2aError, BUSY_CODE, PERMISSION_DENIED_CODE, insufficient_scope};
+pub(crate) use error::A2aError;
 pub(crate) use push::PushSupport;
 pub(crate) use service::{A2aService, Settings};
 
@@ -33,7 +34,7 @@ pub(crate) fn unread_body(
             limit: max_body_bytes,
         };
     }
-    match crate::timed_body::BodyTooSlow::of(rejection) {
+    match crate::body::BodyTooSlow::of(rejection) {
         Some(slow) => A2aError::BodyTooSlow(slow.to_string()),
         None => A2aError::InvalidRequest(rejection.body_text()),
     }

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use aws_lc_rs::{constant_time, digest};
-use axum::http::header;
-use axum::http::request::Parts;
+use http::header;
+use http::request::Parts;
 
 use super::authenticator::{challenge, quoted};
 use super::{ApiKeyLocation, AuthError, Authenticator, Caller};

@@ -1,6 +1,6 @@
 //! The [`Authenticator`] trait: one security scheme's check of a request's credentials.
 
-use axum::http::request::Parts;
+use http::request::Parts;
 
 use super::Caller;
 use a2a_runtime_types::util::BoxFuture;
@@ -46,6 +46,15 @@ pub trait Authenticator: Send + Sync + 'static {
     /// The `WWW-Authenticate` challenge of this scheme, with `error` when credentials were
     /// refused (for example `Bearer realm="agent", error="invalid_token"`).
     fn challenge(&self, error: Option<&AuthError>) -> String;
+}
+
+/// The `WWW-Authenticate` challenge of a refusal for a missing scope (RFC 6750 §3.1):
+/// `Bearer error="insufficient_scope", scope="…"`.
+pub(crate) fn insufficient_scope(scope: &str) -> String {
+    format!(
+        "Bearer realm=\"agent\", error=\"insufficient_scope\", scope={}",
+        quoted(scope)
+    )
 }
 
 /// A `WWW-Authenticate` parameter value: a quoted string with `"` and `\` escaped.

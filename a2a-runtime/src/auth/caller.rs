@@ -29,6 +29,12 @@ struct Inner {
 }
 
 impl Caller {
+    /// The caller a request was authenticated as: the `Caller` its front-end's authentication
+    /// put in its extensions, else (no scheme configured) the anonymous caller.
+    pub(crate) fn of(extensions: &http::Extensions) -> Self {
+        extensions.get::<Caller>().cloned().unwrap_or_default()
+    }
+
     /// The unauthenticated caller: what every request is when no scheme is configured.
     pub fn anonymous() -> Self {
         // Shared: every request of an agent without authentication asks for it.

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::header;
-use axum::http::request::Parts;
+use http::header;
+use http::request::Parts;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};

@@ -1,6 +1,7 @@
-//! Authentication and authorization: who is calling ([`Caller`]), how the schemes an agent
-//! declares are verified ([`Authenticator`]: API keys, bearer JWTs, or an application's own),
-//! and the middleware that applies them to every A2A route and `/mcp`.
+//! Authentication and authorization: who is calling ([`Caller`]) and how the schemes an agent
+//! declares are verified ([`Authenticator`]: API keys, bearer JWTs, client certificates, or an
+//! application's own). Each front-end applies them to its requests (the A2A routes' middleware,
+//! the MCP gate).
 //!
 //! Skills name the scopes they need (`#[skill(scopes = [...])]`); the call is refused with 403
 //! before any work when the caller lacks one. Tasks belong to the caller that created them.
@@ -10,7 +11,6 @@ mod authenticator;
 mod caller;
 mod jwks;
 mod jwt;
-pub(crate) mod layer;
 pub(crate) mod metadata;
 mod mtls;
 mod scheme;
@@ -18,8 +18,8 @@ pub(crate) mod security;
 mod token_cache;
 
 pub use api_key::{ApiKeys, ApiKeysError, DEFAULT_API_KEY_HEADER};
-pub(crate) use authenticator::quoted;
 pub use authenticator::{AuthError, Authenticator};
+pub(crate) use authenticator::{insufficient_scope, quoted};
 pub use caller::Caller;
 pub use jwt::JwtConfig;
 pub use mtls::ClientCertificate;

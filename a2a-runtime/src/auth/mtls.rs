@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::http::request::Parts;
+use http::request::Parts;
 use serde_json::{Map, Value};
 use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::http::request::Parts;
+use http::request::Parts;
 
 use super::api_key::{ApiKeyAuthenticator, DEFAULT_API_KEY_HEADER};
 use super::jwt::JwtAuthenticator;
@@ -53,6 +53,25 @@ pub(crate) struct Unauthenticated {
     pub(crate) reason: String,
     /// One `WWW-Authenticate` challenge per scheme.
     pub(crate) challenges: Vec<String>,
+}
+
+impl Unauthenticated {
+    /// The `WWW-Authenticate` values of the 401 answer, one per scheme; a `resource_metadata`
+    /// parameter is added to Bearer challenges for MCP clients (RFC 9728).
+    pub(crate) fn challenge_headers<'a>(
+        &'a self,
+        resource_metadata: Option<&'a str>,
+    ) -> impl Iterator<Item = http::HeaderValue> + 'a {
+        self.challenges.iter().filter_map(move |challenge| {
+            let challenge = match resource_metadata {
+                Some(url) if challenge.starts_with("Bearer") => {
+                    format!("{challenge}, resource_metadata={}", super::quoted(url))
+                }
+                _ => challenge.clone(),
+            };
+            http::HeaderValue::from_str(&challenge).ok()
+        })
+    }
 }
 
 impl Security {

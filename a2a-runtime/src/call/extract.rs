@@ -45,7 +45,7 @@ impl Invocation {
 
     fn shared_message(&self) -> &Arc<Message> {
         self.message.get_or_init(|| {
-            Arc::new(crate::dispatch::synthesized_message(
+            Arc::new(Message::synthesized(
                 self.context.skill_id(),
                 self.arguments.clone(),
             ))

@@ -42,7 +42,8 @@ use crate::auth::Caller;
 use crate::skill_error::SkillError;
 
 /// How a `#[resource]` or `#[prompt]` fn is called: one read or get, to its result.
-pub type Reader<T> = fn(ReadRequest) -> crate::BoxFuture<'static, Result<T, SkillError>>;
+pub type Reader<T> =
+    fn(ReadRequest) -> a2a_runtime_types::BoxFuture<'static, Result<T, SkillError>>;
 
 /// One read of a resource or get of a prompt: the values of its parameters by name (template
 /// variables, prompt arguments), who asks, and the agent's state.

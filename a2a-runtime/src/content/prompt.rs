@@ -215,7 +215,7 @@ impl PromptDescriptor {
     pub(crate) fn get(
         &self,
         request: ReadRequest,
-    ) -> crate::BoxFuture<'static, Result<Vec<PromptMessage>, SkillError>> {
+    ) -> a2a_runtime_types::BoxFuture<'static, Result<Vec<PromptMessage>, SkillError>> {
         (self.parts.get)(request)
     }
 }

@@ -272,7 +272,7 @@ impl ResourceDescriptor {
     pub(crate) fn read(
         &self,
         request: ReadRequest,
-    ) -> crate::BoxFuture<'static, Result<Vec<ResourceContent>, SkillError>> {
+    ) -> a2a_runtime_types::BoxFuture<'static, Result<Vec<ResourceContent>, SkillError>> {
         (self.parts.read)(request)
     }
 }

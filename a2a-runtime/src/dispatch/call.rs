@@ -12,7 +12,7 @@ use crate::context::{ContextBuilder, TaskContext};
 use crate::logging::LogSink;
 use crate::registry::SkillEntry;
 use a2a_runtime_types::TraceContext;
-use a2a_runtime_types::model::{A2aVersion, Message, Part, Protocol, Role, new_id};
+use a2a_runtime_types::model::{A2aVersion, Message, Protocol};
 
 /// A skill call that may run: its skill, decoded input, the message that asked for it, who it
 /// runs for and the trace it belongs to. Only [`Call::new`] makes one, and it checks the
@@ -24,7 +24,7 @@ pub(crate) struct Call {
     /// restart.
     pub(crate) arguments: serde_json::Value,
     /// The message a client sent; `None` for a call made by another protocol (an MCP tool
-    /// call), whose message is [synthesized](synthesized_message) from its arguments when
+    /// call), whose message is [synthesized](Message::synthesized) from its arguments when
     /// something reads it: most skills never do.
     pub(crate) message: Option<Arc<Message>>,
     pub(crate) caller: Caller,
@@ -94,7 +94,7 @@ impl Call {
     pub(crate) fn message(&self) -> Arc<Message> {
         self.message
             .clone()
-            .unwrap_or_else(|| Arc::new(synthesized_message(self.skill, self.arguments.clone())))
+            .unwrap_or_else(|| Arc::new(Message::synthesized(self.skill, self.arguments.clone())))
     }
 
     /// The task context of this call, to finish with the front-end's sinks and asker: it runs
@@ -109,22 +109,5 @@ impl Call {
             .caller(self.caller.clone())
             .trace(self.trace.clone())
             .protocol(self.protocol)
-    }
-}
-
-/// The message of a call made by a protocol other than A2A, as an A2A client would have sent
-/// it: the input as a data part, and the skill named in `metadata.skill`.
-pub(crate) fn synthesized_message(skill_id: &str, input: serde_json::Value) -> Message {
-    let mut metadata = serde_json::Map::new();
-    metadata.insert("skill".into(), serde_json::Value::String(skill_id.into()));
-    Message {
-        message_id: new_id(),
-        context_id: None,
-        task_id: None,
-        role: Role::User,
-        parts: vec![Part::data(input)],
-        metadata: Some(metadata),
-        extensions: Vec::new(),
-        reference_task_ids: Vec::new(),
     }
 }

@@ -10,7 +10,7 @@ use futures::FutureExt;
 
 mod call;
 
-pub(crate) use call::{Call, synthesized_message};
+pub(crate) use call::Call;
 
 use crate::auth::Caller;
 use crate::call::{Invocation, SkillOutput, SkillResult};
@@ -23,15 +23,6 @@ use crate::skill_error::SkillError;
 pub(crate) struct MissingScope {
     pub(crate) skill: &'static str,
     pub(crate) scope: &'static str,
-}
-
-impl From<MissingScope> for crate::a2a::A2aError {
-    fn from(missing: MissingScope) -> Self {
-        Self::InsufficientScope {
-            skill: missing.skill.to_owned(),
-            scope: missing.scope.to_owned(),
-        }
-    }
 }
 
 /// Runs skills of one agent. Shared by the A2A and MCP front-ends.

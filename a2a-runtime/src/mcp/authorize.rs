@@ -7,15 +7,49 @@
 
 use std::borrow::Cow;
 
+use a2a_runtime_types::protocol::jsonrpc::code;
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::Deserialize;
 
 use super::request_check::{Envelope, McpGate, failure};
-use crate::auth::layer::{caller_of, unauthenticated};
-use crate::auth::security::Unauthenticated;
+use crate::auth::Caller;
+use crate::auth::security::{Security, Unauthenticated};
 use crate::dispatch::Dispatcher;
+
+/// Authenticates an MCP request: its [`Caller`], or the refusal, goes in its extensions for the
+/// gate, which lets `initialize` and discovery through without credentials.
+pub(crate) async fn authenticate(security: &Security, parts: &mut Parts) {
+    if !security.is_enabled() {
+        return;
+    }
+    match security.authenticate(parts).await {
+        Ok(caller) => {
+            parts.extensions.insert(caller);
+        }
+        Err(refusal) => {
+            parts.extensions.insert(refusal);
+        }
+    }
+}
+
+/// The 401 answer: a JSON-RPC error and one `WWW-Authenticate` per scheme, Bearer ones naming
+/// the protected resource metadata (RFC 9728) where MCP clients learn how to sign in.
+fn unauthenticated(refusal: &Unauthenticated, resource_metadata: &str) -> Response {
+    let mut response = failure(
+        StatusCode::UNAUTHORIZED,
+        &serde_json::Value::Null,
+        code::UNAUTHENTICATED,
+        &refusal.reason,
+    );
+    for challenge in refusal.challenge_headers(Some(resource_metadata)) {
+        response
+            .headers_mut()
+            .append(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
+}
 
 /// Methods an MCP client calls before it authenticates.
 const PUBLIC_METHODS: &[&str] = &["initialize", "ping", "server/discover"];
@@ -29,19 +63,15 @@ pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> O
         if public {
             return None;
         }
-        return Some(unauthenticated(
-            &refusal,
-            true,
-            Some(&gate.resource_metadata),
-        ));
+        return Some(unauthenticated(&refusal, &gate.resource_metadata));
     }
     // Without authentication every caller is anonymous and no skill may declare scopes.
-    if method != Some("tools/call") || parts.extensions.get::<crate::Caller>().is_none() {
+    if method != Some("tools/call") || parts.extensions.get::<Caller>().is_none() {
         return None;
     }
     let Named { name } = serde_json::from_str(body.params?.get()).ok()?;
     let skill = gate.dispatcher.registry().get(&name)?;
-    let missing = Dispatcher::authorize(skill, &caller_of(&parts.extensions)).err()?;
+    let missing = Dispatcher::authorize(skill, &Caller::of(&parts.extensions)).err()?;
     let id = body.id();
     let message = format!(
         "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
@@ -50,10 +80,10 @@ pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> O
     let mut response = failure(
         StatusCode::FORBIDDEN,
         &id,
-        crate::a2a::PERMISSION_DENIED_CODE,
+        code::PERMISSION_DENIED,
         &message,
     );
-    if let Ok(challenge) = HeaderValue::from_str(&crate::a2a::insufficient_scope(missing.scope)) {
+    if let Ok(challenge) = HeaderValue::from_str(&crate::auth::insufficient_scope(missing.scope)) {
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, challenge);
@@ -71,9 +101,5 @@ struct Named<'a> {
 /// A non-POST request (the SSE stream, closing a session) needs credentials too.
 pub(crate) fn check_other(gate: &McpGate, parts: &mut Parts) -> Option<Response> {
     let refusal = parts.extensions.remove::<Unauthenticated>()?;
-    Some(unauthenticated(
-        &refusal,
-        true,
-        Some(&gate.resource_metadata),
-    ))
+    Some(unauthenticated(&refusal, &gate.resource_metadata))
 }

@@ -174,7 +174,7 @@ fn resource_contents(content: ResourceContent) -> ResourceContents {
 
 /// Runs a resource or prompt fn; a panic is an internal error, not a dropped connection.
 async fn guarded<T>(
-    future: crate::BoxFuture<'static, Result<T, SkillError>>,
+    future: a2a_runtime_types::BoxFuture<'static, Result<T, SkillError>>,
 ) -> Result<T, SkillError> {
     std::panic::AssertUnwindSafe(future)
         .catch_unwind()

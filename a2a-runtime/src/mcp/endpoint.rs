@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::extract::Request;
+use axum::http::StatusCode;
 use axum::response::Response;
 use futures::future::BoxFuture;
 use rmcp::transport::StreamableHttpService;
@@ -16,7 +17,6 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tower::Service;
 
 use super::{McpGate, McpHandler};
-use crate::a2a::A2aError;
 use crate::auth::security::Security;
 
 /// The rmcp service behind the endpoint.
@@ -44,10 +44,11 @@ impl McpEndpoint {
     async fn serve(self, request: Request) -> Response {
         let endpoint = &*self.0;
         let (mut parts, body) = request.into_parts();
-        crate::auth::layer::authenticate_mcp(&endpoint.security, &mut parts).await;
+        super::authorize::authenticate(&endpoint.security, &mut parts).await;
         let limit = endpoint.gate.max_body;
-        if crate::server::declared_over(&parts.headers, limit) {
-            return crate::a2a::refusal(&A2aError::PayloadTooLarge { limit }, true);
+        if crate::body::declared_over(&parts.headers, limit) {
+            let message = format!("request body exceeds the limit of {limit} bytes");
+            return super::request_check::body_failure(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
         match endpoint.gate.admit(Request::from_parts(parts, body)).await {
             Ok(request) => endpoint.rmcp.handle(request).await.map(Body::new),

@@ -1,10 +1,11 @@
 //! The one place task-layer failures get their MCP form (as `a2a/error.rs` is for A2A).
 
+use a2a_runtime_types::protocol::jsonrpc::code;
 use rmcp::ErrorData as McpError;
 use rmcp::model::ErrorCode;
 use serde_json::json;
 
-use crate::AskError;
+use crate::ask::AskError;
 use crate::dispatch::MissingScope;
 use crate::quota::Busy;
 use crate::skill_error::SkillError;
@@ -15,7 +16,7 @@ use crate::task::{StoreError, TaskError};
 pub(super) fn busy(busy: Busy) -> McpError {
     let seconds = busy.retry_after.as_secs_f64().ceil().max(1.0) as u64;
     McpError::new(
-        rmcp::model::ErrorCode(crate::a2a::BUSY_CODE as i32),
+        rmcp::model::ErrorCode(code::BUSY as i32),
         busy.to_string(),
         Some(json!({ "reason": "RESOURCE_EXHAUSTED", "retryAfterSeconds": seconds })),
     )
@@ -25,7 +26,7 @@ pub(super) fn busy(busy: Busy) -> McpError {
 /// `PERMISSION_DENIED`; MCP defines none).
 pub(super) fn forbidden(missing: MissingScope) -> McpError {
     McpError::new(
-        rmcp::model::ErrorCode(crate::a2a::PERMISSION_DENIED_CODE as i32),
+        rmcp::model::ErrorCode(code::PERMISSION_DENIED as i32),
         format!(
             "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
             missing.skill, missing.scope

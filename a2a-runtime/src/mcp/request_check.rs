@@ -24,7 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::timed_body::{BodyTime, BodyTooSlow, TimedBody};
+use crate::body::{BodyTime, BodyTooSlow, TimedBody};
 use a2a_runtime_types::protocol::jsonrpc::code;
 
 /// Checks that params (JSON text) deserialize into one method's params type; the error names
@@ -90,12 +90,8 @@ impl McpGate {
                     "this server holds its limit of {open} MCP sessions; retry later, or use the \
                      stateless 2026-07-28 revision, which needs none"
                 );
-                let mut response = failure(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    &id,
-                    crate::a2a::BUSY_CODE,
-                    &message,
-                );
+                let mut response =
+                    failure(StatusCode::TOO_MANY_REQUESTS, &id, code::BUSY, &message);
                 response
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
@@ -141,7 +137,7 @@ async fn read_body(body: Body, limit: usize, time: BodyTime) -> Result<Bytes, Re
 }
 
 /// A -32600 refusal of a body that could not be read whole.
-fn body_failure(status: StatusCode, message: &str) -> Response {
+pub(crate) fn body_failure(status: StatusCode, message: &str) -> Response {
     failure(status, &Value::Null, code::INVALID_REQUEST, message)
 }
 

@@ -45,7 +45,7 @@ impl CallerId {
     }
 
     fn identify(extensions: &Extensions) -> Self {
-        let caller = crate::auth::layer::caller_of(extensions);
+        let caller = Caller::of(extensions);
         if !caller.is_anonymous() {
             return Self {
                 key: Arc::from(format!("principal:{}", caller.owner())),

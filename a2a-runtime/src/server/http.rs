@@ -19,6 +19,7 @@ use tower::{Layer as _, Service};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::ServeConfig;
+use super::body_time::BodyTimeLayer;
 use super::guard::{BrowserGuard, GuardLayer};
 use super::in_flight::{InFlight, TrackLayer, Tracking};
 use crate::a2a::card::{self, CardBody, CardView};
@@ -28,7 +29,6 @@ use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
 use crate::app::App;
 use crate::error::Error;
 use crate::mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
-use crate::timed_body::BodyTimeLayer;
 
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -132,7 +132,7 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
         // (outside it) need no credentials.
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app.security),
-            crate::auth::layer::authenticate,
+            crate::a2a::auth::authenticate,
         ));
     let (calls, mcp_route, direct) = match cors(&config.cors_origins) {
         Some(cors) => (
@@ -203,20 +203,11 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
 
 /// A declared `Content-Length` over the limit is refused before any of the body is read.
 async fn refuse_oversized(State(limit): State<usize>, request: Request, next: Next) -> Response {
-    if declared_over(request.headers(), limit) {
+    if crate::body::declared_over(request.headers(), limit) {
         let jsonrpc = request.uri().path() == "/";
         return crate::a2a::refusal(&A2aError::PayloadTooLarge { limit }, jsonrpc);
     }
     next.run(request).await
-}
-
-/// Whether the request declares a `Content-Length` over `limit`.
-pub(crate) fn declared_over(headers: &HeaderMap, limit: usize) -> bool {
-    headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-        .is_some_and(|length| length > limit as u64)
 }
 
 /// RFC 9728 metadata for MCP clients, at the path-suffixed and the root well-known URL, when a

@@ -1,12 +1,12 @@
 //! The server: an agent plus its store and limits, as an axum [`Router`] to mount, or served
 //! directly with [`AgentServer::serve`].
 
+mod body_time;
 mod cli;
 mod config;
 mod guard;
 mod http;
 mod in_flight;
-mod limits;
 mod listener;
 mod peers;
 mod shutdown;
@@ -20,10 +20,8 @@ use std::time::Duration;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use config::agent_data_dir;
+pub use crate::limits::Limits;
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
-pub(crate) use http::declared_over;
-pub use limits::Limits;
 pub use tasks::{Tasks, TasksError};
 
 use crate::agent::Agent;

@@ -9,12 +9,12 @@ use super::manager::{TaskHandle, TaskManager};
 use super::replay::ReplayAsker;
 use super::resume::Replay;
 use super::waiting::TaskAsker;
-use crate::SkillErrorKind;
 use crate::ask::{Asker, Question};
 use crate::call::SkillOutput;
 use crate::context::UpdateSink;
 use crate::dispatch::Call;
 use crate::registry::SkillEntry;
+use crate::skill_error::SkillErrorKind;
 use a2a_runtime_types::model::{
     Artifact, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
 };

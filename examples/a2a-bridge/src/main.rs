@@ -4,7 +4,6 @@
 //! Run: `cargo run -p a2a-bridge -- --stdio`.
 
 use a2a_bridge::Bridge;
-use a2a_runtime::Agent;
 
 #[a2a_runtime::tokio::main(crate = "a2a_runtime::tokio")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

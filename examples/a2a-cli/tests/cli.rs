@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 use std::process::Output;
 
-use a2a_runtime::Agent;
 use a2a_tests::lab::Lab;
 use a2a_tests::start;
 use serde_json::Value;

@@ -2,7 +2,6 @@
 //!
 //! Run: `cargo run -p a2a-scenarios`, then point an A2A test kit at `http://127.0.0.1:8080/`.
 
-use a2a_runtime::Agent;
 use a2a_scenarios::Scenarios;
 
 #[a2a_runtime::tokio::main(crate = "a2a_runtime::tokio")]

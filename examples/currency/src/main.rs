@@ -2,7 +2,6 @@
 //!
 //! Run: `cargo run -p currency` (flags: `--bind`, `--public-url`, `--stdio`).
 
-use a2a_runtime::Agent;
 use currency::Currency;
 
 /// With `--features mimalloc`: mimalloc instead of the system's allocator (README, "Memory").

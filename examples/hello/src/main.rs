@@ -2,7 +2,6 @@
 //!
 //! Run: `cargo run -p hello` (add `-- --stdio` for MCP over stdio).
 
-use a2a_runtime::Agent;
 use hello::Hello;
 
 #[a2a_runtime::tokio::main(crate = "a2a_runtime::tokio")]

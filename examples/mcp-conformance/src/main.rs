@@ -3,7 +3,6 @@
 //! Run: `cargo run -p mcp-conformance`, then point the official suite at it:
 //! `npx @modelcontextprotocol/conformance server --url http://127.0.0.1:8080/mcp`.
 
-use a2a_runtime::Agent;
 use mcp_conformance::Conformance;
 
 #[a2a_runtime::tokio::main(crate = "a2a_runtime::tokio")]

@@ -42,6 +42,18 @@ pub struct Message {
 const RUNTIME_FAILURE: &str = "a2a-runtime/runtimeFailure";
 
 impl Message {
+    /// The message of a call made by a protocol other than A2A, as an A2A client would have
+    /// sent it: the input as a data part, and the skill named in `metadata.skill`.
+    #[doc(hidden)]
+    pub fn synthesized(skill_id: &str, input: serde_json::Value) -> Self {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("skill".into(), serde_json::Value::String(skill_id.into()));
+        Self {
+            metadata: Some(metadata),
+            ..Self::user(vec![Part::data(input)])
+        }
+    }
+
     /// The same message, marked as the reason for a runtime failure.
     #[doc(hidden)]
     pub fn runtime_failure(mut self) -> Self {

@@ -4,13 +4,22 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-/// Standard JSON-RPC error codes.
+/// JSON-RPC error codes: the standard ones, and the refusals every front-end (A2A and MCP)
+/// answers alike.
 pub mod code {
     pub const PARSE_ERROR: i64 = -32700;
     pub const INVALID_REQUEST: i64 = -32600;
     pub const METHOD_NOT_FOUND: i64 = -32601;
     pub const INVALID_PARAMS: i64 = -32602;
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// A retryable refusal: over a caller's quota, or the server at capacity (HTTP 429). Ours,
+    /// in the implementation range: -32029 mirrors the HTTP status.
+    pub const BUSY: i64 = -32029;
+    /// No valid credentials (HTTP 401). A2A and MCP define none; like -32029 it mirrors the
+    /// HTTP status.
+    pub const UNAUTHENTICATED: i64 = -32041;
+    /// A scope the caller lacks (HTTP 403), mirroring the HTTP status.
+    pub const PERMISSION_DENIED: i64 = -32043;
 }
 
 /// A request as received, after envelope validation.

@@ -9,11 +9,15 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::Request;
-use hyper::body::{Frame, SizeHint};
+use bytes::Bytes;
+use http::HeaderMap;
+use http::header::CONTENT_LENGTH;
+use http_body::{Body as HttpBody, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tokio::time::{Instant, Sleep};
+
+/// The error of a timed body: whatever its inner body failed with, or [`BodyTooSlow`].
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// How long a request body may take.
 #[derive(Debug, Clone, Copy)]
@@ -80,10 +84,10 @@ impl<B> TimedBody<B> {
 impl<B> HttpBody for TimedBody<B>
 where
     B: HttpBody<Data = Bytes>,
-    B::Error: Into<axum::BoxError>,
+    B::Error: Into<BoxError>,
 {
     type Data = Bytes;
-    type Error = axum::BoxError;
+    type Error = BoxError;
 
     fn poll_frame(
         self: Pin<&mut Self>,
@@ -122,45 +126,13 @@ where
     }
 }
 
-/// A layer timing every request body with [`TimedBody`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct BodyTimeLayer(pub(crate) BodyTime);
-
-impl<S> tower::Layer<S> for BodyTimeLayer {
-    type Service = BodyTimeService<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        BodyTimeService {
-            inner,
-            time: self.0,
-        }
-    }
-}
-
-/// See [`BodyTimeLayer`].
-#[derive(Debug, Clone)]
-pub(crate) struct BodyTimeService<S> {
-    inner: S,
-    time: BodyTime,
-}
-
-impl<S> tower::Service<Request> for BodyTimeService<S>
-where
-    S: tower::Service<Request>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let time = self.time;
-        self.inner
-            .call(request.map(|body| Body::new(TimedBody::new(body, time))))
-    }
+/// Whether the request declares a `Content-Length` over `limit`.
+pub(crate) fn declared_over(headers: &HeaderMap, limit: usize) -> bool {
+    headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|length| length > limit as u64)
 }
 
 #[cfg(test)]
@@ -175,17 +147,18 @@ mod tests {
     };
 
     /// One byte after each gap (ms), read through a [`TimedBody`].
-    async fn read_trickle(gaps: &'static [u64]) -> Result<Bytes, axum::Error> {
-        let bytes = futures::stream::iter(gaps).then(|gap| async move {
+    async fn read_trickle(gaps: &'static [u64]) -> Result<Bytes, BoxError> {
+        use http_body_util::BodyExt as _;
+        let frames = futures::stream::iter(gaps).then(|gap| async move {
             tokio::time::sleep(Duration::from_millis(*gap)).await;
-            Ok::<_, std::io::Error>(Bytes::from_static(b"x"))
+            Ok::<_, std::io::Error>(Frame::data(Bytes::from_static(b"x")))
         });
-        let body = Body::new(TimedBody::new(Body::from_stream(bytes), TIME));
-        axum::body::to_bytes(body, usize::MAX).await
+        let body = TimedBody::new(http_body_util::StreamBody::new(frames), TIME);
+        Ok(body.collect().await?.to_bytes())
     }
 
-    fn slowness(error: &axum::Error) -> Option<&BodyTooSlow> {
-        BodyTooSlow::of(error)
+    fn slowness(error: &BoxError) -> Option<&BodyTooSlow> {
+        BodyTooSlow::of(error.as_ref())
     }
 
     #[tokio::test(start_paused = true)]

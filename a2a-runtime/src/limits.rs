@@ -125,8 +125,8 @@ impl Default for Limits {
 
 impl Limits {
     /// How long request bodies may take.
-    pub(crate) fn body_time(&self) -> crate::timed_body::BodyTime {
-        crate::timed_body::BodyTime {
+    pub(crate) fn body_time(&self) -> crate::body::BodyTime {
+        crate::body::BodyTime {
             pause: self.body_timeout,
             deadline: self.body_deadline,
         }
