@@ -1,12 +1,18 @@
 #![doc = include_str!("../../README.md")]
 
 mod a2a;
-mod agent;
-mod app;
-mod ask;
-pub mod auth;
-mod body;
-mod call;
+pub mod auth {
+    //! Authentication and authorization: who is calling ([`Caller`]), how the schemes an agent
+    //! declares are verified ([`Authenticator`]: API keys, bearer JWTs, client certificates, or
+    //! an application's own). Skills name the scopes they need (`#[skill(scopes = [...])]`); a
+    //! call is refused with 403 before any work when the caller lacks one. Tasks belong to the
+    //! caller that created them.
+
+    pub use a2a_runtime_core::auth::{
+        ApiKeyLocation, ApiKeys, ApiKeysError, AuthError, Authenticator, Caller, ClientCertificate,
+        DEFAULT_API_KEY_HEADER, JwtConfig, NamedScheme, OAuthFlow, SecurityScheme,
+    };
+}
 #[cfg(feature = "client")]
 pub mod client {
     //! A typed A2A client: resolve an agent's card, pick the best interface it offers, and call
@@ -29,25 +35,17 @@ pub mod client {
 
     pub use a2a_runtime_client::*;
 }
-mod content;
-mod context;
-mod data_dir;
-#[cfg(feature = "client")]
-mod delegate;
-mod descriptor;
-mod dispatch;
-mod error;
-mod limits;
-mod logging;
 mod mcp;
-mod push;
-mod quota;
-pub mod records;
-mod registry;
-mod schema;
+#[cfg(feature = "sqlite")]
+pub mod records {
+    //! An agent's own durable state, as JSON documents under a collection and a key, beside its
+    //! tasks: in a SQLite file (by default under the data directory `serve()` uses) or in
+    //! memory. For what an agent keeps across calls (a registry, a cache, bookings), not for
+    //! task state, which the task store holds.
+
+    pub use a2a_runtime_sql::records::{RecordError, Records};
+}
 mod server;
-mod skill_error;
-mod task;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -55,39 +53,44 @@ pub mod __private;
 
 pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, prompt, resource, skill};
+pub use a2a_runtime_core::agent::Agent;
+pub use a2a_runtime_core::ask::{
+    Answered, AskError, Asks, Input, ListRoots, QuestionSet, Root, Sampled, Sampling,
+};
+pub use a2a_runtime_core::auth::Caller;
+pub use a2a_runtime_core::call::{
+    FromInvocation, IncomingMessage, InputError, IntoChunk, IntoSkillOutput, Invocation, Json,
+    SkillOutput, SkillResult, State, TraceContext,
+};
+pub use a2a_runtime_core::content::{
+    Argument, Completer, Completion, FromArgument, FromRead, IntoPromptMessages,
+    IntoResourceContents, PromptContent, PromptContext, PromptDef, PromptDescriptor, PromptMessage,
+    PromptRole, ReadRequest, ResourceBody, ResourceContent, ResourceDef, ResourceDescriptor,
+    ResourceUpdates,
+};
+pub use a2a_runtime_core::context::{ArtifactWriter, TaskContext};
+pub use a2a_runtime_core::descriptor::{
+    AgentDescriptor, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor, TaskSupport, ToolHints,
+};
+pub use a2a_runtime_core::error::Error;
+pub use a2a_runtime_core::skill_error::{SkillError, SkillErrorKind};
+pub use a2a_runtime_core::task::{
+    Checkpoint, Coordination, InMemoryTaskStore, ListQuery, MemoryStoreLimits, Outbox, StoreError,
+    StoredTask, TaskPage, TaskStore,
+};
+#[cfg(feature = "postgres")]
+pub use a2a_runtime_sql::{PostgresStoreOptions, PostgresTaskStore};
+#[cfg(feature = "sqlite")]
+pub use a2a_runtime_sql::{SqliteStoreOptions, SqliteTaskStore};
 pub use a2a_runtime_types::BoxFuture;
 pub use a2a_runtime_types::model::{
     A2aVersion, Artifact, JsonObject, Message, ObservedTask, Part, PartContent, Protocol,
     PushAuthentication, PushConfig, PushWire, Role, Task, TaskArtifactUpdate, TaskEvent,
     TaskObserver, TaskState, TaskStatus, TaskStatusUpdate,
 };
-pub use agent::Agent;
-pub use ask::{Answered, AskError, Asks, Input, ListRoots, QuestionSet, Root, Sampled, Sampling};
-pub use auth::Caller;
-pub use call::{
-    FromInvocation, IncomingMessage, InputError, IntoChunk, IntoSkillOutput, Invocation, Json,
-    SkillOutput, SkillResult, State, TraceContext,
-};
-pub use content::{
-    Argument, Completer, Completion, FromArgument, FromRead, IntoPromptMessages,
-    IntoResourceContents, PromptContent, PromptContext, PromptDef, PromptDescriptor, PromptMessage,
-    PromptRole, ReadRequest, ResourceBody, ResourceContent, ResourceDef, ResourceDescriptor,
-    ResourceUpdates,
-};
-pub use context::{ArtifactWriter, TaskContext};
-pub use descriptor::{
-    AgentDescriptor, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor, TaskSupport, ToolHints,
-};
-pub use error::Error;
 pub use server::{
     AgentServer, AuthSettings, DEFAULT_MAX_BODY_BYTES, Limits, PushOptions, ServeConfig,
     StoreLocation, Tasks, TasksError, TlsSettings,
-};
-pub use skill_error::{SkillError, SkillErrorKind};
-pub use task::{
-    Checkpoint, Coordination, InMemoryTaskStore, ListQuery, MemoryStoreLimits, Outbox,
-    PostgresStoreOptions, PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore, StoreError,
-    StoredTask, TaskPage, TaskStore,
 };
 
 /// Re-exported: [`AgentServer::router`] returns an axum `Router`.

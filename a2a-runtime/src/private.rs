@@ -3,18 +3,20 @@
 
 pub use {futures, inventory, schemars, serde, serde_json};
 
-pub use crate::agent::Agent;
-pub use crate::call::{DecodedInput, FromInvocation, IntoSkillOutput, Invocation, SkillResult};
-pub use crate::descriptor::{
+pub use crate::server::AgentServer;
+pub use a2a_runtime_core::agent::Agent;
+pub use a2a_runtime_core::call::{
+    DecodedInput, FromInvocation, IntoSkillOutput, Invocation, SkillResult,
+};
+pub use a2a_runtime_core::descriptor::{
     AgentDescriptor, AgentParts, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor,
     SkillParts, TaskSupport,
 };
-pub use crate::error::Error;
-pub use crate::registry::SkillRegistration;
-pub use crate::server::AgentServer;
+pub use a2a_runtime_core::error::Error;
+pub use a2a_runtime_core::registry::SkillRegistration;
 pub use a2a_runtime_types::util::BoxFuture;
 
-pub use crate::skill_error::SkillError;
+pub use a2a_runtime_core::skill_error::SkillError;
 
 /// Registers a skill descriptor at link time (inventory today; the generated code does not care).
 #[cfg(feature = "auto-register")]
@@ -38,15 +40,15 @@ macro_rules! __a2a_register_skill {
 
 pub use __a2a_register_skill as register_skill;
 
-pub use crate::auth::{ApiKeyLocation, OAuthFlow, SecurityScheme};
+pub use a2a_runtime_core::auth::{ApiKeyLocation, OAuthFlow, SecurityScheme};
 
 /// A scheme declared with `#[agent(security(..))]`.
 pub fn declared_scheme(
     name: &str,
     description: Option<&str>,
     scheme: SecurityScheme,
-) -> crate::auth::NamedScheme {
-    let mut named = crate::auth::NamedScheme::new(name, scheme);
+) -> a2a_runtime_core::auth::NamedScheme {
+    let mut named = a2a_runtime_core::auth::NamedScheme::new(name, scheme);
     named.description = description.map(str::to_owned);
     named
 }
@@ -193,7 +195,7 @@ pub struct StreamFns<I> {
 }
 
 /// Output functions for a streamed return type.
-pub const fn stream_fns<I: crate::call::IntoChunk>() -> StreamFns<I> {
+pub const fn stream_fns<I: a2a_runtime_core::call::IntoChunk>() -> StreamFns<I> {
     StreamFns {
         schema: |_| None,
         chunk: I::into_chunk,
@@ -211,7 +213,7 @@ pub async fn stream_output<S>(
 where
     S: futures::Stream + Send,
 {
-    crate::call::drive_stream(context, stream, fns.chunk).await
+    a2a_runtime_core::call::drive_stream(context, stream, fns.chunk).await
 }
 
 /// The task context of an invocation, for skills whose output the runtime drives.
@@ -224,7 +226,7 @@ pub fn ready_err(error: SkillError) -> BoxFuture<'static, SkillResult> {
     Box::pin(std::future::ready(Err(error)))
 }
 
-pub use crate::call::{
+pub use a2a_runtime_core::call::{
     FieldFns, InputError, InputObject, InputProperty, InputSchema, Invalid, IsSkillInput, Probe,
     Valid, ViaNothing, ViaSerde, checked, input_fields, input_value,
 };
@@ -233,7 +235,7 @@ pub use crate::call::{
 /// once, in a constant of this type.
 pub struct InputFns<T> {
     /// Decodes a JSON input object (when the request is validated).
-    pub decode: fn(&serde_json::Value) -> Result<DecodedInput, crate::call::InputError>,
+    pub decode: fn(&serde_json::Value) -> Result<DecodedInput, a2a_runtime_core::call::InputError>,
     /// Takes the decoded input out of an invocation (once, in the call shim).
     pub take: fn(&mut Invocation) -> Result<T, SkillError>,
     /// The input schema.
@@ -251,7 +253,7 @@ pub const fn input_fns<I: InputObject>() -> InputFns<I::Values> {
 
 fn decode_input<I: InputObject>(
     input: &serde_json::Value,
-) -> Result<DecodedInput, crate::call::InputError> {
+) -> Result<DecodedInput, a2a_runtime_core::call::InputError> {
     I::decode(input).map(DecodedInput::new)
 }
 
@@ -259,7 +261,7 @@ fn input_schema<I: InputObject>(generator: &mut schemars::SchemaGenerator) -> sc
     generator.root_schema_for::<InputSchema<I>>()
 }
 
-pub use crate::call::{
+pub use a2a_runtime_core::call::{
     StructuredOutput, direct_output, direct_schema, structured_output, structured_schema,
 };
 
@@ -286,8 +288,10 @@ pub fn skill_error<E: Into<SkillError>>(error: E) -> SkillError {
     error.into()
 }
 
-pub use crate::content::catalog_registrations::{PromptRegistration, ResourceRegistration};
-pub use crate::content::{
+pub use a2a_runtime_core::content::catalog_registrations::{
+    PromptRegistration, ResourceRegistration,
+};
+pub use a2a_runtime_core::content::{
     Argument, ChoicesProbe, Completion, FromArgument, FromRead, IntoPromptMessages,
     IntoResourceContents, PromptDef, PromptDescriptor, PromptMessage, PromptParts, ReadRequest,
     Reader, ResourceContent, ResourceDef, ResourceDescriptor, ResourceParts, ViaChoices,
@@ -299,7 +303,7 @@ pub fn required_argument<T: FromArgument>(
     request: &ReadRequest,
     name: &str,
 ) -> Result<T, SkillError> {
-    crate::content::required(request, name)
+    a2a_runtime_core::content::required(request, name)
 }
 
 /// Reads optional prompt argument `name` as a `T`.
@@ -307,7 +311,7 @@ pub fn optional_argument<T: FromArgument>(
     request: &ReadRequest,
     name: &str,
 ) -> Result<Option<T>, SkillError> {
-    crate::content::optional(request, name)
+    a2a_runtime_core::content::optional(request, name)
 }
 
 /// A resource's contents from what its fn returned (the one place the return type is checked).

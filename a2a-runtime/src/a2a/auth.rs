@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::A2aError;
-use crate::auth::Security;
+use a2a_runtime_core::auth::Security;
 
 /// Authenticates every request (see the module docs).
 pub(crate) async fn authenticate(

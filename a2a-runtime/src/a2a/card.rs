@@ -7,9 +7,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use crate::auth::Security;
-use crate::descriptor::AgentDescriptor;
-use crate::registry::Registry;
+use a2a_runtime_core::auth::Security;
+use a2a_runtime_core::descriptor::AgentDescriptor;
+use a2a_runtime_core::registry::Registry;
 use a2a_runtime_types::protocol::a2a::{v0_3, v1};
 
 /// The card extension that publishes each skill's input and output JSON Schemas, since

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::auth::{NamedScheme, OAuthFlow, Security, SecurityScheme};
+use a2a_runtime_core::auth::{NamedScheme, OAuthFlow, Security, SecurityScheme};
 
 /// `securitySchemes`: each scheme in its 1.0 wrapper with its 0.3 members beside it. OAuth 2
 /// flows list `scopes` (each scope with the skills that need it).
@@ -141,7 +141,7 @@ pub(crate) fn skill_requirements(security: &Security, scopes: &[&str]) -> Vec<Va
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::{AuthConfig, JwtConfig};
+    use a2a_runtime_core::auth::{AuthConfig, JwtConfig};
 
     #[test]
     fn oauth_flows_list_the_scopes_skills_need() {

@@ -6,9 +6,9 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::Version;
-use crate::dispatch::MissingScope;
-use crate::quota::Busy;
-use crate::task::{StoreError, TaskError};
+use a2a_runtime_core::dispatch::MissingScope;
+use a2a_runtime_core::quota::Busy;
+use a2a_runtime_core::task::{StoreError, TaskError};
 use a2a_runtime_types::protocol::jsonrpc::code;
 
 /// Why an A2A request failed.
@@ -285,7 +285,9 @@ impl A2aError {
     /// The `WWW-Authenticate` challenge of a refusal for missing scope (RFC 6750 §3.1).
     pub(crate) fn scope_challenge(&self) -> Option<String> {
         match self {
-            Self::InsufficientScope { scope, .. } => Some(crate::auth::insufficient_scope(scope)),
+            Self::InsufficientScope { scope, .. } => {
+                Some(a2a_runtime_core::auth::insufficient_scope(scope))
+            }
             _ => None,
         }
     }

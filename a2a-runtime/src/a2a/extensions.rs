@@ -11,7 +11,7 @@ use axum::response::Response;
 
 use super::A2aError;
 use super::card::SKILL_SCHEMAS_EXTENSION;
-use crate::descriptor::ExtensionDescriptor;
+use a2a_runtime_core::descriptor::ExtensionDescriptor;
 
 /// The request and response header of A2A 1.0.
 const HEADER: HeaderName = HeaderName::from_static("a2a-extensions");

@@ -3,7 +3,7 @@
 //! the accepted ones, instead of being dropped or failing later as invalid input.
 
 use super::A2aError;
-use crate::registry::SkillEntry;
+use a2a_runtime_core::registry::SkillEntry;
 use a2a_runtime_types::model::{Message, Part, PartContent};
 
 /// The media type a part carries: its `mediaType`, else the type its kind implies.

@@ -34,7 +34,7 @@ pub(crate) fn unread_body(
             limit: max_body_bytes,
         };
     }
-    match crate::body::BodyTooSlow::of(rejection) {
+    match a2a_runtime_core::body::BodyTooSlow::of(rejection) {
         Some(slow) => A2aError::BodyTooSlow(slow.to_string()),
         None => A2aError::InvalidRequest(rejection.body_text()),
     }
@@ -141,4 +141,24 @@ fn requested_version(headers: &HeaderMap, uri: &Uri) -> Option<String> {
         .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
         .or_else(from_query)
         .filter(|v| !v.is_empty())
+}
+
+/// The caller of an A2A request, as a handler argument: the request's
+/// [`CallerId`](a2a_runtime_core::quota::CallerId), its peer address read from axum's
+/// `ConnectInfo` when an application serves the router itself.
+pub(crate) struct Calling(pub(crate) a2a_runtime_core::quota::CallerId);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Calling {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0);
+        Ok(Self(a2a_runtime_core::quota::CallerId::of(parts, peer)))
+    }
 }

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use super::A2aError;
 use super::service::A2aService;
-use crate::push::{Pusher, check_url};
-use crate::quota::CallerId;
-use crate::task::PushEdit;
+use a2a_runtime_core::push::{Pusher, check_url};
+use a2a_runtime_core::quota::CallerId;
+use a2a_runtime_core::task::PushEdit;
 use a2a_runtime_types::model::{PushAuthentication, PushConfig, PushWire, new_id};
 use a2a_runtime_types::protocol::a2a::push::PushConfigIn;
 

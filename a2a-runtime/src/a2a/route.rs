@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{A2aError, media};
-use crate::call::{DecodedInput, InputError, normalize_numbers};
-use crate::registry::{Registry, SkillEntry};
+use a2a_runtime_core::call::{DecodedInput, InputError, normalize_numbers};
+use a2a_runtime_core::registry::{Registry, SkillEntry};
 use a2a_runtime_types::model::{Message, PartContent};
 
 /// The skill a message is for, and its input built from the message's parts: as JSON (kept, so

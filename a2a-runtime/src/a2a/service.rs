@@ -13,10 +13,10 @@ use tokio_util::sync::CancellationToken;
 use super::A2aError;
 use super::push::{PushRegistration, PushSupport};
 use super::route;
-use crate::dispatch::{Call, Dispatcher};
-use crate::quota::{CallerId, Quotas, StreamSlot};
-use crate::registry::Registry;
-use crate::task::{
+use a2a_runtime_core::dispatch::{Call, Dispatcher};
+use a2a_runtime_core::quota::{CallerId, Quotas, StreamSlot};
+use a2a_runtime_core::registry::Registry;
+use a2a_runtime_core::task::{
     DURABLE_WAIT, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle, TaskManager,
 };
 use a2a_runtime_types::model::{A2aVersion, ByteSize, Message, Protocol, Role, Task, TaskState};

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::task::{StreamItem, TaskEvents};
+use a2a_runtime_core::task::{StreamItem, TaskEvents};
 
 /// Renders one stream item as the JSON documents a binding sends for it (usually one).
 pub(crate) type Frames = Box<dyn FnMut(&StreamItem) -> Vec<Vec<u8>> + Send>;

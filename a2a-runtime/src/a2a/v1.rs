@@ -7,7 +7,7 @@ use super::A2aError;
 use super::decode::params;
 use super::push::PushRegistration;
 use super::service::{ListTasksRequest, SendRequest, Sent, TaskList, parse_timestamp};
-use crate::task::StreamItem;
+use a2a_runtime_core::task::StreamItem;
 use a2a_runtime_types::model::{PushWire, TaskState};
 use a2a_runtime_types::protocol::a2a::{push, v1};
 

@@ -16,11 +16,11 @@ use rmcp::model::{
 };
 
 use super::elicit::Form;
-use crate::ask::{
+use a2a_runtime_core::ask::{
     Answer, AskError, Asker, InputLimits, Question, QuestionKind, Root, Sampled, Sampling,
     roots_unsupported, sampling_unsupported, undeclared,
 };
-use crate::content::{PromptContent, PromptMessage, PromptRole, ResourceBody};
+use a2a_runtime_core::content::{PromptContent, PromptMessage, PromptRole, ResourceBody};
 use a2a_runtime_types::util::BoxFuture;
 
 /// What a client declared it can be asked: forms, its model, its roots.

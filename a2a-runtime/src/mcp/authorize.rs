@@ -14,9 +14,9 @@ use axum::response::Response;
 use serde::Deserialize;
 
 use super::request_check::{Envelope, McpGate, failure};
-use crate::auth::Caller;
-use crate::auth::security::{Security, Unauthenticated};
-use crate::dispatch::Dispatcher;
+use a2a_runtime_core::auth::Caller;
+use a2a_runtime_core::auth::security::{Security, Unauthenticated};
+use a2a_runtime_core::dispatch::Dispatcher;
 
 /// Authenticates an MCP request: its [`Caller`], or the refusal, goes in its extensions for the
 /// gate, which lets `initialize` and discovery through without credentials.
@@ -83,7 +83,9 @@ pub(crate) fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> O
         code::PERMISSION_DENIED,
         &message,
     );
-    if let Ok(challenge) = HeaderValue::from_str(&crate::auth::insufficient_scope(missing.scope)) {
+    if let Ok(challenge) =
+        HeaderValue::from_str(&a2a_runtime_core::auth::insufficient_scope(missing.scope))
+    {
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, challenge);

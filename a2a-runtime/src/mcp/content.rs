@@ -18,14 +18,14 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::error::missing_capability;
-use crate::app::App;
-use crate::ask::Asker;
-use crate::content::{
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::ask::Asker;
+use a2a_runtime_core::content::{
     ARTIFACT_TEMPLATE, Argument, Completion, PromptContent, PromptMessage, PromptRole, ReadRequest,
     ResourceBody, ResourceContent,
 };
-use crate::quota::CallerId;
-use crate::skill_error::{SkillError, SkillErrorKind};
+use a2a_runtime_core::quota::CallerId;
+use a2a_runtime_core::skill_error::{SkillError, SkillErrorKind};
 use a2a_runtime_types::model::{Artifact, PartContent};
 
 /// The static resources.
@@ -102,9 +102,11 @@ pub(crate) async fn read(
 }
 
 /// The task-artifact template, parsed once.
-fn artifact_template() -> &'static crate::content::UriTemplate {
-    static TEMPLATE: std::sync::LazyLock<crate::content::UriTemplate> =
-        std::sync::LazyLock::new(|| crate::content::UriTemplate::parse(ARTIFACT_TEMPLATE));
+fn artifact_template() -> &'static a2a_runtime_core::content::UriTemplate {
+    static TEMPLATE: std::sync::LazyLock<a2a_runtime_core::content::UriTemplate> =
+        std::sync::LazyLock::new(|| {
+            a2a_runtime_core::content::UriTemplate::parse(ARTIFACT_TEMPLATE)
+        });
     &TEMPLATE
 }
 

@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::ask::{Answer, ClientRequest, Question};
+use a2a_runtime_core::ask::{Answer, ClientRequest, Question};
 
 /// The property that carries an answer that is not itself an object.
 const ANSWER: &str = "answer";

@@ -17,7 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tower::Service;
 
 use super::{McpGate, McpHandler};
-use crate::auth::security::Security;
+use a2a_runtime_core::auth::security::Security;
 
 /// The rmcp service behind the endpoint.
 pub(crate) type RmcpService = StreamableHttpService<McpHandler, LocalSessionManager>;
@@ -46,7 +46,7 @@ impl McpEndpoint {
         let (mut parts, body) = request.into_parts();
         super::authorize::authenticate(&endpoint.security, &mut parts).await;
         let limit = endpoint.gate.max_body;
-        if crate::body::declared_over(&parts.headers, limit) {
+        if a2a_runtime_core::body::declared_over(&parts.headers, limit) {
             let message = format!("request body exceeds the limit of {limit} bytes");
             return super::request_check::body_failure(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }

@@ -5,11 +5,11 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::ErrorCode;
 use serde_json::json;
 
-use crate::ask::AskError;
-use crate::dispatch::MissingScope;
-use crate::quota::Busy;
-use crate::skill_error::SkillError;
-use crate::task::{StoreError, TaskError};
+use a2a_runtime_core::ask::AskError;
+use a2a_runtime_core::dispatch::MissingScope;
+use a2a_runtime_core::quota::Busy;
+use a2a_runtime_core::skill_error::SkillError;
+use a2a_runtime_core::task::{StoreError, TaskError};
 
 /// A retryable refusal (over a per-caller quota, the server at capacity). MCP defines no code
 /// for it, so it carries A2A's (`-32029`) and says when to retry in `data`.

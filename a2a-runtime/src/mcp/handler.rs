@@ -34,16 +34,16 @@ use super::results::{call_result, task_result};
 use super::subscriptions::Subscriptions;
 use super::tools::tool_list;
 use super::updates::{ArtifactCollector, ProgressForwarder};
-use crate::app::App;
-use crate::ask::{Answer, Asker, Question};
-use crate::call::normalize_numbers;
-use crate::context::UpdateSink;
-use crate::descriptor::TaskSupport;
-use crate::dispatch::{Call, Dispatcher};
-use crate::logging::LogSink;
-use crate::quota::{CallerId, TaskSlot};
-use crate::skill_error::SkillError;
-use crate::task::TaskError;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::ask::{Answer, Asker, Question};
+use a2a_runtime_core::call::normalize_numbers;
+use a2a_runtime_core::context::UpdateSink;
+use a2a_runtime_core::descriptor::TaskSupport;
+use a2a_runtime_core::dispatch::{Call, Dispatcher};
+use a2a_runtime_core::logging::LogSink;
+use a2a_runtime_core::quota::{CallerId, TaskSlot};
+use a2a_runtime_core::skill_error::SkillError;
+use a2a_runtime_core::task::TaskError;
 use a2a_runtime_types::model::TaskObserver;
 use a2a_runtime_types::model::{Message, Task, TaskState, new_id};
 
@@ -702,7 +702,13 @@ fn caller_of(context: &RequestContext<RoleServer>) -> CallerId {
     context
         .extensions
         .get::<axum::http::request::Parts>()
-        .map_or_else(CallerId::local, CallerId::of)
+        .map_or_else(CallerId::local, |parts| {
+            let peer = parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0);
+            CallerId::of(parts, peer)
+        })
 }
 
 fn tool_error(text: &str) -> CallToolResponse {

@@ -16,7 +16,7 @@ use rmcp::service::Peer;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::logging::{LogLevel, LogRecord, LogSink};
+use a2a_runtime_core::logging::{LogLevel, LogRecord, LogSink};
 
 /// Messages a slow client may fall behind by before later ones are dropped (a chatty skill
 /// must not hold memory for a client that does not read).

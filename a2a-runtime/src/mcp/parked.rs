@@ -30,16 +30,16 @@ use super::asking::{
 };
 use super::elicit::{answer_of, input_requests};
 use super::updates::{ArtifactCollector, ProgressRelay};
-use crate::ask::{
+use a2a_runtime_core::ask::{
     Answer, AskError, Asker, ClientRequest, InputLimits, Question, QuestionKind, Root, Sampled,
     Sampling, roots_unsupported, sampling_unsupported,
 };
-use crate::ask::{Ask, Reply};
-use crate::call::SkillResult;
-use crate::context::UpdateSink;
-use crate::dispatch::{Call, Dispatcher};
-use crate::quota::TaskSlot;
-use crate::skill_error::SkillError;
+use a2a_runtime_core::ask::{Ask, Reply};
+use a2a_runtime_core::call::SkillResult;
+use a2a_runtime_core::context::UpdateSink;
+use a2a_runtime_core::dispatch::{Call, Dispatcher};
+use a2a_runtime_core::quota::TaskSlot;
+use a2a_runtime_core::skill_error::SkillError;
 use a2a_runtime_types::model::new_id;
 use a2a_runtime_types::util::BoxFuture;
 

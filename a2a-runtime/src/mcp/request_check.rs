@@ -24,7 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::body::{BodyTime, BodyTooSlow, TimedBody};
+use a2a_runtime_core::body::{BodyTime, BodyTooSlow, TimedBody};
 use a2a_runtime_types::protocol::jsonrpc::code;
 
 /// Checks that params (JSON text) deserialize into one method's params type; the error names
@@ -61,7 +61,7 @@ pub(crate) struct McpGate {
     pub(crate) sessions: Arc<LocalSessionManager>,
     pub(crate) max_sessions: usize,
     /// The skills, for the scope check of `tools/call`.
-    pub(crate) dispatcher: Arc<crate::dispatch::Dispatcher>,
+    pub(crate) dispatcher: Arc<a2a_runtime_core::dispatch::Dispatcher>,
     /// The protected-resource metadata URL named in 401 challenges.
     pub(crate) resource_metadata: String,
 }

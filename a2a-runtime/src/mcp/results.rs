@@ -7,8 +7,8 @@ use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use serde_json::{Value, json};
 
 use super::tools::wraps_output;
-use crate::call::{SkillOutput, SkillResult};
-use crate::registry::{Registry, SkillEntry};
+use a2a_runtime_core::call::{SkillOutput, SkillResult};
+use a2a_runtime_core::registry::{Registry, SkillEntry};
 use a2a_runtime_types::model::{Artifact, Part, PartContent, Task, TaskState};
 
 /// The result of a plain `tools/call`: the parts of artifacts the skill published while it ran,

@@ -13,7 +13,7 @@ use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
 use rmcp::service::{Peer, SubscriptionContext};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::content::ResourceUpdates;
+use a2a_runtime_core::content::ResourceUpdates;
 
 /// How often a forwarder with nothing to forward checks that its session is still there.
 const SESSION_CHECK: Duration = Duration::from_secs(30);

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use crate::registry::{Registry, SkillEntry};
-use crate::schema;
+use a2a_runtime_core::registry::{Registry, SkillEntry};
+use a2a_runtime_core::schema;
 
 /// The tools of an agent, in the registry's (sorted, deterministic) order.
 pub(crate) fn tool_list(registry: &Registry) -> Vec<Tool> {

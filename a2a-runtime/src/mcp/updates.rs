@@ -9,7 +9,7 @@ use rmcp::service::Peer;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::context::{Progress, Update, UpdateSink};
+use a2a_runtime_core::context::{Progress, Update, UpdateSink};
 use a2a_runtime_types::model::{
     Artifact, ObservedTask, TaskEvent, TaskObserver, TaskState, join_artifact,
 };

@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::extract::Request;
 
-use crate::body::{BodyTime, TimedBody};
+use a2a_runtime_core::body::{BodyTime, TimedBody};
 
 /// A layer timing every request body with [`TimedBody`].
 #[derive(Debug, Clone, Copy)]

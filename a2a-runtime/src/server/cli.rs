@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
 use super::ServeConfig;
-use crate::error::Error;
+use a2a_runtime_core::error::Error;
 
 /// What the command line asked for.
 pub(crate) enum Command {

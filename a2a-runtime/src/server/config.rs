@@ -5,8 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
 use super::Limits;
-use crate::auth::{ApiKeys, AuthConfig, JwtConfig};
-use crate::error::Error;
+use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig};
+use a2a_runtime_core::error::Error;
 
 /// Where and how a server listens, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,7 +175,7 @@ impl ServeConfig {
             return store.clone();
         }
         StoreLocation::Sqlite(
-            crate::data_dir::agent_data_dir(self.data_dir.clone(), agent_name)
+            a2a_runtime_sql::data_dir::agent_data_dir(self.data_dir.clone(), agent_name)
                 .join("tasks.sqlite3"),
         )
     }
@@ -244,7 +244,7 @@ impl AuthSettings {
     /// The API keys and JWT verification these settings describe, over what the builder set
     /// (settings given here win).
     pub(crate) fn apply(&self, config: &mut AuthConfig) -> Result<(), Error> {
-        let keys_error = |e: crate::auth::ApiKeysError| Error::Config(e.to_string());
+        let keys_error = |e: a2a_runtime_core::auth::ApiKeysError| Error::Config(e.to_string());
         if let Some(list) = &self.api_keys {
             config
                 .api_keys

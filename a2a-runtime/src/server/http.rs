@@ -26,9 +26,9 @@ use crate::a2a::card::{self, CardBody, CardView};
 use crate::a2a::extensions::Extensions;
 use crate::a2a::jsonrpc::{Aliases, JsonRpc};
 use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
-use crate::app::App;
-use crate::error::Error;
 use crate::mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::error::Error;
 
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -203,7 +203,7 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
 
 /// A declared `Content-Length` over the limit is refused before any of the body is read.
 async fn refuse_oversized(State(limit): State<usize>, request: Request, next: Next) -> Response {
-    if crate::body::declared_over(request.headers(), limit) {
+    if a2a_runtime_core::body::declared_over(request.headers(), limit) {
         let jsonrpc = request.uri().path() == "/";
         return crate::a2a::refusal(&A2aError::PayloadTooLarge { limit }, jsonrpc);
     }
@@ -216,7 +216,7 @@ fn protected_resource_routes(app: &App, base_url: &str) -> Router {
     let schemes: Vec<_> = app.security.schemes().cloned().collect();
     let scopes: Vec<&str> = app.dispatcher.registry().scopes().into_keys().collect();
     let resource = format!("{}{}", base_url.trim_end_matches('/'), MCP_PATH);
-    let Some(document) = crate::auth::metadata::document(
+    let Some(document) = a2a_runtime_core::auth::metadata::document(
         &resource,
         app.agent.name(),
         &schemes,
@@ -231,9 +231,9 @@ fn protected_resource_routes(app: &App, base_url: &str) -> Router {
             axum::Json(document.as_ref().clone()).into_response()
         },
     );
-    let suffixed = format!("{}{MCP_PATH}", crate::auth::metadata::WELL_KNOWN);
+    let suffixed = format!("{}{MCP_PATH}", a2a_runtime_core::auth::metadata::WELL_KNOWN);
     Router::new()
-        .route(crate::auth::metadata::WELL_KNOWN, route.clone())
+        .route(a2a_runtime_core::auth::metadata::WELL_KNOWN, route.clone())
         .route(&suffixed, route)
         .with_state(document)
 }
@@ -243,13 +243,13 @@ pub(crate) fn resource_metadata_url(base_url: &str) -> String {
     format!(
         "{}{}{MCP_PATH}",
         base_url.trim_end_matches('/'),
-        crate::auth::metadata::WELL_KNOWN
+        a2a_runtime_core::auth::metadata::WELL_KNOWN
     )
 }
 
 /// `ok`, or 503 naming why the task store refuses writes (until one lands again): a server
 /// that cannot store what it reports should be taken out of rotation.
-async fn healthz(manager: Arc<crate::task::TaskManager>) -> Response {
+async fn healthz(manager: Arc<a2a_runtime_core::task::TaskManager>) -> Response {
     match manager.store_failure() {
         None => "ok\n".into_response(),
         Some(reason) => (

@@ -19,8 +19,8 @@ use tower::ServiceExt;
 use super::Limits;
 use super::http::Served;
 use super::peers::PeerConnections;
-use crate::auth::ClientCertificate;
-use crate::quota::PeerKey;
+use a2a_runtime_core::auth::ClientCertificate;
+use a2a_runtime_core::quota::PeerKey;
 
 /// The longest pause between accept attempts after errors.
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);

@@ -20,23 +20,27 @@ use std::time::Duration;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::limits::Limits;
+pub use a2a_runtime_core::limits::Limits;
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
 pub use tasks::{Tasks, TasksError};
 
-use crate::agent::Agent;
-use crate::app::App;
-use crate::auth::{ApiKeys, AuthConfig, Authenticator, JwtConfig, NamedScheme, Security};
-use crate::content::{Catalog, ResourceUpdates};
-use crate::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
-use crate::dispatch::Dispatcher;
-use crate::error::Error;
-use crate::push::{PushSettings, Pusher};
-use crate::quota::{QuotaLimits, Quotas};
-use crate::registry::Registry;
-use crate::task::{
-    InMemoryTaskStore, MemoryStoreLimits, Observers, PostgresStoreOptions, PostgresTaskStore,
-    SqliteStoreOptions, SqliteTaskStore, TaskConfig, TaskManager, TaskStore,
+use a2a_runtime_core::agent::Agent;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::{
+    ApiKeys, AuthConfig, Authenticator, JwtConfig, NamedScheme, Security,
+};
+use a2a_runtime_core::content::{Catalog, ResourceUpdates};
+use a2a_runtime_core::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
+use a2a_runtime_core::dispatch::Dispatcher;
+use a2a_runtime_core::error::Error;
+use a2a_runtime_core::push::{PushSettings, Pusher};
+use a2a_runtime_core::quota::{QuotaLimits, Quotas};
+use a2a_runtime_core::registry::Registry;
+use a2a_runtime_core::task::{
+    InMemoryTaskStore, MemoryStoreLimits, Observers, TaskConfig, TaskManager, TaskStore,
+};
+use a2a_runtime_sql::{
+    PostgresStoreOptions, PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore,
 };
 use a2a_runtime_types::model::TaskObserver;
 
@@ -487,7 +491,7 @@ impl AgentServer {
                 cli::Command::Serve(config) => self.config = *config,
             }
         }
-        crate::logging::init(self.config.stdio);
+        a2a_runtime_core::logging::init(self.config.stdio);
         if self.store.is_none() {
             // Over stdio each MCP host session is a process of its own (hosts often start
             // several), so its tasks stay in memory unless a store is named.

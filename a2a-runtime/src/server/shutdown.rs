@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::http::Served;
 use super::in_flight::InFlight;
 use super::listener;
-use crate::app::App;
+use a2a_runtime_core::app::App;
 
 /// The status message of tasks a shutdown ended.
 pub(crate) const SHUT_DOWN: &str =

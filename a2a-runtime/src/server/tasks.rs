@@ -3,8 +3,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::auth::Caller;
-use crate::task::{TaskError, TaskManager};
+use a2a_runtime_core::auth::Caller;
+use a2a_runtime_core::task::{TaskError, TaskManager};
 
 /// A handle on the tasks of one [`AgentServer`](crate::AgentServer), taken with
 /// [`AgentServer::tasks`](crate::AgentServer::tasks) before the server is built and usable once

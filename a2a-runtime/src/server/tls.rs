@@ -11,7 +11,7 @@ use rustls::server::WebPkiClientVerifier;
 use tokio_rustls::TlsAcceptor;
 
 use super::config::TlsSettings;
-use crate::error::Error;
+use a2a_runtime_core::error::Error;
 
 /// The acceptor for `settings`, `None` when TLS is off.
 pub(crate) fn acceptor(settings: &TlsSettings) -> Result<Option<TlsAcceptor>, Error> {

@@ -22,8 +22,9 @@ use serde_json::Value;
 
 use super::sse::{self, Frames};
 use super::{A2aError, A2aService, Version};
-use crate::quota::CallerId;
-use crate::task::TaskEvents;
+use crate::a2a::Calling;
+use a2a_runtime_core::quota::CallerId;
+use a2a_runtime_core::task::TaskEvents;
 use a2a_runtime_types::protocol::jsonrpc::{self, ErrorObject};
 
 pub(crate) use v0_1::Aliases;
@@ -44,7 +45,7 @@ enum Reply {
 /// `POST /`.
 pub(crate) async fn handle(
     State(endpoint): State<Arc<JsonRpc>>,
-    caller: CallerId,
+    Calling(caller): Calling,
     headers: HeaderMap,
     uri: Uri,
     body: Result<Bytes, BytesRejection>,
@@ -144,7 +145,7 @@ fn negotiate(
 /// request id.
 fn envelope_frames(
     id: &Value,
-    mut render: impl FnMut(&crate::task::StreamItem) -> Vec<Value> + Send + 'static,
+    mut render: impl FnMut(&a2a_runtime_core::task::StreamItem) -> Vec<Value> + Send + 'static,
 ) -> Frames {
     let id = id.clone();
     Box::new(move |item| {

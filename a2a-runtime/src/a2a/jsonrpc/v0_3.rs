@@ -8,8 +8,8 @@ use crate::a2a::decode::params;
 use crate::a2a::push::PushRegistration;
 use crate::a2a::service::{SendRequest, Sent};
 use crate::a2a::{A2aError, A2aService};
-use crate::quota::CallerId;
-use crate::task::StreamItem;
+use a2a_runtime_core::quota::CallerId;
+use a2a_runtime_core::task::StreamItem;
 use a2a_runtime_types::model::PushWire;
 use a2a_runtime_types::protocol::a2a::push;
 use a2a_runtime_types::protocol::a2a::v0_3::{self, Tag};
@@ -96,7 +96,9 @@ pub(crate) fn stream_result(item: &StreamItem) -> Value {
     match item {
         StreamItem::Snapshot(task) => v0_3::task_out(task),
         StreamItem::Event(event) => {
-            let last = event.state().is_some_and(crate::task::ends_stream);
+            let last = event
+                .state()
+                .is_some_and(a2a_runtime_core::task::ends_stream);
             v0_3::event_out(event, last)
         }
         StreamItem::Message(message) => v0_3::message_out(message, Tag::Kind),

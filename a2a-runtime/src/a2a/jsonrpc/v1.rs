@@ -8,7 +8,7 @@ use crate::a2a::v1::{
     list_request, list_response, push_registration, send_request, send_response, stream_response,
 };
 use crate::a2a::{A2aError, A2aService};
-use crate::quota::CallerId;
+use a2a_runtime_core::quota::CallerId;
 use a2a_runtime_types::protocol::a2a::{push, v1};
 use a2a_runtime_types::protocol::jsonrpc;
 

@@ -14,11 +14,11 @@ use axum::routing::{MethodFilter, get, on, post};
 use serde_json::Value;
 
 use super::{Reply, Request, respond, split_verb};
+use crate::a2a::Calling;
 use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
 use crate::a2a::{A2aError, A2aService, Version};
-use crate::quota::CallerId;
-use crate::task::StreamItem;
+use a2a_runtime_core::task::StreamItem;
 use a2a_runtime_types::model::{PushConfig, Task};
 
 /// What differs between the HTTP+JSON dialects (1.0, 0.3): the version and the wire shapes.
@@ -76,7 +76,7 @@ pub(super) fn routes<D: Dialect>() -> Router<Arc<A2aService>> {
 /// `GET /extendedAgentCard` (1.0), `GET /v1/card` (0.3).
 async fn extended_card<D: Dialect>(
     State(service): Service,
-    caller: CallerId,
+    Calling(caller): Calling,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
@@ -96,7 +96,7 @@ fn frames<D: Dialect>() -> crate::a2a::sse::Frames {
 
 async fn send<D: Dialect>(
     State(service): Service,
-    caller: CallerId,
+    Calling(caller): Calling,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
@@ -113,7 +113,7 @@ async fn send<D: Dialect>(
 
 async fn stream<D: Dialect>(
     State(service): Service,
-    caller: CallerId,
+    Calling(caller): Calling,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
@@ -130,7 +130,7 @@ async fn stream<D: Dialect>(
 
 async fn list<D: Dialect>(
     State(service): Service,
-    caller: CallerId,
+    Calling(caller): Calling,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
@@ -149,7 +149,7 @@ async fn list<D: Dialect>(
 async fn task<D: Dialect>(
     State(service): Service,
     Path(path): Path<HashMap<String, String>>,
-    caller: CallerId,
+    Calling(caller): Calling,
     method: Method,
     headers: HeaderMap,
     uri: Uri,
@@ -194,7 +194,7 @@ async fn task<D: Dialect>(
 async fn push_configs<D: Dialect>(
     State(service): Service,
     Path(path): Path<HashMap<String, String>>,
-    caller: CallerId,
+    Calling(caller): Calling,
     method: Method,
     headers: HeaderMap,
     uri: Uri,

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::sse::Frames;
 use super::{A2aError, A2aService, Version};
-use crate::task::TaskEvents;
+use a2a_runtime_core::task::TaskEvents;
 use a2a_runtime_types::protocol::a2a::v1 as wire_v1;
 
 /// What an operation answers.

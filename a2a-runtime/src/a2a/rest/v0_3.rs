@@ -9,7 +9,7 @@ use crate::a2a::push::{PushConfigPage, PushRegistration};
 use crate::a2a::service::{ListTasksRequest, SendRequest, Sent, TaskList};
 use crate::a2a::v1::list_request_with;
 use crate::a2a::{A2aError, Version};
-use crate::task::{StreamItem, ends_stream};
+use a2a_runtime_core::task::{StreamItem, ends_stream};
 use a2a_runtime_types::model::{PushConfig, PushWire, Task};
 use a2a_runtime_types::protocol::a2a::{push, v0_3};
 

@@ -1,0 +1,234 @@
+//! The security an agent runs with: its declared schemes joined with what is configured to
+//! verify them (keys, secrets, JWKS, custom authenticators), checked once at startup.
+
+use std::sync::Arc;
+
+use http::request::Parts;
+
+use super::api_key::{ApiKeyAuthenticator, DEFAULT_API_KEY_HEADER};
+use super::jwt::JwtAuthenticator;
+use super::mtls::MtlsAuthenticator;
+use super::{
+    ApiKeyLocation, ApiKeys, AuthError, Authenticator, Caller, JwtConfig, NamedScheme,
+    SecurityScheme,
+};
+
+/// What verifies credentials, configured by the builder, flags or environment.
+#[derive(Clone, Default)]
+pub struct AuthConfig {
+    /// Keys for the API key scheme.
+    pub api_keys: ApiKeys,
+    /// How bearer JWTs are verified.
+    pub jwt: Option<JwtConfig>,
+    /// Whether client certificates are verified (`--tls-client-ca`), so the mutual TLS scheme
+    /// can read them.
+    pub client_certificates: bool,
+    /// Schemes with their own authenticators, from the builder.
+    pub custom: Vec<(NamedScheme, Arc<dyn Authenticator>)>,
+}
+
+impl std::fmt::Debug for AuthConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthConfig")
+            .field("api_keys", &self.api_keys)
+            .field("jwt", &self.jwt)
+            .field("client_certificates", &self.client_certificates)
+            .field(
+                "custom",
+                &self.custom.iter().map(|(s, _)| &s.name).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// The schemes in force and their authenticators, in the order they are tried.
+pub struct Security {
+    schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)>,
+}
+
+/// Why a request was not authenticated: no scheme recognized credentials (`error` is `None`),
+/// or one refused them.
+#[derive(Debug, Clone)]
+pub struct Unauthenticated {
+    pub reason: String,
+    /// One `WWW-Authenticate` challenge per scheme.
+    pub challenges: Vec<String>,
+}
+
+impl Unauthenticated {
+    /// The `WWW-Authenticate` values of the 401 answer, one per scheme; a `resource_metadata`
+    /// parameter is added to Bearer challenges for MCP clients (RFC 9728).
+    pub fn challenge_headers<'a>(
+        &'a self,
+        resource_metadata: Option<&'a str>,
+    ) -> impl Iterator<Item = http::HeaderValue> + 'a {
+        self.challenges.iter().filter_map(move |challenge| {
+            let challenge = match resource_metadata {
+                Some(url) if challenge.starts_with("Bearer") => {
+                    format!("{challenge}, resource_metadata={}", super::quoted(url))
+                }
+                _ => challenge.clone(),
+            };
+            http::HeaderValue::from_str(&challenge).ok()
+        })
+    }
+}
+
+impl Security {
+    /// Joins the `declared` schemes with `config`. A declared scheme with nothing configured to
+    /// verify it is an error naming what to set; configured credentials with no declared scheme
+    /// add the scheme they imply (`apiKey` in `X-API-Key`, `bearer` JWT).
+    pub fn resolve(declared: &[NamedScheme], config: &AuthConfig) -> Result<Self, String> {
+        let mut schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)> = Vec::new();
+        let mut declared = declared.to_vec();
+        let declares = |declared: &[NamedScheme], test: fn(&SecurityScheme) -> bool| {
+            declared.iter().any(|s| test(&s.scheme))
+        };
+        let custom_names: Vec<&str> = config.custom.iter().map(|(s, _)| s.name.as_str()).collect();
+        if !config.api_keys.is_empty()
+            && !declares(&declared, |s| matches!(s, SecurityScheme::ApiKey { .. }))
+        {
+            declared.push(NamedScheme::new(
+                "apiKey",
+                SecurityScheme::ApiKey {
+                    location: ApiKeyLocation::Header,
+                    name: DEFAULT_API_KEY_HEADER.to_owned(),
+                },
+            ));
+        }
+        if config.jwt.is_some() && !declares(&declared, SecurityScheme::is_jwt) {
+            declared.push(NamedScheme::new("bearer", SecurityScheme::Bearer));
+        }
+        if config.client_certificates
+            && !declares(&declared, |s| matches!(s, SecurityScheme::MutualTls))
+        {
+            declared.push(NamedScheme::new("mtls", SecurityScheme::MutualTls));
+        }
+        for scheme in declared {
+            if custom_names.contains(&scheme.name.as_str()) {
+                continue;
+            }
+            let authenticator: Arc<dyn Authenticator> = match &scheme.scheme {
+                SecurityScheme::ApiKey { location, name } => {
+                    if config.api_keys.is_empty() {
+                        return Err(format!(
+                            "security scheme {scheme} takes API keys, and none are configured: \
+                             set A2A_API_KEYS (`principal=key,…`) or A2A_API_KEYS_FILE, or pass \
+                             --api-keys / --api-keys-file"
+                        ));
+                    }
+                    Arc::new(ApiKeyAuthenticator {
+                        scheme: scheme.name.clone(),
+                        location: *location,
+                        name: name.clone(),
+                        keys: config.api_keys.clone(),
+                    })
+                }
+                kind @ (SecurityScheme::Bearer
+                | SecurityScheme::OAuth2 { .. }
+                | SecurityScheme::OpenIdConnect { .. }) => {
+                    let jwt = match (&config.jwt, kind) {
+                        (Some(jwt), _) => jwt.clone(),
+                        // The provider's discovery document names its keys and issuer.
+                        (None, SecurityScheme::OpenIdConnect { url }) => JwtConfig::discover(url),
+                        (
+                            None,
+                            SecurityScheme::OAuth2 {
+                                metadata_url: Some(url),
+                                ..
+                            },
+                        ) => JwtConfig::discover(url),
+                        (None, _) => {
+                            return Err(format!(
+                                "security scheme {scheme} takes JWTs, and nothing verifies them: \
+                                 set A2A_JWT_SECRET (HS256) or A2A_JWKS_URL, or pass \
+                                 --jwt-secret / --jwks-url"
+                            ));
+                        }
+                    };
+                    jwt.validate()
+                        .map_err(|reason| format!("security scheme {scheme}: {reason}"))?;
+                    Arc::new(JwtAuthenticator::new(&scheme.name, &jwt))
+                }
+                SecurityScheme::MutualTls => {
+                    if !config.client_certificates {
+                        return Err(format!(
+                            "security scheme {scheme} takes client certificates, and none are \
+                             verified: serve TLS with --tls-cert/--tls-key and name the CA that \
+                             issues client certificates with --tls-client-ca (A2A_TLS_CLIENT_CA)"
+                        ));
+                    }
+                    Arc::new(MtlsAuthenticator {
+                        scheme: scheme.name.clone(),
+                    })
+                }
+            };
+            schemes.push((scheme, authenticator));
+        }
+        schemes.extend(config.custom.iter().cloned());
+        let mut names: Vec<&str> = schemes.iter().map(|(s, _)| s.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
+            return Err(format!("two security schemes are named `{}`", pair[0]));
+        }
+        Ok(Self { schemes })
+    }
+
+    /// Whether requests must authenticate.
+    pub fn is_enabled(&self) -> bool {
+        !self.schemes.is_empty()
+    }
+
+    /// The schemes in force, in the order they are tried.
+    pub fn schemes(&self) -> impl Iterator<Item = &NamedScheme> {
+        self.schemes.iter().map(|(scheme, _)| scheme)
+    }
+
+    /// The names of the schemes whose tokens carry scopes.
+    pub fn scoped(&self) -> impl Iterator<Item = &str> {
+        self.schemes()
+            .filter(|s| s.scheme.carries_scopes())
+            .map(|s| s.name.as_str())
+    }
+
+    /// The caller of `request`: the first scheme that accepts its credentials decides.
+    pub async fn authenticate(&self, request: &Parts) -> Result<Caller, Unauthenticated> {
+        let mut refused: Option<(usize, AuthError)> = None;
+        for (index, (_, authenticator)) in self.schemes.iter().enumerate() {
+            match authenticator.authenticate(request).await {
+                Ok(Some(caller)) => return Ok(caller),
+                Ok(None) => {}
+                Err(error) => {
+                    refused.get_or_insert((index, error));
+                }
+            }
+        }
+        let challenges = self
+            .schemes
+            .iter()
+            .enumerate()
+            .map(|(index, (_, authenticator))| {
+                let error = refused
+                    .as_ref()
+                    .filter(|(at, _)| *at == index)
+                    .map(|(_, e)| e);
+                authenticator.challenge(error)
+            })
+            .collect();
+        let reason = match refused {
+            Some((index, error)) => format!(
+                "credentials refused by security scheme `{}`: {error}",
+                self.schemes[index].0.name
+            ),
+            None => format!(
+                "authentication required: send credentials of security scheme {}",
+                self.schemes
+                    .iter()
+                    .map(|(s, _)| format!("`{}`", s.name))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        };
+        Err(Unauthenticated { reason, challenges })
+    }
+}

@@ -1,0 +1,138 @@
+//! Runs skills: the one call path both protocols use (decoded input → extractors → skill →
+//! output), with cancellation and panic isolation.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use futures::FutureExt;
+
+pub mod call;
+
+pub use call::Call;
+
+use crate::auth::Caller;
+use crate::call::{Invocation, SkillOutput, SkillResult};
+use crate::context::TaskContext;
+use crate::registry::{Registry, SkillEntry};
+use crate::skill_error::SkillError;
+
+/// A scope the caller lacks for a skill.
+#[derive(Debug, Clone, Copy)]
+pub struct MissingScope {
+    pub skill: &'static str,
+    pub scope: &'static str,
+}
+
+/// Runs skills of one agent. Shared by the A2A and MCP front-ends.
+pub struct Dispatcher {
+    registry: Registry,
+    state: Arc<dyn Any + Send + Sync>,
+}
+
+impl Dispatcher {
+    pub fn new(registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
+        Self { registry, state }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The agent's state, shared by every call (resources and prompts read it too).
+    pub fn state(&self) -> &Arc<dyn Any + Send + Sync> {
+        &self.state
+    }
+
+    /// Whether `caller` may call `skill`: every scope the skill declares must be granted.
+    /// [`Call::new`] asks it for every call; listings and the MCP gate ask it too, to hide
+    /// tools and answer 403 before a body reaches rmcp.
+    pub fn authorize(skill: &SkillEntry, caller: &Caller) -> Result<(), MissingScope> {
+        match caller.missing_scope(skill.descriptor.scopes()) {
+            None => Ok(()),
+            Some(scope) => Err(MissingScope {
+                skill: skill.descriptor.id(),
+                scope,
+            }),
+        }
+    }
+
+    /// Runs `call` like [`invoke`](Self::invoke), honouring cancellation: once the context's
+    /// cancellation fires the skill gets `grace` to return, then its future is dropped and this
+    /// returns `None`.
+    pub async fn run(
+        &self,
+        call: Call,
+        context: TaskContext,
+        grace: Duration,
+    ) -> Option<SkillResult> {
+        let cancel = context.cancel_token().clone();
+        let run = self.invoke(call, context);
+        tokio::pin!(run);
+        // The skill first: one that finishes on its first poll never registers a waiter on the
+        // token (a lock taken and released on every call).
+        tokio::select! {
+            biased;
+            result = &mut run => Some(result),
+            () = cancel.cancelled() => tokio::time::timeout(grace, run).await.ok(),
+        }
+    }
+
+    /// Runs `call` (its input decoded by its skill's descriptor) with `context`, which
+    /// [`Call::context`] started. A panic in the skill becomes an internal error; it never
+    /// unwinds into the server.
+    pub async fn invoke(&self, call: Call, context: TaskContext) -> SkillResult {
+        let Some(skill) = self.registry.get(call.skill) else {
+            return Err(SkillError::internal(format!(
+                "skill `{}` is not registered",
+                call.skill
+            )));
+        };
+        let invocation = Invocation {
+            input: call.input,
+            state: Arc::clone(&self.state),
+            context,
+            message: call.message.map(OnceLock::from).unwrap_or_default(),
+            arguments: call.arguments,
+        };
+        let descriptor = skill.descriptor;
+        // The call's own trace, moved: the context holds a copy for the skill to read.
+        let trace = call.trace;
+        let run = async move {
+            let skill = descriptor.call(invocation);
+            // Only calls that came with a trace pay for carrying it.
+            let skill: a2a_runtime_types::util::BoxFuture<'static, _> = match trace {
+                Some(trace) => Box::pin(trace.scope(skill)),
+                None => skill,
+            };
+            match call.log_sink {
+                Some(sink) => crate::logging::forwarding(sink, skill).await,
+                None => skill.await,
+            }
+        };
+        match AssertUnwindSafe(run).catch_unwind().await {
+            // A structured result must be what the published schema promises, on both
+            // protocols; otherwise the call fails naming the field.
+            Ok(Ok(SkillOutput::Data(value))) => match &skill.output_validator {
+                Some(validator) => match validator.check(&value) {
+                    Ok(()) => Ok(SkillOutput::Data(value)),
+                    Err(reason) => {
+                        tracing::error!(skill = descriptor.id(), %reason, "invalid skill output");
+                        Err(SkillError::internal(reason))
+                    }
+                },
+                None => Ok(SkillOutput::Data(value)),
+            },
+            Ok(result) => result,
+            Err(payload) => {
+                let detail = a2a_runtime_types::util::panic_message(payload.as_ref());
+                tracing::error!(skill = descriptor.id(), panic = detail, "skill panicked");
+                Err(SkillError::internal(format!(
+                    "skill `{}` panicked",
+                    descriptor.id()
+                )))
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Who is calling, for per-caller limits and ownership. One function decides: an authenticated
+//! caller is its principal (whatever address it calls from); an anonymous one is its peer's IP
+//! address (every connection from one address is one caller), and anonymous callers of a router
+//! served without peer addresses share one identity.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use http::request::Parts;
+use http::{Extensions, HeaderMap, HeaderName};
+
+use crate::auth::Caller;
+use a2a_runtime_types::TraceContext;
+
+static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+static TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
+
+/// The W3C Trace Context of a request with these headers.
+fn trace_of(headers: &HeaderMap) -> Option<TraceContext> {
+    let traceparent = headers.get(&TRACEPARENT)?.to_str().ok()?;
+    let tracestate = headers.get(&TRACESTATE).and_then(|v| v.to_str().ok());
+    TraceContext::parse(traceparent, tracestate)
+}
+
+/// The identity per-caller limits are kept under, with the authenticated [`Caller`] that owns
+/// the tasks it creates.
+#[derive(Debug, Clone)]
+pub struct CallerId {
+    key: Arc<str>,
+    caller: Caller,
+    /// The W3C Trace Context the request carried, handed to the calls it makes.
+    trace: Option<TraceContext>,
+}
+
+impl CallerId {
+    /// The caller of a request (see the module docs), whose peer address, when the request
+    /// carries no [`PeerKey`], is `peer` (an application serving the router itself tells it
+    /// through axum's `ConnectInfo`, which the front-end reads).
+    pub fn of(parts: &Parts, peer: Option<SocketAddr>) -> Self {
+        let trace = trace_of(&parts.headers);
+        Self {
+            trace,
+            ..Self::identify(&parts.extensions, peer)
+        }
+    }
+
+    fn identify(extensions: &Extensions, peer: Option<SocketAddr>) -> Self {
+        let caller = Caller::of(extensions);
+        if !caller.is_anonymous() {
+            return Self {
+                key: Arc::from(format!("principal:{}", caller.owner())),
+                caller,
+                trace: None,
+            };
+        }
+        if let Some(PeerKey(key)) = extensions.get::<PeerKey>() {
+            return Self {
+                key: Arc::clone(key),
+                caller,
+                trace: None,
+            };
+        }
+        match peer {
+            Some(peer) => Self {
+                key: PeerKey::of(peer).0,
+                caller,
+                trace: None,
+            },
+            None => Self::local(),
+        }
+    }
+
+    /// The identity limits are kept under: the principal of an authenticated caller, the peer
+    /// address of an anonymous one.
+    pub fn key(&self) -> &Arc<str> {
+        &self.key
+    }
+
+    /// The trace the request belongs to, if it carried a valid `traceparent`.
+    pub fn trace(&self) -> Option<&TraceContext> {
+        self.trace.as_ref()
+    }
+
+    /// The authenticated caller (anonymous without authentication).
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The key the caller's tasks are owned under.
+    pub fn owner(&self) -> &str {
+        self.caller.owner()
+    }
+
+    /// The one caller of a process-local transport (MCP over stdio) or of a router served
+    /// without peer addresses.
+    pub fn local() -> Self {
+        Self::named("local")
+    }
+
+    /// A caller with this identity.
+    pub fn named(identity: &str) -> Self {
+        Self {
+            key: Arc::from(identity),
+            caller: Caller::anonymous(),
+            trace: None,
+        }
+    }
+}
+
+/// The key of an anonymous caller at a peer address, made once per connection by the server's
+/// listener and carried by each of its requests (the address alone, in axum's `ConnectInfo`,
+/// when an application serves the router itself).
+#[derive(Debug, Clone)]
+pub struct PeerKey(Arc<str>);
+
+impl PeerKey {
+    /// The key of callers at `peer`'s address (its port is not part of it).
+    pub fn of(peer: SocketAddr) -> Self {
+        Self(Arc::from(format!("ip:{}", peer.ip())))
+    }
+}
+
+impl fmt::Display for CallerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key)
+    }
+}

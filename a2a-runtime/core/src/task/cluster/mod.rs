@@ -1,0 +1,299 @@
+//! Several replicas of one agent on one shared store. A task runs on the replica that created
+//! (or resumed) it; any other replica serves it by asking that one: a cancel or an answer is
+//! forwarded to it, and a subscription there follows a *mirror* of the task, fed with the
+//! events the running replica forwards. How replicas find each other (leases, who runs which
+//! task) and exchange messages is the store's [`Coordinator`]; this module is the protocol on
+//! top, the same for any such store.
+
+pub mod serve;
+pub mod wire;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::live::LiveTask;
+use super::manager::TaskManager;
+use super::store::StoreError;
+use crate::auth::Caller;
+use a2a_runtime_types::model::new_id;
+use a2a_runtime_types::util::BoxFuture;
+use wire::Envelope;
+pub use wire::{Answering, Outcome, RemoteError, Request};
+
+/// How long a replica waits for another to answer a request before giving up on it.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What a store shared by replicas provides so they can coordinate.
+pub trait Coordinator: Send + Sync + 'static {
+    /// This replica's id.
+    fn replica(&self) -> &str;
+    /// How long a replica that stopped renewing its lease counts as alive.
+    fn lease(&self) -> Duration;
+    /// The live replica, other than this one, running unfinished task `task`, if any.
+    fn runner<'a>(&'a self, task: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
+    /// Puts `message` in replica `to`'s mailbox.
+    fn send<'a>(&'a self, to: &'a str, message: String) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Holds this replica's lease and hands its messages to `inbox`, in the order sent by each
+    /// sender, until `stop`; then gives the lease up.
+    fn run(
+        &self,
+        inbox: mpsc::UnboundedSender<String>,
+        stop: CancellationToken,
+    ) -> BoxFuture<'static, ()>;
+}
+
+/// How the replicas sharing a store coordinate; returned by
+/// [`TaskStore::coordination`](super::TaskStore::coordination) of the stores that support
+/// several replicas ([`PostgresTaskStore`](super::PostgresTaskStore)). Opaque.
+#[derive(Clone)]
+pub struct Coordination(Arc<dyn Coordinator>);
+
+impl Coordination {
+    pub fn new(coordinator: Arc<dyn Coordinator>) -> Self {
+        Self(coordinator)
+    }
+}
+
+impl std::fmt::Debug for Coordination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Coordination")
+            .field(&self.0.replica())
+            .finish()
+    }
+}
+
+/// This replica's side of the protocol: requests in flight, and the mirrors of tasks other
+/// replicas run.
+pub struct Cluster {
+    coordinator: Arc<dyn Coordinator>,
+    pending: Mutex<HashMap<String, Pending>>,
+    mirrors: Mutex<HashMap<String, Arc<LiveTask>>>,
+    /// Serializes making mirrors, so one task is watched once.
+    watching: tokio::sync::Mutex<()>,
+    buffer: usize,
+    /// Cancelled when this replica leaves (after its tasks are settled at shutdown).
+    stop: CancellationToken,
+}
+
+impl Cluster {
+    pub fn new(coordination: Coordination, buffer: usize) -> Arc<Self> {
+        Arc::new(Self {
+            coordinator: coordination.0,
+            pending: Mutex::new(HashMap::new()),
+            mirrors: Mutex::new(HashMap::new()),
+            watching: tokio::sync::Mutex::new(()),
+            buffer,
+            stop: CancellationToken::new(),
+        })
+    }
+
+    /// How long a silent replica counts as alive.
+    pub fn lease(&self) -> Duration {
+        self.coordinator.lease()
+    }
+
+    fn pending(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn mirrors(&self) -> MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
+        self.mirrors.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Joins the replicas: holds the lease and serves requests for tasks running here until
+    /// [`leave`](Self::leave).
+    pub fn start(self: &Arc<Self>, manager: &Arc<TaskManager>) {
+        let (inbox, mut messages) = mpsc::unbounded_channel();
+        tokio::spawn(self.coordinator.run(inbox, self.stop.clone()));
+        let cluster = Arc::clone(self);
+        let manager = Arc::clone(manager);
+        tokio::spawn(async move {
+            while let Some(message) = messages.recv().await {
+                match serde_json::from_str::<Envelope>(&message) {
+                    Ok(envelope) => cluster.receive(&manager, envelope),
+                    Err(error) => tracing::warn!(%error, "unreadable message from a replica"),
+                }
+            }
+        });
+    }
+
+    /// Leaves the replicas: the lease is given up, so survivors take over at once what this
+    /// one leaves unfinished.
+    pub fn leave(&self) {
+        self.stop.cancel();
+    }
+
+    /// The live replica, other than this one, running `task`.
+    pub async fn runner(&self, task: &str) -> Result<Option<String>, StoreError> {
+        self.coordinator.runner(task).await
+    }
+
+    /// Sends `request` to replica `to` and waits for its outcome.
+    pub async fn request(&self, to: &str, request: Request) -> Result<Outcome, RequestError> {
+        self.request_for(to, request, None).await
+    }
+
+    /// [`request`](Self::request); a watch names the `caller` its mirror is made for.
+    async fn request_for(
+        &self,
+        to: &str,
+        request: Request,
+        watcher: Option<Caller>,
+    ) -> Result<Outcome, RequestError> {
+        let id = new_id();
+        let (done, outcome) = oneshot::channel();
+        self.pending().insert(id.clone(), Pending { done, watcher });
+        let envelope = Envelope::Request {
+            id: id.clone(),
+            from: self.coordinator.replica().to_owned(),
+            request,
+        };
+        let sent = self.send(to, &envelope).await;
+        let outcome = match sent {
+            Ok(()) => tokio::time::timeout(REQUEST_TIMEOUT, outcome).await,
+            Err(error) => {
+                self.pending().remove(&id);
+                return Err(RequestError::Store(error));
+            }
+        };
+        self.pending().remove(&id);
+        match outcome {
+            Ok(Ok(outcome)) => outcome.map_err(RequestError::Refused),
+            _ => Err(RequestError::Silent(to.to_owned())),
+        }
+    }
+
+    async fn send(&self, to: &str, envelope: &Envelope) -> Result<(), StoreError> {
+        let body = serde_json::to_string(envelope).map_err(StoreError::backend)?;
+        self.coordinator.send(to, body).await
+    }
+
+    /// The mirror of `task` (of `owner`), which replica `runner` runs: the one this replica
+    /// already follows, or a new one (the runner then forwards the task's events here).
+    pub async fn mirror(
+        self: &Arc<Self>,
+        runner: &str,
+        task: &str,
+        owner: &Caller,
+    ) -> Result<Arc<LiveTask>, RequestError> {
+        let _one_at_a_time = self.watching.lock().await;
+        if let Some(mirror) = self.mirrors().get(task) {
+            return Ok(Arc::clone(mirror));
+        }
+        let request = Request::Watch {
+            task: task.to_owned(),
+            owner: owner.owner().to_owned(),
+        };
+        let watched = self
+            .request_for(runner, request, Some(owner.clone()))
+            .await?;
+        let Outcome::Watching { task: snapshot, .. } = watched else {
+            return Err(RequestError::Silent(runner.to_owned()));
+        };
+        // The reply was received in order with the events that follow it: the inbox made the
+        // mirror before it handed the reply over.
+        let mirror = self.mirrors().get(&snapshot.id).cloned();
+        let mirror = mirror.ok_or_else(|| RequestError::Silent(runner.to_owned()))?;
+        self.watch_runner(runner, &mirror);
+        Ok(mirror)
+    }
+
+    /// Closes `mirror` if its replica stops running the task without saying so (it died):
+    /// checked every lease.
+    fn watch_runner(self: &Arc<Self>, runner: &str, mirror: &Arc<LiveTask>) {
+        let cluster = Arc::clone(self);
+        let runner = runner.to_owned();
+        let mirror = Arc::downgrade(mirror);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(cluster.lease()).await;
+                let Some(live) = mirror.upgrade() else { return };
+                if live.state.borrow().is_terminal() {
+                    return;
+                }
+                match cluster.runner(&live.id).await {
+                    Ok(Some(current)) if current == runner => {}
+                    Ok(_) => {
+                        cluster.forget_mirror(&live.id);
+                        live.close();
+                        return;
+                    }
+                    Err(error) => tracing::debug!(%error, "checking a mirrored task's replica"),
+                }
+            }
+        });
+    }
+
+    /// The mirror this replica follows of `task`, if any.
+    pub fn followed(&self, task: &str) -> Option<Arc<LiveTask>> {
+        self.mirrors().get(task).cloned()
+    }
+
+    fn forget_mirror(&self, task: &str) {
+        self.mirrors().remove(task);
+    }
+
+    /// Handles one message from another replica.
+    fn receive(self: &Arc<Self>, manager: &Arc<TaskManager>, envelope: Envelope) {
+        match envelope {
+            Envelope::Request { id, from, request } => {
+                let cluster = Arc::clone(self);
+                let manager = Arc::clone(manager);
+                tokio::spawn(async move { cluster.serve(&manager, id, from, request).await });
+            }
+            Envelope::Reply { id, outcome } => {
+                let Some(Pending { done, watcher }) = self.pending().remove(&id) else {
+                    return;
+                };
+                if let (Ok(Outcome::Watching { task, revision }), Some(watcher)) =
+                    (&outcome, watcher)
+                {
+                    let mirror =
+                        LiveTask::mirror((**task).clone(), *revision, watcher, self.buffer);
+                    self.mirrors().insert(task.id.clone(), Arc::new(mirror));
+                }
+                let _ = done.send(outcome);
+            }
+            Envelope::Event {
+                task,
+                revision,
+                event,
+            } => {
+                if let Some(mirror) = self.followed(&task) {
+                    mirror.apply_forwarded(*event, revision);
+                }
+            }
+            Envelope::Stored { task, revision } => {
+                if let Some(mirror) = self.followed(&task) {
+                    mirror.durability.stored(revision);
+                }
+            }
+            Envelope::WatchEnded { task } => {
+                if let Some(mirror) = self.mirrors().remove(&task) {
+                    mirror.close();
+                }
+            }
+        }
+    }
+}
+
+/// A request in flight: where its outcome goes, and for a watch, who its mirror is for.
+struct Pending {
+    done: oneshot::Sender<Result<Outcome, RemoteError>>,
+    watcher: Option<Caller>,
+}
+
+/// Why a request to another replica did not come back done.
+#[derive(Debug)]
+pub enum RequestError {
+    /// The replica refused it.
+    Refused(RemoteError),
+    /// The replica did not answer in time.
+    Silent(String),
+    /// The message could not be sent.
+    Store(StoreError),
+}

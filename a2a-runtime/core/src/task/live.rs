@@ -1,0 +1,766 @@
+//! A task whose skill is running: its authoritative copy, the fan-out of its events to
+//! subscribers, and the skill reports that feed both.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde_json::json;
+use tokio::sync::{broadcast, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::checkpoint::Checkpoint;
+use super::durability::Durability;
+use super::error::TaskError;
+use super::hook::Observers;
+use super::record::StoredTask;
+use crate::ask::{Answer, Question, QuestionKind};
+use crate::auth::Caller;
+use crate::context::{Update, UpdateSink};
+use crate::quota::{Busy, TaskSlot};
+use a2a_runtime_types::model::{
+    ByteSize, JsonObject, Message, ObservedTask, PushConfig, Task, TaskArtifactUpdate, TaskEvent,
+    TaskObserver, TaskState, TaskStatus, TaskStatusUpdate,
+};
+
+/// What the store holds of a live task: the version of the last write (1: as created; 0: not
+/// stored yet, the first write creates it), which the next write is conditional on, and the
+/// revision and edits it wrote (a write of an unchanged task is skipped).
+#[derive(Debug, Clone, Copy)]
+pub struct Persisted {
+    pub version: u64,
+    pub revision: u64,
+    pub edits: u64,
+}
+
+/// A running task. The store follows `task`; subscribers follow `events`.
+pub struct LiveTask {
+    /// The task's id and context, fixed for its life, so readers need no lock.
+    pub id: String,
+    pub context_id: String,
+    /// The skill the task runs.
+    pub skill: &'static str,
+    /// The caller that created the task: its owner, and who the skill runs for.
+    pub caller: Caller,
+    inner: Mutex<Inner>,
+    /// Fires when the task is canceled; the skill's context holds the same token.
+    pub cancel: CancellationToken,
+    /// The latest state, for callers that wait until a task is terminal or interrupted.
+    pub state: watch::Sender<TaskState>,
+    /// Serializes store writes so the last write is always the newest snapshot; holds what the
+    /// store has of this task.
+    pub persist: tokio::sync::Mutex<Persisted>,
+    /// The revision the store holds, for callers that answer only once a state is durable.
+    pub durability: Durability,
+    /// Capacity of the event buffer shared by subscribers.
+    buffer: usize,
+    /// The task's place in its caller's quota, given back when the skill ends.
+    quota: Mutex<Option<TaskSlot>>,
+    /// Bytes of history and artifacts the task may hold.
+    budget: Budget,
+    /// While a resumed skill is handed the answers it was given before a restart: its reports
+    /// are not recorded again (the task holds them already).
+    replaying: AtomicBool,
+    /// For a mirror (a task another replica runs, followed here): the revision applied so far.
+    applied: Option<watch::Sender<u64>>,
+    /// Observers every task of the manager has (push delivery); see `hook.rs`.
+    observers: Observers,
+    /// Whether this is a task yet, for a skill that may answer with a message alone.
+    shape: watch::Sender<Shape>,
+}
+
+/// What a request's answer turns out to be. A skill whose return type may be a direct reply
+/// starts `Undecided`: nobody has been told of the task, and none is stored. Its first report
+/// (progress, an artifact, a question, its end) makes it a `Task`; returning a message first
+/// makes it a `Reply`, and the task is forgotten.
+#[derive(Debug, Clone)]
+pub enum Shape {
+    Task,
+    Undecided,
+    Reply(Arc<Message>),
+}
+
+/// Bytes one task may hold: history beyond its budget is dropped oldest first; artifacts beyond
+/// theirs fail the task.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub history_bytes: usize,
+    pub artifact_bytes: usize,
+}
+
+struct Inner {
+    task: Task,
+    /// Created on first subscription and dropped once the task ends; a task nobody watches
+    /// pays nothing for fan-out.
+    events: Option<broadcast::Sender<Arc<TaskEvent>>>,
+    /// The question the skill waits on, while the task is interrupted.
+    waiting: Option<Waiter>,
+    /// Bytes of artifacts recorded so far.
+    artifact_bytes: usize,
+    /// Events since the task was created (replicas count them: one revision is one event).
+    revision: u64,
+    /// Changes that are not events (push configs registered or deleted), for the store.
+    edits: u64,
+    /// Observers of this task alone (an MCP call's progress notifications).
+    observers: Vec<Arc<dyn TaskObserver>>,
+    /// What a restart needs to resume the task, stored with it (see [`StoredTask::checkpoint`]).
+    checkpoint: Option<Checkpoint>,
+    /// The checkpoint of a task that has not needed one yet: it becomes the stored one when
+    /// the skill first asks a question, the first point a restart could resume from (a skill
+    /// that re-runs stores its checkpoint from the start).
+    deferred: Option<Checkpoint>,
+    /// The webhooks registered for the task's updates.
+    push_configs: Vec<PushConfig>,
+}
+
+/// A posed question and where its answer goes. Dropping it (when the task ends) tells the
+/// waiting skill that no answer will come.
+struct Waiter {
+    question: Question,
+    answer: oneshot::Sender<Answer>,
+    /// The answers given so far to the parts of a grouped question, by key.
+    partial: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Why a task took no answer.
+#[derive(Debug, Clone)]
+pub enum Refusal {
+    /// The task already ended.
+    Ended(TaskState),
+    /// The task is not waiting for anything.
+    NotWaiting(TaskState),
+    /// The task waits for the other kind of answer.
+    WaitsFor(QuestionKind),
+    /// The task waits on a question other than the one answered (named here).
+    OtherQuestion(String),
+}
+
+/// What a new subscriber starts from: the task as it is now and, unless it already ended, the
+/// events that follow it, with nothing missed or repeated in between.
+pub struct Subscribed {
+    pub snapshot: Task,
+    pub events: Option<broadcast::Receiver<Arc<TaskEvent>>>,
+}
+
+impl LiveTask {
+    /// A live task for `stored`, the task as the store holds it; `deferred` is kept for the
+    /// task's first question (see [`Inner::deferred`]).
+    pub fn new(
+        stored: StoredTask,
+        skill: &'static str,
+        caller: Caller,
+        buffer: usize,
+        quota: Option<TaskSlot>,
+        budget: Budget,
+        deferred: Option<Checkpoint>,
+    ) -> Self {
+        let StoredTask {
+            task,
+            checkpoint,
+            push_configs,
+            version,
+            ..
+        } = stored;
+        let artifact_bytes = task.artifacts.iter().map(ByteSize::byte_size).sum();
+        let (state, _) = watch::channel(task.status.state);
+        Self {
+            id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            skill,
+            caller,
+            inner: Mutex::new(Inner {
+                task,
+                events: None,
+                waiting: None,
+                artifact_bytes,
+                revision: 0,
+                edits: 0,
+                observers: Vec::new(),
+                checkpoint,
+                deferred,
+                push_configs,
+            }),
+            cancel: CancellationToken::new(),
+            state,
+            persist: tokio::sync::Mutex::new(Persisted {
+                version,
+                revision: 0,
+                edits: 0,
+            }),
+            durability: Durability::new(0),
+            buffer: buffer.max(1),
+            quota: Mutex::new(quota),
+            budget,
+            replaying: AtomicBool::new(false),
+            applied: None,
+            observers: Arc::from([]),
+            shape: watch::channel(Shape::Task).0,
+        }
+    }
+
+    /// The skill may answer with a message alone: until it shows otherwise, this is no task.
+    pub fn expect_reply(&self) {
+        self.shape.send_replace(Shape::Undecided);
+    }
+
+    /// Whether the task is still undecided (see [`Shape`]).
+    pub fn undecided(&self) -> bool {
+        matches!(*self.shape.borrow(), Shape::Undecided)
+    }
+
+    /// Waits until the answer is known to be a task or a reply.
+    pub async fn decided(&self) -> Shape {
+        let mut shape = self.shape.subscribe();
+        match shape.wait_for(|s| !matches!(s, Shape::Undecided)).await {
+            Ok(shape) => shape.clone(),
+            // The task is being dropped undecided: nothing will be told.
+            Err(_) => Shape::Task,
+        }
+    }
+
+    /// The skill answered with `message`: unless the task was already shown to be one, the
+    /// message is the answer. `false` if it was.
+    pub fn reply(&self, message: Message) -> bool {
+        let message = Arc::new(message);
+        self.shape.send_if_modified(|shape| match shape {
+            Shape::Undecided => {
+                *shape = Shape::Reply(message);
+                true
+            }
+            Shape::Task | Shape::Reply(_) => false,
+        })
+    }
+
+    /// This task's events also go to `observers` (the manager's: push delivery).
+    pub fn with_observers(mut self, observers: Observers) -> Self {
+        self.observers = observers;
+        self
+    }
+
+    /// A mirror of a task another replica runs, as it was at `revision` there: the events that
+    /// replica forwards are applied to it ([`apply_forwarded`](Self::apply_forwarded)), so
+    /// subscribers and waiters here follow the task as if it ran here. It is never stored.
+    pub fn mirror(task: Task, revision: u64, caller: Caller, buffer: usize) -> Self {
+        let owner = caller.owner().to_owned();
+        let mut mirror = Self::new(
+            StoredTask::new(task, owner),
+            "",
+            caller,
+            buffer,
+            None,
+            Budget {
+                history_bytes: usize::MAX,
+                artifact_bytes: usize::MAX,
+            },
+            // The running replica delivers the task's pushes; a mirror only follows it.
+            None,
+        );
+        mirror.lock().revision = revision;
+        mirror.durability.stored(revision);
+        mirror.applied = Some(watch::channel(revision).0);
+        mirror
+    }
+
+    /// Applies an event the running replica forwarded, which took the task there to `revision`.
+    /// Status messages of failed and waiting states join the history, as they do there.
+    pub fn apply_forwarded(&self, event: TaskEvent, revision: u64) {
+        let history = match event.state() {
+            Some(TaskState::Failed | TaskState::InputRequired | TaskState::AuthRequired) => {
+                event.status_message()
+            }
+            _ => None,
+        };
+        let mut inner = self.lock();
+        let applied = self.apply(&mut inner, event, history, usize::MAX);
+        inner.revision = revision;
+        drop(inner);
+        self.publish(applied);
+        if let Some(applied) = &self.applied {
+            applied.send_replace(revision);
+        }
+    }
+
+    /// Waits until a mirror has applied `revision` (at most `limit`); `false` if it did not.
+    pub async fn applied(&self, revision: u64, limit: std::time::Duration) -> bool {
+        let Some(applied) = &self.applied else {
+            return true;
+        };
+        let mut applied = applied.subscribe();
+        tokio::time::timeout(limit, applied.wait_for(|r| *r >= revision))
+            .await
+            .is_ok_and(|waited| waited.is_ok())
+    }
+
+    /// Ends a mirror's subscriptions: its replica stopped forwarding (it finished the task, or
+    /// went away); subscribers finish with the stored state.
+    pub fn close(&self) {
+        self.lock().events = None;
+    }
+
+    /// Like [`subscribe`](Self::subscribe), with the snapshot's revision (read under the same
+    /// lock, so the events that follow are the revisions after it).
+    pub fn subscribe_at(&self) -> (Subscribed, u64) {
+        let mut inner = self.lock();
+        let revision = inner.revision;
+        (self.subscribe_locked(&mut inner), revision)
+    }
+
+    /// The skill is being handed its earlier answers (`true`) or runs on from where it was.
+    pub fn set_replaying(&self, replaying: bool) {
+        self.replaying.store(replaying, Ordering::Release);
+    }
+
+    /// Forgets the recorded answers from the `kept`-th on: a resumed skill is asked those
+    /// questions again (an authorization's credential is never stored, so it is asked anew,
+    /// and the answers that followed it with it).
+    pub fn forget_answers_from(&self, kept: usize) {
+        let mut inner = self.lock();
+        if let Some(checkpoint) = inner.checkpoint.as_mut() {
+            // Not a revision of its own (a revision is one event, which replicas count): the
+            // question asked next is, and stores this with it.
+            checkpoint.answers.truncate(kept);
+        }
+    }
+
+    fn quota(&self) -> MutexGuard<'_, Option<TaskSlot>> {
+        self.quota.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The task is about to wait for an answer: it counts among its caller's waiting tasks,
+    /// unless the caller already has as many as it may.
+    pub fn start_waiting(&self) -> Result<(), Busy> {
+        self.quota().as_mut().map_or(Ok(()), TaskSlot::wait)
+    }
+
+    /// The task works again (answered, or gave up waiting).
+    pub fn stop_waiting(&self) {
+        if let Some(slot) = self.quota().as_mut() {
+            slot.resume();
+        }
+    }
+
+    /// The skill ended: the caller's quota gets the task's place back.
+    pub fn release_quota(&self) {
+        drop(self.quota().take());
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A copy of the task as it is now.
+    pub fn snapshot(&self) -> Task {
+        self.lock().task.clone()
+    }
+
+    /// Waits until the store holds the task as it is now, at most `limit`; a state that is
+    /// not stored then is an error naming it.
+    pub async fn durable(&self, limit: std::time::Duration) -> Result<(), TaskError> {
+        let (revision, state) = {
+            let inner = self.lock();
+            (inner.revision, inner.task.status.state)
+        };
+        self.durability
+            .reached(revision, limit)
+            .await
+            .map_err(|reason| TaskError::NotStored {
+                id: self.id.clone(),
+                state,
+                reason,
+            })
+    }
+
+    /// How many changes the task has had.
+    pub fn revision(&self) -> u64 {
+        self.lock().revision
+    }
+
+    /// The task with its revision and edits, read together, unless both are still as
+    /// `known` (then nothing is copied).
+    pub fn changed_since(&self, known: &Persisted) -> Option<(StoredTask, u64, u64)> {
+        let inner = self.lock();
+        (inner.revision != known.revision || inner.edits != known.edits).then(|| {
+            (
+                self.stored_form(&inner, known.version),
+                inner.revision,
+                inner.edits,
+            )
+        })
+    }
+
+    /// The task's record with its revision and edits, read together.
+    pub fn current(&self) -> (StoredTask, u64, u64) {
+        let inner = self.lock();
+        (self.stored_form(&inner, 0), inner.revision, inner.edits)
+    }
+
+    /// The task's record as a write replacing `version` stores it.
+    fn stored_form(&self, inner: &Inner, version: u64) -> StoredTask {
+        StoredTask {
+            task: inner.task.clone(),
+            owner: self.caller.owner().to_owned(),
+            checkpoint: inner.checkpoint.clone(),
+            push_configs: inner.push_configs.clone(),
+            version,
+        }
+    }
+
+    /// Adds an observer of this task's events from now on.
+    pub fn observe(&self, observer: Arc<dyn TaskObserver>) {
+        self.lock().observers.push(observer);
+    }
+
+    /// Changes the task's push configs with `edit`; the result is `edit`'s, and the task is to
+    /// be stored again.
+    pub fn edit_push_configs<T>(&self, edit: impl FnOnce(&mut Vec<PushConfig>) -> T) -> T {
+        let mut inner = self.lock();
+        let result = edit(&mut inner.push_configs);
+        inner.edits += 1;
+        result
+    }
+
+    /// The task's push configs.
+    pub fn push_configs(&self) -> Vec<PushConfig> {
+        self.lock().push_configs.clone()
+    }
+
+    /// When the task was created and the tasks its request referred to.
+    pub fn origin(&self) -> (chrono::DateTime<chrono::Utc>, Vec<String>) {
+        let inner = self.lock();
+        let references = inner
+            .task
+            .history
+            .first()
+            .map(|m| m.reference_task_ids.clone())
+            .unwrap_or_default();
+        (inner.task.created_at, references)
+    }
+
+    /// The snapshot and the receiver are taken under one lock, so the subscriber sees every
+    /// event after the snapshot exactly once.
+    pub fn subscribe(&self) -> Subscribed {
+        self.subscribe_locked(&mut self.lock())
+    }
+
+    fn subscribe_locked(&self, inner: &mut Inner) -> Subscribed {
+        let state = inner.task.status.state;
+        let events = if state.is_terminal() {
+            None
+        } else {
+            let buffer = self.buffer;
+            Some(
+                inner
+                    .events
+                    .get_or_insert_with(|| broadcast::channel(buffer).0)
+                    .subscribe(),
+            )
+        };
+        Subscribed {
+            snapshot: inner.task.clone(),
+            events,
+        }
+    }
+
+    /// Applies `event` (plus `history`, a message to keep) unless the task already ended, and
+    /// sends it to subscribers. Returns whether it was applied.
+    pub fn record(&self, event: TaskEvent, history: Option<Message>, max_history: usize) -> bool {
+        let mut inner = self.lock();
+        let applied = self.apply(&mut inner, event, history, max_history);
+        drop(inner);
+        self.publish(applied)
+    }
+
+    /// Applies an event under the lock; the new state, if any, is published after unlocking.
+    /// An artifact over the task's budget fails the task instead and stops its skill.
+    fn apply(
+        &self,
+        inner: &mut Inner,
+        mut event: TaskEvent,
+        mut history: Option<Message>,
+        max_history: usize,
+    ) -> Option<Option<TaskState>> {
+        if inner.task.status.state.is_terminal() {
+            return None;
+        }
+        // Anything but the bare WORKING a run starts with shows the caller a task.
+        let starting = matches!(&event, TaskEvent::Status(update)
+            if update.status.state == TaskState::Working && update.status.message.is_none());
+        if !starting {
+            self.shape.send_if_modified(|shape| {
+                let undecided = matches!(shape, Shape::Undecided);
+                if undecided {
+                    *shape = Shape::Task;
+                }
+                undecided
+            });
+        }
+        if let TaskEvent::Artifact(update) = &event {
+            let added = update.artifact.byte_size();
+            if inner.artifact_bytes + added > self.budget.artifact_bytes {
+                let reason = Message::agent_text(format!(
+                    "The skill's artifacts exceed this server's limit of {} bytes per task; the \
+                     task was stopped.",
+                    self.budget.artifact_bytes
+                ));
+                event = self.status_event(TaskState::Failed, Some(reason), None);
+                history = event.status_message();
+                self.cancel.cancel();
+            } else {
+                inner.artifact_bytes += added;
+            }
+        }
+        inner.task.apply(&event);
+        inner.revision += 1;
+        if let Some(message) = history {
+            inner.task.history.push(message);
+            let excess = inner.task.history.len().saturating_sub(max_history);
+            inner.task.history.drain(..excess);
+            trim_to_bytes(&mut inner.task.history, self.budget.history_bytes);
+        }
+        let state = event.state();
+        let event = Arc::new(event);
+        if let Some(events) = &inner.events {
+            // No receivers is not an error: subscribers come and go.
+            let _ = events.send(Arc::clone(&event));
+        }
+        for observer in self.observers.iter().chain(&inner.observers) {
+            let observed = ObservedTask {
+                task: &inner.task,
+                owner: self.caller.owner(),
+                push_configs: &inner.push_configs,
+            };
+            observer.observe(observed, &event);
+        }
+        if state.is_some_and(TaskState::is_terminal) {
+            // Receivers drain what was sent, then see the channel closed; a waiting skill
+            // learns that no answer will come.
+            inner.events = None;
+            inner.observers.clear();
+            inner.waiting = None;
+            // A finished task is never resumed.
+            inner.checkpoint = None;
+            inner.deferred = None;
+        }
+        Some(state)
+    }
+
+    fn publish(&self, applied: Option<Option<TaskState>>) -> bool {
+        match applied {
+            None => false,
+            Some(state) => {
+                if let Some(state) = state {
+                    self.state.send_replace(state);
+                }
+                true
+            }
+        }
+    }
+
+    /// Puts `question` to the caller: the task becomes INPUT_REQUIRED (or AUTH_REQUIRED) with
+    /// the question as its status message, also kept in history. `false` if the task ended.
+    pub fn pose(
+        &self,
+        question: &Question,
+        answer: oneshot::Sender<Answer>,
+        max_history: usize,
+    ) -> bool {
+        let event = self.status_event(question.kind.state(), Some(question.message()), None);
+        let message = event.status_message();
+        let mut inner = self.lock();
+        let applied = self.apply(&mut inner, event, message, max_history);
+        if applied.is_some() {
+            if let Some(checkpoint) = inner.deferred.take() {
+                inner.checkpoint = Some(checkpoint);
+            }
+            if let Some(checkpoint) = inner.checkpoint.as_mut() {
+                checkpoint.question = Some(question.clone());
+            }
+            inner.waiting = Some(Waiter {
+                question: question.clone(),
+                answer,
+                partial: serde_json::Map::new(),
+            });
+        }
+        drop(inner);
+        self.publish(applied)
+    }
+
+    /// Hands the waiting question of `kind` (and, when given, with id `question`) its answer and
+    /// sets the task WORKING again, keeping `history` (the answering message) when given. The
+    /// question is matched under the task's lock, so an answer never reaches a newer question.
+    pub fn answer(
+        &self,
+        kind: QuestionKind,
+        question: Option<&str>,
+        answer: Answer,
+        history: Option<Message>,
+        max_history: usize,
+    ) -> Result<Subscribed, Refusal> {
+        let mut inner = self.lock();
+        let state = inner.task.status.state;
+        if state.is_terminal() {
+            return Err(Refusal::Ended(state));
+        }
+        let matches = |w: &mut Waiter| {
+            w.question.kind == kind && question.is_none_or(|id| w.question.id == id)
+        };
+        let Some(waiter) = inner.waiting.take_if(matches) else {
+            return Err(match (&inner.waiting, question) {
+                (Some(other), _) if other.question.kind != kind => {
+                    Refusal::WaitsFor(other.question.kind)
+                }
+                (Some(_), Some(id)) => Refusal::OtherQuestion(id.to_owned()),
+                _ => Refusal::NotWaiting(state),
+            });
+        };
+        let history = history.map(|m| Message {
+            context_id: Some(self.context_id.clone()),
+            task_id: Some(self.id.clone()),
+            ..m
+        });
+        if let Some(checkpoint) = inner.checkpoint.as_mut() {
+            checkpoint.answered(&waiter.question, &answer);
+        }
+        let event = self.status_event(TaskState::Working, None, None);
+        let applied = self.apply(&mut inner, event, history, max_history);
+        drop(inner);
+        self.publish(applied);
+        // Taken before the skill gets its answer, so it holds every event the skill sends next
+        // however slow the caller is to read it (a store write may come first).
+        let subscribed = self.subscribe();
+        // The skill may have been dropped meanwhile (a cancel); the task then ends anyway.
+        let _ = waiter.answer.send(answer);
+        Ok(subscribed)
+    }
+
+    /// Waits again on `question`, which the task was asked before a restart and still shows:
+    /// the next answer to it goes to the returned receiver.
+    pub fn rewait(&self, question: Question) -> oneshot::Receiver<Answer> {
+        let (answer, receiver) = oneshot::channel();
+        self.lock().waiting = Some(Waiter {
+            question,
+            answer,
+            partial: serde_json::Map::new(),
+        });
+        receiver
+    }
+
+    /// Takes back the question `id` because it waited too long; `false` if an answer took it
+    /// first (the answer is then on its way).
+    pub fn withdraw(&self, id: &str) -> bool {
+        self.lock()
+            .waiting
+            .take_if(|w| w.question.id == id)
+            .is_some()
+    }
+
+    /// The question the task waits on, if any; of a grouped question, the parts that still
+    /// wait for answers.
+    pub fn question(&self) -> Option<Question> {
+        let inner = self.lock();
+        let waiter = inner.waiting.as_ref()?;
+        let mut question = waiter.question.clone();
+        question
+            .parts
+            .retain(|part| !waiter.partial.contains_key(part.key()));
+        Some(question)
+    }
+
+    /// Keeps `answers` (by part key) for the parts of the grouped question `id`; once every
+    /// part has one, the answer to the whole question (to hand over with
+    /// [`answer`](Self::answer)). Answers to parts already answered are kept as first given.
+    pub fn answer_parts(
+        &self,
+        id: &str,
+        answers: Vec<(String, serde_json::Value)>,
+    ) -> Result<Option<Answer>, Refusal> {
+        let mut inner = self.lock();
+        let state = inner.task.status.state;
+        let Some(waiter) = inner.waiting.as_mut() else {
+            return Err(Refusal::NotWaiting(state));
+        };
+        if waiter.question.id != id {
+            return Err(Refusal::OtherQuestion(id.to_owned()));
+        }
+        for (key, value) in answers {
+            waiter.partial.entry(key).or_insert(value);
+        }
+        let complete = waiter
+            .question
+            .parts
+            .iter()
+            .all(|part| waiter.partial.contains_key(part.key()));
+        Ok(complete.then(|| Answer::Value(serde_json::Value::Object(waiter.partial.clone()))))
+    }
+
+    /// A status update for this task.
+    pub fn status_event(
+        &self,
+        state: TaskState,
+        message: Option<Message>,
+        metadata: Option<JsonObject>,
+    ) -> TaskEvent {
+        let message = message.map(|m| Message {
+            context_id: Some(self.context_id.clone()),
+            task_id: Some(self.id.clone()),
+            ..m
+        });
+        TaskEvent::Status(TaskStatusUpdate {
+            task_id: self.id.clone(),
+            context_id: self.context_id.clone(),
+            status: TaskStatus::now(state, message),
+            metadata,
+        })
+    }
+}
+
+/// Drops the oldest messages until `history` fits in `budget` bytes; the newest is kept whatever
+/// its size (it was accepted within the request limits).
+fn trim_to_bytes(history: &mut Vec<Message>, budget: usize) {
+    let mut total: usize = history.iter().map(ByteSize::byte_size).sum();
+    let mut drop_count = 0;
+    while total > budget && drop_count + 1 < history.len() {
+        total -= history[drop_count].byte_size();
+        drop_count += 1;
+    }
+    history.drain(..drop_count);
+}
+
+/// Skill reports on a task become status (WORKING, with the progress as the message) and
+/// artifact events.
+impl UpdateSink for LiveTask {
+    fn update(&self, update: &Update) {
+        if self.replaying.load(Ordering::Acquire) {
+            return;
+        }
+        let event = match update {
+            Update::Progress(progress) => {
+                let metadata = progress.done.map(|done| {
+                    let mut metadata = JsonObject::new();
+                    metadata.insert("progress".into(), json!(done));
+                    if let Some(total) = progress.total {
+                        metadata.insert("total".into(), json!(total));
+                    }
+                    metadata
+                });
+                self.status_event(
+                    TaskState::Working,
+                    Some(Message::agent_text(progress.text())),
+                    metadata,
+                )
+            }
+            Update::Artifact {
+                artifact,
+                append,
+                last_chunk,
+            } => TaskEvent::Artifact(TaskArtifactUpdate {
+                task_id: self.id.clone(),
+                context_id: self.context_id.clone(),
+                artifact: artifact.clone(),
+                append: *append,
+                last_chunk: *last_chunk,
+            }),
+        };
+        // Progress is transient: it is the status message, not history.
+        self.record(event, None, usize::MAX);
+    }
+}

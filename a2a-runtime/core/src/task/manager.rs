@@ -1,0 +1,886 @@
+//! The task manager: creates tasks from messages, records every state change in the store, fans
+//! events out to subscribers, delivers answers, and answers get/list/cancel/subscribe. Running a
+//! task's skill is in `runner.rs`; its errors in `error.rs`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::Stream;
+
+use super::checkpoint::Checkpoint;
+use super::cluster::Cluster;
+use super::durability::StoreHealth;
+use super::error::{TaskError, refused};
+use super::hook::Observers;
+use super::live::{Budget, LiveTask, Shape, Subscribed};
+use super::record::StoredTask;
+use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
+use super::subscription::{self, StreamItem, Until};
+use crate::ask::{Answer, InputLimits, Question, QuestionKind};
+use crate::auth::Caller;
+use crate::descriptor::Resume;
+use crate::dispatch::{Call, Dispatcher};
+use crate::quota::{CallerId, Quotas, TaskSlot};
+use crate::registry::SkillEntry;
+use a2a_runtime_types::model::{
+    Message, ObservedTask, Part, PushConfig, Role, Task, TaskEvent, TaskObserver, TaskState,
+    TaskStatus, TaskStatusUpdate, new_id, new_task_id,
+};
+
+/// Task-level settings.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskConfig {
+    /// How long a cancelled skill may keep running before it is dropped.
+    pub cancel_grace: Duration,
+    /// The most messages kept in a task's history.
+    pub max_history: usize,
+    /// Events buffered per task for subscribers; one that falls further behind is resent a
+    /// snapshot.
+    pub stream_buffer: usize,
+    /// How long a question waits for its answer before the task fails.
+    pub input_timeout: Duration,
+    /// The most calls waiting for answers at once.
+    pub max_waiting: usize,
+    /// Bytes of history kept per task (oldest messages dropped first).
+    pub max_history_bytes: usize,
+    /// Bytes of artifacts one task may produce.
+    pub max_artifact_bytes: usize,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        Self {
+            cancel_grace: Duration::from_secs(5),
+            max_history: 100,
+            stream_buffer: 256,
+            input_timeout: Duration::from_secs(15 * 60),
+            max_waiting: 10_000,
+            max_history_bytes: 4 * 1024 * 1024,
+            max_artifact_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+/// A task's events, for a subscriber: a snapshot first, then updates in order.
+pub type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + Send>>;
+
+/// A task the manager holds live: just created (its skill starts with
+/// [`TaskManager::run`]) or resumed by an answer. Callers watch it through this handle.
+pub struct TaskHandle {
+    pub(super) live: Arc<LiveTask>,
+    /// For a task an answer resumed: the subscription taken as the answer was handed over.
+    pub(super) resumed: Option<Subscribed>,
+    /// For a mirror of a task another replica runs: the shared store, which holds the task's
+    /// full history (a mirror follows its events, not every message).
+    pub(super) store: Option<Arc<dyn TaskStore>>,
+}
+
+impl TaskHandle {
+    /// A handle on `live`, created or resumed here.
+    pub(super) fn here(live: Arc<LiveTask>, resumed: Option<Subscribed>) -> Self {
+        Self {
+            live,
+            resumed,
+            store: None,
+        }
+    }
+
+    /// A handle on the mirror of a task another replica runs, subscribed from now on.
+    pub(super) fn mirrored(mirror: Arc<LiveTask>, store: Arc<dyn TaskStore>) -> Self {
+        let resumed = Some(mirror.subscribe());
+        Self {
+            live: mirror,
+            resumed,
+            store: Some(store),
+        }
+    }
+
+    /// `task`, settled and durable, as the caller is told it: for a mirror, the stored copy
+    /// (with every message of its history) once it holds at least this state.
+    pub async fn told(&self, task: Task) -> Task {
+        let Some(store) = &self.store else {
+            return task;
+        };
+        match store.get(&task.id, None).await {
+            Ok(Some(stored)) if stored.task.status.timestamp >= task.status.timestamp => {
+                stored.task
+            }
+            _ => task,
+        }
+    }
+
+    /// The skill may answer with a message alone: the task stays undecided (unstored, untold)
+    /// until it shows otherwise. Called before the skill runs.
+    pub fn expect_reply(&self) {
+        self.live.expect_reply();
+    }
+
+    /// Waits until the skill replied directly (`Some`) or showed a task (`None`; at once for
+    /// a task that never expected a reply).
+    pub async fn reply(&self) -> Option<Arc<Message>> {
+        self.replies()?.await
+    }
+
+    /// For an undecided task, the same wait as [`reply`](Self::reply), owned; `None` for a
+    /// task that is one already.
+    pub fn replies(&self) -> Option<impl Future<Output = Option<Arc<Message>>> + Send + 'static> {
+        if !self.live.undecided() {
+            return None;
+        }
+        let live = Arc::clone(&self.live);
+        Some(async move {
+            match live.decided().await {
+                Shape::Reply(message) => Some(message),
+                Shape::Task | Shape::Undecided => None,
+            }
+        })
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        &self.live.id
+    }
+
+    /// The task as it is now.
+    pub fn snapshot(&self) -> Task {
+        self.live.snapshot()
+    }
+
+    /// Waits until the task is terminal or interrupted (a2a-spec.md §11.8) and returns it then.
+    pub async fn settled(&self) -> Task {
+        let mut state = self.live.state.subscribe();
+        // If the runner is gone the sender is dropped and `wait_for` errors; the snapshot is
+        // final then.
+        let _ = state
+            .wait_for(|s| s.is_terminal() || s.is_interrupted())
+            .await;
+        self.live.snapshot()
+    }
+
+    /// Waits until the store holds the task as it is now (so a crash from here on does not
+    /// undo what a caller is about to be told), at most `limit`. A state the store refused,
+    /// or did not confirm in time, is [`TaskError::NotStored`]: never reported as done.
+    pub async fn durable(&self, limit: Duration) -> Result<(), TaskError> {
+        self.live.durable(limit).await
+    }
+
+    /// Like [`settled`](Self::settled), waiting at most `limit`.
+    pub async fn wait(&self, limit: Duration) -> Task {
+        tokio::time::timeout(limit, self.settled())
+            .await
+            .unwrap_or_else(|_| self.live.snapshot())
+    }
+
+    /// The task's events from now on: a snapshot, then updates until it is terminal or
+    /// interrupted. Taken before [`TaskManager::run`], it holds every event of the run.
+    pub fn events(&mut self, manager: &Arc<TaskManager>) -> TaskEvents {
+        let first = self.resumed.take().unwrap_or_else(|| self.live.subscribe());
+        Box::pin(subscription::stream(
+            Arc::clone(manager),
+            self.live.id.clone(),
+            self.live.caller.owner().to_owned(),
+            first,
+            Until::Interrupted,
+        ))
+    }
+}
+
+/// Why an answer for `task`, which is not live here and cannot be resumed, is refused.
+fn unresumable(task: &Task) -> TaskError {
+    if task.status.state.is_terminal() {
+        TaskError::Terminal {
+            id: task.id.clone(),
+            state: task.status.state,
+        }
+    } else {
+        TaskError::NotRunning(task.id.clone())
+    }
+}
+
+/// A message for task `task` must not name another context.
+pub(super) fn check_context(
+    task: &str,
+    context_id: &str,
+    message: &Message,
+) -> Result<(), TaskError> {
+    match &message.context_id {
+        Some(given) if given != context_id => Err(TaskError::ContextMismatch {
+            task: task.to_owned(),
+            given: given.clone(),
+            actual: context_id.to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// How long a caller about to be told a task's final state waits for the store to hold it.
+pub const DURABLE_WAIT: Duration = Duration::from_secs(5);
+
+/// Attempts at storing one task update before giving up on it (the next update carries it).
+const PERSIST_ATTEMPTS: u32 = 4;
+/// The first pause before a store write is retried; each later one is four times longer.
+const PERSIST_FIRST_RETRY: Duration = Duration::from_millis(50);
+/// How often a finished task whose final state is not stored yet is written again.
+const PERSIST_BACKGROUND_RETRY: Duration = Duration::from_secs(5);
+
+/// Runs skills as tasks.
+pub struct TaskManager {
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) dispatcher: Arc<Dispatcher>,
+    live: Mutex<HashMap<String, Arc<LiveTask>>>,
+    pub(super) config: TaskConfig,
+    pub(super) input: InputLimits,
+    /// Charged when an answer resumes a task left by an earlier run (its skill runs again).
+    pub(super) quotas: Arc<Quotas>,
+    /// The other replicas on the store, when it is shared.
+    pub(super) cluster: Option<Arc<Cluster>>,
+    /// What every task's events go to besides its subscribers (push delivery).
+    pub(super) observers: Observers,
+    /// Whether the store takes writes, for `/healthz`.
+    health: StoreHealth,
+}
+
+impl TaskManager {
+    pub fn new(
+        store: Arc<dyn TaskStore>,
+        dispatcher: Arc<Dispatcher>,
+        quotas: Arc<Quotas>,
+        config: TaskConfig,
+        observers: Observers,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            observers,
+            dispatcher,
+            live: Mutex::new(HashMap::new()),
+            config,
+            input: InputLimits::new(config.input_timeout, config.max_waiting),
+            quotas,
+            cluster: store
+                .coordination()
+                .map(|coordination| Cluster::new(coordination, config.stream_buffer)),
+            store,
+            health: StoreHealth::default(),
+        })
+    }
+
+    /// Why the store refuses task writes, while it does (no write has landed since).
+    pub fn store_failure(&self) -> Option<String> {
+        self.health.failure()
+    }
+
+    /// The live task `id`, if `owner` owns it: another caller's task is not there for it.
+    pub(super) fn live(&self, id: &str, owner: &str) -> Option<Arc<LiveTask>> {
+        self.live_map()
+            .get(id)
+            .filter(|live| live.caller.owner() == owner)
+            .cloned()
+    }
+
+    /// The stored task `id` (with at most `history` messages), if `owner` owns it.
+    pub(super) async fn stored(
+        &self,
+        id: &str,
+        owner: &str,
+        history: Option<usize>,
+    ) -> Result<Option<StoredTask>, TaskError> {
+        Ok(self
+            .store
+            .get(id, history)
+            .await?
+            .filter(|stored| stored.owner == owner))
+    }
+
+    pub(super) fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Creates a task for `call` and runs it; `observers` follow its events besides the
+    /// manager's own (an MCP call's progress notifications).
+    pub async fn start(
+        self: &Arc<Self>,
+        call: Call,
+        observers: Vec<Arc<dyn TaskObserver>>,
+        quota: TaskSlot,
+    ) -> Result<TaskHandle, TaskError> {
+        let task = self.create(&call, quota, true, Vec::new()).await?;
+        for observer in observers {
+            task.live.observe(observer);
+        }
+        self.run(&task, call, Vec::new());
+        Ok(task)
+    }
+
+    /// Subscribes to a task's events: a snapshot, then updates until it is terminal, through
+    /// any questions it asks meanwhile. A task that already ended has nothing to subscribe to.
+    pub async fn subscribe(
+        self: &Arc<Self>,
+        id: &str,
+        owner: &str,
+    ) -> Result<TaskEvents, TaskError> {
+        let first = self.resubscribe(id, owner).await?;
+        if first.snapshot.status.state.is_terminal() {
+            return Err(TaskError::Ended {
+                id: id.to_owned(),
+                state: first.snapshot.status.state,
+            });
+        }
+        Ok(Box::pin(subscription::stream(
+            Arc::clone(self),
+            id.to_owned(),
+            owner.to_owned(),
+            first,
+            Until::Terminal,
+        )))
+    }
+
+    /// A fresh snapshot and receiver; for a task no longer running, its final state alone.
+    pub async fn resubscribe(&self, id: &str, owner: &str) -> Result<Subscribed, TaskError> {
+        if let Some(live) = self.live(id, owner) {
+            return Ok(live.subscribe());
+        }
+        if let Some(subscribed) = self.subscribe_remote(id, owner).await? {
+            return Ok(subscribed);
+        }
+        let task = self
+            .stored(id, owner, None)
+            .await?
+            .ok_or_else(|| TaskError::NotFound(id.to_owned()))?
+            .task;
+        if !task.status.state.is_terminal() {
+            return Err(TaskError::NotRunning(id.to_owned()));
+        }
+        Ok(Subscribed {
+            snapshot: task,
+            events: None,
+        })
+    }
+
+    /// Answers the question task `task_id` waits on with `message`. Checked before anything is
+    /// written (a2a-spec.md §11.1): an unknown task, a contextId mismatch, a finished task and a
+    /// task not waiting for input are refused. A task an earlier run of the server left waiting
+    /// is resumed: its skill runs again, the answers so far replayed (see `resume.rs`).
+    pub async fn resume(
+        self: &Arc<Self>,
+        task_id: &str,
+        message: Message,
+        caller: &CallerId,
+    ) -> Result<TaskHandle, TaskError> {
+        let owner = caller.owner();
+        let (live, revived) = match self.live(task_id, owner) {
+            Some(live) => (live, None),
+            None => {
+                if let Some(handle) = self
+                    .resume_remote(task_id, &message, caller.caller())
+                    .await?
+                {
+                    return Ok(handle);
+                }
+                let stored = self.found(task_id, owner).await?;
+                check_context(task_id, &stored.task.context_id, &message)?;
+                let refusal = unresumable(&stored.task);
+                self.revive(stored, QuestionKind::Input, None, Some(caller))
+                    .await?
+                    .ok_or(refusal)?
+            }
+        };
+        self.may_answer(&live, caller.caller())?;
+        check_context(task_id, &live.context_id, &message)?;
+        let answer = Answer::Message(message.clone());
+        let delivered = self
+            .deliver(&live, QuestionKind::Input, None, answer, Some(message))
+            .await;
+        if let Some(revived) = revived {
+            self.run_revived(&live, revived);
+        }
+        Ok(TaskHandle::here(live, Some(delivered?)))
+    }
+
+    /// Answers question `question_id` of task `task_id` with an MCP client's input response;
+    /// an accepted value is kept in history as a data message.
+    pub async fn answer(
+        self: &Arc<Self>,
+        task_id: &str,
+        question_id: &str,
+        answer: Answer,
+        caller: &CallerId,
+    ) -> Result<(), TaskError> {
+        let history = match &answer {
+            Answer::Value(value) => Some(Message {
+                role: Role::User,
+                ..Message::agent(vec![Part::data(value.clone())])
+            }),
+            Answer::Message(_) | Answer::Declined => None,
+        };
+        self.answer_with(
+            task_id,
+            (QuestionKind::Input, Some(question_id)),
+            answer,
+            history,
+            Some(caller),
+            caller.owner(),
+        )
+        .await
+    }
+
+    /// Tells task `task_id`, waiting in AUTH_REQUIRED, that its authorization arrived; the
+    /// credential goes to the skill and is not kept in the task.
+    pub async fn authorize(
+        self: &Arc<Self>,
+        task_id: &str,
+        credential: serde_json::Value,
+        owner: &str,
+    ) -> Result<(), TaskError> {
+        let answer = Answer::Value(credential);
+        self.answer_with(
+            task_id,
+            (QuestionKind::Auth, None),
+            answer,
+            None,
+            None,
+            owner,
+        )
+        .await
+    }
+
+    /// Delivers an answer of `kind` (to question `id`, when given) to the live task, or resumes
+    /// the task an earlier run left waiting. `caller` is who answers; `None` for the
+    /// application (an authorization), which charges no quota and needs no scope.
+    async fn answer_with(
+        self: &Arc<Self>,
+        task_id: &str,
+        (kind, question): (QuestionKind, Option<&str>),
+        answer: Answer,
+        history: Option<Message>,
+        caller: Option<&CallerId>,
+        owner: &str,
+    ) -> Result<(), TaskError> {
+        let (live, revived) = match self.live(task_id, owner) {
+            Some(live) => (live, None),
+            None => {
+                let remote = self
+                    .answer_remote(
+                        task_id,
+                        owner,
+                        (kind, question),
+                        answer.clone(),
+                        history.clone(),
+                        caller.map(CallerId::caller),
+                    )
+                    .await?;
+                if remote.is_some() {
+                    return Ok(());
+                }
+                let stored = self.found(task_id, owner).await?;
+                let refusal = unresumable(&stored.task);
+                self.revive(stored, kind, question, caller)
+                    .await?
+                    .ok_or(refusal)?
+            }
+        };
+        if let Some(caller) = caller {
+            self.may_answer(&live, caller.caller())?;
+        }
+        let delivered = self.deliver(&live, kind, question, answer, history).await;
+        if let Some(revived) = revived {
+            self.run_revived(&live, revived);
+        }
+        delivered.map(drop)
+    }
+
+    /// An answer resumes the skill, so its caller must still hold the skill's scopes (a token
+    /// may have lost them since the task started).
+    pub(super) fn may_answer(&self, live: &LiveTask, caller: &Caller) -> Result<(), TaskError> {
+        match self.dispatcher.registry().get(live.skill) {
+            Some(skill) => Dispatcher::authorize(skill, caller).map_err(TaskError::Forbidden),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands a waiting task its answer and records the resumed task.
+    pub(super) async fn deliver(
+        &self,
+        live: &LiveTask,
+        kind: QuestionKind,
+        question: Option<&str>,
+        answer: Answer,
+        history: Option<Message>,
+    ) -> Result<Subscribed, TaskError> {
+        let resumed = live
+            .answer(kind, question, answer, history, self.config.max_history)
+            .map_err(|refusal| refused(&live.id, refusal, kind))?;
+        self.persist(live).await;
+        Ok(resumed)
+    }
+
+    /// Keeps `answers` for parts of the grouped question `question_id` of `task`, live on this
+    /// process; once every part has one, the answer to the whole question is handed over.
+    /// `Ok(false)` while parts still wait; `NotRunning` when the task runs elsewhere (or an
+    /// earlier run left it waiting), where only a complete set of answers can be given.
+    pub async fn answer_parts(
+        self: &Arc<Self>,
+        task_id: &str,
+        question_id: &str,
+        answers: Vec<(String, serde_json::Value)>,
+        caller: &CallerId,
+    ) -> Result<bool, TaskError> {
+        let Some(live) = self.live(task_id, caller.owner()) else {
+            return Err(TaskError::NotRunning(task_id.to_owned()));
+        };
+        self.may_answer(&live, caller.caller())?;
+        let combined = live
+            .answer_parts(question_id, answers)
+            .map_err(|refusal| refused(&live.id, refusal, QuestionKind::Input))?;
+        match combined {
+            Some(answer) => {
+                self.answer(task_id, question_id, answer, caller).await?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The skill running task `id` of `owner`, when it runs on this process.
+    pub fn skill_of(&self, id: &str, owner: &str) -> Option<&'static str> {
+        self.live(id, owner).map(|live| live.skill)
+    }
+
+    /// The question task `id` of `owner` waits on, when its skill runs on this process.
+    pub fn live_question(&self, id: &str, owner: &str) -> Option<Question> {
+        self.live(id, owner)?.question()
+    }
+
+    /// Like [`get`](Self::get), with the question the task waits on, if it waits: asked by its
+    /// running skill, or, for a task an earlier run left waiting, the one recorded in its
+    /// checkpoint.
+    pub async fn get_waiting(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> Result<(Task, Option<Question>), TaskError> {
+        if let Some(live) = self.live(id, owner) {
+            let question = live.question();
+            return Ok((self.get(id, owner, None).await?, question));
+        }
+        let stored = self.found(id, owner).await?;
+        let question = stored
+            .task
+            .status
+            .state
+            .is_interrupted()
+            .then(|| stored.checkpoint.and_then(|c| c.question))
+            .flatten();
+        Ok((stored.task, question))
+    }
+
+    /// The stored task `id` of `owner`, or `NotFound`.
+    pub(super) async fn found(&self, id: &str, owner: &str) -> Result<StoredTask, TaskError> {
+        self.stored(id, owner, None)
+            .await?
+            .ok_or_else(|| TaskError::NotFound(id.to_owned()))
+    }
+
+    /// Creates a SUBMITTED task holding `call`'s message, owned by its caller, and registers it
+    /// as live; the call runs with [`run`](Self::run). `quota` is the task's place in its
+    /// caller's quota, held until the skill ends. (Not an `async fn`: the future must not hold
+    /// the call, whose decoded input need not be `Sync`.)
+    ///
+    /// With `store_now` the task is stored before this returns: its id is about to be told
+    /// (a streaming or non-blocking send, an MCP task). Without it (a blocking send, whose
+    /// caller learns of the task only from its settled state, stored before it is told), the
+    /// first write is deferred: a task that settles quickly is written once, and one that
+    /// does not is written after [`DEFERRED_FIRST_WRITE`](super::runner::DEFERRED_FIRST_WRITE).
+    /// `push_configs` are the webhooks the request registered inline.
+    pub fn create(
+        &self,
+        call: &Call,
+        quota: TaskSlot,
+        store_now: bool,
+        push_configs: Vec<PushConfig>,
+    ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
+        let (skill, caller) = (call.skill, call.caller.clone());
+        let mut message = Arc::unwrap_or_clone(call.message());
+        let context_id = message.context_id.clone().unwrap_or_else(new_id);
+        let task_id = new_task_id();
+        message.context_id = Some(context_id.clone());
+        message.task_id = Some(task_id.clone());
+        let resume = self
+            .dispatcher
+            .registry()
+            .get(call.skill)
+            .map_or(Resume::Never, |skill| skill.descriptor.resume());
+        let checkpoint = (resume != Resume::Never).then(|| {
+            Checkpoint::new(
+                call.skill,
+                call.arguments.clone(),
+                message.clone(),
+                call.caller.clone(),
+                call.protocol,
+            )
+        });
+        // A skill that re-runs after a restart needs its checkpoint stored from the start; any
+        // other only once it first waits for an answer.
+        let (stored, held) = match resume {
+            Resume::Rerun => (checkpoint, None),
+            Resume::Answers | Resume::Never => (None, checkpoint),
+        };
+        let mut task = StoredTask::new(
+            Task {
+                id: task_id.clone(),
+                context_id,
+                status: TaskStatus::now(TaskState::Submitted, None),
+                artifacts: Vec::new(),
+                history: vec![message],
+                metadata: None,
+                created_at: chrono::Utc::now(),
+            },
+            call.caller.owner(),
+        );
+        task.checkpoint = stored;
+        task.push_configs = push_configs;
+        async move {
+            if store_now {
+                self.store.create(&task).await?;
+                task.version = 1;
+            }
+            let live = self.live_task(task, skill, caller, Some(quota), held);
+            self.live_map().insert(task_id, Arc::clone(&live));
+            Ok(TaskHandle::here(live, None))
+        }
+    }
+
+    /// A live task for `task`, as stored.
+    pub(super) fn live_task(
+        &self,
+        task: StoredTask,
+        skill: &'static str,
+        caller: Caller,
+        quota: Option<TaskSlot>,
+        checkpoint: Option<Checkpoint>,
+    ) -> Arc<LiveTask> {
+        Arc::new(
+            LiveTask::new(
+                task,
+                skill,
+                caller,
+                self.config.stream_buffer,
+                quota,
+                Budget {
+                    history_bytes: self.config.max_history_bytes,
+                    artifact_bytes: self.config.max_artifact_bytes,
+                },
+                checkpoint,
+            )
+            .with_observers(Arc::clone(&self.observers)),
+        )
+    }
+
+    /// The skill `id` of this agent.
+    pub(super) fn skill(&self, id: &str) -> Option<&SkillEntry> {
+        self.dispatcher.registry().get(id)
+    }
+
+    /// The bounds on waiting for answers, shared with the MCP front-end.
+    pub fn input_limits(&self) -> &InputLimits {
+        &self.input
+    }
+
+    /// The most messages kept per task.
+    pub(super) fn max_history(&self) -> usize {
+        self.config.max_history
+    }
+
+    /// Writes the task's newest snapshot over the version last written. Writers queue on the
+    /// task's persist lock and read the snapshot only once they hold it, so an older state never
+    /// overwrites a newer one. A backend failure is retried with backoff; whether the snapshot
+    /// is stored (if not, the next write carries it, and a finished task stays live until one
+    /// succeeds: see [`settle`](Self::settle)).
+    pub(super) async fn persist(&self, live: &LiveTask) -> bool {
+        let mut stored = live.persist.lock().await;
+        let mut delay = PERSIST_FIRST_RETRY;
+        for attempt in 1..=PERSIST_ATTEMPTS {
+            // `None`: an earlier writer already stored this revision (it read the snapshot
+            // later than it was asked to), so there is nothing new to write. A task never
+            // stored (version 0, its creation deferred) is written whatever its revision.
+            let changed = match stored.version {
+                0 => Some(live.current()),
+                _ => live.changed_since(&stored),
+            };
+            let Some((snapshot, revision, edits)) = changed else {
+                return true;
+            };
+            let written = match stored.version {
+                0 => self.store.create(&snapshot).await,
+                _ => self.store.update(&snapshot).await,
+            };
+            match written {
+                Ok(()) => {
+                    stored.version += 1;
+                    stored.revision = revision;
+                    stored.edits = edits;
+                    live.durability.stored(revision);
+                    self.health.wrote();
+                    return true;
+                }
+                Err(error @ (StoreError::Backend(_) | StoreError::Full(_)))
+                    if attempt < PERSIST_ATTEMPTS =>
+                {
+                    tracing::warn!(task = %live.id, %error, attempt, "task update not stored; retrying");
+                    tokio::time::sleep(delay).await;
+                    delay *= 4;
+                }
+                Err(error) => {
+                    // A conflict means another writer changed the task: overwriting it would
+                    // lose that change, so this copy is not written.
+                    tracing::error!(task = %live.id, %error, "could not persist task update");
+                    let reason = error.to_string();
+                    live.durability.refused(revision, &reason);
+                    self.health.refused(&reason);
+                    return false;
+                }
+            }
+        }
+        false
+    }
+
+    /// Writes a task whose skill ended and retires it from the live tasks once it is stored;
+    /// until then it stays live (readable, its final state intact) and the write is retried.
+    pub(super) async fn settle(self: &Arc<Self>, live: Arc<LiveTask>) {
+        if self.persist(&live).await {
+            self.live_map().remove(&live.id);
+            return;
+        }
+        let manager = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(PERSIST_BACKGROUND_RETRY).await;
+                if manager.persist(&live).await {
+                    manager.live_map().remove(&live.id);
+                    return;
+                }
+            }
+        });
+    }
+
+    /// The task with this id (with at most `history` messages), if `owner` owns it.
+    pub async fn get(
+        &self,
+        id: &str,
+        owner: &str,
+        history: Option<usize>,
+    ) -> Result<Task, TaskError> {
+        if let Some(live) = self.live(id, owner) {
+            let task = live.snapshot();
+            if task.status.state.is_terminal() {
+                // Finished but perhaps not stored yet: not reported final until it is durable.
+                live.durable(DURABLE_WAIT).await?;
+            }
+            return Ok(task.view(history, true));
+        }
+        self.stored(id, owner, history)
+            .await?
+            .map(|stored| stored.task)
+            .ok_or_else(|| TaskError::NotFound(id.to_owned()))
+    }
+
+    /// Cancels a task live here: it ends `Canceled` at once and its skill is stopped.
+    pub(super) async fn cancel_live(&self, live: &LiveTask) -> Result<Task, TaskError> {
+        let canceled = live.record(
+            live.status_event(TaskState::Canceled, None, None),
+            None,
+            self.config.max_history,
+        );
+        let task = live.snapshot();
+        if !canceled {
+            return Err(TaskError::NotCancelable {
+                id: live.id.clone(),
+                state: task.status.state,
+            });
+        }
+        live.cancel.cancel();
+        self.persist(live).await;
+        Ok(task)
+    }
+
+    /// Waits (at most [`DURABLE_WAIT`]) until the store holds task `id` as it is now, if it is
+    /// live here or followed as a mirror; a state not stored then is an error.
+    pub(super) async fn durable(&self, id: &str, owner: &str) -> Result<(), TaskError> {
+        match self.live(id, owner).or_else(|| self.followed(id, owner)) {
+            Some(live) => live.durable(DURABLE_WAIT).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Tells the observers (push delivery) of a status change made to a stored task that is
+    /// not live (a task failed by a restart, or canceled while nothing ran it).
+    pub(super) fn announce(&self, stored: &StoredTask) {
+        let task = &stored.task;
+        let event = Arc::new(TaskEvent::Status(TaskStatusUpdate {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            status: task.status.clone(),
+            metadata: None,
+        }));
+        let observed = ObservedTask {
+            task,
+            owner: &stored.owner,
+            push_configs: &stored.push_configs,
+        };
+        for observer in self.observers.iter() {
+            observer.observe(observed, &event);
+        }
+    }
+
+    /// With replicas on a shared store: how long a silent replica counts as alive.
+    pub fn replica_lease(&self) -> Option<Duration> {
+        self.cluster.as_ref().map(|cluster| cluster.lease())
+    }
+
+    /// The store's push outbox, if it keeps one.
+    pub fn outbox(&self) -> Option<super::Outbox> {
+        self.store.outbox()
+    }
+
+    /// How long a canceled skill may keep running.
+    pub fn cancel_grace(&self) -> Duration {
+        self.config.cancel_grace
+    }
+
+    /// How long finished tasks stay readable, if the store forgets them.
+    pub fn retention(&self) -> Option<Duration> {
+        self.store.retention()
+    }
+
+    /// Tasks matching `query`.
+    pub async fn list(&self, query: &ListQuery) -> Result<TaskPage, TaskError> {
+        Ok(self.store.list(query).await?)
+    }
+
+    /// Cancels a task: it ends `Canceled` at once, subscribers see it, and its skill observes
+    /// the cancellation (and is dropped if it has not returned within the grace period).
+    pub async fn cancel(&self, id: &str, owner: &str) -> Result<Task, TaskError> {
+        if let Some(live) = self.live(id, owner) {
+            return self.cancel_live(&live).await;
+        }
+        if let Some(task) = self.cancel_remote(id, owner).await? {
+            return Ok(task);
+        }
+        let mut stored = self
+            .stored(id, owner, None)
+            .await?
+            .ok_or_else(|| TaskError::NotFound(id.to_owned()))?;
+        // Not running here (for example left over from before a restart with a durable store).
+        if stored.task.status.state.is_terminal() {
+            return Err(TaskError::NotCancelable {
+                id: stored.task.id,
+                state: stored.task.status.state,
+            });
+        }
+        stored.task.status = TaskStatus::now(TaskState::Canceled, None);
+        self.store.update(&stored).await?;
+        self.announce(&stored);
+        Ok(stored.task)
+    }
+}

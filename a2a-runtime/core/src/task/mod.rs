@@ -1,0 +1,35 @@
+//! Tasks: the [`TaskStore`] trait, the bounded in-memory store, and the manager that runs skills
+//! as tasks.
+
+pub mod checkpoint;
+pub mod cluster;
+pub mod conversation;
+pub mod durability;
+pub mod error;
+pub mod hook;
+pub mod live;
+pub mod manager;
+pub mod memory;
+pub mod outbox;
+pub mod push_configs;
+pub mod record;
+pub mod remote;
+pub mod replay;
+pub mod resume;
+pub mod runner;
+pub mod store;
+pub mod subscription;
+pub mod waiting;
+
+pub use checkpoint::Checkpoint;
+pub use cluster::Coordination;
+pub use error::TaskError;
+pub use hook::Observers;
+pub use manager::{DURABLE_WAIT, TaskConfig, TaskEvents, TaskHandle, TaskManager};
+pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
+pub use outbox::Outbox;
+pub use outbox::{OutboxBackend, OutboxEntry};
+pub use push_configs::PushEdit;
+pub use record::StoredTask;
+pub use store::{ListQuery, StoreError, TaskPage, TaskStore};
+pub use subscription::{StreamItem, ends_stream};

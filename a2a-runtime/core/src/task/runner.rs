@@ -1,0 +1,311 @@
+//! Running a task's skill: the task context it gets, the states it moves through, and how its
+//! result lands on the task.
+
+use std::sync::Arc;
+
+use super::conversation::ContextHistory;
+use super::live::{LiveTask, Shape};
+use super::manager::{TaskHandle, TaskManager};
+use super::replay::ReplayAsker;
+use super::resume::Replay;
+use super::waiting::TaskAsker;
+use crate::ask::{Asker, Question};
+use crate::call::SkillOutput;
+use crate::context::UpdateSink;
+use crate::dispatch::Call;
+use crate::registry::SkillEntry;
+use crate::skill_error::SkillErrorKind;
+use a2a_runtime_types::model::{
+    Artifact, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
+};
+
+impl TaskManager {
+    /// Runs `call` as the created task, in the background.
+    pub fn run(self: &Arc<Self>, task: &TaskHandle, call: Call, sinks: Vec<Arc<dyn UpdateSink>>) {
+        let manager = Arc::clone(self);
+        let live = Arc::clone(&task.live);
+        tokio::spawn(async move { manager.execute(live, call, sinks, None).await });
+    }
+
+    /// Runs `call`'s skill on `live`. `replay` holds what a skill run again after a restart is
+    /// handed first (see `resume.rs`); a resumed task is already WORKING on its answer.
+    pub(super) async fn execute(
+        self: Arc<Self>,
+        live: Arc<LiveTask>,
+        call: Call,
+        extra_sinks: Vec<Arc<dyn UpdateSink>>,
+        replay: Option<Replay>,
+    ) {
+        let Some(skill) = self.dispatcher.registry().get(call.skill) else {
+            return;
+        };
+        let max_history = self.config.max_history;
+        let started = if replay.as_ref().is_some_and(|r| r.pending.is_some()) {
+            !live.state.borrow().is_terminal()
+        } else {
+            live.record(
+                live.status_event(TaskState::Working, None, None),
+                None,
+                max_history,
+            )
+        };
+        if !started {
+            // Canceled before the skill started: it never runs.
+            live.release_quota();
+            self.settle(live).await;
+            return;
+        }
+        // The skill does not wait for WORKING to be stored; a quick skill's later write (its
+        // result) often carries it, and this one is then skipped. A task whose creation was
+        // deferred is first written only if it is still running a moment later.
+        let writer = Arc::clone(&self);
+        let working = Arc::clone(&live);
+        let deferred = live
+            .persist
+            .try_lock()
+            .is_ok_and(|stored| stored.version == 0);
+        tokio::spawn(async move {
+            if deferred {
+                // A task that may yet be a reply is none until the skill shows otherwise.
+                if let Shape::Reply(_) = working.decided().await {
+                    return;
+                }
+                tokio::time::sleep(DEFERRED_FIRST_WRITE).await;
+                if working.state.borrow().is_terminal() {
+                    return;
+                }
+            }
+            writer.persist(&working).await;
+        });
+        let (created_at, references) = live.origin();
+        let context = call
+            .context(
+                live.id.clone(),
+                live.context_id.clone(),
+                live.cancel.clone(),
+            )
+            .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
+            .sinks(extra_sinks)
+            .asker(Some(asker(&self, &live, replay)))
+            .conversation(Arc::new(ContextHistory::new(
+                Arc::clone(&self.store),
+                &live,
+                created_at,
+                max_history,
+            )))
+            .references(references)
+            .build();
+        let result = self
+            .dispatcher
+            .run(call, context, self.config.cancel_grace)
+            .await;
+        match result {
+            Some(Ok(output)) => {
+                let output = match output {
+                    SkillOutput::Message(message) => {
+                        let Some(output) = self.replied(&live, message) else {
+                            return;
+                        };
+                        output
+                    }
+                    output => output,
+                };
+                if let Some(artifact) = output_artifact(skill, output) {
+                    let event = TaskEvent::Artifact(TaskArtifactUpdate {
+                        task_id: live.id.clone(),
+                        context_id: live.context_id.clone(),
+                        artifact,
+                        append: false,
+                        last_chunk: true,
+                    });
+                    live.record(event, None, max_history);
+                }
+                live.record(
+                    live.status_event(TaskState::Completed, None, None),
+                    None,
+                    max_history,
+                );
+            }
+            Some(Err(error)) => {
+                let mut parts = vec![Part::text(error.message())];
+                parts.extend(error.data().cloned().map(Part::data));
+                let mut reason = Message::agent(parts);
+                let state = match error.kind() {
+                    SkillErrorKind::Rejected => TaskState::Rejected,
+                    SkillErrorKind::Internal => {
+                        reason = reason.runtime_failure();
+                        TaskState::Failed
+                    }
+                    _ => TaskState::Failed,
+                };
+                let event = live.status_event(state, Some(reason), None);
+                let message = event.status_message();
+                live.record(event, message, max_history);
+            }
+            // The grace period ran out after a cancel; the task is already `Canceled`.
+            None => {}
+        }
+        live.release_quota();
+        self.settle(live).await;
+    }
+
+    /// The skill answered with `message`. While the task is undecided the message is the
+    /// answer: the task is forgotten unstored and `None` returned. Otherwise the output to
+    /// record on the task.
+    fn replied(&self, live: &LiveTask, mut message: Message) -> Option<SkillOutput> {
+        message.role = Role::Agent;
+        message.task_id = None;
+        message
+            .context_id
+            .get_or_insert_with(|| live.context_id.clone());
+        if message.message_id.is_empty() {
+            message.message_id = new_id();
+        }
+        if live.reply(message.clone()) {
+            live.release_quota();
+            self.live_map().remove(&live.id);
+            return None;
+        }
+        Some(SkillOutput::Message(message))
+    }
+
+    /// With a store replicas share: joins them, and settles the unfinished tasks of replicas
+    /// whose lease ran out, every lease, until `stop`.
+    pub fn join_replicas(self: &Arc<Self>, stop: tokio_util::sync::CancellationToken) {
+        let Some(cluster) = &self.cluster else {
+            return;
+        };
+        cluster.start(self);
+        let manager = Arc::clone(self);
+        let period = cluster.lease();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {}
+                    () = stop.cancelled() => return,
+                }
+                if let Err(error) = manager.recover().await {
+                    tracing::warn!(%error, "settling the tasks of departed replicas failed");
+                }
+            }
+        });
+    }
+
+    /// Forgets finished tasks past the store's retention, every `period` until `stop`.
+    pub fn sweep_periodically(
+        self: &Arc<Self>,
+        period: std::time::Duration,
+        stop: tokio_util::sync::CancellationToken,
+    ) {
+        let manager = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = ticks.tick() => {}
+                    () = stop.cancelled() => return,
+                }
+                match manager.store.sweep().await {
+                    Ok(0) => {}
+                    Ok(swept) => tracing::debug!(swept, "finished tasks past retention forgotten"),
+                    Err(error) => tracing::warn!(%error, "sweeping finished tasks failed"),
+                }
+            }
+        });
+    }
+
+    /// Whether any task is still working (not waiting for an answer): a graceful shutdown lets
+    /// those finish.
+    pub fn has_working_tasks(&self) -> bool {
+        self.live_map().values().any(|live| {
+            let state = *live.state.borrow();
+            !state.is_terminal() && !state.is_interrupted()
+        })
+    }
+
+    /// Ends every task still live (working, or waiting for an answer) as FAILED with `reason`,
+    /// and stops its skill: the server is going away and will not finish them. Subscribers get
+    /// the final status event.
+    pub async fn shut_down(&self, reason: &str) -> usize {
+        let live: Vec<Arc<LiveTask>> = self.live_map().values().cloned().collect();
+        let mut ended = 0;
+        for live in live {
+            let reason = Message::agent_text(reason).runtime_failure();
+            let event = live.status_event(TaskState::Failed, Some(reason), None);
+            let message = event.status_message();
+            if live.record(event, message, self.config.max_history) {
+                ended += 1;
+            }
+            live.cancel.cancel();
+            self.persist(&live).await;
+        }
+        if let Some(cluster) = &self.cluster {
+            cluster.leave();
+        }
+        ended
+    }
+
+    /// Fails a task whose question waited too long, and stops its skill.
+    pub(super) async fn expire(&self, live: &LiveTask, question: &Question) {
+        let reason = Message::agent_text(format!(
+            "No answer to \"{}\" within {:?}; the task was closed.",
+            question.prompt,
+            self.input.timeout()
+        ));
+        let event = live.status_event(TaskState::Failed, Some(reason), None);
+        let message = event.status_message();
+        live.record(event, message, self.config.max_history);
+        live.cancel.cancel();
+        self.persist(live).await;
+    }
+}
+
+/// How long a task whose creation was deferred may run before it is written anyway (so a
+/// running task is listed, and failed as interrupted if the server stops).
+pub(super) const DEFERRED_FIRST_WRITE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Where a task's skill puts its questions: to the client, after the recorded answers for a
+/// skill run again.
+fn asker(
+    manager: &Arc<TaskManager>,
+    live: &Arc<LiveTask>,
+    replay: Option<Replay>,
+) -> Arc<dyn Asker> {
+    let asker = TaskAsker::new(Arc::clone(manager), Arc::clone(live));
+    match replay {
+        None => Arc::new(asker),
+        Some(replay) => Arc::new(ReplayAsker::new(
+            Arc::clone(live),
+            asker,
+            replay.answers,
+            replay.pending,
+        )),
+    }
+}
+
+/// The artifact holding a skill's returned value, if it returned any.
+fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> {
+    let name = skill.descriptor.id();
+    match output {
+        SkillOutput::Empty => None,
+        SkillOutput::Text(text) => Some(
+            Artifact::new(vec![Part {
+                media_type: Some("text/plain".into()),
+                ..Part::text(text)
+            }])
+            .with_name(name),
+        ),
+        SkillOutput::Data(value) => Some(Artifact::new(vec![Part::data(value)]).with_name(name)),
+        SkillOutput::Parts(parts) | SkillOutput::Message(Message { parts, .. })
+            if parts.is_empty() =>
+        {
+            None
+        }
+        // A reply to a task whose id was already told: its parts are the task's result.
+        SkillOutput::Parts(parts) | SkillOutput::Message(Message { parts, .. }) => {
+            Some(Artifact::new(parts).with_name(name))
+        }
+        SkillOutput::Artifact(artifact) => Some(artifact),
+    }
+}

@@ -1,0 +1,26 @@
+//! The SQL task stores of [a2a-runtime](https://docs.rs/a2a-runtime): SQLite (one file, embedded)
+//! and Postgres (shared by replicas: leases, the runner of each task, mailboxes rung by
+//! `NOTIFY`, a durable push outbox), each behind its feature, and [`Records`], an agent's own
+//! durable documents.
+//!
+//! Applications depend on `a2a-runtime` with the `sqlite` or `postgres` feature, which
+//! re-exports these.
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod list;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+pub mod records;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+#[doc(hidden)]
+pub mod data_dir;
+
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresStoreOptions, PostgresTaskStore};
+#[cfg(feature = "sqlite")]
+pub use records::{RecordError, Records};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{SqliteStoreOptions, SqliteTaskStore};

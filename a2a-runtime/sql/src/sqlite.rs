@@ -1,0 +1,654 @@
+//! [`SqliteTaskStore`]: tasks in an embedded SQLite file, the default store of `serve()`.
+//!
+//! One process owns a file (a lock file says so; a second server on the same file is refused
+//! at startup). Reads use a small pool (WAL mode lets them run beside writes); writes go to one
+//! writer task that applies whatever has queued up as one statement, so a busy server pays one
+//! commit (and one round trip to SQLite's thread) for many task updates. Each write is still
+//! conditional on its own version.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::list::{ListSql, PageBuilder, SqlValue, list_sql, state_name};
+use a2a_runtime_core::task::StoredTask;
+use a2a_runtime_core::task::outbox::{Outbox, OutboxBackend, OutboxEntry};
+use a2a_runtime_core::task::{ListQuery, StoreError, TaskPage, TaskStore};
+use a2a_runtime_types::util::BoxFuture;
+
+/// The schema, one migration per entry; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[&str] = &[
+    "
+    CREATE TABLE tasks (
+        id          TEXT PRIMARY KEY NOT NULL,
+        owner       TEXT NOT NULL,
+        context_id  TEXT NOT NULL,
+        state       TEXT NOT NULL,
+        status_us   INTEGER NOT NULL,
+        finished_us INTEGER,
+        version     INTEGER NOT NULL,
+        body        TEXT NOT NULL
+    );
+    -- Lists (always by owner from the protocols), newest status first.
+    CREATE INDEX tasks_by_owner ON tasks (owner, status_us DESC, id DESC);
+    -- Unfinished tasks at startup (NULL) and retention (oldest finished first).
+    CREATE INDEX tasks_by_finish ON tasks (finished_us);
+",
+    "
+    -- Push deliveries not made yet (see `push/`), delivered in id order after a restart.
+    CREATE TABLE push_outbox (
+        id      TEXT PRIMARY KEY NOT NULL,
+        task_id TEXT NOT NULL,
+        body    TEXT NOT NULL
+    );
+",
+];
+
+/// Rows a read connection hands over ahead of the reader.
+const READ_ROWS_AHEAD: usize = 4;
+
+/// How often committed pages are copied into the database file, in the background.
+const CHECKPOINT_PERIOD: Duration = Duration::from_millis(50);
+/// The WAL size (pages) at which the writer checkpoints itself, restarting the WAL.
+const WAL_PAGES: &str = "8000";
+
+/// The most writes committed in one transaction.
+const MAX_BATCH: usize = 512;
+
+/// Settings of a [`SqliteTaskStore`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SqliteStoreOptions {
+    /// How long a finished task stays readable (default 7 days; `None`: kept until deleted).
+    pub ttl: Option<Duration>,
+    /// The most finished tasks kept; the oldest go first (default 1 000 000).
+    pub max_finished: Option<usize>,
+    /// Connections for reads (default 4).
+    pub read_connections: u32,
+}
+
+impl Default for SqliteStoreOptions {
+    fn default() -> Self {
+        Self {
+            ttl: Some(Duration::from_secs(7 * 24 * 3600)),
+            max_finished: Some(1_000_000),
+            read_connections: 4,
+        }
+    }
+}
+
+/// Tasks in a SQLite file; they survive restarts (see the module docs).
+#[derive(Debug)]
+pub struct SqliteTaskStore {
+    reads: SqlitePool,
+    writes: mpsc::Sender<Write>,
+    options: SqliteStoreOptions,
+    path: PathBuf,
+    /// Held while the store is open: the file belongs to this process.
+    _lock: File,
+}
+
+/// One queued write and where its outcome goes: the rows it changed, or why it was refused.
+struct Write {
+    op: Op,
+    done: oneshot::Sender<Result<u64, StoreError>>,
+}
+
+enum Op {
+    Create(TaskRow),
+    Update(TaskRow, u64),
+    Delete(String),
+    /// Finished before this time (µs), and beyond this many finished tasks.
+    Sweep(Option<i64>, Option<usize>),
+    /// Push outbox entries to save and to forget.
+    Outbox(Vec<OutboxEntry>, Vec<String>),
+}
+
+/// Rows per statement when writing outbox entries (three parameters each; SQLite allows 32766).
+const OUTBOX_ROWS_PER_STATEMENT: usize = 1000;
+
+/// A task as written: its indexed columns and its serde form.
+struct TaskRow {
+    id: String,
+    owner: String,
+    context_id: String,
+    state: &'static str,
+    status_us: i64,
+    finished_us: Option<i64>,
+    body: String,
+}
+
+impl TaskRow {
+    fn of(stored: &StoredTask) -> Result<Self, StoreError> {
+        let task = &stored.task;
+        let now = chrono::Utc::now().timestamp_micros();
+        Ok(Self {
+            id: task.id.clone(),
+            owner: stored.owner.clone(),
+            context_id: task.context_id.clone(),
+            state: state_name(task.status.state),
+            status_us: task.status.timestamp.timestamp_micros(),
+            finished_us: task.status.state.is_terminal().then_some(now),
+            body: stored.to_json()?,
+        })
+    }
+}
+
+impl SqliteTaskStore {
+    /// Opens (creating if needed) the store in the file at `path`, running its migrations. The
+    /// file's directory is created too. Fails if another process has the file open as a store.
+    pub async fn open(
+        path: impl AsRef<Path>,
+        options: SqliteStoreOptions,
+    ) -> Result<Self, StoreError> {
+        let path = path.as_ref().to_owned();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::backend(format!("cannot create {}: {e}", dir.display()))
+            })?;
+        }
+        let lock_path = path.with_extension("lock");
+        let lock = File::create(&lock_path).map_err(|e| {
+            StoreError::backend(format!("cannot open {}: {e}", lock_path.display()))
+        })?;
+        lock.try_lock().map_err(|_| {
+            StoreError::backend(format!(
+                "{} is in use by another server process (SQLite stores belong to one process; \
+                 use Postgres for several replicas)",
+                path.display()
+            ))
+        })?;
+        let connect = SqliteConnectOptions::from_str("sqlite:")
+            .map_err(StoreError::backend)?
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(5))
+            .foreign_keys(false)
+            .pragma("wal_autocheckpoint", WAL_PAGES);
+        let mut writer = SqliteConnection::connect_with(&connect)
+            .await
+            .map_err(StoreError::backend)?;
+        migrate(&mut writer).await?;
+        let reads = SqlitePoolOptions::new()
+            .max_connections(options.read_connections.max(1))
+            // A list reads rows as the page takes them: a few buffered ahead, not the 50
+            // SQLite's worker would otherwise hold (50 large tasks are tens of megabytes).
+            .connect_with(
+                connect
+                    .clone()
+                    .read_only(true)
+                    .row_buffer_size(READ_ROWS_AHEAD),
+            )
+            .await
+            .map_err(StoreError::backend)?;
+        let checkpointer = SqliteConnection::connect_with(&connect)
+            .await
+            .map_err(StoreError::backend)?;
+        let (writes, queue) = mpsc::channel(4 * MAX_BATCH);
+        let commits = Arc::new(AtomicU64::new(0));
+        tokio::spawn(checkpoint_loop(
+            checkpointer,
+            writes.downgrade(),
+            Arc::clone(&commits),
+        ));
+        tokio::spawn(write_loop(writer, queue, commits));
+        Ok(Self {
+            reads,
+            writes,
+            options,
+            path,
+            _lock: lock,
+        })
+    }
+
+    /// The file the tasks are in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn write(&self, op: Op) -> Result<u64, StoreError> {
+        submit(&self.writes, op).await
+    }
+
+    async fn list_now(&self, query: &ListQuery) -> Result<TaskPage, StoreError> {
+        let ListSql { count, page } = list_sql(query, "tasks", false)?;
+        let total: i64 = bound(count)
+            .fetch_one(&self.reads)
+            .await
+            .map_err(StoreError::backend)?
+            .get(0);
+        let rows = bound(page).fetch(&self.reads);
+        PageBuilder::new(query)
+            .read(rows, |row| (row.get(1), row.get(0), row.get(2)), total)
+            .await
+    }
+}
+
+/// A query of `sql` with `values` bound in order.
+fn bound(
+    (sql, values): (String, Vec<SqlValue>),
+) -> sqlx::query::Query<'static, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for value in values {
+        query = match value {
+            SqlValue::Text(text) => query.bind(text),
+            SqlValue::Int(int) => query.bind(int),
+        };
+    }
+    query
+}
+
+async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
+    let ran: i64 = sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(&mut *connection)
+        .await
+        .map_err(StoreError::backend)?;
+    let ran = usize::try_from(ran).unwrap_or(0);
+    if ran > MIGRATIONS.len() {
+        return Err(StoreError::backend(format!(
+            "the task store was written by a newer version (schema {ran}, this one knows {})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(ran) {
+        let mut tx = connection.begin().await.map_err(StoreError::backend)?;
+        sqlx::raw_sql(*migration)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::backend)?;
+        sqlx::raw_sql(AssertSqlSafe(format!(
+            "PRAGMA user_version = {}",
+            index + 1
+        )))
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+        tx.commit().await.map_err(StoreError::backend)?;
+    }
+    Ok(())
+}
+
+/// Copies committed pages from the WAL into the database file in the background, every
+/// [`CHECKPOINT_PERIOD`], so the writer's own checkpoint (at [`WAL_PAGES`] pages, when the WAL
+/// restarts) finds little left to copy and seldom stalls writes. Idle while nothing is
+/// committed (`commits` counts the writer's batches). Stops with the store.
+async fn checkpoint_loop(
+    mut connection: SqliteConnection,
+    store: mpsc::WeakSender<Write>,
+    commits: Arc<AtomicU64>,
+) {
+    let mut ticks = tokio::time::interval(CHECKPOINT_PERIOD);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut copied = 0;
+    loop {
+        ticks.tick().await;
+        if store.upgrade().is_none() {
+            return;
+        }
+        let committed = commits.load(Ordering::Acquire);
+        if committed == copied {
+            continue;
+        }
+        copied = committed;
+        if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&mut connection)
+            .await
+        {
+            tracing::debug!(%error, "background WAL checkpoint failed");
+        }
+    }
+}
+
+/// Commits queued writes in batches until every sender is gone.
+async fn write_loop(
+    mut connection: SqliteConnection,
+    mut queue: mpsc::Receiver<Write>,
+    commits: Arc<AtomicU64>,
+) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let outcomes = commit(&mut connection, &mut batch).await;
+        commits.fetch_add(1, Ordering::Release);
+        for (write, outcome) in batch.drain(..).zip(outcomes) {
+            let _ = write.done.send(outcome);
+        }
+    }
+}
+
+/// Applies `batch`: every create and update in one statement per round (ids are unique within a
+/// round; the task manager never has two writes of one task in flight, so there is one round),
+/// each conditional on its own version, then deletes and sweeps. Each write gets its own
+/// outcome; a database failure fails the writes it touched.
+async fn commit(
+    connection: &mut SqliteConnection,
+    batch: &mut [Write],
+) -> Vec<Result<u64, StoreError>> {
+    let mut outcomes: Vec<Option<Result<u64, StoreError>>> =
+        (0..batch.len()).map(|_| None).collect();
+    let mut pending: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].op, Op::Create(_) | Op::Update(..)))
+        .collect();
+    while !pending.is_empty() {
+        let mut seen = std::collections::HashSet::new();
+        let (round, later): (Vec<usize>, Vec<usize>) = pending.iter().partition(|&&i| {
+            let id = match &batch[i].op {
+                Op::Create(row) | Op::Update(row, _) => row.id.as_str(),
+                _ => "",
+            };
+            seen.insert(id)
+        });
+        let results = upsert(connection, batch, &round).await;
+        for (i, outcome) in round.into_iter().zip(results) {
+            outcomes[i] = Some(outcome);
+        }
+        pending = later;
+    }
+    for (i, write) in batch.iter().enumerate() {
+        if outcomes[i].is_none() {
+            outcomes[i] = Some(match apply(connection, &write.op).await {
+                Ok(count) => Ok(count),
+                Err(error) => Err(StoreError::backend(error)),
+            });
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(StoreError::backend("write not applied"))))
+        .collect()
+}
+
+/// The creates and updates at `indices` of `batch`, as one statement.
+async fn upsert(
+    connection: &mut SqliteConnection,
+    batch: &[Write],
+    indices: &[usize],
+) -> Vec<Result<u64, StoreError>> {
+    let rows: Vec<(&TaskRow, u64)> = indices
+        .iter()
+        .filter_map(|&i| match &batch[i].op {
+            Op::Create(row) => Some((row, 1)),
+            Op::Update(row, version) => Some((row, version + 1)),
+            _ => None,
+        })
+        .collect();
+    let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
+    // A create carries version 1 and may only insert; an update carries the version it makes
+    // and may only replace the row at the version before it (so a missing task is not
+    // recreated). Rows neither inserted nor updated are not returned.
+    let sql = format!(
+        "INSERT INTO tasks (id, owner, context_id, state, status_us, finished_us, version, body)
+         SELECT column1, column2, column3, column4, column5, column6, column7, column8
+         FROM (VALUES {values}) AS v
+         WHERE v.column7 = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.id = v.column1)
+         ON CONFLICT (id) DO UPDATE SET
+             owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
+             status_us = excluded.status_us,
+             finished_us = CASE WHEN excluded.finished_us IS NULL THEN NULL
+                                ELSE COALESCE(tasks.finished_us, excluded.finished_us) END,
+             version = excluded.version, body = excluded.body
+         WHERE tasks.version = excluded.version - 1
+         RETURNING id"
+    );
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for (row, version) in &rows {
+        query = query
+            .bind(&row.id)
+            .bind(&row.owner)
+            .bind(&row.context_id)
+            .bind(row.state)
+            .bind(row.status_us)
+            .bind(row.finished_us)
+            .bind(i64::try_from(*version).unwrap_or(i64::MAX))
+            .bind(&row.body);
+    }
+    let written: std::collections::HashSet<String> = match query.fetch_all(&mut *connection).await {
+        Ok(returned) => returned.iter().map(|r| r.get::<String, _>(0)).collect(),
+        Err(error) => {
+            return rows
+                .iter()
+                .map(|_| Err(StoreError::backend(error.to_string())))
+                .collect();
+        }
+    };
+    let refused: Vec<&TaskRow> = rows
+        .iter()
+        .filter(|(row, _)| !written.contains(&row.id))
+        .map(|(row, _)| *row)
+        .collect();
+    // Why a write was refused: the stored version, if any (rare, so one query for them all).
+    let mut stored = std::collections::HashMap::new();
+    if !refused.is_empty() {
+        let marks = vec!["?"; refused.len()].join(", ");
+        let sql = format!("SELECT id, version FROM tasks WHERE id IN ({marks})");
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for row in &refused {
+            query = query.bind(&row.id);
+        }
+        if let Ok(found) = query.fetch_all(&mut *connection).await {
+            for row in found {
+                stored.insert(row.get::<String, _>(0), row.get::<i64, _>(1));
+            }
+        }
+    }
+    indices
+        .iter()
+        .zip(&rows)
+        .map(|(&i, (row, _))| {
+            if written.contains(&row.id) {
+                return Ok(1);
+            }
+            let actual = stored.get(&row.id).copied();
+            Err(match (&batch[i].op, actual) {
+                (Op::Create(_), _) => StoreError::Exists(row.id.clone()),
+                (Op::Update(_, expected), Some(actual)) => StoreError::Conflict {
+                    id: row.id.clone(),
+                    expected: *expected,
+                    actual: u64::try_from(actual).unwrap_or(0),
+                },
+                _ => StoreError::Missing(row.id.clone()),
+            })
+        })
+        .collect()
+}
+
+/// A delete or a sweep (creates and updates go through [`upsert`]).
+async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::Error> {
+    match op {
+        Op::Delete(id) => {
+            sqlx::query("DELETE FROM push_outbox WHERE task_id = ?")
+                .bind(id)
+                .execute(&mut *connection)
+                .await?;
+            Ok(sqlx::query("DELETE FROM tasks WHERE id = ?")
+                .bind(id)
+                .execute(&mut *connection)
+                .await?
+                .rows_affected())
+        }
+        Op::Outbox(save, remove) => {
+            for rows in save.chunks(OUTBOX_ROWS_PER_STATEMENT) {
+                let values = vec!["(?, ?, ?)"; rows.len()].join(", ");
+                let sql = format!(
+                    "INSERT OR REPLACE INTO push_outbox (id, task_id, body) VALUES {values}"
+                );
+                let mut query = sqlx::query(AssertSqlSafe(sql));
+                for entry in rows {
+                    query = query.bind(&entry.id).bind(&entry.task_id).bind(&entry.body);
+                }
+                query.execute(&mut *connection).await?;
+            }
+            for ids in remove.chunks(OUTBOX_ROWS_PER_STATEMENT) {
+                let marks = vec!["?"; ids.len()].join(", ");
+                let sql = format!("DELETE FROM push_outbox WHERE id IN ({marks})");
+                let mut query = sqlx::query(AssertSqlSafe(sql));
+                for id in ids {
+                    query = query.bind(id);
+                }
+                query.execute(&mut *connection).await?;
+            }
+            Ok(0)
+        }
+        Op::Sweep(finished_before, max_finished) => {
+            let mut count = 0;
+            if let Some(before) = finished_before {
+                count += sqlx::query("DELETE FROM tasks WHERE finished_us < ?")
+                    .bind(*before)
+                    .execute(&mut *connection)
+                    .await?
+                    .rows_affected();
+            }
+            if let Some(max) = max_finished {
+                count += sqlx::query(
+                    "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE finished_us IS NOT NULL
+                     ORDER BY finished_us DESC LIMIT -1 OFFSET ?)",
+                )
+                .bind(i64::try_from(*max).unwrap_or(i64::MAX))
+                .execute(&mut *connection)
+                .await?
+                .rows_affected();
+            }
+            Ok(count)
+        }
+        Op::Create(_) | Op::Update(..) => Ok(0),
+    }
+}
+
+impl TaskStore for SqliteTaskStore {
+    fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move { self.write(Op::Create(TaskRow::of(task)?)).await.map(drop) })
+    }
+
+    fn update<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.write(Op::Update(TaskRow::of(task)?, task.version))
+                .await
+                .map(drop)
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        history_length: Option<usize>,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT version, body FROM tasks WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.reads)
+                .await
+                .map_err(StoreError::backend)?;
+            row.map(|row| {
+                let version = u64::try_from(row.get::<i64, _>(0)).unwrap_or(0);
+                Ok(StoredTask::from_json(row.get::<&str, _>(1), version)?
+                    .with_history(history_length))
+            })
+            .transpose()
+        })
+    }
+
+    fn list<'a>(&'a self, query: &'a ListQuery) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
+        Box::pin(self.list_now(query))
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move { Ok(self.write(Op::Delete(id.to_owned())).await? == 1) })
+    }
+
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<StoredTask>, StoreError>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT version, body FROM tasks WHERE finished_us IS NULL")
+                .fetch_all(&self.reads)
+                .await
+                .map_err(StoreError::backend)?;
+            rows.iter()
+                .map(|row| {
+                    let version = u64::try_from(row.get::<i64, _>(0)).unwrap_or(0);
+                    StoredTask::from_json(row.get::<&str, _>(1), version)
+                })
+                .collect()
+        })
+    }
+
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        Box::pin(async move {
+            let before = self.options.ttl.map(|ttl| {
+                let ttl = i64::try_from(ttl.as_micros()).unwrap_or(i64::MAX);
+                chrono::Utc::now().timestamp_micros().saturating_sub(ttl)
+            });
+            let swept = self
+                .write(Op::Sweep(before, self.options.max_finished))
+                .await?;
+            Ok(usize::try_from(swept).unwrap_or(usize::MAX))
+        })
+    }
+
+    fn retention(&self) -> Option<Duration> {
+        self.options.ttl
+    }
+
+    fn outbox(&self) -> Option<Outbox> {
+        Some(Outbox(Arc::new(SqliteOutbox {
+            writes: self.writes.clone(),
+            reads: self.reads.clone(),
+        })))
+    }
+}
+
+/// Hands `op` to the writer task and waits for it to be committed; the row count it touched.
+async fn submit(writes: &mpsc::Sender<Write>, op: Op) -> Result<u64, StoreError> {
+    let stopped = || StoreError::backend("the SQLite writer stopped");
+    let (done, outcome) = oneshot::channel();
+    writes
+        .send(Write { op, done })
+        .await
+        .map_err(|_| stopped())?;
+    outcome.await.map_err(|_| stopped())?
+}
+
+/// The outbox of a SQLite store: written by the store's writer (in its batches), read at
+/// startup.
+struct SqliteOutbox {
+    writes: mpsc::Sender<Write>,
+    reads: SqlitePool,
+}
+
+impl OutboxBackend for SqliteOutbox {
+    fn apply<'a>(
+        &'a self,
+        save: &'a [OutboxEntry],
+        remove: &'a [String],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let op = Op::Outbox(save.to_vec(), remove.to_vec());
+            submit(&self.writes, op).await.map(drop)
+        })
+    }
+
+    fn pending(&self) -> BoxFuture<'_, Result<Vec<OutboxEntry>, StoreError>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT id, task_id, body FROM push_outbox ORDER BY id")
+                .fetch_all(&self.reads)
+                .await
+                .map_err(StoreError::backend)?;
+            Ok(rows
+                .iter()
+                .map(|row| OutboxEntry {
+                    id: row.get(0),
+                    task_id: row.get(1),
+                    body: row.get(2),
+                })
+                .collect())
+        })
+    }
+}
