@@ -1,6 +1,5 @@
 #![doc = include_str!("../../README.md")]
 
-mod a2a;
 pub mod auth {
     //! Authentication and authorization: who is calling ([`Caller`]), how the schemes an agent
     //! declares are verified ([`Authenticator`]: API keys, bearer JWTs, client certificates, or
@@ -35,7 +34,6 @@ pub mod client {
 
     pub use a2a_runtime_client::*;
 }
-mod mcp;
 #[cfg(feature = "sqlite")]
 pub mod records {
     //! An agent's own durable state, as JSON documents under a collection and a key, beside its
@@ -51,8 +49,8 @@ mod server;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_macros::{agent, prompt, resource, skill};
+pub use a2a_runtime_a2a::card::SKILL_SCHEMAS_EXTENSION;
 pub use a2a_runtime_core::agent::Agent;
 pub use a2a_runtime_core::ask::{
     Answered, AskError, Asks, Input, ListRoots, QuestionSet, Root, Sampled, Sampling,

@@ -22,13 +22,13 @@ use super::ServeConfig;
 use super::body_time::BodyTimeLayer;
 use super::guard::{BrowserGuard, GuardLayer};
 use super::in_flight::{InFlight, TrackLayer, Tracking};
-use crate::a2a::card::{self, CardBody, CardView};
-use crate::a2a::extensions::Extensions;
-use crate::a2a::jsonrpc::{Aliases, JsonRpc};
-use crate::a2a::{A2aError, A2aService, PushSupport, Settings};
-use crate::mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
+use a2a_runtime_a2a::card::{self, CardBody, CardView};
+use a2a_runtime_a2a::extensions::Extensions;
+use a2a_runtime_a2a::jsonrpc::{Aliases, JsonRpc};
+use a2a_runtime_a2a::{A2aError, A2aService, PushSupport, Settings};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
+use a2a_runtime_mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
 
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -115,12 +115,12 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
         aliases: Aliases::default(),
     });
     let calls = Router::new()
-        .route("/", post(crate::a2a::jsonrpc::handle))
+        .route("/", post(a2a_runtime_a2a::jsonrpc::handle))
         .with_state(jsonrpc)
-        .merge(crate::a2a::rest::routes(service, &app.rest_prefix))
+        .merge(a2a_runtime_a2a::rest::routes(service, &app.rest_prefix))
         .layer(axum::middleware::from_fn_with_state(
             extensions,
-            crate::a2a::extensions::echo,
+            a2a_runtime_a2a::extensions::echo,
         ))
         .layer(axum::middleware::from_fn_with_state(
             max_body,
@@ -132,7 +132,7 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
         // (outside it) need no credentials.
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app.security),
-            crate::a2a::auth::authenticate,
+            a2a_runtime_a2a::auth::authenticate,
         ));
     let (calls, mcp_route, direct) = match cors(&config.cors_origins) {
         Some(cors) => (
@@ -205,7 +205,7 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
 async fn refuse_oversized(State(limit): State<usize>, request: Request, next: Next) -> Response {
     if a2a_runtime_core::body::declared_over(request.headers(), limit) {
         let jsonrpc = request.uri().path() == "/";
-        return crate::a2a::refusal(&A2aError::PayloadTooLarge { limit }, jsonrpc);
+        return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, jsonrpc);
     }
     next.run(request).await
 }
@@ -382,7 +382,7 @@ pub(crate) async fn serve_stdio(app: Arc<App>) -> Result<(), Error> {
 
     let max_line = app.limits.max_body_bytes;
     let (transport, writer) =
-        crate::mcp::stdio::transport(tokio::io::stdin(), tokio::io::stdout(), max_line);
+        a2a_runtime_mcp::stdio::transport(tokio::io::stdin(), tokio::io::stdout(), max_line);
     let service = McpHandler::new(app)
         .serve(transport)
         .await

@@ -366,11 +366,11 @@ impl AgentServer {
             .map(|key| key.as_bytes().to_vec());
         if state_key
             .as_ref()
-            .is_some_and(|key| key.len() < crate::mcp::MIN_STATE_KEY_BYTES)
+            .is_some_and(|key| key.len() < a2a_runtime_mcp::MIN_STATE_KEY_BYTES)
         {
             return Err(Error::Config(format!(
                 "--state-key must be at least {} bytes long",
-                crate::mcp::MIN_STATE_KEY_BYTES
+                a2a_runtime_mcp::MIN_STATE_KEY_BYTES
             )));
         }
         if state_key.is_none() && store.coordination().is_some() {

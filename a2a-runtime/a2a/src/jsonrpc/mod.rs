@@ -1,0 +1,210 @@
+//! A2A over JSON-RPC 2.0 on `POST /`: the envelope, version negotiation, and one thin adapter per
+//! protocol version over the shared [`A2aService`].
+//!
+//! Negotiation (a2a-spec.md §1): an `A2A-Version` header (or query parameter) selects the version
+//! and only its methods are served (anything else is -32601). Without one, the method name
+//! decides: PascalCase methods are 1.0, slash methods are 0.3, and the early draft's own methods
+//! (`tasks/send`, …) are the draft; `tasks/get`, `tasks/cancel` and `tasks/resubscribe`, shared
+//! by 0.3 and the draft, answer in the draft's shape for tasks the draft created.
+
+pub mod v0_1;
+pub mod v0_3;
+pub mod v1;
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::sse::{self, Frames};
+use super::{A2aError, A2aService, Version};
+use crate::Calling;
+use a2a_runtime_core::quota::CallerId;
+use a2a_runtime_core::task::TaskEvents;
+use a2a_runtime_types::protocol::jsonrpc::{self, ErrorObject};
+
+pub use v0_1::Aliases;
+
+/// The state of the JSON-RPC endpoint.
+pub struct JsonRpc {
+    pub service: Arc<A2aService>,
+    /// Early-draft task ids chosen by clients.
+    pub aliases: Aliases,
+}
+
+/// What a method answers: one result, or a stream of them.
+enum Reply {
+    Json(Vec<u8>),
+    Stream(TaskEvents, Frames),
+}
+
+/// `POST /`.
+pub async fn handle(
+    State(endpoint): State<Arc<JsonRpc>>,
+    Calling(caller): Calling,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let service = &endpoint.service;
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            let error = super::unread_body(&rejection, service.settings.max_body_bytes);
+            return error_response(&Value::Null, &error, Version::V1_0);
+        }
+    };
+    // A JSON content type is required: it makes browsers preflight cross-origin calls, so a web
+    // page cannot start skills with a plain form or `text/plain` post.
+    if let Err(error) = super::check_json_content_type(&headers, true) {
+        return error_response(&Value::Null, &error, Version::V1_0);
+    }
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(value) => value,
+        Err(e) => {
+            return error_response(&Value::Null, &A2aError::Parse(e.to_string()), Version::V1_0);
+        }
+    };
+    let mut request = match jsonrpc::parse_request(value) {
+        Ok(request) => request,
+        Err((message, id)) => {
+            return error_response(&id, &A2aError::InvalidRequest(message), Version::V1_0);
+        }
+    };
+    request.id = jsonrpc::id_as_sent(request.id, &body);
+    let version = match negotiate(
+        &endpoint,
+        &headers,
+        &uri,
+        &request.method,
+        &request.params,
+        &caller,
+    ) {
+        Ok(version) => version,
+        Err(error) => return error_response(&request.id, &error, Version::V1_0),
+    };
+    if let Err(error) = service.settings.extensions.check(&headers) {
+        return error_response(&request.id, &error, version);
+    }
+    let id = request.id;
+    let streams_0_3 = version == Version::V0_3 && v0_3::streams(&request.method);
+    let reply = match version {
+        Version::V1_0 => v1::call(service, &caller, &id, &request.method, request.params).await,
+        Version::V0_3 => v0_3::call(service, &caller, &id, &request.method, request.params).await,
+        Version::V0_1 => v0_1::call(&endpoint, &caller, &id, &request.method, request.params).await,
+    };
+    // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5),
+    // except in 0.3, whose clients read a streaming method's answer as SSE whatever it is (the
+    // official one raises "Invalid SSE response" on JSON): there the error is the stream's one
+    // event, as the 0.3 JS SDK sends it.
+    match reply {
+        Err(error) if streams_0_3 => error_event_stream(&id, &error, version),
+        Ok(Reply::Json(bytes)) => json_response(StatusCode::OK, bytes),
+        Ok(Reply::Stream(events, frames)) => sse::respond(
+            events,
+            frames,
+            service.settings.sse_keep_alive,
+            service.shutdown.clone(),
+        ),
+        Err(error) => error_response(&id, &error, version),
+    }
+}
+
+/// The version a request speaks.
+fn negotiate(
+    endpoint: &JsonRpc,
+    headers: &HeaderMap,
+    uri: &Uri,
+    method: &str,
+    params: &Value,
+    caller: &CallerId,
+) -> Result<Version, A2aError> {
+    match super::requested_version(headers, uri) {
+        Some(requested) => {
+            Version::parse(&requested).ok_or(A2aError::VersionNotSupported(requested))
+        }
+        None if v1::serves(method) => {
+            if endpoint.service.settings.require_version_header {
+                // A missing header means 0.3 (a2a-spec.md §1), which has no such method.
+                Err(A2aError::VersionNotSupported("0.3".into()))
+            } else {
+                Ok(Version::V1_0)
+            }
+        }
+        None if v0_1::serves_only(method) => Ok(Version::V0_1),
+        None if v0_1::serves(method) && endpoint.aliases.names(params, caller) => Ok(Version::V0_1),
+        None => Ok(Version::V0_3),
+    }
+}
+
+/// The frames of a JSON-RPC stream: each result wrapped in a response envelope carrying the
+/// request id.
+fn envelope_frames(
+    id: &Value,
+    mut render: impl FnMut(&a2a_runtime_core::task::StreamItem) -> Vec<Value> + Send + 'static,
+) -> Frames {
+    let id = id.clone();
+    Box::new(move |item| {
+        render(item)
+            .into_iter()
+            .map(|result| jsonrpc::success(&id, result))
+            .collect()
+    })
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// A JSON-RPC error response in protocol `version`'s codes.
+pub(super) fn error_response(id: &Value, error: &A2aError, version: Version) -> Response {
+    let mut response = json_response(error.jsonrpc_http_status(), error_body(id, error, version));
+    super::add_error_headers(&mut response, error);
+    response
+}
+
+/// A JSON-RPC error as an event stream of that one event (HTTP 200, `text/event-stream`).
+fn error_event_stream(id: &Value, error: &A2aError, version: Version) -> Response {
+    let mut event = b"data: ".to_vec();
+    event.extend(error_body(id, error, version));
+    event.extend_from_slice(b"\n\n");
+    let mut response = (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        event,
+    )
+        .into_response();
+    super::add_error_headers(&mut response, error);
+    response
+}
+
+/// The JSON-RPC error document of `error` in protocol `version`'s codes.
+fn error_body(id: &Value, error: &A2aError, version: Version) -> Vec<u8> {
+    let message = error.to_string();
+    jsonrpc::failure(
+        id,
+        &ErrorObject {
+            code: error.jsonrpc_code(version),
+            message: &message,
+            data: Some(error.details()),
+        },
+    )
+}

@@ -1,0 +1,449 @@
+//! The binding-neutral A2A service: one typed method per A2A operation, taking and returning the
+//! version-neutral model. Request validation and message→skill routing happen here, once, for
+//! every binding; JSON-RPC, HTTP+JSON and each protocol version are thin adapters that parse
+//! their wire form into these requests and render the results.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use super::A2aError;
+use super::push::{PushRegistration, PushSupport};
+use super::route;
+use a2a_runtime_core::dispatch::{Call, Dispatcher};
+use a2a_runtime_core::quota::{CallerId, Quotas, StreamSlot};
+use a2a_runtime_core::registry::Registry;
+use a2a_runtime_core::task::{
+    DURABLE_WAIT, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle, TaskManager,
+};
+use a2a_runtime_types::model::{A2aVersion, ByteSize, Message, Protocol, Role, Task, TaskState};
+
+/// `SendMessage` / `SendStreamingMessage`, in any dialect.
+#[derive(Debug)]
+pub struct SendRequest {
+    pub message: Message,
+    /// `configuration.historyLength`, as sent.
+    pub history_length: Option<i64>,
+    /// `configuration.returnImmediately` (v0.3: `!blocking`).
+    pub return_immediately: bool,
+    /// A push notification config registered inline.
+    pub push_config: Option<PushRegistration>,
+    /// Whether the dialect can answer with a message instead of a task (1.0 and 0.3; not the
+    /// early draft): a skill that may reply directly then creates no task unless it needs one.
+    pub message_reply: bool,
+    /// The A2A version the request came in (the skill may ask).
+    pub version: A2aVersion,
+}
+
+/// What `SendMessage` answers: the task, or a skill's direct reply (no task was created).
+#[derive(Debug)]
+pub enum Sent {
+    Task(Box<Task>),
+    Message(Arc<Message>),
+}
+
+/// `ListTasks`, in any dialect.
+#[derive(Debug, Default)]
+pub struct ListTasksRequest {
+    pub context_id: Option<String>,
+    pub state: Option<TaskState>,
+    pub page_size: Option<i64>,
+    pub page_token: Option<String>,
+    pub history_length: Option<i64>,
+    pub status_after: Option<DateTime<Utc>>,
+    pub include_artifacts: bool,
+}
+
+/// One page of `ListTasks`.
+#[derive(Debug)]
+pub struct TaskList {
+    pub tasks: Vec<Task>,
+    /// Empty on the last page.
+    pub next_page_token: String,
+    pub page_size: usize,
+    pub total_size: usize,
+}
+
+/// A task started by a message, before its result is awaited.
+pub struct Started {
+    task: TaskHandle,
+    history: Option<usize>,
+    return_immediately: bool,
+}
+
+impl Started {
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        self.task.id()
+    }
+
+    /// The skill's direct reply, if it gave one before showing a task; else as
+    /// [`task_result`](Self::task_result).
+    pub async fn result(self) -> Result<Sent, TaskError> {
+        Ok(match self.task.reply().await {
+            Some(message) => Sent::Message(message),
+            None => Sent::Task(Box::new(self.task_result().await?)),
+        })
+    }
+
+    /// The task right away with `returnImmediately`, else once it is terminal or interrupted
+    /// and stored in that state (a blocking send's answer survives a crash that follows it;
+    /// a state the store did not take is an error, never an answer).
+    pub async fn task_result(self) -> Result<Task, TaskError> {
+        let task = if self.return_immediately {
+            self.task.snapshot()
+        } else {
+            let task = self.task.settled().await;
+            self.task.durable(DURABLE_WAIT).await?;
+            self.task.told(task).await
+        };
+        Ok(task.view(self.history, true))
+    }
+}
+
+/// A streaming send: the task's id and its events.
+pub struct Streamed {
+    pub task_id: String,
+    pub events: TaskEvents,
+}
+
+/// Settings the A2A bindings share.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The largest request body accepted.
+    pub max_body_bytes: usize,
+    /// Whether a JSON-RPC request must carry `A2A-Version`.
+    pub require_version_header: bool,
+    /// How often an idle SSE stream gets a keep-alive comment.
+    pub sse_keep_alive: Duration,
+    /// The most parts one message may hold.
+    pub max_message_parts: usize,
+    /// The largest part, in bytes of its content.
+    pub max_part_bytes: usize,
+    /// The largest `ListTasks` page, in bytes.
+    pub max_list_bytes: usize,
+    /// The extended agent card (every skill, `extended_only` ones too), when the agent has a
+    /// security scheme to require.
+    pub extended_card: Option<Arc<serde_json::Value>>,
+    /// The extensions on the card; requests must activate the required ones.
+    pub extensions: Arc<super::extensions::Extensions>,
+}
+
+/// The A2A operations of one agent.
+pub struct A2aService {
+    pub(super) manager: Arc<TaskManager>,
+    dispatcher: Arc<Dispatcher>,
+    quotas: Arc<Quotas>,
+    pub settings: Settings,
+    /// Cancelled when the server shuts down: open streams end so connections can close.
+    pub shutdown: CancellationToken,
+    /// Push notifications, unless the agent does not deliver them.
+    pub push: Option<PushSupport>,
+}
+
+/// A validated message: the task it resumed, or the task created for it and the call to run.
+struct Accepted {
+    task: TaskHandle,
+    start: Option<Call>,
+}
+
+impl A2aService {
+    pub fn new(
+        manager: Arc<TaskManager>,
+        dispatcher: Arc<Dispatcher>,
+        quotas: Arc<Quotas>,
+        settings: Settings,
+        shutdown: CancellationToken,
+        push: Option<PushSupport>,
+    ) -> Self {
+        Self {
+            manager,
+            dispatcher,
+            quotas,
+            settings,
+            shutdown,
+            push,
+        }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        self.dispatcher.registry()
+    }
+
+    /// `SendMessage`: starts a task (or resumes the one the message answers) and, unless
+    /// `return_immediately`, waits until it is terminal or interrupted.
+    pub async fn send(&self, request: SendRequest, caller: &CallerId) -> Result<Sent, A2aError> {
+        Ok(self.start(request, caller).await?.result().await?)
+    }
+
+    /// The first half of [`send`](Self::send): the task is started (or resumed) and its id
+    /// known; [`Started::result`] waits for it.
+    pub async fn start(
+        &self,
+        request: SendRequest,
+        caller: &CallerId,
+    ) -> Result<Started, A2aError> {
+        let history = history_view(request.history_length, "configuration.historyLength")?;
+        let return_immediately = request.return_immediately;
+        // A blocking send tells the task's id only with its settled state, which is stored
+        // first; the task need not be stored before then.
+        let accepted = self.accept(request, caller, return_immediately).await?;
+        if let Some(call) = accepted.start {
+            self.manager.run(&accepted.task, call, Vec::new());
+        }
+        Ok(Started {
+            task: accepted.task,
+            history,
+            return_immediately,
+        })
+    }
+
+    /// `SendStreamingMessage`: like [`send`](Self::send), answering the task's events. The first
+    /// is the whole task as created; `historyLength` and `returnImmediately` do not apply to
+    /// streams (a2a-spec.md §3.6).
+    pub async fn send_streaming(
+        &self,
+        request: SendRequest,
+        caller: &CallerId,
+    ) -> Result<Streamed, A2aError> {
+        history_view(request.history_length, "configuration.historyLength")?;
+        // Taken first, so a refused stream creates no task.
+        let slot = self.quotas.open_stream(caller)?;
+        let mut accepted = self.accept(request, caller, true).await?;
+        // Subscribed before the skill starts, so the stream holds every event.
+        let events = holding(accepted.task.events(&self.manager), slot);
+        let reply = accepted.task.replies();
+        if let Some(call) = accepted.start {
+            self.manager.run(&accepted.task, call, Vec::new());
+        }
+        let task_id = accepted.task.id().to_owned();
+        // A skill that may reply directly: nothing is streamed until it is known whether this
+        // is a task (its events, from the first) or one message (the whole stream).
+        let events: TaskEvents = match reply {
+            None => events,
+            Some(reply) => Box::pin(
+                futures::stream::once(async move {
+                    match reply.await {
+                        Some(message) => {
+                            futures::stream::iter([StreamItem::Message(message)]).boxed()
+                        }
+                        None => events,
+                    }
+                })
+                .flatten(),
+            ),
+        };
+        Ok(Streamed { task_id, events })
+    }
+
+    /// `GetTask`.
+    pub async fn get_task(
+        &self,
+        id: &str,
+        history_length: Option<i64>,
+        caller: &CallerId,
+    ) -> Result<Task, A2aError> {
+        let history = history_view(history_length, "historyLength")?;
+        Ok(self.manager.get(id, caller.owner(), history).await?)
+    }
+
+    /// `ListTasks`: newest status first, `pageSize` 1 to 100 (default 50).
+    pub async fn list_tasks(
+        &self,
+        request: ListTasksRequest,
+        caller: &CallerId,
+    ) -> Result<TaskList, A2aError> {
+        let history = history_view(request.history_length, "historyLength")?;
+        let page_size = match request.page_size {
+            None => 50,
+            Some(n @ 1..=100) => usize::try_from(n).unwrap_or(50),
+            Some(n) => {
+                return Err(A2aError::invalid_params(
+                    "pageSize",
+                    format!("must be between 1 and 100, got {n}"),
+                ));
+            }
+        };
+        let query = ListQuery {
+            owner: Some(caller.owner().to_owned()),
+            context_id: request.context_id.filter(|c| !c.is_empty()),
+            state: request.state,
+            status_after: request.status_after,
+            page_size,
+            page_token: request.page_token.filter(|t| !t.is_empty()),
+            history_length: history,
+            without_artifacts: !request.include_artifacts,
+            max_bytes: Some(self.settings.max_list_bytes),
+        };
+        let page = self.manager.list(&query).await?;
+        Ok(TaskList {
+            tasks: page.tasks,
+            next_page_token: page.next_page_token.unwrap_or_default(),
+            page_size,
+            total_size: page.total_size,
+        })
+    }
+
+    /// `CancelTask`.
+    pub async fn cancel_task(&self, id: &str, caller: &CallerId) -> Result<Task, A2aError> {
+        Ok(self.manager.cancel(id, caller.owner()).await?)
+    }
+
+    /// `SubscribeToTask`: a snapshot, then the task's events until it is terminal or
+    /// interrupted; a task that already ended is an error, not a stream.
+    pub async fn subscribe(&self, id: &str, caller: &CallerId) -> Result<TaskEvents, A2aError> {
+        let slot = self.quotas.open_stream(caller)?;
+        Ok(holding(
+            self.manager.subscribe(id, caller.owner()).await?,
+            slot,
+        ))
+    }
+
+    /// `GetExtendedAgentCard`: the card with every skill, for authenticated callers only. An
+    /// agent without a security scheme has none (`capabilities.extendedAgentCard` is false).
+    pub fn extended_agent_card(
+        &self,
+        caller: &CallerId,
+    ) -> Result<Arc<serde_json::Value>, A2aError> {
+        let Some(card) = &self.settings.extended_card else {
+            return Err(A2aError::Unsupported(
+                "this agent has no extended agent card (capabilities.extendedAgentCard is \
+                 false: it declares no security scheme)"
+                    .into(),
+            ));
+        };
+        if caller.caller().is_anonymous() {
+            return Err(A2aError::Unauthenticated(
+                "the extended agent card is for authenticated callers".into(),
+            ));
+        }
+        Ok(Arc::clone(card))
+    }
+
+    /// Checks a user message before anything is written (a2a-spec.md §11.1); a message for an
+    /// existing task answers its question, any other is routed to a skill and creates a task.
+    /// `store_now`: the task's id is told before it settles, so it is stored at once.
+    async fn accept(
+        &self,
+        request: SendRequest,
+        caller: &CallerId,
+        store_now: bool,
+    ) -> Result<Accepted, A2aError> {
+        if request.push_config.is_some() && self.push.is_none() {
+            return Err(A2aError::PushNotSupported);
+        }
+        let message = request.message;
+        validate(&message, &self.settings)?;
+        let push_configs = self.inline_push_configs(request.push_config).await?;
+        if let Some(task_id) = message.task_id.clone() {
+            for config in push_configs {
+                let limit = self.push.as_ref().map_or(0, |p| p.max_configs);
+                let edit = PushEdit::Set { config, limit };
+                self.manager
+                    .edit_push_configs(&task_id, caller.owner(), edit)
+                    .await?;
+            }
+            let task = self.manager.resume(&task_id, message, caller).await?;
+            return Ok(Accepted { task, start: None });
+        }
+        let route = route::route(self.registry(), &message)?;
+        // A direct reply needs a skill that may give one and a dialect that can carry it; until
+        // the skill shows a task, there is none to store.
+        let reply = request.message_reply && route.skill.descriptor.replies();
+        // Authorized before any work, and before the caller's quota is touched.
+        let call = Call::new(
+            route.skill,
+            route.input,
+            route.arguments,
+            Some(message),
+            caller.caller().clone(),
+            caller.trace().cloned(),
+        )?
+        .over(Protocol::A2a(request.version));
+        let slot = self.quotas.start_task(caller)?;
+        let task = self
+            .manager
+            .create(&call, slot, store_now && !reply, push_configs)
+            .await?;
+        if reply {
+            task.expect_reply();
+        }
+        Ok(Accepted {
+            task,
+            start: Some(call),
+        })
+    }
+}
+
+/// `events`, keeping the stream's quota slot until the stream is dropped.
+fn holding(events: TaskEvents, slot: StreamSlot) -> TaskEvents {
+    Box::pin(events.inspect(move |_| {
+        let _held = &slot;
+    }))
+}
+
+fn validate(message: &Message, settings: &Settings) -> Result<(), A2aError> {
+    if message.role != Role::User {
+        return Err(A2aError::invalid_params(
+            "message.role",
+            "must be ROLE_USER",
+        ));
+    }
+    if message.message_id.is_empty() {
+        return Err(A2aError::invalid_params(
+            "message.messageId",
+            "must not be empty",
+        ));
+    }
+    if message.parts.is_empty() {
+        return Err(A2aError::invalid_params(
+            "message.parts",
+            "must hold at least one part",
+        ));
+    }
+    if message.parts.len() > settings.max_message_parts {
+        return Err(A2aError::invalid_params(
+            "message.parts",
+            format!(
+                "holds {} parts; this server accepts at most {} per message",
+                message.parts.len(),
+                settings.max_message_parts
+            ),
+        ));
+    }
+    for (index, part) in message.parts.iter().enumerate() {
+        let size = part.byte_size();
+        if size > settings.max_part_bytes {
+            return Err(A2aError::invalid_params(
+                format!("message.parts[{index}]"),
+                format!(
+                    "is about {size} bytes; this server accepts parts of at most {} bytes",
+                    settings.max_part_bytes
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `historyLength`: unset keeps all, 0 none, N the N most recent messages.
+fn history_view(value: Option<i64>, field: &str) -> Result<Option<usize>, A2aError> {
+    match value {
+        None => Ok(None),
+        Some(n) if n < 0 => Err(A2aError::invalid_params(
+            field,
+            format!("must be zero or positive, got {n}"),
+        )),
+        Some(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+    }
+}
+
+/// Reads an RFC 3339 timestamp parameter.
+pub fn parse_timestamp(field: &str, value: &str) -> Result<DateTime<Utc>, A2aError> {
+    DateTime::parse_from_rfc3339(value)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| A2aError::invalid_params(field, format!("is not an RFC 3339 timestamp: {e}")))
+}

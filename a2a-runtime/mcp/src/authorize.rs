@@ -1,0 +1,107 @@
+//! Authentication and scopes on `/mcp`, applied by the MCP gate once the body is read: what
+//! hosted MCP connectors need. Discovery (`initialize`, `ping`, notifications) works before
+//! authentication, and a stale token on such a method is ignored rather than refused; every
+//! other request without valid credentials is 401 with a `resource_metadata` challenge (RFC
+//! 9728), and a `tools/call` of a tool whose scopes the caller lacks is 403 naming the scope,
+//! before any work.
+
+use std::borrow::Cow;
+
+use a2a_runtime_types::protocol::jsonrpc::code;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use serde::Deserialize;
+
+use super::request_check::{Envelope, McpGate, failure};
+use a2a_runtime_core::auth::Caller;
+use a2a_runtime_core::auth::security::{Security, Unauthenticated};
+use a2a_runtime_core::dispatch::Dispatcher;
+
+/// Authenticates an MCP request: its [`Caller`], or the refusal, goes in its extensions for the
+/// gate, which lets `initialize` and discovery through without credentials.
+pub async fn authenticate(security: &Security, parts: &mut Parts) {
+    if !security.is_enabled() {
+        return;
+    }
+    match security.authenticate(parts).await {
+        Ok(caller) => {
+            parts.extensions.insert(caller);
+        }
+        Err(refusal) => {
+            parts.extensions.insert(refusal);
+        }
+    }
+}
+
+/// The 401 answer: a JSON-RPC error and one `WWW-Authenticate` per scheme, Bearer ones naming
+/// the protected resource metadata (RFC 9728) where MCP clients learn how to sign in.
+fn unauthenticated(refusal: &Unauthenticated, resource_metadata: &str) -> Response {
+    let mut response = failure(
+        StatusCode::UNAUTHORIZED,
+        &serde_json::Value::Null,
+        code::UNAUTHENTICATED,
+        &refusal.reason,
+    );
+    for challenge in refusal.challenge_headers(Some(resource_metadata)) {
+        response
+            .headers_mut()
+            .append(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
+}
+
+/// Methods an MCP client calls before it authenticates.
+const PUBLIC_METHODS: &[&str] = &["initialize", "ping", "server/discover"];
+
+/// The refusal for this request, if it is refused.
+pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<Response> {
+    let method = body.method.as_deref();
+    if let Some(refusal) = parts.extensions.remove::<Unauthenticated>() {
+        let public =
+            method.is_some_and(|m| PUBLIC_METHODS.contains(&m) || m.starts_with("notifications/"));
+        if public {
+            return None;
+        }
+        return Some(unauthenticated(&refusal, &gate.resource_metadata));
+    }
+    // Without authentication every caller is anonymous and no skill may declare scopes.
+    if method != Some("tools/call") || parts.extensions.get::<Caller>().is_none() {
+        return None;
+    }
+    let Named { name } = serde_json::from_str(body.params?.get()).ok()?;
+    let skill = gate.dispatcher.registry().get(&name)?;
+    let missing = Dispatcher::authorize(skill, &Caller::of(&parts.extensions)).err()?;
+    let id = body.id();
+    let message = format!(
+        "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
+        missing.skill, missing.scope
+    );
+    let mut response = failure(
+        StatusCode::FORBIDDEN,
+        &id,
+        code::PERMISSION_DENIED,
+        &message,
+    );
+    if let Ok(challenge) =
+        HeaderValue::from_str(&a2a_runtime_core::auth::insufficient_scope(missing.scope))
+    {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    Some(response)
+}
+
+/// The tool a `tools/call` names.
+#[derive(Deserialize)]
+struct Named<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+}
+
+/// A non-POST request (the SSE stream, closing a session) needs credentials too.
+pub fn check_other(gate: &McpGate, parts: &mut Parts) -> Option<Response> {
+    let refusal = parts.extensions.remove::<Unauthenticated>()?;
+    Some(unauthenticated(&refusal, &gate.resource_metadata))
+}

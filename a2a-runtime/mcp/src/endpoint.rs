@@ -1,0 +1,73 @@
+//! `/mcp` over HTTP as one service: it authenticates the request, refuses a body declared over
+//! the limit, checks the request with the [`McpGate`], and hands it to rmcp. These are the
+//! steps the A2A routes take as middleware, called in sequence here because every MCP call
+//! passes through them and a stack of middleware boxes and clones at each layer.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::response::Response;
+use futures::future::BoxFuture;
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tower::Service;
+
+use super::{McpGate, McpHandler};
+use a2a_runtime_core::auth::security::Security;
+
+/// The rmcp service behind the endpoint.
+pub type RmcpService = StreamableHttpService<McpHandler, LocalSessionManager>;
+
+/// The `/mcp` endpoint (cheap to clone).
+#[derive(Clone)]
+pub struct McpEndpoint(Arc<Endpoint>);
+
+struct Endpoint {
+    gate: McpGate,
+    security: Arc<Security>,
+    rmcp: RmcpService,
+}
+
+impl McpEndpoint {
+    pub fn new(gate: McpGate, security: Arc<Security>, rmcp: RmcpService) -> Self {
+        Self(Arc::new(Endpoint {
+            gate,
+            security,
+            rmcp,
+        }))
+    }
+
+    async fn serve(self, request: Request) -> Response {
+        let endpoint = &*self.0;
+        let (mut parts, body) = request.into_parts();
+        super::authorize::authenticate(&endpoint.security, &mut parts).await;
+        let limit = endpoint.gate.max_body;
+        if a2a_runtime_core::body::declared_over(&parts.headers, limit) {
+            let message = format!("request body exceeds the limit of {limit} bytes");
+            return super::request_check::body_failure(StatusCode::PAYLOAD_TOO_LARGE, &message);
+        }
+        match endpoint.gate.admit(Request::from_parts(parts, body)).await {
+            Ok(request) => endpoint.rmcp.handle(request).await.map(Body::new),
+            Err(refusal) => refusal,
+        }
+    }
+}
+
+impl Service<Request> for McpEndpoint {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let endpoint = self.clone();
+        Box::pin(async move { Ok(endpoint.serve(request).await) })
+    }
+}
