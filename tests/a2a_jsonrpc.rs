@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::PushOptions;
+use a2a_runtime::server::PushOptions;
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, start};
 use serde_json::{Value, json};
@@ -59,7 +59,7 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
         "sorted by id"
     );
     let ext = &card["capabilities"]["extensions"][0];
-    assert_eq!(ext["uri"], a2a_runtime::SKILL_SCHEMAS_EXTENSION);
+    assert_eq!(ext["uri"], a2a_runtime::a2a::SKILL_SCHEMAS_EXTENSION);
     assert_eq!(
         ext["params"]["skills"]["add"]["inputSchema"]["required"],
         json!(["a", "b"])

@@ -890,13 +890,13 @@ async fn only_the_owner_can_authorize_its_task_out_of_band() {
         "{body}"
     );
     let id = task["id"].as_str().unwrap();
-    let bob = a2a_runtime::Caller::authenticated("apiKey", "bob");
+    let bob = a2a_runtime::auth::Caller::authenticated("apiKey", "bob");
     let refused = tasks.authorize(id, &bob, json!({"user": "bob"})).await;
     assert!(
-        matches!(refused, Err(a2a_runtime::TasksError::NotFound(_))),
+        matches!(refused, Err(a2a_runtime::server::TasksError::NotFound(_))),
         "{refused:?}"
     );
-    let alice = a2a_runtime::Caller::authenticated("apiKey", "alice");
+    let alice = a2a_runtime::auth::Caller::authenticated("apiKey", "alice");
     tasks.authorize(id, &alice, json!("alice")).await.unwrap();
     let (_, _, body) = rpc(&server, Auth::Key(ALICE_KEY), "GetTask", json!({"id": id})).await;
     let state = body["result"]["status"]["state"].as_str().unwrap();
@@ -943,12 +943,14 @@ impl a2a_runtime::auth::Authenticator for SessionAuth {
     fn authenticate<'a>(
         &'a self,
         request: &'a a2a_runtime::axum::http::request::Parts,
-    ) -> a2a_runtime::BoxFuture<'a, Result<Option<a2a_runtime::Caller>, a2a_runtime::auth::AuthError>>
-    {
+    ) -> a2a_runtime::store::BoxFuture<
+        'a,
+        Result<Option<a2a_runtime::auth::Caller>, a2a_runtime::auth::AuthError>,
+    > {
         let outcome = match request.headers.get("x-session").map(|v| v.to_str()) {
             None => Ok(None),
             Some(Ok(name)) if name.starts_with("s-") => Ok(Some(
-                a2a_runtime::Caller::authenticated("session", &name[2..])
+                a2a_runtime::auth::Caller::authenticated("session", &name[2..])
                     .with_scopes(["vault:open"]),
             )),
             Some(_) => Err(a2a_runtime::auth::AuthError::invalid("unknown session")),

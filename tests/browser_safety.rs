@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::ServeConfig;
+use a2a_runtime::server::ServeConfig;
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, start};
 use serde_json::{Value, json};

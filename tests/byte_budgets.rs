@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Limits;
+use a2a_runtime::server::Limits;
 use a2a_tests::lab::Lab;
 use a2a_tests::talker::Talker;
 use a2a_tests::{TestServer, start};

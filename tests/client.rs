@@ -21,7 +21,9 @@ use a2a_runtime::client::{
     A2aClient, Binding, ClientError, ListTasks, PushNotificationConfig, RetryPolicy, SendOptions,
     SendResult, StreamEvent,
 };
-use a2a_runtime::{Message, PartContent, PushAuthentication, PushOptions, TaskState};
+use a2a_runtime::{
+    Message, TaskState, model::PartContent, model::PushAuthentication, server::PushOptions,
+};
 use a2a_tests::client_kit::{
     all_events, artifacts_of, assert_completed, client_over, list_each_once, no_wait,
     push_round_trip, read_through_a_cut, task_of,
@@ -518,7 +520,7 @@ async fn the_cards_this_sdk_serves_pass_validation() {
 
 #[tokio::test]
 async fn a_send_refused_for_its_rate_is_sent_again_when_the_agent_says() {
-    let mut limits = a2a_runtime::Limits::default();
+    let mut limits = a2a_runtime::server::Limits::default();
     limits.tasks_per_second_per_caller = 1;
     limits.task_burst_per_caller = 1;
     let server = start(Lab.server().limits(limits)).await;

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::Limits;
+use a2a_runtime::server::Limits;
 use a2a_tests::lab::Lab;
 use a2a_tests::{TestServer, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

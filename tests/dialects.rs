@@ -980,7 +980,7 @@ async fn rest_routes_follow_a_configured_prefix() {
 
 #[tokio::test]
 async fn rest_push_config_and_extended_card_routes_refuse_with_the_right_reason() {
-    let mut push = a2a_runtime::PushOptions::default();
+    let mut push = a2a_runtime::server::PushOptions::default();
     push.enabled = false;
     let server = start(Lab.server().push(push)).await;
     for dialect in [Dialect::V1Rest, Dialect::V03Rest] {

@@ -119,7 +119,7 @@ async fn cancel_a_finished_task_is_task_not_cancelable() {
 
 #[tokio::test]
 async fn push_notification_methods_say_they_are_not_supported_when_push_is_off() {
-    let mut push = a2a_runtime::PushOptions::default();
+    let mut push = a2a_runtime::server::PushOptions::default();
     push.enabled = false;
     let server = start(Hello.server().push(push)).await;
     let set = call(

@@ -7,7 +7,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use a2a_runtime::{Limits, MemoryStoreLimits};
+use a2a_runtime::{server::Limits, store::MemoryStoreLimits};
 use a2a_tests::lab::Lab;
 use a2a_tests::talker::Talker;
 use a2a_tests::{TestServer, start};

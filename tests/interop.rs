@@ -17,7 +17,7 @@ use std::time::Duration;
 use a2a_runtime::client::{
     Binding, ClientError, ListTasks, PushNotificationConfig, Severity, StreamEvent,
 };
-use a2a_runtime::{Message, PartContent, TaskState};
+use a2a_runtime::{Message, TaskState, model::PartContent};
 use a2a_tests::client_kit::{
     all_events, artifacts_of, assert_completed, client_over, list_each_once, no_wait,
     push_round_trip, read_through_a_cut, task_of, texts,

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use a2a_runtime::Caller;
+use a2a_runtime::auth::Caller;
 use a2a_tests::sse::state_of;
 use a2a_tests::talker::Talker;
 use a2a_tests::{TestServer, start};
@@ -465,7 +465,7 @@ async fn auth_required_waits_until_the_runtime_is_told_the_credential_arrived() 
         tasks
             .authorize("no-such-task", &Caller::anonymous(), json!({}))
             .await,
-        Err(a2a_runtime::TasksError::NotFound(_))
+        Err(a2a_runtime::server::TasksError::NotFound(_))
     ));
 
     tasks
@@ -482,7 +482,10 @@ async fn auth_required_waits_until_the_runtime_is_told_the_credential_arrived() 
         .authorize(id, &Caller::anonymous(), json!({ "user": "eve" }))
         .await;
     assert!(
-        matches!(again, Err(a2a_runtime::TasksError::NotWaiting { .. })),
+        matches!(
+            again,
+            Err(a2a_runtime::server::TasksError::NotWaiting { .. })
+        ),
         "{again:?}"
     );
 }

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use a2a_runtime::auth::{ApiKeys, JwtConfig};
-use a2a_runtime::{AgentServer, PushOptions};
+use a2a_runtime::{AgentServer, server::PushOptions};
 use a2a_tests::lab::Lab;
 use a2a_tests::receiver::Receiver;
 use a2a_tests::vault::Vault;

@@ -248,7 +248,7 @@ async fn a_skill_that_never_resumes_fails_even_while_it_waits() {
 /// A store in front of memory that behaves as a troubled disk does: writes of finished tasks
 /// wait until released (a slow disk, with `hold_finished`), and every write fails while `full`.
 struct TroubledDisk {
-    inner: a2a_runtime::InMemoryTaskStore,
+    inner: a2a_runtime::store::InMemoryTaskStore,
     hold_finished: bool,
     arrived: Arc<tokio::sync::Notify>,
     release: Arc<tokio::sync::Semaphore>,
@@ -260,7 +260,9 @@ struct TroubledDisk {
 impl TroubledDisk {
     fn new(hold_finished: bool) -> Self {
         Self {
-            inner: a2a_runtime::InMemoryTaskStore::new(a2a_runtime::MemoryStoreLimits::default()),
+            inner: a2a_runtime::store::InMemoryTaskStore::new(
+                a2a_runtime::store::MemoryStoreLimits::default(),
+            ),
             hold_finished,
             arrived: Arc::new(tokio::sync::Notify::new()),
             release: Arc::new(tokio::sync::Semaphore::new(0)),
@@ -269,9 +271,12 @@ impl TroubledDisk {
         }
     }
 
-    async fn write(&self, task: &a2a_runtime::StoredTask) -> Result<(), a2a_runtime::StoreError> {
+    async fn write(
+        &self,
+        task: &a2a_runtime::store::StoredTask,
+    ) -> Result<(), a2a_runtime::store::StoreError> {
         if self.full.load(Ordering::SeqCst) {
-            return Err(a2a_runtime::StoreError::backend(
+            return Err(a2a_runtime::store::StoreError::backend(
                 "disk I/O error (no space left)",
             ));
         }
@@ -285,12 +290,12 @@ impl TroubledDisk {
     }
 }
 
-impl a2a_runtime::TaskStore for TroubledDisk {
+impl a2a_runtime::store::TaskStore for TroubledDisk {
     // A quick task of a blocking send is first written finished: by `create`.
     fn create<'a>(
         &'a self,
-        task: &'a a2a_runtime::StoredTask,
-    ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
+        task: &'a a2a_runtime::store::StoredTask,
+    ) -> a2a_runtime::store::BoxFuture<'a, Result<(), a2a_runtime::store::StoreError>> {
         Box::pin(async move {
             self.write(task).await?;
             self.inner.create(task).await
@@ -299,8 +304,8 @@ impl a2a_runtime::TaskStore for TroubledDisk {
 
     fn update<'a>(
         &'a self,
-        task: &'a a2a_runtime::StoredTask,
-    ) -> a2a_runtime::BoxFuture<'a, Result<(), a2a_runtime::StoreError>> {
+        task: &'a a2a_runtime::store::StoredTask,
+    ) -> a2a_runtime::store::BoxFuture<'a, Result<(), a2a_runtime::store::StoreError>> {
         Box::pin(async move {
             self.write(task).await?;
             self.inner.update(task).await
@@ -311,29 +316,36 @@ impl a2a_runtime::TaskStore for TroubledDisk {
         &'a self,
         id: &'a str,
         history_length: Option<usize>,
-    ) -> a2a_runtime::BoxFuture<'a, Result<Option<a2a_runtime::StoredTask>, a2a_runtime::StoreError>>
-    {
+    ) -> a2a_runtime::store::BoxFuture<
+        'a,
+        Result<Option<a2a_runtime::store::StoredTask>, a2a_runtime::store::StoreError>,
+    > {
         self.inner.get(id, history_length)
     }
 
     fn list<'a>(
         &'a self,
-        query: &'a a2a_runtime::ListQuery,
-    ) -> a2a_runtime::BoxFuture<'a, Result<a2a_runtime::TaskPage, a2a_runtime::StoreError>> {
+        query: &'a a2a_runtime::store::ListQuery,
+    ) -> a2a_runtime::store::BoxFuture<
+        'a,
+        Result<a2a_runtime::store::TaskPage, a2a_runtime::store::StoreError>,
+    > {
         self.inner.list(query)
     }
 
     fn delete<'a>(
         &'a self,
         id: &'a str,
-    ) -> a2a_runtime::BoxFuture<'a, Result<bool, a2a_runtime::StoreError>> {
+    ) -> a2a_runtime::store::BoxFuture<'a, Result<bool, a2a_runtime::store::StoreError>> {
         self.inner.delete(id)
     }
 
     fn unfinished(
         &self,
-    ) -> a2a_runtime::BoxFuture<'_, Result<Vec<a2a_runtime::StoredTask>, a2a_runtime::StoreError>>
-    {
+    ) -> a2a_runtime::store::BoxFuture<
+        '_,
+        Result<Vec<a2a_runtime::store::StoredTask>, a2a_runtime::store::StoreError>,
+    > {
         self.inner.unfinished()
     }
 }
@@ -555,7 +567,11 @@ mod teller {
 fn teller_in_own_runtime(
     path: std::path::PathBuf,
     stop: tokio::sync::oneshot::Receiver<()>,
-) -> (std::thread::JoinHandle<()>, String, a2a_runtime::Tasks) {
+) -> (
+    std::thread::JoinHandle<()>,
+    String,
+    a2a_runtime::server::Tasks,
+) {
     let (started, served) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -564,8 +580,8 @@ fn teller_in_own_runtime(
             .build()
             .unwrap();
         runtime.block_on(async move {
-            let options = a2a_runtime::SqliteStoreOptions::default();
-            let store = a2a_runtime::SqliteTaskStore::open(&path, options)
+            let options = a2a_runtime::store::SqliteStoreOptions::default();
+            let store = a2a_runtime::store::SqliteTaskStore::open(&path, options)
                 .await
                 .unwrap();
             let agent = teller::Teller.server().store(store);
@@ -582,7 +598,7 @@ fn teller_in_own_runtime(
 
 #[tokio::test]
 async fn an_authorization_is_asked_again_after_a_restart_and_what_followed_it_too() {
-    use a2a_runtime::Caller;
+    use a2a_runtime::auth::Caller;
     let data_dir = a2a_tests::scratch_dir();
     let path = data_dir.join("tasks.sqlite3");
     let (stop, stopped) = tokio::sync::oneshot::channel();
@@ -604,8 +620,8 @@ async fn an_authorization_is_asked_again_after_a_restart_and_what_followed_it_to
     // The handle holds the old server's store (and its file) until dropped.
     drop(tasks);
 
-    let options = a2a_runtime::SqliteStoreOptions::default();
-    let store = a2a_runtime::SqliteTaskStore::open(&path, options)
+    let options = a2a_runtime::store::SqliteStoreOptions::default();
+    let store = a2a_runtime::store::SqliteTaskStore::open(&path, options)
         .await
         .unwrap();
     let agent = teller::Teller.server().store(store);

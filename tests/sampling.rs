@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::Sampling;
+use a2a_runtime::ask::Sampling;
 use a2a_runtime::prelude::*;
 use a2a_tests::start;
 use serde_json::json;

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use a2a_runtime::{
-    InMemoryTaskStore, MemoryStoreLimits, PostgresStoreOptions, PostgresTaskStore,
-    SqliteStoreOptions, SqliteTaskStore, TaskStore,
+    store::InMemoryTaskStore, store::MemoryStoreLimits, store::PostgresStoreOptions,
+    store::PostgresTaskStore, store::SqliteStoreOptions, store::SqliteTaskStore, store::TaskStore,
 };
 
 #[tokio::test]
@@ -70,7 +70,10 @@ async fn postgres_replicas_migrate_once_and_share_tasks_at_their_versions() {
     b.update(&task).await.unwrap();
     let stale = a.update(&task).await.expect_err("a's write is stale");
     assert!(
-        matches!(stale, a2a_runtime::StoreError::Conflict { actual: 2, .. }),
+        matches!(
+            stale,
+            a2a_runtime::store::StoreError::Conflict { actual: 2, .. }
+        ),
         "{stale}"
     );
 }

@@ -443,7 +443,7 @@ async fn a_skill_that_ignores_cancel_is_dropped_after_the_grace_period() {
 #[tokio::test]
 async fn a_shutdown_signal_ends_open_streams_of_a_mounted_router() {
     let stepper = Stepper::default();
-    let signal = a2a_runtime::CancellationToken::new();
+    let signal = a2a_runtime::server::CancellationToken::new();
     let server = serve_with(stepper.clone().server().shutdown_signal(signal.clone())).await;
     let mut stream = server
         .send_streaming("steps", json!({"gate": "never", "steps": 1}))

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
-use a2a_runtime::ServeConfig;
+use a2a_runtime::server::ServeConfig;
 use a2a_tests::pki::TestCa;
 use a2a_tests::vault::Vault;
 use serde_json::{Value, json};

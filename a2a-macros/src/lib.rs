@@ -1,7 +1,7 @@
 //! Procedural macros behind `a2a-runtime`.
 //!
-//! Do not depend on this crate directly: add `a2a-runtime`, which re-exports [`agent`] and
-//! [`skill`] and provides everything the generated code needs (through its hidden `__private`
+//! Do not depend on this crate directly: add `a2a-runtime`, which re-exports [`agent`],
+//! [`skill`], [`resource`], [`prompt`] and [`main`] and provides everything the generated code needs (through its hidden `__private`
 //! module), so the two crates can never drift apart.
 
 mod agent;
@@ -11,6 +11,7 @@ mod codegen;
 mod content;
 mod docs;
 mod errors;
+mod main_fn;
 mod model;
 mod paths;
 mod security;
@@ -54,4 +55,11 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     content::expand(content::Kind::Prompt, args.into(), item.into()).into()
+}
+
+/// Runs `async fn main` on the runtime's tokio (multi-threaded): `#[a2a_runtime::main]` is
+/// `#[tokio::main]` without adding tokio to `Cargo.toml`.
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    main_fn::expand(args.into(), item.into()).into()
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use a2a_runtime::client::{A2aClient, Binding, EventStream, SendOptions, SendResult, StreamEvent};
 use a2a_runtime::futures::StreamExt;
-use a2a_runtime::{Part, PartContent, Task, TaskState};
+use a2a_runtime::{Part, Task, TaskState, model::PartContent};
 
 use crate::proxy::CuttableProxy;
 

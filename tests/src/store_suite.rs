@@ -7,8 +7,9 @@
 use std::sync::Arc;
 
 use a2a_runtime::{
-    Artifact, ListQuery, Message, Part, PushAuthentication, PushConfig, PushWire, StoreError,
-    StoredTask, Task, TaskState, TaskStatus, TaskStore,
+    Message, Part, Task, TaskState, model::Artifact, model::PushAuthentication, model::PushConfig,
+    model::PushWire, model::TaskStatus, store::ListQuery, store::StoreError, store::StoredTask,
+    store::TaskStore,
 };
 use chrono::{Duration as Span, Utc};
 

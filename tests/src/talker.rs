@@ -67,8 +67,8 @@ async fn recall(
         .iter()
         .map(|m| {
             let role = match m.role {
-                a2a_runtime::Role::User => "user",
-                a2a_runtime::Role::Agent => "agent",
+                a2a_runtime::model::Role::User => "user",
+                a2a_runtime::model::Role::Agent => "agent",
             };
             format!("{role}: {}", m.text().unwrap_or_default())
         })

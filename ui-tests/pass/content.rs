@@ -75,17 +75,17 @@ async fn lengths(request: Completion) -> Vec<String> {
 }
 
 fn main() {
-    let greet = <greet as a2a_runtime::SkillDef>::DESCRIPTOR;
-    assert_eq!(greet.task_support(), a2a_runtime::TaskSupport::Forbidden);
-    let note = <note as a2a_runtime::ResourceDef>::DESCRIPTOR;
+    let greet = <greet as a2a_runtime::skills::SkillDef>::DESCRIPTOR;
+    assert_eq!(greet.task_support(), a2a_runtime::skills::TaskSupport::Forbidden);
+    let note = <note as a2a_runtime::mcp::ResourceDef>::DESCRIPTOR;
     assert!(note.is_template());
     assert_eq!(note.variables()[0].name, "id");
-    let summarize = <summarize as a2a_runtime::PromptDef>::DESCRIPTOR;
+    let summarize = <summarize as a2a_runtime::mcp::PromptDef>::DESCRIPTOR;
     let arguments = summarize.arguments();
     assert_eq!(arguments[0].name, "noteId");
     assert!(arguments[0].required && !arguments[1].required);
     assert_eq!(arguments.len(), 2, "the context is injected, not an argument");
     assert_eq!((arguments[1].choices)(), ["Short", "Long"]);
     assert!(arguments[1].complete.is_some() && arguments[0].complete.is_none());
-    assert_eq!(<index as a2a_runtime::ResourceDef>::DESCRIPTOR.mime_type(), Some("text/plain"));
+    assert_eq!(<index as a2a_runtime::mcp::ResourceDef>::DESCRIPTOR.mime_type(), Some("text/plain"));
 }

@@ -1,7 +1,7 @@
 //! Every key and parameter kind in one place.
 
 use a2a_runtime::prelude::*;
-use a2a_runtime::{Json, Part};
+use a2a_runtime::{skills::Json, Part};
 
 /// Converts things.
 #[agent(

@@ -56,7 +56,7 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
         .map(|scheme| scheme_expr(scheme, private));
     // Skills that require scopes check, at compile time, that their agent declares a scheme
     // whose tokens carry them.
-    let serving = serving(ident, vis, &private);
+    let serving = serving(ident, vis, private);
     let scoped = agent
         .security
         .iter()
@@ -213,7 +213,7 @@ pub(crate) fn fallback(
         return TokenStream::new();
     }
     let private = runtime.private();
-    let serving = serving(ident, vis, &private);
+    let serving = serving(ident, vis, private);
     quote! {
         #serving
         const _: () = {

@@ -1,5 +1,5 @@
 //! The authentication middleware on every A2A route: it puts the request's
-//! [`Caller`](crate::Caller) in its extensions, or refuses it with 401, the binding's error body
+//! [`Caller`](a2a_runtime_core::auth::Caller) in its extensions, or refuses it with 401, the binding's error body
 //! and one challenge per scheme.
 
 use std::sync::Arc;

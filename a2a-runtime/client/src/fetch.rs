@@ -16,7 +16,7 @@ const CARD_PATHS: [&str; 2] = ["/.well-known/agent-card.json", "/.well-known/age
 
 impl AgentCard {
     /// Reads the card of the agent at `base_url` (or at the card's own URL) as
-    /// [`A2aClient::connect`] does, without choosing an interface: for inspecting or validating
+    /// [`A2aClient::connect`](crate::A2aClient::connect) does, without choosing an interface: for inspecting or validating
     /// a card, even one that offers nothing this client speaks.
     pub async fn fetch(base_url: &str) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()

@@ -22,6 +22,8 @@ pub mod call;
 pub mod content;
 #[doc(hidden)]
 pub mod context;
+#[doc(hidden)]
+pub mod data_dir;
 #[cfg(feature = "client")]
 mod delegate;
 #[doc(hidden)]

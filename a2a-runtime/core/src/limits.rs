@@ -13,7 +13,7 @@ const MIB: usize = 1024 * KIB;
 ///
 /// Each field has a flag and an environment variable (`--max-body-bytes`,
 /// `A2A_MAX_BODY_BYTES`, …; `--help` lists them) and a builder method on
-/// [`AgentServer`](crate::AgentServer). Sizes are bytes; flags also accept `KiB`, `MiB` and `GiB`
+/// `AgentServer`. Sizes are bytes; flags also accept `KiB`, `MiB` and `GiB`
 /// suffixes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -32,7 +32,7 @@ pub struct SkillEntry {
     /// Required input properties; when empty, any message can start the skill.
     pub required: Vec<String>,
     /// The media types of message parts the skill reads: as declared with `input_modes`, else
-    /// derived from its input (see [`derived_input_modes`]).
+    /// derived from its input (see `derived_input_modes`).
     pub input_modes: Vec<String>,
     /// The media types the skill produces: as declared with `output_modes`, else
     /// `application/json` for structured output; empty means the agent's defaults.

@@ -462,7 +462,7 @@ impl ParkedCalls {
 
     /// How many calls wait for retries.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.lock().len()
     }
 }

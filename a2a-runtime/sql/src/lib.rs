@@ -15,9 +15,6 @@ pub mod records;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
-#[doc(hidden)]
-pub mod data_dir;
-
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresStoreOptions, PostgresTaskStore};
 #[cfg(feature = "sqlite")]

@@ -100,7 +100,8 @@ impl Records {
         let dir = std::env::var_os("A2A_DATA_DIR")
             .filter(|d| !d.is_empty())
             .map(PathBuf::from);
-        let path = crate::data_dir::agent_data_dir(dir, agent_name).join("records.sqlite3");
+        let path =
+            a2a_runtime_core::data_dir::agent_data_dir(dir, agent_name).join("records.sqlite3");
         Self::sqlite(path).await
     }
 

@@ -169,13 +169,17 @@ impl std::str::FromStr for StoreLocation {
 
 impl ServeConfig {
     /// Where `serve()` keeps tasks: the configured store, else `tasks.sqlite3` in a directory
-    /// named after the agent under the data directory.
+    /// named after the agent under the data directory (in memory when the build leaves the
+    /// `sqlite` feature out).
     pub(crate) fn served_store(&self, agent_name: &str) -> StoreLocation {
         if let Some(store) = &self.store {
             return store.clone();
         }
+        if cfg!(not(feature = "sqlite")) {
+            return StoreLocation::Memory;
+        }
         StoreLocation::Sqlite(
-            a2a_runtime_sql::data_dir::agent_data_dir(self.data_dir.clone(), agent_name)
+            a2a_runtime_core::data_dir::agent_data_dir(self.data_dir.clone(), agent_name)
                 .join("tasks.sqlite3"),
         )
     }

@@ -1,5 +1,4 @@
-//! The server: an agent plus its store and limits, as an axum [`Router`] to mount, or served
-//! directly with [`AgentServer::serve`].
+#![doc = include_str!("../../docs/configuration.md")]
 
 mod body_time;
 mod cli;
@@ -18,11 +17,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use tokio_util::sync::CancellationToken;
 
+pub use a2a_runtime_core::error::Error;
 pub use a2a_runtime_core::limits::Limits;
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
 pub use tasks::{Tasks, TasksError};
+/// Re-exported: [`AgentServer::shutdown_signal`] takes one.
+pub use tokio_util::sync::CancellationToken;
 
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::app::App;
@@ -32,17 +33,31 @@ use a2a_runtime_core::auth::{
 use a2a_runtime_core::content::{Catalog, ResourceUpdates};
 use a2a_runtime_core::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use a2a_runtime_core::dispatch::Dispatcher;
-use a2a_runtime_core::error::Error;
 use a2a_runtime_core::push::{PushSettings, Pusher};
 use a2a_runtime_core::quota::{QuotaLimits, Quotas};
 use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::{
     InMemoryTaskStore, MemoryStoreLimits, Observers, TaskConfig, TaskManager, TaskStore,
 };
-use a2a_runtime_sql::{
-    PostgresStoreOptions, PostgresTaskStore, SqliteStoreOptions, SqliteTaskStore,
-};
+#[cfg(feature = "postgres")]
+use a2a_runtime_sql::{PostgresStoreOptions, PostgresTaskStore};
+#[cfg(feature = "sqlite")]
+use a2a_runtime_sql::{SqliteStoreOptions, SqliteTaskStore};
 use a2a_runtime_types::model::TaskObserver;
+
+/// The error for a store this build cannot open: its feature was left out.
+#[allow(dead_code)] // Unused when every store feature is on.
+fn missing_store_feature(location: &StoreLocation) -> Error {
+    let feature = match location {
+        StoreLocation::Sqlite(_) => "sqlite",
+        StoreLocation::Postgres(_) => "postgres",
+        StoreLocation::Memory => "server",
+    };
+    Error::Config(format!(
+        "--store {location}: this store needs the `{feature}` feature of a2a-runtime, which \
+         this build leaves out (add it to the a2a-runtime dependency in Cargo.toml)"
+    ))
+}
 
 /// The default request body limit for A2A and MCP requests.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -182,7 +197,7 @@ impl AgentServer {
     /// `serve()`):
     ///
     /// ```
-    /// # use a2a_runtime::Limits;
+    /// # use a2a_runtime::server::Limits;
     /// let mut limits = Limits::default();
     /// limits.max_running_per_caller = 10;
     /// limits.shutdown_timeout = std::time::Duration::from_secs(10);
@@ -198,7 +213,7 @@ impl AgentServer {
     /// variables still override them in `serve()`):
     ///
     /// ```
-    /// # use a2a_runtime::PushOptions;
+    /// # use a2a_runtime::server::PushOptions;
     /// let mut push = PushOptions::default();
     /// push.enabled = false; // every push config operation answers -32003
     /// # let _ = push;
@@ -262,10 +277,10 @@ impl AgentServer {
         self
     }
 
-    /// How long a question from [`TaskContext::ask`](crate::TaskContext::ask) or
-    /// [`require_auth`](crate::TaskContext::require_auth) waits for its answer (default 15
+    /// How long a question from [`TaskContext::ask`](crate::skills::TaskContext::ask) or
+    /// [`require_auth`](crate::skills::TaskContext::require_auth) waits for its answer (default 15
     /// minutes). An A2A task still unanswered then fails with a message saying so; the skill's
-    /// `ask` returns [`AskError::Expired`](crate::AskError::Expired).
+    /// `ask` returns [`AskError::Expired`](crate::ask::AskError::Expired).
     #[must_use]
     pub fn input_timeout(mut self, timeout: Duration) -> Self {
         self.config.limits.input_timeout = timeout;
@@ -273,7 +288,7 @@ impl AgentServer {
     }
 
     /// The most calls that may wait for answers at once, over both protocols (default
-    /// 10 000). A skill asking beyond it gets [`AskError::Capacity`](crate::AskError::Capacity).
+    /// 10 000). A skill asking beyond it gets [`AskError::Capacity`](crate::ask::AskError::Capacity).
     #[must_use]
     pub fn max_waiting_tasks(mut self, max: usize) -> Self {
         self.config.limits.max_waiting_tasks = max;
@@ -544,12 +559,16 @@ impl AgentServer {
                 max_bytes: limits.max_store_bytes,
                 ttl: limits.task_ttl,
             })),
+            #[cfg(feature = "sqlite")]
             StoreLocation::Sqlite(path) => {
                 Arc::new(SqliteTaskStore::open(path, SqliteStoreOptions::default()).await?)
             }
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(url) => {
                 Arc::new(PostgresTaskStore::connect(url, PostgresStoreOptions::default()).await?)
             }
+            #[allow(unreachable_patterns)] // Only when a feature is left out.
+            other => return Err(missing_store_feature(other)),
         })
     }
 

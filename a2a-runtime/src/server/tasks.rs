@@ -52,7 +52,7 @@ impl Tasks {
     }
 
     /// Tells task `task_id`, waiting in `TASK_STATE_AUTH_REQUIRED` after
-    /// [`TaskContext::require_auth`](crate::TaskContext::require_auth), that its authorization
+    /// [`TaskContext::require_auth`](crate::skills::TaskContext::require_auth), that its authorization
     /// arrived. `credential` is handed to the skill (and not stored in the task); the task goes
     /// back to `TASK_STATE_WORKING`. Only the task's `owner` (the caller that created it; the
     /// anonymous caller without authentication) can be authorized: another caller's task is

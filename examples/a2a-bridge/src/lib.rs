@@ -20,7 +20,7 @@ use std::time::Duration;
 use a2a_runtime::client::{A2aClient, ClientError, StreamEvent};
 use a2a_runtime::prelude::*;
 use a2a_runtime::records::{RecordError, Records};
-use a2a_runtime::{Task, TaskEvent, TaskState};
+use a2a_runtime::{Task, TaskState, model::TaskEvent};
 
 pub use registry::{AgentRecord, AgentSummary, PushRecord, Registry, TaskRecord};
 pub use tools::*;

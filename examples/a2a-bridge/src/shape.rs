@@ -4,7 +4,9 @@
 //! writes this one shape, whatever version the remote agent spoke.
 
 use a2a_runtime::serde_json::{Map, Value, json};
-use a2a_runtime::{Artifact, Message, Part, PartContent, Role, Task, TaskState};
+use a2a_runtime::{
+    Message, Part, Task, TaskState, model::Artifact, model::PartContent, model::Role,
+};
 
 /// A state as the seed names it: `submitted`, `working`, `input_required`, `completed`,
 /// `failed`, `canceled` (and `rejected`, `auth_required`, which it does not list).

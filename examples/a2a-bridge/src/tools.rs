@@ -7,7 +7,7 @@ use a2a_runtime::client::{
 use a2a_runtime::futures::StreamExt as _;
 use a2a_runtime::prelude::*;
 use a2a_runtime::serde_json::{Value, json};
-use a2a_runtime::{Message, Task, TaskStatus};
+use a2a_runtime::{Message, Task, model::TaskStatus};
 use serde::Serialize;
 
 use crate::registry::{AgentRecord, AgentSummary, PushRecord};

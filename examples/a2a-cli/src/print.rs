@@ -4,7 +4,7 @@ use a2a_runtime::client::{
     AgentCard, Finding, PushNotificationConfig, SendResult, StreamEvent, card_json, event_json,
     message_json, task_json,
 };
-use a2a_runtime::{Message, Part, PartContent, Task};
+use a2a_runtime::{Message, Part, Task, model::PartContent};
 use serde_json::Value;
 
 fn json_line(value: &Value) {

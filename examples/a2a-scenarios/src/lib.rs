@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use a2a_runtime::prelude::*;
-use a2a_runtime::{A2aVersion, Protocol};
+use a2a_runtime::{model::A2aVersion, model::Protocol};
 use serde_json::json;
 
 /// Plays the scenarios of A2A test kits, chosen by the message id's prefix.

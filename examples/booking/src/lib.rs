@@ -10,7 +10,7 @@ use a2a_runtime::axum::extract::Path;
 use a2a_runtime::axum::http::StatusCode;
 use a2a_runtime::axum::routing::get;
 use a2a_runtime::prelude::*;
-use a2a_runtime::{AgentServer, TasksError};
+use a2a_runtime::{AgentServer, server::TasksError};
 use chrono::NaiveDate;
 
 /// Books restaurant tables, asking for whatever the request left out.
@@ -48,7 +48,7 @@ pub fn server() -> AgentServer {
     let sign_in = get(move |Path(task): Path<String>| async move {
         let credential = a2a_runtime::serde_json::json!({ "user": "demo" });
         match tasks
-            .authorize(&task, &a2a_runtime::Caller::anonymous(), credential)
+            .authorize(&task, &a2a_runtime::auth::Caller::anonymous(), credential)
             .await
         {
             Ok(()) => (

@@ -2,7 +2,7 @@
 //!
 //! Run: `cargo run -p booking` (flags: `--bind`, `--public-url`, `--stdio`).
 
-/// With `--features mimalloc`: mimalloc instead of the system's allocator (README, "Memory").
+/// With `--features mimalloc`: mimalloc instead of the system's allocator (the server guide, "Memory").
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -4,7 +4,7 @@
 
 use currency::Currency;
 
-/// With `--features mimalloc`: mimalloc instead of the system's allocator (README, "Memory").
+/// With `--features mimalloc`: mimalloc instead of the system's allocator (the server guide, "Memory").
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -198,13 +198,15 @@ struct UserInfo {
 }
 
 /// "Elicitation completed: action=…, content=…", as the suite's fixtures answer.
-fn elicited<T: Serialize>(answer: Result<T, a2a_runtime::AskError>) -> Result<String, SkillError> {
+fn elicited<T: Serialize>(
+    answer: Result<T, a2a_runtime::ask::AskError>,
+) -> Result<String, SkillError> {
     match answer {
         Ok(content) => Ok(format!(
             "Elicitation completed: action=accept, content={}",
             serde_json::to_string(&content).map_err(|e| SkillError::new(e.to_string()))?
         )),
-        Err(a2a_runtime::AskError::Declined { .. }) => {
+        Err(a2a_runtime::ask::AskError::Declined { .. }) => {
             Ok("Elicitation completed: action=decline, content={}".into())
         }
         Err(error) => Err(error.into()),
@@ -325,7 +327,7 @@ async fn test_sampling(
     ctx: TaskContext,
 ) -> Result<String, SkillError> {
     let sampled = ctx
-        .sample(a2a_runtime::Sampling::new(prompt).max_tokens(100))
+        .sample(a2a_runtime::ask::Sampling::new(prompt).max_tokens(100))
         .await?;
     Ok(format!("LLM response: {}", sampled.text))
 }
@@ -384,7 +386,7 @@ async fn test_input_required_result_multi_round(ctx: TaskContext) -> Result<Stri
 async fn test_input_required_result_sampling(ctx: TaskContext) -> Result<String, SkillError> {
     let sampled = ctx
         .sample(
-            a2a_runtime::Sampling::new("What is the capital of France?")
+            a2a_runtime::ask::Sampling::new("What is the capital of France?")
                 .named("capital_question")
                 .max_tokens(100),
         )
@@ -431,9 +433,9 @@ async fn test_input_required_result_capabilities(ctx: TaskContext) -> Result<Str
         .await
     {
         Ok(answer) => Ok(format!("Hello, {}!", answer.name)),
-        Err(a2a_runtime::AskError::MissingCapability { .. }) => {
+        Err(a2a_runtime::ask::AskError::MissingCapability { .. }) => {
             let sampled = ctx
-                .sample(a2a_runtime::Sampling::new("Suggest a name").named("name_suggestion"))
+                .sample(a2a_runtime::ask::Sampling::new("Suggest a name").named("name_suggestion"))
                 .await?;
             Ok(format!("Suggested: {}", sampled.text))
         }

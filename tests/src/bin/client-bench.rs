@@ -5,7 +5,7 @@
 //! 2. the client's resident memory per open subscription: `SUBSCRIPTIONS` `subscribe` streams
 //!    on one waiting task of the lab agent, from `/proc/self/status` before and after.
 //!
-//! Usage: client-bench URL LAB_BINARY [SECONDS] [CONCURRENCY] [SUBSCRIPTIONS]
+//! Usage: `client-bench URL LAB_BINARY [SECONDS] [CONCURRENCY] [SUBSCRIPTIONS]`
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

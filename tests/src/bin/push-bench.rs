@@ -8,7 +8,7 @@
 //! 3. the server's resident memory held by 10 000 deliveries pending for a receiver that is
 //!    down (a closed port; retries a minute apart).
 //!
-//! Usage: push-bench SERVER_BINARY [EVENTS] [STORE]   (STORE: memory, the default, or sqlite)
+//! Usage: `push-bench SERVER_BINARY [EVENTS] [STORE]`   (STORE: memory, the default, or sqlite)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

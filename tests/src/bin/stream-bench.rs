@@ -5,7 +5,7 @@
 //! 2. the server's resident memory per idle subscriber, from `/proc/<pid>/status` before and
 //!    after opening many `SubscribeToTask` streams on a waiting task.
 //!
-//! Usage: stream-bench SERVER_BINARY [EVENTS] [IDLE_SUBSCRIBERS]
+//! Usage: `stream-bench SERVER_BINARY [EVENTS] [IDLE_SUBSCRIBERS]`
 //!
 //! The client runs on one thread so that, on a small machine, it competes less with the server.
 

@@ -1,4 +1,4 @@
-//! The HTTP+JSON operations, written once over a [`Dialect`]: each reads the request, calls the
+//! The HTTP+JSON operations, written once over a `Dialect`: each reads the request, calls the
 //! [`A2aService`] and renders the result in the dialect's wire shape.
 
 use std::collections::HashMap;

@@ -54,8 +54,8 @@ impl Ask {
     }
 }
 
-/// A question for a `T`, to put in a set for [`ask_all`](crate::TaskContext::ask_all): what
-/// [`ask`](crate::TaskContext::ask) asks on its own.
+/// A question for a `T`, to put in a set for [`ask_all`](crate::context::TaskContext::ask_all): what
+/// [`ask`](crate::context::TaskContext::ask) asks on its own.
 #[derive(Debug, Clone)]
 pub struct Input<T> {
     prompt: String,
@@ -73,7 +73,7 @@ impl<T> Input<T> {
         }
     }
 
-    /// A name for the question, as with [`ask_named`](crate::TaskContext::ask_named): the key
+    /// A name for the question, as with [`ask_named`](crate::context::TaskContext::ask_named): the key
     /// of its MCP input request.
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Self {
@@ -83,7 +83,7 @@ impl<T> Input<T> {
 }
 
 /// A request for the caller's roots, to put in a set for
-/// [`ask_all`](crate::TaskContext::ask_all): what [`roots`](crate::TaskContext::roots) asks on
+/// [`ask_all`](crate::context::TaskContext::ask_all): what [`roots`](crate::context::TaskContext::roots) asks on
 /// its own.
 #[derive(Debug, Clone, Default)]
 pub struct ListRoots {
@@ -111,7 +111,7 @@ pub struct Asked<O> {
     pub read: fn(&Ask, &Reply) -> Result<O, String>,
 }
 
-/// Something [`ask_all`](crate::TaskContext::ask_all) can ask: an [`Input`], a [`Sampling`]
+/// Something [`ask_all`](crate::context::TaskContext::ask_all) can ask: an [`Input`], a [`Sampling`]
 /// request or [`ListRoots`].
 pub trait Asks {
     /// What the caller's reply becomes.
@@ -183,7 +183,7 @@ pub struct Round<O> {
     pub read: Read<O>,
 }
 
-/// What [`ask_all`](crate::TaskContext::ask_all) asks in one round: a tuple of up to eight
+/// What [`ask_all`](crate::context::TaskContext::ask_all) asks in one round: a tuple of up to eight
 /// [`Asks`] items (answered with the tuple of their outputs), or a `Vec` of items of one kind.
 pub trait QuestionSet {
     /// The answers, in the order asked.

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-/// Why [`TaskContext::ask`](crate::TaskContext::ask) or
-/// [`TaskContext::require_auth`](crate::TaskContext::require_auth) returned without an answer.
-/// Converts into a [`SkillError`](crate::SkillError), so `?` fails the call with a message naming the question.
+/// Why [`TaskContext::ask`](crate::context::TaskContext::ask) or
+/// [`TaskContext::require_auth`](crate::context::TaskContext::require_auth) returned without an answer.
+/// Converts into a [`SkillError`](crate::skill_error::SkillError), so `?` fails the call with a message naming the question.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AskError {

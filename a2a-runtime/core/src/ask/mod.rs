@@ -20,7 +20,7 @@ pub use question::{
 };
 pub use sampling::{Root, Sampled, Sampling};
 
-/// What [`TaskContext::ask_answered`](crate::TaskContext::ask_answered) returns: the answer,
+/// What [`TaskContext::ask_answered`](crate::context::TaskContext::ask_answered) returns: the answer,
 /// and the follow-up message that gave it.
 #[derive(Debug, Clone)]
 #[non_exhaustive]

@@ -36,7 +36,7 @@ impl Sampling {
     }
 
     /// A name for the request: the key of its MCP input request (2026-07-28), as with
-    /// [`ask_named`](crate::TaskContext::ask_named).
+    /// [`ask_named`](crate::context::TaskContext::ask_named).
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.key = Some(name.into()).filter(|n: &String| !n.is_empty());

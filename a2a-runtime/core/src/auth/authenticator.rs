@@ -30,7 +30,7 @@ impl AuthError {
 
 /// One security scheme's check of a request: the built-in API key, JWT and mutual-TLS schemes
 /// implement it, and so can an application for a scheme of its own
-/// ([`AgentServer::authenticator`](crate::AgentServer::authenticator)).
+/// (`AgentServer::authenticator`).
 ///
 /// The server asks each configured scheme in turn; the first that recognizes credentials
 /// decides. A request no scheme recognizes is refused with 401 and every scheme's challenge.

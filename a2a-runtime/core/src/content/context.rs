@@ -14,7 +14,7 @@ use crate::auth::Caller;
 use crate::skill_error::SkillError;
 
 /// Injected into `#[prompt]` and `#[resource]` fns that take a `PromptContext` parameter: the
-/// caller, and the same questions a skill's [`TaskContext`](crate::TaskContext) can put.
+/// caller, and the same questions a skill's [`TaskContext`](crate::context::TaskContext) can put.
 ///
 /// Getting a prompt may ask: an MCP client on protocol 2026-07-28 gets an input-required
 /// result and retries with the answers, and the prompt fn is then run again from the start,
@@ -43,11 +43,11 @@ impl PromptContext {
         &self.caller
     }
 
-    /// Asks the caller for a `T`, as [`TaskContext::ask`](crate::TaskContext::ask) does.
+    /// Asks the caller for a `T`, as [`TaskContext::ask`](crate::context::TaskContext::ask) does.
     ///
     /// # Errors
     ///
-    /// As for [`TaskContext::ask`](crate::TaskContext::ask).
+    /// As for [`TaskContext::ask`](crate::context::TaskContext::ask).
     pub async fn ask<T>(&self, prompt: impl Into<String>) -> Result<T, AskError>
     where
         T: DeserializeOwned + JsonSchema,
@@ -55,11 +55,11 @@ impl PromptContext {
         self.asking().input(None, prompt.into()).await
     }
 
-    /// Asks under a name, as [`TaskContext::ask_named`](crate::TaskContext::ask_named) does.
+    /// Asks under a name, as [`TaskContext::ask_named`](crate::context::TaskContext::ask_named) does.
     ///
     /// # Errors
     ///
-    /// As for [`TaskContext::ask`](crate::TaskContext::ask).
+    /// As for [`TaskContext::ask`](crate::context::TaskContext::ask).
     pub async fn ask_named<T>(
         &self,
         name: impl Into<String>,
@@ -71,30 +71,30 @@ impl PromptContext {
         self.asking().input(Some(name.into()), prompt.into()).await
     }
 
-    /// Asks several things at once, as [`TaskContext::ask_all`](crate::TaskContext::ask_all)
+    /// Asks several things at once, as [`TaskContext::ask_all`](crate::context::TaskContext::ask_all)
     /// does.
     ///
     /// # Errors
     ///
-    /// As for [`TaskContext::ask_all`](crate::TaskContext::ask_all).
+    /// As for [`TaskContext::ask_all`](crate::context::TaskContext::ask_all).
     pub async fn ask_all<S: QuestionSet>(&self, set: S) -> Result<S::Output, AskError> {
         self.asking().ask_all(set).await
     }
 
-    /// Asks the caller's model, as [`TaskContext::sample`](crate::TaskContext::sample) does.
+    /// Asks the caller's model, as [`TaskContext::sample`](crate::context::TaskContext::sample) does.
     ///
     /// # Errors
     ///
-    /// As for [`TaskContext::sample`](crate::TaskContext::sample).
+    /// As for [`TaskContext::sample`](crate::context::TaskContext::sample).
     pub async fn sample(&self, request: Sampling) -> Result<Sampled, AskError> {
         self.asking().sample(request).await
     }
 
-    /// The caller's roots, as [`TaskContext::roots`](crate::TaskContext::roots) lists them.
+    /// The caller's roots, as [`TaskContext::roots`](crate::context::TaskContext::roots) lists them.
     ///
     /// # Errors
     ///
-    /// As for [`TaskContext::roots`](crate::TaskContext::roots).
+    /// As for [`TaskContext::roots`](crate::context::TaskContext::roots).
     pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
         self.asking().roots().await
     }

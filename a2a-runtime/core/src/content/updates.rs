@@ -17,7 +17,7 @@ const BACKLOG: usize = 256;
 
 /// Announces that resources changed, to the MCP clients subscribed to them
 /// (`notifications/resources/updated`). Take it from
-/// [`AgentServer::resource_updates`](crate::AgentServer::resource_updates); cheap to clone,
+/// `AgentServer::resource_updates`; cheap to clone,
 /// usable from anywhere (a skill that edited a file, a watcher).
 #[derive(Clone)]
 pub struct ResourceUpdates {

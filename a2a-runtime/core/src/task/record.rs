@@ -19,7 +19,7 @@ pub struct StoredTask {
     /// `anonymous`). Only its owner sees the task; lists filter by it.
     pub owner: String,
     /// While the task is unfinished: what a restart needs to run its skill again (see
-    /// [`Resume`](crate::Resume)). Kept through [`to_json`](Self::to_json), cleared when the
+    /// [`Resume`](crate::descriptor::Resume)). Kept through [`to_json`](Self::to_json), cleared when the
     /// task finishes; only the runtime reads it.
     pub checkpoint: Option<Checkpoint>,
     /// Webhooks the owner registered for the task's updates.

@@ -1,7 +1,7 @@
 //! Tasks an earlier run of the server left unfinished in a durable store. At startup
 //! ([`TaskManager::recover`]) each is settled as its skill's [`Resume`] policy says: failed as
 //! interrupted, run again, or left waiting for its answer. An answer to a task left waiting
-//! ([`TaskManager::revive`]) runs the skill again from the start with the answers it was given
+//! (`TaskManager::revive`) runs the skill again from the start with the answers it was given
 //! before replayed into `ctx.ask` (`replay.rs`), up to the question the task waits on.
 
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The protocol a call came over ([`TaskContext::protocol`](crate::TaskContext::protocol)).
+/// The protocol a call came over (`TaskContext::protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -48,7 +48,7 @@ pub trait Coordinator: Send + Sync + 'static {
 
 /// How the replicas sharing a store coordinate; returned by
 /// [`TaskStore::coordination`](super::TaskStore::coordination) of the stores that support
-/// several replicas ([`PostgresTaskStore`](super::PostgresTaskStore)). Opaque.
+/// several replicas (the Postgres store). Built over the store's [`Coordinator`].
 #[derive(Clone)]
 pub struct Coordination(Arc<dyn Coordinator>);
 

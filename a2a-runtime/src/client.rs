@@ -1,0 +1,3 @@
+#![doc = include_str!("../docs/calling-agents.md")]
+
+pub use a2a_runtime_client::*;
