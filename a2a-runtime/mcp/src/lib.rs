@@ -24,13 +24,19 @@ pub mod logging;
 #[doc(hidden)]
 pub mod parked;
 #[doc(hidden)]
+pub mod prompts;
+#[doc(hidden)]
 pub mod request_check;
 #[doc(hidden)]
 pub mod results;
 #[doc(hidden)]
+pub mod service;
+#[doc(hidden)]
 pub mod stdio;
 #[doc(hidden)]
 pub mod subscriptions;
+#[doc(hidden)]
+pub mod task_calls;
 #[doc(hidden)]
 pub mod tools;
 #[doc(hidden)]

@@ -37,7 +37,7 @@ use a2a_runtime_core::ask::{
 use a2a_runtime_core::ask::{Ask, Reply};
 use a2a_runtime_core::call::SkillResult;
 use a2a_runtime_core::context::UpdateSink;
-use a2a_runtime_core::dispatch::{Call, Dispatcher};
+use a2a_runtime_core::dispatch::{Attachments, Call, Dispatcher, Placement};
 use a2a_runtime_core::quota::TaskSlot;
 use a2a_runtime_core::skill_error::SkillError;
 use a2a_runtime_types::model::new_id;
@@ -245,19 +245,21 @@ impl ParkedCalls {
             offered: Mutex::new(offered),
             abilities,
         };
-        let call_id = new_id();
-        let context = call
-            .context(call_id.clone(), call_id, cancel.clone())
-            .sink(Arc::clone(&published) as Arc<dyn UpdateSink>)
-            .sink(Arc::clone(&progress) as Arc<dyn UpdateSink>)
-            .asker(Some(Arc::new(asker)))
-            .build();
+        let attachments = Attachments {
+            sinks: vec![
+                Arc::clone(&published) as Arc<dyn UpdateSink>,
+                Arc::clone(&progress) as Arc<dyn UpdateSink>,
+            ],
+            asker: Some(Arc::new(asker)),
+            ..Attachments::default()
+        };
+        let at = Placement::untracked(cancel.clone());
         let dispatcher = Arc::clone(dispatcher);
         tokio::spawn(async move {
             // The call counts against its caller's quota until the skill ends.
             let _quota = quota;
             let result = dispatcher
-                .run(call, context, grace)
+                .execute(call, at, attachments, grace)
                 .await
                 .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
             // Nobody listening means the call was abandoned (its question expired).

@@ -12,6 +12,11 @@ pub mod call;
 
 pub use call::Call;
 
+use tokio_util::sync::CancellationToken;
+
+use crate::ask::Asker;
+use crate::context::{Conversation, UpdateSink};
+
 use crate::auth::Caller;
 use crate::call::{Invocation, SkillOutput, SkillResult};
 use crate::context::TaskContext;
@@ -23,6 +28,43 @@ use crate::skill_error::SkillError;
 pub struct MissingScope {
     pub skill: &'static str,
     pub scope: &'static str,
+}
+
+/// Where a call runs: the ids of its task and conversation, and the token that cancels it.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    /// The task (for a call that is no task, an id of its own).
+    pub task_id: String,
+    /// The conversation.
+    pub context_id: String,
+    /// Fires when the call is cancelled (by its caller, or its task's cancellation).
+    pub cancel: CancellationToken,
+}
+
+impl Placement {
+    /// A call that is no task: a fresh id for both, cancelled by `cancel`.
+    pub fn untracked(cancel: CancellationToken) -> Self {
+        let id = a2a_runtime_types::model::new_id();
+        Self {
+            task_id: id.clone(),
+            context_id: id,
+            cancel,
+        }
+    }
+}
+
+/// What a front-end attaches to the task context of a call it runs: where the skill's reports
+/// go, who answers its questions, and for an A2A task its conversation and references.
+#[derive(Default)]
+pub struct Attachments {
+    /// Destinations of the skill's reports (progress, artifacts).
+    pub sinks: Vec<Arc<dyn UpdateSink>>,
+    /// Who answers the skill's questions; none: asking fails as unsupported.
+    pub asker: Option<Arc<dyn Asker>>,
+    /// The earlier tasks of the conversation (`ctx.history()`).
+    pub conversation: Option<Arc<dyn Conversation>>,
+    /// The tasks the request referred to.
+    pub references: Vec<String>,
 }
 
 /// Runs skills of one agent. Shared by the A2A and MCP front-ends.
@@ -56,6 +98,28 @@ impl Dispatcher {
                 scope,
             }),
         }
+    }
+
+    /// Runs `call` in the task context its front-end `attachments` complete: the one place a
+    /// task context is assembled, for every front-end (A2A tasks, MCP calls plain, parked or
+    /// as tasks). The context runs for the call's caller, in its trace, over its protocol. Like
+    /// [`run`](Self::run), `None` when cancellation outlasted `grace`.
+    pub async fn execute(
+        &self,
+        call: Call,
+        at: Placement,
+        attachments: Attachments,
+        grace: Duration,
+    ) -> Option<SkillResult> {
+        let mut context = call
+            .context(at.task_id, at.context_id, at.cancel)
+            .sinks(attachments.sinks)
+            .asker(attachments.asker)
+            .references(attachments.references);
+        if let Some(conversation) = attachments.conversation {
+            context = context.conversation(conversation);
+        }
+        self.run(call, context.build(), grace).await
     }
 
     /// Runs `call` like [`invoke`](Self::invoke), honouring cancellation: once the context's

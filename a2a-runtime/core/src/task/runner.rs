@@ -12,7 +12,7 @@ use super::waiting::TaskAsker;
 use crate::ask::{Asker, Question};
 use crate::call::SkillOutput;
 use crate::context::UpdateSink;
-use crate::dispatch::Call;
+use crate::dispatch::{Attachments, Call, Placement};
 use crate::registry::SkillEntry;
 use crate::skill_error::SkillErrorKind;
 use a2a_runtime_types::model::{
@@ -78,26 +78,27 @@ impl TaskManager {
             writer.persist(&working).await;
         });
         let (created_at, references) = live.origin();
-        let context = call
-            .context(
-                live.id.clone(),
-                live.context_id.clone(),
-                live.cancel.clone(),
-            )
-            .sink(Arc::clone(&live) as Arc<dyn UpdateSink>)
-            .sinks(extra_sinks)
-            .asker(Some(asker(&self, &live, replay)))
-            .conversation(Arc::new(ContextHistory::new(
+        let at = Placement {
+            task_id: live.id.clone(),
+            context_id: live.context_id.clone(),
+            cancel: live.cancel.clone(),
+        };
+        let mut sinks = vec![Arc::clone(&live) as Arc<dyn UpdateSink>];
+        sinks.extend(extra_sinks);
+        let attachments = Attachments {
+            sinks,
+            asker: Some(asker(&self, &live, replay)),
+            conversation: Some(Arc::new(ContextHistory::new(
                 Arc::clone(&self.store),
                 &live,
                 created_at,
                 max_history,
-            )))
-            .references(references)
-            .build();
+            ))),
+            references,
+        };
         let result = self
             .dispatcher
-            .run(call, context, self.config.cancel_grace)
+            .execute(call, at, attachments, self.config.cancel_grace)
             .await;
         match result {
             Some(Ok(output)) => {

@@ -1,0 +1,399 @@
+//! The MCP service: the one place a tool call, a parked call's retry or a call made again
+//! becomes a `Call` and runs, as `A2aService` does for A2A. The rmcp glue (`handler.rs`) hands
+//! each request here; the tasks extension's calls are in `task_calls.rs`.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InputResponses,
+    JsonObject, ProtocolVersion,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde_json::{Value, json};
+
+use super::asking::{Abilities, ElicitAsker};
+use super::error::{busy, forbidden, missing_capability, tasks_required};
+use super::logging::{McpLogSink, SessionLevel};
+use super::parked::{CallEvent, DetachedCall, ParkedCalls, ResumeError, Resumed};
+use super::results::call_result;
+use super::task_calls::TaskMode;
+use super::updates::{ArtifactCollector, ProgressForwarder};
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::ask::{Answer, Asker};
+use a2a_runtime_core::call::normalize_numbers;
+use a2a_runtime_core::context::UpdateSink;
+use a2a_runtime_core::descriptor::TaskSupport;
+use a2a_runtime_core::dispatch::{Attachments, Call, Dispatcher, Placement};
+use a2a_runtime_core::logging::LogSink;
+use a2a_runtime_core::quota::{CallerId, TaskSlot};
+use a2a_runtime_core::registry::SkillEntry;
+use a2a_runtime_core::skill_error::SkillError;
+
+/// One agent's calls as MCP makes them: shared by every session.
+pub struct McpService {
+    pub app: Arc<App>,
+    /// Calls waiting between input-required rounds (protocol 2026-07-28).
+    pub parked: Arc<ParkedCalls>,
+}
+
+impl McpService {
+    pub fn new(app: Arc<App>) -> Self {
+        Self {
+            parked: Arc::new(ParkedCalls::new(app.state_key.as_deref())),
+            app,
+        }
+    }
+
+    /// A `tools/call`. A retry carrying a `requestState` continues what it names (a parked
+    /// call, or a task handed over on its answer); a fresh call is assembled into a `Call`
+    /// and runs as a task (for a client of the tasks extension), parked between
+    /// input-required rounds (2026-07-28), or plainly, its questions asked on the open call.
+    pub async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        level: &Arc<SessionLevel>,
+    ) -> Result<CallToolResponse, McpError> {
+        let skill = self.tool(&request.name)?;
+        let tool = skill.descriptor.id();
+        let caller = caller_of(context);
+        // Over HTTP the MCP gate refuses with 403 before this; over stdio this is the check, and
+        // it comes first, so a retry is checked as well and nothing is decoded for a caller
+        // who may not call the tool. (`Call::new` asks it again for the calls it makes.)
+        Dispatcher::authorize(skill, caller.caller()).map_err(forbidden)?;
+        // Read from the request's `_meta` (or the session) once: each read parses it anew.
+        let capabilities = context.client_capabilities();
+        let tasks = capabilities
+            .as_ref()
+            .is_some_and(|caps| caps.supports_tasks());
+        let task_support = skill.descriptor.task_support();
+        if task_support == TaskSupport::Required && !tasks {
+            return Err(tasks_required(tool));
+        }
+        if let Some(state) = &request.request_state {
+            return self
+                .retry(tool, (state, request.input_responses), &caller, context)
+                .await;
+        }
+        // Responses sent with a fresh call answer the questions they name, when asked.
+        let offered = request.input_responses.clone().unwrap_or_default();
+        let mut input = Value::Object(request.arguments.unwrap_or_default());
+        normalize_numbers(&mut input);
+        // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
+        let mut call = match self.assemble(skill, input, &caller)? {
+            Ok(call) => call,
+            Err(error) => return Ok(tool_error(&format!("invalid arguments: {error}"))),
+        };
+        // Protocol 2026-07-28 has no server-to-client requests: questions go back as
+        // input-required results, and the call waits detached between rounds. (Read once: in a
+        // session each read copies the version the client initialized with.)
+        let stateless = is_stateless(context);
+        call.log_sink = log_sink(context, stateless, level);
+        // Every call counts against its caller's quota while it runs, as an A2A task does.
+        let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
+        let abilities = Abilities::of(capabilities.as_ref());
+        if tasks && task_support != TaskSupport::Forbidden {
+            let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+            let mode = TaskMode::of(task_support, stateless && abilities.any(), &self.app);
+            return self
+                .call_as_task(call, (progress, mode), quota, &caller, context)
+                .await;
+        }
+        if stateless && abilities.any() {
+            let call = self.start_parked(call, quota, (Vec::new(), offered), abilities);
+            return self.drive(call, context).await;
+        }
+        self.run_plain(skill, call, quota, abilities, (stateless, context))
+            .await
+    }
+
+    /// The skill a tool call names, or the error listing this server's tools.
+    fn tool(&self, name: &str) -> Result<&SkillEntry, McpError> {
+        let registry = self.app.dispatcher.registry();
+        registry.get(name).ok_or_else(|| {
+            McpError::invalid_params(
+                format!(
+                    "unknown tool `{name}`; this server's tools are: {}",
+                    registry.id_list()
+                ),
+                Some(json!({ "tool": name })),
+            )
+        })
+    }
+
+    /// The `Call` of `skill` with `arguments` for `caller`: its input decoded by the skill's
+    /// descriptor (`Ok(Err(why))` when the arguments do not fit, for the caller to correct)
+    /// and its scopes checked. No client message: one is synthesized from the arguments if a
+    /// skill reads it.
+    fn assemble(
+        &self,
+        skill: &SkillEntry,
+        arguments: Value,
+        caller: &CallerId,
+    ) -> Result<Result<Call, String>, McpError> {
+        let decoded = match skill.descriptor.decode_input(&arguments) {
+            Ok(decoded) => decoded,
+            Err(error) => return Ok(Err(error.to_string())),
+        };
+        let call = Call::new(
+            skill,
+            decoded,
+            arguments,
+            None,
+            caller.caller().clone(),
+            caller.trace().cloned(),
+        )
+        .map_err(forbidden)?;
+        Ok(Ok(call))
+    }
+
+    /// Starts `call` detached, parked at each question until a retry answers it; `answers`
+    /// are replayed first and `offered` answers the questions they name.
+    fn start_parked(
+        &self,
+        call: Call,
+        quota: TaskSlot,
+        (answers, offered): (Vec<Answer>, InputResponses),
+        abilities: Abilities,
+    ) -> DetachedCall {
+        let limits = self.app.manager.input_limits().clone();
+        let grace = self.app.manager.cancel_grace();
+        self.parked.start(
+            &self.app.dispatcher,
+            call,
+            (limits, grace),
+            quota,
+            (answers, offered),
+            abilities,
+        )
+    }
+
+    /// Runs `call` on the open request: questions go to the client as elicitations (and
+    /// sampling, roots) on it, progress as notifications, artifacts into the result.
+    async fn run_plain(
+        &self,
+        skill: &SkillEntry,
+        call: Call,
+        quota: TaskSlot,
+        abilities: Abilities,
+        (stateless, context): (bool, &RequestContext<RoleServer>),
+    ) -> Result<CallToolResponse, McpError> {
+        let limits = self.app.manager.input_limits().clone();
+        let asker: Arc<dyn Asker> =
+            Arc::new(ElicitAsker::new(context.peer.clone(), limits, abilities));
+        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+        let published = Arc::new(ArtifactCollector::default());
+        let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&published) as _];
+        sinks.extend(progress.clone().map(|p| p as Arc<dyn UpdateSink>));
+        let attachments = Attachments {
+            sinks,
+            asker: Some(asker),
+            ..Attachments::default()
+        };
+        // `context.ct` fires on `notifications/cancelled` and when the client closes the
+        // response stream.
+        let at = Placement::untracked(context.ct.clone());
+        let grace = self.app.manager.cancel_grace();
+        let result = self
+            .app
+            .dispatcher
+            .execute(call, at, attachments, grace)
+            .await
+            .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
+        drop(quota);
+        if let Some(refusal) = result
+            .as_ref()
+            .err()
+            .filter(|_| stateless)
+            .and_then(missing_capability)
+        {
+            return Err(refusal);
+        }
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        Ok(CallToolResponse::Complete(call_result(
+            skill,
+            &published.take(),
+            result,
+        )))
+    }
+
+    /// A retry of `tool` carrying `state`: the task it hands over, or the parked call it
+    /// resumes.
+    async fn retry(
+        &self,
+        tool: &'static str,
+        (state, responses): (&str, Option<InputResponses>),
+        caller: &CallerId,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if let Some(task_id) = self.parked.open_handoff(state, (tool, caller.owner())) {
+            return self
+                .continue_handoff(&task_id, (state, responses), context)
+                .await;
+        }
+        self.resume(tool, state, responses, caller, context).await
+    }
+
+    /// Drives a detached call until it finishes or asks; a question parks the call and answers
+    /// the request with an input-required result. A call that failed for want of a capability
+    /// the client did not declare is refused (-32021).
+    async fn drive(
+        &self,
+        mut call: DetachedCall,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+        let relay = Arc::clone(&call.progress);
+        relay.set(progress.clone());
+        let ttl = self.app.manager.input_limits().timeout();
+        let response = loop {
+            // A closed response stream or `notifications/cancelled` cancels the call.
+            let event = tokio::select! {
+                event = call.events.recv() => Some(event),
+                () = context.ct.cancelled() => None,
+            };
+            let event = match event {
+                Some(event) => event,
+                None => {
+                    call.cancel.cancel();
+                    call.events.recv().await
+                }
+            };
+            match event {
+                Some(CallEvent::Asked(round)) => {
+                    match self.parked.park(round, call, ttl) {
+                        Ok(result) => break Ok(CallToolResponse::InputRequired(result)),
+                        // It expired at once; the call finishes with that error.
+                        Err(unparked) => call = unparked,
+                    }
+                }
+                Some(CallEvent::Finished(result)) => {
+                    if let Some(refusal) = result.as_ref().err().and_then(missing_capability) {
+                        break Err(refusal);
+                    }
+                    let skill = self.app.dispatcher.registry().get(call.skill);
+                    break Ok(match skill {
+                        Some(skill) => CallToolResponse::Complete(call_result(
+                            skill,
+                            &call.published.take(),
+                            result,
+                        )),
+                        None => tool_error("the tool is no longer registered"),
+                    });
+                }
+                None => break Ok(tool_error("the call ended without a result")),
+            }
+        };
+        relay.set(None);
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        response
+    }
+
+    /// A retry of a call that asked (MRTR): the answer resumes the waiting skill.
+    async fn resume(
+        &self,
+        tool: &'static str,
+        state: &str,
+        responses: Option<rmcp::model::InputResponses>,
+        caller: &CallerId,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let ttl = self.app.manager.input_limits().timeout();
+        match self
+            .parked
+            .resume((tool, caller.owner()), state, responses, ttl)
+        {
+            Ok(Resumed::Answered(call)) => self.drive(call, context).await,
+            Ok(Resumed::Unanswered(result)) => Ok(CallToolResponse::InputRequired(result)),
+            Ok(Resumed::Rerun { arguments, answers }) => {
+                self.rerun(tool, arguments, answers, caller, context).await
+            }
+            Err(error) => Err(state_error(&error)),
+        }
+    }
+
+    /// Makes again a call another process parked (a retry that reached another replica, or
+    /// this server after a restart), handing its questions the answers the state carries.
+    async fn rerun(
+        &self,
+        tool: &'static str,
+        arguments: Value,
+        answers: Vec<Answer>,
+        caller: &CallerId,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(skill) = self.app.dispatcher.registry().get(tool) else {
+            return Ok(tool_error("the tool is no longer registered"));
+        };
+        let call = match self.assemble(skill, arguments, caller)? {
+            Ok(call) => call,
+            Err(error) => {
+                return Ok(tool_error(&format!(
+                    "the call cannot be made again: its arguments no longer fit the tool ({error}); call it again without requestState"
+                )));
+            }
+        };
+        let quota = self.app.quotas.start_task(caller).map_err(busy)?;
+        let abilities = Abilities::of(context.client_capabilities().as_ref());
+        let call = self.start_parked(call, quota, (answers, InputResponses::new()), abilities);
+        self.drive(call, context).await
+    }
+}
+
+/// Whether the request is of protocol 2026-07-28 or later (no server-to-client requests).
+pub fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Where a call's log messages go: the session's level in the 2025 era; in 2026-07-28 the
+/// request's `_meta` level, and nowhere without one.
+fn log_sink(
+    context: &RequestContext<RoleServer>,
+    modern: bool,
+    level: &Arc<SessionLevel>,
+) -> Option<Arc<dyn LogSink>> {
+    let peer = &context.peer;
+    if modern {
+        let level = context.meta.log_level()?;
+        Some(McpLogSink::request(level, peer.clone()))
+    } else {
+        Some(McpLogSink::session(Arc::clone(level), peer.clone()))
+    }
+}
+
+/// The caller of an MCP request: the HTTP request's peer, or the local caller over stdio.
+pub fn caller_of(context: &RequestContext<RoleServer>) -> CallerId {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .map_or_else(CallerId::local, |parts| {
+            let peer = parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0);
+            CallerId::of(parts, peer)
+        })
+}
+
+pub fn tool_error(text: &str) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
+}
+
+pub fn object<T: serde::Serialize>(value: &T) -> JsonObject {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+/// A `requestState` that cannot resume anything: -32602 naming the field.
+pub fn state_error(error: &ResumeError) -> McpError {
+    McpError::invalid_params(error.to_string(), Some(json!({ "field": "requestState" })))
+}
