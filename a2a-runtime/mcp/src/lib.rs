@@ -22,6 +22,8 @@ pub mod handler;
 #[doc(hidden)]
 pub mod logging;
 #[doc(hidden)]
+pub mod mrtr;
+#[doc(hidden)]
 pub mod parked;
 #[doc(hidden)]
 pub mod prompts;

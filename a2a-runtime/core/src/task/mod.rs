@@ -1,11 +1,13 @@
 //! Tasks: the [`TaskStore`] trait, the bounded in-memory store, and the manager that runs skills
 //! as tasks.
 
+mod answers;
 pub mod checkpoint;
 pub mod cluster;
 pub mod conversation;
 pub mod durability;
 pub mod error;
+pub mod handle;
 pub mod hook;
 pub mod live;
 pub mod manager;
@@ -24,8 +26,9 @@ pub mod waiting;
 pub use checkpoint::Checkpoint;
 pub use cluster::Coordination;
 pub use error::TaskError;
+pub use handle::{TaskEvents, TaskHandle};
 pub use hook::Observers;
-pub use manager::{DURABLE_WAIT, TaskConfig, TaskEvents, TaskHandle, TaskManager};
+pub use manager::{DURABLE_WAIT, TaskConfig, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use outbox::Outbox;
 pub use outbox::{OutboxBackend, OutboxEntry};

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use super::cluster::{Answering, Outcome, Request, RequestError};
 use super::error::TaskError;
+use super::handle::TaskHandle;
 use super::live::{LiveTask, Subscribed};
-use super::manager::{TaskHandle, TaskManager};
+use super::manager::TaskManager;
 use crate::ask::{Answer, QuestionKind};
 use crate::auth::Caller;
 use a2a_runtime_types::model::{Message, Task};

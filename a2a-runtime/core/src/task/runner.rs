@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use super::conversation::ContextHistory;
+use super::handle::TaskHandle;
 use super::live::{LiveTask, Shape};
-use super::manager::{TaskHandle, TaskManager};
+use super::manager::TaskManager;
 use super::replay::ReplayAsker;
 use super::resume::Replay;
 use super::waiting::TaskAsker;
