@@ -1,0 +1,239 @@
+//! The SQLite store's one writer: queued writes committed in batches, every create and update
+//! of a round in one statement, each conditional on its own version.
+
+use super::*;
+
+/// Commits queued writes in batches until every sender is gone.
+pub(super) async fn write_loop(
+    mut connection: SqliteConnection,
+    mut queue: mpsc::Receiver<Write>,
+    commits: Arc<AtomicU64>,
+) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let outcomes = commit(&mut connection, &mut batch).await;
+        commits.fetch_add(1, Ordering::Release);
+        for (write, outcome) in batch.drain(..).zip(outcomes) {
+            let _ = write.done.send(outcome);
+        }
+    }
+}
+
+/// Applies `batch`: every create and update in one statement per round (ids are unique within a
+/// round; the task manager never has two writes of one task in flight, so there is one round),
+/// each conditional on its own version, then deletes and sweeps. Each write gets its own
+/// outcome; a database failure fails the writes it touched.
+async fn commit(
+    connection: &mut SqliteConnection,
+    batch: &mut [Write],
+) -> Vec<Result<u64, StoreError>> {
+    let mut outcomes: Vec<Option<Result<u64, StoreError>>> =
+        (0..batch.len()).map(|_| None).collect();
+    let mut pending: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].op, Op::Create(_) | Op::Update(..)))
+        .collect();
+    while !pending.is_empty() {
+        let mut seen = std::collections::HashSet::new();
+        let (round, later): (Vec<usize>, Vec<usize>) = pending.iter().partition(|&&i| {
+            let id = match &batch[i].op {
+                Op::Create(row) | Op::Update(row, _) => row.id.as_str(),
+                _ => "",
+            };
+            seen.insert(id)
+        });
+        let results = upsert(connection, batch, &round).await;
+        for (i, outcome) in round.into_iter().zip(results) {
+            outcomes[i] = Some(outcome);
+        }
+        pending = later;
+    }
+    for (i, write) in batch.iter().enumerate() {
+        if outcomes[i].is_none() {
+            outcomes[i] = Some(match apply(connection, &write.op).await {
+                Ok(count) => Ok(count),
+                Err(error) => Err(StoreError::backend(error)),
+            });
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(StoreError::backend("write not applied"))))
+        .collect()
+}
+
+/// The creates and updates at `indices` of `batch`, as one statement.
+async fn upsert(
+    connection: &mut SqliteConnection,
+    batch: &[Write],
+    indices: &[usize],
+) -> Vec<Result<u64, StoreError>> {
+    let rows: Vec<(&TaskRow, u64)> = indices
+        .iter()
+        .filter_map(|&i| match &batch[i].op {
+            Op::Create(row) => Some((row, 1)),
+            Op::Update(row, version) => Some((row, version + 1)),
+            _ => None,
+        })
+        .collect();
+    let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
+    // A create carries version 1 and may only insert; an update carries the version it makes
+    // and may only replace the row at the version before it (so a missing task is not
+    // recreated). Rows neither inserted nor updated are not returned.
+    let sql = format!(
+        "INSERT INTO tasks (id, owner, context_id, state, status_us, finished_us, version, body)
+         SELECT column1, column2, column3, column4, column5, column6, column7, column8
+         FROM (VALUES {values}) AS v
+         WHERE v.column7 = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.id = v.column1)
+         ON CONFLICT (id) DO UPDATE SET
+             owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
+             status_us = excluded.status_us,
+             finished_us = CASE WHEN excluded.finished_us IS NULL THEN NULL
+                                ELSE COALESCE(tasks.finished_us, excluded.finished_us) END,
+             version = excluded.version, body = excluded.body
+         WHERE tasks.version = excluded.version - 1
+         RETURNING id"
+    );
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for (row, version) in &rows {
+        query = query
+            .bind(&row.id)
+            .bind(&row.owner)
+            .bind(&row.context_id)
+            .bind(row.state)
+            .bind(row.status_us)
+            .bind(row.finished_us)
+            .bind(i64::try_from(*version).unwrap_or(i64::MAX))
+            .bind(&row.body);
+    }
+    let written: std::collections::HashSet<String> = match query.fetch_all(&mut *connection).await {
+        Ok(returned) => returned.iter().map(|r| r.get::<String, _>(0)).collect(),
+        Err(error) => {
+            return rows
+                .iter()
+                .map(|_| Err(StoreError::backend(error.to_string())))
+                .collect();
+        }
+    };
+    let refused: Vec<&TaskRow> = rows
+        .iter()
+        .filter(|(row, _)| !written.contains(&row.id))
+        .map(|(row, _)| *row)
+        .collect();
+    let stored = stored_versions(connection, &refused).await;
+    indices
+        .iter()
+        .zip(&rows)
+        .map(|(&i, (row, _))| {
+            if written.contains(&row.id) {
+                return Ok(1);
+            }
+            let actual = stored.get(&row.id).copied();
+            Err(match (&batch[i].op, actual) {
+                (Op::Create(_), _) => StoreError::Exists(row.id.clone()),
+                (Op::Update(_, expected), Some(actual)) => StoreError::Conflict {
+                    id: row.id.clone(),
+                    expected: *expected,
+                    actual: u64::try_from(actual).unwrap_or(0),
+                },
+                _ => StoreError::Missing(row.id.clone()),
+            })
+        })
+        .collect()
+}
+
+/// The stored versions of the tasks whose writes were `refused`, to tell a conflict from a
+/// missing task (rare, so one query for them all).
+async fn stored_versions(
+    connection: &mut SqliteConnection,
+    refused: &[&TaskRow],
+) -> std::collections::HashMap<String, i64> {
+    let mut stored = std::collections::HashMap::new();
+    if refused.is_empty() {
+        return stored;
+    }
+    let marks = vec!["?"; refused.len()].join(", ");
+    let sql = format!("SELECT id, version FROM tasks WHERE id IN ({marks})");
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for row in refused {
+        query = query.bind(&row.id);
+    }
+    if let Ok(found) = query.fetch_all(&mut *connection).await {
+        for row in found {
+            stored.insert(row.get::<String, _>(0), row.get::<i64, _>(1));
+        }
+    }
+    stored
+}
+
+/// A delete or a sweep (creates and updates go through [`upsert`]).
+async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::Error> {
+    match op {
+        Op::Delete(id) => {
+            sqlx::query("DELETE FROM push_outbox WHERE task_id = ?")
+                .bind(id)
+                .execute(&mut *connection)
+                .await?;
+            Ok(sqlx::query("DELETE FROM tasks WHERE id = ?")
+                .bind(id)
+                .execute(&mut *connection)
+                .await?
+                .rows_affected())
+        }
+        Op::Outbox(save, remove) => {
+            for rows in save.chunks(OUTBOX_ROWS_PER_STATEMENT) {
+                let values = vec!["(?, ?, ?)"; rows.len()].join(", ");
+                let sql = format!(
+                    "INSERT OR REPLACE INTO push_outbox (id, task_id, body) VALUES {values}"
+                );
+                let mut query = sqlx::query(AssertSqlSafe(sql));
+                for entry in rows {
+                    query = query.bind(&entry.id).bind(&entry.task_id).bind(&entry.body);
+                }
+                query.execute(&mut *connection).await?;
+            }
+            for ids in remove.chunks(OUTBOX_ROWS_PER_STATEMENT) {
+                let marks = vec!["?"; ids.len()].join(", ");
+                let sql = format!("DELETE FROM push_outbox WHERE id IN ({marks})");
+                let mut query = sqlx::query(AssertSqlSafe(sql));
+                for id in ids {
+                    query = query.bind(id);
+                }
+                query.execute(&mut *connection).await?;
+            }
+            Ok(0)
+        }
+        Op::Sweep(finished_before, max_finished) => {
+            let mut count = 0;
+            if let Some(before) = finished_before {
+                count += sqlx::query("DELETE FROM tasks WHERE finished_us < ?")
+                    .bind(*before)
+                    .execute(&mut *connection)
+                    .await?
+                    .rows_affected();
+            }
+            if let Some(max) = max_finished {
+                count += sqlx::query(
+                    "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE finished_us IS NOT NULL
+                     ORDER BY finished_us DESC LIMIT -1 OFFSET ?)",
+                )
+                .bind(i64::try_from(*max).unwrap_or(i64::MAX))
+                .execute(&mut *connection)
+                .await?
+                .rows_affected();
+            }
+            Ok(count)
+        }
+        Op::Create(_) | Op::Update(..) => Ok(0),
+    }
+}
+
+/// Hands `op` to the writer task and waits for it to be committed; the row count it touched.
+pub(super) async fn submit(writes: &mpsc::Sender<Write>, op: Op) -> Result<u64, StoreError> {
+    let stopped = || StoreError::backend("the SQLite writer stopped");
+    let (done, outcome) = oneshot::channel();
+    writes
+        .send(Write { op, done })
+        .await
+        .map_err(|_| stopped())?;
+    outcome.await.map_err(|_| stopped())?
+}

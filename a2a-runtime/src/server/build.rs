@@ -1,0 +1,223 @@
+//! Assembling what every front-end of one agent shares (`App`) from the server's settings, and
+//! opening the store it keeps tasks in.
+
+use super::*;
+
+impl AgentServer {
+    /// What every front-end of this agent shares, assembled and checked: the registry and
+    /// catalog, the schemes in force, the store, quotas, push delivery and the task manager.
+    pub(super) fn build(&self, shutdown: CancellationToken) -> Result<Arc<App>, Error> {
+        check_rest_prefix(&self.rest_prefix)?;
+        self.config.validate()?;
+        let limits = &self.config.limits;
+        let mut explicit = self.agent.explicit_skills().to_vec();
+        explicit.extend(&self.skills);
+        let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
+        let catalog = Catalog::build(
+            self.agent_type,
+            self.agent.type_name(),
+            self.agent.explicit_resources(),
+            self.agent.explicit_prompts(),
+        )?;
+        let mut auth = self.auth.clone();
+        self.config.auth.apply(&mut auth)?;
+        auth.client_certificates = self.config.tls.client_ca.is_some();
+        let mut schemes = self.agent.security_schemes();
+        schemes.extend(self.schemes.iter().cloned());
+        let security = Security::resolve(&schemes, &auth).map_err(Error::Config)?;
+        check_scopes(&registry, &security)?;
+        let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
+        let store = self.store.clone().unwrap_or_else(|| {
+            Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
+                max_tasks: limits.max_tasks,
+                max_bytes: limits.max_store_bytes,
+                ttl: limits.task_ttl,
+            }))
+        });
+        let state_key = self.state_key(store.coordination().is_some())?;
+        let quotas = Quotas::new(QuotaLimits {
+            running: limits.max_running_per_caller,
+            waiting: limits.max_waiting_per_caller,
+            streams: limits.max_streams_per_caller,
+            tasks_per_second: limits.tasks_per_second_per_caller,
+            burst: limits.task_burst_per_caller,
+        });
+        let push = self.pusher(&store)?;
+        let observers: Observers = push
+            .iter()
+            .map(|pusher| Arc::clone(pusher) as Arc<dyn TaskObserver>)
+            .chain([Arc::new(self.resource_updates.clone()) as Arc<dyn TaskObserver>])
+            .collect();
+        let manager = TaskManager::new(
+            store,
+            Arc::clone(&dispatcher),
+            Arc::clone(&quotas),
+            task_config(limits),
+            observers,
+        );
+        self.handle.bind(&manager);
+        Ok(Arc::new(App {
+            agent: self.agent,
+            dispatcher,
+            manager,
+            quotas,
+            limits: limits.clone(),
+            require_version_header: self.require_version_header,
+            rest_prefix: self.rest_prefix.clone(),
+            shutdown,
+            security: Arc::new(security),
+            jwt: auth.jwt,
+            state_key,
+            push,
+            catalog: Arc::new(catalog),
+            resource_updates: self.resource_updates.clone(),
+        }))
+    }
+
+    /// The key MCP `requestState`s are sealed with, at least as long as it must be; replicas
+    /// (`shared`) without one are told what they give up.
+    fn state_key(&self, shared: bool) -> Result<Option<Vec<u8>>, Error> {
+        let state_key = self
+            .config
+            .state_key
+            .as_ref()
+            .map(|key| key.as_bytes().to_vec());
+        if state_key
+            .as_ref()
+            .is_some_and(|key| key.len() < a2a_runtime_mcp::MIN_STATE_KEY_BYTES)
+        {
+            return Err(Error::Config(format!(
+                "--state-key must be at least {} bytes long",
+                a2a_runtime_mcp::MIN_STATE_KEY_BYTES
+            )));
+        }
+        if state_key.is_none() && shared {
+            tracing::warn!(
+                "replicas share the task store but no --state-key: an MCP retry (protocol \
+                 2026-07-28) is answered only by the replica that asked; give every replica the \
+                 same --state-key"
+            );
+        }
+        Ok(state_key)
+    }
+
+    /// The push deliverer, unless push notifications are off.
+    fn pusher(&self, store: &Arc<dyn TaskStore>) -> Result<Option<Arc<Pusher>>, Error> {
+        let options = &self.config.push;
+        if !options.enabled {
+            return Ok(None);
+        }
+        let settings = PushSettings {
+            allow_private: options.allow_private,
+            timeout: options.timeout,
+            attempts: options.attempts,
+            first_retry: options.first_retry,
+            queue: options.queue_per_config,
+        };
+        let pusher = Pusher::new(settings, store.outbox())
+            .map_err(|e| Error::Config(format!("push notifications: {e}")))?;
+        Ok(Some(Arc::new(pusher)))
+    }
+
+    /// Opens the store at `location` with this server's limits.
+    pub(super) async fn open_store(
+        &self,
+        location: &StoreLocation,
+    ) -> Result<Arc<dyn TaskStore>, Error> {
+        let limits = &self.config.limits;
+        Ok(match location {
+            StoreLocation::Memory => Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
+                max_tasks: limits.max_tasks,
+                max_bytes: limits.max_store_bytes,
+                ttl: limits.task_ttl,
+            })),
+            #[cfg(feature = "sqlite")]
+            StoreLocation::Sqlite(path) => {
+                Arc::new(SqliteTaskStore::open(path, SqliteStoreOptions::default()).await?)
+            }
+            #[cfg(feature = "postgres")]
+            StoreLocation::Postgres(url) => {
+                Arc::new(PostgresTaskStore::connect(url, PostgresStoreOptions::default()).await?)
+            }
+            #[allow(unreachable_patterns)] // Only when a feature is left out.
+            other => return Err(missing_store_feature(other)),
+        })
+    }
+}
+
+/// A REST prefix is empty or a path like `/rest`.
+fn check_rest_prefix(prefix: &str) -> Result<(), Error> {
+    let well_formed =
+        prefix.starts_with('/') && !prefix.ends_with('/') && !prefix.contains(['{', '}', ':']);
+    if !prefix.is_empty() && !well_formed {
+        return Err(Error::Config(format!(
+            "rest_prefix `{prefix}` must be empty or a path like `/rest` (starting with `/`, \
+             without a trailing `/`)"
+        )));
+    }
+    Ok(())
+}
+
+/// The error for a store this build cannot open: its feature was left out.
+#[allow(dead_code)] // Unused when every store feature is on.
+fn missing_store_feature(location: &StoreLocation) -> Error {
+    let feature = match location {
+        StoreLocation::Sqlite(_) => "sqlite",
+        StoreLocation::Postgres(_) => "postgres",
+        StoreLocation::Memory => "server",
+    };
+    Error::Config(format!(
+        "--store {location}: this store needs the `{feature}` feature of a2a-runtime, which \
+         this build leaves out (add it to the a2a-runtime dependency in Cargo.toml)"
+    ))
+}
+
+/// A skill needing scopes is served only by an agent with a scheme whose tokens carry them, and
+/// a skill listed only on the extended card needs a scheme to authenticate the callers who may
+/// read it.
+fn check_scopes(registry: &Registry, security: &Security) -> Result<(), Error> {
+    if !security.is_enabled()
+        && let Some(skill) = registry
+            .skills()
+            .iter()
+            .find(|s| s.descriptor.is_extended_only())
+    {
+        return Err(Error::Config(format!(
+            "skill `{}` is `extended_only`, and this agent has no security scheme: the extended \
+             card is for authenticated callers; declare one (`#[agent(security(..))]`) and \
+             configure it, or list the skill on the public card",
+            skill.descriptor.id()
+        )));
+    }
+    let scoped: Vec<&str> = security.scoped().collect();
+    if !scoped.is_empty() {
+        return Ok(());
+    }
+    match registry
+        .skills()
+        .iter()
+        .find(|s| !s.descriptor.scopes().is_empty())
+    {
+        Some(skill) => Err(Error::Config(format!(
+            "skill `{}` needs scopes {:?}, and no security scheme of this agent carries scopes: \
+             declare a Bearer, OAuth 2 or OpenID Connect scheme (`#[agent(security(bearer))]`) \
+             and configure how its tokens are verified (A2A_JWT_SECRET or A2A_JWKS_URL)",
+            skill.descriptor.id(),
+            skill.descriptor.scopes()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The task layer's share of the limits.
+fn task_config(limits: &Limits) -> TaskConfig {
+    TaskConfig {
+        cancel_grace: limits.cancel_grace,
+        stream_buffer: limits.stream_buffer,
+        input_timeout: limits.input_timeout,
+        max_waiting: limits.max_waiting_tasks,
+        max_history_bytes: limits.max_task_history_bytes,
+        max_artifact_bytes: limits.max_task_artifact_bytes,
+        ..TaskConfig::default()
+    }
+}
