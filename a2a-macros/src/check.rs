@@ -163,51 +163,45 @@ pub(crate) fn extension_uri(uri: &syn::LitStr) -> Result<(), Error> {
 /// are plain names, each once, never two in a row; returns the variable names in order.
 pub(crate) fn uri_template(uri: &syn::LitStr) -> Result<Vec<String>, Error> {
     let value = uri.value();
-    let fail = |message: String| Err(Error::custom(message).with_span(uri));
-    let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
+    template_variables(&value).map_err(|message| Error::custom(message).with_span(uri))
+}
+
+/// Whether `value` starts with a URI scheme (`notes:`, `file:`).
+fn has_scheme(value: &str) -> bool {
+    value.split_once(':').is_some_and(|(scheme, _)| {
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())
             && scheme
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-    });
-    if !has_scheme {
-        return fail(format!(
+    })
+}
+
+/// The variables of the URI template `value` (see [`uri_template`]), or what is wrong with it.
+fn template_variables(value: &str) -> Result<Vec<String>, String> {
+    if !has_scheme(value) {
+        return Err(format!(
             "resource uri {value:?} is not an absolute URI; expected something like \
              \"notes://{{id}}\" or \"file:///docs/readme.md\""
         ));
     }
     if let Some(bad) = value.chars().find(|c| c.is_whitespace()) {
-        return fail(format!("resource uri {value:?} contains {bad:?}"));
+        return Err(format!("resource uri {value:?} contains {bad:?}"));
     }
     let mut variables = Vec::new();
-    let mut rest = value.as_str();
+    let mut rest = value;
     let mut last_was_variable = false;
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix('{') {
             let Some(close) = after.find('}') else {
-                return fail(format!("resource uri {value:?} has an unclosed `{{`"));
+                return Err(format!("resource uri {value:?} has an unclosed `{{`"));
             };
             let name = &after[..close];
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return fail(format!(
-                    "URI template variable `{{{name}}}` is not a plain name: only `{{name}}` \
-                     variables (letters, digits, `_`) are supported, not RFC 6570 operators"
-                ));
-            }
-            if last_was_variable {
-                return fail(format!(
-                    "URI template {value:?} has two variables in a row; separate them with a \
-                     literal (`{{a}}/{{b}}`) so a URI can be matched"
-                ));
-            }
-            if variables.iter().any(|v| v == name) {
-                return fail(format!("URI template variable `{name}` appears twice"));
-            }
+            check_variable(value, name, &variables, last_was_variable)?;
             variables.push(name.to_owned());
             last_was_variable = true;
             rest = &after[close + 1..];
         } else if rest.starts_with('}') {
-            return fail(format!("resource uri {value:?} has a `}}` without `{{`"));
+            return Err(format!("resource uri {value:?} has a `}}` without `{{`"));
         } else {
             let next = rest.find(['{', '}']).unwrap_or(rest.len());
             rest = &rest[next..];
@@ -215,6 +209,32 @@ pub(crate) fn uri_template(uri: &syn::LitStr) -> Result<Vec<String>, Error> {
         }
     }
     Ok(variables)
+}
+
+/// Variable `name` of template `value`: a plain name, not right after another variable, not
+/// one of the `earlier` ones.
+fn check_variable(
+    value: &str,
+    name: &str,
+    earlier: &[String],
+    after_variable: bool,
+) -> Result<(), String> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!(
+            "URI template variable `{{{name}}}` is not a plain name: only `{{name}}` \
+             variables (letters, digits, `_`) are supported, not RFC 6570 operators"
+        ));
+    }
+    if after_variable {
+        return Err(format!(
+            "URI template {value:?} has two variables in a row; separate them with a \
+             literal (`{{a}}/{{b}}`) so a URI can be matched"
+        ));
+    }
+    if earlier.iter().any(|v| v == name) {
+        return Err(format!("URI template variable `{name}` appears twice"));
+    }
+    Ok(())
 }
 
 /// A prompt name: not empty, no whitespace (clients type it).

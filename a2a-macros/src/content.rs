@@ -353,54 +353,8 @@ fn build_resource(
     let uri = args.uri.value();
     // An unreadable template is reported once, not again at every parameter.
     let variables = errors.handle(check::uri_template(&args.uri));
-    let checked = variables.as_deref().unwrap_or_default();
-    let params_checked: &[ContentParam] = if variables.is_some() { &params } else { &[] };
-    for param in params_checked {
-        let ContentParam::Value {
-            name,
-            span,
-            optional,
-            ..
-        } = param
-        else {
-            continue;
-        };
-        if !checked.contains(name) {
-            let hint = if checked.is_empty() {
-                format!("`{uri}` is a static URI: it has no variables")
-            } else {
-                format!("its variables are {}", checked.join(", "))
-            };
-            errors.push(
-                Error::custom(format!(
-                    "parameter `{name}` is not a variable of the resource's URI template; \
-                     {hint} (inject the agent's state with `State<YourAgent>`)"
-                ))
-                .with_span(span),
-            );
-        } else if *optional {
-            errors.push(
-                Error::custom(format!(
-                    "template variable `{name}` is always present in a matching URI; take it \
-                     as `T`, not `Option<T>`"
-                ))
-                .with_span(span),
-            );
-        }
-    }
-    for variable in checked {
-        let taken = params
-            .iter()
-            .any(|p| matches!(p, ContentParam::Value { name, .. } if name == variable));
-        if !taken {
-            errors.push(
-                Error::custom(format!(
-                    "URI template variable `{variable}` has no parameter; add `{variable}: \
-                     String` (or another `FromStr` type) to the fn"
-                ))
-                .with_span(&args.uri),
-            );
-        }
+    if let Some(variables) = &variables {
+        check_variables((&args.uri, &uri), variables, &params, errors);
     }
     let mime_type = args
         .mime_type
@@ -421,6 +375,63 @@ fn build_resource(
         output,
         func,
     })
+}
+
+/// The parameters of a resource fn against the `variables` of its URI template (`uri_lit`,
+/// `uri`): each value parameter is a variable, never optional, and each variable has one.
+fn check_variables(
+    (uri_lit, uri): (&syn::LitStr, &str),
+    variables: &[String],
+    params: &[ContentParam],
+    errors: &mut Errors,
+) {
+    for param in params {
+        let ContentParam::Value {
+            name,
+            span,
+            optional,
+            ..
+        } = param
+        else {
+            continue;
+        };
+        if !variables.contains(name) {
+            let hint = if variables.is_empty() {
+                format!("`{uri}` is a static URI: it has no variables")
+            } else {
+                format!("its variables are {}", variables.join(", "))
+            };
+            errors.push(
+                Error::custom(format!(
+                    "parameter `{name}` is not a variable of the resource's URI template; \
+                     {hint} (inject the agent's state with `State<YourAgent>`)"
+                ))
+                .with_span(span),
+            );
+        } else if *optional {
+            errors.push(
+                Error::custom(format!(
+                    "template variable `{name}` is always present in a matching URI; take it \
+                     as `T`, not `Option<T>`"
+                ))
+                .with_span(span),
+            );
+        }
+    }
+    for variable in variables {
+        let taken = params
+            .iter()
+            .any(|p| matches!(p, ContentParam::Value { name, .. } if name == variable));
+        if !taken {
+            errors.push(
+                Error::custom(format!(
+                    "URI template variable `{variable}` has no parameter; add `{variable}: \
+                     String` (or another `FromStr` type) to the fn"
+                ))
+                .with_span(uri_lit),
+            );
+        }
+    }
 }
 
 fn build_prompt(

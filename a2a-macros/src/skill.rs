@@ -139,6 +139,73 @@ fn build(
 ) -> Option<Skill> {
     let sig = &func.sig;
     let before = errors.count();
+    check_signature(sig, errors);
+    let agent = args.agent.or_else(|| {
+        errors.push(Error::custom(
+            "#[skill] needs the agent it belongs to: `#[skill(agent = YourAgent)]`",
+        ));
+        None
+    });
+    let doc = docs::read(&func.attrs);
+    let description = args.description.or(doc.description);
+    if description.is_none() {
+        errors.push(
+            Error::custom(format!(
+                "skill `{}` has no doc comment; add `/// What this skill does.` above the fn \
+                 (its first line becomes the skill name, the whole comment its description), \
+                 or set `description = \"...\"`",
+                sig.ident
+            ))
+            .with_span(&sig.ident),
+        );
+    }
+    let id = match &args.id {
+        Some(id) => {
+            errors.handle(check::tool_name(id, id.span()));
+            (**id).clone()
+        }
+        None => sig.ident.to_string(),
+    };
+    let name = args.name.or(doc.title).unwrap_or_else(|| id.clone());
+    let tags = checked_each(&args.tags, check::tag, errors);
+    let input_modes = checked_each(&args.input_modes, check::media_type, errors);
+    let output_modes = checked_each(&args.output_modes, check::media_type, errors);
+    let scopes = checked_each(&args.scopes, check::scope, errors);
+    let resume = checked_opt(args.resume.as_ref(), check::resume, errors);
+    let task_support = checked_opt(args.task_support.as_ref(), check::task_support, errors);
+    let output = read_output(&sig.output, errors);
+    if errors.count() > before {
+        return None;
+    }
+    Some(Skill {
+        agent: agent?,
+        id,
+        name,
+        description: description?,
+        tags,
+        examples: args.examples.iter().map(syn::LitStr::value).collect(),
+        input_modes,
+        output_modes,
+        scopes,
+        scopes_span: args.scopes.first().map(syn::LitStr::span),
+        extended_only: args.extended_only.is_present(),
+        resume,
+        task_support,
+        hints: Hints {
+            read_only: args.read_only,
+            destructive: args.destructive,
+            idempotent: args.idempotent,
+            open_world: args.open_world,
+        },
+        is_default: args.default.is_present(),
+        params,
+        output,
+        func,
+    })
+}
+
+/// What a skill's signature may not be: anything but a plain `async fn` with concrete types.
+fn check_signature(sig: &syn::Signature, errors: &mut Errors) {
     if sig.asyncness.is_none() {
         errors.push(
             Error::custom("#[skill] functions must be `async fn`; add `async` before `fn`")
@@ -170,95 +237,30 @@ fn build(
             .with_span(&sig.generics),
         );
     }
-    let agent = match args.agent {
-        Some(agent) => Some(agent),
-        None => {
-            errors.push(Error::custom(
-                "#[skill] needs the agent it belongs to: `#[skill(agent = YourAgent)]`",
-            ));
-            None
-        }
-    };
-    let doc = docs::read(&func.attrs);
-    let description = args.description.or(doc.description);
-    if description.is_none() {
-        errors.push(
-            Error::custom(format!(
-                "skill `{}` has no doc comment; add `/// What this skill does.` above the fn \
-                 (its first line becomes the skill name, the whole comment its description), \
-                 or set `description = \"...\"`",
-                sig.ident
-            ))
-            .with_span(&sig.ident),
-        );
-    }
-    let id = match &args.id {
-        Some(id) => {
-            errors.handle(check::tool_name(id, id.span()));
-            (**id).clone()
-        }
-        None => sig.ident.to_string(),
-    };
-    let name = args.name.or(doc.title).unwrap_or_else(|| id.clone());
-    let tags = args
-        .tags
+}
+
+/// What `check` makes of `value`, or the default when it is absent or refused (a refusal is
+/// one more error).
+fn checked_opt<T: Default>(
+    value: Option<&syn::LitStr>,
+    check: fn(&syn::LitStr) -> darling::Result<T>,
+    errors: &mut Errors,
+) -> T {
+    value
+        .and_then(|value| errors.handle(check(value)))
+        .unwrap_or_default()
+}
+
+/// Every item of `items` that `check` accepts; each refusal is one more error.
+fn checked_each<T>(
+    items: &[syn::LitStr],
+    check: fn(&syn::LitStr) -> darling::Result<T>,
+    errors: &mut Errors,
+) -> Vec<T> {
+    items
         .iter()
-        .filter_map(|t| errors.handle(check::tag(t)))
-        .collect();
-    let input_modes = args
-        .input_modes
-        .iter()
-        .filter_map(|m| errors.handle(check::media_type(m)))
-        .collect();
-    let output_modes = args
-        .output_modes
-        .iter()
-        .filter_map(|m| errors.handle(check::media_type(m)))
-        .collect();
-    let scopes = args
-        .scopes
-        .iter()
-        .filter_map(|s| errors.handle(check::scope(s)))
-        .collect();
-    let resume = args
-        .resume
-        .as_ref()
-        .and_then(|policy| errors.handle(check::resume(policy)))
-        .unwrap_or_default();
-    let task_support = args
-        .task_support
-        .as_ref()
-        .and_then(|mode| errors.handle(check::task_support(mode)))
-        .unwrap_or_default();
-    let output = read_output(&sig.output, errors);
-    if errors.count() > before {
-        return None;
-    }
-    Some(Skill {
-        agent: agent?,
-        id,
-        name,
-        description: description?,
-        tags,
-        examples: args.examples.iter().map(syn::LitStr::value).collect(),
-        input_modes,
-        output_modes,
-        scopes,
-        scopes_span: args.scopes.first().map(syn::LitStr::span),
-        extended_only: args.extended_only.is_present(),
-        resume,
-        task_support,
-        hints: Hints {
-            read_only: args.read_only,
-            destructive: args.destructive,
-            idempotent: args.idempotent,
-            open_world: args.open_world,
-        },
-        is_default: args.default.is_present(),
-        params,
-        output,
-        func,
-    })
+        .filter_map(|item| errors.handle(check(item)))
+        .collect()
 }
 
 fn read_output(ret: &ReturnType, errors: &mut Errors) -> Output {

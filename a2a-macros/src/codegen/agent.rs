@@ -13,6 +13,42 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
     let item = &agent.item;
     let ident = &item.ident;
     let vis = &item.vis;
+    let parts = agent_parts(agent, private);
+    let client = client_struct(agent, runtime);
+    // Skills that require scopes check, at compile time, that their agent declares a scheme
+    // whose tokens carry them.
+    let serving = serving(ident, vis, private);
+    let scoped = agent
+        .security
+        .iter()
+        .any(|scheme| scheme.kind.carries_scopes())
+        .then(|| {
+            quote! {
+                #[automatically_derived]
+                impl #private::ScopedSecurity for #ident {}
+            }
+        });
+    quote! {
+        #item
+        #client
+        const _: () = {
+            static __A2A_AGENT: #private::AgentDescriptor = #private::AgentDescriptor::__new(#parts);
+            #[automatically_derived]
+            impl #private::Agent for #ident {
+                fn __descriptor() -> &'static #private::AgentDescriptor {
+                    &__A2A_AGENT
+                }
+            }
+            #scoped
+        };
+        #serving
+    }
+}
+
+/// The `AgentParts` of the agent's descriptor: its card metadata, the skills, resources and
+/// prompts listed explicitly, its security schemes and extensions.
+fn agent_parts(agent: &Agent, private: &TokenStream) -> TokenStream {
+    let type_name = agent.item.ident.to_string();
     let (name, description) = (&agent.name, &agent.description);
     let version = match &agent.version {
         Some(version) => quote!(#version),
@@ -49,24 +85,10 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
     let skills = listed(&agent.skills, quote!(SkillDef));
     let resources = listed(&agent.resources, quote!(ResourceDef));
     let prompts = listed(&agent.prompts, quote!(PromptDef));
-    let type_name = ident.to_string();
     let security = agent
         .security
         .iter()
         .map(|scheme| scheme_expr(scheme, private));
-    // Skills that require scopes check, at compile time, that their agent declares a scheme
-    // whose tokens carry them.
-    let serving = serving(ident, vis, private);
-    let scoped = agent
-        .security
-        .iter()
-        .any(|scheme| scheme.kind.carries_scopes())
-        .then(|| {
-            quote! {
-                #[automatically_derived]
-                impl #private::ScopedSecurity for #ident {}
-            }
-        });
     let extensions = agent.extensions.iter().map(|extension| {
         let (uri, description, required) =
             (&extension.uri, &extension.description, extension.required);
@@ -78,12 +100,8 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
             params: #params,
         })
     });
-    let client = client_struct(agent, runtime);
     quote! {
-        #item
-        #client
-        const _: () = {
-            static __A2A_AGENT: #private::AgentDescriptor = #private::AgentDescriptor::__new(#private::AgentParts {
+        #private::AgentParts {
                 type_name: #type_name,
                 name: #name,
                 description: #description,
@@ -98,16 +116,7 @@ pub(crate) fn generate(agent: &Agent, runtime: &Runtime) -> TokenStream {
                 prompts: &[#(#prompts),*],
                 security: || ::std::vec![#(#security),*],
                 extensions: &[#(#extensions),*],
-            });
-            #[automatically_derived]
-            impl #private::Agent for #ident {
-                fn __descriptor() -> &'static #private::AgentDescriptor {
-                    &__A2A_AGENT
-                }
             }
-            #scoped
-        };
-        #serving
     }
 }
 

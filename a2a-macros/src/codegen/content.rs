@@ -17,10 +17,55 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
     let agent = &content.agent;
     let marker = marker(content.kind, func);
     let request = format_ident!("__a2a_request", span = Span::mixed_site());
-    let mut args = Vec::new();
-    let mut extractions = Vec::new();
-    let mut arguments = Vec::new();
-    let mut choices = Vec::new();
+    let Parameters {
+        args,
+        extractions,
+        arguments,
+        choices,
+    } = parameters(content, private, &request);
+    let (item, reader_output, convert, descriptor) =
+        kind_parts(content, private, &request, &arguments);
+    quote! {
+        #func
+        #marker
+        const _: () = {
+            const _: () = #private::assert_agent::<#agent>();
+            #(#choices)*
+            fn __a2a_read(
+                #request: #private::ReadRequest,
+            ) -> #private::BoxFuture<
+                'static,
+                ::core::result::Result<::std::vec::Vec<#private::#item>, #private::SkillError>,
+            > {
+                let _ = &#request;
+                #(#extractions)*
+                #reader_output
+                let __a2a_future = #ident(#(#args),*);
+                ::std::boxed::Box::pin(async move {
+                    let __a2a_value = __a2a_future.await;
+                    #convert
+                })
+            }
+            #descriptor
+        };
+    }
+}
+
+/// What the parameters of a resource or prompt fn become: the reader's locals and extractions,
+/// the prompt's argument descriptors, and the helper fns they name.
+#[derive(Default)]
+struct Parameters {
+    args: Vec<syn::Ident>,
+    extractions: Vec<TokenStream>,
+    arguments: Vec<TokenStream>,
+    choices: Vec<TokenStream>,
+}
+
+/// Each parameter of `content`: injected ones read with `FromRead`, values read from the
+/// request's arguments (with their choices and completer).
+fn parameters(content: &Content, private: &TokenStream, request: &syn::Ident) -> Parameters {
+    let agent = &content.agent;
+    let mut out = Parameters::default();
     for (index, param) in content.params.iter().enumerate() {
         let arg = format_ident!("__a2a_arg{index}", span = Span::mixed_site());
         let extraction = match param {
@@ -41,7 +86,7 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
                     quote_spanned!(ty.span()=> #private::required_argument::<#ty>(&#request, #name))
                 };
                 let choices_fn = format_ident!("__a2a_choices{index}");
-                choices.push(quote! {
+                out.choices.push(quote! {
                     fn #choices_fn() -> ::std::vec::Vec<::std::string::String> {
                         #[allow(unused_imports)]
                         use #private::{ViaChoices as _, ViaNoChoices as _};
@@ -53,7 +98,7 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
                 let complete = match complete {
                     Some(path) => {
                         let completer = format_ident!("__a2a_complete{index}");
-                        choices.push(quote_spanned! {path.span()=>
+                        out.choices.push(quote_spanned! {path.span()=>
                             fn #completer(
                                 request: #private::Completion,
                             ) -> #private::BoxFuture<'static, ::std::vec::Vec<::std::string::String>> {
@@ -64,7 +109,7 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
                     }
                     None => quote!(::core::option::Option::None),
                 };
-                arguments.push(quote! {
+                out.arguments.push(quote! {
                     #private::Argument {
                         name: #name,
                         description: #description,
@@ -76,23 +121,35 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
                 read
             }
         };
-        extractions.push(quote! {
+        out.extractions.push(quote! {
             let #arg = match #extraction {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #private::ready_read_err(error),
             };
         });
-        args.push(arg);
+        out.args.push(arg);
     }
+    out
+}
+
+/// What differs between a resource and a prompt: the reader's item type, what it reads first,
+/// how the fn's value converts, and the descriptor with its registration.
+fn kind_parts(
+    content: &Content,
+    private: &TokenStream,
+    request: &syn::Ident,
+    arguments: &[TokenStream],
+) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let ident = &content.func.sig.ident;
     let output = &content.output;
-    let (item, reader_output, convert, descriptor) = match content.kind {
+    match content.kind {
         Kind::Resource => {
             let uri = format_ident!("__a2a_uri", span = Span::mixed_site());
             let mime = opt_str(content.mime_type.as_ref());
             let convert = quote_spanned! {output.span()=>
                 #private::resource_contents::<#output>(__a2a_value, &#uri, #mime)
             };
-            let fields = resource_fields(content, private, &arguments);
+            let fields = resource_fields(content, private, arguments);
             (
                 quote!(ResourceContent),
                 quote!(let #uri = ::std::string::String::from(#request.uri());),
@@ -117,7 +174,7 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
             let convert = quote_spanned! {output.span()=>
                 #private::prompt_messages::<#output>(__a2a_value)
             };
-            let fields = prompt_fields(content, private, &arguments);
+            let fields = prompt_fields(content, private, arguments);
             (
                 quote!(PromptMessage),
                 TokenStream::new(),
@@ -133,30 +190,6 @@ pub(crate) fn generate(content: &Content, runtime: &Runtime) -> TokenStream {
                 },
             )
         }
-    };
-    quote! {
-        #func
-        #marker
-        const _: () = {
-            const _: () = #private::assert_agent::<#agent>();
-            #(#choices)*
-            fn __a2a_read(
-                #request: #private::ReadRequest,
-            ) -> #private::BoxFuture<
-                'static,
-                ::core::result::Result<::std::vec::Vec<#private::#item>, #private::SkillError>,
-            > {
-                let _ = &#request;
-                #(#extractions)*
-                #reader_output
-                let __a2a_future = #ident(#(#args),*);
-                ::std::boxed::Box::pin(async move {
-                    let __a2a_value = __a2a_future.await;
-                    #convert
-                })
-            }
-            #descriptor
-        };
     }
 }
 

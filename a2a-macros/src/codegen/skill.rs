@@ -29,6 +29,31 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
             const _: () = #private::assert_scoped_security::<#agent>();
         }
     });
+    let parts = skill_parts(skill, private);
+    quote! {
+        #func
+        #marker
+        const _: () = {
+            #agent_check
+            #scope_check
+            #input
+            #output_fns
+            #shim
+            static __A2A_DESCRIPTOR: #private::SkillDescriptor = #private::SkillDescriptor::__new(#parts);
+            #[automatically_derived]
+            impl #private::SkillDef for #ident {
+                const DESCRIPTOR: &'static #private::SkillDescriptor = &__A2A_DESCRIPTOR;
+            }
+            #private::register_skill!(__A2A_DESCRIPTOR);
+            #client_method
+        };
+    }
+}
+
+/// The `SkillParts` of the skill's descriptor: its card entry, MCP hints, policies, and the
+/// fns the generated code defines beside it (schemas, decoding, the call shim).
+fn skill_parts(skill: &Skill, private: &TokenStream) -> TokenStream {
+    let agent = &skill.agent;
     let extended_only = skill.extended_only;
     let resume = match skill.resume {
         ResumePolicy::Answers => quote!(#private::Resume::Answers),
@@ -51,17 +76,9 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
     let idempotent = opt_bool(skill.hints.idempotent);
     let open_world = opt_bool(skill.hints.open_world);
     let is_default = skill.is_default;
-    let fn_name = ident.to_string();
+    let fn_name = skill.func.sig.ident.to_string();
     quote! {
-        #func
-        #marker
-        const _: () = {
-            #agent_check
-            #scope_check
-            #input
-            #output_fns
-            #shim
-            static __A2A_DESCRIPTOR: #private::SkillDescriptor = #private::SkillDescriptor::__new(#private::SkillParts {
+        #private::SkillParts {
                 agent: #private::agent_type_id::<#agent>,
                 agent_name: #private::agent_type_name::<#agent>,
                 id: #id,
@@ -89,14 +106,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
                 rust_path: ::core::concat!(::core::module_path!(), "::", #fn_name),
                 file: ::core::file!(),
                 line: ::core::line!(),
-            });
-            #[automatically_derived]
-            impl #private::SkillDef for #ident {
-                const DESCRIPTOR: &'static #private::SkillDescriptor = &__A2A_DESCRIPTOR;
             }
-            #private::register_skill!(__A2A_DESCRIPTOR);
-            #client_method
-        };
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use a2a_runtime_core::auth::Security;
 use a2a_runtime_core::descriptor::AgentDescriptor;
-use a2a_runtime_core::registry::Registry;
+use a2a_runtime_core::registry::{Registry, SkillEntry};
 use a2a_runtime_types::protocol::a2a::{v0_3, v1};
 
 /// The card extension that publishes each skill's input and output JSON Schemas, since
@@ -107,48 +107,17 @@ pub fn build(
     view: CardView,
     push: bool,
 ) -> v1::AgentCard {
-    let owned = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let listed: Vec<_> = registry
         .skills()
         .iter()
         .filter(|skill| view == CardView::Extended || !skill.descriptor.is_extended_only())
         .collect();
-    let mut schemas = Map::new();
-    for skill in &listed {
-        let mut entry = Map::new();
-        entry.insert("inputSchema".into(), (*skill.input_schema).clone());
-        if let Some(output) = &skill.output_schema {
-            entry.insert("outputSchema".into(), (**output).clone());
-        }
-        schemas.insert(skill.descriptor.id().to_owned(), Value::Object(entry));
-    }
     v1::AgentCard {
         name: agent.name().to_owned(),
         description: agent.description().to_owned(),
         // The first is preferred; every interface names its version (an empty one reads as
         // 0.3 to some SDKs).
-        supported_interfaces: vec![
-            v1::AgentInterface {
-                url: endpoints.jsonrpc.clone(),
-                protocol_binding: "JSONRPC",
-                protocol_version: v1::VERSION,
-            },
-            v1::AgentInterface {
-                url: endpoints.rest.clone(),
-                protocol_binding: "HTTP+JSON",
-                protocol_version: v1::VERSION,
-            },
-            v1::AgentInterface {
-                url: endpoints.jsonrpc.clone(),
-                protocol_binding: "JSONRPC",
-                protocol_version: "0.3",
-            },
-            v1::AgentInterface {
-                url: endpoints.rest.clone(),
-                protocol_binding: "HTTP+JSON",
-                protocol_version: "0.3",
-            },
-        ],
+        supported_interfaces: interfaces(endpoints),
         provider: agent
             .provider()
             .map(|(organization, url)| v1::AgentProvider {
@@ -161,21 +130,7 @@ pub fn build(
             streaming: true,
             push_notifications: push,
             extended_agent_card: security.is_enabled(),
-            extensions: std::iter::once(v1::AgentExtension {
-                uri: SKILL_SCHEMAS_EXTENSION,
-                description: "JSON Schemas (2020-12) of each skill's input object and structured output. \
-                              Send a data part matching a skill's inputSchema and name the skill in message.metadata.skill.",
-                required: false,
-                params: Some(json!({ "skills": schemas })),
-            })
-            .chain(agent.extensions().iter().map(|declared| v1::AgentExtension {
-                uri: declared.uri,
-                description: declared.description,
-                required: declared.required,
-                // Checked to be a JSON object by `#[agent]`.
-                params: declared.params.and_then(|p| serde_json::from_str(p).ok()),
-            }))
-            .collect(),
+            extensions: extensions(agent, &listed),
         },
         security_schemes: super::card_security::schemes(security, &registry.scopes()),
         security_requirements: super::card_security::requirements(security).0,
@@ -183,24 +138,78 @@ pub fn build(
         default_output_modes: owned(agent.default_output_modes()),
         skills: listed
             .iter()
-            .map(|skill| {
-                let d = skill.descriptor;
-                v1::AgentSkill {
-                    id: d.id().into(),
-                    name: d.name().into(),
-                    description: d.description().into(),
-                    tags: owned(d.tags()),
-                    examples: owned(d.examples()),
-                    input_modes: skill.input_modes.clone(),
-                    output_modes: skill.output_modes.clone(),
-                    security_requirements: super::card_security::skill_requirements(
-                        security,
-                        d.scopes(),
-                    ),
-                }
-            })
+            .map(|skill| card_skill(skill, security))
             .collect(),
         icon_url: agent.icon_url().map(str::to_owned),
+    }
+}
+
+/// A list of strings, owned.
+fn owned(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// The interfaces the agent serves, the preferred first; every one names its version (an empty
+/// one reads as 0.3 to some SDKs).
+fn interfaces(endpoints: &Endpoints) -> Vec<v1::AgentInterface> {
+    [
+        (&endpoints.jsonrpc, "JSONRPC", v1::VERSION),
+        (&endpoints.rest, "HTTP+JSON", v1::VERSION),
+        (&endpoints.jsonrpc, "JSONRPC", "0.3"),
+        (&endpoints.rest, "HTTP+JSON", "0.3"),
+    ]
+    .into_iter()
+    .map(
+        |(url, protocol_binding, protocol_version)| v1::AgentInterface {
+            url: url.clone(),
+            protocol_binding,
+            protocol_version,
+        },
+    )
+    .collect()
+}
+
+/// The extensions on the card: the skill-schemas extension holding each `listed` skill's
+/// schemas, then the agent's own.
+fn extensions(agent: &AgentDescriptor, listed: &[&SkillEntry]) -> Vec<v1::AgentExtension> {
+    let mut schemas = Map::new();
+    for skill in listed {
+        let mut entry = Map::new();
+        entry.insert("inputSchema".into(), (*skill.input_schema).clone());
+        if let Some(output) = &skill.output_schema {
+            entry.insert("outputSchema".into(), (**output).clone());
+        }
+        schemas.insert(skill.descriptor.id().to_owned(), Value::Object(entry));
+    }
+    std::iter::once(v1::AgentExtension {
+        uri: SKILL_SCHEMAS_EXTENSION,
+        description: "JSON Schemas (2020-12) of each skill's input object and structured output. \
+                      Send a data part matching a skill's inputSchema and name the skill in message.metadata.skill.",
+        required: false,
+        params: Some(json!({ "skills": schemas })),
+    })
+    .chain(agent.extensions().iter().map(|declared| v1::AgentExtension {
+        uri: declared.uri,
+        description: declared.description,
+        required: declared.required,
+        // Checked to be a JSON object by `#[agent]`.
+        params: declared.params.and_then(|p| serde_json::from_str(p).ok()),
+    }))
+    .collect()
+}
+
+/// One skill as the card lists it.
+fn card_skill(skill: &SkillEntry, security: &Security) -> v1::AgentSkill {
+    let d = skill.descriptor;
+    v1::AgentSkill {
+        id: d.id().into(),
+        name: d.name().into(),
+        description: d.description().into(),
+        tags: owned(d.tags()),
+        examples: owned(d.examples()),
+        input_modes: skill.input_modes.clone(),
+        output_modes: skill.output_modes.clone(),
+        security_requirements: super::card_security::skill_requirements(security, d.scopes()),
     }
 }
 

@@ -54,24 +54,10 @@ pub(crate) async fn accept_until(
             },
             () = stop.cancelled() => break,
         };
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => {
-                    backoff = Duration::ZERO;
-                    accepted
-                }
-                Err(error) => {
-                    // EMFILE, ENFILE, ENOBUFS…: the error repeats until something closes, so
-                    // wait instead of spinning; per-connection errors (ECONNABORTED) pass fast.
-                    backoff = (backoff * 2).clamp(Duration::from_millis(5), MAX_ACCEPT_BACKOFF);
-                    tracing::warn!(%error, retry_in = ?backoff, "accept failed");
-                    tokio::select! {
-                        () = tokio::time::sleep(backoff) => continue,
-                        () = stop.cancelled() => break,
-                    }
-                }
-            },
-            () = stop.cancelled() => break,
+        let (stream, peer) = match accept(&listener, &stop, &mut backoff).await {
+            Accepted::Connection(stream, peer) => (stream, peer),
+            Accepted::Retry => continue,
+            Accepted::Stopped => break,
         };
         // Without TCP_NODELAY small JSON and SSE replies can stall ~40 ms on Nagle + delayed ACK.
         if let Err(error) = stream.set_nodelay(true) {
@@ -103,32 +89,15 @@ pub(crate) async fn accept_until(
         };
         // The handshake runs on the connection's own task, bounded like a request head, so a
         // client that never finishes it holds one connection slot for that long only.
-        let (tls, http, watcher) = (tls.clone(), http.clone(), graceful.watcher());
-        let handshake_timeout = limits.header_timeout;
+        let connection = TlsConnection {
+            tls: tls.clone(),
+            http: http.clone(),
+            watcher: graceful.watcher(),
+            handshake_timeout: limits.header_timeout,
+        };
         tokio::spawn(async move {
             let _slots = (permit, peer_slot);
-            let stream = match tokio::time::timeout(handshake_timeout, tls.accept(stream)).await {
-                Ok(Ok(stream)) => stream,
-                Ok(Err(error)) => {
-                    tracing::debug!(%peer, %error, "TLS handshake failed");
-                    return;
-                }
-                Err(_) => {
-                    tracing::debug!(%peer, "TLS handshake timed out");
-                    return;
-                }
-            };
-            let certificate = stream
-                .get_ref()
-                .1
-                .peer_certificates()
-                .and_then(<[_]>::first)
-                .map(|leaf| ClientCertificate(Arc::from(leaf.as_ref())));
-            let service = TowerToHyperService::new(tagged(router, peer, certificate));
-            let connection = watcher.watch(http.serve_connection(TokioIo::new(stream), service));
-            if let Err(error) = connection.await {
-                tracing::debug!(%peer, %error, "connection ended with an error");
-            }
+            connection.serve(stream, peer, router).await;
         });
     }
     Draining { graceful }
@@ -153,6 +122,90 @@ pub(crate) async fn quiet_timers(stop: CancellationToken) {
         tokio::select! {
             _ = tick.tick() => {}
             () = stop.cancelled() => return,
+        }
+    }
+}
+
+/// What one accept attempt gave.
+enum Accepted {
+    Connection(tokio::net::TcpStream, std::net::SocketAddr),
+    /// It failed; the backoff has passed.
+    Retry,
+    /// The server is stopping.
+    Stopped,
+}
+
+/// The next connection on `listener`. A failed accept waits `backoff` (doubled each time, at
+/// most [`MAX_ACCEPT_BACKOFF`]; a success resets it): EMFILE, ENFILE, ENOBUFS… repeat until
+/// something closes, so waiting beats spinning, and per-connection errors (ECONNABORTED) pass
+/// fast.
+async fn accept(
+    listener: &TcpListener,
+    stop: &CancellationToken,
+    backoff: &mut Duration,
+) -> Accepted {
+    let accepted = tokio::select! {
+        accepted = listener.accept() => accepted,
+        () = stop.cancelled() => return Accepted::Stopped,
+    };
+    match accepted {
+        Ok((stream, peer)) => {
+            *backoff = Duration::ZERO;
+            Accepted::Connection(stream, peer)
+        }
+        Err(error) => {
+            *backoff = (*backoff * 2).clamp(Duration::from_millis(5), MAX_ACCEPT_BACKOFF);
+            tracing::warn!(%error, retry_in = ?*backoff, "accept failed");
+            tokio::select! {
+                () = tokio::time::sleep(*backoff) => Accepted::Retry,
+                () = stop.cancelled() => Accepted::Stopped,
+            }
+        }
+    }
+}
+
+/// What serving one TLS connection needs: the handshake, bounded by `handshake_timeout`, then
+/// HTTP over it, watched for graceful shutdown.
+struct TlsConnection {
+    tls: TlsAcceptor,
+    http: hyper::server::conn::http1::Builder,
+    watcher: hyper_util::server::graceful::Watcher,
+    handshake_timeout: Duration,
+}
+
+impl TlsConnection {
+    /// Serves `stream` from `peer` with `router`, tagging requests with the verified client
+    /// certificate.
+    async fn serve(
+        self,
+        stream: tokio::net::TcpStream,
+        peer: std::net::SocketAddr,
+        router: Served,
+    ) {
+        let accepted = tokio::time::timeout(self.handshake_timeout, self.tls.accept(stream)).await;
+        let stream = match accepted {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(error)) => {
+                tracing::debug!(%peer, %error, "TLS handshake failed");
+                return;
+            }
+            Err(_) => {
+                tracing::debug!(%peer, "TLS handshake timed out");
+                return;
+            }
+        };
+        let certificate = stream
+            .get_ref()
+            .1
+            .peer_certificates()
+            .and_then(<[_]>::first)
+            .map(|leaf| ClientCertificate(Arc::from(leaf.as_ref())));
+        let service = TowerToHyperService::new(tagged(router, peer, certificate));
+        let connection = self
+            .watcher
+            .watch(self.http.serve_connection(TokioIo::new(stream), service));
+        if let Err(error) = connection.await {
+            tracing::debug!(%peer, %error, "connection ended with an error");
         }
     }
 }

@@ -79,90 +79,13 @@ impl Security {
     /// verify it is an error naming what to set; configured credentials with no declared scheme
     /// add the scheme they imply (`apiKey` in `X-API-Key`, `bearer` JWT).
     pub fn resolve(declared: &[NamedScheme], config: &AuthConfig) -> Result<Self, String> {
-        let mut schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)> = Vec::new();
-        let mut declared = declared.to_vec();
-        let declares = |declared: &[NamedScheme], test: fn(&SecurityScheme) -> bool| {
-            declared.iter().any(|s| test(&s.scheme))
-        };
         let custom_names: Vec<&str> = config.custom.iter().map(|(s, _)| s.name.as_str()).collect();
-        if !config.api_keys.is_empty()
-            && !declares(&declared, |s| matches!(s, SecurityScheme::ApiKey { .. }))
-        {
-            declared.push(NamedScheme::new(
-                "apiKey",
-                SecurityScheme::ApiKey {
-                    location: ApiKeyLocation::Header,
-                    name: DEFAULT_API_KEY_HEADER.to_owned(),
-                },
-            ));
-        }
-        if config.jwt.is_some() && !declares(&declared, SecurityScheme::is_jwt) {
-            declared.push(NamedScheme::new("bearer", SecurityScheme::Bearer));
-        }
-        if config.client_certificates
-            && !declares(&declared, |s| matches!(s, SecurityScheme::MutualTls))
-        {
-            declared.push(NamedScheme::new("mtls", SecurityScheme::MutualTls));
-        }
-        for scheme in declared {
+        let mut schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)> = Vec::new();
+        for scheme in with_implied(declared, config) {
             if custom_names.contains(&scheme.name.as_str()) {
                 continue;
             }
-            let authenticator: Arc<dyn Authenticator> = match &scheme.scheme {
-                SecurityScheme::ApiKey { location, name } => {
-                    if config.api_keys.is_empty() {
-                        return Err(format!(
-                            "security scheme {scheme} takes API keys, and none are configured: \
-                             set A2A_API_KEYS (`principal=key,…`) or A2A_API_KEYS_FILE, or pass \
-                             --api-keys / --api-keys-file"
-                        ));
-                    }
-                    Arc::new(ApiKeyAuthenticator {
-                        scheme: scheme.name.clone(),
-                        location: *location,
-                        name: name.clone(),
-                        keys: config.api_keys.clone(),
-                    })
-                }
-                kind @ (SecurityScheme::Bearer
-                | SecurityScheme::OAuth2 { .. }
-                | SecurityScheme::OpenIdConnect { .. }) => {
-                    let jwt = match (&config.jwt, kind) {
-                        (Some(jwt), _) => jwt.clone(),
-                        // The provider's discovery document names its keys and issuer.
-                        (None, SecurityScheme::OpenIdConnect { url }) => JwtConfig::discover(url),
-                        (
-                            None,
-                            SecurityScheme::OAuth2 {
-                                metadata_url: Some(url),
-                                ..
-                            },
-                        ) => JwtConfig::discover(url),
-                        (None, _) => {
-                            return Err(format!(
-                                "security scheme {scheme} takes JWTs, and nothing verifies them: \
-                                 set A2A_JWT_SECRET (HS256) or A2A_JWKS_URL, or pass \
-                                 --jwt-secret / --jwks-url"
-                            ));
-                        }
-                    };
-                    jwt.validate()
-                        .map_err(|reason| format!("security scheme {scheme}: {reason}"))?;
-                    Arc::new(JwtAuthenticator::new(&scheme.name, &jwt))
-                }
-                SecurityScheme::MutualTls => {
-                    if !config.client_certificates {
-                        return Err(format!(
-                            "security scheme {scheme} takes client certificates, and none are \
-                             verified: serve TLS with --tls-cert/--tls-key and name the CA that \
-                             issues client certificates with --tls-client-ca (A2A_TLS_CLIENT_CA)"
-                        ));
-                    }
-                    Arc::new(MtlsAuthenticator {
-                        scheme: scheme.name.clone(),
-                    })
-                }
-            };
+            let authenticator = verifier(&scheme, config)?;
             schemes.push((scheme, authenticator));
         }
         schemes.extend(config.custom.iter().cloned());
@@ -230,5 +153,95 @@ impl Security {
             ),
         };
         Err(Unauthenticated { reason, challenges })
+    }
+}
+
+/// The `declared` schemes, plus those configured credentials imply when no declared scheme
+/// takes them: API keys in `X-API-Key`, a bearer JWT, client certificates.
+fn with_implied(declared: &[NamedScheme], config: &AuthConfig) -> Vec<NamedScheme> {
+    let mut declared = declared.to_vec();
+    let declares = |declared: &[NamedScheme], test: fn(&SecurityScheme) -> bool| {
+        declared.iter().any(|s| test(&s.scheme))
+    };
+    if !config.api_keys.is_empty()
+        && !declares(&declared, |s| matches!(s, SecurityScheme::ApiKey { .. }))
+    {
+        declared.push(NamedScheme::new(
+            "apiKey",
+            SecurityScheme::ApiKey {
+                location: ApiKeyLocation::Header,
+                name: DEFAULT_API_KEY_HEADER.to_owned(),
+            },
+        ));
+    }
+    if config.jwt.is_some() && !declares(&declared, SecurityScheme::is_jwt) {
+        declared.push(NamedScheme::new("bearer", SecurityScheme::Bearer));
+    }
+    if config.client_certificates
+        && !declares(&declared, |s| matches!(s, SecurityScheme::MutualTls))
+    {
+        declared.push(NamedScheme::new("mtls", SecurityScheme::MutualTls));
+    }
+    declared
+}
+
+/// What verifies `scheme` with `config`, or the error naming what to configure.
+fn verifier(scheme: &NamedScheme, config: &AuthConfig) -> Result<Arc<dyn Authenticator>, String> {
+    Ok(match &scheme.scheme {
+        SecurityScheme::ApiKey { location, name } => {
+            if config.api_keys.is_empty() {
+                return Err(format!(
+                    "security scheme {scheme} takes API keys, and none are configured: set \
+                     A2A_API_KEYS (`principal=key,…`) or A2A_API_KEYS_FILE, or pass --api-keys / \
+                     --api-keys-file"
+                ));
+            }
+            Arc::new(ApiKeyAuthenticator {
+                scheme: scheme.name.clone(),
+                location: *location,
+                name: name.clone(),
+                keys: config.api_keys.clone(),
+            })
+        }
+        SecurityScheme::Bearer
+        | SecurityScheme::OAuth2 { .. }
+        | SecurityScheme::OpenIdConnect { .. } => {
+            let jwt = jwt_config(scheme, config)?;
+            jwt.validate()
+                .map_err(|reason| format!("security scheme {scheme}: {reason}"))?;
+            Arc::new(JwtAuthenticator::new(&scheme.name, &jwt))
+        }
+        SecurityScheme::MutualTls => {
+            if !config.client_certificates {
+                return Err(format!(
+                    "security scheme {scheme} takes client certificates, and none are verified: \
+                     serve TLS with --tls-cert/--tls-key and name the CA that issues client \
+                     certificates with --tls-client-ca (A2A_TLS_CLIENT_CA)"
+                ));
+            }
+            Arc::new(MtlsAuthenticator {
+                scheme: scheme.name.clone(),
+            })
+        }
+    })
+}
+
+/// How a JWT-carrying `scheme` verifies tokens: the configured keys, else the provider's
+/// discovery document (it names its keys and issuer).
+fn jwt_config(scheme: &NamedScheme, config: &AuthConfig) -> Result<JwtConfig, String> {
+    match (&config.jwt, &scheme.scheme) {
+        (Some(jwt), _) => Ok(jwt.clone()),
+        (None, SecurityScheme::OpenIdConnect { url }) => Ok(JwtConfig::discover(url)),
+        (
+            None,
+            SecurityScheme::OAuth2 {
+                metadata_url: Some(url),
+                ..
+            },
+        ) => Ok(JwtConfig::discover(url)),
+        (None, _) => Err(format!(
+            "security scheme {scheme} takes JWTs, and nothing verifies them: set A2A_JWT_SECRET \
+             (HS256) or A2A_JWKS_URL, or pass --jwt-secret / --jwks-url"
+        )),
     }
 }

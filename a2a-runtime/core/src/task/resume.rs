@@ -16,9 +16,11 @@ use super::manager::TaskManager;
 use super::record::StoredTask;
 use super::store::StoreError;
 use crate::ask::{Answer, Question, QuestionKind};
+use crate::call::DecodedInput;
 use crate::descriptor::Resume;
 use crate::dispatch::Call;
 use crate::quota::{Busy, CallerId};
+use crate::registry::SkillEntry;
 use a2a_runtime_types::model::{Message, Task, TaskState, TaskStatus};
 
 /// The status message of a task a restart interrupted.
@@ -63,28 +65,9 @@ impl TaskManager {
         caller: Option<&CallerId>,
     ) -> Result<Option<(Arc<LiveTask>, Option<Revived>)>, TaskError> {
         let task = &stored.task;
-        if !task.status.state.is_interrupted() {
-            return Ok(None);
-        }
-        let Some(checkpoint) = stored.checkpoint.clone() else {
+        let Some((checkpoint, pending)) = waiting_on(&stored, kind, question)? else {
             return Ok(None);
         };
-        let Some(pending) = checkpoint.question.clone() else {
-            return Ok(None);
-        };
-        // An answer the task would not take is refused before anything runs.
-        if pending.kind != kind {
-            return Err(refused(&task.id, Refusal::WaitsFor(pending.kind), kind));
-        }
-        if let Some(id) = question
-            && id != pending.id
-        {
-            return Err(refused(
-                &task.id,
-                Refusal::OtherQuestion(id.to_owned()),
-                kind,
-            ));
-        }
         if let Settle::Fail(reason) = self.settle_waiting(task, &checkpoint, &pending) {
             return Err(self.fail_stored(stored, reason).await);
         }
@@ -101,17 +84,7 @@ impl TaskManager {
                 return Err(self.fail_stored(stored, reason).await);
             }
         };
-        let runs_for = caller.map_or_else(|| checkpoint.caller.clone(), |c| c.caller().clone());
-        let call = Call::new(
-            skill,
-            decoded,
-            checkpoint.arguments.clone(),
-            Some(checkpoint.request.clone()),
-            runs_for,
-            caller.and_then(|c| c.trace().cloned()),
-        )
-        .map_err(TaskError::Forbidden)?;
-        let call = call.over_recorded(checkpoint.protocol);
+        let call = recorded_call(skill, decoded, &checkpoint, caller)?;
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
         let snapshot = stored.clone();
@@ -337,4 +310,59 @@ impl TaskManager {
             Err(error) => TaskError::Store(error),
         }
     }
+}
+
+/// The checkpoint and the question of `stored`, a task an earlier run left waiting, when an
+/// answer of `kind` (to `question`, when named) is one it takes; `None` when it waits for
+/// nothing it could be resumed for; an error when it waits for another answer.
+fn waiting_on(
+    stored: &StoredTask,
+    kind: QuestionKind,
+    question: Option<&str>,
+) -> Result<Option<(Checkpoint, Question)>, TaskError> {
+    let task = &stored.task;
+    if !task.status.state.is_interrupted() {
+        return Ok(None);
+    }
+    let Some(checkpoint) = stored.checkpoint.clone() else {
+        return Ok(None);
+    };
+    let Some(pending) = checkpoint.question.clone() else {
+        return Ok(None);
+    };
+    // An answer the task would not take is refused before anything runs.
+    if pending.kind != kind {
+        return Err(refused(&task.id, Refusal::WaitsFor(pending.kind), kind));
+    }
+    if let Some(id) = question
+        && id != pending.id
+    {
+        return Err(refused(
+            &task.id,
+            Refusal::OtherQuestion(id.to_owned()),
+            kind,
+        ));
+    }
+    Ok(Some((checkpoint, pending)))
+}
+
+/// The call `checkpoint` recorded, made again for the caller that resumes it (`None`: the
+/// application, for whom it runs as its first caller) over the protocol it first came over.
+fn recorded_call(
+    skill: &SkillEntry,
+    decoded: DecodedInput,
+    checkpoint: &Checkpoint,
+    caller: Option<&CallerId>,
+) -> Result<Call, TaskError> {
+    let runs_for = caller.map_or_else(|| checkpoint.caller.clone(), |c| c.caller().clone());
+    let call = Call::new(
+        skill,
+        decoded,
+        checkpoint.arguments.clone(),
+        Some(checkpoint.request.clone()),
+        runs_for,
+        caller.and_then(|c| c.trace().cloned()),
+    )
+    .map_err(TaskError::Forbidden)?;
+    Ok(call.over_recorded(checkpoint.protocol))
 }

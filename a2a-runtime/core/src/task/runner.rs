@@ -11,11 +11,11 @@ use super::replay::ReplayAsker;
 use super::resume::Replay;
 use super::waiting::TaskAsker;
 use crate::ask::{Asker, Question};
-use crate::call::SkillOutput;
+use crate::call::{SkillOutput, SkillResult};
 use crate::context::UpdateSink;
 use crate::dispatch::{Attachments, Call, Placement};
 use crate::registry::SkillEntry;
-use crate::skill_error::SkillErrorKind;
+use crate::skill_error::{SkillError, SkillErrorKind};
 use a2a_runtime_types::model::{
     Artifact, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
 };
@@ -40,27 +40,45 @@ impl TaskManager {
         let Some(skill) = self.dispatcher.registry().get(call.skill) else {
             return;
         };
-        let max_history = self.config.max_history;
-        let started = if replay.as_ref().is_some_and(|r| r.pending.is_some()) {
-            !live.state.borrow().is_terminal()
-        } else {
-            live.record(
-                live.status_event(TaskState::Working, None, None),
-                None,
-                max_history,
-            )
-        };
-        if !started {
+        if !self.start_working(&live, replay.as_ref()) {
             // Canceled before the skill started: it never runs.
             live.release_quota();
             self.settle(live).await;
             return;
         }
-        // The skill does not wait for WORKING to be stored; a quick skill's later write (its
-        // result) often carries it, and this one is then skipped. A task whose creation was
-        // deferred is first written only if it is still running a moment later.
-        let writer = Arc::clone(&self);
-        let working = Arc::clone(&live);
+        self.persist_working(&live);
+        let (at, attachments) = self.attachments(&live, extra_sinks, replay);
+        let result = self
+            .dispatcher
+            .execute(call, at, attachments, self.config.cancel_grace)
+            .await;
+        if self.record_result(skill, &live, result).is_none() {
+            // The skill replied with a message: the task was forgotten unstored.
+            return;
+        }
+        live.release_quota();
+        self.settle(live).await;
+    }
+
+    /// Sets the task WORKING (a task resumed on its answer already is); `false` if it was
+    /// canceled first.
+    fn start_working(&self, live: &LiveTask, replay: Option<&Replay>) -> bool {
+        if replay.is_some_and(|r| r.pending.is_some()) {
+            return !live.state.borrow().is_terminal();
+        }
+        live.record(
+            live.status_event(TaskState::Working, None, None),
+            None,
+            self.config.max_history,
+        )
+    }
+
+    /// Stores WORKING in the background: the skill does not wait for it, and a quick skill's
+    /// later write (its result) often carries it, so this one is then skipped. A task whose
+    /// creation was deferred is first written only if it is still running a moment later.
+    fn persist_working(self: &Arc<Self>, live: &Arc<LiveTask>) {
+        let writer = Arc::clone(self);
+        let working = Arc::clone(live);
         let deferred = live
             .persist
             .try_lock()
@@ -78,38 +96,53 @@ impl TaskManager {
             }
             writer.persist(&working).await;
         });
+    }
+
+    /// Where the skill of `live` runs and what its context is attached to: the task itself
+    /// (and `extra_sinks`) for its reports, the task's asker, the conversation's history.
+    fn attachments(
+        self: &Arc<Self>,
+        live: &Arc<LiveTask>,
+        extra_sinks: Vec<Arc<dyn UpdateSink>>,
+        replay: Option<Replay>,
+    ) -> (Placement, Attachments) {
         let (created_at, references) = live.origin();
         let at = Placement {
             task_id: live.id.clone(),
             context_id: live.context_id.clone(),
             cancel: live.cancel.clone(),
         };
-        let mut sinks = vec![Arc::clone(&live) as Arc<dyn UpdateSink>];
+        let mut sinks = vec![Arc::clone(live) as Arc<dyn UpdateSink>];
         sinks.extend(extra_sinks);
         let attachments = Attachments {
             sinks,
-            asker: Some(asker(&self, &live, replay)),
+            asker: Some(asker(self, live, replay)),
             conversation: Some(Arc::new(ContextHistory::new(
                 Arc::clone(&self.store),
-                &live,
+                live,
                 created_at,
-                max_history,
+                self.config.max_history,
             ))),
             references,
         };
-        let result = self
-            .dispatcher
-            .execute(call, at, attachments, self.config.cancel_grace)
-            .await;
+        (at, attachments)
+    }
+
+    /// Records what the skill returned: its output as the task's artifact and COMPLETED, its
+    /// error as FAILED (or REJECTED), nothing after a cancel outlasted the grace period (the
+    /// task is already CANCELED). `None` when the skill's message reply was the answer and the
+    /// task is gone.
+    fn record_result(
+        &self,
+        skill: &SkillEntry,
+        live: &LiveTask,
+        result: Option<SkillResult>,
+    ) -> Option<()> {
+        let max_history = self.config.max_history;
         match result {
             Some(Ok(output)) => {
                 let output = match output {
-                    SkillOutput::Message(message) => {
-                        let Some(output) = self.replied(&live, message) else {
-                            return;
-                        };
-                        output
-                    }
+                    SkillOutput::Message(message) => self.replied(live, message)?,
                     output => output,
                 };
                 if let Some(artifact) = output_artifact(skill, output) {
@@ -129,26 +162,13 @@ impl TaskManager {
                 );
             }
             Some(Err(error)) => {
-                let mut parts = vec![Part::text(error.message())];
-                parts.extend(error.data().cloned().map(Part::data));
-                let mut reason = Message::agent(parts);
-                let state = match error.kind() {
-                    SkillErrorKind::Rejected => TaskState::Rejected,
-                    SkillErrorKind::Internal => {
-                        reason = reason.runtime_failure();
-                        TaskState::Failed
-                    }
-                    _ => TaskState::Failed,
-                };
-                let event = live.status_event(state, Some(reason), None);
+                let event = live.status_event(failed_state(&error), Some(failure(&error)), None);
                 let message = event.status_message();
                 live.record(event, message, max_history);
             }
-            // The grace period ran out after a cancel; the task is already `Canceled`.
             None => {}
         }
-        live.release_quota();
-        self.settle(live).await;
+        Some(())
     }
 
     /// The skill answered with `message`. While the task is undecided the message is the
@@ -309,5 +329,25 @@ fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> 
             Some(Artifact::new(parts).with_name(name))
         }
         SkillOutput::Artifact(artifact) => Some(artifact),
+    }
+}
+
+/// The state a skill's error ends its task in.
+fn failed_state(error: &SkillError) -> TaskState {
+    match error.kind() {
+        SkillErrorKind::Rejected => TaskState::Rejected,
+        _ => TaskState::Failed,
+    }
+}
+
+/// The status message of a failed task: the error's message and data; a runtime failure (a
+/// panic, an internal error) is marked as one.
+fn failure(error: &SkillError) -> Message {
+    let mut parts = vec![Part::text(error.message())];
+    parts.extend(error.data().cloned().map(Part::data));
+    let reason = Message::agent(parts);
+    match error.kind() {
+        SkillErrorKind::Internal => reason.runtime_failure(),
+        _ => reason,
     }
 }

@@ -138,12 +138,25 @@ async fn upsert(pool: &PgPool, round: &[Write]) -> Vec<Result<(), StoreError>> {
                 .collect();
         }
     };
+    let stored = stored_versions(pool, round, &written).await;
+    round
+        .iter()
+        .map(|w| outcome(w, &written, &stored))
+        .collect()
+}
+
+/// The stored versions of the tasks of `round` that were not `written`, to tell a conflict from
+/// a missing task (rare, so one query for them all).
+async fn stored_versions(
+    pool: &PgPool,
+    round: &[Write],
+    written: &HashSet<String>,
+) -> HashMap<String, i64> {
     let refused: Vec<String> = round
         .iter()
         .filter(|w| !written.contains(&w.row.id))
         .map(|w| w.row.id.clone())
         .collect();
-    // Why a write was refused: the stored version, if any (rare, so one query for them all).
     let mut stored = HashMap::new();
     if !refused.is_empty()
         && let Ok(found) = sqlx::query_as::<_, (String, i64)>(
@@ -155,22 +168,26 @@ async fn upsert(pool: &PgPool, round: &[Write]) -> Vec<Result<(), StoreError>> {
     {
         stored.extend(found);
     }
-    round
-        .iter()
-        .map(|w| {
-            if written.contains(&w.row.id) {
-                return Ok(());
-            }
-            let id = w.row.id.clone();
-            Err(match (w.replaces, stored.get(&w.row.id)) {
-                (None, _) => StoreError::Exists(id),
-                (Some(expected), Some(actual)) => StoreError::Conflict {
-                    id,
-                    expected,
-                    actual: u64::try_from(*actual).unwrap_or(0),
-                },
-                (Some(_), None) => StoreError::Missing(id),
-            })
-        })
-        .collect()
+    stored
+}
+
+/// The outcome of write `w`: written, or why not (`stored` holds the versions of refused ones).
+fn outcome(
+    w: &Write,
+    written: &HashSet<String>,
+    stored: &HashMap<String, i64>,
+) -> Result<(), StoreError> {
+    if written.contains(&w.row.id) {
+        return Ok(());
+    }
+    let id = w.row.id.clone();
+    Err(match (w.replaces, stored.get(&w.row.id)) {
+        (None, _) => StoreError::Exists(id),
+        (Some(expected), Some(actual)) => StoreError::Conflict {
+            id,
+            expected,
+            actual: u64::try_from(*actual).unwrap_or(0),
+        },
+        (Some(_), None) => StoreError::Missing(id),
+    })
 }
