@@ -32,7 +32,7 @@ pub use a2a_macros::{agent, main, prompt, resource, skill};
 #[cfg(feature = "server")]
 pub use server::{AgentServer, Error};
 #[cfg(feature = "server")]
-pub use skills::{SkillError, SkillOutput, TaskContext};
+pub use skills::{Agent, SkillError, SkillOutput, TaskContext};
 
 /// Re-exported: [`AgentServer::router`] returns an axum `Router`.
 #[cfg(feature = "server")]
@@ -62,7 +62,9 @@ pub mod prelude {
         Completion, PromptContent, PromptContext, PromptMessage, ResourceContent,
     };
     pub use crate::model::{Artifact, Message, Part};
-    pub use crate::skills::{IncomingMessage, Json, SkillError, SkillOutput, State, TaskContext};
+    pub use crate::skills::{
+        Agent, IncomingMessage, Json, SkillError, SkillOutput, State, TaskContext,
+    };
     pub use crate::{agent, prompt, resource, skill};
     pub use futures::Stream;
     pub use schemars::JsonSchema;
