@@ -18,11 +18,42 @@ pub(crate) enum Command {
     Printed,
 }
 
+/// What `--help` says after the flags: their units, and which flags need a feature this build
+/// leaves out (using one is a startup error naming the feature).
+fn after_help() -> String {
+    let mut text = "Sizes are bytes, or a number with KiB, MiB or GiB; durations are like 500ms, \
+                    30s, 15m or 1h. Every flag has the environment variable shown."
+        .to_owned();
+    let missing: Vec<&str> = [
+        (
+            cfg!(not(feature = "jwt")),
+            "--jwt-* and --jwks-url need the `jwt` feature",
+        ),
+        (
+            cfg!(not(feature = "tls")),
+            "--tls-cert, --tls-key and --tls-client-ca need the `tls` feature",
+        ),
+        (
+            cfg!(not(feature = "sqlite")),
+            "--store sqlite://… needs the `sqlite` feature (tasks are kept in memory by default)",
+        ),
+        (
+            cfg!(not(feature = "postgres")),
+            "--store postgres://… needs the `postgres` feature",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(left_out, what)| left_out.then_some(what))
+    .collect();
+    if !missing.is_empty() {
+        text.push_str("\n\nThis build leaves features of a2a-runtime out: ");
+        text.push_str(&missing.join("; "));
+        text.push('.');
+    }
+    text
+}
+
 #[derive(Debug, Parser)]
-#[command(
-    after_help = "Sizes are bytes, or a number with KiB, MiB or GiB; durations are like 500ms, \
-                  30s, 15m or 1h. Every flag has the environment variable shown."
-)]
 struct Cli {
     #[command(flatten)]
     network: NetworkArgs,
@@ -295,7 +326,11 @@ where
     I: IntoIterator<Item = S>,
     S: Into<std::ffi::OsString> + Clone,
 {
-    let command = Cli::command().name(name).version(version).about(about);
+    let command = Cli::command()
+        .name(name)
+        .version(version)
+        .about(about)
+        .after_help(after_help());
     let matches = match command.try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(error)

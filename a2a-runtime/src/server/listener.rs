@@ -12,7 +12,6 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
-use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
@@ -30,7 +29,7 @@ const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 /// open, to wait on.
 pub(crate) async fn accept_until(
     listener: TcpListener,
-    tls: Option<TlsAcceptor>,
+    tls: Option<super::tls::Acceptor>,
     router: Served,
     limits: &Limits,
     stop: CancellationToken,
@@ -89,16 +88,21 @@ pub(crate) async fn accept_until(
         };
         // The handshake runs on the connection's own task, bounded like a request head, so a
         // client that never finishes it holds one connection slot for that long only.
-        let connection = TlsConnection {
-            tls: tls.clone(),
-            http: http.clone(),
-            watcher: graceful.watcher(),
-            handshake_timeout: limits.header_timeout,
-        };
-        tokio::spawn(async move {
-            let _slots = (permit, peer_slot);
-            connection.serve(stream, peer, router).await;
-        });
+        #[cfg(feature = "tls")]
+        {
+            let connection = TlsConnection {
+                tls: tls.clone(),
+                http: http.clone(),
+                watcher: graceful.watcher(),
+                handshake_timeout: limits.header_timeout,
+            };
+            tokio::spawn(async move {
+                let _slots = (permit, peer_slot);
+                connection.serve(stream, peer, router).await;
+            });
+        }
+        #[cfg(not(feature = "tls"))]
+        match *tls {}
     }
     Draining { graceful }
 }
@@ -164,15 +168,17 @@ async fn accept(
     }
 }
 
+#[cfg(feature = "tls")]
 /// What serving one TLS connection needs: the handshake, bounded by `handshake_timeout`, then
 /// HTTP over it, watched for graceful shutdown.
 struct TlsConnection {
-    tls: TlsAcceptor,
+    tls: super::tls::Acceptor,
     http: hyper::server::conn::http1::Builder,
     watcher: hyper_util::server::graceful::Watcher,
     handshake_timeout: Duration,
 }
 
+#[cfg(feature = "tls")]
 impl TlsConnection {
     /// Serves `stream` from `peer` with `router`, tagging requests with the verified client
     /// certificate.

@@ -11,6 +11,10 @@ mod listener;
 mod peers;
 mod shutdown;
 mod tasks;
+#[cfg(feature = "tls")]
+mod tls;
+#[cfg(not(feature = "tls"))]
+#[path = "no_tls.rs"]
 mod tls;
 
 use std::any::{Any, TypeId};

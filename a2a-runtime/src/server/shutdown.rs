@@ -36,7 +36,7 @@ pub(crate) async fn run(
     app: Arc<App>,
     router: Served,
     listener: TcpListener,
-    tls: Option<tokio_rustls::TlsAcceptor>,
+    tls: Option<super::tls::Acceptor>,
     stop: CancellationToken,
     in_flight: Arc<InFlight>,
 ) {

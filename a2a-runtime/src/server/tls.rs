@@ -13,8 +13,11 @@ use tokio_rustls::TlsAcceptor;
 use super::config::TlsSettings;
 use a2a_runtime_core::error::Error;
 
+/// What accepts TLS connections.
+pub(crate) type Acceptor = TlsAcceptor;
+
 /// The acceptor for `settings`, `None` when TLS is off.
-pub(crate) fn acceptor(settings: &TlsSettings) -> Result<Option<TlsAcceptor>, Error> {
+pub(crate) fn acceptor(settings: &TlsSettings) -> Result<Option<Acceptor>, Error> {
     let (Some(cert), Some(key)) = (&settings.cert, &settings.key) else {
         return Ok(None);
     };

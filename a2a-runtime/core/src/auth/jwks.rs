@@ -10,6 +10,7 @@ use jsonwebtoken::jwk::JwkSet;
 use serde::Deserialize;
 
 use super::AuthError;
+use super::jwt::check_url;
 
 /// How long a fetched set is used before it is fetched again.
 const MAX_AGE: Duration = Duration::from_secs(300);
@@ -57,25 +58,6 @@ struct Cache {
 struct Metadata {
     jwks_uri: String,
     issuer: Option<String>,
-}
-
-/// Key URLs must be https, except on loopback (tests and local development).
-pub fn check_url(url: &str) -> Result<(), String> {
-    let parsed =
-        reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
-    let loopback = match parsed.host() {
-        Some(url::Host::Domain(host)) => host == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    match parsed.scheme() {
-        "https" => Ok(()),
-        "http" if loopback => Ok(()),
-        _ => Err(format!(
-            "`{url}` must be an https URL (plain http is accepted on loopback only)"
-        )),
-    }
 }
 
 impl KeySet {

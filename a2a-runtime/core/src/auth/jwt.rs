@@ -1,21 +1,9 @@
-//! Bearer JWTs: HS256 with a shared secret, or RS256/ES256 (and their siblings) with keys from a
-//! JWKS; `exp`, `nbf`, `iss` and `aud` checked with a small leeway. Serves the `bearer`,
-//! `oauth2` and `oidc` schemes.
+//! How bearer JWTs are verified, as configured: a shared secret (HS256) or keys from a JWKS,
+//! the expected issuer and audience. The verifier itself is `jwt_verify.rs` (the `jwt`
+//! feature).
 
 use std::sync::Arc;
 use std::time::Duration;
-
-use http::header;
-use http::request::Parts;
-use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use serde_json::{Map, Value};
-
-use super::authenticator::challenge;
-use super::jwks::KeySet;
-use super::token_cache::TokenCache;
-use super::{AuthError, Authenticator, Caller};
-use a2a_runtime_types::util::BoxFuture;
 
 /// How bearer JWTs are verified: with a shared secret (HS256) or with public keys from a JWKS
 /// (found directly, or through OpenID Connect / OAuth 2 metadata), plus the expected issuer and
@@ -134,199 +122,25 @@ impl JwtConfig {
                 secret.len()
             )),
             KeySource::Secret(_) => Ok(()),
-            KeySource::Jwks(url) | KeySource::Metadata(url) => super::jwks::check_url(url),
+            KeySource::Jwks(url) | KeySource::Metadata(url) => check_url(url),
         }
     }
 }
 
-/// Verifies bearer JWTs for one scheme.
-pub struct JwtAuthenticator {
-    scheme: String,
-    keys: Keys,
-    issuer: Option<String>,
-    audience: Vec<String>,
-    leeway: Duration,
-    verified: TokenCache,
-}
-
-enum Keys {
-    Secret(DecodingKey),
-    Set(KeySet),
-}
-
-/// The algorithms accepted with public keys. `none` and HMAC never are (a public key must not
-/// double as an HMAC secret).
-const PUBLIC_KEY_ALGORITHMS: [Algorithm; 7] = [
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::EdDSA,
-];
-
-impl JwtAuthenticator {
-    pub fn new(scheme: &str, config: &JwtConfig) -> Self {
-        let keys = match &config.keys {
-            KeySource::Secret(secret) => Keys::Secret(DecodingKey::from_secret(secret)),
-            KeySource::Jwks(url) => Keys::Set(KeySet::jwks(url)),
-            KeySource::Metadata(url) => Keys::Set(KeySet::metadata(url)),
-        };
-        Self {
-            scheme: scheme.to_owned(),
-            keys,
-            issuer: config.issuer.clone(),
-            audience: config.audience.clone(),
-            leeway: config.leeway,
-            verified: TokenCache::new(config.cache_ttl),
-        }
-    }
-
-    async fn verify(&self, token: &str) -> Result<Caller, AuthError> {
-        let now = chrono::Utc::now().timestamp();
-        if let Some(caller) = self.verified.get(token, now) {
-            return Ok(caller);
-        }
-        let header = jsonwebtoken::decode_header(token)
-            .map_err(|_| AuthError::invalid("the bearer token is not a JWT"))?;
-        let (key, algorithms, issuer) = match &self.keys {
-            Keys::Secret(key) => (key.clone(), vec![Algorithm::HS256], self.issuer.clone()),
-            Keys::Set(set) => {
-                if !PUBLIC_KEY_ALGORITHMS.contains(&header.alg) {
-                    return Err(AuthError::invalid(format!(
-                        "the token's algorithm {:?} is not accepted",
-                        header.alg
-                    )));
-                }
-                let found = set.key(header.kid.as_deref()).await?;
-                if found.key.family() != header.alg.family() {
-                    return Err(AuthError::invalid(format!(
-                        "the token's algorithm {:?} does not match its key",
-                        header.alg
-                    )));
-                }
-                let issuer = self.issuer.clone().or(found.issuer);
-                (found.key, vec![header.alg], issuer)
-            }
-        };
-        let mut validation = Validation::new(header.alg);
-        validation.algorithms = algorithms;
-        validation.leeway = self.leeway.as_secs();
-        validation.validate_nbf = true;
-        // A configured issuer or audience is a required claim (RFC 8725 §3.9): jsonwebtoken
-        // checks `iss` and `aud` only when the token carries them, so a token without them
-        // would otherwise pass.
-        let mut required = vec!["exp", "sub"];
-        if let Some(issuer) = &issuer {
-            validation.set_issuer(&[issuer]);
-            required.push("iss");
-        }
-        if self.audience.is_empty() {
-            validation.validate_aud = false;
-        } else {
-            validation.set_audience(&self.audience);
-            required.push("aud");
-        }
-        validation.set_required_spec_claims(&required);
-        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
-            .map_err(|e| refusal(e.kind(), &issuer, &self.audience))?;
-        let claims = data.claims;
-        let principal = claims
-            .get("sub")
-            .and_then(Value::as_str)
-            .filter(|sub| !sub.is_empty())
-            .ok_or_else(|| AuthError::invalid("the token has no `sub` claim"))?
-            .to_owned();
-        let scopes = scopes_of(&claims);
-        let leeway = i64::try_from(self.leeway.as_secs()).unwrap_or(i64::MAX);
-        let time = |name: &str| claims.get(name).and_then(Value::as_i64);
-        // `exp` is required, so validation guaranteed it; `nbf` is optional.
-        let expires = time("exp").map_or(i64::MIN, |exp| exp.saturating_add(leeway));
-        let not_before = time("nbf").map_or(i64::MIN, |nbf| nbf.saturating_sub(leeway));
-        let caller = Caller::authenticated(&self.scheme, principal)
-            .with_scopes(scopes)
-            .with_claims(claims);
-        self.verified.insert(token, &caller, not_before, expires);
-        Ok(caller)
-    }
-}
-
-/// The scopes a token grants: OAuth's space-separated `scope`, or `scp` (a list or a string,
-/// as some providers send it).
-fn scopes_of(claims: &Map<String, Value>) -> Vec<String> {
-    let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
-    match (claims.get("scope"), claims.get("scp")) {
-        (Some(Value::String(scope)), _) => words(scope),
-        (_, Some(Value::String(scp))) => words(scp),
-        (_, Some(Value::Array(scp))) => scp
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Why a token was refused, in words a client can act on.
-fn refusal(kind: &ErrorKind, issuer: &Option<String>, audience: &[String]) -> AuthError {
-    AuthError::invalid(match kind {
-        ErrorKind::ExpiredSignature => "the token expired".to_owned(),
-        ErrorKind::ImmatureSignature => "the token is not valid yet (`nbf`)".to_owned(),
-        ErrorKind::InvalidIssuer => format!(
-            "the token's `iss` is not {}",
-            issuer.as_deref().unwrap_or("the expected issuer")
-        ),
-        ErrorKind::InvalidAudience => format!(
-            "the token's `aud` does not include {}",
-            audience.join(" or ")
-        ),
-        ErrorKind::InvalidSignature => "the token's signature does not verify".to_owned(),
-        ErrorKind::InvalidAlgorithm => "the token's algorithm does not match its key".to_owned(),
-        ErrorKind::MissingRequiredClaim(claim) => format!("the token has no `{claim}` claim"),
-        ErrorKind::InvalidClaimFormat(claim) => format!("the token's `{claim}` claim is malformed"),
-        _ => "the bearer token is not valid".to_owned(),
-    })
-}
-
-/// The token of an `Authorization: Bearer …` header.
-fn bearer_token(request: &Parts) -> Option<&str> {
-    let value = request.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim())
-        .filter(|token| !token.is_empty())
-}
-
-impl Authenticator for JwtAuthenticator {
-    fn authenticate<'a>(
-        &'a self,
-        request: &'a Parts,
-    ) -> BoxFuture<'a, Result<Option<Caller>, AuthError>> {
-        Box::pin(async move {
-            match bearer_token(request) {
-                None => Ok(None),
-                Some(token) => self.verify(token).await.map(Some),
-            }
-        })
-    }
-
-    fn challenge(&self, error: Option<&AuthError>) -> String {
-        challenge("Bearer realm=\"agent\"".to_owned(), "invalid_token", error)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn scopes_come_from_scope_or_scp() {
-        let claims = |v: Value| v.as_object().cloned().unwrap();
-        assert_eq!(scopes_of(&claims(json!({"scope": "a b"}))), ["a", "b"]);
-        assert_eq!(scopes_of(&claims(json!({"scp": ["a", "c"]}))), ["a", "c"]);
-        assert!(scopes_of(&claims(json!({}))).is_empty());
+/// Key URLs must be https, except on loopback (tests and local development).
+pub fn check_url(url: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+    let loopback = match parsed.host() {
+        Some(url::Host::Domain(host)) => host == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err(format!(
+            "`{url}` must be an https URL (plain http is accepted on loopback only)"
+        )),
     }
 }

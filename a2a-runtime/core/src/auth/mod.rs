@@ -9,12 +9,16 @@
 pub mod api_key;
 pub mod authenticator;
 pub mod caller;
+#[cfg(feature = "jwt")]
 pub mod jwks;
 pub mod jwt;
+#[cfg(feature = "jwt")]
+pub mod jwt_verify;
 pub mod metadata;
 pub mod mtls;
 pub mod scheme;
 pub mod security;
+#[cfg(feature = "jwt")]
 pub mod token_cache;
 
 pub use api_key::{ApiKeys, ApiKeysError, DEFAULT_API_KEY_HEADER};

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use http::request::Parts;
 
 use super::api_key::{ApiKeyAuthenticator, DEFAULT_API_KEY_HEADER};
-use super::jwt::JwtAuthenticator;
+#[cfg(feature = "jwt")]
+use super::jwt_verify::JwtAuthenticator;
+#[cfg(feature = "mtls")]
 use super::mtls::MtlsAuthenticator;
 use super::{
     ApiKeyLocation, ApiKeys, AuthError, Authenticator, Caller, JwtConfig, NamedScheme,
@@ -209,7 +211,7 @@ fn verifier(scheme: &NamedScheme, config: &AuthConfig) -> Result<Arc<dyn Authent
             let jwt = jwt_config(scheme, config)?;
             jwt.validate()
                 .map_err(|reason| format!("security scheme {scheme}: {reason}"))?;
-            Arc::new(JwtAuthenticator::new(&scheme.name, &jwt))
+            jwt_verifier(scheme, &jwt)?
         }
         SecurityScheme::MutualTls => {
             if !config.client_certificates {
@@ -219,11 +221,41 @@ fn verifier(scheme: &NamedScheme, config: &AuthConfig) -> Result<Arc<dyn Authent
                      certificates with --tls-client-ca (A2A_TLS_CLIENT_CA)"
                 ));
             }
-            Arc::new(MtlsAuthenticator {
-                scheme: scheme.name.clone(),
-            })
+            certificate_verifier(scheme)?
         }
     })
+}
+
+/// What verifies the JWTs of `scheme`.
+#[cfg(feature = "jwt")]
+fn jwt_verifier(scheme: &NamedScheme, jwt: &JwtConfig) -> Result<Arc<dyn Authenticator>, String> {
+    Ok(Arc::new(JwtAuthenticator::new(&scheme.name, jwt)))
+}
+
+/// Without the `jwt` feature nothing verifies JWTs: a scheme that takes them cannot serve.
+#[cfg(not(feature = "jwt"))]
+fn jwt_verifier(scheme: &NamedScheme, _jwt: &JwtConfig) -> Result<Arc<dyn Authenticator>, String> {
+    Err(format!(
+        "security scheme {scheme} takes JWTs, and this build cannot verify them: enable the \
+         `jwt` feature of a2a-runtime in Cargo.toml"
+    ))
+}
+
+/// What reads the caller of `scheme` from its client certificate.
+#[cfg(feature = "mtls")]
+fn certificate_verifier(scheme: &NamedScheme) -> Result<Arc<dyn Authenticator>, String> {
+    Ok(Arc::new(MtlsAuthenticator {
+        scheme: scheme.name.clone(),
+    }))
+}
+
+/// Without TLS support no client certificate is ever verified.
+#[cfg(not(feature = "mtls"))]
+fn certificate_verifier(scheme: &NamedScheme) -> Result<Arc<dyn Authenticator>, String> {
+    Err(format!(
+        "security scheme {scheme} takes client certificates, and this build serves no TLS: \
+         enable the `tls` feature of a2a-runtime in Cargo.toml"
+    ))
 }
 
 /// How a JWT-carrying `scheme` verifies tokens: the configured keys, else the provider's
