@@ -1,4 +1,4 @@
-//! The task store contract (`a2a_tests::store_suite`) on every backend, and what only durable
+//! The task store contract (`a2a_runtime::store::testing`) on every backend, and what only durable
 //! stores do (reopening, one process per file, retention).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
@@ -12,7 +12,7 @@ use a2a_runtime::{
 
 #[tokio::test]
 async fn the_memory_store_keeps_the_store_contract() {
-    a2a_tests::store_suite::run(Arc::new(InMemoryTaskStore::new(
+    a2a_runtime::store::testing::run(Arc::new(InMemoryTaskStore::new(
         MemoryStoreLimits::default(),
     )))
     .await;
@@ -31,7 +31,7 @@ async fn the_sqlite_store_keeps_the_store_contract() {
     let store = SqliteTaskStore::open(dir.join("tasks.sqlite3"), SqliteStoreOptions::default())
         .await
         .expect("opens");
-    a2a_tests::store_suite::run(Arc::new(store)).await;
+    a2a_runtime::store::testing::run(Arc::new(store)).await;
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -43,7 +43,7 @@ async fn the_postgres_store_keeps_the_store_contract() {
     let store = PostgresTaskStore::connect(&url, PostgresStoreOptions::default())
         .await
         .expect("connects");
-    a2a_tests::store_suite::run(Arc::new(store)).await;
+    a2a_runtime::store::testing::run(Arc::new(store)).await;
 }
 
 #[tokio::test]
@@ -58,7 +58,7 @@ async fn postgres_replicas_migrate_once_and_share_tasks_at_their_versions() {
         PostgresTaskStore::connect(&url, PostgresStoreOptions::default()),
     );
     let (a, b) = (a.expect("a connects"), b.expect("b connects"));
-    let mut task = a2a_tests::store_suite::task("shared", "alice", TaskState::Working, 0, 2);
+    let mut task = a2a_runtime::store::testing::task("shared", "alice", TaskState::Working, 0, 2);
     a.create(&task).await.unwrap();
     let seen = b
         .get("shared", None)
@@ -83,7 +83,7 @@ async fn a_sqlite_file_keeps_its_tasks_and_belongs_to_one_process_at_a_time() {
     use a2a_runtime::TaskState;
     let dir = scratch("reopen");
     let path = dir.join("tasks.sqlite3");
-    let task = a2a_tests::store_suite::task("kept", "alice", TaskState::Completed, 0, 3);
+    let task = a2a_runtime::store::testing::task("kept", "alice", TaskState::Completed, 0, 3);
     {
         let store = SqliteTaskStore::open(&path, SqliteStoreOptions::default())
             .await
@@ -116,10 +116,11 @@ async fn sqlite_retention_forgets_the_oldest_finished_tasks_beyond_its_limits() 
         .await
         .expect("opens");
     for i in 0..4 {
-        let task = a2a_tests::store_suite::task(&format!("f{i}"), "a", TaskState::Completed, 0, 0);
+        let task =
+            a2a_runtime::store::testing::task(&format!("f{i}"), "a", TaskState::Completed, 0, 0);
         store.create(&task).await.unwrap();
     }
-    let running = a2a_tests::store_suite::task("r", "a", TaskState::Working, 0, 0);
+    let running = a2a_runtime::store::testing::task("r", "a", TaskState::Working, 0, 0);
     store.create(&running).await.unwrap();
     assert_eq!(store.sweep().await.unwrap(), 2);
     assert!(

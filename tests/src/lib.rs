@@ -11,7 +11,6 @@ pub mod receiver;
 pub mod registry_agents;
 pub mod sse;
 pub mod stepper;
-pub mod store_suite;
 pub mod talker;
 pub mod tokens;
 pub mod vault;

@@ -1,4 +1,4 @@
-#![doc = include_str!("../docs/durability.md")]
+#![doc = include_str!("../../docs/durability.md")]
 
 pub use a2a_runtime_core::task::cluster::{Coordination, Coordinator};
 pub use a2a_runtime_core::task::outbox::{Outbox, OutboxBackend, OutboxEntry};
@@ -12,3 +12,6 @@ pub use a2a_runtime_sql::{PostgresStoreOptions, PostgresTaskStore};
 pub use a2a_runtime_sql::{SqliteStoreOptions, SqliteTaskStore};
 /// The future every [`TaskStore`] method returns: boxed and `Send`.
 pub use a2a_runtime_types::BoxFuture;
+
+#[cfg(feature = "testing")]
+pub mod testing;

@@ -1,17 +1,24 @@
-//! The task store contract, as one suite every backend runs (`tests/stores.rs`): conditional
-//! writes (concurrent ones included), owners, bounded history reads, lists (filters, paging,
-//! byte bounds), delete, the unfinished tasks a restart settles, and every part kind kept as is.
+//! The task store contract as one suite (the `testing` feature): conditional writes (concurrent
+//! ones included), owners, bounded history reads, lists (filters, paging, byte bounds), delete,
+//! the unfinished tasks a restart settles, and every part kind kept as is. Every store of this
+//! workspace passes it; run it on yours from a test:
+//!
+//! ```no_run
+//! # async fn check(store: std::sync::Arc<dyn a2a_runtime::store::TaskStore>) {
+//! a2a_runtime::store::testing::run(store).await; // panics naming the first broken rule
+//! # }
+//! ```
 
-#![allow(clippy::unwrap_used)] // A test suite: a failed step fails loudly.
+#![allow(clippy::unwrap_used, clippy::panic)] // A test suite: a failed step fails loudly.
 
 use std::sync::Arc;
 
-use a2a_runtime::{
-    Message, Part, Task, TaskState, model::Artifact, model::PushAuthentication, model::PushConfig,
-    model::PushWire, model::TaskStatus, store::ListQuery, store::StoreError, store::StoredTask,
-    store::TaskStore,
-};
 use chrono::{Duration as Span, Utc};
+
+use crate::model::{
+    Artifact, Message, Part, PushAuthentication, PushConfig, PushWire, Task, TaskState, TaskStatus,
+};
+use crate::store::{ListQuery, StoreError, StoredTask, TaskStore};
 
 /// A task of `owner` in `state`, not stored yet, its status `age_ms` milliseconds old, with
 /// `messages` messages.
