@@ -2,19 +2,14 @@
 //! `A2A-Extensions` (0.3: `X-A2A-Extensions`), the refusal of a request that leaves out one the
 //! agent marks `required`, and the response header naming the activated ones.
 
-use std::sync::Arc;
-
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
-use axum::middleware::Next;
-use axum::response::Response;
+use axum::http::{HeaderMap, HeaderName};
 
 use super::A2aError;
 use super::card::SKILL_SCHEMAS_EXTENSION;
 use a2a_runtime_core::descriptor::ExtensionDescriptor;
 
 /// The request and response header of A2A 1.0.
-const HEADER: HeaderName = HeaderName::from_static("a2a-extensions");
+pub(crate) const HEADER: HeaderName = HeaderName::from_static("a2a-extensions");
 /// The request header of A2A 0.3.
 const HEADER_V0_3: HeaderName = HeaderName::from_static("x-a2a-extensions");
 
@@ -60,7 +55,7 @@ impl Extensions {
     }
 
     /// The requested URIs this agent supports, in card order.
-    fn activated(&self, headers: &HeaderMap) -> Vec<&'static str> {
+    pub(crate) fn activated(&self, headers: &HeaderMap) -> Vec<&'static str> {
         let requested = requested(headers);
         if requested.is_empty() {
             return Vec::new();
@@ -89,26 +84,10 @@ fn requested(headers: &HeaderMap) -> Vec<String> {
         .collect()
 }
 
-/// Middleware on the A2A routes: the response names, in `A2A-Extensions`, the extensions of the
-/// request that the agent supports, so the client knows which ones took effect.
-pub async fn echo(
-    State(extensions): State<Arc<Extensions>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let activated = extensions.activated(request.headers());
-    let mut response = next.run(request).await;
-    if !activated.is_empty()
-        && let Ok(value) = HeaderValue::from_str(&activated.join(", "))
-    {
-        response.headers_mut().insert(HEADER, value);
-    }
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     const REQUIRED: ExtensionDescriptor = ExtensionDescriptor {
         uri: "urn:example:required",

@@ -7,8 +7,6 @@
 //! with the server and are not API.
 
 #[doc(hidden)]
-pub mod auth;
-#[doc(hidden)]
 pub mod card;
 #[doc(hidden)]
 pub mod card_security;
@@ -18,6 +16,8 @@ pub mod decode;
 pub mod error;
 #[doc(hidden)]
 pub mod extensions;
+#[doc(hidden)]
+pub mod gate;
 #[doc(hidden)]
 pub mod jsonrpc;
 #[doc(hidden)]

@@ -94,13 +94,15 @@ impl Started {
     /// a state the store did not take is an error, never an answer).
     pub async fn task_result(self) -> Result<Task, TaskError> {
         let task = if self.return_immediately {
-            self.task.snapshot()
+            self.task.view(self.history)
         } else {
-            let task = self.task.settled().await;
+            self.task.settle().await;
+            let task = self.task.view(self.history);
             self.task.durable(DURABLE_WAIT).await?;
             self.task.told(task).await
         };
-        Ok(task.view(self.history, true))
+        // A mirror's stored copy (see `told`) holds its whole history.
+        Ok(task.into_view(self.history, true))
     }
 }
 
@@ -191,8 +193,11 @@ impl A2aService {
         // A blocking send tells the task's id only with its settled state, which is stored
         // first; the task need not be stored before then.
         let accepted = self.accept(request, caller, return_immediately).await?;
-        if let Some(call) = accepted.start {
-            self.manager.run(&accepted.task, call, Vec::new());
+        match accepted.start {
+            Some(call) if return_immediately => self.manager.run(&accepted.task, call, Vec::new()),
+            // The caller waits for the task anyway: its first step is taken here.
+            Some(call) => self.manager.run_here(&accepted.task, call, Vec::new()),
+            None => {}
         }
         Ok(Started {
             task: accepted.task,
@@ -337,17 +342,14 @@ impl A2aService {
         }
         let message = request.message;
         validate(&message, &self.settings)?;
-        let push_configs = self.inline_push_configs(request.push_config).await?;
+        // The rarer steps are boxed: their futures would make every send's future (moved
+        // whole into each box on its way through the router) as large as theirs.
+        let push_configs = match request.push_config {
+            None => Vec::new(),
+            registration => Box::pin(self.inline_push_configs(registration)).await?,
+        };
         if let Some(task_id) = message.task_id.clone() {
-            for config in push_configs {
-                let limit = self.push.as_ref().map_or(0, |p| p.max_configs);
-                let edit = PushEdit::Set { config, limit };
-                self.manager
-                    .edit_push_configs(&task_id, caller.owner(), edit)
-                    .await?;
-            }
-            let task = self.manager.resume(&task_id, message, caller).await?;
-            return Ok(Accepted { task, start: None });
+            return Box::pin(self.accept_answer(&task_id, message, push_configs, caller)).await;
         }
         let route = route::route(self.registry(), &message)?;
         // A direct reply needs a skill that may give one and a dialect that can carry it; until
@@ -375,6 +377,28 @@ impl A2aService {
             task,
             start: Some(call),
         })
+    }
+}
+
+impl A2aService {
+    /// A message for an existing task: the webhooks it registers are added to the task, and
+    /// the message answers the task's question.
+    async fn accept_answer(
+        &self,
+        task_id: &str,
+        message: Message,
+        push_configs: Vec<a2a_runtime_types::model::PushConfig>,
+        caller: &CallerId,
+    ) -> Result<Accepted, A2aError> {
+        for config in push_configs {
+            let limit = self.push.as_ref().map_or(0, |p| p.max_configs);
+            let edit = PushEdit::Set { config, limit };
+            self.manager
+                .edit_push_configs(task_id, caller.owner(), edit)
+                .await?;
+        }
+        let task = self.manager.resume(task_id, message, caller).await?;
+        Ok(Accepted { task, start: None })
     }
 }
 

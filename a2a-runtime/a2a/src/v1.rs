@@ -4,16 +4,25 @@
 use serde_json::Value;
 
 use super::A2aError;
-use super::decode::params;
+use super::decode::{params, strict};
 use super::push::PushRegistration;
 use super::service::{ListTasksRequest, SendRequest, Sent, TaskList, parse_timestamp};
 use a2a_runtime_core::task::StreamItem;
 use a2a_runtime_types::model::{PushWire, TaskState};
 use a2a_runtime_types::protocol::a2a::{push, v1};
 
-/// Reads a 1.0 `SendMessageRequest`.
+/// Reads a 1.0 `SendMessageRequest` from the lenient tree of its JSON.
 pub fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
-    let request: v1::SendMessageRequest = params(raw)?;
+    read_send(params(raw)?)
+}
+
+/// Reads a 1.0 `SendMessageRequest` from its JSON text in one pass when it is strict ProtoJSON
+/// (see [`strict`]); `None` when it needs the lenient reading.
+pub fn send_request_text(text: &[u8]) -> Option<Result<SendRequest, A2aError>> {
+    strict(text).map(read_send)
+}
+
+fn read_send(request: v1::SendMessageRequest) -> Result<SendRequest, A2aError> {
     let configuration = request.configuration.unwrap_or_default();
     let message = request
         .message

@@ -71,10 +71,11 @@ impl McpService {
         if task_support == TaskSupport::Required && !tasks {
             return Err(tasks_required(tool));
         }
+        // The rarer paths are boxed: their futures would make every call's future (which rmcp
+        // moves into a box of its own) as large as theirs.
         if let Some(state) = &request.request_state {
-            return self
-                .retry(tool, (state, request.input_responses), &caller, context)
-                .await;
+            let retry = self.retry(tool, (state, request.input_responses), &caller, context);
+            return Box::pin(retry).await;
         }
         // Responses sent with a fresh call answer the questions they name, when asked.
         let offered = request.input_responses.clone().unwrap_or_default();
@@ -96,13 +97,12 @@ impl McpService {
         if tasks && task_support != TaskSupport::Forbidden {
             let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
             let mode = TaskMode::of(task_support, stateless && abilities.any(), &self.app);
-            return self
-                .call_as_task(call, (progress, mode), quota, &caller, context)
-                .await;
+            let task = self.call_as_task(call, (progress, mode), quota, &caller, context);
+            return Box::pin(task).await;
         }
         if stateless && abilities.any() {
             let call = self.start_parked(call, quota, (Vec::new(), offered), abilities);
-            return self.drive(call, context).await;
+            return Box::pin(self.drive(call, context)).await;
         }
         self.run_plain(skill, call, quota, abilities, (stateless, context))
             .await

@@ -7,7 +7,6 @@ use std::task::{Context, Poll};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use axum::routing::{get, post};
@@ -19,13 +18,13 @@ use tower::{Layer as _, Service};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::ServeConfig;
-use super::body_time::BodyTimeLayer;
 use super::guard::{BrowserGuard, GuardLayer};
 use super::in_flight::{InFlight, TrackLayer, Tracking};
 use a2a_runtime_a2a::card::{self, CardBody, CardView};
 use a2a_runtime_a2a::extensions::Extensions;
+use a2a_runtime_a2a::gate::{A2aGateLayer, GateSettings};
 use a2a_runtime_a2a::jsonrpc::{Aliases, JsonRpc};
-use a2a_runtime_a2a::{A2aError, A2aService, PushSupport, Settings};
+use a2a_runtime_a2a::{A2aService, PushSupport, Settings};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
@@ -118,22 +117,18 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
         .route("/", post(a2a_runtime_a2a::jsonrpc::handle))
         .with_state(jsonrpc)
         .merge(a2a_runtime_a2a::rest::routes(service, &app.rest_prefix))
-        .layer(axum::middleware::from_fn_with_state(
-            extensions,
-            a2a_runtime_a2a::extensions::echo,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            max_body,
-            refuse_oversized,
-        ))
-        .layer(DefaultBodyLimit::max(max_body))
-        .layer(BodyTimeLayer(app.limits.body_time()))
         // Every A2A route (`/mcp` takes the same steps in its endpoint); CORS preflights
         // (outside it) need no credentials.
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app.security),
-            a2a_runtime_a2a::auth::authenticate,
-        ));
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(A2aGateLayer(Arc::new(GateSettings {
+                    security: Arc::clone(&app.security),
+                    extensions,
+                    max_body,
+                    body_time: app.limits.body_time(),
+                })))
+                .layer(DefaultBodyLimit::max(max_body)),
+        );
     let (calls, mcp_route, direct) = match cors(&config.cors_origins) {
         Some(cors) => (
             calls.layer(cors.clone()),
@@ -199,15 +194,6 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
                 HeaderName::from_static("a2a-extensions"),
             ]),
     )
-}
-
-/// A declared `Content-Length` over the limit is refused before any of the body is read.
-async fn refuse_oversized(State(limit): State<usize>, request: Request, next: Next) -> Response {
-    if a2a_runtime_core::body::declared_over(request.headers(), limit) {
-        let jsonrpc = request.uri().path() == "/";
-        return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, jsonrpc);
-    }
-    next.run(request).await
 }
 
 /// RFC 9728 metadata for MCP clients, at the path-suffixed and the root well-known URL, when a

@@ -1,6 +1,5 @@
 #![doc = include_str!("../../docs/configuration.md")]
 
-mod body_time;
 mod build;
 mod cli;
 mod config;

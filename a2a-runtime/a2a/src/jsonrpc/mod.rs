@@ -11,6 +11,7 @@ pub mod v0_1;
 pub mod v0_3;
 pub mod v1;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -19,6 +20,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::sse::{self, Frames};
 use super::{A2aError, A2aService, Version};
@@ -63,39 +65,33 @@ pub async fn handle(
     if let Err(error) = super::check_json_content_type(&headers, true) {
         return error_response(&Value::Null, &error, Version::V1_0);
     }
-    let value: Value = match serde_json::from_slice(&body) {
-        Ok(value) => value,
-        Err(e) => {
-            return error_response(&Value::Null, &A2aError::Parse(e.to_string()), Version::V1_0);
-        }
+    let (id, method, params) = match jsonrpc::parse_borrowed(&body) {
+        Some(request) => (
+            request.id,
+            Cow::Borrowed(request.method),
+            Params::Raw(request.params),
+        ),
+        None => match read_envelope(&body) {
+            Ok(request) => (
+                request.id,
+                Cow::Owned(request.method),
+                Params::Parsed(request.params),
+            ),
+            Err(response) => return *response,
+        },
     };
-    let mut request = match jsonrpc::parse_request(value) {
-        Ok(request) => request,
-        Err((message, id)) => {
-            return error_response(&id, &A2aError::InvalidRequest(message), Version::V1_0);
-        }
-    };
-    request.id = jsonrpc::id_as_sent(request.id, &body);
-    let version = match negotiate(
-        &endpoint,
-        &headers,
-        &uri,
-        &request.method,
-        &request.params,
-        &caller,
-    ) {
+    let version = match negotiate(&endpoint, &headers, &uri, &method, &params, &caller) {
         Ok(version) => version,
-        Err(error) => return error_response(&request.id, &error, Version::V1_0),
+        Err(error) => return error_response(&id, &error, Version::V1_0),
     };
     if let Err(error) = service.settings.extensions.check(&headers) {
-        return error_response(&request.id, &error, version);
+        return error_response(&id, &error, version);
     }
-    let id = request.id;
-    let streams_0_3 = version == Version::V0_3 && v0_3::streams(&request.method);
+    let streams_0_3 = version == Version::V0_3 && v0_3::streams(&method);
     let reply = match version {
-        Version::V1_0 => v1::call(service, &caller, &id, &request.method, request.params).await,
-        Version::V0_3 => v0_3::call(service, &caller, &id, &request.method, request.params).await,
-        Version::V0_1 => v0_1::call(&endpoint, &caller, &id, &request.method, request.params).await,
+        Version::V1_0 => v1::call(service, &caller, &id, &method, params).await,
+        Version::V0_3 => v0_3::call(service, &caller, &id, &method, params.into_value()).await,
+        Version::V0_1 => v0_1::call(&endpoint, &caller, &id, &method, params.into_value()).await,
     };
     // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5),
     // except in 0.3, whose clients read a streaming method's answer as SSE whatever it is (the
@@ -114,13 +110,69 @@ pub async fn handle(
     }
 }
 
+/// A request's params: as sent (the common case), or parsed with an envelope that needed the
+/// full reading.
+pub(super) enum Params<'a> {
+    /// The params object's text; `None` when the request had none.
+    Raw(Option<&'a RawValue>),
+    Parsed(Value),
+}
+
+impl Params<'_> {
+    /// The params as a JSON tree (an empty object when the request had none).
+    pub(super) fn into_value(self) -> Value {
+        match self {
+            Params::Parsed(value) => value,
+            Params::Raw(None) => Value::Object(Default::default()),
+            // Text the envelope reading already checked is JSON.
+            Params::Raw(Some(raw)) => serde_json::from_str(raw.get())
+                .unwrap_or_else(|_| Value::Object(Default::default())),
+        }
+    }
+
+    /// The params' `id`, for the early draft's client-chosen task ids (read only for the
+    /// methods the draft shares with 0.3).
+    fn id(&self) -> Option<String> {
+        let parsed;
+        let value = match self {
+            Params::Parsed(value) => value,
+            Params::Raw(raw) => {
+                parsed = serde_json::from_str::<Value>((*raw)?.get()).ok()?;
+                &parsed
+            }
+        };
+        value.get("id").and_then(Value::as_str).map(str::to_owned)
+    }
+}
+
+/// The envelope of a body [`jsonrpc::parse_borrowed`] did not read: parsed in full, or the
+/// error response saying what is wrong with it.
+fn read_envelope(body: &[u8]) -> Result<jsonrpc::Request, Box<Response>> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        Box::new(error_response(
+            &Value::Null,
+            &A2aError::Parse(e.to_string()),
+            Version::V1_0,
+        ))
+    })?;
+    let mut request = jsonrpc::parse_request(value).map_err(|(message, id)| {
+        Box::new(error_response(
+            &id,
+            &A2aError::InvalidRequest(message),
+            Version::V1_0,
+        ))
+    })?;
+    request.id = jsonrpc::id_as_sent(request.id, body);
+    Ok(request)
+}
+
 /// The version a request speaks.
 fn negotiate(
     endpoint: &JsonRpc,
     headers: &HeaderMap,
     uri: &Uri,
     method: &str,
-    params: &Value,
+    params: &Params<'_>,
     caller: &CallerId,
 ) -> Result<Version, A2aError> {
     match super::requested_version(headers, uri) {
@@ -136,7 +188,13 @@ fn negotiate(
             }
         }
         None if v0_1::serves_only(method) => Ok(Version::V0_1),
-        None if v0_1::serves(method) && endpoint.aliases.names(params, caller) => Ok(Version::V0_1),
+        None if v0_1::serves(method)
+            && params
+                .id()
+                .is_some_and(|id| endpoint.aliases.names(&id, caller)) =>
+        {
+            Ok(Version::V0_1)
+        }
         None => Ok(Version::V0_3),
     }
 }

@@ -65,11 +65,8 @@ impl Aliases {
     }
 
     /// Whether `params.id` is a client-chosen id `caller` gave this server.
-    pub(super) fn names(&self, params: &Value, caller: &CallerId) -> bool {
-        params
-            .get("id")
-            .and_then(Value::as_str)
-            .is_some_and(|id| self.table().tasks.contains_key(&alias_key(caller, id)))
+    pub(super) fn names(&self, id: &str, caller: &CallerId) -> bool {
+        self.table().tasks.contains_key(&alias_key(caller, id))
     }
 
     fn get(&self, alias: &str) -> Option<String> {

@@ -2,10 +2,11 @@
 
 use serde_json::Value;
 
-use super::Reply;
+use super::{Params, Reply};
 use crate::decode::params;
 use crate::v1::{
-    list_request, list_response, push_registration, send_request, send_response, stream_response,
+    list_request, list_response, push_registration, send_request, send_request_text, send_response,
+    stream_response,
 };
 use crate::{A2aError, A2aService};
 use a2a_runtime_core::quota::CallerId;
@@ -37,13 +38,20 @@ pub(super) async fn call(
     caller: &CallerId,
     id: &Value,
     method: &str,
-    raw: Value,
+    sent: Params<'_>,
 ) -> Result<Reply, A2aError> {
     if method.contains("PushNotificationConfig") {
         service.push()?;
     }
+    if method == "SendMessage"
+        && let Params::Raw(Some(text)) = &sent
+        && let Some(request) = send_request_text(text.get().as_bytes())
+    {
+        let sent = service.send(request?, caller).await?;
+        return Ok(Reply::Json(jsonrpc::success(id, send_response(&sent))));
+    }
     // Params are the proto messages' JSON: read as ProtoJSON readers read them.
-    let raw = a2a_runtime_types::protocol::a2a::proto_json::lenient(raw);
+    let raw = a2a_runtime_types::protocol::a2a::proto_json::lenient(sent.into_value());
     let json = match method {
         "SendMessage" => {
             let sent = service.send(send_request(raw)?, caller).await?;

@@ -29,8 +29,8 @@ pub(super) trait Dialect: Send + Sync + 'static {
     const TASKS: &'static str;
     /// The path of the extended agent card.
     const EXTENDED_CARD: &'static str;
-    /// Reads a send request body.
-    fn send_request(body: Value) -> Result<SendRequest, A2aError>;
+    /// Reads a send request's body.
+    fn send_request(request: &Request) -> Result<SendRequest, A2aError>;
     /// Reads the list query parameters.
     fn list_request(request: &Request) -> Result<ListTasksRequest, A2aError>;
     /// The body answering a blocking send.
@@ -103,9 +103,7 @@ async fn send<D: Dialect>(
 ) -> Response {
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
-        let sent = service
-            .send(D::send_request(request.json()?)?, &caller)
-            .await?;
+        let sent = service.send(D::send_request(&request)?, &caller).await?;
         Ok(Reply::Json(D::send_response(&sent)))
     };
     respond(&service, reply.await)
@@ -121,7 +119,7 @@ async fn stream<D: Dialect>(
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
         let streamed = service
-            .send_streaming(D::send_request(request.json()?)?, &caller)
+            .send_streaming(D::send_request(&request)?, &caller)
             .await?;
         Ok(Reply::Stream(streamed.events, frames::<D>()))
     };

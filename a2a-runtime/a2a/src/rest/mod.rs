@@ -85,6 +85,11 @@ impl Request {
         Ok(Self { query, body })
     }
 
+    /// The body as sent (empty for none; [`json`](Self::json) reads that as `{}`).
+    fn body(&self) -> &[u8] {
+        &self.body
+    }
+
     /// The body as JSON (an empty body is `{}`), read as ProtoJSON readers read it: proto
     /// field names and quoted integers too (`proto_json.rs`).
     fn json(&self) -> Result<Value, A2aError> {

@@ -25,8 +25,8 @@ impl Dialect for V0_3 {
     const TASKS: &'static str = "/v1/tasks";
     const EXTENDED_CARD: &'static str = "/card";
 
-    fn send_request(body: Value) -> Result<SendRequest, A2aError> {
-        let request: v0_3::ProtoSendMessageRequest = params(body)?;
+    fn send_request(request: &Request) -> Result<SendRequest, A2aError> {
+        let request: v0_3::ProtoSendMessageRequest = params(request.json()?)?;
         let configuration = request.configuration.unwrap_or_default();
         let message = v0_3::proto_message_in(&request.message, "message")
             .map_err(|(f, r)| A2aError::invalid_params(f, r))?;

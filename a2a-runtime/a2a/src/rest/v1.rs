@@ -6,7 +6,9 @@ use super::Request;
 use super::handlers::Dialect;
 use crate::push::{PushConfigPage, PushRegistration};
 use crate::service::{ListTasksRequest, SendRequest, Sent, TaskList};
-use crate::v1::{list_request, list_response, send_request, send_response, stream_response};
+use crate::v1::{
+    list_request, list_response, send_request, send_request_text, send_response, stream_response,
+};
 use crate::{A2aError, Version};
 use a2a_runtime_core::task::StreamItem;
 use a2a_runtime_types::model::{PushConfig, PushWire, Task};
@@ -24,8 +26,11 @@ impl Dialect for V1 {
     const TASKS: &'static str = "/tasks";
     const EXTENDED_CARD: &'static str = "/extendedAgentCard";
 
-    fn send_request(body: Value) -> Result<SendRequest, A2aError> {
-        send_request(body)
+    fn send_request(request: &Request) -> Result<SendRequest, A2aError> {
+        match send_request_text(request.body()) {
+            Some(read) => read,
+            None => send_request(request.json()?),
+        }
     }
 
     fn list_request(request: &Request) -> Result<ListTasksRequest, A2aError> {

@@ -67,6 +67,11 @@ impl Durability {
     /// Waits until the store holds `revision`, at most `limit`. A refused write of that
     /// revision (or a later one) ends the wait at once.
     pub async fn reached(&self, revision: u64, limit: Duration) -> Result<(), NotStored> {
+        if self.0.borrow().revision >= revision {
+            // Stored already (a quick skill's result, written before its caller asks): no
+            // waiter, no timer.
+            return Ok(());
+        }
         let mut stored = self.0.subscribe();
         let decided = |s: &Stored| {
             s.revision >= revision || s.failed.as_ref().is_some_and(|(r, _)| *r >= revision)

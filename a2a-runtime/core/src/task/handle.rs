@@ -11,7 +11,7 @@ use super::live::{LiveTask, Shape, Subscribed};
 use super::manager::TaskManager;
 use super::store::TaskStore;
 use super::subscription::{self, StreamItem, Until};
-use a2a_runtime_types::model::{Message, Task};
+use a2a_runtime_types::model::{Message, Task, TaskState};
 
 /// A task's events, for a subscriber: a snapshot first, then updates in order.
 pub type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + Send>>;
@@ -73,10 +73,11 @@ impl TaskHandle {
         self.replies()?.await
     }
 
-    /// For an undecided task, the same wait as [`reply`](Self::reply), owned; `None` for a
+    /// For an undecided task, the same wait as [`reply`](Self::reply), owned (ready at once
+    /// when the skill already replied, as a skill done on its first poll has); `None` for a
     /// task that is one already.
     pub fn replies(&self) -> Option<impl Future<Output = Option<Arc<Message>>> + Send + 'static> {
-        if !self.live.undecided() {
+        if self.live.is_task() {
             return None;
         }
         let live = Arc::clone(&self.live);
@@ -98,15 +99,28 @@ impl TaskHandle {
         self.live.snapshot()
     }
 
+    /// The task as it is now with at most `history` messages: only what the view holds is
+    /// copied.
+    pub fn view(&self, history: Option<usize>) -> Task {
+        self.live.view(history)
+    }
+
     /// Waits until the task is terminal or interrupted (a2a-spec.md §11.8) and returns it then.
     pub async fn settled(&self) -> Task {
-        let mut state = self.live.state.subscribe();
-        // If the runner is gone the sender is dropped and `wait_for` errors; the snapshot is
-        // final then.
-        let _ = state
-            .wait_for(|s| s.is_terminal() || s.is_interrupted())
-            .await;
+        self.settle().await;
         self.live.snapshot()
+    }
+
+    /// Waits until the task is terminal or interrupted (at once if it is).
+    pub async fn settle(&self) {
+        let settled = |s: &TaskState| s.is_terminal() || s.is_interrupted();
+        if settled(&self.live.state.borrow()) {
+            return;
+        }
+        let mut state = self.live.state.subscribe();
+        // If the runner is gone the sender is dropped and `wait_for` errors; the task is final
+        // then.
+        let _ = state.wait_for(settled).await;
     }
 
     /// Waits until the store holds the task as it is now (so a crash from here on does not

@@ -205,9 +205,10 @@ impl LiveTask {
         self.shape.send_replace(Shape::Undecided);
     }
 
-    /// Whether the task is still undecided (see [`Shape`]).
-    pub fn undecided(&self) -> bool {
-        matches!(*self.shape.borrow(), Shape::Undecided)
+    /// Whether the answer is known to be a task (see [`Shape`]): not while undecided, and
+    /// not once the skill replied with a message.
+    pub fn is_task(&self) -> bool {
+        matches!(*self.shape.borrow(), Shape::Task)
     }
 
     /// Waits until the answer is known to be a task or a reply.
@@ -353,6 +354,11 @@ impl LiveTask {
     /// A copy of the task as it is now.
     pub fn snapshot(&self) -> Task {
         self.lock().task.clone()
+    }
+
+    /// A copy of the task as it is now with at most `history` messages.
+    pub fn view(&self, history: Option<usize>) -> Task {
+        self.lock().task.view(history, true)
     }
 
     /// Waits until the store holds the task as it is now, at most `limit`; a state that is

@@ -358,8 +358,8 @@ impl TaskManager {
                 return true;
             };
             let written = match stored.version {
-                0 => self.store.create(&snapshot).await,
-                _ => self.store.update(&snapshot).await,
+                0 => self.store.create_owned(snapshot).await,
+                _ => self.store.update_owned(snapshot).await,
             };
             match written {
                 Ok(()) => {
@@ -418,12 +418,12 @@ impl TaskManager {
         history: Option<usize>,
     ) -> Result<Task, TaskError> {
         if let Some(live) = self.live(id, owner) {
-            let task = live.snapshot();
+            let task = live.view(history);
             if task.status.state.is_terminal() {
                 // Finished but perhaps not stored yet: not reported final until it is durable.
                 live.durable(DURABLE_WAIT).await?;
             }
-            return Ok(task.view(history, true));
+            return Ok(task);
         }
         self.stored(id, owner, history)
             .await?

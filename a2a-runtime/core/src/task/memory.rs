@@ -101,7 +101,7 @@ impl InMemoryTaskStore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write(&self, stored: &StoredTask, expect: Expect) -> Result<(), StoreError> {
+    fn write(&self, mut stored: StoredTask, expect: Expect) -> Result<(), StoreError> {
         let task = &stored.task;
         let mut inner = self.lock();
         let now = Instant::now();
@@ -143,17 +143,8 @@ impl InMemoryTaskStore {
         }
         inner.by_time.insert((key, id.clone()));
         inner.bytes += bytes;
-        inner.tasks.insert(
-            id,
-            Entry {
-                stored: StoredTask {
-                    version,
-                    ..stored.clone()
-                },
-                key,
-                bytes,
-            },
-        );
+        stored.version = version;
+        inner.tasks.insert(id, Entry { stored, key, bytes });
         Ok(())
     }
 
@@ -163,8 +154,8 @@ impl InMemoryTaskStore {
         let stored = self.lock().tasks.get(&task.id).map(|e| e.stored.version);
         let record = StoredTask::new(task, "anonymous");
         match stored {
-            Some(version) => self.write(&record, Expect::Version(version)),
-            None => self.write(&record, Expect::Absent),
+            Some(version) => self.write(record, Expect::Version(version)),
+            None => self.write(record, Expect::Absent),
         }
     }
 
@@ -282,13 +273,20 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(std::future::ready(self.write(task, Expect::Absent)))
+        self.create_owned(task.clone())
     }
 
     fn update<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(std::future::ready(
-            self.write(task, Expect::Version(task.version)),
-        ))
+        self.update_owned(task.clone())
+    }
+
+    fn create_owned(&self, task: StoredTask) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(self.write(task, Expect::Absent)))
+    }
+
+    fn update_owned(&self, task: StoredTask) -> BoxFuture<'_, Result<(), StoreError>> {
+        let expect = Expect::Version(task.version);
+        Box::pin(std::future::ready(self.write(task, expect)))
     }
 
     fn get<'a>(

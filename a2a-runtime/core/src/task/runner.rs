@@ -23,9 +23,24 @@ use a2a_runtime_types::model::{
 impl TaskManager {
     /// Runs `call` as the created task, in the background.
     pub fn run(self: &Arc<Self>, task: &TaskHandle, call: Call, sinks: Vec<Arc<dyn UpdateSink>>) {
-        let manager = Arc::clone(self);
-        let live = Arc::clone(&task.live);
-        tokio::spawn(async move { manager.execute(live, call, sinks, None).await });
+        let run = Arc::clone(self).execute(Arc::clone(&task.live), call, sinks, None);
+        tokio::spawn(run);
+    }
+
+    /// Like [`run`](Self::run), taking the skill's first step on the caller's task: for a
+    /// caller that waits for the task to settle anyway (a blocking send), never for one that
+    /// answers first (a stream, `returnImmediately`, an MCP task), which a skill blocking its
+    /// first step would hold up. A skill that finishes on its first poll is recorded, and with
+    /// a store that answers at once stored, before this returns: no task is spawned, no timer
+    /// set and no waiter woken for it, and its caller finds it settled.
+    pub fn run_here(
+        self: &Arc<Self>,
+        task: &TaskHandle,
+        call: Call,
+        sinks: Vec<Arc<dyn UpdateSink>>,
+    ) {
+        let run = Arc::clone(self).execute(Arc::clone(&task.live), call, sinks, None);
+        first_step_here(run);
     }
 
     /// Runs `call`'s skill on `live`. `replay` holds what a skill run again after a restart is
@@ -46,12 +61,20 @@ impl TaskManager {
             self.settle(live).await;
             return;
         }
-        self.persist_working(&live);
         let (at, attachments) = self.attachments(&live, extra_sinks, replay);
-        let result = self
+        let skill_run = self
             .dispatcher
-            .execute(call, at, attachments, self.config.cancel_grace)
-            .await;
+            .execute(call, at, attachments, self.config.cancel_grace);
+        tokio::pin!(skill_run);
+        // A skill that is done on its first poll needs no separate WORKING write: the write
+        // of its result carries it.
+        let result = match futures::poll!(&mut skill_run) {
+            std::task::Poll::Ready(result) => result,
+            std::task::Poll::Pending => {
+                self.persist_working(&live);
+                skill_run.await
+            }
+        };
         if self.record_result(skill, &live, result).is_none() {
             // The skill replied with a message: the task was forgotten unstored.
             return;
@@ -349,5 +372,16 @@ fn failure(error: &SkillError) -> Message {
     match error.kind() {
         SkillErrorKind::Internal => reason.runtime_failure(),
         _ => reason,
+    }
+}
+
+/// Polls `run` once on the caller's task and, unless that finished it, hands it to a task of
+/// its own. The first poll's waker is a no-op: the spawned task polls `run` again at once, and
+/// every future re-registers with the waker of its latest poll, so nothing is missed.
+fn first_step_here(run: impl Future<Output = ()> + Send + 'static) {
+    let mut run = Box::pin(run);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    if run.as_mut().poll(&mut context).is_pending() {
+        tokio::spawn(run);
     }
 }

@@ -108,6 +108,17 @@ pub trait TaskStore: Send + Sync + 'static {
     /// it `task.version + 1`; another version is [`StoreError::Conflict`], an unknown id
     /// [`StoreError::Missing`].
     fn update<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// [`create`](Self::create) of a record the caller is done with. A store that keeps the
+    /// records it is given (the memory store) takes this one without a copy; the default
+    /// writes it as `create` does.
+    fn create_owned(&self, task: StoredTask) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move { self.create(&task).await })
+    }
+    /// [`update`](Self::update) of a record the caller is done with (see
+    /// [`create_owned`](Self::create_owned)).
+    fn update_owned(&self, task: StoredTask) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move { self.update(&task).await })
+    }
     /// The task `id` with at most its `history_length` most recent messages (`None`: all).
     fn get<'a>(
         &'a self,

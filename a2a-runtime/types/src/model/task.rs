@@ -119,4 +119,16 @@ impl Task {
             created_at: self.created_at,
         }
     }
+
+    /// [`view`](Self::view) of a task that is not needed afterwards: nothing is copied.
+    pub fn into_view(mut self, history_length: Option<usize>, include_artifacts: bool) -> Task {
+        if let Some(n) = history_length {
+            let excess = self.history.len().saturating_sub(n);
+            self.history.drain(..excess);
+        }
+        if !include_artifacts {
+            self.artifacts = Vec::new();
+        }
+        self
+    }
 }

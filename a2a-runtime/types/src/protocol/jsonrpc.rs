@@ -81,6 +81,55 @@ pub fn parse_request(value: Value) -> Result<Request, EnvelopeError> {
     Ok(Request { id, method, params })
 }
 
+/// A request's envelope read in place, its params still JSON text: the common case, read
+/// without building a tree of the whole body.
+#[derive(Debug)]
+pub struct Borrowed<'a> {
+    pub id: Value,
+    pub method: &'a str,
+    /// The params object as sent; `None` when absent or `null`.
+    pub params: Option<&'a RawValue>,
+}
+
+/// Reads a well-formed request's envelope in place. `None` for anything else (a batch, a
+/// missing or mistyped member, an escaped method name, an id that is not a plain string or a
+/// 64-bit integer, duplicate members): [`parse_request`] on the parsed body then decides, with
+/// the message it would give, so both readings accept and refuse exactly the same requests.
+pub fn parse_borrowed(body: &[u8]) -> Option<Borrowed<'_>> {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        jsonrpc: &'a str,
+        #[serde(borrow)]
+        id: &'a RawValue,
+        #[serde(borrow)]
+        method: &'a str,
+        #[serde(borrow, default)]
+        params: Option<&'a RawValue>,
+    }
+    let envelope: Envelope<'_> = serde_json::from_slice(body).ok()?;
+    if envelope.jsonrpc != "2.0" {
+        return None;
+    }
+    let id = envelope.id.get();
+    let id = match id.as_bytes().first()? {
+        b'"' => serde_json::from_str(id).ok()?,
+        b'-' | b'0'..=b'9' => Value::from(id.parse::<i64>().ok()?),
+        _ => return None,
+    };
+    let params = match envelope.params {
+        Some(raw) if raw.get().starts_with('{') => Some(raw),
+        Some(raw) if raw.get() == "null" => None,
+        Some(_) => return None,
+        None => None,
+    };
+    Some(Borrowed {
+        id,
+        method: envelope.method,
+        params,
+    })
+}
+
 /// The member of the object that stands for an integer id larger than 64 bits, holding its text
 /// as sent. Ids are strings or numbers, never objects, so it cannot be mistaken for one.
 const EXACT_ID: &str = "\u{0}exact-id";
@@ -192,6 +241,41 @@ mod tests {
         );
         let small = id_as_sent(json!(7), b"{}");
         assert_eq!(small, json!(7));
+    }
+
+    #[test]
+    fn the_borrowed_reading_accepts_exactly_what_the_parsed_one_does() {
+        let bodies: [&[u8]; 14] = [
+            br#"{"jsonrpc":"2.0","id":1,"method":"X","params":{"a":[1]}}"#,
+            br#"{"jsonrpc":"2.0","id":"a\"b","method":"X"}"#,
+            br#"{"jsonrpc":"2.0","id":-7,"method":"X","params":null}"#,
+            br#"{"jsonrpc":"1.0","id":1,"method":"X"}"#,
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"X"}"#,
+            br#"{"jsonrpc":"2.0","id":1e3,"method":"X"}"#,
+            br#"{"jsonrpc":"2.0","id":null,"method":"X"}"#,
+            br#"{"jsonrpc":"2.0","id":{},"method":"X"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"X","params":[1]}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"X","method":"Y"}"#,
+            br#"{"jsonrpc":"2.0","id":100000000000000000000,"method":"X"}"#,
+            br#"[{"jsonrpc":"2.0","id":1,"method":"X"}]"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"X"} trailing"#,
+        ];
+        for body in bodies {
+            let Some(borrowed) = parse_borrowed(body) else {
+                continue;
+            };
+            let parsed = parse_request(serde_json::from_slice(body).unwrap()).unwrap();
+            assert_eq!(borrowed.id, parsed.id, "{}", String::from_utf8_lossy(body));
+            assert_eq!(borrowed.method, parsed.method);
+            let params = borrowed
+                .params
+                .map_or(json!({}), |raw| serde_json::from_str(raw.get()).unwrap());
+            assert_eq!(params, parsed.params);
+        }
+        let read = |body: &[u8]| parse_borrowed(body).is_some();
+        assert!(read(bodies[0]) && read(bodies[1]) && read(bodies[2]));
+        assert!(bodies[3..].iter().all(|body| !read(body)));
     }
 
     #[test]
