@@ -103,13 +103,16 @@ impl InMemoryTaskStore {
 
     fn write(&self, mut stored: StoredTask, expect: Expect) -> Result<(), StoreError> {
         let task = &stored.task;
-        let mut inner = self.lock();
-        let now = Instant::now();
-        inner.expire(now, self.limits.ttl);
         let key = task.status.timestamp.timestamp_micros();
         let terminal = task.status.state.is_terminal();
         let id = task.id.clone();
         let bytes = task.byte_size();
+        // Tasks forgotten to make room are dropped after the lock is released: their memory
+        // is cold, and freeing it need not hold up the other writers.
+        let mut forgotten = Vec::new();
+        let mut inner = self.lock();
+        let now = Instant::now();
+        inner.expire(now, self.limits.ttl, &mut forgotten);
         let version = match (expect, inner.tasks.get(&id)) {
             (Expect::Absent, None) => 1,
             (Expect::Absent, Some(_)) => return Err(StoreError::Exists(id)),
@@ -126,14 +129,17 @@ impl InMemoryTaskStore {
         if let Some(old) = inner.tasks.remove(&id) {
             inner.by_time.remove(&(old.key, id.clone()));
             inner.bytes -= old.bytes;
+            forgotten.push(old);
             // An update of a task already held is never refused (that would lose its
             // progress); finished tasks make room when they can.
-            while inner.bytes + bytes > self.limits.max_bytes && inner.evict_oldest_finished() {}
+            while inner.bytes + bytes > self.limits.max_bytes
+                && inner.evict_oldest_finished(&mut forgotten)
+            {}
         } else {
             while inner.tasks.len() >= self.limits.max_tasks
                 || inner.bytes + bytes > self.limits.max_bytes
             {
-                if !inner.evict_oldest_finished() {
+                if !inner.evict_oldest_finished(&mut forgotten) {
                     return Err(StoreError::Full(inner.tasks.len()));
                 }
             }
@@ -145,6 +151,8 @@ impl InMemoryTaskStore {
         inner.bytes += bytes;
         stored.version = version;
         inner.tasks.insert(id, Entry { stored, key, bytes });
+        drop(inner);
+        drop(forgotten);
         Ok(())
     }
 
@@ -233,37 +241,38 @@ impl InMemoryTaskStore {
 }
 
 impl Inner {
-    fn expire(&mut self, now: Instant, ttl: Duration) {
+    fn expire(&mut self, now: Instant, ttl: Duration, forgotten: &mut Vec<Entry>) {
         while let Some((at, _)) = self.finished.front() {
             if now.duration_since(*at) < ttl {
                 break;
             }
             if let Some((_, id)) = self.finished.pop_front() {
-                self.remove_finished(&id);
+                forgotten.extend(self.remove_finished(id));
             }
         }
     }
 
-    fn evict_oldest_finished(&mut self) -> bool {
+    fn evict_oldest_finished(&mut self, forgotten: &mut Vec<Entry>) -> bool {
         while let Some((_, id)) = self.finished.pop_front() {
-            if self.remove_finished(&id) {
+            if let Some(entry) = self.remove_finished(id) {
+                forgotten.push(entry);
                 return true;
             }
         }
         false
     }
 
-    fn remove_finished(&mut self, id: &str) -> bool {
-        match self.tasks.get(id) {
-            Some(entry) if entry.stored.task.status.state.is_terminal() => {
-                let (key, bytes) = (entry.key, entry.bytes);
-                self.tasks.remove(id);
-                self.by_time.remove(&(key, id.to_owned()));
-                self.bytes -= bytes;
-                true
-            }
-            _ => false,
+    /// Removes task `id` if it is finished (one lookup: an entry that is not finished, which
+    /// the finished queue never names, would be put back).
+    fn remove_finished(&mut self, id: String) -> Option<Entry> {
+        let entry = self.tasks.remove(&id)?;
+        if !entry.stored.task.status.state.is_terminal() {
+            self.tasks.insert(id, entry);
+            return None;
         }
+        self.by_time.remove(&(entry.key, id));
+        self.bytes -= entry.bytes;
+        Some(entry)
     }
 }
 
@@ -294,11 +303,13 @@ impl TaskStore for InMemoryTaskStore {
         id: &'a str,
         history_length: Option<usize>,
     ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
+        let mut expired = Vec::new();
         let task = {
             let mut inner = self.lock();
-            inner.expire(Instant::now(), self.limits.ttl);
+            inner.expire(Instant::now(), self.limits.ttl, &mut expired);
             inner.tasks.get(id).map(|e| e.stored.view(history_length))
         };
+        drop(expired);
         Box::pin(std::future::ready(Ok(task)))
     }
 
@@ -333,13 +344,10 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
-        let swept = {
-            let mut inner = self.lock();
-            let before = inner.tasks.len();
-            inner.expire(Instant::now(), self.limits.ttl);
-            before - inner.tasks.len()
-        };
-        Box::pin(std::future::ready(Ok(swept)))
+        let mut expired = Vec::new();
+        self.lock()
+            .expire(Instant::now(), self.limits.ttl, &mut expired);
+        Box::pin(std::future::ready(Ok(expired.len())))
     }
 }
 
