@@ -317,3 +317,53 @@ async fn out_of_descriptors_the_server_backs_off_and_serves_again() {
     );
     drop(stalled);
 }
+
+/// A blocking send's caller drives the skill on its own request; when it hangs up first, the
+/// skill runs on by itself and its task ends stored, as it would have with the caller waiting.
+#[tokio::test]
+async fn a_blocking_send_whose_caller_hangs_up_still_finishes_its_task() {
+    let server = lab_with(Limits::default()).await;
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+        "params": {"message": {"messageId": "m-1", "role": "ROLE_USER",
+            "parts": [{"data": {"millis": 300}}], "metadata": {"skill": "wait"}}}
+    })
+    .to_string();
+    let hung_up = server
+        .http
+        .post(&server.base)
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/json")
+        .body(body)
+        .timeout(Duration::from_millis(50))
+        .send()
+        .await;
+    assert!(
+        hung_up.is_err(),
+        "the caller gave up before the skill finished"
+    );
+    let deadline = tokio::time::Instant::now() + GUARD;
+    loop {
+        let list = server.rpc("ListTasks", serde_json::json!({})).await;
+        let tasks = list["result"]["tasks"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let states: Vec<&str> = tasks
+            .iter()
+            .filter_map(|task| task["status"]["state"].as_str())
+            .collect();
+        if states == ["TASK_STATE_COMPLETED"] {
+            let id = tasks[0]["id"].clone();
+            let task = server.rpc("GetTask", serde_json::json!({"id": id})).await;
+            let artifact = &task["result"]["artifacts"][0]["parts"][0]["text"];
+            assert_eq!(artifact, "waited", "the skill ran to its end: {task}");
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the task never finished: {list}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -17,7 +17,8 @@ use a2a_runtime_core::dispatch::{Call, Dispatcher};
 use a2a_runtime_core::quota::{CallerId, Quotas, StreamSlot};
 use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::{
-    DURABLE_WAIT, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle, TaskManager,
+    DURABLE_WAIT, Driven, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle,
+    TaskManager,
 };
 use a2a_runtime_types::model::{A2aVersion, ByteSize, Message, Protocol, Role, Task, TaskState};
 
@@ -72,6 +73,8 @@ pub struct Started {
     task: TaskHandle,
     history: Option<usize>,
     return_immediately: bool,
+    /// The skill's run, for a blocking send to drive until the task settles.
+    run: Option<Driven>,
 }
 
 impl Started {
@@ -82,7 +85,8 @@ impl Started {
 
     /// The skill's direct reply, if it gave one before showing a task; else as
     /// [`task_result`](Self::task_result).
-    pub async fn result(self) -> Result<Sent, TaskError> {
+    pub async fn result(mut self) -> Result<Sent, TaskError> {
+        self.drive().await;
         Ok(match self.task.reply().await {
             Some(message) => Sent::Message(message),
             None => Sent::Task(Box::new(self.task_result().await?)),
@@ -92,7 +96,8 @@ impl Started {
     /// The task right away with `returnImmediately`, else once it is terminal or interrupted
     /// and stored in that state (a blocking send's answer survives a crash that follows it;
     /// a state the store did not take is an error, never an answer).
-    pub async fn task_result(self) -> Result<Task, TaskError> {
+    pub async fn task_result(mut self) -> Result<Task, TaskError> {
+        self.drive().await;
         let task = if self.return_immediately {
             self.task.view(self.history)
         } else {
@@ -103,6 +108,16 @@ impl Started {
         };
         // A mirror's stored copy (see `told`) holds its whole history.
         Ok(task.into_view(self.history, true))
+    }
+}
+
+impl Started {
+    /// Drives the skill's run (a blocking send's) until the task settles; the rest of it, if
+    /// any, goes on by itself.
+    async fn drive(&mut self) {
+        if let Some(run) = self.run.take() {
+            run.until_settled(&self.task).await;
+        }
     }
 }
 
@@ -193,16 +208,20 @@ impl A2aService {
         // A blocking send tells the task's id only with its settled state, which is stored
         // first; the task need not be stored before then.
         let accepted = self.accept(request, caller, return_immediately).await?;
-        match accepted.start {
-            Some(call) if return_immediately => self.manager.run(&accepted.task, call, Vec::new()),
-            // The caller waits for the task anyway: its first step is taken here.
-            Some(call) => self.manager.run_here(&accepted.task, call, Vec::new()),
-            None => {}
-        }
+        let run = match accepted.start {
+            Some(call) if return_immediately => {
+                self.manager.run(&accepted.task, call, Vec::new());
+                None
+            }
+            // The caller waits for the task anyway: it drives the run itself.
+            Some(call) => Some(self.manager.run_here(&accepted.task, call, Vec::new())),
+            None => None,
+        };
         Ok(Started {
             task: accepted.task,
             history,
             return_immediately,
+            run,
         })
     }
 

@@ -34,5 +34,6 @@ pub use outbox::Outbox;
 pub use outbox::{OutboxBackend, OutboxEntry};
 pub use push_configs::PushEdit;
 pub use record::StoredTask;
+pub use runner::Driven;
 pub use store::{ListQuery, StoreError, TaskPage, TaskStore};
 pub use subscription::{StreamItem, ends_stream};

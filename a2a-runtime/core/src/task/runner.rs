@@ -27,20 +27,20 @@ impl TaskManager {
         tokio::spawn(run);
     }
 
-    /// Like [`run`](Self::run), taking the skill's first step on the caller's task: for a
-    /// caller that waits for the task to settle anyway (a blocking send), never for one that
-    /// answers first (a stream, `returnImmediately`, an MCP task), which a skill blocking its
-    /// first step would hold up. A skill that finishes on its first poll is recorded, and with
-    /// a store that answers at once stored, before this returns: no task is spawned, no timer
-    /// set and no waiter woken for it, and its caller finds it settled.
+    /// Like [`run`](Self::run), for a caller that waits for the task to settle anyway (a
+    /// blocking send): the run is handed back, for the caller to drive on its own task with
+    /// [`Driven::until_settled`]. Never for a caller that answers first (a stream,
+    /// `returnImmediately`, an MCP task), which a skill blocking its first step would hold up.
     pub fn run_here(
         self: &Arc<Self>,
         task: &TaskHandle,
         call: Call,
         sinks: Vec<Arc<dyn UpdateSink>>,
-    ) {
+    ) -> Driven {
         let run = Arc::clone(self).execute(Arc::clone(&task.live), call, sinks, None);
-        first_step_here(run);
+        Driven {
+            run: Some(Box::pin(run)),
+        }
     }
 
     /// Runs `call`'s skill on `live`. `replay` holds what a skill run again after a restart is
@@ -375,13 +375,42 @@ fn failure(error: &SkillError) -> Message {
     }
 }
 
-/// Polls `run` once on the caller's task and, unless that finished it, hands it to a task of
-/// its own. The first poll's waker is a no-op: the spawned task polls `run` again at once, and
-/// every future re-registers with the waker of its latest poll, so nothing is missed.
-fn first_step_here(run: impl Future<Output = ()> + Send + 'static) {
-    let mut run = Box::pin(run);
-    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
-    if run.as_mut().poll(&mut context).is_pending() {
-        tokio::spawn(run);
+/// A task's run that its waiting caller drives on its own task (see
+/// [`TaskManager::run_here`]): a skill done at once, or done after a store write, is recorded
+/// and stored without a spawn, a timer or a woken waiter. Whatever is left of the run when the
+/// caller stops driving it (the task settled waiting for an answer, or the caller went away)
+/// goes on in a task of its own, so the skill never depends on its caller staying.
+pub struct Driven {
+    run: Option<std::pin::Pin<Box<dyn Future<Output = ()> + Send>>>,
+}
+
+impl Driven {
+    /// Drives the run until it ends or the task settles (terminal or interrupted), whichever
+    /// comes first; the rest of the run goes on by itself.
+    pub async fn until_settled(mut self, task: &TaskHandle) {
+        let settled = task.settle();
+        tokio::pin!(settled);
+        std::future::poll_fn(|cx| {
+            let Some(run) = self.run.as_mut() else {
+                return std::task::Poll::Ready(());
+            };
+            if run.as_mut().poll(cx).is_ready() {
+                self.run = None;
+                return std::task::Poll::Ready(());
+            }
+            settled.as_mut().poll(cx)
+        })
+        .await;
+    }
+}
+
+impl Drop for Driven {
+    fn drop(&mut self) {
+        // Without a runtime (it is being torn down) nothing could run it: it ends here.
+        if let Some(run) = self.run.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(run);
+        }
     }
 }
