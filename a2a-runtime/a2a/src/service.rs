@@ -109,9 +109,7 @@ impl Started {
         // A mirror's stored copy (see `told`) holds its whole history.
         Ok(task.into_view(self.history, true))
     }
-}
 
-impl Started {
     /// Drives the skill's run (a blocking send's) until the task settles; the rest of it, if
     /// any, goes on by itself.
     async fn drive(&mut self) {
@@ -397,9 +395,7 @@ impl A2aService {
             start: Some(call),
         })
     }
-}
 
-impl A2aService {
     /// A message for an existing task: the webhooks it registers are added to the task, and
     /// the message answers the task's question.
     async fn accept_answer(

@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::{Params, Reply};
 use crate::decode::params;
+use crate::service::SendRequest;
 use crate::v1::{
     list_request, list_response, push_registration, send_request, send_request_text, send_response,
     stream_response,
@@ -43,27 +44,22 @@ pub(super) async fn call(
     if method.contains("PushNotificationConfig") {
         service.push()?;
     }
-    if method == "SendMessage"
-        && let Params::Raw(Some(text)) = &sent
-        && let Some(request) = send_request_text(text.get().as_bytes())
-    {
-        let sent = service.send(request?, caller).await?;
-        return Ok(Reply::Json(jsonrpc::success(id, send_response(&sent))));
-    }
-    // Params are the proto messages' JSON: read as ProtoJSON readers read them.
-    let raw = a2a_runtime_types::protocol::a2a::proto_json::lenient(sent.into_value());
-    let json = match method {
+    match method {
         "SendMessage" => {
-            let sent = service.send(send_request(raw)?, caller).await?;
-            jsonrpc::success(id, send_response(&sent))
+            let sent = service.send(read_send(sent)?, caller).await?;
+            return Ok(Reply::Json(jsonrpc::success(id, send_response(&sent))));
         }
         "SendStreamingMessage" => {
             let events = service
-                .send_streaming(send_request(raw)?, caller)
+                .send_streaming(read_send(sent)?, caller)
                 .await?
                 .events;
             return Ok(Reply::Stream(events, frames(id)));
         }
+        _ => {}
+    }
+    let raw = lenient(sent.into_value());
+    let json = match method {
         "SubscribeToTask" => {
             let request: v1::SubscribeToTaskRequest = params(raw)?;
             let events = service.subscribe(&request.id, caller).await?;
@@ -127,6 +123,21 @@ pub(super) async fn call(
         other => return Err(method_not_found(other)),
     };
     Ok(Reply::Json(json))
+}
+
+/// A send's params: strict ProtoJSON in one typed pass, anything else through the lenient tree.
+fn read_send(sent: Params<'_>) -> Result<SendRequest, A2aError> {
+    if let Params::Raw(Some(text)) = &sent
+        && let Some(read) = send_request_text(text.get().as_bytes())
+    {
+        return read;
+    }
+    send_request(lenient(sent.into_value()))
+}
+
+/// Params are the proto messages' JSON: read as ProtoJSON readers read them.
+fn lenient(params: Value) -> Value {
+    a2a_runtime_types::protocol::a2a::proto_json::lenient(params)
 }
 
 fn frames(id: &Value) -> crate::sse::Frames {
