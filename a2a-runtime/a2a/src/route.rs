@@ -1,5 +1,7 @@
 //! A2A message → skill and input (design.md §3, "mapping rules").
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{A2aError, media};
@@ -133,23 +135,36 @@ fn data_object(message: &Message) -> Option<(usize, Value)> {
         })
 }
 
+/// Text holding a JSON object, read as one (numbers normalized). Only text that starts like an
+/// object is parsed: plain prose, the common case, is not, and builds no parse error.
+fn text_object(text: &str) -> Option<Value> {
+    let text = text.trim();
+    if !text.starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(mut object @ Value::Object(_)) => {
+            normalize_numbers(&mut object);
+            Some(object)
+        }
+        _ => None,
+    }
+}
+
 /// Builds `skill`'s input from the message parts and decodes it into the skill's input type.
 fn input_for(skill: &SkillEntry, message: &Message) -> Result<(Value, DecodedInput), RouteError> {
     let id = skill.descriptor.id();
     let (input, prefix) = if let Some((index, data)) = data_object(message) {
-        (data, format!("message.parts[{index}].data"))
+        (data, Cow::Owned(format!("message.parts[{index}].data")))
     } else if let Some(text) = message.text() {
-        match serde_json::from_str::<Value>(text.trim()) {
-            Ok(mut object @ Value::Object(_)) => {
-                normalize_numbers(&mut object);
-                (object, "message.parts.text".to_owned())
-            }
-            _ => match (&skill.text_param, skill.required.is_empty()) {
-                (Some(param), _) => (
-                    serde_json::json!({ param.as_str(): text }),
-                    "message.parts.text".to_owned(),
-                ),
-                (None, true) => (Value::Object(Default::default()), "message".to_owned()),
+        match text_object(&text) {
+            Some(object) => (object, Cow::Borrowed("message.parts.text")),
+            None => match (&skill.text_param, skill.required.is_empty()) {
+                (Some(param), _) => {
+                    let object = serde_json::Map::from_iter([(param.clone(), Value::String(text))]);
+                    (Value::Object(object), Cow::Borrowed("message.parts.text"))
+                }
+                (None, true) => (Value::Object(Default::default()), Cow::Borrowed("message")),
                 (None, false) => {
                     return Err(RouteError::Input {
                         skill: id,
@@ -163,7 +178,7 @@ fn input_for(skill: &SkillEntry, message: &Message) -> Result<(Value, DecodedInp
             },
         }
     } else if skill.required.is_empty() {
-        (Value::Object(Default::default()), "message".to_owned())
+        (Value::Object(Default::default()), Cow::Borrowed("message"))
     } else {
         return Err(RouteError::Input {
             skill: id,
@@ -178,7 +193,7 @@ fn input_for(skill: &SkillEntry, message: &Message) -> Result<(Value, DecodedInp
             .map_err(|InputError { field, reason }| RouteError::Input {
                 skill: id,
                 field: if field.is_empty() {
-                    prefix
+                    prefix.into_owned()
                 } else {
                     format!("{prefix}.{field}")
                 },

@@ -42,7 +42,7 @@ impl AgentServer {
             tasks_per_second: limits.tasks_per_second_per_caller,
             burst: limits.task_burst_per_caller,
         });
-        let push = self.pusher(&store)?;
+        let push = self.pusher(&store);
         let observers: Observers = push
             .iter()
             .map(|pusher| Arc::clone(pusher) as Arc<dyn TaskObserver>)
@@ -102,10 +102,10 @@ impl AgentServer {
     }
 
     /// The push deliverer, unless push notifications are off.
-    fn pusher(&self, store: &Arc<dyn TaskStore>) -> Result<Option<Arc<Pusher>>, Error> {
+    fn pusher(&self, store: &Arc<dyn TaskStore>) -> Option<Arc<Pusher>> {
         let options = &self.config.push;
         if !options.enabled {
-            return Ok(None);
+            return None;
         }
         let settings = PushSettings {
             allow_private: options.allow_private,
@@ -114,9 +114,7 @@ impl AgentServer {
             first_retry: options.first_retry,
             queue: options.queue_per_config,
         };
-        let pusher = Pusher::new(settings, store.outbox())
-            .map_err(|e| Error::Config(format!("push notifications: {e}")))?;
-        Ok(Some(Arc::new(pusher)))
+        Some(Arc::new(Pusher::new(settings, store.outbox())))
     }
 
     /// Opens the store at `location` with this server's limits.

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::error::Error as _;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
@@ -56,7 +56,9 @@ pub struct Pusher {
 }
 
 struct Shared {
-    client: reqwest::Client,
+    /// Built on the first delivery: the client's TLS setup (root certificates, crypto provider)
+    /// costs memory and start-up time a server that never pushes should not pay.
+    client: OnceLock<Result<reqwest::Client, String>>,
     settings: PushSettings,
     /// A queue exists while it has deliveries; its worker removes it when it is empty.
     queues: Mutex<HashMap<QueueKey, Queue>>,
@@ -73,26 +75,17 @@ enum Failure {
 
 impl Pusher {
     /// A pusher delivering with `settings`, keeping pending deliveries in `outbox` if given.
-    pub fn new(settings: PushSettings, outbox: Option<Outbox>) -> Result<Self, String> {
-        let mut client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            // A proxy from the environment would connect where the guard never looked.
-            .no_proxy()
-            .timeout(settings.timeout)
-            .connect_timeout(settings.timeout.min(Duration::from_secs(5)))
-            .user_agent(concat!("a2a-runtime/", env!("CARGO_PKG_VERSION"), " push"));
-        if let Some(resolver) = guard::resolver(settings.allow_private) {
-            client = client.dns_resolver(resolver);
-        }
-        let client = client.build().map_err(|e| e.to_string())?;
-        Ok(Self {
+    ///
+    /// Its HTTP client is built on the first delivery.
+    pub fn new(settings: PushSettings, outbox: Option<Outbox>) -> Self {
+        Self {
             shared: Arc::new(Shared {
-                client,
+                client: OnceLock::new(),
                 settings,
                 queues: Mutex::new(HashMap::new()),
                 outbox: outbox.and_then(|outbox| OutboxWriter::start(outbox.0)),
             }),
-        })
+        }
     }
 
     /// Whether webhooks may reach private and loopback addresses.
@@ -140,6 +133,21 @@ impl TaskObserver for Pusher {
                 .enqueue(delivery(observed.task, config, event), true);
         }
     }
+}
+
+/// The client deliveries go out with: no redirects, no proxy, the guard's resolver.
+fn build_client(settings: &PushSettings) -> Result<reqwest::Client, String> {
+    let mut client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        // A proxy from the environment would connect where the guard never looked.
+        .no_proxy()
+        .timeout(settings.timeout)
+        .connect_timeout(settings.timeout.min(Duration::from_secs(5)))
+        .user_agent(concat!("a2a-runtime/", env!("CARGO_PKG_VERSION"), " push"));
+    if let Some(resolver) = guard::resolver(settings.allow_private) {
+        client = client.dns_resolver(resolver);
+    }
+    client.build().map_err(|e| e.to_string())
 }
 
 fn delivery(task: &Task, config: &PushConfig, event: &TaskEvent) -> Delivery {
@@ -277,6 +285,14 @@ impl Shared {
         }
     }
 
+    /// The HTTP client, built on first use; an error if it cannot be (a TLS backend failing).
+    fn client(&self) -> Result<&reqwest::Client, Failure> {
+        let built = self.client.get_or_init(|| build_client(&self.settings));
+        built
+            .as_ref()
+            .map_err(|e| Failure::Permanent(format!("no HTTP client: {e}")))
+    }
+
     /// One POST of `delivery`.
     async fn attempt(&self, delivery: &Delivery) -> Result<(), Failure> {
         let url = Url::parse(&delivery.url).map_err(|e| Failure::Permanent(e.to_string()))?;
@@ -284,7 +300,7 @@ impl Shared {
             guard::check_literal(&url).map_err(|e| Failure::Permanent(e.to_string()))?;
         }
         let mut request = self
-            .client
+            .client()?
             .post(url)
             .header(CONTENT_TYPE, &delivery.media_type)
             .body(delivery.body.clone());
@@ -367,7 +383,7 @@ mod tests {
     async fn deliveries_to_internal_addresses_are_refused_when_they_connect() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let pusher = Pusher::new(PushSettings::default(), None).unwrap();
+        let pusher = Pusher::new(PushSettings::default(), None);
         for (url, rule) in [
             (
                 format!("http://127.0.0.1:{port}/hook"),
@@ -397,7 +413,7 @@ mod tests {
             timeout: Duration::from_millis(200),
             ..PushSettings::default()
         };
-        let allowed = Pusher::new(settings, None).unwrap();
+        let allowed = Pusher::new(settings, None);
         let delivery = delivery_to(format!("http://127.0.0.1:{port}/hook"));
         let attempt = allowed.shared.attempt(&delivery);
         let (attempted, accepted) = tokio::join!(attempt, listener.accept());

@@ -1,6 +1,8 @@
 //! What an unfinished task keeps so its skill can be run again after a restart: the call that
 //! started it, the answers given so far, and the question it waits on.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -69,5 +71,51 @@ impl Checkpoint {
             QuestionKind::Input => Some(answer.clone()),
             QuestionKind::Auth => None,
         });
+    }
+}
+
+/// A checkpoint not built yet: a task whose skill resumes from its answers needs one only once
+/// it asks its first question, which most never do. The request stays shared with the call
+/// until then, so a task that never asks copies no message for it.
+#[derive(Debug)]
+pub struct PendingCheckpoint {
+    skill: &'static str,
+    arguments: Value,
+    /// The request as the client sent it: the task's ids are set when the checkpoint is built.
+    request: Arc<Message>,
+    caller: Caller,
+    protocol: Protocol,
+}
+
+impl PendingCheckpoint {
+    /// The makings of the checkpoint of a call about to start.
+    pub fn new(
+        skill: &'static str,
+        arguments: Value,
+        request: Arc<Message>,
+        caller: Caller,
+        protocol: Protocol,
+    ) -> Self {
+        Self {
+            skill,
+            arguments,
+            request,
+            caller,
+            protocol,
+        }
+    }
+
+    /// The checkpoint of task `task_id` in context `context_id`.
+    pub fn build(self, task_id: &str, context_id: &str) -> Checkpoint {
+        let mut request = Arc::unwrap_or_clone(self.request);
+        request.task_id = Some(task_id.to_owned());
+        request.context_id = Some(context_id.to_owned());
+        Checkpoint::new(
+            self.skill,
+            self.arguments,
+            request,
+            self.caller,
+            self.protocol,
+        )
     }
 }

@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::checkpoint::Checkpoint;
+use super::checkpoint::{Checkpoint, PendingCheckpoint};
 use super::durability::Durability;
 use super::error::TaskError;
 use super::hook::Observers;
@@ -110,7 +110,7 @@ struct Inner {
     /// The checkpoint of a task that has not needed one yet: it becomes the stored one when
     /// the skill first asks a question, the first point a restart could resume from (a skill
     /// that re-runs stores its checkpoint from the start).
-    deferred: Option<Checkpoint>,
+    deferred: Option<PendingCheckpoint>,
     /// The webhooks registered for the task's updates.
     push_configs: Vec<PushConfig>,
 }
@@ -154,7 +154,7 @@ impl LiveTask {
         buffer: usize,
         quota: Option<TaskSlot>,
         budget: Budget,
-        deferred: Option<Checkpoint>,
+        deferred: Option<PendingCheckpoint>,
     ) -> Self {
         let StoredTask {
             task,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::checkpoint::Checkpoint;
+use super::checkpoint::PendingCheckpoint;
 use super::cluster::Cluster;
 use super::durability::StoreHealth;
 use super::error::TaskError;
@@ -247,30 +247,36 @@ impl TaskManager {
         push_configs: Vec<PushConfig>,
     ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
         let (skill, caller) = (call.skill, call.caller.clone());
-        let mut message = Arc::unwrap_or_clone(call.message());
-        let context_id = message.context_id.clone().unwrap_or_else(new_id);
-        let task_id = new_task_id();
-        message.context_id = Some(context_id.clone());
-        message.task_id = Some(task_id.clone());
         let resume = self
             .dispatcher
             .registry()
             .get(call.skill)
             .map_or(Resume::Never, |skill| skill.descriptor.resume());
-        let checkpoint = (resume != Resume::Never).then(|| {
-            Checkpoint::new(
+        // A task that may need its checkpoint keeps the request shared with the call; any
+        // other takes it (a synthesized one is its alone) for its history.
+        let request = call.message();
+        let (mut message, request) = match resume {
+            Resume::Never => (Arc::unwrap_or_clone(request), None),
+            Resume::Answers | Resume::Rerun => (Message::clone(&request), Some(request)),
+        };
+        let context_id = message.context_id.clone().unwrap_or_else(new_id);
+        let task_id = new_task_id();
+        message.context_id = Some(context_id.clone());
+        message.task_id = Some(task_id.clone());
+        let pending = request.map(|request| {
+            PendingCheckpoint::new(
                 call.skill,
                 call.arguments.clone(),
-                message.clone(),
+                request,
                 call.caller.clone(),
                 call.protocol,
             )
         });
-        // A skill that re-runs after a restart needs its checkpoint stored from the start; any
-        // other only once it first waits for an answer.
+        // A skill that re-runs after a restart needs its checkpoint stored from the start; one
+        // that resumes from its answers only once it first waits for one (built then).
         let (stored, held) = match resume {
-            Resume::Rerun => (checkpoint, None),
-            Resume::Answers | Resume::Never => (None, checkpoint),
+            Resume::Rerun => (pending.map(|p| p.build(&task_id, &context_id)), None),
+            Resume::Answers | Resume::Never => (None, pending),
         };
         let mut task = StoredTask::new(
             Task {
@@ -304,7 +310,7 @@ impl TaskManager {
         skill: &'static str,
         caller: Caller,
         quota: Option<TaskSlot>,
-        checkpoint: Option<Checkpoint>,
+        checkpoint: Option<PendingCheckpoint>,
     ) -> Arc<LiveTask> {
         Arc::new(
             LiveTask::new(

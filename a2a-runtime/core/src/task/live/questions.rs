@@ -19,8 +19,8 @@ impl LiveTask {
         let mut inner = self.lock();
         let applied = self.apply(&mut inner, event, message, max_history);
         if applied.is_some() {
-            if let Some(checkpoint) = inner.deferred.take() {
-                inner.checkpoint = Some(checkpoint);
+            if let Some(pending) = inner.deferred.take() {
+                inner.checkpoint = Some(pending.build(&self.id, &self.context_id));
             }
             if let Some(checkpoint) = inner.checkpoint.as_mut() {
                 checkpoint.question = Some(question.clone());
