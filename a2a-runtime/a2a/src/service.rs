@@ -373,7 +373,7 @@ impl A2aService {
         // the skill shows a task, there is none to store.
         let reply = request.message_reply && route.skill.descriptor.replies();
         // Authorized before any work, and before the caller's quota is touched.
-        let call = Call::new(
+        let mut call = Call::new(
             route.skill,
             route.input,
             route.arguments,
@@ -385,7 +385,7 @@ impl A2aService {
         let slot = self.quotas.start_task(caller)?;
         let task = self
             .manager
-            .create(&call, slot, store_now && !reply, push_configs)
+            .create(&mut call, slot, store_now && !reply, push_configs)
             .await?;
         if reply {
             task.expect_reply();

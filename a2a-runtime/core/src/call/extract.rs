@@ -22,7 +22,9 @@ pub struct Invocation {
     /// The message that started the call; for a call that came without one (an MCP tool call),
     /// made from `arguments` on first read.
     pub message: OnceLock<Arc<Message>>,
-    /// The input as JSON, before decoding.
+    /// The input as JSON, before decoding, to make `message` from. A call that carries its
+    /// message may have given it to its task's checkpoint (`Null` here): read the decoded
+    /// `input` instead.
     pub arguments: serde_json::Value,
 }
 

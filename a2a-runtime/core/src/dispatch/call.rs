@@ -21,7 +21,9 @@ pub struct Call {
     pub skill: &'static str,
     pub input: DecodedInput,
     /// The input as JSON, before decoding: a task keeps it to run the call again after a
-    /// restart.
+    /// restart. A task created for a call that carries its `message` takes it (see
+    /// [`TaskManager::create`](crate::task::TaskManager::create)); the skill reads it only to
+    /// synthesize a message the call lacks.
     pub arguments: serde_json::Value,
     /// The message a client sent; `None` for a call made by another protocol (an MCP tool
     /// call), whose message is [synthesized](Message::synthesized) from its arguments when

@@ -164,11 +164,11 @@ impl TaskManager {
     /// manager's own (an MCP call's progress notifications).
     pub async fn start(
         self: &Arc<Self>,
-        call: Call,
+        mut call: Call,
         observers: Vec<Arc<dyn TaskObserver>>,
         quota: TaskSlot,
     ) -> Result<TaskHandle, TaskError> {
-        let task = self.create(&call, quota, true, Vec::new()).await?;
+        let task = self.create(&mut call, quota, true, Vec::new()).await?;
         for observer in observers {
             task.live.observe(observer);
         }
@@ -238,10 +238,12 @@ impl TaskManager {
     /// caller learns of the task only from its settled state, stored before it is told), the
     /// first write is deferred: a task that settles quickly is written once, and one that
     /// does not is written after [`DEFERRED_FIRST_WRITE`](super::runner::DEFERRED_FIRST_WRITE).
-    /// `push_configs` are the webhooks the request registered inline.
+    /// `push_configs` are the webhooks the request registered inline. A call that carries its
+    /// message gives its arguments to the task's checkpoint (its skill reads them only to
+    /// synthesize a message it lacks); any other lends a copy.
     pub fn create(
         &self,
-        call: &Call,
+        call: &mut Call,
         quota: TaskSlot,
         store_now: bool,
         push_configs: Vec<PushConfig>,
@@ -264,9 +266,13 @@ impl TaskManager {
         message.context_id = Some(context_id.clone());
         message.task_id = Some(task_id.clone());
         let pending = request.map(|request| {
+            let arguments = match call.message {
+                Some(_) => std::mem::take(&mut call.arguments),
+                None => call.arguments.clone(),
+            };
             PendingCheckpoint::new(
                 call.skill,
-                call.arguments.clone(),
+                arguments,
                 request,
                 call.caller.clone(),
                 call.protocol,

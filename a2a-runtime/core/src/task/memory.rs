@@ -1,7 +1,7 @@
 //! The default [`TaskStore`]: in memory, bounded in count and in the lifetime of finished tasks.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::record::StoredTask;
@@ -41,13 +41,14 @@ pub struct InMemoryTaskStore {
     inner: Mutex<Inner>,
 }
 
+/// The three indexes name a task by one shared id: a task held costs one copy of it.
 #[derive(Debug, Default)]
 struct Inner {
-    tasks: HashMap<String, Entry>,
+    tasks: HashMap<Arc<str>, Entry>,
     /// (status timestamp in µs, id), for listing newest first.
-    by_time: BTreeSet<(i64, String)>,
+    by_time: BTreeSet<(i64, Arc<str>)>,
     /// Finished tasks in the order they finished, for TTL expiry and eviction.
-    finished: VecDeque<(Instant, String)>,
+    finished: VecDeque<(Instant, Arc<str>)>,
     /// The estimated bytes of every task held.
     bytes: usize,
 }
@@ -56,6 +57,8 @@ struct Inner {
 struct Entry {
     /// The record, at the version of its last write.
     stored: StoredTask,
+    /// The key the indexes hold it by.
+    id: Arc<str>,
     key: i64,
     bytes: usize,
 }
@@ -105,7 +108,6 @@ impl InMemoryTaskStore {
         let task = &stored.task;
         let key = task.status.timestamp.timestamp_micros();
         let terminal = task.status.state.is_terminal();
-        let id = task.id.clone();
         let bytes = task.byte_size();
         // Tasks forgotten to make room are dropped after the lock is released: their memory
         // is cold, and freeing it need not hold up the other writers.
@@ -113,44 +115,60 @@ impl InMemoryTaskStore {
         let mut inner = self.lock();
         let now = Instant::now();
         inner.expire(now, self.limits.ttl, &mut forgotten);
-        let version = match (expect, inner.tasks.get(&id)) {
+        let id = task.id.as_str();
+        let version = match (expect, inner.tasks.get(id)) {
             (Expect::Absent, None) => 1,
-            (Expect::Absent, Some(_)) => return Err(StoreError::Exists(id)),
-            (Expect::Version(_), None) => return Err(StoreError::Missing(id)),
+            (Expect::Absent, Some(_)) => return Err(StoreError::Exists(id.to_owned())),
+            (Expect::Version(_), None) => return Err(StoreError::Missing(id.to_owned())),
             (Expect::Version(expected), Some(old)) if old.stored.version != expected => {
                 return Err(StoreError::Conflict {
-                    id,
+                    id: id.to_owned(),
                     expected,
                     actual: old.stored.version,
                 });
             }
             (Expect::Version(expected), Some(_)) => expected + 1,
         };
-        if let Some(old) = inner.tasks.remove(&id) {
-            inner.by_time.remove(&(old.key, id.clone()));
-            inner.bytes -= old.bytes;
-            forgotten.push(old);
-            // An update of a task already held is never refused (that would lose its
-            // progress); finished tasks make room when they can.
-            while inner.bytes + bytes > self.limits.max_bytes
-                && inner.evict_oldest_finished(&mut forgotten)
-            {}
-        } else {
-            while inner.tasks.len() >= self.limits.max_tasks
-                || inner.bytes + bytes > self.limits.max_bytes
-            {
-                if !inner.evict_oldest_finished(&mut forgotten) {
-                    return Err(StoreError::Full(inner.tasks.len()));
-                }
+        // An update keeps the id the indexes already hold.
+        let id = match inner.tasks.remove(id) {
+            Some(old) => {
+                inner.by_time.remove(&(old.key, Arc::clone(&old.id)));
+                inner.bytes -= old.bytes;
+                let id = Arc::clone(&old.id);
+                forgotten.push(old);
+                // An update of a task already held is never refused (that would lose its
+                // progress); finished tasks make room when they can.
+                while inner.bytes + bytes > self.limits.max_bytes
+                    && inner.evict_oldest_finished(&mut forgotten)
+                {}
+                id
             }
-        }
+            None => {
+                while inner.tasks.len() >= self.limits.max_tasks
+                    || inner.bytes + bytes > self.limits.max_bytes
+                {
+                    if !inner.evict_oldest_finished(&mut forgotten) {
+                        return Err(StoreError::Full(inner.tasks.len()));
+                    }
+                }
+                Arc::from(id)
+            }
+        };
         if terminal {
-            inner.finished.push_back((now, id.clone()));
+            inner.finished.push_back((now, Arc::clone(&id)));
         }
-        inner.by_time.insert((key, id.clone()));
+        inner.by_time.insert((key, Arc::clone(&id)));
         inner.bytes += bytes;
         stored.version = version;
-        inner.tasks.insert(id, Entry { stored, key, bytes });
+        inner.tasks.insert(
+            Arc::clone(&id),
+            Entry {
+                stored,
+                id,
+                key,
+                bytes,
+            },
+        );
         drop(inner);
         drop(forgotten);
         Ok(())
@@ -159,7 +177,11 @@ impl InMemoryTaskStore {
     /// Creates or updates `task` without a version check, for tests.
     #[cfg(test)]
     fn put_now(&self, task: a2a_runtime_types::model::Task) -> Result<(), StoreError> {
-        let stored = self.lock().tasks.get(&task.id).map(|e| e.stored.version);
+        let stored = self
+            .lock()
+            .tasks
+            .get(task.id.as_str())
+            .map(|e| e.stored.version);
         let record = StoredTask::new(task, "anonymous");
         match stored {
             Some(version) => self.write(record, Expect::Version(version)),
@@ -206,7 +228,7 @@ impl InMemoryTaskStore {
             total_size += 1;
             let after_cursor = cursor
                 .as_ref()
-                .is_none_or(|(ck, cid)| (*key, id.as_str()) < (*ck, cid.as_str()));
+                .is_none_or(|(ck, cid)| (*key, &**id) < (*ck, cid.as_str()));
             if !after_cursor {
                 continue;
             }
@@ -225,7 +247,7 @@ impl InMemoryTaskStore {
             }
             page_bytes += size;
             tasks.push(view);
-            last = Some((*key, id.clone()));
+            last = Some((*key, Arc::clone(id)));
         }
         let next_page_token = if more {
             last.map(|(key, id)| encode_page_token(key, &id))
@@ -264,7 +286,7 @@ impl Inner {
 
     /// Removes task `id` if it is finished (one lookup: an entry that is not finished, which
     /// the finished queue never names, would be put back).
-    fn remove_finished(&mut self, id: String) -> Option<Entry> {
+    fn remove_finished(&mut self, id: Arc<str>) -> Option<Entry> {
         let entry = self.tasks.remove(&id)?;
         if !entry.stored.task.status.state.is_terminal() {
             self.tasks.insert(id, entry);
@@ -322,7 +344,7 @@ impl TaskStore for InMemoryTaskStore {
             let mut inner = self.lock();
             match inner.tasks.remove(id) {
                 Some(entry) => {
-                    inner.by_time.remove(&(entry.key, id.to_owned()));
+                    inner.by_time.remove(&(entry.key, entry.id));
                     inner.bytes -= entry.bytes;
                     true
                 }
