@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tokio::sync::watch;
+use super::watched::Watched;
 
 /// The revision of a task the store holds, and the newest write it refused.
 #[derive(Debug, Clone, Default)]
@@ -31,37 +31,52 @@ pub enum NotStored {
 }
 
 /// The store's progress on one task, watched by those waiting for a revision to be durable.
-pub struct Durability(watch::Sender<Stored>);
+pub struct Durability(Watched<Stored>);
 
 impl Durability {
     /// A task the store holds up to `revision`.
     pub fn new(revision: u64) -> Self {
-        Self(
-            watch::channel(Stored {
-                revision,
-                failed: None,
-            })
-            .0,
-        )
+        Self(Watched::new(Stored {
+            revision,
+            failed: None,
+        }))
     }
 
     /// The store now holds `revision`.
     pub fn stored(&self, revision: u64) {
-        self.0.send_modify(|stored| {
+        self.0.modify(|stored| {
             stored.revision = stored.revision.max(revision);
             stored.failed = None;
+            true
         });
     }
 
     /// A write of `revision` failed for good.
     pub fn refused(&self, revision: u64, reason: &str) {
-        self.0
-            .send_modify(|stored| stored.failed = Some((revision, Arc::from(reason))));
+        self.0.modify(|stored| {
+            stored.failed = Some((revision, Arc::from(reason)));
+            true
+        });
     }
 
-    /// Follows the stored revision.
-    pub fn subscribe(&self) -> watch::Receiver<Stored> {
-        self.0.subscribe()
+    /// The newest revision the store holds.
+    pub fn revision(&self) -> u64 {
+        self.0.borrow().revision
+    }
+
+    /// How many times the store's progress changed so far, for [`changed_since`](Self::changed_since).
+    pub fn version(&self) -> u64 {
+        self.0.version()
+    }
+
+    /// Waits until the store's progress changes after `version`; returns the version then.
+    pub async fn changed_since(&self, version: u64) -> u64 {
+        self.0.changed_since(version).await
+    }
+
+    /// Waits until the store holds `revision` or later, and returns the revision it holds.
+    pub async fn holds(&self, revision: u64) -> u64 {
+        self.0.wait_for(|s| s.revision >= revision).await.revision
     }
 
     /// Waits until the store holds `revision`, at most `limit`. A refused write of that
@@ -72,19 +87,17 @@ impl Durability {
             // waiter, no timer.
             return Ok(());
         }
-        let mut stored = self.0.subscribe();
         let decided = |s: &Stored| {
             s.revision >= revision || s.failed.as_ref().is_some_and(|(r, _)| *r >= revision)
         };
-        match tokio::time::timeout(limit, stored.wait_for(decided)).await {
-            // The sender lives as long as `self`, so the wait ends only when decided.
-            Ok(Ok(now)) if now.revision >= revision => Ok(()),
-            Ok(Ok(now)) => Err(NotStored::Refused(
+        match tokio::time::timeout(limit, self.0.wait_for(decided)).await {
+            Ok(now) if now.revision >= revision => Ok(()),
+            Ok(now) => Err(NotStored::Refused(
                 now.failed
                     .as_ref()
                     .map_or_else(|| Arc::from("unknown"), |(_, why)| Arc::clone(why)),
             )),
-            Ok(Err(_)) | Err(_) => Err(NotStored::TimedOut(limit)),
+            Err(_) => Err(NotStored::TimedOut(limit)),
         }
     }
 }

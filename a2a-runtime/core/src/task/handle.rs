@@ -117,10 +117,7 @@ impl TaskHandle {
         if settled(&self.live.state.borrow()) {
             return;
         }
-        let mut state = self.live.state.subscribe();
-        // If the runner is gone the sender is dropped and `wait_for` errors; the task is final
-        // then.
-        let _ = state.wait_for(settled).await;
+        self.live.state.wait_for(settled).await;
     }
 
     /// Waits until the store holds the task as it is now (so a crash from here on does not

@@ -13,6 +13,7 @@ use super::durability::Durability;
 use super::error::TaskError;
 use super::hook::Observers;
 use super::record::StoredTask;
+use super::watched::Watched;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::{Update, UpdateSink};
@@ -48,7 +49,7 @@ pub struct LiveTask {
     /// Fires when the task is canceled; the skill's context holds the same token.
     pub cancel: CancellationToken,
     /// The latest state, for callers that wait until a task is terminal or interrupted.
-    pub state: watch::Sender<TaskState>,
+    pub state: Watched<TaskState>,
     /// Serializes store writes so the last write is always the newest snapshot; holds what the
     /// store has of this task.
     pub persist: tokio::sync::Mutex<Persisted>,
@@ -68,7 +69,7 @@ pub struct LiveTask {
     /// Observers every task of the manager has (push delivery); see `hook.rs`.
     observers: Observers,
     /// Whether this is a task yet, for a skill that may answer with a message alone.
-    shape: watch::Sender<Shape>,
+    shape: Watched<Shape>,
 }
 
 /// What a request's answer turns out to be. A skill whose return type may be a direct reply
@@ -164,7 +165,7 @@ impl LiveTask {
             ..
         } = stored;
         let artifact_bytes = task.artifacts.iter().map(ByteSize::byte_size).sum();
-        let (state, _) = watch::channel(task.status.state);
+        let state = Watched::new(task.status.state);
         Self {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
@@ -196,13 +197,13 @@ impl LiveTask {
             replaying: AtomicBool::new(false),
             applied: None,
             observers: Arc::from([]),
-            shape: watch::channel(Shape::Task).0,
+            shape: Watched::new(Shape::Task),
         }
     }
 
     /// The skill may answer with a message alone: until it shows otherwise, this is no task.
     pub fn expect_reply(&self) {
-        self.shape.send_replace(Shape::Undecided);
+        self.shape.replace(Shape::Undecided);
     }
 
     /// Whether the answer is known to be a task (see [`Shape`]): not while undecided, and
@@ -213,19 +214,16 @@ impl LiveTask {
 
     /// Waits until the answer is known to be a task or a reply.
     pub async fn decided(&self) -> Shape {
-        let mut shape = self.shape.subscribe();
-        match shape.wait_for(|s| !matches!(s, Shape::Undecided)).await {
-            Ok(shape) => shape.clone(),
-            // The task is being dropped undecided: nothing will be told.
-            Err(_) => Shape::Task,
-        }
+        self.shape
+            .wait_for(|s| !matches!(s, Shape::Undecided))
+            .await
     }
 
     /// The skill answered with `message`: unless the task was already shown to be one, the
     /// message is the answer. `false` if it was.
     pub fn reply(&self, message: Message) -> bool {
         let message = Arc::new(message);
-        self.shape.send_if_modified(|shape| match shape {
+        self.shape.modify(|shape| match shape {
             Shape::Undecided => {
                 *shape = Shape::Reply(message);
                 true

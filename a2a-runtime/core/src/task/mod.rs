@@ -22,6 +22,7 @@ pub mod runner;
 pub mod store;
 pub mod subscription;
 pub mod waiting;
+pub mod watched;
 
 pub use checkpoint::Checkpoint;
 pub use cluster::Coordination;

@@ -71,7 +71,7 @@ impl Cluster {
         if self.send(&to, &reply).await.is_err() {
             return;
         }
-        let mut stored = live.durability.subscribe();
+        let mut seen = live.durability.version();
         let mut sent_stored = 0;
         if let Some(mut events) = subscribed.events {
             loop {
@@ -93,11 +93,9 @@ impl Cluster {
                         Err(RecvError::Lagged(_)) => break,
                         Err(RecvError::Closed) => break,
                     },
-                    changed = stored.changed() => {
-                        if changed.is_err() {
-                            break;
-                        }
-                        let now = stored.borrow_and_update().revision;
+                    version = live.durability.changed_since(seen) => {
+                        seen = version;
+                        let now = live.durability.revision();
                         if now > sent_stored {
                             sent_stored = now;
                             let envelope = Envelope::Stored { task: task.clone(), revision: now };
@@ -111,9 +109,8 @@ impl Cluster {
         }
         // Finished: forward the stored revision once the final write lands, then stop.
         let target = live.revision();
-        let _ =
-            tokio::time::timeout(FINAL_WRITE_WAIT, stored.wait_for(|s| s.revision >= target)).await;
-        let now = stored.borrow().revision;
+        let _ = tokio::time::timeout(FINAL_WRITE_WAIT, live.durability.holds(target)).await;
+        let now = live.durability.revision();
         if now > sent_stored {
             let _ = self
                 .send(

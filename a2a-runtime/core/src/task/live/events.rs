@@ -30,7 +30,7 @@ impl LiveTask {
         let starting = matches!(&event, TaskEvent::Status(update)
             if update.status.state == TaskState::Working && update.status.message.is_none());
         if !starting {
-            self.shape.send_if_modified(|shape| {
+            self.shape.modify(|shape| {
                 let undecided = matches!(shape, Shape::Undecided);
                 if undecided {
                     *shape = Shape::Task;
@@ -93,7 +93,7 @@ impl LiveTask {
             None => false,
             Some(state) => {
                 if let Some(state) = state {
-                    self.state.send_replace(state);
+                    self.state.replace(state);
                 }
                 true
             }
