@@ -104,13 +104,18 @@ impl Dispatcher {
     /// task context is assembled, for every front-end (A2A tasks, MCP calls plain, parked or
     /// as tasks). The context runs for the call's caller, in its trace, over its protocol. Like
     /// [`run`](Self::run), `None` when cancellation outlasted `grace`.
-    pub async fn execute(
+    ///
+    /// This, [`run`](Self::run) and [`invoke`](Self::invoke) do their synchronous part when
+    /// called and return only what is awaited: as `async fn`s each kept its arguments twice
+    /// (rust-lang/rust#62958) and the next one's future besides, a kilobyte-sized future for
+    /// every call.
+    pub fn execute(
         &self,
         call: Call,
         at: Placement,
         attachments: Attachments,
         grace: Duration,
-    ) -> Option<SkillResult> {
+    ) -> impl Future<Output = Option<SkillResult>> + Send + '_ {
         let mut context = call
             .context(at.task_id, at.context_id, at.cancel)
             .sinks(attachments.sinks)
@@ -119,84 +124,102 @@ impl Dispatcher {
         if let Some(conversation) = attachments.conversation {
             context = context.conversation(conversation);
         }
-        self.run(call, context.build(), grace).await
+        self.run(call, context.build(), grace)
     }
 
     /// Runs `call` like [`invoke`](Self::invoke), honouring cancellation: once the context's
     /// cancellation fires the skill gets `grace` to return, then its future is dropped and this
     /// returns `None`.
-    pub async fn run(
+    pub fn run(
         &self,
         call: Call,
         context: TaskContext,
         grace: Duration,
-    ) -> Option<SkillResult> {
+    ) -> impl Future<Output = Option<SkillResult>> + Send + '_ {
         let cancel = context.cancel_token().clone();
         let run = self.invoke(call, context);
-        tokio::pin!(run);
-        // The skill first: one that finishes on its first poll never registers a waiter on the
-        // token (a lock taken and released on every call).
-        tokio::select! {
-            biased;
-            result = &mut run => Some(result),
-            () = cancel.cancelled() => tokio::time::timeout(grace, run).await.ok(),
+        async move {
+            tokio::pin!(run);
+            // The skill first: one that finishes on its first poll never registers a waiter on
+            // the token (a lock taken and released on every call).
+            tokio::select! {
+                biased;
+                result = &mut run => Some(result),
+                () = cancel.cancelled() => tokio::time::timeout(grace, run).await.ok(),
+            }
         }
     }
 
     /// Runs `call` (its input decoded by its skill's descriptor) with `context`, which
     /// [`Call::context`] started. A panic in the skill becomes an internal error; it never
     /// unwinds into the server.
-    pub async fn invoke(&self, call: Call, context: TaskContext) -> SkillResult {
-        let Some(skill) = self.registry.get(call.skill) else {
-            return Err(SkillError::internal(format!(
-                "skill `{}` is not registered",
-                call.skill
-            )));
-        };
-        let invocation = Invocation {
-            input: call.input,
-            state: Arc::clone(&self.state),
-            context,
-            message: call.message.map(OnceLock::from).unwrap_or_default(),
-            arguments: call.arguments,
-        };
-        let descriptor = skill.descriptor;
-        // The call's own trace, moved: the context holds a copy for the skill to read.
-        let trace = call.trace;
-        let run = async move {
-            let skill = descriptor.call(invocation);
-            // Only calls that came with a trace pay for carrying it.
-            let skill: a2a_runtime_types::util::BoxFuture<'static, _> = match trace {
-                Some(trace) => Box::pin(trace.scope(skill)),
-                None => skill,
+    pub fn invoke(
+        &self,
+        call: Call,
+        context: TaskContext,
+    ) -> impl Future<Output = SkillResult> + Send + '_ {
+        let id = call.skill;
+        let prepared = self.registry.get(id).map(|skill| {
+            let invocation = Invocation {
+                input: call.input,
+                state: Arc::clone(&self.state),
+                context,
+                message: call.message.map(OnceLock::from).unwrap_or_default(),
+                arguments: call.arguments,
             };
-            match call.log_sink {
-                Some(sink) => crate::logging::forwarding(sink, skill).await,
-                None => skill.await,
-            }
-        };
-        match AssertUnwindSafe(run).catch_unwind().await {
-            // A structured result must be what the published schema promises, on both
-            // protocols; otherwise the call fails naming the field.
-            Ok(Ok(SkillOutput::Data(value))) => match &skill.output_validator {
-                Some(validator) => match validator.check(&value) {
-                    Ok(()) => Ok(SkillOutput::Data(value)),
-                    Err(reason) => {
-                        tracing::error!(skill = descriptor.id(), %reason, "invalid skill output");
-                        Err(SkillError::internal(reason))
-                    }
-                },
-                None => Ok(SkillOutput::Data(value)),
+            let descriptor = skill.descriptor;
+            // The call's own trace, moved: the context holds a copy for the skill to read.
+            let trace = call.trace;
+            let log_sink = call.log_sink;
+            let run = async move {
+                let skill = descriptor.call(invocation);
+                // Only calls that came with a trace pay for carrying it.
+                let skill: a2a_runtime_types::util::BoxFuture<'static, _> = match trace {
+                    Some(trace) => Box::pin(trace.scope(skill)),
+                    None => skill,
+                };
+                match log_sink {
+                    Some(sink) => crate::logging::forwarding(sink, skill).await,
+                    None => skill.await,
+                }
+            };
+            AssertUnwindSafe(run)
+                .catch_unwind()
+                .map(move |outcome| checked(skill, outcome))
+        });
+        match prepared {
+            Some(run) => futures::future::Either::Left(run),
+            None => futures::future::Either::Right(std::future::ready(Err(SkillError::internal(
+                format!("skill `{id}` is not registered"),
+            )))),
+        }
+    }
+}
+
+/// What a skill's run came to: a panic is an internal error, and a structured result must be
+/// what the skill's published schema promises, on both protocols; otherwise the call fails
+/// naming the field.
+fn checked(skill: &SkillEntry, outcome: std::thread::Result<SkillResult>) -> SkillResult {
+    let descriptor = skill.descriptor;
+    match outcome {
+        Ok(Ok(SkillOutput::Data(value))) => match &skill.output_validator {
+            Some(validator) => match validator.check(&value) {
+                Ok(()) => Ok(SkillOutput::Data(value)),
+                Err(reason) => {
+                    tracing::error!(skill = descriptor.id(), %reason, "invalid skill output");
+                    Err(SkillError::internal(reason))
+                }
             },
-            Ok(result) => result,
-            Err(payload) => {
-                let detail = a2a_runtime_types::util::panic_message(payload.as_ref());
-                tracing::error!(skill = descriptor.id(), panic = detail, "skill panicked");
-                Err(SkillError::internal(format!(
-                    "skill `{}` panicked",
-                    descriptor.id()
-                )))
-            }
+            None => Ok(SkillOutput::Data(value)),
+        },
+        Ok(result) => result,
+        Err(payload) => {
+            let detail = a2a_runtime_types::util::panic_message(payload.as_ref());
+            tracing::error!(skill = descriptor.id(), panic = detail, "skill panicked");
+            Err(SkillError::internal(format!(
+                "skill `{}` panicked",
+                descriptor.id()
+            )))
         }
     }
 }

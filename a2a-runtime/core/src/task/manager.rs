@@ -12,7 +12,7 @@ use super::durability::StoreHealth;
 use super::error::TaskError;
 use super::handle::{TaskEvents, TaskHandle};
 use super::hook::Observers;
-use super::live::{Budget, LiveTask, Subscribed};
+use super::live::{Budget, LiveTask, Persisted, Subscribed};
 use super::record::StoredTask;
 use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
 use super::subscription::{self, Until};
@@ -26,6 +26,10 @@ use a2a_runtime_types::model::{
     Message, ObservedTask, PushConfig, Task, TaskEvent, TaskObserver, TaskState, TaskStatus,
     TaskStatusUpdate, new_id, new_task_id,
 };
+use a2a_runtime_types::util::BoxFuture;
+
+/// A store write under way.
+type StoreWrite<'a> = BoxFuture<'a, Result<(), StoreError>>;
 
 /// Task-level settings.
 #[derive(Debug, Clone, Copy)]
@@ -359,21 +363,10 @@ impl TaskManager {
         let mut stored = live.persist.lock().await;
         let mut delay = PERSIST_FIRST_RETRY;
         for attempt in 1..=PERSIST_ATTEMPTS {
-            // `None`: an earlier writer already stored this revision (it read the snapshot
-            // later than it was asked to), so there is nothing new to write. A task never
-            // stored (version 0, its creation deferred) is written whatever its revision.
-            let changed = match stored.version {
-                0 => Some(live.current()),
-                _ => live.changed_since(&stored),
-            };
-            let Some((snapshot, revision, edits)) = changed else {
+            let Some((write, revision, edits)) = self.snapshot_write(live, &stored) else {
                 return true;
             };
-            let written = match stored.version {
-                0 => self.store.create_owned(snapshot).await,
-                _ => self.store.update_owned(snapshot).await,
-            };
-            match written {
+            match write.await {
                 Ok(()) => {
                     stored.version += 1;
                     stored.revision = revision;
@@ -401,6 +394,27 @@ impl TaskManager {
             }
         }
         false
+    }
+
+    /// The write of `live`'s newest snapshot over what `stored` says the store holds, with the
+    /// revision and edits it carries; `None` if an earlier writer already stored this revision
+    /// (it read the snapshot later than it was asked to). A task never stored (version 0, its
+    /// creation deferred) is written whatever its revision. (Not part of `persist`'s future:
+    /// only the write's box waits in it, not the snapshot it was made from.)
+    fn snapshot_write(
+        &self,
+        live: &LiveTask,
+        stored: &Persisted,
+    ) -> Option<(StoreWrite<'_>, u64, u64)> {
+        let (snapshot, revision, edits) = match stored.version {
+            0 => Some(live.current()),
+            _ => live.changed_since(stored),
+        }?;
+        let write = match stored.version {
+            0 => self.store.create_owned(snapshot),
+            _ => self.store.update_owned(snapshot),
+        };
+        Some((write, revision, edits))
     }
 
     /// Writes a task whose skill ended and retires it from the live tasks once it is stored;

@@ -127,7 +127,12 @@ impl TaskManager {
         let live = Arc::clone(live);
         tokio::spawn(async move {
             manager
-                .execute(live, revived.call, Vec::new(), Some(revived.replay))
+                .execute(
+                    live,
+                    revived.call,
+                    Vec::new(),
+                    Some(Box::new(revived.replay)),
+                )
                 .await;
         });
     }
@@ -248,7 +253,11 @@ impl TaskManager {
         tokio::spawn(async move {
             // Another survivor may be settling the same task: whoever stores it first runs it.
             match manager.claim(&live, &snapshot).await {
-                Ok(true) => manager.execute(live, call, Vec::new(), Some(replay)).await,
+                Ok(true) => {
+                    manager
+                        .execute(live, call, Vec::new(), Some(Box::new(replay)))
+                        .await;
+                }
                 Ok(false) | Err(_) => {
                     manager.live_map().remove(&live.id);
                 }

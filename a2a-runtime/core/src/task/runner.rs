@@ -50,18 +50,18 @@ impl TaskManager {
         live: Arc<LiveTask>,
         call: Call,
         extra_sinks: Vec<Arc<dyn UpdateSink>>,
-        replay: Option<Replay>,
+        replay: Option<Box<Replay>>,
     ) {
         let Some(skill) = self.dispatcher.registry().get(call.skill) else {
             return;
         };
-        if !self.start_working(&live, replay.as_ref()) {
+        if !self.start_working(&live, replay.as_deref()) {
             // Canceled before the skill started: it never runs.
             live.release_quota();
             self.settle(live).await;
             return;
         }
-        let (at, attachments) = self.attachments(&live, extra_sinks, replay);
+        let (at, attachments) = self.attachments(&live, extra_sinks, replay.map(|r| *r));
         let skill_run = self
             .dispatcher
             .execute(call, at, attachments, self.config.cancel_grace);
