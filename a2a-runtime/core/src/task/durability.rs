@@ -74,9 +74,9 @@ impl Durability {
         self.0.changed_since(version).await
     }
 
-    /// Waits until the store holds `revision` or later, and returns the revision it holds.
-    pub async fn holds(&self, revision: u64) -> u64 {
-        self.0.wait_for(|s| s.revision >= revision).await.revision
+    /// Waits until the store holds `revision` or later.
+    pub async fn holds(&self, revision: u64) {
+        self.0.wait_for(|s| s.revision >= revision).await;
     }
 
     /// Waits until the store holds `revision`, at most `limit`. A refused write of that

@@ -57,8 +57,6 @@ struct Inner {
 struct Entry {
     /// The record, at the version of its last write.
     stored: StoredTask,
-    /// The key the indexes hold it by.
-    id: Arc<str>,
     key: i64,
     bytes: usize,
 }
@@ -130,11 +128,10 @@ impl InMemoryTaskStore {
             (Expect::Version(expected), Some(_)) => expected + 1,
         };
         // An update keeps the id the indexes already hold.
-        let id = match inner.tasks.remove(id) {
-            Some(old) => {
-                inner.by_time.remove(&(old.key, Arc::clone(&old.id)));
+        let id = match inner.tasks.remove_entry(id) {
+            Some((id, old)) => {
+                inner.by_time.remove(&(old.key, Arc::clone(&id)));
                 inner.bytes -= old.bytes;
-                let id = Arc::clone(&old.id);
                 forgotten.push(old);
                 // An update of a task already held is never refused (that would lose its
                 // progress); finished tasks make room when they can.
@@ -160,15 +157,7 @@ impl InMemoryTaskStore {
         inner.by_time.insert((key, Arc::clone(&id)));
         inner.bytes += bytes;
         stored.version = version;
-        inner.tasks.insert(
-            Arc::clone(&id),
-            Entry {
-                stored,
-                id,
-                key,
-                bytes,
-            },
-        );
+        inner.tasks.insert(id, Entry { stored, key, bytes });
         drop(inner);
         drop(forgotten);
         Ok(())
@@ -342,9 +331,9 @@ impl TaskStore for InMemoryTaskStore {
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         let deleted = {
             let mut inner = self.lock();
-            match inner.tasks.remove(id) {
-                Some(entry) => {
-                    inner.by_time.remove(&(entry.key, entry.id));
+            match inner.tasks.remove_entry(id) {
+                Some((id, entry)) => {
+                    inner.by_time.remove(&(entry.key, id));
                     inner.bytes -= entry.bytes;
                     true
                 }
