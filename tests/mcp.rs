@@ -309,6 +309,49 @@ async fn invalid_json_is_http_400_with_a_parse_error() {
     assert_eq!(body["error"]["code"], -32700, "{body}");
 }
 
+/// A 2026-07-28 `tools/call` (its method named in `Mcp-Method`) is read by rmcp before the
+/// gate; a body rmcp refuses still gets the JSON-RPC error the specification names.
+#[tokio::test]
+async fn a_malformed_stateless_call_gets_the_json_rpc_error_not_rmcps() {
+    let server = lab().await;
+    let post = async |body: &str| {
+        let response = server
+            .http
+            .post(format!("{}mcp", server.base))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "add")
+            .body(body.to_owned())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json::<Value>().await.unwrap())
+    };
+    let (status, body) = post("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":").await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32700)),
+        "{body}"
+    );
+    let (status, body) = post(r#"{"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}"#).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32600)),
+        "{body}"
+    );
+    let (status, body) =
+        post(r#"{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": [1]}"#).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (200, json!(-32602)),
+        "{body}"
+    );
+    assert_eq!(body["id"], 4, "{body}");
+}
+
 #[tokio::test]
 async fn wrong_typed_arguments_are_invalid_params_naming_the_field() {
     let server = lab().await;

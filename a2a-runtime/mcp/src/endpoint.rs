@@ -1,5 +1,6 @@
 //! `/mcp` over HTTP as one service: it authenticates the request, refuses a body declared over
-//! the limit, checks the request with the [`McpGate`], and hands it to rmcp. These are the
+//! the limit, checks the request with the [`McpGate`] (after rmcp, for the one request rmcp
+//! may read first: see `McpGate::admit`), and hands it to rmcp. These are the
 //! steps the A2A routes take as middleware, called in sequence here because every MCP call
 //! passes through them and a stack of middleware boxes and clones at each layer.
 
@@ -50,9 +51,17 @@ impl McpEndpoint {
             let message = format!("request body exceeds the limit of {limit} bytes");
             return super::request_check::body_failure(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
-        match endpoint.gate.admit(Request::from_parts(parts, body)).await {
-            Ok(request) => endpoint.rmcp.handle(request).await.map(Body::new),
-            Err(refusal) => refusal,
+        let admitted = match endpoint.gate.admit(Request::from_parts(parts, body)).await {
+            Ok(admitted) => admitted,
+            Err(refusal) => return refusal,
+        };
+        let response = endpoint.rmcp.handle(admitted.request).await.map(Body::new);
+        // A body rmcp read before the gate and refused: the gate's answer, if it refuses too.
+        match admitted.unchecked {
+            Some(unchecked) if response.status().is_client_error() => {
+                unchecked.refusal().unwrap_or(response)
+            }
+            _ => response,
         }
     }
 }

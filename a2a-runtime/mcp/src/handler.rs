@@ -44,6 +44,8 @@ pub struct McpHandler {
     service: Arc<McpService>,
     /// The agent's skills as MCP tools, built once.
     tools: Arc<Vec<Tool>>,
+    /// The server's capabilities and description, built once.
+    info: Arc<InitializeResult>,
     /// The resources this session follows.
     subscriptions: Arc<Subscriptions>,
     /// The least severe log messages this session wants (`logging/setLevel`).
@@ -54,6 +56,7 @@ impl McpHandler {
     pub fn new(app: Arc<App>) -> Self {
         Self {
             tools: Arc::new(tool_list(app.dispatcher.registry())),
+            info: Arc::new(server_info(&app)),
             service: Arc::new(McpService::new(app)),
             subscriptions: Arc::default(),
             log_level: Arc::default(),
@@ -80,34 +83,8 @@ impl McpHandler {
 /// rather than kilobytes.
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> InitializeResult {
-        let agent = self.app().agent;
-        let mut capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tasks()
-            .build();
-        // Task artifacts are resources, so every agent serves resources.
-        let mut resources = ResourcesCapability::default();
-        resources.subscribe = Some(true);
-        resources.list_changed = Some(false);
-        capabilities.resources = Some(resources);
-        if self.app().catalog.has_prompts() {
-            let mut prompts = PromptsCapability::default();
-            prompts.list_changed = Some(false);
-            capabilities.prompts = Some(prompts);
-        }
-        capabilities.completions = Some(JsonObject::new());
-        // Deprecated by SEP-2577 for the 2026-07-28 era, where the request's `_meta` level
-        // replaces it; 2025-era clients call `logging/setLevel` only when it is declared.
-        #[allow(deprecated)]
-        {
-            capabilities.logging = Some(JsonObject::new());
-        }
-        InitializeResult::new(capabilities)
-            .with_server_info(
-                Implementation::new(agent.name(), agent.version())
-                    .with_description(agent.description()),
-            )
-            .with_instructions(agent.description())
+        // rmcp asks for it on every stateless request.
+        (*self.info).clone()
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -344,4 +321,36 @@ impl ServerHandler for McpHandler {
     ) -> Result<(), McpError> {
         Box::pin(async move { self.service.cancel_task(request, &context).await }).await
     }
+}
+
+/// What `initialize` (and every stateless request's server info) says of this agent.
+fn server_info(app: &App) -> InitializeResult {
+    let agent = app.agent;
+    let mut capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_tasks()
+        .build();
+    // Task artifacts are resources, so every agent serves resources.
+    let mut resources = ResourcesCapability::default();
+    resources.subscribe = Some(true);
+    resources.list_changed = Some(false);
+    capabilities.resources = Some(resources);
+    if app.catalog.has_prompts() {
+        let mut prompts = PromptsCapability::default();
+        prompts.list_changed = Some(false);
+        capabilities.prompts = Some(prompts);
+    }
+    capabilities.completions = Some(JsonObject::new());
+    // Deprecated by SEP-2577 for the 2026-07-28 era, where the request's `_meta` level
+    // replaces it; 2025-era clients call `logging/setLevel` only when it is declared.
+    #[allow(deprecated)]
+    {
+        capabilities.logging = Some(JsonObject::new());
+    }
+    InitializeResult::new(capabilities)
+        .with_server_info(
+            Implementation::new(agent.name(), agent.version())
+                .with_description(agent.description()),
+        )
+        .with_instructions(agent.description())
 }

@@ -24,6 +24,8 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use a2a_runtime_core::auth::Caller;
+use a2a_runtime_core::auth::security::Unauthenticated;
 use a2a_runtime_core::body::{BodyTime, BodyTooSlow, TimedBody};
 use a2a_runtime_types::protocol::jsonrpc::code;
 
@@ -66,19 +68,58 @@ pub struct McpGate {
     pub resource_metadata: String,
 }
 
+/// A request the gate lets through to rmcp.
+pub struct Admitted {
+    pub request: Request,
+    /// Set when rmcp reads the body first ([`McpGate::admit`]): what the gate checks after
+    /// rmcp, should rmcp refuse it.
+    pub unchecked: Option<Unchecked>,
+}
+
+/// The body of a request rmcp reads before the gate does.
+pub struct Unchecked {
+    bytes: Bytes,
+    version: HeaderValue,
+}
+
+impl Unchecked {
+    /// The gate's refusal of a body rmcp refused, when the gate refuses it too: the JSON-RPC
+    /// error the specification names (-32700, -32600, -32602) instead of rmcp's plain text.
+    pub fn refusal(&self) -> Option<Response> {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert(&PROTOCOL_VERSION_HEADER, self.version.clone());
+        checked(&self.bytes, &headers).err().map(|refusal| *refusal)
+    }
+}
+
 impl McpGate {
     /// The request, its body read and checked, or the refusal to answer it with.
-    pub async fn admit(&self, request: Request) -> Result<Request, Response> {
+    pub async fn admit(&self, request: Request) -> Result<Admitted, Response> {
         let (mut parts, body) = request.into_parts();
         if parts.method != Method::POST || !is_json(&parts.headers) {
             if let Some(refusal) = super::authorize::check_other(self, &mut parts) {
                 return Err(refusal);
             }
             // rmcp answers other methods and content types itself (405, 415), unread.
-            return Ok(Request::from_parts(parts, body));
+            let request = Request::from_parts(parts, body);
+            return Ok(Admitted {
+                request,
+                unchecked: None,
+            });
         }
         let opens_session = !parts.headers.contains_key(&SESSION_HEADER);
         let bytes = read_body(body, self.max_body, self.body_time).await?;
+        if let Some(version) = rmcp_reads_first(&parts) {
+            let unchecked = Unchecked {
+                bytes: bytes.clone(),
+                version,
+            };
+            let request = Request::from_parts(parts, Body::from(bytes));
+            return Ok(Admitted {
+                request,
+                unchecked: Some(unchecked),
+            });
+        }
         let message = checked(&bytes, &parts.headers).map_err(|refusal| *refusal)?;
         if let Some(refusal) = super::authorize::check(self, &mut parts, &message) {
             return Err(refusal);
@@ -98,8 +139,33 @@ impl McpGate {
                 return Err(response);
             }
         }
-        Ok(Request::from_parts(parts, Body::from(bytes)))
+        let request = Request::from_parts(parts, Body::from(bytes));
+        Ok(Admitted {
+            request,
+            unchecked: None,
+        })
     }
+}
+
+/// Whether rmcp may read this request's body before the gate, and the protocol version it
+/// names: a `tools/call` of protocol 2026-07-28 or later, which names its method in
+/// `Mcp-Method` (rmcp refuses a body whose method disagrees before anything runs), on a server
+/// without authentication. The gate would refuse nothing such a request carries that rmcp
+/// runs: a malformed body fails rmcp's parse or becomes a custom request the handler refuses
+/// (`misshapen`), and a refusal by rmcp is then answered with the gate's own error. The hot
+/// call of the newest revision so has its body parsed once, not twice.
+fn rmcp_reads_first(parts: &axum::http::request::Parts) -> Option<HeaderValue> {
+    let extensions = &parts.extensions;
+    if extensions.get::<Unauthenticated>().is_some() || extensions.get::<Caller>().is_some() {
+        return None;
+    }
+    let version = parts.headers.get(&PROTOCOL_VERSION_HEADER)?;
+    if version.to_str().ok()? < "2026-07-28" {
+        return None;
+    }
+    let mut methods = parts.headers.get_all(&METHOD_HEADER).iter();
+    let only_a_call = methods.next()? == "tools/call" && methods.next().is_none();
+    only_a_call.then(|| version.clone())
 }
 
 /// The whole body, at most `limit` bytes, refused (408) when it pauses or lasts longer than
@@ -279,6 +345,9 @@ static SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// The header naming the request's protocol revision.
 static PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+
+/// The header naming the request's method (protocol 2026-07-28, SEP-2243).
+static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 
 /// The id of an `initialize` request (which opens a session), if the body is one.
 fn initialize_id(message: &Envelope<'_>) -> Option<Value> {
