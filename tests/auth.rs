@@ -846,21 +846,14 @@ async fn the_callers_trace_context_reaches_the_skill_on_both_protocols() {
         "params": {"name": "traced", "arguments": {}, "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let response = server
-        .http
-        .post(format!("{}mcp", server.base))
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "traced")
-        .header("X-API-Key", ALICE_KEY)
-        .header("traceparent", traceparent)
-        .body(call.to_string())
-        .send()
-        .await
-        .unwrap();
-    let text = response.text().await.unwrap();
+    let headers = [
+        ("mcp-name", "traced"),
+        ("X-API-Key", ALICE_KEY),
+        ("traceparent", traceparent),
+    ];
+    let (_, text) = server
+        .mcp_modern_raw("tools/call", call.to_string(), &headers)
+        .await;
     assert!(
         text.contains("4bf92f3577b34da6a3ce929d0e0e4736/00f067aa0ba902b7"),
         "{text}"

@@ -315,20 +315,11 @@ async fn invalid_json_is_http_400_with_a_parse_error() {
 async fn a_malformed_stateless_call_gets_the_json_rpc_error_not_rmcps() {
     let server = lab().await;
     let post = async |body: &str| {
-        let response = server
-            .http
-            .post(format!("{}mcp", server.base))
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "add")
-            .body(body.to_owned())
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        (status, response.json::<Value>().await.unwrap())
+        let headers = [("mcp-name", "add")];
+        let (status, text) = server
+            .mcp_modern_raw("tools/call", body.to_owned(), &headers)
+            .await;
+        (status, serde_json::from_str::<Value>(&text).unwrap())
     };
     let (status, body) = post("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":").await;
     assert_eq!(

@@ -246,6 +246,26 @@ impl TestServer {
             Some(existing) => existing.extend(meta.as_object().cloned().unwrap_or_default()),
             None => params["_meta"] = meta,
         }
+        // SEP-2243: the header mirrors the tool name, or the task id for tasks/*.
+        let name = params
+            .get("name")
+            .or_else(|| params.get("taskId"))
+            .and_then(Value::as_str);
+        let mut headers = headers.to_vec();
+        headers.extend(name.map(|name| ("mcp-name", name)));
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params});
+        self.mcp_modern_raw(method, body.to_string(), &headers)
+            .await
+    }
+
+    /// A 2026-07-28 request of `method` on `/mcp` with this body as sent (its `_meta` is the
+    /// caller's to write) and more headers (`Mcp-Name`, credentials…).
+    pub async fn mcp_modern_raw(
+        &self,
+        method: &str,
+        body: String,
+        headers: &[(&str, &str)],
+    ) -> (u16, String) {
         let mut request = self
             .http
             .post(format!("{}mcp", self.base))
@@ -253,24 +273,10 @@ impl TestServer {
             .header("content-type", "application/json")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", method);
-        // SEP-2243: the header mirrors the tool name, or the task id for tasks/*.
-        if let Some(name) = params
-            .get("name")
-            .or_else(|| params.get("taskId"))
-            .and_then(Value::as_str)
-        {
-            request = request.header("mcp-name", name);
-        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        let response = request
-            .body(
-                json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).to_string(),
-            )
-            .send()
-            .await
-            .expect("MCP request sent");
+        let response = request.body(body).send().await.expect("MCP request sent");
         let status = response.status().as_u16();
         (status, response.text().await.expect("body"))
     }
