@@ -16,7 +16,8 @@ use axum::response::{IntoResponse, Response};
 use rmcp::model::{
     CallToolRequestParams, CancelTaskParams, ClientJsonRpcMessage, CompleteRequestParams,
     GetPromptRequestParams, GetTaskParams, InitializeRequestParams, PaginatedRequestParams,
-    ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams, UpdateTaskParams,
+    ProtocolVersion, ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
@@ -159,8 +160,9 @@ fn rmcp_reads_first(parts: &axum::http::request::Parts) -> Option<HeaderValue> {
     if extensions.get::<Unauthenticated>().is_some() || extensions.get::<Caller>().is_some() {
         return None;
     }
+    // rmcp checks `Mcp-Method` against the body from this version on.
     let version = parts.headers.get(&PROTOCOL_VERSION_HEADER)?;
-    if version.to_str().ok()? < "2026-07-28" {
+    if version.to_str().ok()? < ProtocolVersion::STANDARD_HEADERS.as_str() {
         return None;
     }
     let mut methods = parts.headers.get_all(&METHOD_HEADER).iter();
@@ -337,7 +339,7 @@ fn modern(headers: &axum::http::HeaderMap, params: Option<&RawValue>) -> bool {
         .and_then(Value::as_str);
     header
         .or(meta)
-        .is_some_and(|version| version >= "2026-07-28")
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// The header naming an MCP session (2025 revisions).
