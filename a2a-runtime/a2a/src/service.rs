@@ -299,8 +299,9 @@ impl A2aService {
             history_length: history,
             without_artifacts: !request.include_artifacts,
             max_bytes: Some(self.settings.max_list_bytes),
+            ..ListQuery::default()
         };
-        let page = self.manager.list(&query).await?;
+        let page = self.manager.list(query).await?;
         Ok(TaskList {
             tasks: page.tasks,
             next_page_token: page.next_page_token.unwrap_or_default(),

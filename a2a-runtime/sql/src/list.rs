@@ -19,7 +19,7 @@ pub(crate) struct ListSql {
     pub(crate) page: (String, Vec<SqlValue>),
 }
 
-/// [`ListSql`] for `query` over `table` (columns `id`, `owner`, `context_id`, `state`,
+/// [`ListSql`] for `query` over `table` (columns `id`, `owner`, `agent`, `context_id`, `state`,
 /// `status_us`, `body`), with placeholders numbered (`$1`, Postgres) or not (`?`, SQLite).
 pub(crate) fn list_sql(
     query: &ListQuery,
@@ -45,6 +45,10 @@ pub(crate) fn list_sql(
     if let Some(owner) = &query.owner {
         filters.push_str(&format!(" AND owner = {}", mark()));
         values.push(SqlValue::Text(owner.clone()));
+    }
+    if let Some(agent) = &query.agent {
+        filters.push_str(&format!(" AND agent = {}", mark()));
+        values.push(SqlValue::Text(agent.clone()));
     }
     if let Some(context) = &query.context_id {
         filters.push_str(&format!(" AND context_id = {}", mark()));

@@ -54,6 +54,13 @@ const MIGRATIONS: &[&str] = &[
         body    TEXT NOT NULL
     );
 ",
+    "
+    -- The agent a task belongs to, on a server hosting several ('' on a server of one).
+    ALTER TABLE tasks ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+    -- Lists are by agent and owner from the protocols, newest status first.
+    DROP INDEX tasks_by_owner;
+    CREATE INDEX tasks_by_agent_owner ON tasks (agent, owner, status_us DESC, id DESC);
+",
 ];
 
 /// Rows a read connection hands over ahead of the reader.
@@ -123,6 +130,7 @@ const OUTBOX_ROWS_PER_STATEMENT: usize = 1000;
 struct TaskRow {
     id: String,
     owner: String,
+    agent: String,
     context_id: String,
     state: &'static str,
     status_us: i64,
@@ -137,6 +145,7 @@ impl TaskRow {
         Ok(Self {
             id: task.id.clone(),
             owner: stored.owner.clone(),
+            agent: stored.agent.clone(),
             context_id: task.context_id.clone(),
             state: state_name(task.status.state),
             status_us: task.status.timestamp.timestamp_micros(),

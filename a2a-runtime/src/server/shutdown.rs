@@ -66,6 +66,7 @@ pub(crate) async fn run(
         // Tasks waiting for answers cannot finish without a client; they end now.
         app.manager.shut_down(SHUT_DOWN).await;
     }
+    app.manager.leave_replicas();
     // Let streams write the final events just recorded, then end whatever is still open.
     let _ = tokio::time::timeout(FINAL_EVENTS_GRACE, async {
         while in_flight.count() > 0 {

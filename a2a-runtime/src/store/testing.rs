@@ -47,7 +47,70 @@ pub async fn run(store: Arc<dyn TaskStore>) {
     every_part_kind_is_kept(&*store).await;
     push_configs_are_kept(&*store).await;
     lists_filter_page_and_bound(&*store).await;
+    agents_keep_their_tasks_apart(&*store).await;
     unfinished_and_delete(&*store).await;
+}
+
+/// Each task keeps its agent, written and updated, and a list by agent shows only that agent's
+/// tasks, even of one owner and one context.
+async fn agents_keep_their_tasks_apart(store: &dyn TaskStore) {
+    for (id, agent) in [
+        ("ag-c1", "currency"),
+        ("ag-c2", "currency"),
+        ("ag-b1", "booking"),
+    ] {
+        let mut t = task(id, "carol", TaskState::Working, 0, 1);
+        t.agent = agent.into();
+        store.create(&t).await.expect("create");
+    }
+    let mut stored = store.get("ag-b1", None).await.unwrap().expect("stored");
+    assert_eq!(
+        stored.agent, "booking",
+        "a task is read back with its agent"
+    );
+    stored.task.status = TaskStatus::now(TaskState::Completed, None);
+    store.update(&stored).await.expect("update");
+    let updated = store.get("ag-b1", None).await.unwrap().expect("stored");
+    assert_eq!(updated.agent, "booking", "an update keeps the agent");
+    let listed = |agent: &str| ListQuery {
+        owner: Some("carol".into()),
+        agent: Some(agent.into()),
+        context_id: Some("ctx-carol".into()),
+        page_size: 100,
+        ..ListQuery::default()
+    };
+    let ids = |page: crate::store::TaskPage| -> Vec<String> {
+        page.tasks.into_iter().map(|t| t.id).collect()
+    };
+    let currency = store.list(&listed("currency")).await.unwrap();
+    assert_eq!(currency.total_size, 2, "the count is the agent's");
+    assert_eq!(ids(currency), ["ag-c2", "ag-c1"]);
+    assert_eq!(
+        ids(store.list(&listed("booking")).await.unwrap()),
+        ["ag-b1"]
+    );
+    assert!(
+        ids(store.list(&listed("")).await.unwrap()).is_empty(),
+        "a server of one agent (the empty key) sees no hosted agent's tasks"
+    );
+    let every = store
+        .list(&ListQuery {
+            agent: None,
+            ..listed("")
+        })
+        .await
+        .unwrap();
+    assert_eq!(every.total_size, 3, "no agent filter lists every agent's");
+    let unfinished = store.unfinished().await.unwrap();
+    assert!(
+        unfinished
+            .iter()
+            .any(|s| s.task.id == "ag-c1" && s.agent == "currency"),
+        "unfinished tasks carry their agent, for that agent's manager to settle"
+    );
+    for id in ["ag-c1", "ag-c2", "ag-b1"] {
+        store.delete(id).await.unwrap();
+    }
 }
 
 async fn conditional_writes(store: &dyn TaskStore) {

@@ -19,6 +19,8 @@ const MAX_TASKS: usize = 1_000;
 /// The history of one task's context, read on demand.
 pub(super) struct ContextHistory {
     store: Arc<dyn TaskStore>,
+    /// Only this agent's tasks: a context another agent of the server shares is not its.
+    agent: String,
     context_id: String,
     task_id: String,
     created_at: DateTime<Utc>,
@@ -34,6 +36,7 @@ impl ContextHistory {
     ) -> Self {
         Self {
             store,
+            agent: live.agent.clone(),
             context_id: live.context_id.clone(),
             task_id: live.id.clone(),
             created_at,
@@ -43,6 +46,7 @@ impl ContextHistory {
 
     async fn read(&self) -> Vec<Message> {
         let mut query = ListQuery {
+            agent: Some(self.agent.clone()),
             context_id: Some(self.context_id.clone()),
             page_size: PAGE,
             ..ListQuery::default()

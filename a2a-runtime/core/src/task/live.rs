@@ -43,6 +43,8 @@ pub struct LiveTask {
     pub context_id: String,
     /// The skill the task runs.
     pub skill: &'static str,
+    /// The agent the task belongs to (see [`StoredTask::agent`]).
+    pub agent: String,
     /// The caller that created the task: its owner, and who the skill runs for.
     pub caller: Caller,
     inner: Mutex<Inner>,
@@ -159,6 +161,7 @@ impl LiveTask {
     ) -> Self {
         let StoredTask {
             task,
+            agent,
             checkpoint,
             push_configs,
             version,
@@ -170,6 +173,7 @@ impl LiveTask {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
             skill,
+            agent,
             caller,
             inner: Mutex::new(Inner {
                 task,
@@ -241,10 +245,13 @@ impl LiveTask {
     /// A mirror of a task another replica runs, as it was at `revision` there: the events that
     /// replica forwards are applied to it ([`apply_forwarded`](Self::apply_forwarded)), so
     /// subscribers and waiters here follow the task as if it ran here. It is never stored.
-    pub fn mirror(task: Task, revision: u64, caller: Caller, buffer: usize) -> Self {
+    /// `agent` is the key of the task's agent.
+    pub fn mirror(task: Task, agent: String, revision: u64, caller: Caller, buffer: usize) -> Self {
         let owner = caller.owner().to_owned();
+        let mut stored = StoredTask::new(task, owner);
+        stored.agent = agent;
         let mut mirror = Self::new(
-            StoredTask::new(task, owner),
+            stored,
             "",
             caller,
             buffer,
@@ -405,6 +412,7 @@ impl LiveTask {
         StoredTask {
             task: inner.task.clone(),
             owner: self.caller.owner().to_owned(),
+            agent: self.agent.clone(),
             checkpoint: inner.checkpoint.clone(),
             push_configs: inner.push_configs.clone(),
             version,

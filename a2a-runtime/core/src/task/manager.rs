@@ -91,10 +91,41 @@ const PERSIST_FIRST_RETRY: Duration = Duration::from_millis(50);
 /// How often a finished task whose final state is not stored yet is written again.
 const PERSIST_BACKGROUND_RETRY: Duration = Duration::from_secs(5);
 
-/// Runs skills as tasks.
+/// What the task managers of one server share when it hosts several agents: the store, the
+/// callers' quotas, and this process's place among the replicas on the store.
+#[derive(Clone)]
+pub struct SharedTasks {
+    store: Arc<dyn TaskStore>,
+    quotas: Arc<Quotas>,
+    cluster: Option<Arc<Cluster>>,
+}
+
+impl SharedTasks {
+    /// The machinery the agents' managers on `store` share; `stream_buffer` is the events a
+    /// mirror of a task another replica runs keeps for its subscribers.
+    pub fn new(store: Arc<dyn TaskStore>, quotas: Arc<Quotas>, stream_buffer: usize) -> Self {
+        Self {
+            cluster: store
+                .coordination()
+                .map(|coordination| Cluster::new(coordination, stream_buffer)),
+            store,
+            quotas,
+        }
+    }
+
+    /// The store every agent's tasks are kept in.
+    pub fn store(&self) -> &Arc<dyn TaskStore> {
+        &self.store
+    }
+}
+
+/// Runs one agent's skills as tasks.
 pub struct TaskManager {
     pub(super) store: Arc<dyn TaskStore>,
     pub(super) dispatcher: Arc<Dispatcher>,
+    /// The agent whose tasks these are (see [`StoredTask::agent`]): every read and list is
+    /// scoped by it, and every task created carries it.
+    pub(super) agent: String,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     pub(super) config: TaskConfig,
     pub(super) input: InputLimits,
@@ -109,6 +140,7 @@ pub struct TaskManager {
 }
 
 impl TaskManager {
+    /// The manager of the one agent of a server (its tasks' agent key is empty).
     pub fn new(
         store: Arc<dyn TaskStore>,
         dispatcher: Arc<Dispatcher>,
@@ -116,19 +148,35 @@ impl TaskManager {
         config: TaskConfig,
         observers: Observers,
     ) -> Arc<Self> {
+        let shared = SharedTasks::new(store, quotas, config.stream_buffer);
+        Self::hosted("", &shared, dispatcher, config, observers)
+    }
+
+    /// The manager of agent `agent` among several on `shared`.
+    pub fn hosted(
+        agent: &str,
+        shared: &SharedTasks,
+        dispatcher: Arc<Dispatcher>,
+        config: TaskConfig,
+        observers: Observers,
+    ) -> Arc<Self> {
         Arc::new(Self {
             observers,
             dispatcher,
+            agent: agent.to_owned(),
             live: Mutex::new(HashMap::new()),
             config,
             input: InputLimits::new(config.input_timeout, config.max_waiting),
-            quotas,
-            cluster: store
-                .coordination()
-                .map(|coordination| Cluster::new(coordination, config.stream_buffer)),
-            store,
+            quotas: Arc::clone(&shared.quotas),
+            cluster: shared.cluster.clone(),
+            store: Arc::clone(&shared.store),
             health: StoreHealth::default(),
         })
+    }
+
+    /// The agent whose tasks these are: its id on a server hosting several, else empty.
+    pub fn agent(&self) -> &str {
+        &self.agent
     }
 
     /// Why the store refuses task writes, while it does (no write has landed since).
@@ -144,7 +192,8 @@ impl TaskManager {
             .cloned()
     }
 
-    /// The stored task `id` (with at most `history` messages), if `owner` owns it.
+    /// The stored task `id` (with at most `history` messages), if `owner` owns it and it is
+    /// this agent's.
     pub(super) async fn stored(
         &self,
         id: &str,
@@ -155,7 +204,7 @@ impl TaskManager {
             .store
             .get(id, history)
             .await?
-            .filter(|stored| stored.owner == owner))
+            .filter(|stored| stored.owner == owner && stored.agent == self.agent))
     }
 
     pub(super) fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -300,6 +349,7 @@ impl TaskManager {
             },
             call.caller.owner(),
         );
+        task.agent.clone_from(&self.agent);
         task.checkpoint = stored;
         task.push_configs = push_configs;
         async move {
@@ -505,6 +555,15 @@ impl TaskManager {
         }
     }
 
+    /// Leaves the replicas on the store (with every agent's manager of this process), once
+    /// every agent's tasks are settled at shutdown: survivors take over at once what this
+    /// process leaves unfinished.
+    pub fn leave_replicas(&self) {
+        if let Some(cluster) = &self.cluster {
+            cluster.leave();
+        }
+    }
+
     /// With replicas on a shared store: how long a silent replica counts as alive.
     pub fn replica_lease(&self) -> Option<Duration> {
         self.cluster.as_ref().map(|cluster| cluster.lease())
@@ -525,9 +584,10 @@ impl TaskManager {
         self.store.retention()
     }
 
-    /// Tasks matching `query`.
-    pub async fn list(&self, query: &ListQuery) -> Result<TaskPage, TaskError> {
-        Ok(self.store.list(query).await?)
+    /// This agent's tasks matching `query` (its `agent` is this manager's, whatever it says).
+    pub async fn list(&self, mut query: ListQuery) -> Result<TaskPage, TaskError> {
+        query.agent = Some(self.agent.clone());
+        Ok(self.store.list(&query).await?)
     }
 
     /// Cancels a task: it ends `Canceled` at once, subscribers see it, and its skill observes

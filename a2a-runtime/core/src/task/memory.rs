@@ -195,6 +195,10 @@ impl InMemoryTaskStore {
                     .as_ref()
                     .is_none_or(|o| *o == entry.stored.owner)
                 && query
+                    .agent
+                    .as_ref()
+                    .is_none_or(|a| *a == entry.stored.agent)
+                && query
                     .state
                     .is_none_or(|s| s == entry.stored.task.status.state)
                 && query

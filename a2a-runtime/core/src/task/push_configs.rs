@@ -66,7 +66,7 @@ impl TaskManager {
                 owner: owner.to_owned(),
                 edit: edit.clone(),
             };
-            match cluster.request(&runner, request).await {
+            match cluster.request(&runner, &self.agent, request).await {
                 Ok(Outcome::Pushed) => return Ok(()),
                 // Finished or moved there: the stored copy is the one to change.
                 Ok(_) => {}

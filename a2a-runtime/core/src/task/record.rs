@@ -18,6 +18,9 @@ pub struct StoredTask {
     /// Who the task belongs to: the key of the caller that created it (`scheme:principal`, or
     /// `anonymous`). Only its owner sees the task; lists filter by it.
     pub owner: String,
+    /// The agent the task belongs to, in a server hosting several: its id there. Empty for a
+    /// server of one agent. Reads and lists are scoped by it, so no agent sees another's tasks.
+    pub agent: String,
     /// While the task is unfinished: what a restart needs to run its skill again (see
     /// [`Resume`](crate::descriptor::Resume)). Kept through [`to_json`](Self::to_json), cleared when the
     /// task finishes; only the runtime reads it.
@@ -34,6 +37,7 @@ impl StoredTask {
         Self {
             task,
             owner: owner.into(),
+            agent: String::new(),
             checkpoint: None,
             push_configs: Vec::new(),
             version: 0,
@@ -54,6 +58,7 @@ impl StoredTask {
             metadata: &task.metadata,
             created_at: task.created_at,
             owner: &self.owner,
+            agent: &self.agent,
             checkpoint: &self.checkpoint,
             push_configs: &self.push_configs,
         })
@@ -74,6 +79,7 @@ impl StoredTask {
                 created_at: body.created_at,
             },
             owner: body.owner,
+            agent: body.agent,
             checkpoint: body.checkpoint,
             push_configs: body.push_configs,
             version,
@@ -96,6 +102,7 @@ impl StoredTask {
         Self {
             task: self.task.view(history_length, true),
             owner: self.owner.clone(),
+            agent: self.agent.clone(),
             checkpoint: self.checkpoint.clone(),
             push_configs: self.push_configs.clone(),
             version: self.version,
@@ -116,6 +123,8 @@ struct Body<'a> {
     metadata: &'a Option<JsonObject>,
     created_at: chrono::DateTime<chrono::Utc>,
     owner: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    agent: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     checkpoint: &'a Option<Checkpoint>,
     #[serde(skip_serializing_if = "<[PushConfig]>::is_empty")]
@@ -134,6 +143,8 @@ struct OwnedBody {
     metadata: Option<JsonObject>,
     created_at: chrono::DateTime<chrono::Utc>,
     owner: String,
+    #[serde(default)]
+    agent: String,
     #[serde(default)]
     checkpoint: Option<Checkpoint>,
     #[serde(default)]

@@ -54,7 +54,7 @@ impl TaskManager {
         let (Some(cluster), Some(runner)) = (&self.cluster, self.runner(task).await?) else {
             return Ok(None);
         };
-        let mirror = match cluster.mirror(&runner, task, caller).await {
+        let mirror = match cluster.mirror(&runner, &self.agent, task, caller).await {
             Ok(mirror) => mirror,
             Err(error) => return self.remote_error(task, error).map(Err).transpose(),
         };
@@ -68,7 +68,7 @@ impl TaskManager {
             history: Some(message.clone()),
             caller: Some(caller.clone()),
         }));
-        let revision = match cluster.request(&runner, request).await {
+        let revision = match cluster.request(&runner, &self.agent, request).await {
             Ok(Outcome::Answered { revision }) => revision,
             Ok(_) => return Ok(None),
             Err(error) => return self.remote_error(task, error).map(Err).transpose(),
@@ -104,7 +104,7 @@ impl TaskManager {
             history,
             caller: caller.cloned(),
         }));
-        match cluster.request(&runner, request).await {
+        match cluster.request(&runner, &self.agent, request).await {
             Ok(_) => Ok(Some(())),
             Err(error) => self.remote_error(task, error).map(Err).transpose(),
         }
@@ -123,7 +123,7 @@ impl TaskManager {
             task: task.to_owned(),
             owner: owner.to_owned(),
         };
-        match cluster.request(&runner, request).await {
+        match cluster.request(&runner, &self.agent, request).await {
             Ok(Outcome::Canceled { task }) => Ok(Some(*task)),
             Ok(_) => Ok(None),
             Err(error) => self.remote_error(task, error).map(Err).transpose(),
@@ -145,18 +145,20 @@ impl TaskManager {
         let Some(runner) = self.runner(task).await? else {
             return Ok(None);
         };
-        match cluster.mirror(&runner, task, &Caller::owning(owner)).await {
+        let owner = Caller::owning(owner);
+        match cluster.mirror(&runner, &self.agent, task, &owner).await {
             Ok(mirror) => Ok(Some(mirror.subscribe())),
             Err(error) => self.remote_error(task, error).map(Err).transpose(),
         }
     }
 
-    /// The mirror of `task` this replica follows, if `owner` owns the task.
+    /// The mirror of `task` this replica follows, if `owner` owns the task and it is this
+    /// agent's.
     pub(super) fn followed(&self, task: &str, owner: &str) -> Option<Arc<LiveTask>> {
         self.cluster
             .as_ref()?
             .followed(task)
-            .filter(|mirror| mirror.caller.owner() == owner)
+            .filter(|mirror| mirror.caller.owner() == owner && mirror.agent == self.agent)
     }
 
     /// Cancels `task` if it is live here (for another replica).

@@ -144,7 +144,8 @@ impl TaskManager {
         let (mut failed, mut rerun) = (0, 0);
         for stored in self.store.unfinished().await? {
             let task = &stored.task;
-            if self.live_map().contains_key(&task.id) {
+            // Another agent's manager on this store settles its own tasks.
+            if stored.agent != self.agent || self.live_map().contains_key(&task.id) {
                 continue;
             }
             let settle = match (&stored.checkpoint, task.status.state.is_interrupted()) {

@@ -285,9 +285,6 @@ impl TaskManager {
             live.cancel.cancel();
             self.persist(&live).await;
         }
-        if let Some(cluster) = &self.cluster {
-            cluster.leave();
-        }
         ended
     }
 

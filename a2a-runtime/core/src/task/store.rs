@@ -55,6 +55,9 @@ pub struct ListQuery {
     /// Only tasks of this owner (see [`StoredTask::owner`]); `None` lists every
     /// owner's (for administration; the A2A and MCP front-ends always set it).
     pub owner: Option<String>,
+    /// Only tasks of this agent (see [`StoredTask::agent`]); `None` lists every agent's. The
+    /// front-ends always set it (to the empty key on a server of one agent).
+    pub agent: Option<String>,
     /// Only tasks of this context.
     pub context_id: Option<String>,
     /// Only tasks in this state.
@@ -93,7 +96,8 @@ pub struct TaskPage {
 ///   [`StoreError::Conflict`] and changes nothing, so no update is silently lost, even with
 ///   several writers (replicas) on one store.
 /// - A store keeps the whole [`StoredTask`] (its [`to_json`](StoredTask::to_json) form is one
-///   way) and each task's [`owner`](StoredTask::owner); lists filter by it.
+///   way), each task's [`owner`](StoredTask::owner) and [`agent`](StoredTask::agent); lists
+///   filter by both.
 /// - Reads may bound the history they return (`history_length`), so a store can avoid
 ///   loading a long conversation to answer `GetTask` with `historyLength`.
 /// - [`unfinished`](Self::unfinished) lists the tasks not yet in a terminal state, which the

@@ -72,6 +72,13 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX a2a_push_outbox_by_replica ON a2a_push_outbox (replica);
 ",
+    "
+    -- The agent a task belongs to, on a server hosting several ('' on a server of one).
+    ALTER TABLE a2a_tasks ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+    -- Lists are by agent and owner from the protocols, newest status first.
+    DROP INDEX a2a_tasks_by_owner;
+    CREATE INDEX a2a_tasks_by_agent_owner ON a2a_tasks (agent, owner, status_us DESC, id DESC);
+",
 ];
 
 /// The advisory lock migrations run under (an arbitrary constant: "a2a" in ASCII, then 1).
@@ -158,6 +165,7 @@ impl PostgresTaskStore {
         Ok(TaskRow {
             id: task.id.clone(),
             owner: stored.owner.clone(),
+            agent: stored.agent.clone(),
             context_id: task.context_id.clone(),
             state: state_name(task.status.state),
             status_us: task.status.timestamp.timestamp_micros(),

@@ -17,6 +17,7 @@ const MAX_BATCH: usize = 256;
 pub(super) struct Row {
     pub(super) id: String,
     pub(super) owner: String,
+    pub(super) agent: String,
     pub(super) context_id: String,
     pub(super) state: &'static str,
     pub(super) status_us: i64,
@@ -87,14 +88,16 @@ async fn upsert(pool: &PgPool, round: &[Write]) -> Vec<Result<(), StoreError>> {
     let written = sqlx::query_scalar::<_, String>(
         "WITH v AS (
              SELECT * FROM UNNEST($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::INT8[],
-                                  $6::INT8[], $7::INT8[], $8::TEXT[], $9::TEXT[])
-                 AS v(id, owner, context_id, state, status_us, finished_us, version, body, runner))
+                                  $6::INT8[], $7::INT8[], $8::TEXT[], $9::TEXT[], $10::TEXT[])
+                 AS v(id, owner, context_id, state, status_us, finished_us, version, body, runner,
+                      agent))
          INSERT INTO a2a_tasks AS t
-             (id, owner, context_id, state, status_us, finished_us, version, body, runner)
-         SELECT id, owner, context_id, state, status_us, finished_us, version, body, runner
+             (id, owner, context_id, state, status_us, finished_us, version, body, runner, agent)
+         SELECT id, owner, context_id, state, status_us, finished_us, version, body, runner, agent
          FROM v WHERE v.version = 1 OR EXISTS (SELECT 1 FROM a2a_tasks x WHERE x.id = v.id)
          ON CONFLICT (id) DO UPDATE SET
-             owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
+             owner = excluded.owner, agent = excluded.agent, context_id = excluded.context_id,
+             state = excluded.state,
              status_us = excluded.status_us,
              finished_us = CASE WHEN excluded.finished_us IS NULL THEN NULL
                                 ELSE COALESCE(t.finished_us, excluded.finished_us) END,
@@ -124,6 +127,12 @@ async fn upsert(pool: &PgPool, round: &[Write]) -> Vec<Result<(), StoreError>> {
         round
             .iter()
             .map(|w| w.row.runner.clone())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        round
+            .iter()
+            .map(|w| w.row.agent.clone())
             .collect::<Vec<_>>(),
     )
     .fetch_all(pool)

@@ -75,17 +75,19 @@ async fn upsert(
             _ => None,
         })
         .collect();
-    let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
+    let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
     // A create carries version 1 and may only insert; an update carries the version it makes
     // and may only replace the row at the version before it (so a missing task is not
     // recreated). Rows neither inserted nor updated are not returned.
     let sql = format!(
-        "INSERT INTO tasks (id, owner, context_id, state, status_us, finished_us, version, body)
-         SELECT column1, column2, column3, column4, column5, column6, column7, column8
+        "INSERT INTO tasks
+             (id, owner, context_id, state, status_us, finished_us, version, body, agent)
+         SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9
          FROM (VALUES {values}) AS v
          WHERE v.column7 = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.id = v.column1)
          ON CONFLICT (id) DO UPDATE SET
-             owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
+             owner = excluded.owner, agent = excluded.agent, context_id = excluded.context_id,
+             state = excluded.state,
              status_us = excluded.status_us,
              finished_us = CASE WHEN excluded.finished_us IS NULL THEN NULL
                                 ELSE COALESCE(tasks.finished_us, excluded.finished_us) END,
@@ -103,7 +105,8 @@ async fn upsert(
             .bind(row.status_us)
             .bind(row.finished_us)
             .bind(i64::try_from(*version).unwrap_or(i64::MAX))
-            .bind(&row.body);
+            .bind(&row.body)
+            .bind(&row.agent);
     }
     let written: std::collections::HashSet<String> = match query.fetch_all(&mut *connection).await {
         Ok(returned) => returned.iter().map(|r| r.get::<String, _>(0)).collect(),

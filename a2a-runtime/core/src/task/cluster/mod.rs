@@ -9,7 +9,7 @@ pub mod serve;
 pub mod wire;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
@@ -70,6 +70,11 @@ impl std::fmt::Debug for Coordination {
 /// replicas run.
 pub struct Cluster {
     coordinator: Arc<dyn Coordinator>,
+    /// The task managers of this replica, by agent key: a request names the agent whose
+    /// manager serves it. Weak, so a manager dropped (a server built and not served) goes.
+    members: Mutex<HashMap<String, Weak<TaskManager>>>,
+    /// Set once this replica holds its lease and reads its mailbox.
+    joined: std::sync::atomic::AtomicBool,
     pending: Mutex<HashMap<String, Pending>>,
     mirrors: Mutex<HashMap<String, Arc<LiveTask>>>,
     /// Serializes making mirrors, so one task is watched once.
@@ -83,6 +88,8 @@ impl Cluster {
     pub fn new(coordination: Coordination, buffer: usize) -> Arc<Self> {
         Arc::new(Self {
             coordinator: coordination.0,
+            members: Mutex::new(HashMap::new()),
+            joined: std::sync::atomic::AtomicBool::new(false),
             pending: Mutex::new(HashMap::new()),
             mirrors: Mutex::new(HashMap::new()),
             watching: tokio::sync::Mutex::new(()),
@@ -104,21 +111,37 @@ impl Cluster {
         self.mirrors.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Joins the replicas: holds the lease and serves requests for tasks running here until
-    /// [`leave`](Self::leave).
+    /// Joins the replicas with `manager`'s agent: the first manager to join makes this replica
+    /// hold its lease and serve requests for the tasks running here, until
+    /// [`leave`](Self::leave); each request goes to the manager of the agent it names.
     pub fn start(self: &Arc<Self>, manager: &Arc<TaskManager>) {
+        self.members
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(manager.agent().to_owned(), Arc::downgrade(manager));
+        if self.joined.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
         let (inbox, mut messages) = mpsc::unbounded_channel();
         tokio::spawn(self.coordinator.run(inbox, self.stop.clone()));
         let cluster = Arc::clone(self);
-        let manager = Arc::clone(manager);
         tokio::spawn(async move {
             while let Some(message) = messages.recv().await {
                 match serde_json::from_str::<Envelope>(&message) {
-                    Ok(envelope) => cluster.receive(&manager, envelope),
+                    Ok(envelope) => cluster.receive(envelope),
                     Err(error) => tracing::warn!(%error, "unreadable message from a replica"),
                 }
             }
         });
+    }
+
+    /// The manager here of the agent keyed `agent`.
+    fn member(&self, agent: &str) -> Option<Arc<TaskManager>> {
+        self.members
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(agent)
+            .and_then(Weak::upgrade)
     }
 
     /// Leaves the replicas: the lease is given up, so survivors take over at once what this
@@ -132,17 +155,23 @@ impl Cluster {
         self.coordinator.runner(task).await
     }
 
-    /// Sends `request` to replica `to` and waits for its outcome.
-    pub async fn request(&self, to: &str, request: Request) -> Result<Outcome, RequestError> {
-        self.request_for(to, request, None).await
+    /// Sends `request` about a task of agent `agent` to replica `to` and waits for its outcome.
+    pub async fn request(
+        &self,
+        to: &str,
+        agent: &str,
+        request: Request,
+    ) -> Result<Outcome, RequestError> {
+        self.request_for(to, agent, request, None).await
     }
 
     /// [`request`](Self::request); a watch names the `caller` its mirror is made for.
     async fn request_for(
         &self,
         to: &str,
+        agent: &str,
         request: Request,
-        watcher: Option<Caller>,
+        watcher: Option<(Caller, String)>,
     ) -> Result<Outcome, RequestError> {
         let id = new_id();
         let (done, outcome) = oneshot::channel();
@@ -150,6 +179,7 @@ impl Cluster {
         let envelope = Envelope::Request {
             id: id.clone(),
             from: self.coordinator.replica().to_owned(),
+            agent: agent.to_owned(),
             request,
         };
         let sent = self.send(to, &envelope).await;
@@ -172,24 +202,36 @@ impl Cluster {
         self.coordinator.send(to, body).await
     }
 
-    /// The mirror of `task` (of `owner`), which replica `runner` runs: the one this replica
-    /// already follows, or a new one (the runner then forwards the task's events here).
+    /// The mirror of `task` (of `owner` and agent `agent`), which replica `runner` runs: the
+    /// one this replica already follows, or a new one (the runner then forwards the task's
+    /// events here).
     pub async fn mirror(
         self: &Arc<Self>,
         runner: &str,
+        agent: &str,
         task: &str,
         owner: &Caller,
     ) -> Result<Arc<LiveTask>, RequestError> {
         let _one_at_a_time = self.watching.lock().await;
         if let Some(mirror) = self.mirrors().get(task) {
-            return Ok(Arc::clone(mirror));
+            // Followed already, perhaps for another caller or agent: theirs is not this one's.
+            return if mirror.caller.owner() == owner.owner() && mirror.agent == agent {
+                Ok(Arc::clone(mirror))
+            } else {
+                Err(RequestError::Refused(RemoteError::NotHere))
+            };
         }
         let request = Request::Watch {
             task: task.to_owned(),
             owner: owner.owner().to_owned(),
         };
         let watched = self
-            .request_for(runner, request, Some(owner.clone()))
+            .request_for(
+                runner,
+                agent,
+                request,
+                Some((owner.clone(), agent.to_owned())),
+            )
             .await?;
         let Outcome::Watching { task: snapshot, .. } = watched else {
             return Err(RequestError::Silent(runner.to_owned()));
@@ -238,22 +280,27 @@ impl Cluster {
     }
 
     /// Handles one message from another replica.
-    fn receive(self: &Arc<Self>, manager: &Arc<TaskManager>, envelope: Envelope) {
+    fn receive(self: &Arc<Self>, envelope: Envelope) {
         match envelope {
-            Envelope::Request { id, from, request } => {
+            Envelope::Request {
+                id,
+                from,
+                agent,
+                request,
+            } => {
                 let cluster = Arc::clone(self);
-                let manager = Arc::clone(manager);
-                tokio::spawn(async move { cluster.serve(&manager, id, from, request).await });
+                let manager = self.member(&agent);
+                tokio::spawn(async move { cluster.serve(manager, id, from, request).await });
             }
             Envelope::Reply { id, outcome } => {
                 let Some(Pending { done, watcher }) = self.pending().remove(&id) else {
                     return;
                 };
-                if let (Ok(Outcome::Watching { task, revision }), Some(watcher)) =
+                if let (Ok(Outcome::Watching { task, revision }), Some((watcher, agent))) =
                     (&outcome, watcher)
                 {
                     let mirror =
-                        LiveTask::mirror((**task).clone(), *revision, watcher, self.buffer);
+                        LiveTask::mirror((**task).clone(), agent, *revision, watcher, self.buffer);
                     self.mirrors().insert(task.id.clone(), Arc::new(mirror));
                 }
                 let _ = done.send(outcome);
@@ -281,10 +328,11 @@ impl Cluster {
     }
 }
 
-/// A request in flight: where its outcome goes, and for a watch, who its mirror is for.
+/// A request in flight: where its outcome goes, and for a watch, who its mirror is for (the
+/// caller, and the agent of the task).
 struct Pending {
     done: oneshot::Sender<Result<Outcome, RemoteError>>,
-    watcher: Option<Caller>,
+    watcher: Option<(Caller, String)>,
 }
 
 /// Why a request to another replica did not come back done.

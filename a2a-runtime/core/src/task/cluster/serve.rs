@@ -15,19 +15,39 @@ use crate::task::manager::TaskManager;
 const FINAL_WRITE_WAIT: Duration = Duration::from_secs(10);
 
 impl Cluster {
-    /// Serves request `id` from replica `from` and replies.
+    /// Serves request `id` from replica `from` with the manager of the agent it names (none:
+    /// that agent is not served here, so neither is its task) and replies.
     pub(super) async fn serve(
         self: &Arc<Self>,
-        manager: &Arc<TaskManager>,
+        manager: Option<Arc<TaskManager>>,
         id: String,
         from: String,
         request: Request,
     ) {
-        let outcome = match request {
+        let outcome = match manager {
+            Some(manager) => self.serve_with(&manager, id.clone(), &from, request).await,
+            None => Some(Err(RemoteError::NotHere)),
+        };
+        let Some(outcome) = outcome else { return };
+        let reply = Envelope::Reply { id, outcome };
+        if let Err(error) = self.send(&from, &reply).await {
+            tracing::warn!(%error, replica = %from, "could not reply to a replica");
+        }
+    }
+
+    /// The outcome of `request` served by `manager`; `None` when a watch took the reply over.
+    async fn serve_with(
+        self: &Arc<Self>,
+        manager: &Arc<TaskManager>,
+        id: String,
+        from: &str,
+        request: Request,
+    ) -> Option<Result<Outcome, RemoteError>> {
+        Some(match request {
             Request::Watch { task, owner } => match manager.live(&task, &owner) {
                 Some(live) => {
-                    self.forward(live, id, from).await;
-                    return;
+                    self.forward(live, id, from.to_owned()).await;
+                    return None;
                 }
                 None => Err(RemoteError::NotHere),
             },
@@ -49,11 +69,7 @@ impl Cluster {
                 .await
                 .map(|revision| Outcome::Answered { revision })
                 .map_err(RemoteError::of),
-        };
-        let reply = Envelope::Reply { id, outcome };
-        if let Err(error) = self.send(&from, &reply).await {
-            tracing::warn!(%error, replica = %from, "could not reply to a replica");
-        }
+        })
     }
 
     /// Replies to a watch with the task's snapshot, then forwards its events and stored

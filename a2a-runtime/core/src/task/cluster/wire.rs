@@ -16,10 +16,13 @@ use a2a_runtime_types::model::{Message, Task, TaskEvent, TaskState};
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum Envelope {
-    /// A request for the replica running a task; `from` gets the reply.
+    /// A request for the replica running a task of agent `agent` (its key: empty on a server
+    /// of one agent); `from` gets the reply.
     Request {
         id: String,
         from: String,
+        #[serde(default)]
+        agent: String,
         request: Request,
     },
     /// The outcome of request `id`.
