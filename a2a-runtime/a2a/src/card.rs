@@ -16,9 +16,20 @@ use a2a_runtime_types::protocol::a2a::{v0_3, v1};
 /// `AgentSkill` has no schema field.
 pub const SKILL_SCHEMAS_EXTENSION: &str = "urn:a2a-runtime:extension:skill-schemas:v1";
 
-/// Where the bindings are served: the JSON-RPC URL (ending in `/`) and the HTTP+JSON base URL.
+/// Where the bindings are served: the JSON-RPC URL (ending in `/`) and the HTTP+JSON base URL,
+/// and for an agent of a server hosting several, the same bindings at the server's shared URL
+/// with the agent's id as the tenant.
 #[derive(Debug, Clone)]
 pub struct Endpoints {
+    pub jsonrpc: String,
+    pub rest: String,
+    pub tenant: Option<TenantEndpoints>,
+}
+
+/// The bindings of an agent at a URL several agents share, reached with its `tenant`.
+#[derive(Debug, Clone)]
+pub struct TenantEndpoints {
+    pub tenant: String,
     pub jsonrpc: String,
     pub rest: String,
 }
@@ -30,6 +41,21 @@ impl Endpoints {
         Self {
             jsonrpc: base_url.to_owned(),
             rest: format!("{}{rest_prefix}", base_url.trim_end_matches('/')),
+            tenant: None,
+        }
+    }
+
+    /// The endpoints of agent `id` of a server at `server_url` (ending in `/`): its own URL
+    /// `{server_url}{id}/`, and the server's URL with `id` as the tenant (the tenant's
+    /// HTTP+JSON routes, `/{id}/…`, are the agent's own).
+    pub fn hosted(server_url: &str, id: &str) -> Self {
+        Self {
+            tenant: Some(TenantEndpoints {
+                tenant: id.to_owned(),
+                jsonrpc: server_url.to_owned(),
+                rest: server_url.trim_end_matches('/').to_owned(),
+            }),
+            ..Self::new(&format!("{server_url}{id}/"), "")
         }
     }
 }
@@ -150,23 +176,34 @@ fn owned(items: &[&str]) -> Vec<String> {
 }
 
 /// The interfaces the agent serves, the preferred first; every one names its version (an empty
-/// one reads as 0.3 to some SDKs).
+/// one reads as 0.3 to some SDKs). An agent sharing its server's URL is listed there too, with
+/// its tenant (A2A 1.0 only: 0.3 has no tenants).
 fn interfaces(endpoints: &Endpoints) -> Vec<v1::AgentInterface> {
-    [
-        (&endpoints.jsonrpc, "JSONRPC", v1::VERSION),
-        (&endpoints.rest, "HTTP+JSON", v1::VERSION),
-        (&endpoints.jsonrpc, "JSONRPC", "0.3"),
-        (&endpoints.rest, "HTTP+JSON", "0.3"),
-    ]
-    .into_iter()
-    .map(
-        |(url, protocol_binding, protocol_version)| v1::AgentInterface {
-            url: url.clone(),
-            protocol_binding,
-            protocol_version,
-        },
-    )
-    .collect()
+    let own = |url: &String, protocol_binding, protocol_version| v1::AgentInterface {
+        url: url.clone(),
+        protocol_binding,
+        protocol_version,
+        tenant: None,
+    };
+    let mut interfaces = vec![
+        own(&endpoints.jsonrpc, "JSONRPC", v1::VERSION),
+        own(&endpoints.rest, "HTTP+JSON", v1::VERSION),
+    ];
+    if let Some(shared) = &endpoints.tenant {
+        interfaces.extend(
+            [(&shared.jsonrpc, "JSONRPC"), (&shared.rest, "HTTP+JSON")].map(
+                |(url, protocol_binding)| v1::AgentInterface {
+                    tenant: Some(shared.tenant.clone()),
+                    ..own(url, protocol_binding, v1::VERSION)
+                },
+            ),
+        );
+    }
+    interfaces.extend([
+        own(&endpoints.jsonrpc, "JSONRPC", "0.3"),
+        own(&endpoints.rest, "HTTP+JSON", "0.3"),
+    ]);
+    interfaces
 }
 
 /// The extensions on the card: the skill-schemas extension holding each `listed` skill's

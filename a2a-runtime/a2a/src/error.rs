@@ -35,6 +35,11 @@ pub enum A2aError {
     NotStored { task: String, message: String },
     #[error("task `{0}` not found")]
     TaskNotFound(String),
+    /// A tenant (or agent id in a path) no agent of this server answers to.
+    #[error(
+        "tenant: `{tenant}` is not an agent of this server; it hosts {known} (GET /agents lists them)"
+    )]
+    UnknownTenant { tenant: String, known: String },
     /// A push config id the task does not have: a not-found, with A2A's not-found code.
     #[error("task `{task}` has no push config `{config}`")]
     PushConfigNotFound { task: String, config: String },
@@ -171,6 +176,14 @@ impl A2aError {
                 StatusCode::SERVICE_UNAVAILABLE,
             ),
             Self::TaskNotFound(_) => (-32001, "TASK_NOT_FOUND", "NOT_FOUND", StatusCode::NOT_FOUND),
+            // A field naming nothing here: invalid params in JSON-RPC (the field is `tenant`),
+            // a not-found on HTTP+JSON (the path names it).
+            Self::UnknownTenant { .. } => (
+                code::INVALID_PARAMS,
+                "TENANT_NOT_FOUND",
+                "NOT_FOUND",
+                StatusCode::NOT_FOUND,
+            ),
             Self::PushConfigNotFound { .. } => (
                 -32001,
                 "PUSH_NOTIFICATION_CONFIG_NOT_FOUND",
@@ -302,6 +315,7 @@ impl A2aError {
     pub fn details(&self) -> Value {
         let metadata = match self {
             Self::TaskNotFound(id) => json!({ "taskId": id }),
+            Self::UnknownTenant { tenant, .. } => json!({ "tenant": tenant }),
             Self::ExtensionRequired(uri) => json!({ "extension": uri }),
             Self::VersionNotSupported(v) => {
                 json!({ "requestedVersion": v, "supportedVersions": "1.0,0.3" })
@@ -335,6 +349,7 @@ impl A2aError {
         let violation = match self {
             Self::InvalidParams { field, reason } => Some((field.as_str(), reason.clone())),
             Self::ContentTypeNotSupported { field, .. } => Some((field.as_str(), self.to_string())),
+            Self::UnknownTenant { .. } => Some(("tenant", self.to_string())),
             _ => None,
         };
         if let Self::Busy(busy) = self {

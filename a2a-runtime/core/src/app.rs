@@ -50,23 +50,38 @@ impl App {
     /// and the store's retention starts being enforced (until shutdown).
     /// With a store replicas share, this replica joins them first, and from then on settles,
     /// every lease, the tasks of replicas that died.
-    pub async fn start(&self) -> Result<(), crate::error::Error> {
-        self.manager.join_replicas(self.shutdown.clone());
-        // Deliveries an earlier run left pending go out before any new event of their tasks.
-        if let (Some(pusher), Some(outbox)) = (&self.push, self.manager.outbox()) {
-            let restored = pusher.restore(&outbox).await?;
-            if restored > 0 {
-                tracing::info!(restored, "push deliveries left pending by an earlier run");
-            }
-            if let Some(lease) = self.manager.replica_lease() {
-                claim_orphaned_deliveries(Arc::clone(pusher), outbox, lease, self.shutdown.clone());
-            }
-        }
-        self.manager.recover().await?;
-        self.manager
-            .sweep_periodically(SWEEP_PERIOD, self.shutdown.clone());
-        Ok(())
+    pub async fn start(self: &Arc<Self>) -> Result<(), crate::error::Error> {
+        start_all(std::slice::from_ref(self)).await
     }
+}
+
+/// [`App::start`] for the agents of one server, which share a store (and its replicas, push
+/// outbox and retention): each agent's manager joins the replicas and settles its own tasks;
+/// what belongs to the store is done once.
+pub async fn start_all(apps: &[Arc<App>]) -> Result<(), crate::error::Error> {
+    let Some(first) = apps.first() else {
+        return Ok(());
+    };
+    for app in apps {
+        app.manager.join_replicas(app.shutdown.clone());
+    }
+    // Deliveries an earlier run left pending go out before any new event of their tasks.
+    if let (Some(pusher), Some(outbox)) = (&first.push, first.manager.outbox()) {
+        let restored = pusher.restore(&outbox).await?;
+        if restored > 0 {
+            tracing::info!(restored, "push deliveries left pending by an earlier run");
+        }
+        if let Some(lease) = first.manager.replica_lease() {
+            claim_orphaned_deliveries(Arc::clone(pusher), outbox, lease, first.shutdown.clone());
+        }
+    }
+    for app in apps {
+        app.manager.recover().await?;
+    }
+    first
+        .manager
+        .sweep_periodically(SWEEP_PERIOD, first.shutdown.clone());
+    Ok(())
 }
 
 /// With replicas: every `lease`, takes over the push deliveries of replicas that went away

@@ -3,13 +3,64 @@
 
 use super::*;
 
+/// What the agents of one server share: where tasks are kept (and the replicas on it), the
+/// callers' quotas, and push delivery.
+pub(super) struct Shared {
+    pub(super) tasks: SharedTasks,
+    pub(super) push: Option<Arc<Pusher>>,
+}
+
+impl Shared {
+    /// The machinery for a server configured by `config`, keeping tasks in `store` (memory
+    /// within `config`'s limits when `None`).
+    pub(super) fn new(config: &ServeConfig, store: Option<Arc<dyn TaskStore>>) -> Self {
+        let limits = &config.limits;
+        let store = store.unwrap_or_else(|| Arc::new(memory_store(limits)));
+        let quotas = Quotas::new(QuotaLimits {
+            running: limits.max_running_per_caller,
+            waiting: limits.max_waiting_per_caller,
+            streams: limits.max_streams_per_caller,
+            tasks_per_second: limits.tasks_per_second_per_caller,
+            burst: limits.task_burst_per_caller,
+        });
+        let push = pusher(&config.push, &store);
+        Self {
+            tasks: SharedTasks::new(store, quotas, limits.stream_buffer),
+            push,
+        }
+    }
+}
+
 impl AgentServer {
     /// What every front-end of this agent shares, assembled and checked: the registry and
     /// catalog, the schemes in force, the store, quotas, push delivery and the task manager.
     pub(super) fn build(&self, shutdown: CancellationToken) -> Result<Arc<App>, Error> {
         check_rest_prefix(&self.rest_prefix)?;
         self.config.validate()?;
-        let limits = &self.config.limits;
+        let shared = Shared::new(&self.config, self.store.clone());
+        self.build_on(
+            "",
+            &self.config,
+            &self.config.limits,
+            None,
+            &shared,
+            shutdown,
+        )
+    }
+
+    /// This agent's [`App`] on `shared` within `limits`, its tasks keyed `key` (empty for the
+    /// one agent of a server); `server` is the server's configuration, whose credentials, TLS
+    /// and state key every agent of it takes, after the credentials of `host` (a host's, for
+    /// every agent it serves).
+    pub(super) fn build_on(
+        &self,
+        key: &str,
+        server: &ServeConfig,
+        limits: &Limits,
+        host: Option<&AuthConfig>,
+        shared: &Shared,
+        shutdown: CancellationToken,
+    ) -> Result<Arc<App>, Error> {
         let mut explicit = self.agent.explicit_skills().to_vec();
         explicit.extend(&self.skills);
         let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
@@ -20,38 +71,30 @@ impl AgentServer {
             self.agent.explicit_prompts(),
         )?;
         let mut auth = self.auth.clone();
-        self.config.auth.apply(&mut auth)?;
-        auth.client_certificates = self.config.tls.client_ca.is_some();
+        if let Some(host) = host {
+            auth.api_keys.extend(host.api_keys.clone());
+            if auth.jwt.is_none() {
+                auth.jwt.clone_from(&host.jwt);
+            }
+        }
+        server.auth.apply(&mut auth)?;
+        auth.client_certificates = server.tls.client_ca.is_some();
         let mut schemes = self.agent.security_schemes();
         schemes.extend(self.schemes.iter().cloned());
         let security = Security::resolve(&schemes, &auth).map_err(Error::Config)?;
         check_scopes(&registry, &security)?;
         let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
-        let store = self.store.clone().unwrap_or_else(|| {
-            Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
-                max_tasks: limits.max_tasks,
-                max_bytes: limits.max_store_bytes,
-                ttl: limits.task_ttl,
-            }))
-        });
-        let state_key = self.state_key(store.coordination().is_some())?;
-        let quotas = Quotas::new(QuotaLimits {
-            running: limits.max_running_per_caller,
-            waiting: limits.max_waiting_per_caller,
-            streams: limits.max_streams_per_caller,
-            tasks_per_second: limits.tasks_per_second_per_caller,
-            burst: limits.task_burst_per_caller,
-        });
-        let push = self.pusher(&store);
-        let observers: Observers = push
+        let state_key = state_key(server, shared.tasks.store().coordination().is_some())?;
+        let observers: Observers = shared
+            .push
             .iter()
             .map(|pusher| Arc::clone(pusher) as Arc<dyn TaskObserver>)
             .chain([Arc::new(self.resource_updates.clone()) as Arc<dyn TaskObserver>])
             .collect();
-        let manager = TaskManager::new(
-            store,
+        let manager = TaskManager::hosted(
+            key,
+            &shared.tasks,
             Arc::clone(&dispatcher),
-            Arc::clone(&quotas),
             task_config(limits),
             observers,
         );
@@ -59,8 +102,8 @@ impl AgentServer {
         Ok(Arc::new(App {
             agent: self.agent,
             dispatcher,
+            quotas: Arc::clone(manager.quotas()),
             manager,
-            quotas,
             limits: limits.clone(),
             require_version_header: self.require_version_header,
             rest_prefix: self.rest_prefix.clone(),
@@ -68,53 +111,10 @@ impl AgentServer {
             security: Arc::new(security),
             jwt: auth.jwt,
             state_key,
-            push,
+            push: shared.push.clone(),
             catalog: Arc::new(catalog),
             resource_updates: self.resource_updates.clone(),
         }))
-    }
-
-    /// The key MCP `requestState`s are sealed with, at least as long as it must be; replicas
-    /// (`shared`) without one are told what they give up.
-    fn state_key(&self, shared: bool) -> Result<Option<Vec<u8>>, Error> {
-        let state_key = self
-            .config
-            .state_key
-            .as_ref()
-            .map(|key| key.as_bytes().to_vec());
-        if state_key
-            .as_ref()
-            .is_some_and(|key| key.len() < a2a_runtime_mcp::MIN_STATE_KEY_BYTES)
-        {
-            return Err(Error::Config(format!(
-                "--state-key must be at least {} bytes long",
-                a2a_runtime_mcp::MIN_STATE_KEY_BYTES
-            )));
-        }
-        if state_key.is_none() && shared {
-            tracing::warn!(
-                "replicas share the task store but no --state-key: an MCP retry (protocol \
-                 2026-07-28) is answered only by the replica that asked; give every replica the \
-                 same --state-key"
-            );
-        }
-        Ok(state_key)
-    }
-
-    /// The push deliverer, unless push notifications are off.
-    fn pusher(&self, store: &Arc<dyn TaskStore>) -> Option<Arc<Pusher>> {
-        let options = &self.config.push;
-        if !options.enabled {
-            return None;
-        }
-        let settings = PushSettings {
-            allow_private: options.allow_private,
-            timeout: options.timeout,
-            attempts: options.attempts,
-            first_retry: options.first_retry,
-            queue: options.queue_per_config,
-        };
-        Some(Arc::new(Pusher::new(settings, store.outbox())))
     }
 
     /// Opens the store at `location` with this server's limits.
@@ -122,25 +122,75 @@ impl AgentServer {
         &self,
         location: &StoreLocation,
     ) -> Result<Arc<dyn TaskStore>, Error> {
-        let limits = &self.config.limits;
-        Ok(match location {
-            StoreLocation::Memory => Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
-                max_tasks: limits.max_tasks,
-                max_bytes: limits.max_store_bytes,
-                ttl: limits.task_ttl,
-            })),
-            #[cfg(feature = "sqlite")]
-            StoreLocation::Sqlite(path) => {
-                Arc::new(SqliteTaskStore::open(path, SqliteStoreOptions::default()).await?)
-            }
-            #[cfg(feature = "postgres")]
-            StoreLocation::Postgres(url) => {
-                Arc::new(PostgresTaskStore::connect(url, PostgresStoreOptions::default()).await?)
-            }
-            #[allow(unreachable_patterns)] // Only when a feature is left out.
-            other => return Err(missing_store_feature(other)),
-        })
+        open_store(location, &self.config.limits).await
     }
+}
+
+/// Opens the store at `location`, a memory store within `limits`.
+pub(super) async fn open_store(
+    location: &StoreLocation,
+    limits: &Limits,
+) -> Result<Arc<dyn TaskStore>, Error> {
+    Ok(match location {
+        StoreLocation::Memory => Arc::new(memory_store(limits)),
+        #[cfg(feature = "sqlite")]
+        StoreLocation::Sqlite(path) => {
+            Arc::new(SqliteTaskStore::open(path, SqliteStoreOptions::default()).await?)
+        }
+        #[cfg(feature = "postgres")]
+        StoreLocation::Postgres(url) => {
+            Arc::new(PostgresTaskStore::connect(url, PostgresStoreOptions::default()).await?)
+        }
+        #[allow(unreachable_patterns)] // Only when a feature is left out.
+        other => return Err(missing_store_feature(other)),
+    })
+}
+
+/// A memory store within `limits`.
+fn memory_store(limits: &Limits) -> InMemoryTaskStore {
+    InMemoryTaskStore::new(MemoryStoreLimits {
+        max_tasks: limits.max_tasks,
+        max_bytes: limits.max_store_bytes,
+        ttl: limits.task_ttl,
+    })
+}
+
+/// The key MCP `requestState`s are sealed with, at least as long as it must be; replicas
+/// (`shared`) without one are told what they give up.
+fn state_key(config: &ServeConfig, shared: bool) -> Result<Option<Vec<u8>>, Error> {
+    let state_key = config.state_key.as_ref().map(|key| key.as_bytes().to_vec());
+    if state_key
+        .as_ref()
+        .is_some_and(|key| key.len() < a2a_runtime_mcp::MIN_STATE_KEY_BYTES)
+    {
+        return Err(Error::Config(format!(
+            "--state-key must be at least {} bytes long",
+            a2a_runtime_mcp::MIN_STATE_KEY_BYTES
+        )));
+    }
+    if state_key.is_none() && shared {
+        tracing::warn!(
+            "replicas share the task store but no --state-key: an MCP retry (protocol \
+             2026-07-28) is answered only by the replica that asked; give every replica the \
+             same --state-key"
+        );
+    }
+    Ok(state_key)
+}
+
+/// The push deliverer, unless push notifications are off.
+fn pusher(options: &PushOptions, store: &Arc<dyn TaskStore>) -> Option<Arc<Pusher>> {
+    if !options.enabled {
+        return None;
+    }
+    let settings = PushSettings {
+        allow_private: options.allow_private,
+        timeout: options.timeout,
+        attempts: options.attempts,
+        first_retry: options.first_retry,
+        queue: options.queue_per_config,
+    };
+    Some(Arc::new(Pusher::new(settings, store.outbox())))
 }
 
 /// A REST prefix is empty or a path like `/rest`.

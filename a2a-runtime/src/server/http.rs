@@ -24,6 +24,7 @@ use a2a_runtime_a2a::card::{self, CardBody, CardView};
 use a2a_runtime_a2a::extensions::Extensions;
 use a2a_runtime_a2a::gate::{A2aGateLayer, GateSettings};
 use a2a_runtime_a2a::jsonrpc::{Aliases, JsonRpc};
+use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_a2a::{A2aService, PushSupport, Settings};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
@@ -48,6 +49,69 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
     config.validate()?;
     let base_url = config.base_url();
     let endpoints = card::Endpoints::new(&base_url, &app.rest_prefix);
+    let agent = agent_routes(&app, config, endpoints, Tenants::Any, MCP_PATH);
+    let (mcp_route, direct) = agent.mcp.mounted(MCP_PATH);
+    let guard = Arc::new(BrowserGuard::new(config, &base_url));
+    let router = agent
+        .calls
+        .merge(mcp_route)
+        .route("/healthz", healthz_route(vec![Arc::clone(&app.manager)]))
+        .merge(agent.card)
+        .merge(protected_resource_routes(&app, &base_url, MCP_PATH, true))
+        .layer(GuardLayer(Arc::clone(&guard)));
+    Ok(Routes {
+        router,
+        guard,
+        mcp: direct,
+    })
+}
+
+/// One agent's routes, before the server adds its own and the browser guard.
+pub(crate) struct AgentRoutes {
+    /// JSON-RPC at `/` and HTTP+JSON, behind the A2A gate (and CORS, when configured).
+    pub(crate) calls: Router,
+    /// The card at the well-known paths, readable from any origin.
+    pub(crate) card: Router,
+    /// The public card, as served.
+    pub(crate) public_card: serde_json::Value,
+    /// The MCP endpoint.
+    pub(crate) mcp: Mcp,
+}
+
+/// An agent's MCP endpoint, and the CORS policy it is served with, if any.
+pub(crate) struct Mcp {
+    endpoint: McpEndpoint,
+    cors: Option<CorsLayer>,
+}
+
+impl Mcp {
+    /// A router serving the endpoint at `path`, and the endpoint itself when it needs no
+    /// layer (the server's front answers it directly then).
+    pub(crate) fn mounted(self, path: &str) -> (Router, Option<McpEndpoint>) {
+        match self.cors {
+            Some(cors) => (
+                Router::new().route_service(path, tower::Layer::layer(&cors, self.endpoint)),
+                None,
+            ),
+            None => (
+                Router::new().route_service(path, self.endpoint.clone()),
+                Some(self.endpoint),
+            ),
+        }
+    }
+}
+
+/// The routes of `app` reached at `endpoints` (which its card names), with its HTTP+JSON
+/// routes taking `tenants`; `mcp_path` is the path of its MCP endpoint on the server, for the
+/// metadata URL its challenges name.
+pub(crate) fn agent_routes(
+    app: &Arc<App>,
+    config: &ServeConfig,
+    endpoints: card::Endpoints,
+    tenants: Tenants,
+    mcp_path: &str,
+) -> AgentRoutes {
+    let server_url = config.base_url();
     let hybrid = |view| {
         let v1_card = card::build(
             app.agent,
@@ -59,7 +123,8 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
         );
         card::hybrid(&v1_card, &endpoints, &app.security)
     };
-    let card = Arc::new(CardBody::new(&hybrid(CardView::Public)));
+    let public_card = hybrid(CardView::Public);
+    let card = Arc::new(CardBody::new(&public_card));
     let extended_card = app
         .security
         .is_enabled()
@@ -77,14 +142,14 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
                 .allow_origin(AllowOrigin::any())
                 .allow_methods([Method::GET]),
         );
-    let (mcp, sessions) = mcp_service(Arc::clone(&app));
+    let (mcp, sessions) = mcp_service(Arc::clone(app));
     let gate = McpGate {
         max_body: app.limits.max_body_bytes,
         body_time: app.limits.body_time(),
         sessions,
         max_sessions: app.limits.max_mcp_sessions,
         dispatcher: Arc::clone(&app.dispatcher),
-        resource_metadata: resource_metadata_url(&base_url),
+        resource_metadata: resource_metadata_url(&server_url, mcp_path),
     };
     let mcp = McpEndpoint::new(gate, Arc::clone(&app.security), mcp);
     let max_body = app.limits.max_body_bytes;
@@ -116,7 +181,11 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
     let calls = Router::new()
         .route("/", post(a2a_runtime_a2a::jsonrpc::handle))
         .with_state(jsonrpc)
-        .merge(a2a_runtime_a2a::rest::routes(service, &app.rest_prefix))
+        .merge(a2a_runtime_a2a::rest::routes(
+            service,
+            &app.rest_prefix,
+            tenants,
+        ))
         // Every A2A route (`/mcp` takes the same steps in its endpoint); CORS preflights
         // (outside it) need no credentials.
         .layer(
@@ -129,37 +198,31 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
                 })))
                 .layer(DefaultBodyLimit::max(max_body)),
         );
-    let (calls, mcp_route, direct) = match cors(&config.cors_origins) {
-        Some(cors) => (
-            calls.layer(cors.clone()),
-            Router::new().route_service(MCP_PATH, tower::Layer::layer(&cors, mcp)),
-            None,
-        ),
-        None => (
-            calls,
-            Router::new().route_service(MCP_PATH, mcp.clone()),
-            Some(mcp),
-        ),
-    };
-    let guard = Arc::new(BrowserGuard::new(config, &base_url));
-    let router = calls
-        .merge(mcp_route)
-        .route("/healthz", {
-            let manager = Arc::clone(&app.manager);
-            get(move || healthz(Arc::clone(&manager)))
-        })
-        .merge(card_routes)
-        .merge(protected_resource_routes(&app, &base_url))
-        .layer(GuardLayer(Arc::clone(&guard)));
-    Ok(Routes {
-        router,
-        guard,
-        mcp: direct,
-    })
+    let cors = cors(&config.cors_origins);
+    AgentRoutes {
+        calls: match &cors {
+            Some(cors) => calls.layer(cors.clone()),
+            None => calls,
+        },
+        card: card_routes,
+        public_card,
+        mcp: Mcp {
+            endpoint: mcp,
+            cors,
+        },
+    }
+}
+
+/// `GET /healthz`: `ok` while every one of `managers` has its writes stored.
+pub(crate) fn healthz_route(
+    managers: Vec<Arc<a2a_runtime_core::task::TaskManager>>,
+) -> axum::routing::MethodRouter {
+    let managers: Arc<[_]> = managers.into();
+    get(move || healthz(Arc::clone(&managers)))
 }
 
 /// The CORS policy for browser clients of the A2A and MCP endpoints, when origins are given.
-fn cors(origins: &[String]) -> Option<CorsLayer> {
+pub(crate) fn cors(origins: &[String]) -> Option<CorsLayer> {
     if origins.is_empty() {
         return None;
     }
@@ -196,12 +259,18 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
     )
 }
 
-/// RFC 9728 metadata for MCP clients, at the path-suffixed and the root well-known URL, when a
-/// scheme takes bearer tokens.
-fn protected_resource_routes(app: &App, base_url: &str) -> Router {
+/// RFC 9728 metadata for the MCP endpoint of `app` at `mcp_path` on the server at `base_url`,
+/// at the path-suffixed well-known URL clients derive for it (and at the root one too, with
+/// `at_root`), when a scheme takes bearer tokens.
+pub(crate) fn protected_resource_routes(
+    app: &App,
+    base_url: &str,
+    mcp_path: &str,
+    at_root: bool,
+) -> Router {
     let schemes: Vec<_> = app.security.schemes().cloned().collect();
     let scopes: Vec<&str> = app.dispatcher.registry().scopes().into_keys().collect();
-    let resource = format!("{}{}", base_url.trim_end_matches('/'), MCP_PATH);
+    let resource = format!("{}{}", base_url.trim_end_matches('/'), mcp_path);
     let Some(document) = a2a_runtime_core::auth::metadata::document(
         &resource,
         app.agent.name(),
@@ -217,17 +286,18 @@ fn protected_resource_routes(app: &App, base_url: &str) -> Router {
             axum::Json(document.as_ref().clone()).into_response()
         },
     );
-    let suffixed = format!("{}{MCP_PATH}", a2a_runtime_core::auth::metadata::WELL_KNOWN);
-    Router::new()
-        .route(a2a_runtime_core::auth::metadata::WELL_KNOWN, route.clone())
-        .route(&suffixed, route)
-        .with_state(document)
+    let suffixed = format!("{}{mcp_path}", a2a_runtime_core::auth::metadata::WELL_KNOWN);
+    let mut router = Router::new().route(&suffixed, route.clone());
+    if at_root {
+        router = router.route(a2a_runtime_core::auth::metadata::WELL_KNOWN, route);
+    }
+    router.with_state(document)
 }
 
-/// The URL of the protected-resource metadata for `/mcp`.
-pub(crate) fn resource_metadata_url(base_url: &str) -> String {
+/// The URL of the protected-resource metadata for the MCP endpoint at `mcp_path`.
+pub(crate) fn resource_metadata_url(base_url: &str, mcp_path: &str) -> String {
     format!(
-        "{}{}{MCP_PATH}",
+        "{}{}{mcp_path}",
         base_url.trim_end_matches('/'),
         a2a_runtime_core::auth::metadata::WELL_KNOWN
     )
@@ -235,8 +305,8 @@ pub(crate) fn resource_metadata_url(base_url: &str) -> String {
 
 /// `ok`, or 503 naming why the task store refuses writes (until one lands again): a server
 /// that cannot store what it reports should be taken out of rotation.
-async fn healthz(manager: Arc<a2a_runtime_core::task::TaskManager>) -> Response {
-    match manager.store_failure() {
+async fn healthz(managers: Arc<[Arc<a2a_runtime_core::task::TaskManager>]>) -> Response {
+    match managers.iter().find_map(|manager| manager.store_failure()) {
         None => "ok\n".into_response(),
         Some(reason) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -274,44 +344,15 @@ pub(crate) async fn serve_http(
     stop: CancellationToken,
     announce: bool,
 ) -> Result<(), Error> {
-    // The card must name the port actually bound (it differs from the configured one for `:0`).
-    let bound = ServeConfig {
-        bind: listener.local_addr()?,
-        ..config.clone()
-    };
-    let local = bound.bind;
+    let bound = bound_config(config, &listener)?;
     let base = bound.base_url();
-    let tls = super::tls::acceptor(&config.tls)?;
-    let in_flight = Arc::new(InFlight::default());
     let own = self::routes(Arc::clone(&app), &bound)?;
     let front = Front {
         router: own.router.merge(routes),
-        guard: own.guard,
-        mcp: own.mcp,
+        direct: own.mcp.map(|mcp| (own.guard, mcp)),
     };
-    let router = TrackLayer(Arc::clone(&in_flight)).layer(front);
-    if local.ip().is_unspecified() && config.public_url.is_none() {
-        tracing::warn!(
-            "listening on all interfaces; pass --public-url so the agent card names a reachable URL"
-        );
-    }
-    // Reachable from elsewhere and open to anyone: say so where the operator looks.
-    let open_to_all = !app.security.is_enabled() && !local.ip().is_loopback();
-    if open_to_all {
-        tracing::warn!(
-            %local,
-            "no security scheme is configured: every caller is the one anonymous principal and \
-             sees every task; set A2A_API_KEYS, A2A_JWT_SECRET or A2A_JWKS_URL to require \
-             credentials"
-        );
-    }
+    warn_if_open(std::slice::from_ref(&app), &bound, announce);
     if announce {
-        if open_to_all {
-            eprintln!(
-                "WARNING: listening on {local} without authentication: anyone who can reach it \
-                 shares one anonymous identity and sees every task (see --help, Authentication)"
-            );
-        }
         eprintln!("agent card:   {base}.well-known/agent-card.json");
         eprintln!("A2A JSON-RPC: {base}");
         eprintln!(
@@ -320,8 +361,63 @@ pub(crate) async fn serve_http(
         );
         eprintln!("MCP:          {}{}", base.trim_end_matches('/'), MCP_PATH);
     }
+    serve_front(&[app], &bound, front, listener, stop).await
+}
+
+/// `config` as bound to `listener`: the card must name the port actually bound (it differs
+/// from the configured one for `:0`).
+pub(crate) fn bound_config(
+    config: &ServeConfig,
+    listener: &tokio::net::TcpListener,
+) -> Result<ServeConfig, Error> {
+    Ok(ServeConfig {
+        bind: listener.local_addr()?,
+        ..config.clone()
+    })
+}
+
+/// Warns when the server listens beyond loopback without saying where, or without any
+/// authentication for some agent of `apps`; `announce` says so on the terminal too.
+pub(crate) fn warn_if_open(apps: &[Arc<App>], bound: &ServeConfig, announce: bool) {
+    let local = bound.bind;
+    if local.ip().is_unspecified() && bound.public_url.is_none() {
+        tracing::warn!(
+            "listening on all interfaces; pass --public-url so the agent card names a reachable URL"
+        );
+    }
+    // Reachable from elsewhere and open to anyone: say so where the operator looks.
+    let open_to_all =
+        apps.iter().any(|app| !app.security.is_enabled()) && !local.ip().is_loopback();
+    if open_to_all {
+        tracing::warn!(
+            %local,
+            "no security scheme is configured: every caller is the one anonymous principal and \
+             sees every task; set A2A_API_KEYS, A2A_JWT_SECRET or A2A_JWKS_URL to require \
+             credentials"
+        );
+        if announce {
+            eprintln!(
+                "WARNING: listening on {local} without authentication: anyone who can reach it \
+                 shares one anonymous identity and sees every task (see --help, Authentication)"
+            );
+        }
+    }
+}
+
+/// Serves `front` for `apps` on `listener`, bound as `bound`, until `stop` (then shuts down
+/// as `shutdown.rs` says).
+pub(crate) async fn serve_front(
+    apps: &[Arc<App>],
+    bound: &ServeConfig,
+    front: Front,
+    listener: tokio::net::TcpListener,
+    stop: CancellationToken,
+) -> Result<(), Error> {
+    let tls = super::tls::acceptor(&bound.tls)?;
+    let in_flight = Arc::new(InFlight::default());
+    let router = TrackLayer(Arc::clone(&in_flight)).layer(front);
     tokio::spawn(super::listener::quiet_timers(stop.clone()));
-    super::shutdown::run(app, router, listener, tls, stop, in_flight).await;
+    super::shutdown::run(apps, &bound.limits, router, listener, tls, stop, in_flight).await;
     Ok(())
 }
 
@@ -331,8 +427,18 @@ pub(crate) async fn serve_http(
 #[derive(Clone)]
 pub(crate) struct Front {
     router: Router,
-    guard: Arc<BrowserGuard>,
-    mcp: Option<McpEndpoint>,
+    /// `/mcp`'s endpoint and the guard in front of it, when it is answered directly.
+    direct: Option<(Arc<BrowserGuard>, McpEndpoint)>,
+}
+
+impl Front {
+    /// Everything through `router`, which guards its own routes.
+    pub(crate) fn router_only(router: Router) -> Self {
+        Self {
+            router,
+            direct: None,
+        }
+    }
 }
 
 /// The service the listener serves.
@@ -351,9 +457,9 @@ impl Service<Request> for Front {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        match &mut self.mcp {
-            Some(mcp) if request.uri().path() == MCP_PATH => {
-                Either::Left(match self.guard.refusal(&request) {
+        match &mut self.direct {
+            Some((guard, mcp)) if request.uri().path() == MCP_PATH => {
+                Either::Left(match guard.refusal(&request) {
                     Some(refusal) => Either::Left(ready(Ok(refusal))),
                     None => Either::Right(mcp.call(request)),
                 })

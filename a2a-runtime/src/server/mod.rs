@@ -4,6 +4,7 @@ mod build;
 mod cli;
 mod config;
 mod guard;
+mod host;
 mod http;
 mod in_flight;
 mod listener;
@@ -25,6 +26,7 @@ use axum::Router;
 pub use a2a_runtime_core::error::Error;
 pub use a2a_runtime_core::limits::Limits;
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
+pub use host::{AgentCatalog, CatalogEntry, Host};
 pub use tasks::{Tasks, TasksError};
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.
 pub use tokio_util::sync::CancellationToken;
@@ -41,7 +43,8 @@ use a2a_runtime_core::push::{PushSettings, Pusher};
 use a2a_runtime_core::quota::{QuotaLimits, Quotas};
 use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::{
-    InMemoryTaskStore, MemoryStoreLimits, Observers, TaskConfig, TaskManager, TaskStore,
+    InMemoryTaskStore, MemoryStoreLimits, Observers, SharedTasks, TaskConfig, TaskManager,
+    TaskStore,
 };
 #[cfg(feature = "postgres")]
 use a2a_runtime_sql::{PostgresStoreOptions, PostgresTaskStore};

@@ -20,6 +20,7 @@ use super::http::Served;
 use super::in_flight::InFlight;
 use super::listener;
 use a2a_runtime_core::app::App;
+use a2a_runtime_core::limits::Limits;
 
 /// The status message of tasks a shutdown ended.
 pub(crate) const SHUT_DOWN: &str =
@@ -31,17 +32,19 @@ const FINAL_EVENTS_GRACE: Duration = Duration::from_secs(2);
 /// How long the runtime may take to wind down after `serve` returned.
 const WATCHDOG: Duration = Duration::from_secs(5);
 
-/// Serves `router` on `listener` through the three phases above.
+/// Serves `router` on `listener` through the three phases above, for the agents `apps` (one,
+/// or every agent of a host) within the server's `limits`.
 pub(crate) async fn run(
-    app: Arc<App>,
+    apps: &[Arc<App>],
+    limits: &Limits,
     router: Served,
     listener: TcpListener,
     tls: Option<super::tls::Acceptor>,
     stop: CancellationToken,
     in_flight: Arc<InFlight>,
 ) {
-    let timeout = app.limits.shutdown_timeout;
-    let draining = listener::accept_until(listener, tls, router, &app.limits, stop).await;
+    let timeout = limits.shutdown_timeout;
+    let draining = listener::accept_until(listener, tls, router, limits, stop).await;
     tracing::info!(
         ?timeout,
         "shutting down: finishing in-flight requests and tasks"
@@ -51,22 +54,27 @@ pub(crate) async fn run(
         humantime::format_duration(timeout)
     );
     let idle = async {
-        while in_flight.count() > 0 || app.manager.has_working_tasks() {
+        while in_flight.count() > 0 || apps.iter().any(|app| app.manager.has_working_tasks()) {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
-    if tokio::time::timeout(timeout, idle).await.is_err() {
-        let ended = app.manager.shut_down(SHUT_DOWN).await;
+    let timed_out = tokio::time::timeout(timeout, idle).await.is_err();
+    // Tasks waiting for answers cannot finish without a client; they end now, and so do those
+    // still working when the timeout ran out.
+    let mut ended = 0;
+    for app in apps {
+        ended += app.manager.shut_down(SHUT_DOWN).await;
+    }
+    if timed_out {
         tracing::warn!(
             ended,
             "shutdown timeout reached; unfinished tasks were ended"
         );
         eprintln!("shutdown timeout reached: {ended} unfinished task(s) ended as failed");
-    } else {
-        // Tasks waiting for answers cannot finish without a client; they end now.
-        app.manager.shut_down(SHUT_DOWN).await;
     }
-    app.manager.leave_replicas();
+    if let Some(app) = apps.first() {
+        app.manager.leave_replicas();
+    }
     // Let streams write the final events just recorded, then end whatever is still open.
     let _ = tokio::time::timeout(FINAL_EVENTS_GRACE, async {
         while in_flight.count() > 0 {
@@ -74,7 +82,9 @@ pub(crate) async fn run(
         }
     })
     .await;
-    app.shutdown.cancel();
+    for app in apps {
+        app.shutdown.cancel();
+    }
     if !draining.wait(FINAL_EVENTS_GRACE).await {
         tracing::debug!("some connections were still open at exit");
     }

@@ -145,6 +145,45 @@ impl Params<'_> {
     }
 }
 
+/// The tenant a JSON-RPC request names (`params.tenant`, A2A 1.0), for a server hosting several
+/// agents at one URL to select the agent by: `Ok(None)` when it names none, `Err` with the
+/// error response when the body is not a JSON-RPC request at all (nothing to select by).
+pub fn tenant_of(body: &[u8]) -> Result<Option<String>, Box<Response>> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow, default)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow, default)]
+        tenant: Option<Cow<'a, str>>,
+    }
+    match serde_json::from_slice::<Envelope<'_>>(body) {
+        Ok(envelope) => Ok(envelope
+            .params
+            .and_then(|params| params.tenant)
+            .filter(|tenant| !tenant.is_empty())
+            .map(Cow::into_owned)),
+        // Params that are not an object name no tenant; the agent's handler says what is wrong.
+        Err(_) if serde_json::from_slice::<Value>(body).is_ok() => Ok(None),
+        Err(error) => Err(Box::new(error_response(
+            &Value::Null,
+            &A2aError::Parse(error.to_string()),
+            Version::V1_0,
+        ))),
+    }
+}
+
+/// The JSON-RPC error response to `body` for `error`, its id echoed when the body has one.
+pub fn refuse(body: &[u8], error: &A2aError) -> Response {
+    let id = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|value| value.get("id").cloned())
+        .unwrap_or(Value::Null);
+    error_response(&id, error, Version::V1_0)
+}
+
 /// The envelope of a body [`jsonrpc::parse_borrowed`] did not read: parsed in full, or the
 /// error response saying what is wrong with it.
 fn read_envelope(body: &[u8]) -> Result<jsonrpc::Request, Box<Response>> {

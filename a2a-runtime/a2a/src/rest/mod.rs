@@ -28,14 +28,26 @@ enum Reply {
     Stream(TaskEvents, Frames),
 }
 
+/// How an agent's HTTP+JSON routes take the request's tenant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tenants {
+    /// The agent is the server's only one: the 1.0 routes are served under any `/{tenant}`
+    /// prefix too (the tenant names nothing else).
+    Any,
+    /// The agent is mounted under its tenant by a server hosting several, which selects it by
+    /// that prefix: its routes take no tenant of their own.
+    Mounted,
+}
+
 /// The HTTP+JSON routes of `service`, under `prefix` (empty, or starting with `/`).
-pub fn routes(service: Arc<A2aService>, prefix: &str) -> Router {
+pub fn routes(service: Arc<A2aService>, prefix: &str, tenants: Tenants) -> Router {
     let v1 = handlers::routes::<v1::V1>();
     let legacy = handlers::routes::<v0_3::V0_3>();
-    let mut router = Router::new()
-        .merge(v1.clone())
-        .nest("/{tenant}", v1)
-        .nest("/v1", legacy);
+    let mut router = Router::new().merge(v1.clone());
+    if tenants == Tenants::Any {
+        router = router.nest("/{tenant}", v1);
+    }
+    let mut router = router.nest("/v1", legacy);
     if !prefix.is_empty() {
         router = Router::new().nest(prefix, router);
     }
@@ -208,7 +220,7 @@ fn respond(service: &A2aService, reply: Result<Reply, A2aError>) -> Response {
 }
 
 /// An HTTP+JSON error: the status of A2A 1.0 §5.4 and a `google.rpc.Status` body.
-pub(super) fn error_response(error: &A2aError) -> Response {
+pub fn error_response(error: &A2aError) -> Response {
     let body = serde_json::to_vec(&error.status_body()).unwrap_or_default();
     let mut response = (
         error.http_status(),

@@ -174,6 +174,11 @@ impl TaskManager {
         })
     }
 
+    /// The callers' quotas, shared by every agent of the server.
+    pub fn quotas(&self) -> &Arc<Quotas> {
+        &self.quotas
+    }
+
     /// The agent whose tasks these are: its id on a server hosting several, else empty.
     pub fn agent(&self) -> &str {
         &self.agent

@@ -507,6 +507,10 @@ pub struct AgentInterface {
     pub url: String,
     pub protocol_binding: &'static str,
     pub protocol_version: &'static str,
+    /// The tenant clients copy into every request through this interface (several agents
+    /// behind one URL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
 }
 
 /// `AgentProvider`.

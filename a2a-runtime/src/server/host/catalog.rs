@@ -1,0 +1,61 @@
+//! The catalog of a host's agents: each one's id, URLs and public card, served at
+//! `GET /agents` and handed to application routes through [`AgentCatalog`].
+
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+
+/// One agent of a host as its catalog lists it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CatalogEntry {
+    /// The agent's id: its path segment and tenant.
+    pub id: String,
+    /// The agent's own URL (its JSON-RPC endpoint; HTTP+JSON is below it).
+    pub url: String,
+    /// Where its card is.
+    pub card_url: String,
+    /// Whether the root well-known paths serve its card.
+    pub primary: bool,
+    /// Its public agent card.
+    pub card: serde_json::Value,
+}
+
+/// A handle on a host's catalog, taken with [`Host::catalog`](super::Host::catalog) before the
+/// host is built and filled once it is. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct AgentCatalog {
+    entries: Arc<OnceLock<Arc<[CatalogEntry]>>>,
+}
+
+impl AgentCatalog {
+    /// Every agent, in the order the host added them; empty until the host is built.
+    pub fn entries(&self) -> Arc<[CatalogEntry]> {
+        self.entries
+            .get()
+            .cloned()
+            .unwrap_or_else(|| Arc::from(Vec::new()))
+    }
+
+    /// The agent `id`, if the host serves one.
+    pub fn get(&self, id: &str) -> Option<CatalogEntry> {
+        self.entries
+            .get()?
+            .iter()
+            .find(|entry| entry.id == id)
+            .cloned()
+    }
+
+    /// Fills the catalog; done once, when the host is built.
+    pub(super) fn fill(&self, entries: Vec<CatalogEntry>) -> Arc<[CatalogEntry]> {
+        let entries: Arc<[CatalogEntry]> = entries.into();
+        let _ = self.entries.set(Arc::clone(&entries));
+        entries
+    }
+}
+
+/// The body of `GET /agents`.
+pub(super) fn document(entries: &[CatalogEntry]) -> serde_json::Value {
+    serde_json::json!({ "agents": entries })
+}

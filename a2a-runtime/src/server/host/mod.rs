@@ -1,0 +1,427 @@
+//! [`Host`]: several agents behind one server. Each agent is reached two ways, both A2A 1.0:
+//! by path (`/{id}/`, its card at `/{id}/.well-known/agent-card.json`, MCP at `/{id}/mcp`) and
+//! by tenant at the server's URL (`tenant` in JSON-RPC params, `/{tenant}/…` for HTTP+JSON,
+//! which are the same paths). The agents share one task store (each task keeps its agent), the
+//! callers' quotas, authentication, push delivery and shutdown.
+
+mod catalog;
+mod routes;
+
+use std::sync::Arc;
+
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+use super::build::{Shared, open_store};
+use super::{AgentServer, Error, Limits, ServeConfig, StoreLocation, cli, http, shutdown};
+use a2a_runtime_core::agent::Agent;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig};
+use a2a_runtime_core::task::TaskStore;
+pub use catalog::{AgentCatalog, CatalogEntry};
+
+/// Path segments a server answers itself, which no agent id may take.
+const RESERVED_IDS: &[&str] = &[".well-known", "agents", "mcp", "healthz", "v1"];
+
+/// The longest agent id: it is a path segment, a tenant and an MCP tool-name prefix.
+const MAX_ID_LEN: usize = 48;
+
+/// Serves several agents in one process: `/{id}/` for each, tenants at the root, a catalog at
+/// `GET /agents`, and the primary agent's card at the root well-known paths.
+///
+/// ```no_run
+/// # use a2a_runtime::prelude::*;
+/// # use a2a_runtime::server::Host;
+/// # /// Doc.
+/// # #[agent] #[derive(Default)] struct Currency;
+/// # /// Doc.
+/// # #[agent] struct Booking;
+/// # /// Converts.
+/// # #[skill(agent = Currency)] async fn convert(amount: f64) -> f64 { amount }
+/// # /// Books.
+/// # #[skill(agent = Booking)] async fn book(what: String) -> String { what }
+/// # async fn run() -> Result<(), a2a_runtime::Error> {
+/// Host::new()
+///     .agent("currency", Currency::default())
+///     .agent("booking", Booking)
+///     .primary("currency")
+///     .serve()
+///     .await
+/// # }
+/// ```
+pub struct Host {
+    name: String,
+    agents: Vec<Hosted>,
+    primary: Option<String>,
+    config: ServeConfig,
+    config_overridden: bool,
+    store: Option<Arc<dyn TaskStore>>,
+    api_keys: ApiKeys,
+    jwt: Option<JwtConfig>,
+    routes: Router,
+    shutdown: Option<CancellationToken>,
+    catalog: AgentCatalog,
+}
+
+/// One agent of a host: its id, and the server builder holding its settings.
+struct Hosted {
+    id: String,
+    server: AgentServer,
+    /// Whether the agent keeps its own limits (added with [`Host::server`]) rather than the
+    /// host's.
+    own_limits: bool,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("name", &self.name)
+            .field(
+                "agents",
+                &self.agents.iter().map(|a| &a.id).collect::<Vec<_>>(),
+            )
+            .field("primary", &self.primary)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Host {
+    /// A host with no agents yet and default settings.
+    pub fn new() -> Self {
+        Self {
+            name: "agent-host".into(),
+            agents: Vec::new(),
+            primary: None,
+            config: ServeConfig::default(),
+            config_overridden: false,
+            store: None,
+            api_keys: ApiKeys::default(),
+            jwt: None,
+            routes: Router::new(),
+            shutdown: None,
+            catalog: AgentCatalog::default(),
+        }
+    }
+
+    /// Serves `agent` as `id`: at `/{id}/` and as tenant `id`. Ids are checked when the host is
+    /// built: unique, and a URL path segment of letters, digits, `-` and `_`. It takes the
+    /// host's limits.
+    #[must_use]
+    pub fn agent<A: Agent>(self, id: impl Into<String>, agent: A) -> Self {
+        self.push(id.into(), AgentServer::new(agent), false)
+    }
+
+    /// Serves the agent of `server` as `id`, with that builder's own limits, skills, security
+    /// schemes and credentials (the host's credentials and flags add to them). Its store,
+    /// address and routes are the host's.
+    #[must_use]
+    pub fn server(self, id: impl Into<String>, server: AgentServer) -> Self {
+        self.push(id.into(), server, true)
+    }
+
+    fn push(mut self, id: String, server: AgentServer, own_limits: bool) -> Self {
+        self.agents.push(Hosted {
+            id,
+            server,
+            own_limits,
+        });
+        self
+    }
+
+    /// The agent whose card the root well-known paths serve, and which a root JSON-RPC request
+    /// naming no tenant reaches (default: the first agent added).
+    #[must_use]
+    pub fn primary(mut self, id: impl Into<String>) -> Self {
+        self.primary = Some(id.into());
+        self
+    }
+
+    /// The host's name: `--help` shows it, and `serve()` keeps its SQLite file under
+    /// `<data-dir>/<name>/` (default `agent-host`).
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Keeps every agent's tasks in `store` (each task knows its agent).
+    #[must_use]
+    pub fn store(mut self, store: impl TaskStore) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
+
+    /// Sets the whole configuration; `serve()` then reads no flags or environment variables.
+    #[must_use]
+    pub fn config(mut self, config: ServeConfig) -> Self {
+        self.config = config;
+        self.config_overridden = true;
+        self
+    }
+
+    /// Sets the host's limits: the server's (connections, shutdown, per-caller quotas) and
+    /// every agent's added with [`agent`](Self::agent).
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config.limits = limits;
+        self
+    }
+
+    /// The URL clients reach the host at (its agents are below it).
+    #[must_use]
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.config.public_url = Some(url.into());
+        self
+    }
+
+    /// Accepts these API keys for every agent with an API key scheme.
+    #[must_use]
+    pub fn api_keys(mut self, keys: ApiKeys) -> Self {
+        self.api_keys.extend(keys);
+        self
+    }
+
+    /// Verifies bearer JWTs this way for every agent with a bearer scheme.
+    #[must_use]
+    pub fn jwt(mut self, jwt: JwtConfig) -> Self {
+        self.jwt = Some(jwt);
+        self
+    }
+
+    /// Adds application routes beside the host's own (they must not reuse its paths, nor
+    /// start with an agent's id).
+    #[must_use]
+    pub fn routes(mut self, routes: Router) -> Self {
+        self.routes = self.routes.merge(routes);
+        self
+    }
+
+    /// The application's shutdown token (see [`AgentServer::shutdown_signal`]).
+    #[must_use]
+    pub fn shutdown_signal(mut self, signal: CancellationToken) -> Self {
+        self.shutdown = Some(signal);
+        self
+    }
+
+    /// A handle on the host's catalog of agents and their cards, for application routes
+    /// (such as a discovery API of your own); usable once the host is built.
+    pub fn catalog(&self) -> AgentCatalog {
+        self.catalog.clone()
+    }
+
+    /// Every agent's endpoints as an axum router (see [`AgentServer::router`] for what the
+    /// serving application then provides).
+    pub fn router(self) -> Result<Router, Error> {
+        if let (None, Some(location @ (StoreLocation::Sqlite(_) | StoreLocation::Postgres(_)))) =
+            (&self.store, &self.config.store)
+        {
+            return Err(Error::Config(format!(
+                "the store {location} is opened asynchronously: pass it to `.store(..)`, or \
+                 serve with `serve()` / `serve_on()`"
+            )));
+        }
+        let apps = self.build(self.shutdown.clone().unwrap_or_default())?;
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let starting = apps.clone();
+            runtime.spawn(async move {
+                if let Err(error) = a2a_runtime_core::app::start_all(&starting).await {
+                    tracing::error!(%error, "settling tasks left by an earlier run failed");
+                }
+            });
+        }
+        let router = routes::router(&self, &apps, &self.config)?;
+        Ok(router.merge(self.routes))
+    }
+
+    /// Serves every agent until SIGTERM or Ctrl-C, reading flags and environment variables as
+    /// [`AgentServer::serve`] does (except `--stdio`: MCP over stdio serves one agent).
+    pub async fn serve(mut self) -> Result<(), Error> {
+        if !self.config_overridden {
+            let about = format!("{}: {} agents on one server", self.name, self.agents.len());
+            match cli::parse(
+                std::env::args_os(),
+                self.config.clone(),
+                self.name.clone(),
+                env!("CARGO_PKG_VERSION"),
+                about,
+            )? {
+                cli::Command::Printed => return Ok(()),
+                cli::Command::Serve(config) => self.config = *config,
+            }
+        }
+        a2a_runtime_core::logging::init(false);
+        if self.config.stdio {
+            return Err(Error::Config(
+                "--stdio serves one agent: a host serves its agents over HTTP (each at \
+                 /{id}/mcp)"
+                    .into(),
+            ));
+        }
+        if self.store.is_none() {
+            let location = self.config.served_store(&self.name);
+            if !matches!(location, StoreLocation::Memory) {
+                eprintln!("tasks:        {location}");
+            }
+            self.store = Some(open_store(&location, &self.config.limits).await?);
+        }
+        let listener = tokio::net::TcpListener::bind(self.config.bind)
+            .await
+            .map_err(|source| Error::Bind {
+                addr: self.config.bind,
+                source,
+            })?;
+        super::listener::check_descriptor_limit(self.config.limits.max_connections);
+        let stop = CancellationToken::new();
+        shutdown::on_signals(stop.clone())?;
+        let served = self.serve_until(listener, stop, true).await;
+        shutdown::start_watchdog();
+        served
+    }
+
+    /// Serves on `listener` with this builder's configuration (no flags are read) until the
+    /// [`shutdown_signal`](Self::shutdown_signal) token is cancelled.
+    pub async fn serve_on(mut self, listener: tokio::net::TcpListener) -> Result<(), Error> {
+        if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
+            self.store = Some(open_store(&location, &self.config.limits).await?);
+        }
+        self.serve_until(listener, CancellationToken::new(), false)
+            .await
+    }
+
+    async fn serve_until(
+        self,
+        listener: tokio::net::TcpListener,
+        stop: CancellationToken,
+        announce: bool,
+    ) -> Result<(), Error> {
+        if let Some(signal) = self.shutdown.clone() {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                signal.cancelled().await;
+                stop.cancel();
+            });
+        }
+        let apps = self.build(CancellationToken::new())?;
+        a2a_runtime_core::app::start_all(&apps).await?;
+        let bound = http::bound_config(&self.config, &listener)?;
+        let router = routes::router(&self, &apps, &bound)?.merge(self.routes.clone());
+        let front = http::Front::router_only(router);
+        http::warn_if_open(&apps, &bound, announce);
+        if announce {
+            let base = bound.base_url();
+            eprintln!("agents:       {base}agents");
+            for hosted in &self.agents {
+                eprintln!(
+                    "  {:<12} {base}{}/  (MCP: {base}{}/mcp)",
+                    hosted.id, hosted.id, hosted.id
+                );
+            }
+        }
+        http::serve_front(&apps, &bound, front, listener, stop).await
+    }
+
+    /// Every agent's [`App`], in the order added, on one shared store, quota set and pusher.
+    fn build(&self, shutdown: CancellationToken) -> Result<Vec<Arc<App>>, Error> {
+        self.config.validate()?;
+        self.check_ids()?;
+        let shared = Shared::new(&self.config, self.store.clone());
+        let host_auth = AuthConfig {
+            api_keys: self.api_keys.clone(),
+            jwt: self.jwt.clone(),
+            ..AuthConfig::default()
+        };
+        self.agents
+            .iter()
+            .map(|hosted| {
+                let agent = &hosted.server;
+                let limits = if hosted.own_limits {
+                    &agent.config.limits
+                } else {
+                    &self.config.limits
+                };
+                let misplaced = if !agent.rest_prefix.is_empty() {
+                    Some("a rest_prefix (its HTTP+JSON routes are under /{id}/)")
+                } else if agent.store.is_some() {
+                    Some("a store of its own (the host keeps every agent's tasks)")
+                } else {
+                    None
+                };
+                if let Some(what) = misplaced {
+                    return Err(Error::Config(format!(
+                        "agent `{}` has {what}; set it on the Host instead",
+                        hosted.id
+                    )));
+                }
+                agent.build_on(
+                    &hosted.id,
+                    &self.config,
+                    limits,
+                    Some(&host_auth),
+                    &shared,
+                    shutdown.clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// Ids are unique, non-empty path segments of letters, digits, `-` and `_`, not taken by
+    /// the server's own paths; the primary is one of them.
+    fn check_ids(&self) -> Result<(), Error> {
+        if self.agents.is_empty() {
+            return Err(Error::Config(
+                "a host needs at least one agent: Host::new().agent(\"id\", MyAgent)".into(),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for hosted in &self.agents {
+            let id = hosted.id.as_str();
+            let well_formed = !id.is_empty()
+                && id.len() <= MAX_ID_LEN
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !well_formed || RESERVED_IDS.contains(&id) {
+                return Err(Error::Config(format!(
+                    "agent id `{id}` must be 1 to {MAX_ID_LEN} letters, digits, `-` or `_`, and \
+                     not one of {RESERVED_IDS:?} (it is a URL path segment and a tenant)"
+                )));
+            }
+            if !seen.insert(id) {
+                return Err(Error::Config(format!(
+                    "agent id `{id}` is used twice: every agent of a host needs its own"
+                )));
+            }
+        }
+        if let Some(primary) = &self.primary
+            && !seen.contains(primary.as_str())
+        {
+            return Err(Error::Config(format!(
+                "primary agent `{primary}` is not an agent of this host (it has {})",
+                self.ids().join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// The agents' ids, in the order added.
+    fn ids(&self) -> Vec<&str> {
+        self.agents
+            .iter()
+            .map(|hosted| hosted.id.as_str())
+            .collect()
+    }
+
+    /// The primary agent's id.
+    fn primary_id(&self) -> Option<&str> {
+        self.primary
+            .as_deref()
+            .or_else(|| self.agents.first().map(|hosted| hosted.id.as_str()))
+    }
+}

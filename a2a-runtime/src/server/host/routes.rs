@@ -1,0 +1,183 @@
+//! A host's routes: each agent's under `/{id}`, the tenant-selecting JSON-RPC endpoint at the
+//! root, the catalog, the primary agent's card, health, the metadata of each MCP resource, and a
+//! not-found naming the agents for any other first segment.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tower::ServiceExt as _;
+
+use super::Host;
+use super::catalog::{self, CatalogEntry};
+use crate::server::guard::{BrowserGuard, GuardLayer};
+use crate::server::{Error, ServeConfig, http};
+use a2a_runtime_a2a::A2aError;
+use a2a_runtime_a2a::card::Endpoints;
+use a2a_runtime_a2a::rest::Tenants;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::body::{BodyTime, TimedBody, declared_over};
+
+/// The host's router for `apps` (one per agent, in the order added), served as `config`
+/// says; fills the host's catalog.
+pub(super) fn router(
+    host: &Host,
+    apps: &[Arc<App>],
+    config: &ServeConfig,
+) -> Result<Router, Error> {
+    config.validate()?;
+    let server_url = config.base_url();
+    let primary = host.primary_id();
+    let mut root = Router::new();
+    let mut calls = HashMap::new();
+    let mut entries = Vec::new();
+    for (hosted, app) in host.agents.iter().zip(apps) {
+        let id = hosted.id.as_str();
+        let endpoints = Endpoints::hosted(&server_url, id);
+        let mcp_path = format!("/{id}{}", http::MCP_PATH);
+        let agent = http::agent_routes(app, config, endpoints.clone(), Tenants::Mounted, &mcp_path);
+        entries.push(CatalogEntry {
+            id: id.to_owned(),
+            card_url: format!("{}.well-known/agent-card.json", endpoints.jsonrpc),
+            url: endpoints.jsonrpc,
+            primary: primary == Some(id),
+            card: agent.public_card,
+        });
+        if primary == Some(id) {
+            root = root.merge(agent.card.clone());
+        }
+        calls.insert(id.to_owned(), agent.calls.clone());
+        // The agent's JSON-RPC URL ends in `/`, which nesting does not route: its requests go
+        // to the agent's `/`.
+        let slash = agent.calls.clone().map_request(|mut request: Request| {
+            *request.uri_mut() = Uri::from_static("/");
+            request
+        });
+        let (mcp, _) = agent.mcp.mounted(http::MCP_PATH);
+        let own = agent
+            .calls
+            .merge(mcp)
+            .merge(agent.card)
+            .merge(hosted.server.routes.clone());
+        root = root
+            .route_service(&format!("/{id}/"), slash)
+            .nest(&format!("/{id}"), own)
+            .merge(http::protected_resource_routes(
+                app,
+                &server_url,
+                &mcp_path,
+                false,
+            ));
+    }
+    let entries = host.catalog.fill(entries);
+    let ids: Arc<[String]> = host.ids().into_iter().map(str::to_owned).collect();
+    let known = Arc::new(ids.join(", "));
+    let tenants = Arc::new(TenantCalls {
+        calls,
+        primary: primary.map(str::to_owned),
+        known: Arc::clone(&known),
+        max_body: config.limits.max_body_bytes,
+        body_time: config.limits.body_time(),
+    });
+    let mut root_call = Router::new()
+        .route("/", post(tenant_call))
+        .with_state(tenants)
+        .layer(DefaultBodyLimit::max(config.limits.max_body_bytes));
+    if let Some(cors) = http::cors(&config.cors_origins) {
+        root_call = root_call.layer(cors);
+    }
+    let document = Arc::new(catalog::document(&entries));
+    let managers = apps.iter().map(|app| Arc::clone(&app.manager)).collect();
+    let guard = Arc::new(BrowserGuard::new(config, &server_url));
+    Ok(root
+        .merge(root_call)
+        .route(
+            "/agents",
+            get(move || {
+                let document = Arc::clone(&document);
+                async move { axum::Json(document.as_ref().clone()) }
+            }),
+        )
+        .route("/healthz", http::healthz_route(managers))
+        .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)))
+        .layer(GuardLayer(guard)))
+}
+
+/// What the root JSON-RPC endpoint selects among: each agent's A2A routes (its gate and
+/// handlers), by id.
+struct TenantCalls {
+    calls: HashMap<String, Router>,
+    primary: Option<String>,
+    /// The agents' ids, for errors.
+    known: Arc<String>,
+    max_body: usize,
+    body_time: BodyTime,
+}
+
+/// `POST /`: the JSON-RPC request goes to the agent its `tenant` names (the primary agent when
+/// it names none). The body is read first, within the server's size and time limits: which
+/// agent's credentials to check depends on it.
+async fn tenant_call(State(tenants): State<Arc<TenantCalls>>, request: Request) -> Response {
+    if declared_over(request.headers(), tenants.max_body) {
+        let limit = tenants.max_body;
+        return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, true);
+    }
+    let (parts, body) = request.into_parts();
+    let timed = Request::from_parts(
+        parts.clone(),
+        Body::new(TimedBody::new(body, tenants.body_time)),
+    );
+    let body = match Bytes::from_request(timed, &()).await {
+        Ok(body) => body,
+        Err(rejection) => {
+            let error = a2a_runtime_a2a::unread_body(&rejection, tenants.max_body);
+            return a2a_runtime_a2a::refusal(&error, true);
+        }
+    };
+    let tenant = match a2a_runtime_a2a::jsonrpc::tenant_of(&body) {
+        Ok(tenant) => tenant,
+        Err(response) => return *response,
+    };
+    let Some(id) = tenant.or_else(|| tenants.primary.clone()) else {
+        let error = A2aError::invalid_params(
+            "tenant",
+            format!(
+                "this server hosts several agents ({}); name one as the tenant",
+                tenants.known
+            ),
+        );
+        return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
+    };
+    let Some(calls) = tenants.calls.get(&id) else {
+        let error = A2aError::UnknownTenant {
+            tenant: id,
+            known: tenants.known.to_string(),
+        };
+        return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
+    };
+    let request = Request::from_parts(parts, Body::from(body));
+    match calls.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// A path no route takes: when its first segment is not an agent, a not-found naming the
+/// agents (HTTP+JSON's error body); any other path is a plain 404.
+async fn unknown_agent(uri: Uri, ids: Arc<[String]>, known: Arc<String>) -> Response {
+    let first = uri.path().trim_start_matches('/').split('/').next();
+    match first.filter(|segment| !segment.is_empty()) {
+        Some(segment) if !ids.iter().any(|id| id == segment) => {
+            a2a_runtime_a2a::rest::error_response(&A2aError::UnknownTenant {
+                tenant: segment.to_owned(),
+                known: known.to_string(),
+            })
+        }
+        _ => axum::http::StatusCode::NOT_FOUND.into_response(),
+    }
+}
