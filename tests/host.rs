@@ -331,3 +331,94 @@ async fn agent_ids_are_checked_when_the_host_is_built() {
         assert!(error.contains(expected), "{error} should say {expected}");
     }
 }
+
+#[tokio::test]
+async fn the_shared_mcp_endpoint_lists_and_calls_every_agents_tools_namespaced() {
+    let server = start(two_agents()).await;
+    let (status, text) = server.mcp_modern("tools/list", json!({}), json!({})).await;
+    assert_eq!(status, 200, "{text}");
+    let listed = response_from(&text);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"currency_convert"), "{names:?}");
+    assert!(names.contains(&"booking_book_table"), "{names:?}");
+    assert!(
+        !names.contains(&"convert"),
+        "only namespaced names: {names:?}"
+    );
+    let arguments = json!({"money": {"amount": 10, "currency": "USD"}, "to": "EUR"});
+    let (status, text) = server
+        .mcp_modern(
+            "tools/call",
+            json!({"name": "currency_convert", "arguments": arguments}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{text}");
+    let called = response_from(&text);
+    assert_eq!(
+        called["result"]["structuredContent"]["currency"], "EUR",
+        "{called}"
+    );
+    let (_, text) = server
+        .mcp_modern(
+            "tools/call",
+            json!({"name": "weather_now", "arguments": {}}),
+            json!({}),
+        )
+        .await;
+    let refused = response_from(&text);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("weather_now")
+    );
+}
+
+mod colliding {
+    use a2a_runtime::prelude::*;
+
+    /// Has a tool `b_c`.
+    #[agent]
+    pub(super) struct A;
+
+    /// Reports.
+    #[skill(agent = A)]
+    async fn b_c() -> String {
+        "a".into()
+    }
+
+    /// Has a tool `c`.
+    #[agent]
+    pub(super) struct Ab;
+
+    /// Reports.
+    #[skill(agent = Ab)]
+    async fn c() -> String {
+        "ab".into()
+    }
+}
+
+#[tokio::test]
+async fn two_agents_listing_one_tool_name_on_the_shared_endpoint_are_refused_at_startup() {
+    let host = || {
+        Host::new()
+            .agent("a", colliding::A)
+            .agent("a_b", colliding::Ab)
+    };
+    let error = host().router().expect_err("a collision").to_string();
+    assert!(
+        error.contains("`a_b_c`") && error.contains("`a`") && error.contains("`a_b`"),
+        "{error}"
+    );
+    assert!(
+        host().shared_mcp(false).router().is_ok(),
+        "without the shared endpoint, names do not meet"
+    );
+}

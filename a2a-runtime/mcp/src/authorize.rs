@@ -70,7 +70,7 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
         return None;
     }
     let Named { name } = serde_json::from_str(body.params?.get()).ok()?;
-    let skill = gate.dispatcher.registry().get(&name)?;
+    let skill = gate.tools.skill(&name)?;
     let missing = Dispatcher::authorize(skill, &Caller::of(&parts.extensions)).err()?;
     let id = body.id();
     let message = format!(

@@ -101,6 +101,17 @@ pub async fn read(
     Err(not_found(uri))
 }
 
+/// Whether `uri` is one of `app`'s own resources or matches one of its templates (not a task
+/// artifact: those are any agent's, found through the task).
+pub fn serves(app: &App, uri: &str) -> bool {
+    app.catalog.resource(uri).is_some()
+}
+
+/// The task an artifact URI names, if `uri` is one.
+pub fn artifact_task(uri: &str) -> Option<String> {
+    artifact_template().matches(uri)?.remove("taskId")
+}
+
 /// The task-artifact template, parsed once.
 fn artifact_template() -> &'static a2a_runtime_core::content::UriTemplate {
     static TEMPLATE: std::sync::LazyLock<a2a_runtime_core::content::UriTemplate> =

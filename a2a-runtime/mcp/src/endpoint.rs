@@ -13,6 +13,7 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::Response;
 use futures::future::BoxFuture;
+use rmcp::ServerHandler;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tower::Service;
@@ -20,21 +21,27 @@ use tower::Service;
 use super::{McpGate, McpHandler};
 use a2a_runtime_core::auth::security::Security;
 
-/// The rmcp service behind the endpoint.
-pub type RmcpService = StreamableHttpService<McpHandler, LocalSessionManager>;
+/// The rmcp service behind an endpoint serving handler `H` (one agent's, or several agents'
+/// under one endpoint).
+pub type RmcpService<H = McpHandler> = StreamableHttpService<H, LocalSessionManager>;
 
-/// The `/mcp` endpoint (cheap to clone).
-#[derive(Clone)]
-pub struct McpEndpoint(Arc<Endpoint>);
+/// An MCP endpoint (cheap to clone).
+pub struct McpEndpoint<H = McpHandler>(Arc<Endpoint<H>>);
 
-struct Endpoint {
-    gate: McpGate,
-    security: Arc<Security>,
-    rmcp: RmcpService,
+impl<H> Clone for McpEndpoint<H> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
 }
 
-impl McpEndpoint {
-    pub fn new(gate: McpGate, security: Arc<Security>, rmcp: RmcpService) -> Self {
+struct Endpoint<H> {
+    gate: McpGate,
+    security: Arc<Security>,
+    rmcp: RmcpService<H>,
+}
+
+impl<H: ServerHandler + Clone + Send + Sync + 'static> McpEndpoint<H> {
+    pub fn new(gate: McpGate, security: Arc<Security>, rmcp: RmcpService<H>) -> Self {
         Self(Arc::new(Endpoint {
             gate,
             security,
@@ -66,7 +73,7 @@ impl McpEndpoint {
     }
 }
 
-impl Service<Request> for McpEndpoint {
+impl<H: ServerHandler + Clone + Send + Sync + 'static> Service<Request> for McpEndpoint<H> {
     type Response = Response;
     type Error = Infallible;
     type Future = BoxFuture<'static, Result<Response, Infallible>>;

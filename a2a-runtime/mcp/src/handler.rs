@@ -72,8 +72,19 @@ impl McpHandler {
         }
     }
 
-    fn app(&self) -> &App {
+    /// The agent this handler serves.
+    pub fn app(&self) -> &App {
         &self.service.app
+    }
+
+    /// Whether task `id` is this agent's and the request's caller's.
+    pub async fn owns_task(&self, id: &str, context: &RequestContext<RoleServer>) -> bool {
+        let caller = caller_of(context);
+        self.app()
+            .manager
+            .get(id, caller.owner(), Some(0))
+            .await
+            .is_ok()
     }
 }
 

@@ -6,6 +6,8 @@
 //! with the server and are not API.
 
 #[doc(hidden)]
+pub mod aggregate;
+#[doc(hidden)]
 pub mod asking;
 #[doc(hidden)]
 pub mod authorize;
@@ -23,6 +25,8 @@ pub mod handler;
 pub mod logging;
 #[doc(hidden)]
 pub mod mrtr;
+#[doc(hidden)]
+pub mod namespace;
 #[doc(hidden)]
 pub mod parked;
 #[doc(hidden)]

@@ -63,8 +63,8 @@ pub struct McpGate {
     pub body_time: BodyTime,
     pub sessions: Arc<LocalSessionManager>,
     pub max_sessions: usize,
-    /// The skills, for the scope check of `tools/call`.
-    pub dispatcher: Arc<a2a_runtime_core::dispatch::Dispatcher>,
+    /// The skills behind the tools, for the scope check of `tools/call`.
+    pub tools: super::namespace::ToolSkills,
     /// The protected-resource metadata URL named in 401 challenges.
     pub resource_metadata: String,
 }

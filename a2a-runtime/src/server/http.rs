@@ -28,6 +28,7 @@ use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_a2a::{A2aService, PushSupport, Settings};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
+use a2a_runtime_mcp::namespace::ToolSkills;
 use a2a_runtime_mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
 
 /// The path of the MCP endpoint.
@@ -148,7 +149,7 @@ pub(crate) fn agent_routes(
         body_time: app.limits.body_time(),
         sessions,
         max_sessions: app.limits.max_mcp_sessions,
-        dispatcher: Arc::clone(&app.dispatcher),
+        tools: ToolSkills::of(Arc::clone(&app.dispatcher)),
         resource_metadata: resource_metadata_url(&server_url, mcp_path),
     };
     let mcp = McpEndpoint::new(gate, Arc::clone(&app.security), mcp);
@@ -271,13 +272,24 @@ pub(crate) fn protected_resource_routes(
     let schemes: Vec<_> = app.security.schemes().cloned().collect();
     let scopes: Vec<&str> = app.dispatcher.registry().scopes().into_keys().collect();
     let resource = format!("{}{}", base_url.trim_end_matches('/'), mcp_path);
-    let Some(document) = a2a_runtime_core::auth::metadata::document(
+    let document = a2a_runtime_core::auth::metadata::document(
         &resource,
         app.agent.name(),
         &schemes,
         app.jwt.as_ref(),
         &scopes,
-    ) else {
+    );
+    metadata_routes(document, mcp_path, at_root)
+}
+
+/// Serves `document` (if any) as the metadata of the MCP endpoint at `mcp_path` (and at the
+/// root well-known URL with `at_root`).
+pub(crate) fn metadata_routes(
+    document: Option<serde_json::Value>,
+    mcp_path: &str,
+    at_root: bool,
+) -> Router {
+    let Some(document) = document else {
         return Router::new();
     };
     let document = Arc::new(document);
@@ -318,20 +330,32 @@ async fn healthz(managers: Arc<[Arc<a2a_runtime_core::task::TaskManager>]>) -> R
 
 /// The MCP service and its sessions (2025 revisions), which idle out after `mcp_session_idle`.
 fn mcp_service(app: Arc<App>) -> (RmcpService, Arc<LocalSessionManager>) {
+    let handler = McpHandler::new(Arc::clone(&app));
+    rmcp_service(&app.limits, app.shutdown.clone(), move || {
+        handler.for_session()
+    })
+}
+
+/// An rmcp service whose sessions each get `session()`'s handler, within `limits`, ending at
+/// `shutdown`.
+pub(crate) fn rmcp_service<H>(
+    limits: &a2a_runtime_core::limits::Limits,
+    shutdown: CancellationToken,
+    session: impl Fn() -> H + Send + Sync + 'static,
+) -> (RmcpService<H>, Arc<LocalSessionManager>)
+where
+    H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
+{
     // Host and Origin are checked for every route by the browser guard.
     let settings = StreamableHttpServerConfig::default()
-        .with_max_request_body_bytes(app.limits.max_body_bytes)
-        .with_cancellation_token(app.shutdown.clone())
+        .with_max_request_body_bytes(limits.max_body_bytes)
+        .with_cancellation_token(shutdown)
         .disable_allowed_hosts();
     let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(app.limits.mcp_session_idle);
+    sessions.session_config.keep_alive = Some(limits.mcp_session_idle);
     let sessions = Arc::new(sessions);
-    let handler = McpHandler::new(app);
-    let service = StreamableHttpService::new(
-        move || Ok(handler.for_session()),
-        Arc::clone(&sessions),
-        settings,
-    );
+    let service =
+        StreamableHttpService::new(move || Ok(session()), Arc::clone(&sessions), settings);
     (service, sessions)
 }
 

@@ -99,6 +99,21 @@ impl Security {
         Ok(Self { schemes })
     }
 
+    /// The schemes of every one of `all` (several agents behind one endpoint), each name once
+    /// (the first agent's scheme of a name is tried; the agents of one server share their
+    /// credentials, so same-named schemes verify alike).
+    pub fn union<'a>(all: impl IntoIterator<Item = &'a Self>) -> Self {
+        let mut schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)> = Vec::new();
+        for security in all {
+            for (scheme, authenticator) in &security.schemes {
+                if !schemes.iter().any(|(s, _)| s.name == scheme.name) {
+                    schemes.push((scheme.clone(), Arc::clone(authenticator)));
+                }
+            }
+        }
+        Self { schemes }
+    }
+
     /// Whether requests must authenticate.
     pub fn is_enabled(&self) -> bool {
         !self.schemes.is_empty()

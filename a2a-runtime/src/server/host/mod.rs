@@ -6,6 +6,7 @@
 
 mod catalog;
 mod routes;
+mod shared_mcp;
 
 use std::sync::Arc;
 
@@ -61,6 +62,8 @@ pub struct Host {
     routes: Router,
     shutdown: Option<CancellationToken>,
     catalog: AgentCatalog,
+    /// Whether `/mcp` serves every agent's tools together.
+    shared_mcp: bool,
 }
 
 /// One agent of a host: its id, and the server builder holding its settings.
@@ -107,6 +110,7 @@ impl Host {
             routes: Router::new(),
             shutdown: None,
             catalog: AgentCatalog::default(),
+            shared_mcp: true,
         }
     }
 
@@ -207,6 +211,15 @@ impl Host {
     #[must_use]
     pub fn shutdown_signal(mut self, signal: CancellationToken) -> Self {
         self.shutdown = Some(signal);
+        self
+    }
+
+    /// Whether `/mcp` serves every agent's tools, prompts, resources and tasks together, each
+    /// tool and prompt named `{id}_{name}` (default on; two agents listing one name is refused
+    /// when the host is built). Each agent's own `/{id}/mcp` is served either way.
+    #[must_use]
+    pub fn shared_mcp(mut self, serve: bool) -> Self {
+        self.shared_mcp = serve;
         self
     }
 

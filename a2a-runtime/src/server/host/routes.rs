@@ -91,6 +91,9 @@ pub(super) fn router(
     if let Some(cors) = http::cors(&config.cors_origins) {
         root_call = root_call.layer(cors);
     }
+    if host.shared_mcp {
+        root = root.merge(super::shared_mcp::routes(host, apps, config)?);
+    }
     let document = Arc::new(catalog::document(&entries));
     let managers = apps.iter().map(|app| Arc::clone(&app.manager)).collect();
     let guard = Arc::new(BrowserGuard::new(config, &server_url));

@@ -1,0 +1,86 @@
+//! A host's shared MCP endpoint, `/mcp`: every agent's tools, prompts, resources and tasks
+//! under one endpoint (`a2a-runtime-mcp`'s aggregate), behind the schemes of all the agents,
+//! with its own protected-resource metadata.
+
+use std::sync::Arc;
+
+use axum::Router;
+
+use super::Host;
+use crate::server::{Error, ServeConfig, http};
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::security::Security;
+use a2a_runtime_mcp::aggregate::{AggregateHandler, Member};
+use a2a_runtime_mcp::namespace::ToolSkills;
+use a2a_runtime_mcp::{McpEndpoint, McpGate, McpHandler};
+
+/// `/mcp` for every agent of `host` (`apps` in the order added), and its metadata routes;
+/// refused when two agents would list one tool or prompt name.
+pub(super) fn routes(
+    host: &Host,
+    apps: &[Arc<App>],
+    config: &ServeConfig,
+) -> Result<Router, Error> {
+    let members = host
+        .agents
+        .iter()
+        .zip(apps)
+        .map(|(hosted, app)| Member {
+            prefix: hosted.id.clone(),
+            handler: McpHandler::new(Arc::clone(app)),
+        })
+        .collect();
+    let description = format!("The agents of {}: {}", host.name, host.ids().join(", "));
+    let handler =
+        AggregateHandler::new(&host.name, &description, members).map_err(Error::Config)?;
+    let shutdown = apps
+        .first()
+        .map(|app| app.shutdown.clone())
+        .unwrap_or_default();
+    let (rmcp, sessions) =
+        http::rmcp_service(&config.limits, shutdown, move || handler.for_session());
+    let server_url = config.base_url();
+    let security = Arc::new(Security::union(apps.iter().map(|app| &*app.security)));
+    let gate = McpGate {
+        max_body: config.limits.max_body_bytes,
+        body_time: config.limits.body_time(),
+        sessions,
+        max_sessions: config.limits.max_mcp_sessions,
+        tools: ToolSkills::namespaced(
+            host.agents
+                .iter()
+                .zip(apps)
+                .map(|(hosted, app)| (hosted.id.clone(), Arc::clone(&app.dispatcher)))
+                .collect(),
+        ),
+        resource_metadata: http::resource_metadata_url(&server_url, http::MCP_PATH),
+    };
+    let document = metadata(&security, apps, &host.name, &server_url);
+    let endpoint = McpEndpoint::new(gate, security, rmcp);
+    let route = match http::cors(&config.cors_origins) {
+        Some(cors) => {
+            Router::new().route_service(http::MCP_PATH, tower::Layer::layer(&cors, endpoint))
+        }
+        None => Router::new().route_service(http::MCP_PATH, endpoint),
+    };
+    Ok(route.merge(http::metadata_routes(document, http::MCP_PATH, true)))
+}
+
+/// The protected-resource metadata of the shared endpoint: every agent's schemes and scopes.
+fn metadata(
+    security: &Security,
+    apps: &[Arc<App>],
+    name: &str,
+    server_url: &str,
+) -> Option<serde_json::Value> {
+    let schemes: Vec<_> = security.schemes().cloned().collect();
+    let mut scopes: Vec<&str> = apps
+        .iter()
+        .flat_map(|app| app.dispatcher.registry().scopes().into_keys())
+        .collect();
+    scopes.sort_unstable();
+    scopes.dedup();
+    let jwt = apps.iter().find_map(|app| app.jwt.as_ref());
+    let resource = format!("{}{}", server_url.trim_end_matches('/'), http::MCP_PATH);
+    a2a_runtime_core::auth::metadata::document(&resource, name, &schemes, jwt, &scopes)
+}
