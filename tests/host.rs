@@ -422,3 +422,47 @@ async fn two_agents_listing_one_tool_name_on_the_shared_endpoint_are_refused_at_
         "without the shared endpoint, names do not meet"
     );
 }
+
+/// What `a2a validate` checks, on every card a host serves: the primary one at the root, each
+/// agent's own, and each in the catalog.
+#[tokio::test]
+async fn every_card_of_a_host_validates() {
+    use a2a_runtime::client::{A2aClient, Severity, validate_card};
+    let server = start(two_agents()).await;
+    let errors = |findings: Vec<a2a_runtime::client::Finding>| -> Vec<String> {
+        findings
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.to_string())
+            .collect()
+    };
+    for url in [
+        server.base.clone(),
+        format!("{}currency/", server.base),
+        format!("{}booking/", server.base),
+    ] {
+        let client = A2aClient::connect(url.clone()).await.unwrap();
+        assert!(
+            errors(client.card().validate()).is_empty(),
+            "{url}: {:?}",
+            client.card().validate()
+        );
+    }
+    let catalog: Value = server
+        .http
+        .get(format!("{}agents", server.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for entry in catalog["agents"].as_array().unwrap() {
+        let findings = validate_card(&entry["card"]);
+        assert!(
+            errors(findings.clone()).is_empty(),
+            "{}: {findings:?}",
+            entry["id"]
+        );
+    }
+}

@@ -124,6 +124,30 @@ async fn official_clients_of_both_generations_share_one_server_over_every_bindin
     run_python(&[v1.to_str().unwrap(), &base, "JSONRPC"]).await;
 }
 
+const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
+
+/// Several agents on one server (examples/agent-host): the 1.x client reaches each by path and
+/// by tenant over both bindings, the 0.3 client by path, and the MCP client the shared endpoint
+/// and one agent's own; all against one server, whose tasks never cross agents.
+#[tokio::test]
+async fn official_clients_reach_each_hosted_agent_by_path_and_by_tenant() {
+    require_packages().await;
+    require_v03_client().await;
+    let (_server, base) = a2a_tests::spawn_served(HOST).await;
+    let host = script("host_client.py");
+    for addressing in ["path", "tenant"] {
+        for binding in ["JSONRPC", "HTTP+JSON"] {
+            run_python(&[host.to_str().unwrap(), &base, addressing, binding]).await;
+        }
+    }
+    let v03 = script("a2a_v03_client.py");
+    let currency = format!("{base}currency/");
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        run_interpreter(&python03(), &[v03.to_str().unwrap(), &currency, binding]).await;
+    }
+    run_python(&[script("host_mcp.py").to_str().unwrap(), &base]).await;
+}
+
 const SCENARIOS: &str = env!("CARGO_BIN_EXE_scenarios-server");
 
 /// The scenario agent (examples/a2a-scenarios), played through every messageId prefix of the A2A

@@ -299,6 +299,10 @@ impl Checker {
             } else {
                 self.http_url(interface, &field, "url");
             }
+            // Opaque, copied into every request: an empty one would name no tenant.
+            if interface.contains_key("tenant") {
+                self.required_text(interface, &field, "tenant");
+            }
         }
     }
 
@@ -440,6 +444,23 @@ mod tests {
     #[test]
     fn a_complete_v1_card_has_no_findings() {
         assert_eq!(validate_card(&valid_v1()), []);
+    }
+
+    #[test]
+    fn an_interface_tenant_is_a_non_empty_string() {
+        let mut card = valid_v1();
+        card["supportedInterfaces"][0]["tenant"] = json!("booking");
+        assert_eq!(validate_card(&card), []);
+        card["supportedInterfaces"][0]["tenant"] = json!("");
+        assert_eq!(
+            fields(&validate_card(&card)),
+            ["supportedInterfaces[0].tenant"]
+        );
+        card["supportedInterfaces"][0]["tenant"] = json!(7);
+        assert_eq!(
+            fields(&validate_card(&card)),
+            ["supportedInterfaces[0].tenant"]
+        );
     }
 
     #[test]

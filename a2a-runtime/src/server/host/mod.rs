@@ -64,15 +64,16 @@ pub struct Host {
     catalog: AgentCatalog,
     /// Whether `/mcp` serves every agent's tools together.
     shared_mcp: bool,
+    /// Ids given limits that no agent had when they were given.
+    unknown_limits: Vec<String>,
 }
 
 /// One agent of a host: its id, and the server builder holding its settings.
 struct Hosted {
     id: String,
     server: AgentServer,
-    /// Whether the agent keeps its own limits (added with [`Host::server`]) rather than the
-    /// host's.
-    own_limits: bool,
+    /// Limits of its own ([`Host::agent_limits`]) instead of the host's.
+    limits: Option<Limits>,
 }
 
 impl std::fmt::Debug for Host {
@@ -111,31 +112,42 @@ impl Host {
             shutdown: None,
             catalog: AgentCatalog::default(),
             shared_mcp: true,
+            unknown_limits: Vec::new(),
         }
     }
 
     /// Serves `agent` as `id`: at `/{id}/` and as tenant `id`. Ids are checked when the host is
-    /// built: unique, and a URL path segment of letters, digits, `-` and `_`. It takes the
-    /// host's limits.
+    /// built: unique, and a URL path segment of letters, digits, `-` and `_`.
     #[must_use]
     pub fn agent<A: Agent>(self, id: impl Into<String>, agent: A) -> Self {
-        self.push(id.into(), AgentServer::new(agent), false)
+        self.server(id, AgentServer::new(agent))
     }
 
-    /// Serves the agent of `server` as `id`, with that builder's own limits, skills, security
-    /// schemes and credentials (the host's credentials and flags add to them). Its store,
-    /// address and routes are the host's.
+    /// Serves the agent of `server` as `id`, with that builder's skills, security schemes,
+    /// credentials (the host's and its flags add to them), task handle, resource updates and
+    /// routes (served under `/{id}/`). Its limits are the host's unless
+    /// [`agent_limits`](Self::agent_limits) gives it its own; its store, address and
+    /// shutdown are the host's.
     #[must_use]
-    pub fn server(self, id: impl Into<String>, server: AgentServer) -> Self {
-        self.push(id.into(), server, true)
+    pub fn server(mut self, id: impl Into<String>, server: AgentServer) -> Self {
+        self.agents.push(Hosted {
+            id: id.into(),
+            server,
+            limits: None,
+        });
+        self
     }
 
-    fn push(mut self, id: String, server: AgentServer, own_limits: bool) -> Self {
-        self.agents.push(Hosted {
-            id,
-            server,
-            own_limits,
-        });
+    /// Gives agent `id` limits of its own (a longer input timeout, a larger body, fewer
+    /// waiting tasks…) instead of the host's; the server's own (connections, shutdown,
+    /// per-caller quotas) stay the host's. An id no agent has is an error when the host is
+    /// built.
+    #[must_use]
+    pub fn agent_limits(mut self, id: &str, limits: Limits) -> Self {
+        match self.agents.iter_mut().find(|hosted| hosted.id == id) {
+            Some(hosted) => hosted.limits = Some(limits),
+            None => self.unknown_limits.push(id.to_owned()),
+        }
         self
     }
 
@@ -330,11 +342,16 @@ impl Host {
         if announce {
             let base = bound.base_url();
             eprintln!("agents:       {base}agents");
+            eprintln!("A2A JSON-RPC: {base}");
+            eprintln!(
+                "              (the agent named by `tenant`; each agent also at its own URL)"
+            );
+            if self.shared_mcp {
+                eprintln!("MCP:          {base}mcp (every agent's tools)");
+            }
             for hosted in &self.agents {
-                eprintln!(
-                    "  {:<12} {base}{}/  (MCP: {base}{}/mcp)",
-                    hosted.id, hosted.id, hosted.id
-                );
+                let id = &hosted.id;
+                eprintln!("  {id:<12} {base}{id}/  MCP: {base}{id}/mcp");
             }
         }
         http::serve_front(&apps, &bound, front, listener, stop).await
@@ -354,11 +371,7 @@ impl Host {
             .iter()
             .map(|hosted| {
                 let agent = &hosted.server;
-                let limits = if hosted.own_limits {
-                    &agent.config.limits
-                } else {
-                    &self.config.limits
-                };
+                let limits = hosted.limits.as_ref().unwrap_or(&self.config.limits);
                 let misplaced = if !agent.rest_prefix.is_empty() {
                     Some("a rest_prefix (its HTTP+JSON routes are under /{id}/)")
                 } else if agent.store.is_some() {
@@ -411,6 +424,12 @@ impl Host {
                     "agent id `{id}` is used twice: every agent of a host needs its own"
                 )));
             }
+        }
+        if let Some(id) = self.unknown_limits.first() {
+            return Err(Error::Config(format!(
+                "agent_limits(\"{id}\", ..) names no agent added before it (this host has {})",
+                self.ids().join(", ")
+            )));
         }
         if let Some(primary) = &self.primary
             && !seen.contains(primary.as_str())
