@@ -144,6 +144,7 @@ const _: () = {
         replies: __a2a_replies,
         scopes: &[],
         extended_only: false,
+        public: false,
         resume: ::a2a_runtime::__private::Resume::Answers,
         task_support: ::a2a_runtime::__private::TaskSupport::Optional,
         read_only: ::core::option::Option::None,

@@ -30,6 +30,8 @@ pub(crate) struct SkillArgs {
     pub(crate) scopes: StrList,
     /// Listed only on the extended agent card, shown to authenticated callers.
     pub(crate) extended_only: Flag,
+    /// Callable over MCP without credentials on an agent that otherwise requires them.
+    pub(crate) public: Flag,
     /// What a restart does with the skill's unfinished tasks: `"answers"`, `"rerun"`, `"never"`.
     pub(crate) resume: Option<LitStr>,
     /// Whether MCP clients of the tasks extension get a task: `"optional"`, `"required"`,

@@ -18,6 +18,8 @@ pub(crate) struct Skill {
     /// The span of the first scope, where a missing scope-carrying scheme is reported.
     pub(crate) scopes_span: Option<Span>,
     pub(crate) extended_only: bool,
+    /// Callable over MCP without credentials.
+    pub(crate) public: bool,
     pub(crate) resume: ResumePolicy,
     pub(crate) task_support: TaskSupport,
     pub(crate) hints: Hints,

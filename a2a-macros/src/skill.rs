@@ -107,6 +107,32 @@ fn read_params(func: &mut syn::ItemFn, errors: &mut Errors) -> Vec<Param> {
     params
 }
 
+/// A public skill needs no credentials, so it can need no scopes, and it is listed to callers
+/// without any, so not only to authenticated ones.
+fn check_public(args: &SkillArgs, errors: &mut Errors) {
+    if !args.public.is_present() {
+        return;
+    }
+    if let Some(scope) = args.scopes.first() {
+        errors.push(
+            Error::custom(
+                "a `public` skill is called without credentials, so it cannot need scopes; \
+                 drop `public` or the scopes",
+            )
+            .with_span(scope),
+        );
+    }
+    if args.extended_only.is_present() {
+        errors.push(
+            Error::custom(
+                "a `public` skill is listed to callers without credentials, and `extended_only` \
+                 lists a skill only to authenticated ones; choose one",
+            )
+            .with_span(&args.extended_only.span()),
+        );
+    }
+}
+
 fn take_flag(attrs: &mut Vec<syn::Attribute>, name: &str) -> bool {
     let before = attrs.len();
     attrs.retain(|attr| !attr.path().is_ident(name));
@@ -140,6 +166,7 @@ fn build(
     let sig = &func.sig;
     let before = errors.count();
     check_signature(sig, errors);
+    check_public(&args, errors);
     let agent = args.agent.or_else(|| {
         errors.push(Error::custom(
             "#[skill] needs the agent it belongs to: `#[skill(agent = YourAgent)]`",
@@ -189,6 +216,7 @@ fn build(
         scopes,
         scopes_span: args.scopes.first().map(syn::LitStr::span),
         extended_only: args.extended_only.is_present(),
+        public: args.public.is_present(),
         resume,
         task_support,
         hints: Hints {

@@ -55,6 +55,7 @@ pub(crate) fn generate(skill: &Skill, runtime: &Runtime) -> TokenStream {
 fn skill_parts(skill: &Skill, private: &TokenStream) -> TokenStream {
     let agent = &skill.agent;
     let extended_only = skill.extended_only;
+    let public = skill.public;
     let resume = match skill.resume {
         ResumePolicy::Answers => quote!(#private::Resume::Answers),
         ResumePolicy::Rerun => quote!(#private::Resume::Rerun),
@@ -92,6 +93,7 @@ fn skill_parts(skill: &Skill, private: &TokenStream) -> TokenStream {
                 replies: __a2a_replies,
                 scopes: #scopes,
                 extended_only: #extended_only,
+                public: #public,
                 resume: #resume,
                 task_support: #task_support,
                 read_only: #read_only,

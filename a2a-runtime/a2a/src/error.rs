@@ -79,9 +79,9 @@ pub enum A2aError {
     /// No valid credentials (HTTP 401).
     #[error("{0}")]
     Unauthenticated(String),
-    /// The caller lacks a scope the skill needs (HTTP 403), checked before any work.
-    #[error("skill `{skill}` needs scope `{scope}`, which the caller's credentials do not grant")]
-    InsufficientScope { skill: String, scope: String },
+    /// The caller lacks scopes the skill needs (HTTP 403), checked before any work.
+    #[error("{0}")]
+    InsufficientScope(MissingScope),
 }
 
 fn media_type_message(given: &str) -> String {
@@ -246,7 +246,7 @@ impl A2aError {
                 "UNAUTHENTICATED",
                 StatusCode::UNAUTHORIZED,
             ),
-            Self::InsufficientScope { .. } => (
+            Self::InsufficientScope(_) => (
                 code::PERMISSION_DENIED,
                 "PERMISSION_DENIED",
                 "PERMISSION_DENIED",
@@ -282,7 +282,7 @@ impl A2aError {
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
-            Self::InsufficientScope { .. } => StatusCode::FORBIDDEN,
+            Self::InsufficientScope(_) => StatusCode::FORBIDDEN,
             _ => StatusCode::OK,
         }
     }
@@ -298,9 +298,10 @@ impl A2aError {
     /// The `WWW-Authenticate` challenge of a refusal for missing scope (RFC 6750 §3.1).
     pub fn scope_challenge(&self) -> Option<String> {
         match self {
-            Self::InsufficientScope { scope, .. } => {
-                Some(a2a_runtime_core::auth::insufficient_scope(scope))
-            }
+            Self::InsufficientScope(missing) => Some(a2a_runtime_core::auth::insufficient_scope(
+                missing.needed,
+                None,
+            )),
             _ => None,
         }
     }
@@ -333,7 +334,11 @@ impl A2aError {
             }),
             Self::UnsupportedMediaType(given) => json!({ "contentType": given }),
             Self::Busy(busy) => json!({ "retryAfterSeconds": retry_seconds(busy).to_string() }),
-            Self::InsufficientScope { skill, scope } => json!({ "skill": skill, "scope": scope }),
+            Self::InsufficientScope(missing) => json!({
+                "skill": missing.skill,
+                "missingScopes": missing.missing.join(" "),
+                "requiredScopes": missing.needed.join(" "),
+            }),
             Self::NotStored { task, .. } => json!({ "taskId": task }),
             Self::PushConfigNotFound { task, config } => {
                 json!({ "taskId": task, "configId": config })
@@ -382,10 +387,7 @@ impl A2aError {
 
 impl From<MissingScope> for A2aError {
     fn from(missing: MissingScope) -> Self {
-        Self::InsufficientScope {
-            skill: missing.skill.to_owned(),
-            scope: missing.scope.to_owned(),
-        }
+        Self::InsufficientScope(missing)
     }
 }
 

@@ -30,8 +30,9 @@ pub struct App {
     pub shutdown: CancellationToken,
     /// The security schemes in force and their authenticators.
     pub security: Arc<Security>,
-    /// How bearer JWTs are verified, when they are (for the protected-resource metadata).
-    pub jwt: Option<JwtConfig>,
+    /// How bearer JWTs are verified, when they are, and the further issuers trusted (for the
+    /// protected-resource metadata).
+    pub jwt: Vec<JwtConfig>,
     /// The key MCP request states are sealed with, when replicas share one.
     pub state_key: Option<Vec<u8>>,
     /// Delivers push notifications, unless they are off.

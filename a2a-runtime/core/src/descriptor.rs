@@ -34,6 +34,7 @@ pub struct SkillParts {
     pub replies: fn() -> bool,
     pub scopes: &'static [&'static str],
     pub extended_only: bool,
+    pub public: bool,
     pub resume: Resume,
     pub task_support: TaskSupport,
     pub read_only: Option<bool>,
@@ -159,6 +160,11 @@ impl SkillDescriptor {
     pub fn is_extended_only(&self) -> bool {
         self.parts.extended_only
     }
+    /// Whether MCP clients may list and call the skill without credentials on an agent that
+    /// otherwise requires them (`#[skill(public)]`).
+    pub fn is_public(&self) -> bool {
+        self.parts.public
+    }
     /// What a restart does with the skill's unfinished tasks.
     pub fn resume(&self) -> Resume {
         self.parts.resume
@@ -225,6 +231,7 @@ impl SkillDescriptor {
         replies: || false,
         scopes: &[],
         extended_only: false,
+        public: false,
         resume: Resume::Answers,
         task_support: TaskSupport::Optional,
         read_only: None,

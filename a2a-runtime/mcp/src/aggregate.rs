@@ -37,6 +37,8 @@ pub struct Member {
 #[derive(Clone)]
 pub struct AggregateHandler {
     members: Arc<[Member]>,
+    /// Whether some member requires credentials: the others' tools then say they need none.
+    secured: bool,
     info: Arc<InitializeResult>,
     /// Every member's resource changes in one channel, started by the first
     /// `subscriptions/listen` (until then no member sends its changes anywhere).
@@ -74,7 +76,11 @@ impl AggregateHandler {
             ));
         }
         let info = server_info(name, description, &members);
+        let secured = members
+            .iter()
+            .any(|m| m.handler.app().security.is_enabled());
         Ok(Self {
+            secured,
             members: members.into(),
             info: Arc::new(info),
             updates: Arc::default(),
@@ -218,8 +224,12 @@ impl ServerHandler for AggregateHandler {
                 .list_tools(request.clone(), context.clone())
                 .await?;
             private |= listed.cache_scope == Some(CacheScope::Private);
+            let open = self.secured && !member.handler.app().security.is_enabled();
             tools.extend(listed.tools.into_iter().map(|mut tool| {
                 tool.name = namespaced(&member.prefix, &tool.name).into();
+                if open {
+                    tool = super::tools::with_security(tool, json!([{ "type": "noauth" }]));
+                }
                 tool
             }));
         }

@@ -60,7 +60,7 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
     if let Some(refusal) = parts.extensions.remove::<Unauthenticated>() {
         let public =
             method.is_some_and(|m| PUBLIC_METHODS.contains(&m) || m.starts_with("notifications/"));
-        if public {
+        if public || public_tool_request(gate, method, body) {
             return None;
         }
         return Some(unauthenticated(&refusal, &gate.resource_metadata));
@@ -73,24 +73,39 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
     let skill = gate.tools.skill(&name)?;
     let missing = Dispatcher::authorize(skill, &Caller::of(&parts.extensions)).err()?;
     let id = body.id();
-    let message = format!(
-        "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
-        missing.skill, missing.scope
-    );
+    let message = super::error::tool_refusal(&missing);
     let mut response = failure(
         StatusCode::FORBIDDEN,
         &id,
         code::PERMISSION_DENIED,
         &message,
     );
-    if let Ok(challenge) =
-        HeaderValue::from_str(&a2a_runtime_core::auth::insufficient_scope(missing.scope))
-    {
+    let challenge =
+        a2a_runtime_core::auth::insufficient_scope(missing.needed, Some(&gate.resource_metadata));
+    if let Ok(challenge) = HeaderValue::from_str(&challenge) {
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, challenge);
     }
     Some(response)
+}
+
+/// Whether a request without credentials may go on because it is about public tools: on an
+/// agent with any, listing the tools (each says in its metadata whether it needs credentials,
+/// so a host signs in only for the others) and calling a public one. A call of any other tool
+/// is refused with the challenge, which is what starts a host's sign-in.
+fn public_tool_request(gate: &McpGate, method: Option<&str>, body: &Envelope<'_>) -> bool {
+    if !gate.tools.has_public() {
+        return false;
+    }
+    match method {
+        Some("tools/list") => true,
+        Some("tools/call") => body
+            .params
+            .and_then(|params| serde_json::from_str::<Named<'_>>(params.get()).ok())
+            .is_some_and(|Named { name }| gate.tools.is_public(&name)),
+        _ => false,
+    }
 }
 
 /// The tool a `tools/call` names.

@@ -27,11 +27,26 @@ pub(super) fn busy(busy: Busy) -> McpError {
 pub(super) fn forbidden(missing: MissingScope) -> McpError {
     McpError::new(
         rmcp::model::ErrorCode(code::PERMISSION_DENIED as i32),
-        format!(
-            "tool `{}` needs scope `{}`, which the caller's credentials do not grant",
-            missing.skill, missing.scope
-        ),
-        Some(json!({ "tool": missing.skill, "scope": missing.scope })),
+        tool_refusal(&missing),
+        Some(json!({
+            "tool": missing.skill,
+            "missingScopes": missing.missing,
+            "requiredScopes": missing.needed,
+        })),
+    )
+}
+
+/// What a call refused for `missing` scopes is told: the tool and every scope it lacks.
+pub fn tool_refusal(missing: &MissingScope) -> String {
+    let noun = if missing.missing.len() == 1 {
+        "scope"
+    } else {
+        "scopes"
+    };
+    format!(
+        "tool `{}` needs {noun} {}, which the caller's credentials do not grant",
+        missing.skill,
+        missing.missing_list()
     )
 }
 
@@ -73,7 +88,7 @@ const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// the task id in `data`. Only store failures are internal errors (-32603).
 pub(super) fn task_error(error: TaskError) -> McpError {
     let task_id = match &error {
-        TaskError::Forbidden(missing) => return forbidden(*missing),
+        TaskError::Forbidden(missing) => return forbidden(missing.clone()),
         TaskError::Quota(refusal) => return busy(refusal.clone()),
         TaskError::NotFound(id)
         | TaskError::NotRunning(id)

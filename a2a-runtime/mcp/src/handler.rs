@@ -55,7 +55,7 @@ pub struct McpHandler {
 impl McpHandler {
     pub fn new(app: Arc<App>) -> Self {
         Self {
-            tools: Arc::new(tool_list(app.dispatcher.registry())),
+            tools: Arc::new(tool_list(app.dispatcher.registry(), &app.security)),
             info: Arc::new(server_info(&app)),
             service: Arc::new(McpService::new(app)),
             subscriptions: Arc::default(),
@@ -107,10 +107,13 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        // Tools the caller lacks scopes for are not listed.
+        // Tools the caller lacks scopes for are not listed, except to a caller without
+        // credentials (let in by public tools), who is shown every tool with what calling it
+        // takes, so a host signs its user in for the others.
         let caller = caller_of(&context);
+        let signed_out = self.app().security.is_enabled() && caller.caller().is_anonymous();
         let registry = self.app().dispatcher.registry();
-        let mut scoped = false;
+        let mut scoped = signed_out;
         let tools: Vec<Tool> = self
             .tools
             .iter()
@@ -119,7 +122,7 @@ impl ServerHandler for McpHandler {
                     return true;
                 };
                 scoped |= !skill.descriptor.scopes().is_empty();
-                Dispatcher::authorize(skill, caller.caller()).is_ok()
+                signed_out || Dispatcher::authorize(skill, caller.caller()).is_ok()
             })
             .cloned()
             .collect();

@@ -54,33 +54,81 @@ pub fn collision<'a>(
     None
 }
 
-/// The skills behind tool names, for the scope check of `tools/call` before rmcp reads the
-/// call: one agent's (its names as they are), or several agents' under their prefixes.
+/// The skills behind tool names, for the checks of `tools/call` before rmcp reads the call:
+/// one agent's (its names as they are), or several agents' under their prefixes.
 #[derive(Clone)]
-pub struct ToolSkills(Arc<[(String, Arc<Dispatcher>)]>);
+pub struct ToolSkills(Arc<[Agent]>);
+
+/// One agent's tools: its prefix, its skills, and whether it needs credentials at all.
+struct Agent {
+    prefix: String,
+    dispatcher: Arc<Dispatcher>,
+    /// The agent has no security scheme: its tools need no credentials, even where others'
+    /// do (a host's shared endpoint).
+    open: bool,
+}
 
 impl ToolSkills {
     /// One agent's tools, named as its skills.
     pub fn of(dispatcher: Arc<Dispatcher>) -> Self {
-        Self(Arc::from([(String::new(), dispatcher)]))
+        Self(Arc::from([Agent {
+            prefix: String::new(),
+            dispatcher,
+            open: false,
+        }]))
     }
 
-    /// Several agents' tools, each `{prefix}_{skill}`.
-    pub fn namespaced(agents: Vec<(String, Arc<Dispatcher>)>) -> Self {
-        Self(agents.into())
+    /// Several agents' tools, each `{prefix}_{skill}`; `open` says whether an agent has no
+    /// security scheme.
+    pub fn namespaced(agents: Vec<(String, Arc<Dispatcher>, bool)>) -> Self {
+        Self(
+            agents
+                .into_iter()
+                .map(|(prefix, dispatcher, open)| Agent {
+                    prefix,
+                    dispatcher,
+                    open,
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether some tool needs no credentials: a public one (`#[skill(public)]`), or one of
+    /// an agent without security.
+    pub fn has_public(&self) -> bool {
+        self.0.iter().any(|agent| {
+            agent.open
+                || agent
+                    .dispatcher
+                    .registry()
+                    .skills()
+                    .iter()
+                    .any(|skill| skill.descriptor.is_public())
+        })
+    }
+
+    /// Whether tool `name` may be called without credentials.
+    pub fn is_public(&self, name: &str) -> bool {
+        self.find(name)
+            .is_some_and(|(agent, skill)| agent.open || skill.descriptor.is_public())
     }
 
     /// The skill tool `name` calls.
     pub fn skill(&self, name: &str) -> Option<&SkillEntry> {
+        self.find(name).map(|(_, skill)| skill)
+    }
+
+    fn find(&self, name: &str) -> Option<(&Agent, &SkillEntry)> {
         let prefixes = self
             .0
             .iter()
             .enumerate()
-            .map(|(index, (prefix, _))| (index, prefix.as_str()));
+            .map(|(index, agent)| (index, agent.prefix.as_str()));
         let (index, own) = split(prefixes, name, |index, own| {
-            self.0[index].1.registry().get(own).is_some()
+            self.0[index].dispatcher.registry().get(own).is_some()
         })?;
-        self.0[index].1.registry().get(own)
+        let agent = &self.0[index];
+        Some((agent, agent.dispatcher.registry().get(own)?))
     }
 }
 

@@ -2,15 +2,53 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{Tool, ToolAnnotations};
+use rmcp::model::{MetaObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
+use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_core::registry::{Registry, SkillEntry};
 use a2a_runtime_core::schema;
 
-/// The tools of an agent, in the registry's (sorted, deterministic) order.
-pub fn tool_list(registry: &Registry) -> Vec<Tool> {
-    registry.skills().iter().map(tool).collect()
+/// The tools of an agent, in the registry's (sorted, deterministic) order; on an agent that
+/// requires credentials each says in `_meta.securitySchemes` what calling it takes.
+pub fn tool_list(registry: &Registry, security: &Security) -> Vec<Tool> {
+    registry
+        .skills()
+        .iter()
+        .map(|skill| {
+            let tool = tool(skill);
+            match security_schemes(skill, security) {
+                Some(schemes) => with_security(tool, schemes),
+                None => tool,
+            }
+        })
+        .collect()
+}
+
+/// `tool` saying in `_meta.securitySchemes` what calling it takes.
+pub fn with_security(tool: Tool, schemes: Value) -> Tool {
+    let mut meta = tool.meta.clone().map(|meta| meta.0).unwrap_or_default();
+    meta.insert("securitySchemes".into(), schemes);
+    tool.with_meta(MetaObject(meta))
+}
+
+/// What calling `skill` takes, in the form MCP hosts read from a tool's metadata: `noauth` for
+/// a public tool, else `oauth2` with the skill's scopes when a scheme takes bearer tokens (the
+/// credentials a host can obtain by signing its user in). `None` on an agent without security,
+/// or one whose schemes no host signs in to (API keys, client certificates) for a tool that is
+/// not public.
+fn security_schemes(skill: &SkillEntry, security: &Security) -> Option<Value> {
+    if !security.is_enabled() {
+        return None;
+    }
+    let mut schemes = Vec::new();
+    if skill.descriptor.is_public() {
+        schemes.push(json!({ "type": "noauth" }));
+    }
+    if security.schemes().any(|s| s.scheme.is_jwt()) {
+        schemes.push(json!({ "type": "oauth2", "scopes": skill.descriptor.scopes() }));
+    }
+    (!schemes.is_empty()).then_some(Value::Array(schemes))
 }
 
 fn tool(skill: &SkillEntry) -> Tool {

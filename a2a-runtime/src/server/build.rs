@@ -76,6 +76,8 @@ impl AgentServer {
             if auth.jwt.is_none() {
                 auth.jwt.clone_from(&host.jwt);
             }
+            auth.jwt_issuers.extend(host.jwt_issuers.iter().cloned());
+            auth.scope_implies.extend(&host.scope_implies);
         }
         server.auth.apply(&mut auth)?;
         auth.client_certificates = server.tls.client_ca.is_some();
@@ -109,7 +111,7 @@ impl AgentServer {
             rest_prefix: self.rest_prefix.clone(),
             shutdown,
             security: Arc::new(security),
-            jwt: auth.jwt,
+            jwt: auth.jwt.into_iter().chain(auth.jwt_issuers).collect(),
             state_key,
             push: shared.push.clone(),
             catalog: Arc::new(catalog),

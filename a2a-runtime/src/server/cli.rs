@@ -180,6 +180,18 @@ struct AuthArgs {
     /// every request) [default: 60s]
     #[arg(long, env = "A2A_JWT_CACHE_TTL", value_parser = duration, value_name = "DURATION")]
     jwt_cache_ttl: Option<Duration>,
+    /// Another OpenID Connect issuer whose bearer JWTs are accepted, its keys found by
+    /// discovery (repeat, or comma separated; a token goes to the issuer its `iss` names)
+    #[arg(
+        long = "jwt-trusted-issuer",
+        env = "A2A_JWT_TRUSTED_ISSUERS",
+        value_delimiter = ',',
+        value_name = "ISSUER_URL"
+    )]
+    jwt_trusted_issuers: Vec<String>,
+    /// Scopes that grant others: parent=child+child (comma separated)
+    #[arg(long, env = "A2A_SCOPE_IMPLIES", value_name = "PARENT=CHILD+...")]
+    scope_implies: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -221,6 +233,15 @@ struct NetworkArgs {
         value_name = "ORIGIN"
     )]
     cors_origins: Vec<String>,
+    /// A request header cross-origin callers may send besides the protocols' own (repeat, or
+    /// comma separated)
+    #[arg(
+        long = "cors-header",
+        env = "A2A_CORS_HEADERS",
+        value_delimiter = ',',
+        value_name = "HEADER"
+    )]
+    cors_headers: Vec<String>,
 }
 
 /// One flag per limit; `None` keeps the configured value.
@@ -389,6 +410,7 @@ impl Cli {
         config.allowed_hosts.extend(network.allowed_hosts);
         config.allowed_origins.extend(network.allowed_origins);
         config.cors_origins.extend(network.cors_origins);
+        config.cors_headers.extend(network.cors_headers);
         let tls = self.tls;
         if tls.tls_cert.is_some() {
             config.tls.cert = tls.tls_cert;
@@ -421,6 +443,12 @@ impl Cli {
         }
         if auth.jwt_cache_ttl.is_some() {
             settings.jwt_cache_ttl = auth.jwt_cache_ttl;
+        }
+        if !auth.jwt_trusted_issuers.is_empty() {
+            settings.jwt_trusted_issuers = auth.jwt_trusted_issuers;
+        }
+        if auth.scope_implies.is_some() {
+            settings.scope_implies = auth.scope_implies;
         }
         let given = self.limits;
         let limits = &mut config.limits;

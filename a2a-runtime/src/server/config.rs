@@ -5,7 +5,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
 use super::Limits;
-use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig};
+use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
 use a2a_runtime_core::error::Error;
 
 /// Where and how a server listens, and its limits.
@@ -29,6 +29,9 @@ pub struct ServeConfig {
     /// Origins allowed to read A2A and MCP responses cross-origin (CORS; `--cors-origin`,
     /// `A2A_CORS_ORIGINS`; `*` for any). The agent card is readable from any origin regardless.
     pub cors_origins: Vec<String>,
+    /// Request headers those origins may send besides the protocols' own (`--cors-header`,
+    /// `A2A_CORS_HEADERS`): what a browser client adds, such as a tracing header.
+    pub cors_headers: Vec<String>,
     /// Limits on requests, tasks, callers, connections and shutdown.
     pub limits: Limits,
     /// Credentials the built-in security schemes verify.
@@ -227,6 +230,13 @@ pub struct AuthSettings {
     /// How long a verified bearer JWT is trusted before its signature is checked again
     /// (`--jwt-cache-ttl`, `A2A_JWT_CACHE_TTL`; default 60 s, `0s` checks every request).
     pub jwt_cache_ttl: Option<std::time::Duration>,
+    /// More issuers whose bearer JWTs are accepted, each an OpenID Connect provider's issuer
+    /// URL whose discovery document names its keys (`--jwt-trusted-issuer`,
+    /// `A2A_JWT_TRUSTED_ISSUERS`); a token goes to the issuer its `iss` names.
+    pub jwt_trusted_issuers: Vec<String>,
+    /// Scopes that grant others, `parent=child child,…` (`--scope-implies`,
+    /// `A2A_SCOPE_IMPLIES`).
+    pub scope_implies: Option<String>,
 }
 
 impl std::fmt::Debug for AuthSettings {
@@ -240,6 +250,8 @@ impl std::fmt::Debug for AuthSettings {
             .field("jwt_issuer", &self.jwt_issuer)
             .field("jwt_audience", &self.jwt_audience)
             .field("jwt_cache_ttl", &self.jwt_cache_ttl)
+            .field("jwt_trusted_issuers", &self.jwt_trusted_issuers)
+            .field("scope_implies", &self.scope_implies)
             .finish()
     }
 }
@@ -273,6 +285,18 @@ impl AuthSettings {
         };
         if let Some(keys) = keys {
             config.jwt = Some(keys);
+        }
+        for issuer in &self.jwt_trusted_issuers {
+            let issuer = issuer.trim_end_matches('/');
+            let discovery = format!("{issuer}/.well-known/openid-configuration");
+            config
+                .jwt_issuers
+                .push(JwtConfig::discover(discovery).issuer(issuer));
+        }
+        if let Some(text) = &self.scope_implies {
+            let parsed = ScopeImplications::parse(text)
+                .map_err(|reason| Error::Config(format!("--scope-implies: {reason}")))?;
+            config.scope_implies.extend(&parsed);
         }
         if self.jwt_issuer.is_some()
             || !self.jwt_audience.is_empty()
@@ -308,6 +332,7 @@ impl Default for ServeConfig {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),
+            cors_headers: Vec::new(),
             limits: Limits::default(),
             auth: AuthSettings::default(),
             tls: TlsSettings::default(),
@@ -341,6 +366,15 @@ impl ServeConfig {
                     "origin `{origin}` must look like https://app.example or http://localhost:3000"
                 )));
             }
+        }
+        if let Some(name) = self
+            .cors_headers
+            .iter()
+            .find(|name| http::HeaderName::from_bytes(name.trim().as_bytes()).is_err())
+        {
+            return Err(Error::Config(format!(
+                "--cors-header `{name}` is not an HTTP header name"
+            )));
         }
         match (&self.tls.cert, &self.tls.key) {
             (Some(_), None) => return Err(Error::Config("--tls-cert needs --tls-key".into())),

@@ -28,6 +28,20 @@ pub(crate) struct BrowserGuard {
     origins: Vec<String>,
 }
 
+/// Paths any page may read whatever its origin: agent cards (a host's per agent too), the
+/// protected-resource metadata, a host's catalog, health. The host is still checked.
+fn is_public_metadata(path: &str) -> bool {
+    let agent_card = |path: &str| path.starts_with("/.well-known/agent");
+    let under_agent = path
+        .strip_prefix('/')
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(_, rest)| agent_card(&format!("/{rest}")));
+    agent_card(path)
+        || under_agent
+        || path.starts_with(a2a_runtime_core::auth::metadata::WELL_KNOWN)
+        || matches!(path, "/healthz" | "/agents")
+}
+
 impl BrowserGuard {
     /// The guard for `config`, whose bind address is the one actually bound.
     pub(crate) fn new(config: &ServeConfig, base_url: &str) -> Self {
@@ -134,7 +148,7 @@ impl BrowserGuard {
     /// The 403 for a request from a host or origin this agent does not answer to.
     pub(crate) fn refusal(&self, request: &Request) -> Option<Response> {
         let path = request.uri().path();
-        let public = path.starts_with("/.well-known/agent") || path == "/healthz";
+        let public = is_public_metadata(path);
         let host = request
             .headers()
             .get(header::HOST)

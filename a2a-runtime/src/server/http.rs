@@ -138,11 +138,7 @@ pub(crate) fn agent_routes(
         .route("/.well-known/agent-card.json", card_route.clone())
         .route("/.well-known/agent.json", card_route)
         .with_state(card)
-        .layer(
-            CorsLayer::new()
-                .allow_origin(AllowOrigin::any())
-                .allow_methods([Method::GET]),
-        );
+        .layer(readable_anywhere());
     let (mcp, sessions) = mcp_service(Arc::clone(app));
     let gate = McpGate {
         max_body: app.limits.max_body_bytes,
@@ -199,7 +195,7 @@ pub(crate) fn agent_routes(
                 })))
                 .layer(DefaultBodyLimit::max(max_body)),
         );
-    let cors = cors(&config.cors_origins);
+    let cors = cors(config);
     AgentRoutes {
         calls: match &cors {
             Some(cors) => calls.layer(cors.clone()),
@@ -214,6 +210,14 @@ pub(crate) fn agent_routes(
     }
 }
 
+/// CORS for public metadata (cards, the protected-resource document, a host's catalog): any
+/// origin may read it.
+pub(crate) fn readable_anywhere() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::any())
+        .allow_methods([Method::GET])
+}
+
 /// `GET /healthz`: `ok` while every one of `managers` has its writes stored.
 pub(crate) fn healthz_route(
     managers: Vec<Arc<a2a_runtime_core::task::TaskManager>>,
@@ -223,7 +227,8 @@ pub(crate) fn healthz_route(
 }
 
 /// The CORS policy for browser clients of the A2A and MCP endpoints, when origins are given.
-pub(crate) fn cors(origins: &[String]) -> Option<CorsLayer> {
+pub(crate) fn cors(config: &ServeConfig) -> Option<CorsLayer> {
+    let origins = &config.cors_origins;
     if origins.is_empty() {
         return None;
     }
@@ -236,23 +241,31 @@ pub(crate) fn cors(origins: &[String]) -> Option<CorsLayer> {
                 .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok()),
         )
     };
+    let mut headers = vec![
+        header::CONTENT_TYPE,
+        header::AUTHORIZATION,
+        header::ACCEPT,
+        HeaderName::from_static("a2a-version"),
+        HeaderName::from_static("a2a-extensions"),
+        HeaderName::from_static("x-a2a-extensions"),
+        HeaderName::from_static("mcp-session-id"),
+        HeaderName::from_static("mcp-protocol-version"),
+        HeaderName::from_static("mcp-method"),
+        HeaderName::from_static("mcp-name"),
+        HeaderName::from_static("last-event-id"),
+    ];
+    // Checked by `ServeConfig::validate`.
+    headers.extend(
+        config
+            .cors_headers
+            .iter()
+            .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok()),
+    );
     Some(
         CorsLayer::new()
             .allow_origin(allow)
             .allow_methods([Method::GET, Method::POST, Method::DELETE])
-            .allow_headers([
-                header::CONTENT_TYPE,
-                header::AUTHORIZATION,
-                header::ACCEPT,
-                HeaderName::from_static("a2a-version"),
-                HeaderName::from_static("a2a-extensions"),
-                HeaderName::from_static("x-a2a-extensions"),
-                HeaderName::from_static("mcp-session-id"),
-                HeaderName::from_static("mcp-protocol-version"),
-                HeaderName::from_static("mcp-method"),
-                HeaderName::from_static("mcp-name"),
-                HeaderName::from_static("last-event-id"),
-            ])
+            .allow_headers(headers)
             .expose_headers([
                 HeaderName::from_static("mcp-session-id"),
                 HeaderName::from_static("a2a-extensions"),
@@ -276,7 +289,7 @@ pub(crate) fn protected_resource_routes(
         &resource,
         app.agent.name(),
         &schemes,
-        app.jwt.as_ref(),
+        &app.jwt,
         &scopes,
     );
     metadata_routes(document, mcp_path, at_root)
@@ -293,6 +306,7 @@ pub(crate) fn metadata_routes(
         return Router::new();
     };
     let document = Arc::new(document);
+    // Public metadata, as the card is: hosted assistants read it from their web apps.
     let route = get(
         |State(document): State<Arc<serde_json::Value>>| async move {
             axum::Json(document.as_ref().clone()).into_response()
@@ -303,7 +317,7 @@ pub(crate) fn metadata_routes(
     if at_root {
         router = router.route(a2a_runtime_core::auth::metadata::WELL_KNOWN, route);
     }
-    router.with_state(document)
+    router.with_state(document).layer(readable_anywhere())
 }
 
 /// The URL of the protected-resource metadata for the MCP endpoint at `mcp_path`.

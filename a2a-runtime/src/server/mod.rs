@@ -136,6 +136,29 @@ impl AgentServer {
         self
     }
 
+    /// Also accepts bearer JWTs of another issuer, for the same schemes: a token is verified
+    /// with the keys of the issuer its `iss` names, so `jwt` must set its
+    /// [`issuer`](JwtConfig::issuer). `--jwt-trusted-issuer` adds more.
+    #[must_use]
+    pub fn trust_issuer(mut self, jwt: JwtConfig) -> Self {
+        self.auth.jwt_issuers.push(jwt);
+        self
+    }
+
+    /// Scopes that grant others: a caller granted `parent` holds `children` too (a granted
+    /// wildcard such as `mcp:tools:*` covers the scopes below it without this).
+    /// `--scope-implies` adds more.
+    #[must_use]
+    pub fn scope_implies<S: Into<String>>(
+        mut self,
+        parent: impl Into<String>,
+        children: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.auth.scope_implies =
+            std::mem::take(&mut self.auth.scope_implies).imply(parent, children);
+        self
+    }
+
     /// Declares a security scheme (for values known only at run time; `#[agent(security(..))]`
     /// declares them in code). It is published in the card and enforced on every request.
     #[must_use]

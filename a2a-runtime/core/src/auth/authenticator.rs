@@ -48,13 +48,20 @@ pub trait Authenticator: Send + Sync + 'static {
     fn challenge(&self, error: Option<&AuthError>) -> String;
 }
 
-/// The `WWW-Authenticate` challenge of a refusal for a missing scope (RFC 6750 §3.1):
-/// `Bearer error="insufficient_scope", scope="…"`.
-pub fn insufficient_scope(scope: &str) -> String {
-    format!(
+/// The `WWW-Authenticate` challenge of a refusal for missing scopes (RFC 6750 §3.1): every
+/// scope the call needs, so a client can ask for a token granting them all, and where the
+/// protected resource's metadata is (RFC 9728 §5.1), when there is one:
+/// `Bearer error="insufficient_scope", scope="a b", resource_metadata="…"`.
+pub fn insufficient_scope(needed: &[&str], resource_metadata: Option<&str>) -> String {
+    let mut challenge = format!(
         "Bearer realm=\"agent\", error=\"insufficient_scope\", scope={}",
-        quoted(scope)
-    )
+        quoted(&needed.join(" "))
+    );
+    if let Some(url) = resource_metadata {
+        challenge.push_str(", resource_metadata=");
+        challenge.push_str(&quoted(url));
+    }
+    challenge
 }
 
 /// A `WWW-Authenticate` parameter value: a quoted string with `"` and `\` escaped.

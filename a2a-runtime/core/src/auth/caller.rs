@@ -126,9 +126,28 @@ impl Caller {
         self.0.scopes.iter().map(String::as_str)
     }
 
-    /// Whether the caller was granted `scope`.
+    /// Whether the caller was granted `scope`: itself, or a wildcard over it (`mcp:tools:*`
+    /// grants `mcp:tools:search`; see `auth::scopes`).
     pub fn has_scope(&self, scope: &str) -> bool {
         self.0.scopes.contains(scope)
+            || self
+                .0
+                .scopes
+                .iter()
+                .any(|granted| super::scopes::covers(granted, scope))
+    }
+
+    /// This caller with the scopes `implications` grant for those it has.
+    #[must_use]
+    pub fn with_implied(self, implications: &super::ScopeImplications) -> Self {
+        match implications.expand(&self.0.scopes) {
+            Some(scopes) => {
+                let mut caller = self;
+                Arc::make_mut(&mut caller.0).scopes = scopes;
+                caller
+            }
+            None => self,
+        }
     }
 
     /// The claims of the token that authenticated the caller (empty for other schemes).
@@ -136,12 +155,13 @@ impl Caller {
         &self.0.claims
     }
 
-    /// The first of `required` the caller lacks.
-    pub fn missing_scope<'a>(&self, required: &[&'a str]) -> Option<&'a str> {
+    /// Those of `required` the caller lacks.
+    pub fn missing_scopes<'a>(&self, required: &[&'a str]) -> Vec<&'a str> {
         required
             .iter()
             .copied()
-            .find(|scope| !self.has_scope(scope))
+            .filter(|scope| !self.has_scope(scope))
+            .collect()
     }
 
     /// The key tasks are owned under.
@@ -218,7 +238,7 @@ mod tests {
     #[test]
     fn the_first_missing_scope_is_named() {
         let caller = Caller::authenticated("bearer", "bob").with_scopes(["read"]);
-        assert_eq!(caller.missing_scope(&["read", "write"]), Some("write"));
-        assert_eq!(caller.missing_scope(&["read"]), None);
+        assert_eq!(caller.missing_scopes(&["read", "write"]), ["write"]);
+        assert!(caller.missing_scopes(&["read"]).is_empty());
     }
 }

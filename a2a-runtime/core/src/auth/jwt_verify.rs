@@ -17,14 +17,22 @@ use super::token_cache::TokenCache;
 use super::{AuthError, Authenticator, Caller};
 use a2a_runtime_types::util::BoxFuture;
 
-/// Verifies bearer JWTs for one scheme.
+/// Verifies bearer JWTs for one scheme, from one issuer or several: a token goes to the issuer
+/// its (unverified) `iss` names, and is verified with that issuer's keys and rules.
 pub struct JwtAuthenticator {
     scheme: String,
+    /// The first is the scheme's own configuration; the others are trusted issuers, each with
+    /// its `iss` fixed.
+    issuers: Vec<Issuer>,
+    verified: TokenCache,
+}
+
+/// One issuer's keys and rules.
+struct Issuer {
     keys: Keys,
     issuer: Option<String>,
     audience: Vec<String>,
     leeway: Duration,
-    verified: TokenCache,
 }
 
 enum Keys {
@@ -45,20 +53,38 @@ const PUBLIC_KEY_ALGORITHMS: [Algorithm; 7] = [
 ];
 
 impl JwtAuthenticator {
+    /// Tokens of the one issuer `config` describes.
     pub fn new(scheme: &str, config: &JwtConfig) -> Self {
-        let keys = match &config.keys {
-            KeySource::Secret(secret) => Keys::Secret(DecodingKey::from_secret(secret)),
-            KeySource::Jwks(url) => Keys::Set(KeySet::jwks(url)),
-            KeySource::Metadata(url) => Keys::Set(KeySet::metadata(url)),
-        };
+        Self::trusting(scheme, config, &[])
+    }
+
+    /// Tokens of `config`'s issuer, and of each of `others` (whose `issuer` is set: it is how a
+    /// token is matched to them).
+    pub fn trusting(scheme: &str, config: &JwtConfig, others: &[JwtConfig]) -> Self {
         Self {
             scheme: scheme.to_owned(),
-            keys,
-            issuer: config.issuer.clone(),
-            audience: config.audience.clone(),
-            leeway: config.leeway,
+            issuers: std::iter::once(config)
+                .chain(others)
+                .map(Issuer::new)
+                .collect(),
             verified: TokenCache::new(config.cache_ttl),
         }
+    }
+
+    /// The issuer that verifies `token`: the trusted one its `iss` names, else the scheme's
+    /// own (which refuses an `iss` it does not expect).
+    fn issuer_of(&self, token: &str) -> &Issuer {
+        let named = match self.issuers.len() {
+            1 => None,
+            _ => unverified_issuer(token),
+        };
+        named
+            .and_then(|iss| {
+                self.issuers
+                    .iter()
+                    .find(|issuer| issuer.issuer.as_deref() == Some(iss.as_str()))
+            })
+            .unwrap_or(&self.issuers[0])
     }
 
     async fn verify(&self, token: &str) -> Result<Caller, AuthError> {
@@ -66,6 +92,45 @@ impl JwtAuthenticator {
         if let Some(caller) = self.verified.get(token, now) {
             return Ok(caller);
         }
+        let issuer = self.issuer_of(token);
+        let claims = issuer.verify(token).await?;
+        let principal = claims
+            .get("sub")
+            .and_then(Value::as_str)
+            .filter(|sub| !sub.is_empty())
+            .ok_or_else(|| AuthError::invalid("the token has no `sub` claim"))?
+            .to_owned();
+        let scopes = scopes_of(&claims);
+        let leeway = i64::try_from(issuer.leeway.as_secs()).unwrap_or(i64::MAX);
+        let time = |name: &str| claims.get(name).and_then(Value::as_i64);
+        // `exp` is required, so validation guaranteed it; `nbf` is optional.
+        let expires = time("exp").map_or(i64::MIN, |exp| exp.saturating_add(leeway));
+        let not_before = time("nbf").map_or(i64::MIN, |nbf| nbf.saturating_sub(leeway));
+        let caller = Caller::authenticated(&self.scheme, principal)
+            .with_scopes(scopes)
+            .with_claims(claims);
+        self.verified.insert(token, &caller, not_before, expires);
+        Ok(caller)
+    }
+}
+
+impl Issuer {
+    fn new(config: &JwtConfig) -> Self {
+        let keys = match &config.keys {
+            KeySource::Secret(secret) => Keys::Secret(DecodingKey::from_secret(secret)),
+            KeySource::Jwks(url) => Keys::Set(KeySet::jwks(url)),
+            KeySource::Metadata(url) => Keys::Set(KeySet::metadata(url)),
+        };
+        Self {
+            keys,
+            issuer: config.issuer.clone(),
+            audience: config.audience.clone(),
+            leeway: config.leeway,
+        }
+    }
+
+    /// The claims of `token`, verified with this issuer's keys, `iss` and `aud`.
+    async fn verify(&self, token: &str) -> Result<Map<String, Value>, AuthError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| AuthError::invalid("the bearer token is not a JWT"))?;
         let (key, algorithms, issuer) = match &self.keys {
@@ -107,27 +172,25 @@ impl JwtAuthenticator {
             required.push("aud");
         }
         validation.set_required_spec_claims(&required);
-        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
-            .map_err(|e| refusal(e.kind(), &issuer, &self.audience))?;
-        let claims = data.claims;
-        let principal = claims
-            .get("sub")
-            .and_then(Value::as_str)
-            .filter(|sub| !sub.is_empty())
-            .ok_or_else(|| AuthError::invalid("the token has no `sub` claim"))?
-            .to_owned();
-        let scopes = scopes_of(&claims);
-        let leeway = i64::try_from(self.leeway.as_secs()).unwrap_or(i64::MAX);
-        let time = |name: &str| claims.get(name).and_then(Value::as_i64);
-        // `exp` is required, so validation guaranteed it; `nbf` is optional.
-        let expires = time("exp").map_or(i64::MIN, |exp| exp.saturating_add(leeway));
-        let not_before = time("nbf").map_or(i64::MIN, |nbf| nbf.saturating_sub(leeway));
-        let caller = Caller::authenticated(&self.scheme, principal)
-            .with_scopes(scopes)
-            .with_claims(claims);
-        self.verified.insert(token, &caller, not_before, expires);
-        Ok(caller)
+        jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
+            .map(|data| data.claims)
+            .map_err(|e| refusal(e.kind(), &issuer, &self.audience))
     }
+}
+
+/// The `iss` a token claims, read without verifying anything: only to choose the issuer whose
+/// keys then verify it (and whose `iss` it must then be).
+fn unverified_issuer(token: &str) -> Option<String> {
+    use base64::Engine as _;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    #[derive(serde::Deserialize)]
+    struct Claims {
+        iss: Option<String>,
+    }
+    serde_json::from_slice::<Claims>(&bytes).ok()?.iss
 }
 
 /// The scopes a token grants: OAuth's space-separated `scope`, or `scp` (a list or a string,

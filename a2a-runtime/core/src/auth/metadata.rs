@@ -10,12 +10,13 @@ use super::{JwtConfig, NamedScheme, SecurityScheme};
 pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// The metadata document for the MCP endpoint `resource`, or `None` when no scheme takes
-/// bearer tokens (then there is nothing for an OAuth client to discover).
-pub fn document(
+/// bearer tokens (then there is nothing for an OAuth client to discover). `jwt` are the
+/// configured token issuers (the scheme's own, then any more it trusts).
+pub fn document<'a>(
     resource: &str,
     agent_name: &str,
     schemes: &[NamedScheme],
-    jwt: Option<&JwtConfig>,
+    jwt: impl IntoIterator<Item = &'a JwtConfig>,
     scopes: &[&str],
 ) -> Option<Value> {
     if !schemes.iter().any(|s| s.scheme.is_jwt()) {
@@ -33,10 +34,9 @@ pub fn document(
         };
         servers.extend(issuer);
     }
-    if let Some(issuer) = jwt.and_then(|jwt| jwt.issuer.clone()) {
-        servers.push(issuer);
-    }
-    servers.dedup();
+    servers.extend(jwt.into_iter().filter_map(|jwt| jwt.issuer.clone()));
+    let mut seen = std::collections::HashSet::new();
+    servers.retain(|server| seen.insert(server.clone()));
     let mut document = json!({
         "resource": resource,
         "resource_name": agent_name,

@@ -17,6 +17,7 @@ pub mod jwt_verify;
 pub mod metadata;
 pub mod mtls;
 pub mod scheme;
+pub mod scopes;
 pub mod security;
 #[cfg(feature = "jwt")]
 pub mod token_cache;
@@ -28,4 +29,5 @@ pub use caller::Caller;
 pub use jwt::JwtConfig;
 pub use mtls::ClientCertificate;
 pub use scheme::{ApiKeyLocation, NamedScheme, OAuthFlow, SecurityScheme};
+pub use scopes::ScopeImplications;
 pub use security::{AuthConfig, Security};

@@ -12,7 +12,7 @@ use super::jwt_verify::JwtAuthenticator;
 use super::mtls::MtlsAuthenticator;
 use super::{
     ApiKeyLocation, ApiKeys, AuthError, Authenticator, Caller, JwtConfig, NamedScheme,
-    SecurityScheme,
+    ScopeImplications, SecurityScheme,
 };
 
 /// What verifies credentials, configured by the builder, flags or environment.
@@ -22,11 +22,16 @@ pub struct AuthConfig {
     pub api_keys: ApiKeys,
     /// How bearer JWTs are verified.
     pub jwt: Option<JwtConfig>,
+    /// More issuers whose bearer JWTs the same schemes accept, each chosen by a token's `iss`
+    /// (so each must set its [`issuer`](JwtConfig::issuer)).
+    pub jwt_issuers: Vec<JwtConfig>,
     /// Whether client certificates are verified (`--tls-client-ca`), so the mutual TLS scheme
     /// can read them.
     pub client_certificates: bool,
     /// Schemes with their own authenticators, from the builder.
     pub custom: Vec<(NamedScheme, Arc<dyn Authenticator>)>,
+    /// Scopes that grant others, applied to every authenticated caller.
+    pub scope_implies: ScopeImplications,
 }
 
 impl std::fmt::Debug for AuthConfig {
@@ -34,6 +39,8 @@ impl std::fmt::Debug for AuthConfig {
         f.debug_struct("AuthConfig")
             .field("api_keys", &self.api_keys)
             .field("jwt", &self.jwt)
+            .field("jwt_issuers", &self.jwt_issuers)
+            .field("scope_implies", &self.scope_implies)
             .field("client_certificates", &self.client_certificates)
             .field(
                 "custom",
@@ -46,6 +53,8 @@ impl std::fmt::Debug for AuthConfig {
 /// The schemes in force and their authenticators, in the order they are tried.
 pub struct Security {
     schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)>,
+    /// Scopes that grant others.
+    implications: ScopeImplications,
 }
 
 /// Why a request was not authenticated: no scheme recognized credentials (`error` is `None`),
@@ -81,6 +90,19 @@ impl Security {
     /// verify it is an error naming what to set; configured credentials with no declared scheme
     /// add the scheme they imply (`apiKey` in `X-API-Key`, `bearer` JWT).
     pub fn resolve(declared: &[NamedScheme], config: &AuthConfig) -> Result<Self, String> {
+        // Trusted issuers alone: the first verifies as the configured one would.
+        let promoted;
+        let config = match (&config.jwt, config.jwt_issuers.split_first()) {
+            (None, Some((first, rest))) => {
+                promoted = AuthConfig {
+                    jwt: Some(first.clone()),
+                    jwt_issuers: rest.to_vec(),
+                    ..config.clone()
+                };
+                &promoted
+            }
+            _ => config,
+        };
         let custom_names: Vec<&str> = config.custom.iter().map(|(s, _)| s.name.as_str()).collect();
         let mut schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)> = Vec::new();
         for scheme in with_implied(declared, config) {
@@ -96,7 +118,10 @@ impl Security {
         if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
             return Err(format!("two security schemes are named `{}`", pair[0]));
         }
-        Ok(Self { schemes })
+        Ok(Self {
+            schemes,
+            implications: config.scope_implies.clone(),
+        })
     }
 
     /// The schemes of every one of `all` (several agents behind one endpoint), each name once
@@ -104,14 +129,19 @@ impl Security {
     /// credentials, so same-named schemes verify alike).
     pub fn union<'a>(all: impl IntoIterator<Item = &'a Self>) -> Self {
         let mut schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)> = Vec::new();
+        let mut implications = ScopeImplications::new();
         for security in all {
             for (scheme, authenticator) in &security.schemes {
                 if !schemes.iter().any(|(s, _)| s.name == scheme.name) {
                     schemes.push((scheme.clone(), Arc::clone(authenticator)));
                 }
             }
+            implications.extend(&security.implications);
         }
-        Self { schemes }
+        Self {
+            schemes,
+            implications,
+        }
     }
 
     /// Whether requests must authenticate.
@@ -136,7 +166,8 @@ impl Security {
         let mut refused: Option<(usize, AuthError)> = None;
         for (index, (_, authenticator)) in self.schemes.iter().enumerate() {
             match authenticator.authenticate(request).await {
-                Ok(Some(caller)) => return Ok(caller),
+                Ok(Some(caller)) if self.implications.is_empty() => return Ok(caller),
+                Ok(Some(caller)) => return Ok(caller.with_implied(&self.implications)),
                 Ok(None) => {}
                 Err(error) => {
                     refused.get_or_insert((index, error));
@@ -226,7 +257,18 @@ fn verifier(scheme: &NamedScheme, config: &AuthConfig) -> Result<Arc<dyn Authent
             let jwt = jwt_config(scheme, config)?;
             jwt.validate()
                 .map_err(|reason| format!("security scheme {scheme}: {reason}"))?;
-            jwt_verifier(scheme, &jwt)?
+            for trusted in &config.jwt_issuers {
+                if trusted.issuer.is_none() {
+                    return Err(format!(
+                        "security scheme {scheme}: a trusted issuer needs its `iss`, by which \
+                         tokens are matched to it (JwtConfig::issuer)"
+                    ));
+                }
+                trusted
+                    .validate()
+                    .map_err(|reason| format!("security scheme {scheme}: {reason}"))?;
+            }
+            jwt_verifier(scheme, &jwt, &config.jwt_issuers)?
         }
         SecurityScheme::MutualTls => {
             if !config.client_certificates {
@@ -243,13 +285,25 @@ fn verifier(scheme: &NamedScheme, config: &AuthConfig) -> Result<Arc<dyn Authent
 
 /// What verifies the JWTs of `scheme`.
 #[cfg(feature = "jwt")]
-fn jwt_verifier(scheme: &NamedScheme, jwt: &JwtConfig) -> Result<Arc<dyn Authenticator>, String> {
-    Ok(Arc::new(JwtAuthenticator::new(&scheme.name, jwt)))
+fn jwt_verifier(
+    scheme: &NamedScheme,
+    jwt: &JwtConfig,
+    trusted: &[JwtConfig],
+) -> Result<Arc<dyn Authenticator>, String> {
+    Ok(Arc::new(JwtAuthenticator::trusting(
+        &scheme.name,
+        jwt,
+        trusted,
+    )))
 }
 
 /// Without the `jwt` feature nothing verifies JWTs: a scheme that takes them cannot serve.
 #[cfg(not(feature = "jwt"))]
-fn jwt_verifier(scheme: &NamedScheme, _jwt: &JwtConfig) -> Result<Arc<dyn Authenticator>, String> {
+fn jwt_verifier(
+    scheme: &NamedScheme,
+    _jwt: &JwtConfig,
+    _trusted: &[JwtConfig],
+) -> Result<Arc<dyn Authenticator>, String> {
     Err(format!(
         "security scheme {scheme} takes JWTs, and this build cannot verify them: enable the \
          `jwt` feature of a2a-runtime in Cargo.toml"

@@ -23,11 +23,41 @@ use crate::context::TaskContext;
 use crate::registry::{Registry, SkillEntry};
 use crate::skill_error::SkillError;
 
-/// A scope the caller lacks for a skill.
-#[derive(Debug, Clone, Copy)]
+/// The scopes a caller lacks for a skill.
+#[derive(Debug, Clone)]
 pub struct MissingScope {
     pub skill: &'static str,
-    pub scope: &'static str,
+    /// Every scope the skill needs: what a token for the call must grant.
+    pub needed: &'static [&'static str],
+    /// Those of `needed` the caller was not granted (at least one).
+    pub missing: Vec<&'static str>,
+}
+
+impl MissingScope {
+    /// The missing scopes as a list for messages: `` `a`, `b` ``.
+    pub fn missing_list(&self) -> String {
+        self.missing
+            .iter()
+            .map(|scope| format!("`{scope}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl std::fmt::Display for MissingScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let noun = if self.missing.len() == 1 {
+            "scope"
+        } else {
+            "scopes"
+        };
+        write!(
+            f,
+            "skill `{}` needs {noun} {}, which the caller's credentials do not grant",
+            self.skill,
+            self.missing_list()
+        )
+    }
 }
 
 /// Where a call runs: the ids of its task and conversation, and the token that cancels it.
@@ -91,13 +121,16 @@ impl Dispatcher {
     /// [`Call::new`] asks it for every call; listings and the MCP gate ask it too, to hide
     /// tools and answer 403 before a body reaches rmcp.
     pub fn authorize(skill: &SkillEntry, caller: &Caller) -> Result<(), MissingScope> {
-        match caller.missing_scope(skill.descriptor.scopes()) {
-            None => Ok(()),
-            Some(scope) => Err(MissingScope {
-                skill: skill.descriptor.id(),
-                scope,
-            }),
+        let needed = skill.descriptor.scopes();
+        let missing = caller.missing_scopes(needed);
+        if missing.is_empty() {
+            return Ok(());
         }
+        Err(MissingScope {
+            skill: skill.descriptor.id(),
+            needed,
+            missing,
+        })
     }
 
     /// Runs `call` in the task context its front-end `attachments` complete: the one place a

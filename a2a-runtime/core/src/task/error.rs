@@ -47,11 +47,7 @@ pub enum TaskError {
         given: String,
         actual: String,
     },
-    #[error(
-        "skill `{skill}` of this task needs scope `{scope}`, which the caller's credentials do not grant",
-        skill = .0.skill,
-        scope = .0.scope
-    )]
+    #[error("{0}")]
     Forbidden(MissingScope),
     #[error(
         "task `{id}` already has {limit} push configs, the most one task may hold; delete one first"

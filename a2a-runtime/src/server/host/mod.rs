@@ -17,7 +17,7 @@ use super::build::{Shared, open_store};
 use super::{AgentServer, Error, Limits, ServeConfig, StoreLocation, cli, http, shutdown};
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::app::App;
-use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig};
+use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
 use a2a_runtime_core::task::TaskStore;
 pub use catalog::{AgentCatalog, CatalogEntry};
 
@@ -59,6 +59,8 @@ pub struct Host {
     store: Option<Arc<dyn TaskStore>>,
     api_keys: ApiKeys,
     jwt: Option<JwtConfig>,
+    jwt_issuers: Vec<JwtConfig>,
+    scope_implies: ScopeImplications,
     routes: Router,
     shutdown: Option<CancellationToken>,
     catalog: AgentCatalog,
@@ -108,6 +110,8 @@ impl Host {
             store: None,
             api_keys: ApiKeys::default(),
             jwt: None,
+            jwt_issuers: Vec::new(),
+            scope_implies: ScopeImplications::new(),
             routes: Router::new(),
             shutdown: None,
             catalog: AgentCatalog::default(),
@@ -208,6 +212,25 @@ impl Host {
     #[must_use]
     pub fn jwt(mut self, jwt: JwtConfig) -> Self {
         self.jwt = Some(jwt);
+        self
+    }
+
+    /// Also accepts bearer JWTs of another issuer for every agent (see
+    /// [`AgentServer::trust_issuer`]).
+    #[must_use]
+    pub fn trust_issuer(mut self, jwt: JwtConfig) -> Self {
+        self.jwt_issuers.push(jwt);
+        self
+    }
+
+    /// Scopes that grant others, for every agent (see [`AgentServer::scope_implies`]).
+    #[must_use]
+    pub fn scope_implies<S: Into<String>>(
+        mut self,
+        parent: impl Into<String>,
+        children: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.scope_implies = std::mem::take(&mut self.scope_implies).imply(parent, children);
         self
     }
 
@@ -365,6 +388,8 @@ impl Host {
         let host_auth = AuthConfig {
             api_keys: self.api_keys.clone(),
             jwt: self.jwt.clone(),
+            jwt_issuers: self.jwt_issuers.clone(),
+            scope_implies: self.scope_implies.clone(),
             ..AuthConfig::default()
         };
         self.agents

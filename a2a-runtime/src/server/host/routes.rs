@@ -88,7 +88,7 @@ pub(super) fn router(
         .route("/", post(tenant_call))
         .with_state(tenants)
         .layer(DefaultBodyLimit::max(config.limits.max_body_bytes));
-    if let Some(cors) = http::cors(&config.cors_origins) {
+    if let Some(cors) = http::cors(config) {
         root_call = root_call.layer(cors);
     }
     if host.shared_mcp {
@@ -99,12 +99,16 @@ pub(super) fn router(
     let guard = Arc::new(BrowserGuard::new(config, &server_url));
     Ok(root
         .merge(root_call)
-        .route(
-            "/agents",
-            get(move || {
-                let document = Arc::clone(&document);
-                async move { axum::Json(document.as_ref().clone()) }
-            }),
+        .merge(
+            Router::new()
+                .route(
+                    "/agents",
+                    get(move || {
+                        let document = Arc::clone(&document);
+                        async move { axum::Json(document.as_ref().clone()) }
+                    }),
+                )
+                .layer(http::readable_anywhere()),
         )
         .route("/healthz", http::healthz_route(managers))
         .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)))

@@ -50,14 +50,17 @@ pub(super) fn routes(
             host.agents
                 .iter()
                 .zip(apps)
-                .map(|(hosted, app)| (hosted.id.clone(), Arc::clone(&app.dispatcher)))
+                .map(|(hosted, app)| {
+                    let open = !app.security.is_enabled();
+                    (hosted.id.clone(), Arc::clone(&app.dispatcher), open)
+                })
                 .collect(),
         ),
         resource_metadata: http::resource_metadata_url(&server_url, http::MCP_PATH),
     };
     let document = metadata(&security, apps, &host.name, &server_url);
     let endpoint = McpEndpoint::new(gate, security, rmcp);
-    let route = match http::cors(&config.cors_origins) {
+    let route = match http::cors(config) {
         Some(cors) => {
             Router::new().route_service(http::MCP_PATH, tower::Layer::layer(&cors, endpoint))
         }
@@ -80,7 +83,7 @@ fn metadata(
         .collect();
     scopes.sort_unstable();
     scopes.dedup();
-    let jwt = apps.iter().find_map(|app| app.jwt.as_ref());
+    let jwt = apps.iter().flat_map(|app| &app.jwt);
     let resource = format!("{}{}", server_url.trim_end_matches('/'), http::MCP_PATH);
     a2a_runtime_core::auth::metadata::document(&resource, name, &schemes, jwt, &scopes)
 }

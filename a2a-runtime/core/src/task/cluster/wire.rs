@@ -110,7 +110,7 @@ pub enum RemoteError {
     },
     Forbidden {
         skill: String,
-        scope: String,
+        missing: Vec<String>,
     },
     Quota {
         reason: String,
@@ -140,7 +140,7 @@ impl RemoteError {
             TaskError::NoSuchQuestion { question, .. } => Self::NoSuchQuestion { question },
             TaskError::Forbidden(missing) => Self::Forbidden {
                 skill: missing.skill.to_owned(),
-                scope: missing.scope.to_owned(),
+                missing: missing.missing.iter().map(|s| (*s).to_owned()).collect(),
             },
             TaskError::Quota(busy) => Self::Quota {
                 reason: busy.reason,
@@ -166,18 +166,23 @@ impl RemoteError {
             Self::AwaitingAuth => TaskError::AwaitingAuth(id),
             Self::NotAwaitingAuth { state } => TaskError::NotAwaitingAuth { id, state },
             Self::NoSuchQuestion { question } => TaskError::NoSuchQuestion { id, question },
-            Self::Forbidden { skill, scope } => {
-                let known = registry.get(&skill).and_then(|entry| {
-                    let scope = entry.descriptor.scopes().iter().find(|s| **s == scope)?;
-                    Some(MissingScope {
+            Self::Forbidden { skill, missing } => {
+                let known = registry.get(&skill).map(|entry| {
+                    let needed = entry.descriptor.scopes();
+                    MissingScope {
                         skill: entry.descriptor.id(),
-                        scope,
-                    })
+                        needed,
+                        missing: needed
+                            .iter()
+                            .copied()
+                            .filter(|s| missing.iter().any(|m| m == s))
+                            .collect(),
+                    }
                 });
                 match known {
-                    Some(missing) => TaskError::Forbidden(missing),
-                    None => TaskError::Store(StoreError::backend(format!(
-                        "skill `{skill}` needs scope `{scope}`"
+                    Some(known) if !known.missing.is_empty() => TaskError::Forbidden(known),
+                    _ => TaskError::Store(StoreError::backend(format!(
+                        "skill `{skill}` needs scopes {missing:?}"
                     ))),
                 }
             }
