@@ -33,6 +33,9 @@ pub struct GateSettings {
     pub max_body: usize,
     /// How long a body may take.
     pub body_time: BodyTime,
+    /// Whether the gate is in front of a JSON-RPC endpoint (its refusals are JSON-RPC errors)
+    /// rather than HTTP+JSON routes (`google.rpc.Status` bodies).
+    pub jsonrpc: bool,
 }
 
 /// The layer putting [`A2aGate`] in front of every A2A route.
@@ -88,9 +91,8 @@ where
                         parts.extensions.insert(caller);
                     }
                     Err(refusal) => {
-                        let jsonrpc = parts.uri.path() == "/";
                         let error = A2aError::Unauthenticated(refusal.reason.clone());
-                        let mut response = super::refusal(&error, jsonrpc);
+                        let mut response = super::refusal(&error, settings.jsonrpc);
                         *response.status_mut() = StatusCode::UNAUTHORIZED;
                         for challenge in refusal.challenge_headers(None) {
                             response
@@ -121,7 +123,7 @@ where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
     if declared_over(request.headers(), settings.max_body) {
-        let jsonrpc = request.uri().path() == "/";
+        let jsonrpc = settings.jsonrpc;
         let limit = settings.max_body;
         return GateFuture::Refused {
             response: Some(super::refusal(

@@ -49,6 +49,12 @@ impl<H: ServerHandler + Clone + Send + Sync + 'static> McpEndpoint<H> {
         }))
     }
 
+    /// Answers `request` (what [`Service::call`] does, without needing `&mut`).
+    pub fn handle(&self, request: Request) -> BoxFuture<'static, Result<Response, Infallible>> {
+        let endpoint = self.clone();
+        Box::pin(async move { Ok(endpoint.serve(request).await) })
+    }
+
     async fn serve(self, request: Request) -> Response {
         let endpoint = &*self.0;
         let (mut parts, body) = request.into_parts();
@@ -83,7 +89,6 @@ impl<H: ServerHandler + Clone + Send + Sync + 'static> Service<Request> for McpE
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let endpoint = self.clone();
-        Box::pin(async move { Ok(endpoint.serve(request).await) })
+        self.handle(request)
     }
 }

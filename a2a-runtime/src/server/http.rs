@@ -1,25 +1,22 @@
 //! HTTP wiring: routes, browser guard, body limits and timeouts, CORS, the MCP service.
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::future::RouteFuture;
 use axum::routing::{get, post};
-use futures::future::{Either, Ready, ready};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
-use tower::{Layer as _, Service};
+use tower::Layer as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::ServeConfig;
+use super::front::{DirectMcp, Front};
 use super::guard::{BrowserGuard, GuardLayer};
-use super::in_flight::{InFlight, TrackLayer, Tracking};
+use super::in_flight::{InFlight, TrackLayer};
 use a2a_runtime_a2a::card::{self, CardBody, CardView};
 use a2a_runtime_a2a::extensions::Extensions;
 use a2a_runtime_a2a::gate::{A2aGateLayer, GateSettings};
@@ -71,6 +68,9 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
 pub(crate) struct AgentRoutes {
     /// JSON-RPC at `/` and HTTP+JSON, behind the A2A gate (and CORS, when configured).
     pub(crate) calls: Router,
+    /// The JSON-RPC endpoint alone (as at `/` of `calls`), to serve at another path or call
+    /// directly.
+    pub(crate) jsonrpc: axum::routing::MethodRouter,
     /// The card at the well-known paths, readable from any origin.
     pub(crate) card: Router,
     /// The public card, as served.
@@ -175,32 +175,32 @@ pub(crate) fn agent_routes(
         service: Arc::clone(&service),
         aliases: Aliases::default(),
     });
-    let calls = Router::new()
-        .route("/", post(a2a_runtime_a2a::jsonrpc::handle))
-        .with_state(jsonrpc)
-        .merge(a2a_runtime_a2a::rest::routes(
-            service,
-            &app.rest_prefix,
-            tenants,
-        ))
-        // Every A2A route (`/mcp` takes the same steps in its endpoint); CORS preflights
-        // (outside it) need no credentials.
-        .layer(
-            tower::ServiceBuilder::new()
-                .layer(A2aGateLayer(Arc::new(GateSettings {
-                    security: Arc::clone(&app.security),
-                    extensions,
-                    max_body,
-                    body_time: app.limits.body_time(),
-                })))
-                .layer(DefaultBodyLimit::max(max_body)),
-        );
+    // Every A2A route (`/mcp` takes the same steps in its endpoint) behind one gate; CORS
+    // preflights (outside it) need no credentials.
+    let gate = |jsonrpc: bool| {
+        tower::ServiceBuilder::new()
+            .layer(A2aGateLayer(Arc::new(GateSettings {
+                security: Arc::clone(&app.security),
+                extensions: Arc::clone(&extensions),
+                max_body,
+                body_time: app.limits.body_time(),
+                jsonrpc,
+            })))
+            .layer(DefaultBodyLimit::max(max_body))
+    };
     let cors = cors(config);
+    let mut jsonrpc = post(a2a_runtime_a2a::jsonrpc::handle)
+        .with_state(jsonrpc)
+        .layer(gate(true));
+    let mut rest =
+        a2a_runtime_a2a::rest::routes(service, &app.rest_prefix, tenants).layer(gate(false));
+    if let Some(cors) = &cors {
+        jsonrpc = jsonrpc.layer(cors.clone());
+        rest = rest.layer(cors.clone());
+    }
     AgentRoutes {
-        calls: match &cors {
-            Some(cors) => calls.layer(cors.clone()),
-            None => calls,
-        },
+        calls: Router::new().route("/", jsonrpc.clone()).merge(rest),
+        jsonrpc,
         card: card_routes,
         public_card,
         mcp: Mcp {
@@ -385,10 +385,14 @@ pub(crate) async fn serve_http(
     let bound = bound_config(config, &listener)?;
     let base = bound.base_url();
     let own = self::routes(Arc::clone(&app), &bound)?;
-    let front = Front {
-        router: own.router.merge(routes),
-        direct: own.mcp.map(|mcp| (own.guard, mcp)),
-    };
+    let direct = own
+        .mcp
+        .map(|mcp| (MCP_PATH.to_owned(), DirectMcp::Agent(mcp)));
+    let front = Front::new(
+        own.router.merge(routes),
+        own.guard,
+        direct.into_iter().collect(),
+    );
     warn_if_open(std::slice::from_ref(&app), &bound, announce);
     if announce {
         eprintln!("agent card:   {base}.well-known/agent-card.json");
@@ -457,54 +461,6 @@ pub(crate) async fn serve_front(
     tokio::spawn(super::listener::quiet_timers(stop.clone()));
     super::shutdown::run(apps, &bound.limits, router, listener, tls, stop, in_flight).await;
     Ok(())
-}
-
-/// What `serve` answers with: `/mcp` straight to its endpoint behind the browser guard (the
-/// hot path of every MCP call, which each router level would box and clone once more), and
-/// everything else through the router, which guards its own routes.
-#[derive(Clone)]
-pub(crate) struct Front {
-    router: Router,
-    /// `/mcp`'s endpoint and the guard in front of it, when it is answered directly.
-    direct: Option<(Arc<BrowserGuard>, McpEndpoint)>,
-}
-
-impl Front {
-    /// Everything through `router`, which guards its own routes.
-    pub(crate) fn router_only(router: Router) -> Self {
-        Self {
-            router,
-            direct: None,
-        }
-    }
-}
-
-/// The service the listener serves.
-pub(crate) type Served = Tracking<Front>;
-
-impl Service<Request> for Front {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = Either<
-        Either<Ready<Result<Response, Infallible>>, <McpEndpoint as Service<Request>>::Future>,
-        RouteFuture<Infallible>,
-    >;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        match &mut self.direct {
-            Some((guard, mcp)) if request.uri().path() == MCP_PATH => {
-                Either::Left(match guard.refusal(&request) {
-                    Some(refusal) => Either::Left(ready(Ok(refusal))),
-                    None => Either::Right(mcp.call(request)),
-                })
-            }
-            _ => Either::Right(self.router.call(request)),
-        }
-    }
 }
 
 pub(crate) async fn serve_stdio(app: Arc<App>) -> Result<(), Error> {

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use super::Limits;
-use super::http::Served;
+use super::front::Served;
 use super::peers::PeerConnections;
 use a2a_runtime_core::auth::ClientCertificate;
 use a2a_runtime_core::quota::PeerKey;

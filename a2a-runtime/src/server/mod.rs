@@ -3,8 +3,9 @@
 mod build;
 mod cli;
 mod config;
+mod front;
 mod guard;
-mod host;
+pub mod host;
 mod http;
 mod in_flight;
 mod listener;

@@ -16,7 +16,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::http::Served;
+use super::front::Served;
 use super::in_flight::InFlight;
 use super::listener;
 use a2a_runtime_core::app::App;

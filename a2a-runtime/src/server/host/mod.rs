@@ -1,8 +1,4 @@
-//! [`Host`]: several agents behind one server. Each agent is reached two ways, both A2A 1.0:
-//! by path (`/{id}/`, its card at `/{id}/.well-known/agent-card.json`, MCP at `/{id}/mcp`) and
-//! by tenant at the server's URL (`tenant` in JSON-RPC params, `/{tenant}/…` for HTTP+JSON,
-//! which are the same paths). The agents share one task store (each task keeps its agent), the
-//! callers' quotas, authentication, push delivery and shutdown.
+#![doc = include_str!("../../../docs/hosting.md")]
 
 mod catalog;
 mod routes;
@@ -14,6 +10,7 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 use super::build::{Shared, open_store};
+use super::front::Front;
 use super::{AgentServer, Error, Limits, ServeConfig, StoreLocation, cli, http, shutdown};
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::app::App;
@@ -284,8 +281,8 @@ impl Host {
                 }
             });
         }
-        let router = routes::router(&self, &apps, &self.config)?;
-        Ok(router.merge(self.routes))
+        let routes = routes::routes(&self, &apps, &self.config)?;
+        Ok(routes.router.merge(self.routes))
     }
 
     /// Serves every agent until SIGTERM or Ctrl-C, reading flags and environment variables as
@@ -359,8 +356,9 @@ impl Host {
         let apps = self.build(CancellationToken::new())?;
         a2a_runtime_core::app::start_all(&apps).await?;
         let bound = http::bound_config(&self.config, &listener)?;
-        let router = routes::router(&self, &apps, &bound)?.merge(self.routes.clone());
-        let front = http::Front::router_only(router);
+        let routes = routes::routes(&self, &apps, &bound)?;
+        let router = routes.router.merge(self.routes.clone());
+        let front = Front::new(router, routes.guard, routes.direct);
         http::warn_if_open(&apps, &bound, announce);
         if announce {
             let base = bound.base_url();

@@ -6,36 +6,46 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
 use tower::ServiceExt as _;
 
 use super::Host;
 use super::catalog::{self, CatalogEntry};
+use crate::server::front::DirectMcp;
 use crate::server::guard::{BrowserGuard, GuardLayer};
 use crate::server::{Error, ServeConfig, http};
 use a2a_runtime_a2a::A2aError;
 use a2a_runtime_a2a::card::Endpoints;
 use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_core::app::App;
-use a2a_runtime_core::body::{BodyTime, TimedBody, declared_over};
+use a2a_runtime_core::body::{BodyTime, BodyTooSlow, TimedBody, declared_over};
 
-/// The host's router for `apps` (one per agent, in the order added), served as `config`
+/// A host's routes, and the MCP endpoints its front may answer without them.
+pub(super) struct HostRoutes {
+    pub(super) router: Router,
+    pub(super) guard: Arc<BrowserGuard>,
+    pub(super) direct: Vec<(String, DirectMcp)>,
+}
+
+/// The host's routes for `apps` (one per agent, in the order added), served as `config`
 /// says; fills the host's catalog.
-pub(super) fn router(
+pub(super) fn routes(
     host: &Host,
     apps: &[Arc<App>],
     config: &ServeConfig,
-) -> Result<Router, Error> {
+) -> Result<HostRoutes, Error> {
     config.validate()?;
     let server_url = config.base_url();
     let primary = host.primary_id();
     let mut root = Router::new();
     let mut calls = HashMap::new();
     let mut entries = Vec::new();
+    let mut direct = Vec::new();
     for (hosted, app) in host.agents.iter().zip(apps) {
         let id = hosted.id.as_str();
         let endpoints = Endpoints::hosted(&server_url, id);
@@ -51,21 +61,17 @@ pub(super) fn router(
         if primary == Some(id) {
             root = root.merge(agent.card.clone());
         }
-        calls.insert(id.to_owned(), agent.calls.clone());
-        // The agent's JSON-RPC URL ends in `/`, which nesting does not route: its requests go
-        // to the agent's `/`.
-        let slash = agent.calls.clone().map_request(|mut request: Request| {
-            *request.uri_mut() = Uri::from_static("/");
-            request
-        });
-        let (mcp, _) = agent.mcp.mounted(http::MCP_PATH);
+        calls.insert(id.to_owned(), agent.jsonrpc.clone());
+        let (mcp, endpoint) = agent.mcp.mounted(http::MCP_PATH);
+        direct.extend(endpoint.map(|endpoint| (mcp_path.clone(), DirectMcp::Agent(endpoint))));
         let own = agent
             .calls
             .merge(mcp)
             .merge(agent.card)
             .merge(hosted.server.routes.clone());
+        // The agent's JSON-RPC URL ends in `/`, which nesting does not route.
         root = root
-            .route_service(&format!("/{id}/"), slash)
+            .route(&format!("/{id}/"), agent.jsonrpc)
             .nest(&format!("/{id}"), own)
             .merge(http::protected_resource_routes(
                 app,
@@ -92,12 +98,15 @@ pub(super) fn router(
         root_call = root_call.layer(cors);
     }
     if host.shared_mcp {
-        root = root.merge(super::shared_mcp::routes(host, apps, config)?);
+        let (shared, endpoint) = super::shared_mcp::routes(host, apps, config)?;
+        root = root.merge(shared);
+        let path = http::MCP_PATH.to_owned();
+        direct.extend(endpoint.map(|endpoint| (path, DirectMcp::Shared(endpoint))));
     }
     let document = Arc::new(catalog::document(&entries));
     let managers = apps.iter().map(|app| Arc::clone(&app.manager)).collect();
     let guard = Arc::new(BrowserGuard::new(config, &server_url));
-    Ok(root
+    let router = root
         .merge(root_call)
         .merge(
             Router::new()
@@ -112,13 +121,18 @@ pub(super) fn router(
         )
         .route("/healthz", http::healthz_route(managers))
         .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)))
-        .layer(GuardLayer(guard)))
+        .layer(GuardLayer(Arc::clone(&guard)));
+    Ok(HostRoutes {
+        router,
+        guard,
+        direct,
+    })
 }
 
-/// What the root JSON-RPC endpoint selects among: each agent's A2A routes (its gate and
-/// handlers), by id.
+/// What the root JSON-RPC endpoint selects among: each agent's JSON-RPC endpoint (its gate and
+/// handler), by id.
 struct TenantCalls {
-    calls: HashMap<String, Router>,
+    calls: HashMap<String, MethodRouter>,
     primary: Option<String>,
     /// The agents' ids, for errors.
     known: Arc<String>,
@@ -135,14 +149,11 @@ async fn tenant_call(State(tenants): State<Arc<TenantCalls>>, request: Request) 
         return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, true);
     }
     let (parts, body) = request.into_parts();
-    let timed = Request::from_parts(
-        parts.clone(),
-        Body::new(TimedBody::new(body, tenants.body_time)),
-    );
-    let body = match Bytes::from_request(timed, &()).await {
-        Ok(body) => body,
-        Err(rejection) => {
-            let error = a2a_runtime_a2a::unread_body(&rejection, tenants.max_body);
+    let timed = Limited::new(TimedBody::new(body, tenants.body_time), tenants.max_body);
+    let body = match timed.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) => {
+            let error = unread(&*error, tenants.max_body);
             return a2a_runtime_a2a::refusal(&error, true);
         }
     };
@@ -171,6 +182,17 @@ async fn tenant_call(State(tenants): State<Arc<TenantCalls>>, request: Request) 
     match calls.clone().oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},
+    }
+}
+
+/// Why a body could not be read: too large, too slow, or broken off.
+fn unread(error: &(dyn std::error::Error + 'static), limit: usize) -> A2aError {
+    if error.is::<LengthLimitError>() {
+        return A2aError::PayloadTooLarge { limit };
+    }
+    match BodyTooSlow::of(error) {
+        Some(slow) => A2aError::BodyTooSlow(slow.to_string()),
+        None => A2aError::InvalidRequest(format!("the request body could not be read: {error}")),
     }
 }
 

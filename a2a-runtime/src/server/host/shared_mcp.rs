@@ -14,13 +14,14 @@ use a2a_runtime_mcp::aggregate::{AggregateHandler, Member};
 use a2a_runtime_mcp::namespace::ToolSkills;
 use a2a_runtime_mcp::{McpEndpoint, McpGate, McpHandler};
 
-/// `/mcp` for every agent of `host` (`apps` in the order added), and its metadata routes;
+/// `/mcp` for every agent of `host` (`apps` in the order added) and its metadata routes, and
+/// the endpoint itself when it needs no CORS layer (the front answers it directly then);
 /// refused when two agents would list one tool or prompt name.
 pub(super) fn routes(
     host: &Host,
     apps: &[Arc<App>],
     config: &ServeConfig,
-) -> Result<Router, Error> {
+) -> Result<(Router, Option<McpEndpoint<AggregateHandler>>), Error> {
     let members = host
         .agents
         .iter()
@@ -60,13 +61,18 @@ pub(super) fn routes(
     };
     let document = metadata(&security, apps, &host.name, &server_url);
     let endpoint = McpEndpoint::new(gate, security, rmcp);
-    let route = match http::cors(config) {
-        Some(cors) => {
-            Router::new().route_service(http::MCP_PATH, tower::Layer::layer(&cors, endpoint))
-        }
-        None => Router::new().route_service(http::MCP_PATH, endpoint),
+    let (route, direct) = match http::cors(config) {
+        Some(cors) => (
+            Router::new().route_service(http::MCP_PATH, tower::Layer::layer(&cors, endpoint)),
+            None,
+        ),
+        None => (
+            Router::new().route_service(http::MCP_PATH, endpoint.clone()),
+            Some(endpoint),
+        ),
     };
-    Ok(route.merge(http::metadata_routes(document, http::MCP_PATH, true)))
+    let metadata = http::metadata_routes(document, http::MCP_PATH, true);
+    Ok((route.merge(metadata), direct))
 }
 
 /// The protected-resource metadata of the shared endpoint: every agent's schemes and scopes.

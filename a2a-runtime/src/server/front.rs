@@ -1,0 +1,101 @@
+//! What the listener serves: MCP endpoints answered straight behind the browser guard (the hot
+//! path of every MCP call, which each router level would box and clone once more), everything
+//! else through the router, which guards its own routes.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::Router;
+use axum::extract::Request;
+use axum::response::Response;
+use axum::routing::future::RouteFuture;
+use futures::future::{BoxFuture, Either, Ready, ready};
+use tower::Service;
+
+use super::guard::BrowserGuard;
+use super::in_flight::Tracking;
+use a2a_runtime_mcp::McpEndpoint;
+use a2a_runtime_mcp::aggregate::AggregateHandler;
+
+/// An MCP endpoint the front answers itself.
+#[derive(Clone)]
+pub(crate) enum DirectMcp {
+    /// One agent's.
+    Agent(McpEndpoint),
+    /// A host's, for all its agents.
+    Shared(McpEndpoint<AggregateHandler>),
+}
+
+impl DirectMcp {
+    fn call(&self, request: Request) -> BoxFuture<'static, Result<Response, Infallible>> {
+        match self {
+            Self::Agent(endpoint) => endpoint.handle(request),
+            Self::Shared(endpoint) => endpoint.handle(request),
+        }
+    }
+}
+
+/// See the module docs.
+#[derive(Clone)]
+pub(crate) struct Front {
+    router: Router,
+    /// The MCP endpoints answered directly, by path, and the guard in front of them; `None`
+    /// when every request goes through the router (MCP behind CORS).
+    direct: Option<(Arc<BrowserGuard>, Arc<[(String, DirectMcp)]>)>,
+}
+
+/// The service the listener serves.
+pub(crate) type Served = Tracking<Front>;
+
+impl Front {
+    /// `router`, with `endpoints` (paths ending in `/mcp`) answered behind `guard` before it.
+    pub(crate) fn new(
+        router: Router,
+        guard: Arc<BrowserGuard>,
+        endpoints: Vec<(String, DirectMcp)>,
+    ) -> Self {
+        Self {
+            router,
+            direct: (!endpoints.is_empty()).then(|| (guard, endpoints.into())),
+        }
+    }
+
+    /// The endpoint answering `path` directly, if any.
+    fn direct(&self, path: &str) -> Option<(&BrowserGuard, &DirectMcp)> {
+        let (guard, endpoints) = self.direct.as_ref()?;
+        if !path.ends_with("/mcp") {
+            return None;
+        }
+        endpoints
+            .iter()
+            .find(|(at, _)| at == path)
+            .map(|(_, endpoint)| (&**guard, endpoint))
+    }
+}
+
+impl Service<Request> for Front {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<
+        Either<
+            Ready<Result<Response, Infallible>>,
+            BoxFuture<'static, Result<Response, Infallible>>,
+        >,
+        RouteFuture<Infallible>,
+    >;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match self.direct(request.uri().path()) {
+            Some((guard, endpoint)) => Either::Left(match guard.refusal(&request) {
+                Some(refusal) => Either::Left(ready(Ok(refusal))),
+                None => Either::Right(endpoint.call(request)),
+            }),
+            None => Either::Right(self.router.call(request)),
+        }
+    }
+}
