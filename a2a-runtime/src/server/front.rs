@@ -40,9 +40,15 @@ impl DirectMcp {
 #[derive(Clone)]
 pub(crate) struct Front {
     router: Router,
-    /// The MCP endpoints answered directly, by path, and the guard in front of them; `None`
-    /// when every request goes through the router (MCP behind CORS).
-    direct: Option<(Arc<BrowserGuard>, Arc<[(String, DirectMcp)]>)>,
+    /// `None` when every request goes through the router (MCP behind CORS).
+    direct: Option<Direct>,
+}
+
+/// The MCP endpoints answered directly, by path, and the guard in front of them.
+#[derive(Clone)]
+struct Direct {
+    guard: Arc<BrowserGuard>,
+    endpoints: Arc<[(String, DirectMcp)]>,
 }
 
 /// The service the listener serves.
@@ -57,20 +63,24 @@ impl Front {
     ) -> Self {
         Self {
             router,
-            direct: (!endpoints.is_empty()).then(|| (guard, endpoints.into())),
+            direct: (!endpoints.is_empty()).then(|| Direct {
+                guard,
+                endpoints: endpoints.into(),
+            }),
         }
     }
 
     /// The endpoint answering `path` directly, if any.
     fn direct(&self, path: &str) -> Option<(&BrowserGuard, &DirectMcp)> {
-        let (guard, endpoints) = self.direct.as_ref()?;
+        let direct = self.direct.as_ref()?;
         if !path.ends_with("/mcp") {
             return None;
         }
-        endpoints
+        direct
+            .endpoints
             .iter()
             .find(|(at, _)| at == path)
-            .map(|(_, endpoint)| (&**guard, endpoint))
+            .map(|(_, endpoint)| (&*direct.guard, endpoint))
     }
 }
 
