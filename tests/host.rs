@@ -466,3 +466,52 @@ async fn every_card_of_a_host_validates() {
         );
     }
 }
+
+const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
+
+/// After SIGKILL, each agent of a host settles only its own tasks on the shared SQLite file: a
+/// booking waiting for its date still waits (the currency agent, which has no such skill, would
+/// have failed it), and a finished conversion is still found through currency only.
+#[tokio::test]
+async fn after_a_kill_each_hosted_agent_settles_its_own_tasks_on_the_shared_file() {
+    let data_dir = a2a_tests::scratch_dir();
+    let dir = data_dir.to_str().unwrap();
+    let (mut first, base) = a2a_tests::spawn_served_with(HOST, &["--data-dir", dir]).await;
+    let server = TestServer::at(base);
+    let converted = task_id(&rpc_at(&server, "", "SendMessage", convert(Some("currency"))).await);
+    let book = json!({"tenant": "booking", "message": {"messageId": "book-1", "role": "ROLE_USER",
+        "parts": [{"data": {"restaurant": "Luigi's", "guests": 2}}],
+        "metadata": {"skill": "book_table"}}});
+    let waiting = rpc_at(&server, "", "SendMessage", book).await;
+    assert_eq!(
+        waiting["result"]["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{waiting}"
+    );
+    let booking = waiting["result"]["task"].clone();
+    first.start_kill().unwrap();
+    first.wait().await.unwrap();
+    let (_second, base) = a2a_tests::spawn_served_with(HOST, &["--data-dir", dir]).await;
+    let server = TestServer::at(base);
+    let id = booking["id"].as_str().unwrap();
+    let still = rpc_at(&server, "booking/", "GetTask", json!({"id": id})).await;
+    assert_eq!(
+        still["result"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "the booking still waits for its date: {still}"
+    );
+    let answer = json!({"message": {"messageId": "date-1", "role": "ROLE_USER",
+        "taskId": id, "contextId": booking["contextId"], "parts": [{"text": "2099-01-01"}]}});
+    let resumed = rpc_at(&server, "booking/", "SendMessage", answer).await;
+    let question = resumed["result"]["task"]["status"]["message"]["parts"][0]["text"].as_str();
+    assert!(
+        question.is_some_and(|q| q.starts_with("Book a table for 2 at Luigi's on 2099-01-01")),
+        "the answer resumed it where it waited: {resumed}"
+    );
+    let found = rpc_at(&server, "currency/", "GetTask", json!({"id": converted})).await;
+    assert_eq!(
+        found["result"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{found}"
+    );
+    let elsewhere = rpc_at(&server, "booking/", "GetTask", json!({"id": converted})).await;
+    assert_eq!(elsewhere["error"]["code"], -32001, "{elsewhere}");
+    let _ = std::fs::remove_dir_all(data_dir);
+}

@@ -36,7 +36,13 @@ pub struct Member {
 /// The agents of a host as one MCP server; one per session (its members' sessions are its).
 #[derive(Clone)]
 pub struct AggregateHandler {
-    members: Arc<[Member]>,
+    /// The agents' handlers every session shares.
+    shared: Arc<[Member]>,
+    /// This session's own handlers (their subscriptions and log levels), made when it first
+    /// needs them: most requests (every stateless one) never do, and pay nothing for them.
+    session: Arc<OnceLock<Arc<[Member]>>>,
+    /// Every agent's tools, namespaced, for rmcp's lookups by name.
+    tools: Arc<Vec<Tool>>,
     /// Whether some member requires credentials: the others' tools then say they need none.
     secured: bool,
     info: Arc<InitializeResult>,
@@ -79,31 +85,55 @@ impl AggregateHandler {
         let secured = members
             .iter()
             .any(|m| m.handler.app().security.is_enabled());
+        let tools = members
+            .iter()
+            .flat_map(|m| {
+                let registry = m.handler.app().dispatcher.registry();
+                registry.skills().iter().filter_map(|skill| {
+                    let mut tool = m.handler.get_tool(skill.descriptor.id())?;
+                    tool.name = namespaced(&m.prefix, &tool.name).into();
+                    Some(tool)
+                })
+            })
+            .collect();
         Ok(Self {
             secured,
-            members: members.into(),
+            tools: Arc::new(tools),
+            session: Arc::default(),
+            shared: members.into(),
             info: Arc::new(info),
             updates: Arc::default(),
         })
     }
 
-    /// The handler of a new session: each member's session of its own.
+    /// The handler of a new session (its members' sessions are made when first needed).
     pub fn for_session(&self) -> Self {
         Self {
-            members: self
-                .members
+            session: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The members serving this session: its own handlers once it has them, else the shared.
+    fn members(&self) -> &[Member] {
+        self.session.get().map_or(&self.shared, |own| own)
+    }
+
+    /// This session's own handlers, made now if need be (subscriptions, log levels).
+    fn session_members(&self) -> &[Member] {
+        self.session.get_or_init(|| {
+            self.shared
                 .iter()
                 .map(|m| Member {
                     prefix: m.prefix.clone(),
                     handler: m.handler.for_session(),
                 })
-                .collect(),
-            ..self.clone()
-        }
+                .collect()
+        })
     }
 
     fn prefixes(&self) -> impl Iterator<Item = (usize, &str)> {
-        self.members
+        self.members()
             .iter()
             .enumerate()
             .map(|(index, m)| (index, m.prefix.as_str()))
@@ -112,22 +142,23 @@ impl AggregateHandler {
     /// The member a namespaced tool belongs to, and the tool's own name.
     fn tool_owner<'n>(&self, name: &'n str) -> Option<(&Member, &'n str)> {
         let (index, own) = split(self.prefixes(), name, |index, own| {
-            self.members[index].handler.get_tool(own).is_some()
+            let registry = self.members()[index].handler.app().dispatcher.registry();
+            registry.get(own).is_some()
         })?;
-        Some((&self.members[index], own))
+        Some((&self.members()[index], own))
     }
 
     /// The member a namespaced prompt belongs to, and the prompt's own name.
     fn prompt_owner<'n>(&self, name: &'n str) -> Option<(&Member, &'n str)> {
         let (index, own) = split(self.prefixes(), name, |index, own| {
-            self.members[index]
+            self.members()[index]
                 .handler
                 .app()
                 .catalog
                 .prompt(own)
                 .is_some()
         })?;
-        Some((&self.members[index], own))
+        Some((&self.members()[index], own))
     }
 
     /// The member whose resource or template `uri` is, else the one owning the task of an
@@ -138,7 +169,7 @@ impl AggregateHandler {
         context: &RequestContext<RoleServer>,
     ) -> Option<&Member> {
         if let Some(member) = self
-            .members
+            .members()
             .iter()
             .find(|m| super::content::serves(m.handler.app(), uri))
         {
@@ -150,7 +181,7 @@ impl AggregateHandler {
 
     /// The member owning task `id` (for the request's caller), if any.
     async fn task_owner(&self, id: &str, context: &RequestContext<RoleServer>) -> Option<&Member> {
-        for member in self.members.iter() {
+        for member in self.members().iter() {
             if member.handler.owns_task(id, context).await {
                 return Some(member);
             }
@@ -162,7 +193,7 @@ impl AggregateHandler {
     fn updates(&self) -> &ResourceUpdates {
         self.updates.get_or_init(|| {
             let merged = ResourceUpdates::new();
-            for member in self.members.iter() {
+            for member in self.members().iter() {
                 let mut changes = member.handler.app().resource_updates.listen();
                 let merged = merged.clone();
                 tokio::spawn(async move {
@@ -208,7 +239,7 @@ impl ServerHandler for AggregateHandler {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        self.members[0].handler.supported_protocol_versions()
+        self.members()[0].handler.supported_protocol_versions()
     }
 
     async fn list_tools(
@@ -218,7 +249,7 @@ impl ServerHandler for AggregateHandler {
     ) -> Result<ListToolsResult, McpError> {
         let mut tools = Vec::new();
         let mut private = false;
-        for member in self.members.iter() {
+        for member in self.members().iter() {
             let listed = member
                 .handler
                 .list_tools(request.clone(), context.clone())
@@ -248,17 +279,14 @@ impl ServerHandler for AggregateHandler {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        self.members[0]
+        self.members()[0]
             .handler
             .on_custom_request(request, context)
             .await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let (member, own) = self.tool_owner(name)?;
-        let mut tool = member.handler.get_tool(own)?;
-        tool.name = name.to_owned().into();
-        Some(tool)
+        self.tools.iter().find(|tool| tool.name == name).cloned()
     }
 
     async fn call_tool(
@@ -279,7 +307,7 @@ impl ServerHandler for AggregateHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let mut resources = Vec::new();
-        for member in self.members.iter() {
+        for member in self.members().iter() {
             let listed = member
                 .handler
                 .list_resources(request.clone(), context.clone())
@@ -296,7 +324,7 @@ impl ServerHandler for AggregateHandler {
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let mut templates = Vec::new();
         let mut artifacts = false;
-        for member in self.members.iter() {
+        for member in self.members().iter() {
             let listed = member
                 .handler
                 .list_resource_templates(request.clone(), context.clone())
@@ -337,7 +365,7 @@ impl ServerHandler for AggregateHandler {
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
         Box::pin(async move {
             let caller = caller_of(subscription.request_context());
-            let quotas = &self.members[0].handler.app().quotas;
+            let quotas = &self.members()[0].handler.app().quotas;
             let _slot = quotas.open_stream(&caller).map_err(busy)?;
             super::subscriptions::listen(self.updates(), subscription).await;
             Ok(())
@@ -351,6 +379,8 @@ impl ServerHandler for AggregateHandler {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        // A subscription is this session's: its own handlers hold it.
+        self.session_members();
         match self.resource_owner(&request.uri, &context).await {
             Some(member) => member.handler.subscribe(request, context).await,
             None => Err(unknown_resource(&request.uri)),
@@ -363,7 +393,7 @@ impl ServerHandler for AggregateHandler {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        for member in self.members.iter() {
+        for member in self.session_members() {
             member
                 .handler
                 .unsubscribe(request.clone(), context.clone())
@@ -378,7 +408,7 @@ impl ServerHandler for AggregateHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let mut prompts = Vec::new();
-        for member in self.members.iter() {
+        for member in self.members().iter() {
             if !member.handler.app().catalog.has_prompts() {
                 continue;
             }
@@ -415,7 +445,7 @@ impl ServerHandler for AggregateHandler {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        for member in self.members.iter() {
+        for member in self.session_members() {
             member
                 .handler
                 .set_level(request.clone(), context.clone())
@@ -441,11 +471,11 @@ impl ServerHandler for AggregateHandler {
                 member
             }
             Reference::Resource(reference) => self
-                .members
+                .members()
                 .iter()
                 .find(|m| m.handler.app().catalog.template(&reference.uri).is_some())
-                .unwrap_or(&self.members[0]),
-            _ => &self.members[0],
+                .unwrap_or(&self.members()[0]),
+            _ => &self.members()[0],
         };
         Box::pin(member.handler.complete(request, context)).await
     }

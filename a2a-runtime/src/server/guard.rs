@@ -31,12 +31,14 @@ pub(crate) struct BrowserGuard {
 /// Paths any page may read whatever its origin: agent cards (a host's per agent too), the
 /// protected-resource metadata, a host's catalog, health. The host is still checked.
 fn is_public_metadata(path: &str) -> bool {
-    let agent_card = |path: &str| path.starts_with("/.well-known/agent");
-    let under_agent = path
-        .strip_prefix('/')
-        .and_then(|rest| rest.split_once('/'))
-        .is_some_and(|(_, rest)| agent_card(&format!("/{rest}")));
-    agent_card(path)
+    const AGENT_CARD: &str = ".well-known/agent";
+    let Some(rest) = path.strip_prefix('/') else {
+        return false;
+    };
+    let under_agent = rest
+        .split_once('/')
+        .is_some_and(|(_, inner)| inner.starts_with(AGENT_CARD));
+    rest.starts_with(AGENT_CARD)
         || under_agent
         || path.starts_with(a2a_runtime_core::auth::metadata::WELL_KNOWN)
         || matches!(path, "/healthz" | "/agents")
@@ -147,8 +149,6 @@ where
 impl BrowserGuard {
     /// The 403 for a request from a host or origin this agent does not answer to.
     pub(crate) fn refusal(&self, request: &Request) -> Option<Response> {
-        let path = request.uri().path();
-        let public = is_public_metadata(path);
         let host = request
             .headers()
             .get(header::HOST)
@@ -159,7 +159,9 @@ impl BrowserGuard {
                 "Host `{host}` is not one this agent answers to; add it with --allowed-host"
             )));
         }
-        if !public && let Some(origin) = request.headers().get(header::ORIGIN) {
+        if let Some(origin) = request.headers().get(header::ORIGIN)
+            && !is_public_metadata(request.uri().path())
+        {
             let origin = String::from_utf8_lossy(origin.as_bytes());
             if !self.origin_allowed(&origin) {
                 return Some(forbidden(&format!(

@@ -68,9 +68,10 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
 pub(crate) struct AgentRoutes {
     /// JSON-RPC at `/` and HTTP+JSON, behind the A2A gate (and CORS, when configured).
     pub(crate) calls: Router,
-    /// The JSON-RPC endpoint alone (as at `/` of `calls`), to serve at another path or call
-    /// directly.
+    /// The JSON-RPC endpoint alone (as at `/` of `calls`), to serve at another path.
     pub(crate) jsonrpc: axum::routing::MethodRouter,
+    /// The same endpoint without CORS, to call directly.
+    pub(crate) endpoint: JsonRpcEndpoint,
     /// The card at the well-known paths, readable from any origin.
     pub(crate) card: Router,
     /// The public card, as served.
@@ -78,6 +79,10 @@ pub(crate) struct AgentRoutes {
     /// The MCP endpoint.
     pub(crate) mcp: Mcp,
 }
+
+/// An agent's JSON-RPC endpoint (its gate and handler) as a service.
+pub(crate) type JsonRpcEndpoint =
+    tower::util::BoxCloneSyncService<axum::extract::Request, Response, std::convert::Infallible>;
 
 /// An agent's MCP endpoint, and the CORS policy it is served with, if any.
 pub(crate) struct Mcp {
@@ -189,6 +194,12 @@ pub(crate) fn agent_routes(
             .layer(DefaultBodyLimit::max(max_body))
     };
     let cors = cors(config);
+    // The endpoint alone, cheap to clone, for a host's tenant endpoint to call (behind its own
+    // CORS layer); the route, for routers.
+    let endpoint = JsonRpcEndpoint::new(tower::Layer::layer(
+        &gate(true),
+        axum::handler::Handler::with_state(a2a_runtime_a2a::jsonrpc::handle, Arc::clone(&jsonrpc)),
+    ));
     let mut jsonrpc = post(a2a_runtime_a2a::jsonrpc::handle)
         .with_state(jsonrpc)
         .layer(gate(true));
@@ -201,6 +212,7 @@ pub(crate) fn agent_routes(
     AgentRoutes {
         calls: Router::new().route("/", jsonrpc.clone()).merge(rest),
         jsonrpc,
+        endpoint,
         card: card_routes,
         public_card,
         mcp: Mcp {

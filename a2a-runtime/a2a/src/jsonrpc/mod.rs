@@ -149,6 +149,13 @@ impl Params<'_> {
 /// agents at one URL to select the agent by: `Ok(None)` when it names none, `Err` with the
 /// error response when the body is not a JSON-RPC request at all (nothing to select by).
 pub fn tenant_of(body: &[u8]) -> Result<Option<String>, Box<Response>> {
+    use a2a_runtime_types::protocol::tenant::{Tenant, scan};
+    // The scan walks the body's structure only; the parse below decides what it cannot.
+    match scan(body) {
+        Tenant::Named(tenant) => return Ok(Some(tenant)),
+        Tenant::Absent => return Ok(None),
+        Tenant::Unknown => {}
+    }
     #[derive(serde::Deserialize)]
     struct Envelope<'a> {
         #[serde(borrow, default)]

@@ -14,6 +14,7 @@ use super::handle::{TaskEvents, TaskHandle};
 use super::hook::Observers;
 use super::live::{Budget, LiveTask, Persisted, Subscribed};
 use super::record::StoredTask;
+pub use super::shared::SharedTasks;
 use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
 use super::subscription::{self, Until};
 use crate::ask::InputLimits;
@@ -91,34 +92,6 @@ const PERSIST_FIRST_RETRY: Duration = Duration::from_millis(50);
 /// How often a finished task whose final state is not stored yet is written again.
 const PERSIST_BACKGROUND_RETRY: Duration = Duration::from_secs(5);
 
-/// What the task managers of one server share when it hosts several agents: the store, the
-/// callers' quotas, and this process's place among the replicas on the store.
-#[derive(Clone)]
-pub struct SharedTasks {
-    store: Arc<dyn TaskStore>,
-    quotas: Arc<Quotas>,
-    cluster: Option<Arc<Cluster>>,
-}
-
-impl SharedTasks {
-    /// The machinery the agents' managers on `store` share; `stream_buffer` is the events a
-    /// mirror of a task another replica runs keeps for its subscribers.
-    pub fn new(store: Arc<dyn TaskStore>, quotas: Arc<Quotas>, stream_buffer: usize) -> Self {
-        Self {
-            cluster: store
-                .coordination()
-                .map(|coordination| Cluster::new(coordination, stream_buffer)),
-            store,
-            quotas,
-        }
-    }
-
-    /// The store every agent's tasks are kept in.
-    pub fn store(&self) -> &Arc<dyn TaskStore> {
-        &self.store
-    }
-}
-
 /// Runs one agent's skills as tasks.
 pub struct TaskManager {
     pub(super) store: Arc<dyn TaskStore>,
@@ -167,9 +140,9 @@ impl TaskManager {
             live: Mutex::new(HashMap::new()),
             config,
             input: InputLimits::new(config.input_timeout, config.max_waiting),
-            quotas: Arc::clone(&shared.quotas),
-            cluster: shared.cluster.clone(),
-            store: Arc::clone(&shared.store),
+            quotas: Arc::clone(shared.quotas()),
+            cluster: shared.cluster().cloned(),
+            store: Arc::clone(shared.store()),
             health: StoreHealth::default(),
         })
     }

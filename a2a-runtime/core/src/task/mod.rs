@@ -19,6 +19,7 @@ pub mod remote;
 pub mod replay;
 pub mod resume;
 pub mod runner;
+mod shared;
 pub mod store;
 pub mod subscription;
 pub mod waiting;

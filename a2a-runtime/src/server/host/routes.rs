@@ -7,17 +7,23 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use std::convert::Infallible;
+use std::task::{Context, Poll};
+
+use axum::extract::Request;
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{get, post_service};
+use futures::future::BoxFuture;
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use tower::Service;
 use tower::ServiceExt as _;
 
 use super::Host;
 use super::catalog::{self, CatalogEntry};
 use crate::server::front::DirectMcp;
 use crate::server::guard::{BrowserGuard, GuardLayer};
+use crate::server::http::JsonRpcEndpoint;
 use crate::server::{Error, ServeConfig, http};
 use a2a_runtime_a2a::A2aError;
 use a2a_runtime_a2a::card::Endpoints;
@@ -61,7 +67,7 @@ pub(super) fn routes(
         if primary == Some(id) {
             root = root.merge(agent.card.clone());
         }
-        calls.insert(id.to_owned(), agent.jsonrpc.clone());
+        calls.insert(id.to_owned(), agent.endpoint.clone());
         let (mcp, endpoint) = agent.mcp.mounted(http::MCP_PATH);
         direct.extend(endpoint.map(|endpoint| (mcp_path.clone(), DirectMcp::Agent(endpoint))));
         let own = agent
@@ -90,10 +96,7 @@ pub(super) fn routes(
         max_body: config.limits.max_body_bytes,
         body_time: config.limits.body_time(),
     });
-    let mut root_call = Router::new()
-        .route("/", post(tenant_call))
-        .with_state(tenants)
-        .layer(DefaultBodyLimit::max(config.limits.max_body_bytes));
+    let mut root_call = Router::new().route("/", post_service(TenantEndpoint(tenants)));
     if let Some(cors) = http::cors(config) {
         root_call = root_call.layer(cors);
     }
@@ -132,7 +135,7 @@ pub(super) fn routes(
 /// What the root JSON-RPC endpoint selects among: each agent's JSON-RPC endpoint (its gate and
 /// handler), by id.
 struct TenantCalls {
-    calls: HashMap<String, MethodRouter>,
+    calls: HashMap<String, JsonRpcEndpoint>,
     primary: Option<String>,
     /// The agents' ids, for errors.
     known: Arc<String>,
@@ -141,9 +144,28 @@ struct TenantCalls {
 }
 
 /// `POST /`: the JSON-RPC request goes to the agent its `tenant` names (the primary agent when
-/// it names none). The body is read first, within the server's size and time limits: which
-/// agent's credentials to check depends on it.
-async fn tenant_call(State(tenants): State<Arc<TenantCalls>>, request: Request) -> Response {
+/// it names none). A service of its own rather than a handler: it reads the request itself.
+#[derive(Clone)]
+struct TenantEndpoint(Arc<TenantCalls>);
+
+impl Service<Request> for TenantEndpoint {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let tenants = Arc::clone(&self.0);
+        Box::pin(async move { Ok(tenant_call(tenants, request).await) })
+    }
+}
+
+/// Reads the body first, within the server's size and time limits (which agent's credentials
+/// to check depends on it), then hands the request to the agent it names.
+async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
     if declared_over(request.headers(), tenants.max_body) {
         let limit = tenants.max_body;
         return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, true);

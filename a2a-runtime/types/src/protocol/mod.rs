@@ -2,3 +2,4 @@
 
 pub mod a2a;
 pub mod jsonrpc;
+pub mod tenant;
