@@ -515,3 +515,67 @@ async fn after_a_kill_each_hosted_agent_settles_its_own_tasks_on_the_shared_file
     assert_eq!(elsewhere["error"]["code"], -32001, "{elsewhere}");
     let _ = std::fs::remove_dir_all(data_dir);
 }
+
+const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+
+/// One push deliverer serves every agent: a task of the hello agent, reached by tenant, has its
+/// events delivered to the webhook its send registered.
+#[tokio::test]
+async fn a_hosted_agents_task_events_are_pushed_to_its_webhook() {
+    let mut receiver = a2a_tests::receiver::Receiver::start(RECEIVER, &[]).await;
+    let mut config = a2a_runtime::server::ServeConfig::default();
+    config.push.allow_private = true;
+    let server = start(two_agents().agent("hello", hello::Hello).config(config)).await;
+    let send = json!({
+        "tenant": "hello",
+        "message": {"messageId": "push-1", "role": "ROLE_USER", "parts": [{"text": "Ada"}]},
+        "configuration": {"taskPushNotificationConfig": {"url": receiver.url}},
+    });
+    let task = task_id(&rpc_at(&server, "", "SendMessage", send).await);
+    let delivered = receiver.accepted_until_terminal().await;
+    assert!(!delivered.is_empty());
+    assert!(
+        delivered.iter().all(|d| d["taskId"] == task.as_str()),
+        "{delivered:#?}"
+    );
+    assert_eq!(delivered.last().unwrap()["state"], "TASK_STATE_COMPLETED");
+}
+
+/// One shutdown for all: cancelling the host's signal ends a running task of one agent as
+/// failed (its webhook is told) as the server shuts down, and `serve_on` returns.
+#[tokio::test]
+async fn cancelling_the_hosts_signal_shuts_every_agent_down() {
+    let mut receiver = a2a_tests::receiver::Receiver::start(RECEIVER, &[]).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/", listener.local_addr().unwrap());
+    let signal = a2a_runtime::server::CancellationToken::new();
+    let mut config = a2a_runtime::server::ServeConfig::default();
+    config.push.allow_private = true;
+    config.limits.shutdown_timeout = std::time::Duration::from_millis(300);
+    let host = two_agents()
+        .config(config)
+        .public_url(base.clone())
+        .shutdown_signal(signal.clone());
+    let served = tokio::spawn(async move { host.serve_on(listener).await });
+    let server = TestServer::at(base);
+    let report = json!({"tenant": "currency",
+        "configuration": {"returnImmediately": true,
+            "taskPushNotificationConfig": {"url": receiver.url}},
+        "message": {"messageId": "r1", "role": "ROLE_USER",
+            "parts": [{"data": {"currencies": ["USD"], "pace_ms": 60_000}}],
+            "metadata": {"skill": "report"}}});
+    let task = task_id(&rpc_at(&server, "", "SendMessage", report).await);
+    signal.cancel();
+    tokio::time::timeout(std::time::Duration::from_secs(10), served)
+        .await
+        .expect("the host stops within its shutdown timeout")
+        .unwrap()
+        .unwrap();
+    let delivered = receiver.accepted_until_terminal().await;
+    let last = delivered.last().unwrap();
+    assert_eq!(last["taskId"], task.as_str());
+    assert_eq!(
+        last["state"], "TASK_STATE_FAILED",
+        "ended by the shutdown: {last}"
+    );
+}

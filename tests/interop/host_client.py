@@ -5,8 +5,9 @@ Usage: python host_client.py BASE_URL ADDRESSING BINDING
 ADDRESSING is `path` (each agent at BASE_URL{id}/, as its card's first interfaces say) or
 `tenant` (the interfaces at BASE_URL with the agent's id as tenant, which the client copies into
 every request). BINDING is JSONRPC or HTTP+JSON. For the currency and hello agents: reads the
-card, sends, gets, lists and streams; cancels a streamed currency task; and checks that a task of
-one agent is not found through the other and that lists never mix. Exits non-zero (with the
+card, sends, gets, lists and streams; cancels a streamed currency task, and a completed greeting
+(refused: it finished); and checks that a task of one agent is not found through the other and
+that lists never mix. Exits non-zero (with the
 reason) on any mismatch.
 """
 
@@ -122,6 +123,13 @@ async def main(base_url: str, addressing: str, binding: str) -> None:
     greeting = await client_for(base_url, addressing, "hello", binding, True)
     events = [e async for e in greeting.send_message(request("greet", {"name": "Grace"}))]
     check(events and events[-1].WhichOneof("payload") in ("task", "status_update"), f"hello stream {events}")
+    # Cancelling reaches the hello agent too: its greeting already completed, so it says so.
+    try:
+        await clients["hello"].cancel_task(a2a_pb2.CancelTaskRequest(id=sent["hello"]))
+    except Exception as error:  # the SDK raises its not-cancelable error
+        check("cancel" in str(error).lower(), f"cancel of a completed greeting: {error}")
+    else:
+        raise SystemExit("interop failure: a completed greeting was canceled")
     print(addressing, binding, "stream/cancel ok")
     for client in [*clients.values(), streaming, greeting]:
         await client.close()
