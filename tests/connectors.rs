@@ -16,15 +16,6 @@ use serde_json::{Value, json};
 /// The issuer of the HS256 test tokens.
 const ISSUER: &str = "https://issuer.test";
 
-/// Serves `host` on an ephemeral loopback port.
-async fn start(host: Host) -> TestServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}/", listener.local_addr().unwrap());
-    let host = host.public_url(base.clone());
-    tokio::spawn(async move { host.serve_on(listener).await.expect("a valid host") });
-    TestServer::at(base)
-}
-
 /// The library (bearer tokens, its own) and hello (no security at all) on one host,
 /// `librarian` granting both loan scopes. (A host's own credentials would secure every agent:
 /// configured credentials imply a scheme, as they do for one agent.)
@@ -88,7 +79,7 @@ fn call(name: &str, arguments: Value) -> Value {
 
 #[tokio::test]
 async fn a_public_tool_is_listed_and_called_without_a_token_and_a_protected_one_answers_401() {
-    let server = start(host()).await;
+    let server = a2a_tests::start_host(host()).await;
     let (status, _, listed) = mcp(&server, "mcp", None, "tools/list", json!({})).await;
     assert_eq!(status, 200, "{listed}");
     let tools = listed["result"]["tools"].as_array().unwrap();
@@ -157,22 +148,16 @@ async fn a_public_tool_is_listed_and_called_without_a_token_and_a_protected_one_
     );
     let (status, _, _) = mcp(&server, "mcp", None, "resources/list", json!({})).await;
     assert_eq!(status, 401);
-    let metadata: Value = server
-        .http
-        .get(&own_metadata)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let metadata = server
+        .get_json(".well-known/oauth-protected-resource/library/mcp")
+        .await;
     assert_eq!(metadata["resource"], format!("{}library/mcp", server.base));
     assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
 }
 
 #[tokio::test]
 async fn a_403_names_every_missing_scope_and_challenges_with_every_needed_one() {
-    let server = start(host()).await;
+    let server = a2a_tests::start_host(host()).await;
     let borrow = call("library_borrow", json!({"title": "Dune"}));
     let member = token("mia", "library:members:read");
     let (status, challenges, refused) =
@@ -231,7 +216,7 @@ async fn a_403_names_every_missing_scope_and_challenges_with_every_needed_one() 
 
 #[tokio::test]
 async fn a_wildcard_or_a_configured_parent_scope_grants_the_scopes_below_it() {
-    let server = start(host()).await;
+    let server = a2a_tests::start_host(host()).await;
     let tools = token("tess", "mcp:tools:*");
     let (status, _, called) = mcp(
         &server,
@@ -270,7 +255,7 @@ async fn tokens_of_two_issuers_are_each_verified_with_their_own_keys() {
     let (key_a, key_b) = (rsa_key(1), rsa_key(2));
     let issuer_a = JwksServer::start(vec![jwk(Algorithm::RS256, &key_a)]).await;
     let issuer_b = JwksServer::start(vec![jwk(Algorithm::RS256, &key_b)]).await;
-    let server = start(
+    let server = a2a_tests::start_host(
         Host::new()
             .agent("library", Library)
             .jwt(JwtConfig::jwks(&issuer_a.url).issuer(issuer_a.issuer()))
@@ -295,18 +280,9 @@ async fn tokens_of_two_issuers_are_each_verified_with_their_own_keys() {
             mcp(&server, "mcp", Some(&token), "tools/call", borrow.clone()).await;
         assert_eq!(status, expected, "{body}");
     }
-    let metadata: Value = server
-        .http
-        .get(format!(
-            "{}.well-known/oauth-protected-resource/mcp",
-            server.base
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let metadata = server
+        .get_json(".well-known/oauth-protected-resource/mcp")
+        .await;
     assert_eq!(
         metadata["authorization_servers"],
         json!([issuer_a.issuer(), issuer_b.issuer()])
@@ -318,7 +294,7 @@ async fn metadata_cards_and_the_catalog_are_readable_from_any_origin() {
     let mut config = ServeConfig::default();
     config.cors_origins = vec!["https://app.example".into()];
     config.cors_headers = vec!["x-request-id".into()];
-    let server = start(host().config(config)).await;
+    let server = a2a_tests::start_host(host().config(config)).await;
     for path in [
         ".well-known/oauth-protected-resource/mcp",
         ".well-known/oauth-protected-resource/library/mcp",

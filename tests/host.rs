@@ -7,15 +7,6 @@ use a2a_runtime::server::Host;
 use a2a_tests::{TestServer, response_from};
 use serde_json::{Value, json};
 
-/// Serves `host` on an ephemeral loopback port.
-async fn start(host: Host) -> TestServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}/", listener.local_addr().unwrap());
-    let host = host.public_url(base.clone());
-    tokio::spawn(async move { host.serve_on(listener).await.expect("a valid host") });
-    TestServer::at(base)
-}
-
 /// The currency and booking examples on one host, currency primary.
 fn two_agents() -> Host {
     Host::new()
@@ -73,7 +64,7 @@ fn task_id(response: &Value) -> String {
 
 #[tokio::test]
 async fn each_agent_is_reached_by_path_and_by_tenant() {
-    let server = start(two_agents()).await;
+    let server = a2a_tests::start_host(two_agents()).await;
     let by_path = rpc_at(&server, "currency/", "SendMessage", convert(None)).await;
     assert_eq!(
         by_path["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
@@ -116,7 +107,7 @@ async fn each_agent_is_reached_by_path_and_by_tenant() {
 
 #[tokio::test]
 async fn a_task_of_one_agent_is_not_found_through_another_and_lists_never_mix() {
-    let server = start(two_agents()).await;
+    let server = a2a_tests::start_host(two_agents()).await;
     let task = task_id(&rpc_at(&server, "currency/", "SendMessage", convert(None)).await);
     let own = rpc_at(&server, "currency/", "GetTask", json!({"id": task})).await;
     assert_eq!(own["result"]["id"], task.as_str());
@@ -169,16 +160,8 @@ async fn a_task_of_one_agent_is_not_found_through_another_and_lists_never_mix() 
 
 #[tokio::test]
 async fn the_catalog_lists_every_agent_and_the_primary_card_is_at_the_root() {
-    let server = start(two_agents()).await;
-    let catalog: Value = server
-        .http
-        .get(format!("{}agents", server.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let server = a2a_tests::start_host(two_agents()).await;
+    let catalog = server.get_json("agents").await;
     let agents = catalog["agents"].as_array().unwrap();
     let ids: Vec<&str> = agents.iter().map(|a| a["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["currency", "booking"]);
@@ -225,7 +208,7 @@ async fn the_catalog_lists_every_agent_and_the_primary_card_is_at_the_root() {
 
 #[tokio::test]
 async fn an_unknown_tenant_or_agent_is_a_clear_not_found() {
-    let server = start(two_agents()).await;
+    let server = a2a_tests::start_host(two_agents()).await;
     let refused = rpc_at(
         &server,
         "",
@@ -270,7 +253,7 @@ async fn an_unknown_tenant_or_agent_is_a_clear_not_found() {
 
 #[tokio::test]
 async fn each_agent_has_its_own_mcp_endpoint() {
-    let server = start(two_agents()).await;
+    let server = a2a_tests::start_host(two_agents()).await;
     let tools = |agent: &'static str| {
         let at = TestServer {
             base: format!("{}{agent}/", server.base),
@@ -334,7 +317,7 @@ async fn agent_ids_are_checked_when_the_host_is_built() {
 
 #[tokio::test]
 async fn the_shared_mcp_endpoint_lists_and_calls_every_agents_tools_namespaced() {
-    let server = start(two_agents()).await;
+    let server = a2a_tests::start_host(two_agents()).await;
     let (status, text) = server.mcp_modern("tools/list", json!({}), json!({})).await;
     assert_eq!(status, 200, "{text}");
     let listed = response_from(&text);
@@ -428,7 +411,7 @@ async fn two_agents_listing_one_tool_name_on_the_shared_endpoint_are_refused_at_
 #[tokio::test]
 async fn every_card_of_a_host_validates() {
     use a2a_runtime::client::{A2aClient, Severity, validate_card};
-    let server = start(two_agents()).await;
+    let server = a2a_tests::start_host(two_agents()).await;
     let errors = |findings: Vec<a2a_runtime::client::Finding>| -> Vec<String> {
         findings
             .into_iter()
@@ -448,15 +431,7 @@ async fn every_card_of_a_host_validates() {
             client.card().validate()
         );
     }
-    let catalog: Value = server
-        .http
-        .get(format!("{}agents", server.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let catalog = server.get_json("agents").await;
     for entry in catalog["agents"].as_array().unwrap() {
         let findings = validate_card(&entry["card"]);
         assert!(
@@ -525,7 +500,8 @@ async fn a_hosted_agents_task_events_are_pushed_to_its_webhook() {
     let mut receiver = a2a_tests::receiver::Receiver::start(RECEIVER, &[]).await;
     let mut config = a2a_runtime::server::ServeConfig::default();
     config.push.allow_private = true;
-    let server = start(two_agents().agent("hello", hello::Hello).config(config)).await;
+    let server =
+        a2a_tests::start_host(two_agents().agent("hello", hello::Hello).config(config)).await;
     let send = json!({
         "tenant": "hello",
         "message": {"messageId": "push-1", "role": "ROLE_USER", "parts": [{"text": "Ada"}]},

@@ -65,7 +65,36 @@ pub async fn start(server: AgentServer) -> TestServer {
     }
 }
 
+/// Serves `host` (several agents) on an ephemeral port, as `serve()` would (without reading
+/// flags).
+pub async fn start_host(host: a2a_runtime::server::Host) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind an ephemeral port");
+    let addr = listener.local_addr().expect("local address");
+    let base = format!("http://{addr}/");
+    let host = host.public_url(base.clone());
+    tokio::spawn(async move { host.serve_on(listener).await.expect("a valid host") });
+    TestServer {
+        base,
+        addr,
+        http: reqwest::Client::new(),
+    }
+}
+
 impl TestServer {
+    /// GETs `path` (relative to the server) and reads its JSON body.
+    pub async fn get_json(&self, path: &str) -> Value {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("GET sent")
+            .json()
+            .await
+            .expect("a JSON body")
+    }
+
     /// POSTs a raw body to the JSON-RPC endpoint with `A2A-Version: 1.0`; returns status and JSON.
     pub async fn post_raw(
         &self,

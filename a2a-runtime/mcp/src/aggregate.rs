@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 #[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
     GetTaskParams, GetTaskResult, Implementation, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -254,7 +254,7 @@ impl ServerHandler for AggregateHandler {
                 .handler
                 .list_tools(request.clone(), context.clone())
                 .await?;
-            private |= listed.cache_scope == Some(CacheScope::Private);
+            private |= listed.cache_scope == Some(rmcp::model::CacheScope::Private);
             let open = self.secured && !member.handler.app().security.is_enabled();
             tools.extend(listed.tools.into_iter().map(|mut tool| {
                 tool.name = namespaced(&member.prefix, &tool.name).into();
@@ -264,14 +264,7 @@ impl ServerHandler for AggregateHandler {
                 tool
             }));
         }
-        let scope = if private {
-            CacheScope::Private
-        } else {
-            CacheScope::Public
-        };
-        Ok(ListToolsResult::with_all_items(tools)
-            .with_ttl_ms(3_600_000)
-            .with_cache_scope(scope))
+        Ok(super::tools::listed(tools, private))
     }
 
     async fn on_custom_request(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 #[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
     GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, InitializeResult, JsonObject,
     ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
@@ -126,16 +126,7 @@ impl ServerHandler for McpHandler {
             })
             .cloned()
             .collect();
-        // The list never changes while the server runs; it is the same for every caller
-        // unless tools need scopes.
-        let scope = if scoped {
-            CacheScope::Private
-        } else {
-            CacheScope::Public
-        };
-        Ok(ListToolsResult::with_all_items(tools)
-            .with_ttl_ms(3_600_000)
-            .with_cache_scope(scope))
+        Ok(super::tools::listed(tools, scoped))
     }
 
     /// rmcp reads a request of a standard method whose params do not fit it as a custom one: it

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{MetaObject, Tool, ToolAnnotations};
+use rmcp::model::{CacheScope, ListToolsResult, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use a2a_runtime_core::auth::security::Security;
@@ -23,6 +23,19 @@ pub fn tool_list(registry: &Registry, security: &Security) -> Vec<Tool> {
             }
         })
         .collect()
+}
+
+/// A `tools/list` answer: the list never changes while the server runs, and it is the same
+/// for every caller unless it depends on the caller's scopes (`private`).
+pub fn listed(tools: Vec<Tool>, private: bool) -> ListToolsResult {
+    let scope = if private {
+        CacheScope::Private
+    } else {
+        CacheScope::Public
+    };
+    ListToolsResult::with_all_items(tools)
+        .with_ttl_ms(3_600_000)
+        .with_cache_scope(scope)
 }
 
 /// `tool` saying in `_meta.securitySchemes` what calling it takes.
