@@ -208,3 +208,53 @@ async fn mcp_sessions_are_capped() {
     let refused = server.mcp_session_init().await;
     assert_eq!(refused["error"]["code"], -32029, "{refused}");
 }
+
+/// A body sent in pieces to a host's tenant endpoint, which reads it before it knows the agent:
+/// within the limit it reaches the agent it names; beyond it (no `Content-Length` to refuse it
+/// early) it is 413 with a JSON-RPC error, and nothing past the limit is kept.
+#[tokio::test]
+async fn a_hosts_tenant_endpoint_reads_a_body_in_pieces_within_its_limit() {
+    let mut limits = Limits::default();
+    limits.max_body_bytes = 4096;
+    let host = a2a_runtime::server::Host::new()
+        .agent("hello", hello::Hello)
+        .agent("currency", currency::Currency::with_reference_rates())
+        .primary("currency")
+        .limits(limits);
+    let server = a2a_tests::start_host(host).await;
+    let pieces = |pieces: Vec<String>| {
+        let stream = futures::stream::iter(pieces.into_iter().map(Ok::<_, std::io::Error>));
+        reqwest::Body::wrap_stream(stream)
+    };
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {
+        "tenant": "hello",
+        "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "Ada"}]}}})
+    .to_string();
+    let (head, tail) = body.split_at(body.len() / 2);
+    let response = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(pieces(vec![head.to_owned(), tail.to_owned()]))
+        .send()
+        .await
+        .unwrap();
+    let answered: Value = response.json().await.unwrap();
+    assert_eq!(
+        answered["result"]["task"]["artifacts"][0]["parts"][0]["text"], "Hello, Ada!",
+        "{answered}"
+    );
+    let padding = "x".repeat(1000);
+    let response = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .body(pieces(vec![padding; 6]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
+    let refused: Value = response.json().await.unwrap();
+    assert_eq!(refused["jsonrpc"], "2.0", "{refused}");
+}

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes, HttpBody as _};
 use std::convert::Infallible;
 use std::task::{Context, Poll};
 
@@ -29,7 +29,7 @@ use a2a_runtime_a2a::A2aError;
 use a2a_runtime_a2a::card::Endpoints;
 use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_core::app::App;
-use a2a_runtime_core::body::{BodyTime, BodyTooSlow, TimedBody, declared_over};
+use a2a_runtime_core::body::{BodyTime, BodyTooSlow, BoxError, TimedBody, declared_over};
 
 /// A host's routes, and the MCP endpoints its front may answer without them.
 pub(super) struct HostRoutes {
@@ -171,9 +171,8 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
         return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, true);
     }
     let (parts, body) = request.into_parts();
-    let timed = Limited::new(TimedBody::new(body, tenants.body_time), tenants.max_body);
-    let body = match timed.collect().await {
-        Ok(collected) => collected.to_bytes(),
+    let body = match read(body, tenants.max_body, tenants.body_time).await {
+        Ok(body) => body,
         Err(error) => {
             let error = unread(&*error, tenants.max_body);
             return a2a_runtime_a2a::refusal(&error, true);
@@ -205,6 +204,25 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
         Ok(response) => response,
         Err(never) => match never {},
     }
+}
+
+/// The whole of `body`, at most `limit` bytes, within `time`. A request's body usually comes in
+/// one frame, which is taken as it is; a longer one is gathered.
+async fn read(body: Body, limit: usize, time: BodyTime) -> Result<Bytes, BoxError> {
+    let body = Limited::new(TimedBody::new(body, time), limit);
+    let mut body = std::pin::pin!(body);
+    let first = match body.frame().await.transpose()? {
+        Some(frame) => frame.into_data().unwrap_or_default(),
+        None => return Ok(Bytes::new()),
+    };
+    if body.is_end_stream() {
+        return Ok(first);
+    }
+    let rest = body.as_mut().collect().await?.to_bytes();
+    let mut whole = Vec::with_capacity(first.len() + rest.len());
+    whole.extend_from_slice(&first);
+    whole.extend_from_slice(&rest);
+    Ok(Bytes::from(whole))
 }
 
 /// Why a body could not be read: too large, too slow, or broken off.
