@@ -91,7 +91,8 @@ pub(super) fn routes(
     let known = Arc::new(ids.join(", "));
     let tenants = Arc::new(TenantCalls {
         calls,
-        primary: primary.map(str::to_owned),
+        // A built host has agents, so a primary one (the first unless named).
+        primary: primary.unwrap_or_default().to_owned(),
         known: Arc::clone(&known),
         max_body: config.limits.max_body_bytes,
         body_time: config.limits.body_time(),
@@ -136,7 +137,7 @@ pub(super) fn routes(
 /// handler), by id.
 struct TenantCalls {
     calls: HashMap<String, JsonRpcEndpoint>,
-    primary: Option<String>,
+    primary: String,
     /// The agents' ids, for errors.
     known: Arc<String>,
     max_body: usize,
@@ -182,16 +183,7 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
         Ok(tenant) => tenant,
         Err(response) => return *response,
     };
-    let Some(id) = tenant.or_else(|| tenants.primary.clone()) else {
-        let error = A2aError::invalid_params(
-            "tenant",
-            format!(
-                "this server hosts several agents ({}); name one as the tenant",
-                tenants.known
-            ),
-        );
-        return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
-    };
+    let id = tenant.unwrap_or_else(|| tenants.primary.clone());
     let Some(calls) = tenants.calls.get(&id) else {
         let error = A2aError::UnknownTenant {
             tenant: id,
