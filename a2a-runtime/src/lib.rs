@@ -11,7 +11,7 @@ pub mod client;
 #[cfg(feature = "server")]
 pub mod mcp;
 pub mod model;
-#[cfg(feature = "sqlite")]
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod records;
 #[cfg(feature = "server")]
 pub mod server;

@@ -10,14 +10,14 @@
 mod list;
 #[cfg(feature = "postgres")]
 mod postgres;
-#[cfg(feature = "sqlite")]
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod records;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresStoreOptions, PostgresTaskStore};
-#[cfg(feature = "sqlite")]
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use records::{RecordError, Records};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteStoreOptions, SqliteTaskStore};

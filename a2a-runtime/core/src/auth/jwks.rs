@@ -2,7 +2,7 @@
 //! token names a key id it does not hold (key rotation), at most once per cool-down.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::DecodingKey;
@@ -10,7 +10,7 @@ use jsonwebtoken::jwk::JwkSet;
 use serde::Deserialize;
 
 use super::AuthError;
-use super::jwt::check_url;
+use super::jwt::{KeyProvider, check_url};
 
 /// How long a fetched set is used before it is fetched again.
 const MAX_AGE: Duration = Duration::from_secs(300);
@@ -43,6 +43,7 @@ pub struct KeySet {
 enum Source {
     Jwks(String),
     Metadata(String),
+    Provided(Arc<dyn KeyProvider>),
 }
 
 #[derive(Default)]
@@ -51,6 +52,24 @@ struct Cache {
     keys: HashMap<String, DecodingKey>,
     issuer: Option<String>,
     fetched: Option<Instant>,
+}
+
+impl Cache {
+    /// The usable keys of `set`, fetched now.
+    fn of(set: &JwkSet, issuer: Option<String>) -> Self {
+        let mut keys = HashMap::new();
+        for jwk in &set.keys {
+            // Keys of types this build cannot use (or encryption keys) are skipped, not fatal.
+            if let Ok(key) = DecodingKey::from_jwk(jwk) {
+                keys.insert(jwk.common.key_id.clone().unwrap_or_default(), key);
+            }
+        }
+        Self {
+            keys,
+            issuer,
+            fetched: Some(Instant::now()),
+        }
+    }
 }
 
 /// The parts of OpenID Connect discovery / RFC 8414 metadata used here.
@@ -67,6 +86,10 @@ impl KeySet {
 
     pub fn metadata(url: &str) -> Self {
         Self::new(Source::Metadata(url.to_owned()))
+    }
+
+    pub fn provided(keys: &Arc<dyn KeyProvider>) -> Self {
+        Self::new(Source::Provided(Arc::clone(keys)))
     }
 
     fn new(source: Source) -> Self {
@@ -94,10 +117,12 @@ impl KeySet {
         if let Some(found) = self.cached(kid, false) {
             return Ok(found);
         }
-        let fetched_recently = self
-            .read()
-            .fetched
-            .is_some_and(|at| at.elapsed() < COOL_DOWN);
+        // Keys held in this process cost nothing to ask for again.
+        let fetched_recently = !matches!(self.source, Source::Provided(_))
+            && self
+                .read()
+                .fetched
+                .is_some_and(|at| at.elapsed() < COOL_DOWN);
         if !fetched_recently {
             match self.fetch().await {
                 Ok(cache) => *self.write() = cache,
@@ -143,6 +168,11 @@ impl KeySet {
 
     async fn fetch(&self) -> Result<Cache, String> {
         let (jwks_url, issuer) = match &self.source {
+            Source::Provided(keys) => {
+                let set: JwkSet = serde_json::from_value(keys.key_set().await?)
+                    .map_err(|e| format!("the provided key set: {e}"))?;
+                return Ok(Cache::of(&set, None));
+            }
             Source::Jwks(url) => (url.clone(), None),
             Source::Metadata(url) => {
                 let metadata: Metadata = self.get_json(url).await?;
@@ -151,18 +181,7 @@ impl KeySet {
             }
         };
         let set: JwkSet = self.get_json(&jwks_url).await?;
-        let mut keys = HashMap::new();
-        for jwk in &set.keys {
-            // Keys of types this build cannot use (or encryption keys) are skipped, not fatal.
-            if let Ok(key) = DecodingKey::from_jwk(jwk) {
-                keys.insert(jwk.common.key_id.clone().unwrap_or_default(), key);
-            }
-        }
-        Ok(Cache {
-            keys,
-            issuer,
-            fetched: Some(Instant::now()),
-        })
+        Ok(Cache::of(&set, issuer))
     }
 
     async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {

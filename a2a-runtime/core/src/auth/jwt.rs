@@ -25,6 +25,16 @@ pub enum KeySource {
     Jwks(String),
     /// OpenID Connect discovery or RFC 8414 metadata, whose `jwks_uri` names the JWKS.
     Metadata(String),
+    /// A JWKS this process holds itself (its own authorization server's signing keys).
+    Provided(Arc<dyn KeyProvider>),
+}
+
+/// Keys held in this process, handed over as a JWKS document: how a server verifies the
+/// tokens its own authorization server signs, without an HTTP round trip to itself.
+pub trait KeyProvider: Send + Sync + 'static {
+    /// The current key set (`{"keys": [...]}`); asked again when a token names a key id the
+    /// last answer did not hold.
+    fn key_set(&self) -> a2a_runtime_types::util::BoxFuture<'_, Result<serde_json::Value, String>>;
 }
 
 impl std::fmt::Debug for JwtConfig {
@@ -33,6 +43,7 @@ impl std::fmt::Debug for JwtConfig {
             KeySource::Secret(_) => "HS256 secret (redacted)".to_owned(),
             KeySource::Jwks(url) => format!("JWKS {url}"),
             KeySource::Metadata(url) => format!("metadata {url}"),
+            KeySource::Provided(_) => "keys held by this process".to_owned(),
         };
         f.debug_struct("JwtConfig")
             .field("keys", &keys)
@@ -72,6 +83,12 @@ impl JwtConfig {
     /// (unless [`issuer`](Self::issuer) sets one).
     pub fn discover(url: impl Into<String>) -> Self {
         Self::with_keys(KeySource::Metadata(url.into()))
+    }
+
+    /// Tokens signed with a key of the set `keys` hands over (this process's own
+    /// authorization server); set the [`issuer`](Self::issuer) it signs as.
+    pub fn provided(keys: Arc<dyn KeyProvider>) -> Self {
+        Self::with_keys(KeySource::Provided(keys))
     }
 
     fn with_keys(keys: KeySource) -> Self {
@@ -123,6 +140,7 @@ impl JwtConfig {
             )),
             KeySource::Secret(_) => Ok(()),
             KeySource::Jwks(url) | KeySource::Metadata(url) => check_url(url),
+            KeySource::Provided(_) => Ok(()),
         }
     }
 }

@@ -120,6 +120,7 @@ impl Issuer {
             KeySource::Secret(secret) => Keys::Secret(DecodingKey::from_secret(secret)),
             KeySource::Jwks(url) => Keys::Set(KeySet::jwks(url)),
             KeySource::Metadata(url) => Keys::Set(KeySet::metadata(url)),
+            KeySource::Provided(keys) => Keys::Set(KeySet::provided(keys)),
         };
         Self {
             keys,

@@ -26,7 +26,7 @@ pub use api_key::{ApiKeys, ApiKeysError, DEFAULT_API_KEY_HEADER};
 pub use authenticator::{AuthError, Authenticator};
 pub use authenticator::{insufficient_scope, quoted};
 pub use caller::Caller;
-pub use jwt::JwtConfig;
+pub use jwt::{JwtConfig, KeyProvider};
 pub use mtls::ClientCertificate;
 pub use scheme::{ApiKeyLocation, NamedScheme, OAuthFlow, SecurityScheme};
 pub use scopes::ScopeImplications;

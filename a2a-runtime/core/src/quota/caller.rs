@@ -119,6 +119,11 @@ impl PeerKey {
     pub fn of(peer: SocketAddr) -> Self {
         Self(Arc::from(format!("ip:{}", peer.ip())))
     }
+
+    /// The key (`ip:` and the address).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 impl fmt::Display for CallerId {

@@ -1,17 +1,22 @@
 //! [`Records`]: an agent's own durable state, as JSON documents under a collection and a key,
 //! beside its tasks: in a SQLite file (by default under the data directory `serve()` uses, so
-//! state survives restarts, and `--stdio` hosts that start a process per session share it) or
-//! in memory. For what an agent keeps across calls (a registry, a cache, bookings), not for
+//! state survives restarts, and `--stdio` hosts that start a process per session share it), in
+//! Postgres (shared by the replicas of a server), or in memory. For what an agent keeps across calls (a registry, a cache, bookings), not for
 //! task state, which the task store holds.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "sqlite")]
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 
 /// Why a record could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +47,10 @@ type Stored = (String, i64);
 #[derive(Debug)]
 enum Backend {
     Memory(Mutex<HashMap<(String, String), Stored>>),
-    Sqlite { pool: SqlitePool, path: PathBuf },
+    #[cfg(feature = "sqlite")]
+    Sqlite(sqlite::SqliteRecords),
+    #[cfg(feature = "postgres")]
+    Postgres(postgres::PgRecords),
 }
 
 /// Durable JSON documents, by collection and key. Cheap to clone; clones share the store.
@@ -54,48 +62,36 @@ pub struct Records {
 impl Records {
     /// Records kept in memory, lost when the process ends.
     pub fn memory() -> Self {
+        Self::with(Backend::Memory(Mutex::new(HashMap::new())))
+    }
+
+    fn with(backend: Backend) -> Self {
         Self {
-            backend: Arc::new(Backend::Memory(Mutex::new(HashMap::new()))),
+            backend: Arc::new(backend),
         }
     }
 
     /// Records in the SQLite file at `path` (created, with its directory, if missing).
+    #[cfg(feature = "sqlite")]
     pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self, RecordError> {
-        let path = path.as_ref().to_owned();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| backend(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let options = SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(backend)?;
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS records (
-                collection TEXT NOT NULL,
-                key TEXT NOT NULL,
-                value TEXT NOT NULL,
-                updated_us INTEGER NOT NULL,
-                PRIMARY KEY (collection, key)
-            )",
-        )
-        .execute(&pool)
-        .await
-        .map_err(backend)?;
-        Ok(Self {
-            backend: Arc::new(Backend::Sqlite { pool, path }),
-        })
+        Ok(Self::with(Backend::Sqlite(
+            sqlite::SqliteRecords::open(path.as_ref()).await?,
+        )))
+    }
+
+    /// Records in the Postgres database at `url` (a table `a2a_records`, created if missing),
+    /// which every replica using that database shares.
+    #[cfg(feature = "postgres")]
+    pub async fn postgres(url: &str) -> Result<Self, RecordError> {
+        Ok(Self::with(Backend::Postgres(
+            postgres::PgRecords::connect(url).await?,
+        )))
     }
 
     /// The records of the agent named `agent_name` where `serve()` keeps its tasks by default:
     /// `records.sqlite3` beside `tasks.sqlite3` in the agent's directory under `A2A_DATA_DIR`
     /// (else `$XDG_DATA_HOME/a2a-runtime`, else `~/.local/share/a2a-runtime`).
+    #[cfg(feature = "sqlite")]
     pub async fn for_agent(agent_name: &str) -> Result<Self, RecordError> {
         let dir = std::env::var_os("A2A_DATA_DIR")
             .filter(|d| !d.is_empty())
@@ -105,11 +101,12 @@ impl Records {
         Self::sqlite(path).await
     }
 
-    /// The SQLite file, unless the records are in memory.
+    /// The SQLite file, unless the records are elsewhere.
     pub fn path(&self) -> Option<&Path> {
         match &*self.backend {
-            Backend::Memory(_) => None,
-            Backend::Sqlite { path, .. } => Some(path),
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => Some(&sqlite.path),
+            _ => None,
         }
     }
 
@@ -130,23 +127,13 @@ impl Records {
             Backend::Memory(map) => {
                 let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
                 map.insert((collection.into(), key.into()), (json, now));
+                Ok(())
             }
-            Backend::Sqlite { pool, .. } => {
-                sqlx::query(
-                    "INSERT INTO records (collection, key, value, updated_us) VALUES (?, ?, ?, ?)
-                     ON CONFLICT (collection, key)
-                     DO UPDATE SET value = excluded.value, updated_us = excluded.updated_us",
-                )
-                .bind(collection)
-                .bind(key)
-                .bind(json)
-                .bind(now)
-                .execute(pool)
-                .await
-                .map_err(backend)?;
-            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.put(collection, key, json, now).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.put(collection, key, json, now).await,
         }
-        Ok(())
     }
 
     /// The value under `collection` and `key`, if there is one.
@@ -161,14 +148,10 @@ impl Records {
                 map.get(&(collection.into(), key.into()))
                     .map(|(json, _)| json.clone())
             }
-            Backend::Sqlite { pool, .. } => {
-                sqlx::query_scalar("SELECT value FROM records WHERE collection = ? AND key = ?")
-                    .bind(collection)
-                    .bind(key)
-                    .fetch_optional(pool)
-                    .await
-                    .map_err(backend)?
-            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.get(collection, key).await?,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.get(collection, key).await?,
         };
         json.map(|json| read(collection, key, &json)).transpose()
     }
@@ -180,6 +163,7 @@ impl Records {
         limit: Option<usize>,
     ) -> Result<Vec<T>, RecordError> {
         let limit = limit.unwrap_or(usize::MAX);
+        let sql_limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows: Vec<(String, String)> = match &*self.backend {
             Backend::Memory(map) => {
                 let map = map.lock().unwrap_or_else(PoisonError::into_inner);
@@ -194,37 +178,29 @@ impl Records {
                     .map(|(_, key, json)| (key, json))
                     .collect()
             }
-            Backend::Sqlite { pool, .. } => sqlx::query_as(
-                "SELECT key, value FROM records WHERE collection = ?
-                 ORDER BY updated_us DESC, key LIMIT ?",
-            )
-            .bind(collection)
-            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(pool)
-            .await
-            .map_err(backend)?,
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.list(collection, sql_limit).await?,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.list(collection, sql_limit).await?,
         };
         rows.iter()
             .map(|(key, json)| read(collection, key, json))
             .collect()
     }
 
-    /// Removes the value under `collection` and `key`; whether there was one.
+    /// Removes the value under `collection` and `key`; whether there was one. Of several
+    /// callers removing one record at once, exactly one is told it was there: a record can be
+    /// redeemed once.
     pub async fn delete(&self, collection: &str, key: &str) -> Result<bool, RecordError> {
         match &*self.backend {
             Backend::Memory(map) => {
                 let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
                 Ok(map.remove(&(collection.into(), key.into())).is_some())
             }
-            Backend::Sqlite { pool, .. } => {
-                let done = sqlx::query("DELETE FROM records WHERE collection = ? AND key = ?")
-                    .bind(collection)
-                    .bind(key)
-                    .execute(pool)
-                    .await
-                    .map_err(backend)?;
-                Ok(done.rows_affected() > 0)
-            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.delete(collection, key).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.delete(collection, key).await,
         }
     }
 }

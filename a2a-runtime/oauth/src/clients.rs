@@ -1,0 +1,380 @@
+//! Clients: how they are described (registered dynamically, RFC 7591, or by a client ID
+//! metadata document), which redirect URIs they may use, and how they authenticate at the
+//! token endpoint.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use url::{Host, Url};
+
+use crate::OAuthError;
+
+/// The grant types a client may register; `authorization_code` is always among them.
+const GRANT_TYPES: [&str; 2] = ["authorization_code", "refresh_token"];
+
+/// How a client authenticates at the token endpoint.
+pub(crate) const AUTH_METHODS: [&str; 3] = ["none", "client_secret_post", "client_secret_basic"];
+
+/// The longest client name kept (longer ones are cut).
+const MAX_NAME_CHARS: usize = 120;
+
+/// The most redirect URIs one client may register.
+const MAX_REDIRECT_URIS: usize = 20;
+
+/// A client, as registered or read from its metadata document.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Client {
+    /// Its id: issued at registration, or the URL of its metadata document.
+    pub client_id: String,
+    /// What it calls itself (unverified: the consent page says so).
+    pub client_name: Option<String>,
+    /// Its home page.
+    pub client_uri: Option<String>,
+    /// Where it may be sent back to.
+    pub redirect_uris: Vec<String>,
+    /// The grants it may use.
+    pub grant_types: Vec<String>,
+    /// How it authenticates at the token endpoint.
+    pub token_endpoint_auth_method: String,
+    /// The digest of its secret, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) secret_digest: Option<String>,
+    /// When it registered (Unix seconds); 0 for a metadata document.
+    pub registered: i64,
+    /// Whether it is described by a metadata document rather than registered.
+    #[serde(default)]
+    pub metadata_document: bool,
+}
+
+impl Client {
+    /// Whether the client may use refresh tokens.
+    pub(crate) fn refreshes(&self) -> bool {
+        self.grant_types.iter().any(|g| g == "refresh_token")
+    }
+
+    /// Whether `redirect_uri` is one of the client's: exactly, or for a loopback URI with any
+    /// port (RFC 8252 §7.3: native apps pick a free port when they start).
+    pub(crate) fn redirects_to(&self, redirect_uri: &str) -> bool {
+        self.redirect_uris.iter().any(|registered| {
+            registered == redirect_uri || same_loopback_except_port(registered, redirect_uri)
+        })
+    }
+
+    /// What the consent page and the admin API show of it, without its secret.
+    pub fn public_view(&self) -> Value {
+        let mut view = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(view) = view.as_object_mut() {
+            view.remove("secret_digest");
+        }
+        view
+    }
+}
+
+/// Which redirect URIs registration accepts beyond loopback ones: exact URLs, or prefixes
+/// ending in `*` whose scheme and host are fixed. Empty: any https URI.
+#[derive(Debug, Clone, Default)]
+pub struct RedirectPolicy {
+    allowed: Vec<String>,
+    /// Whether loopback http URIs (desktop clients) are accepted.
+    pub loopback: bool,
+}
+
+impl RedirectPolicy {
+    /// Any https redirect URI, and loopback ones.
+    pub fn open() -> Self {
+        Self {
+            allowed: Vec::new(),
+            loopback: true,
+        }
+    }
+
+    /// Also (or, once any is given, only) the https URIs `pattern` matches: an exact URL, or a
+    /// prefix ending in `*` (`https://chatgpt.com/connector/oauth/*`).
+    pub fn allow(mut self, pattern: &str) -> Result<Self, String> {
+        let prefix = pattern.strip_suffix('*').unwrap_or(pattern);
+        let url = Url::parse(prefix).map_err(|e| format!("`{pattern}` is not a URL: {e}"))?;
+        let host_fixed = url.scheme() == "https"
+            && url.host().is_some()
+            && prefix.len() > url.origin().ascii_serialization().len();
+        if !host_fixed {
+            return Err(format!(
+                "`{pattern}`: a redirect allow-list entry is an https URL (or one ending in `*` \
+                 after its host's `/`), so it cannot send codes to another host"
+            ));
+        }
+        self.allowed.push(pattern.to_owned());
+        Ok(self)
+    }
+
+    /// The redirect URIs of a hosted assistant: `chatgpt` or `claude`.
+    pub fn preset(self, assistant: &str) -> Result<Self, String> {
+        let patterns: &[&str] = match assistant.to_ascii_lowercase().as_str() {
+            "chatgpt" => &[
+                "https://chatgpt.com/connector_platform_oauth_redirect",
+                "https://chatgpt.com/connector/oauth/*",
+            ],
+            "claude" => &[
+                "https://claude.ai/api/mcp/auth_callback",
+                "https://claude.com/api/mcp/auth_callback",
+            ],
+            other => {
+                return Err(format!(
+                    "no redirect preset `{other}`; the presets are chatgpt and claude"
+                ));
+            }
+        };
+        patterns.iter().try_fold(self, |policy, p| policy.allow(p))
+    }
+
+    /// The https patterns allowed (empty: any).
+    pub fn patterns(&self) -> &[String] {
+        &self.allowed
+    }
+
+    /// Whether registration accepts `uri` (already checked to be https or loopback http).
+    fn admits(&self, uri: &Url) -> bool {
+        if is_loopback(uri) && uri.scheme() == "http" {
+            return self.loopback;
+        }
+        self.allowed.is_empty()
+            || self
+                .allowed
+                .iter()
+                .any(|pattern| match pattern.strip_suffix('*') {
+                    Some(prefix) => uri.as_str().starts_with(prefix),
+                    None => uri.as_str() == pattern,
+                })
+    }
+}
+
+/// Checks one redirect URI: https, or http on a loopback address (any port), no fragment,
+/// and admitted by `policy`.
+pub(crate) fn check_redirect_uri(uri: &str, policy: &RedirectPolicy) -> Result<(), OAuthError> {
+    let bad = |why: &str| OAuthError::InvalidRedirectUri(format!("redirect URI `{uri}` {why}"));
+    let url = Url::parse(uri).map_err(|e| bad(&format!("is not an absolute URL ({e})")))?;
+    if url.fragment().is_some() {
+        return Err(bad(
+            "has a fragment, which redirect URIs may not (RFC 6749 §3.1.2)",
+        ));
+    }
+    match url.scheme() {
+        "https" if url.host().is_some() => {}
+        "http" if is_loopback(&url) => {}
+        "http" => {
+            return Err(bad(
+                "is plain http on a host that is not loopback; use https, or http on \
+                 127.0.0.1, [::1] or localhost",
+            ));
+        }
+        other => {
+            return Err(bad(&format!(
+                "uses the scheme `{other}`; redirect URIs are https, or http on a loopback \
+                 address"
+            )));
+        }
+    }
+    if !policy.admits(&url) {
+        return Err(bad(&format!(
+            "is not on this server's redirect allow-list ({})",
+            policy.patterns().join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `url` names a loopback host: 127.0.0.0/8, ::1, or `localhost`.
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+/// Whether two URIs are the same loopback http URI but for the port.
+fn same_loopback_except_port(registered: &str, presented: &str) -> bool {
+    let (Ok(mut a), Ok(mut b)) = (Url::parse(registered), Url::parse(presented)) else {
+        return false;
+    };
+    if a.scheme() != "http" || !is_loopback(&a) || !is_loopback(&b) {
+        return false;
+    }
+    // Setting a port only fails for URLs that cannot have one, which these are not.
+    if a.set_port(None).is_err() || b.set_port(None).is_err() {
+        return false;
+    }
+    a == b
+}
+
+/// The fields of a client's metadata both registration and metadata documents read.
+pub(crate) struct Metadata {
+    pub(crate) client_name: Option<String>,
+    pub(crate) client_uri: Option<String>,
+    pub(crate) redirect_uris: Vec<String>,
+    pub(crate) grant_types: Vec<String>,
+    pub(crate) token_endpoint_auth_method: String,
+}
+
+/// Reads client metadata (RFC 7591 §2), refusing what this server does not do with the
+/// field named. `default_auth` is the method assumed when none is given.
+pub(crate) fn read_metadata(
+    fields: &Map<String, Value>,
+    policy: &RedirectPolicy,
+    default_auth: &str,
+) -> Result<Metadata, OAuthError> {
+    let bad = |why: String| OAuthError::InvalidClientMetadata(why);
+    let strings = |name: &str| -> Result<Option<Vec<String>>, OAuthError> {
+        match fields.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| {
+                    item.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| bad(format!("`{name}` must be an array of strings")))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(bad(format!("`{name}` must be an array of strings"))),
+        }
+    };
+    let text = |name: &str| -> Result<Option<String>, OAuthError> {
+        match fields.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(bad(format!("`{name}` must be a string"))),
+        }
+    };
+    let redirect_uris = strings("redirect_uris")?.unwrap_or_default();
+    if redirect_uris.is_empty() {
+        return Err(OAuthError::InvalidRedirectUri(
+            "`redirect_uris` is required: the authorization code flow sends the user back to \
+             one of them"
+                .to_owned(),
+        ));
+    }
+    if redirect_uris.len() > MAX_REDIRECT_URIS {
+        return Err(OAuthError::InvalidRedirectUri(format!(
+            "`redirect_uris` lists {} URIs; at most {MAX_REDIRECT_URIS}",
+            redirect_uris.len()
+        )));
+    }
+    for uri in &redirect_uris {
+        check_redirect_uri(uri, policy)?;
+    }
+    let grant_types = strings("grant_types")?.unwrap_or_else(|| vec!["authorization_code".into()]);
+    if let Some(other) = grant_types
+        .iter()
+        .find(|g| !GRANT_TYPES.contains(&g.as_str()))
+    {
+        return Err(bad(format!(
+            "`grant_types` names `{other}`; this server issues tokens for authorization_code \
+             and refresh_token only"
+        )));
+    }
+    if !grant_types.iter().any(|g| g == "authorization_code") {
+        return Err(bad(
+            "`grant_types` must include authorization_code".to_owned()
+        ));
+    }
+    if let Some(types) = strings("response_types")?
+        && types.iter().any(|t| t != "code")
+    {
+        return Err(bad(format!(
+            "`response_types` is {types:?}; this server answers the `code` response type only"
+        )));
+    }
+    let method = text("token_endpoint_auth_method")?.unwrap_or_else(|| default_auth.to_owned());
+    if !AUTH_METHODS.contains(&method.as_str()) {
+        return Err(bad(format!(
+            "`token_endpoint_auth_method` is `{method}`; this server supports {}",
+            AUTH_METHODS.join(", ")
+        )));
+    }
+    let client_name = text("client_name")?.map(|name| {
+        name.chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_NAME_CHARS)
+            .collect()
+    });
+    // A home page that is not https is dropped rather than shown as a link.
+    let client_uri =
+        text("client_uri")?.filter(|uri| Url::parse(uri).is_ok_and(|url| url.scheme() == "https"));
+    Ok(Metadata {
+        client_name,
+        client_uri,
+        redirect_uris,
+        grant_types,
+        token_endpoint_auth_method: method,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirect_uris_are_https_or_loopback_http() {
+        let open = RedirectPolicy::open();
+        for good in [
+            "https://app.example/cb",
+            "http://127.0.0.1:33418/callback",
+            "http://[::1]:8080/cb",
+            "http://localhost:3000/callback",
+        ] {
+            assert!(check_redirect_uri(good, &open).is_ok(), "{good}");
+        }
+        for bad in [
+            "http://app.example/cb",
+            "cursor://anysphere/cb",
+            "https://app.example/cb#frag",
+            "/relative",
+            "javascript:alert(1)",
+        ] {
+            let refused = check_redirect_uri(bad, &open).unwrap_err();
+            assert_eq!(refused.code(), "invalid_redirect_uri", "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_allow_list_admits_its_patterns_and_loopback_only() {
+        let policy = RedirectPolicy::open()
+            .preset("chatgpt")
+            .unwrap()
+            .preset("claude")
+            .unwrap();
+        assert!(check_redirect_uri("https://chatgpt.com/connector/oauth/abc123", &policy).is_ok());
+        assert!(check_redirect_uri("https://claude.ai/api/mcp/auth_callback", &policy).is_ok());
+        assert!(check_redirect_uri("http://127.0.0.1:5555/cb", &policy).is_ok());
+        let refused = check_redirect_uri("https://evil.example/cb", &policy).unwrap_err();
+        assert!(refused.to_string().contains("allow-list"), "{refused}");
+        // The seed's callback path is not Claude's.
+        assert!(check_redirect_uri("https://claude.ai/api/mcp/oauth/callback", &policy).is_err());
+        assert!(RedirectPolicy::open().allow("https://*").is_err());
+        assert!(
+            RedirectPolicy::open()
+                .allow("http://app.example/*")
+                .is_err()
+        );
+        assert!(RedirectPolicy::open().preset("gemini").is_err());
+    }
+
+    #[test]
+    fn a_loopback_redirect_matches_on_any_port() {
+        let client = Client {
+            client_id: "c".into(),
+            client_name: None,
+            client_uri: None,
+            redirect_uris: vec!["http://127.0.0.1/callback".into()],
+            grant_types: vec!["authorization_code".into()],
+            token_endpoint_auth_method: "none".into(),
+            secret_digest: None,
+            registered: 0,
+            metadata_document: false,
+        };
+        assert!(client.redirects_to("http://127.0.0.1:49152/callback"));
+        assert!(!client.redirects_to("http://127.0.0.1:49152/other"));
+        assert!(!client.redirects_to("https://127.0.0.1:49152/callback"));
+    }
+}

@@ -1,0 +1,74 @@
+//! How often one address may register, start authorizations and call the token endpoint,
+//! and one client ask for tokens: a GCRA limit per key, answered 429 with `Retry-After`.
+
+use std::num::NonZeroU32;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+
+use crate::OAuthError;
+
+/// Keys kept before the limiters forget the idle ones.
+const KEYS_BEFORE_CLEANUP: usize = 10_000;
+
+/// Which limit a request counts against.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Limited {
+    /// Dynamic registrations from one address.
+    Register,
+    /// Authorization requests (and consent decisions) from one address.
+    Authorize,
+    /// Token requests from one address.
+    TokenByAddress,
+    /// Token requests by one client.
+    TokenByClient,
+}
+
+/// The limiters of one server.
+pub(crate) struct RateLimits {
+    register: DefaultKeyedRateLimiter<String>,
+    authorize: DefaultKeyedRateLimiter<String>,
+    token_address: DefaultKeyedRateLimiter<String>,
+    token_client: DefaultKeyedRateLimiter<String>,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        Self {
+            register: limiter(10, 10),
+            authorize: limiter(60, 20),
+            token_address: limiter(240, 60),
+            token_client: limiter(120, 30),
+        }
+    }
+}
+
+/// `per_minute` requests a minute, `burst` at once.
+fn limiter(per_minute: u32, burst: u32) -> DefaultKeyedRateLimiter<String> {
+    let rate = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
+    let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
+    DefaultKeyedRateLimiter::keyed(Quota::per_minute(rate).allow_burst(burst))
+}
+
+impl RateLimits {
+    /// Counts a request of `key` against `which`, refused when over it.
+    pub(crate) fn check(&self, which: Limited, key: &str) -> Result<(), OAuthError> {
+        let (limiter, what) = match which {
+            Limited::Register => (&self.register, "client registrations from this address"),
+            Limited::Authorize => (&self.authorize, "authorization requests from this address"),
+            Limited::TokenByAddress => (&self.token_address, "token requests from this address"),
+            Limited::TokenByClient => (&self.token_client, "token requests of this client"),
+        };
+        let key = key.to_owned();
+        if let Err(not_until) = limiter.check_key(&key) {
+            return Err(OAuthError::RateLimited {
+                reason: format!("too many {what}; try again later"),
+                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+            });
+        }
+        if limiter.len() > KEYS_BEFORE_CLEANUP {
+            limiter.retain_recent();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,278 @@
+//! Where the authorization server keeps what it grants: registered clients, requests waiting
+//! for consent, codes, refresh-token families, sign-in sessions and signing keys, as JSON
+//! documents by collection and key. The server facade keeps them in the agent's records
+//! (SQLite by default, Postgres beside a Postgres task store); [`MemoryGrants`] keeps them in
+//! memory.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use a2a_runtime_types::util::BoxFuture;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::OAuthError;
+
+/// Registered clients, by client id.
+pub(crate) const CLIENTS: &str = "oauth_clients";
+/// Authorization requests waiting for the user's decision, by request id.
+pub(crate) const PENDING: &str = "oauth_pending";
+/// Unredeemed codes, by digest.
+pub(crate) const CODES: &str = "oauth_codes";
+/// Redeemed codes, by digest: a second redemption revokes what the first was given.
+pub(crate) const SPENT_CODES: &str = "oauth_spent_codes";
+/// Live refresh tokens, by digest.
+pub(crate) const REFRESH: &str = "oauth_refresh";
+/// Rotated refresh tokens, by digest: presenting one again revokes its family.
+pub(crate) const SPENT_REFRESH: &str = "oauth_spent_refresh";
+/// Refresh-token families (one per authorization), by id; a revoked family is removed.
+pub(crate) const FAMILIES: &str = "oauth_families";
+/// Sign-in sessions of browsers, by digest of their cookie.
+pub(crate) const SESSIONS: &str = "oauth_sessions";
+/// Signing keys, by key id.
+pub(crate) const KEYS: &str = "oauth_keys";
+
+/// The collections whose documents expire (each has `key` and `expires` fields).
+pub(crate) const EXPIRING: [&str; 8] = [
+    PENDING,
+    CODES,
+    SPENT_CODES,
+    REFRESH,
+    SPENT_REFRESH,
+    FAMILIES,
+    SESSIONS,
+    "oauth_upstream",
+];
+
+/// JSON documents by collection and key. Of several callers deleting one document at once,
+/// exactly one must be told it was there: that is what makes codes and refresh tokens
+/// single-use.
+pub trait GrantStore: Send + Sync + 'static {
+    /// Stores `value`, replacing what was there.
+    fn put<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        value: Value,
+    ) -> BoxFuture<'a, Result<(), String>>;
+
+    /// The value under `key`, if any.
+    fn get<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Value>, String>>;
+
+    /// Removes the value under `key`; whether it was there.
+    fn delete<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<bool, String>>;
+
+    /// The values of `collection`, the most recently written first, at most `limit`.
+    fn list<'a>(
+        &'a self,
+        collection: &'a str,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Value>, String>>;
+}
+
+/// Grants kept in memory: lost when the process ends (tests, and servers that keep tasks in
+/// memory too).
+#[derive(Debug, Default)]
+pub struct MemoryGrants {
+    documents: Mutex<HashMap<(String, String), (u64, Value)>>,
+    written: std::sync::atomic::AtomicU64,
+}
+
+impl MemoryGrants {
+    fn documents(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), (u64, Value)>> {
+        self.documents
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl GrantStore for MemoryGrants {
+    fn put<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        value: Value,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        let order = self
+            .written
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.documents()
+            .insert((collection.to_owned(), key.to_owned()), (order, value));
+        Box::pin(async { Ok(()) })
+    }
+
+    fn get<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Value>, String>> {
+        let value = self
+            .documents()
+            .get(&(collection.to_owned(), key.to_owned()))
+            .map(|(_, value)| value.clone());
+        Box::pin(async { Ok(value) })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<bool, String>> {
+        let removed = self
+            .documents()
+            .remove(&(collection.to_owned(), key.to_owned()))
+            .is_some();
+        Box::pin(async move { Ok(removed) })
+    }
+
+    fn list<'a>(
+        &'a self,
+        collection: &'a str,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Value>, String>> {
+        let mut rows: Vec<(u64, Value)> = self
+            .documents()
+            .iter()
+            .filter(|((c, _), _)| c == collection)
+            .map(|(_, (order, value))| (*order, value.clone()))
+            .collect();
+        rows.sort_by_key(|row| std::cmp::Reverse(row.0));
+        let values = rows.into_iter().take(limit).map(|(_, v)| v).collect();
+        Box::pin(async move { Ok(values) })
+    }
+}
+
+/// Typed access to a [`GrantStore`]; failures become [`OAuthError::Unavailable`].
+#[derive(Clone)]
+pub(crate) struct Grants {
+    store: std::sync::Arc<dyn GrantStore>,
+}
+
+impl Grants {
+    pub(crate) fn new(store: std::sync::Arc<dyn GrantStore>) -> Self {
+        Self { store }
+    }
+
+    pub(crate) async fn put<T: Serialize>(
+        &self,
+        collection: &str,
+        key: &str,
+        value: &T,
+    ) -> Result<(), OAuthError> {
+        let value = serde_json::to_value(value)
+            .map_err(|e| OAuthError::store(&format!("write {collection}"), e))?;
+        self.store
+            .put(collection, key, value)
+            .await
+            .map_err(|e| OAuthError::store(&format!("write {collection}"), e))
+    }
+
+    /// The document under `key`; one that has expired is removed and reads as absent.
+    pub(crate) async fn get<T: DeserializeOwned>(
+        &self,
+        collection: &str,
+        key: &str,
+    ) -> Result<Option<T>, OAuthError> {
+        let value = self
+            .store
+            .get(collection, key)
+            .await
+            .map_err(|e| OAuthError::store(&format!("read {collection}"), e))?;
+        let Some(value) = value else {
+            return Ok(None);
+        };
+        if expired(&value, now()) {
+            self.delete(collection, key).await?;
+            return Ok(None);
+        }
+        read(collection, value).map(Some)
+    }
+
+    /// The document under `key`, removed: `None` when it was not there, had expired, or another
+    /// request took it first.
+    pub(crate) async fn take<T: DeserializeOwned>(
+        &self,
+        collection: &str,
+        key: &str,
+    ) -> Result<Option<T>, OAuthError> {
+        let Some(value) = self.get::<Value>(collection, key).await? else {
+            return Ok(None);
+        };
+        if !self.delete(collection, key).await? {
+            return Ok(None);
+        }
+        read(collection, value).map(Some)
+    }
+
+    pub(crate) async fn delete(&self, collection: &str, key: &str) -> Result<bool, OAuthError> {
+        self.store
+            .delete(collection, key)
+            .await
+            .map_err(|e| OAuthError::store(&format!("delete from {collection}"), e))
+    }
+
+    pub(crate) async fn list<T: DeserializeOwned>(
+        &self,
+        collection: &str,
+        limit: usize,
+    ) -> Result<Vec<T>, OAuthError> {
+        let values = self
+            .store
+            .list(collection, limit)
+            .await
+            .map_err(|e| OAuthError::store(&format!("list {collection}"), e))?;
+        let now = now();
+        values
+            .into_iter()
+            .filter(|value| !expired(value, now))
+            .map(|value| read(collection, value))
+            .collect()
+    }
+
+    /// Removes the expired documents of every expiring collection; how many.
+    pub(crate) async fn sweep(&self) -> Result<usize, OAuthError> {
+        let now = now();
+        let mut removed = 0;
+        for collection in EXPIRING {
+            let values = self
+                .store
+                .list(collection, usize::MAX)
+                .await
+                .map_err(|e| OAuthError::store(&format!("list {collection}"), e))?;
+            for value in values.iter().filter(|value| expired(value, now)) {
+                if let Some(key) = value.get("key").and_then(Value::as_str)
+                    && self.delete(collection, key).await?
+                {
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+fn expired(value: &Value, now: i64) -> bool {
+    value
+        .get("expires")
+        .and_then(Value::as_i64)
+        .is_some_and(|expires| expires <= now)
+}
+
+fn read<T: DeserializeOwned>(collection: &str, value: Value) -> Result<T, OAuthError> {
+    serde_json::from_value(value)
+        .map_err(|e| OAuthError::store(&format!("read a document of {collection}"), e))
+}
