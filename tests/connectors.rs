@@ -13,6 +13,9 @@ use a2a_tests::{TestServer, response_from};
 use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 
+#[path = "oauth.rs"]
+mod oauth;
+
 /// The issuer of the HS256 test tokens.
 const ISSUER: &str = "https://issuer.test";
 

@@ -11,6 +11,8 @@ pub mod client;
 #[cfg(feature = "server")]
 pub mod mcp;
 pub mod model;
+#[cfg(feature = "oauth-server")]
+pub mod oauth;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod records;
 #[cfg(feature = "server")]

@@ -5,6 +5,7 @@ pub mod client_kit;
 pub mod hostile;
 pub mod lab;
 pub mod library;
+pub mod oauth_flow;
 pub mod pki;
 pub mod postgres;
 pub mod proxy;

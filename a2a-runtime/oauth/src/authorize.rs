@@ -379,7 +379,7 @@ fn consent_page(inner: &Inner, pending: &Pending, user: &User) -> Response {
 }
 
 fn sign_in_redirect(inner: &Inner, request: &str) -> Response {
-    let return_to = format!("{}?request={request}", inner.path("consent"));
+    let return_to = format!("{}?request={request}", inner.public_path("consent"));
     Redirect::to(&inner.settings.sign_in.sign_in_url(&return_to)).into_response()
 }
 

@@ -31,6 +31,7 @@ mod web;
 
 pub use clients::{Client, RedirectPolicy};
 pub use error::OAuthError;
+pub use routes::CROSS_ORIGIN_PATHS;
 pub use server::{AdminAuth, AuthorizationServer, Deployment};
 pub use settings::{MAX_CODE_TTL, OAuthServer};
 pub use signin::{DevSignIn, SignIn, User, is_local_path};

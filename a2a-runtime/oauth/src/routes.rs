@@ -7,13 +7,23 @@ use axum::http::{Method, header};
 use axum::routing::{delete, get, post};
 use tower_http::cors::{Any, CorsLayer};
 
-use crate::server::AuthorizationServer;
+use crate::server::{AuthorizationServer, Inner};
 use crate::{admin, authorize, metadata, register, token};
 
+/// The paths any origin may call (the server's browser guard lets them through).
+pub const CROSS_ORIGIN_PATHS: [&str; 6] = [
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+    "/oauth/jwks",
+    "/oauth/token",
+    "/oauth/register",
+    "/oauth/revoke",
+];
+
 impl AuthorizationServer {
-    /// Every route of the authorization server, at the paths its metadata names.
+    /// Every route of the authorization server, at the paths its metadata names (less the
+    /// public URL's path, which a proxy in front strips).
     pub fn router(&self) -> Router {
-        let inner = &self.inner;
         let cors = CorsLayer::new()
             .allow_origin(Any)
             .allow_methods([Method::GET, Method::POST])
@@ -28,26 +38,26 @@ impl AuthorizationServer {
                 get(metadata::oauth),
             )
             .route("/.well-known/openid-configuration", get(metadata::openid))
-            .route(&inner.path("jwks"), get(metadata::jwks))
-            .route(&inner.path("token"), post(token::token))
-            .route(&inner.path("revoke"), post(token::revoke));
-        if inner.settings.registration {
-            open = open.route(&inner.path("register"), post(register::register));
+            .route(&Inner::route("jwks"), get(metadata::jwks))
+            .route(&Inner::route("token"), post(token::token))
+            .route(&Inner::route("revoke"), post(token::revoke));
+        if self.inner.settings.registration {
+            open = open.route(&Inner::route("register"), post(register::register));
         }
         let pages = Router::new()
-            .route(&inner.path("authorize"), get(authorize::authorize))
+            .route(&Inner::route("authorize"), get(authorize::authorize))
             .route(
-                &inner.path("consent"),
+                &Inner::route("consent"),
                 get(authorize::consent).post(authorize::decide),
             )
-            .route(&inner.path("clients"), get(admin::list))
+            .route(&Inner::route("clients"), get(admin::list))
             .route(
-                &format!("{}/{{id}}", inner.path("clients")),
+                &format!("{}/{{id}}", Inner::route("clients")),
                 delete(admin::delete),
             );
         open.layer(cors)
             .merge(pages)
             .with_state(self.clone())
-            .merge(inner.settings.sign_in.routes())
+            .merge(self.inner.settings.sign_in.routes())
     }
 }

@@ -147,10 +147,13 @@ impl AuthorizationServer {
     /// one of `audiences` (the resources of one agent).
     pub fn verifier(&self, audiences: &[String]) -> JwtConfig {
         let keys: Arc<dyn a2a_runtime_core::auth::KeyProvider> = self.inner.keys.clone();
-        audiences.iter().fold(
-            JwtConfig::provided(keys).issuer(&self.inner.issuer),
-            |config, audience| config.audience(audience),
-        )
+        // The issuer's clock is this server's (or a replica's): little skew to allow for.
+        let config = JwtConfig::provided(keys)
+            .issuer(&self.inner.issuer)
+            .leeway(std::time::Duration::from_secs(5));
+        audiences
+            .iter()
+            .fold(config, |config, audience| config.audience(audience))
     }
 
     /// The security scheme an agent card and the protected-resource metadata publish for it.
@@ -203,8 +206,14 @@ impl Inner {
         format!("{}/oauth/{name}", self.base)
     }
 
-    /// The path of the endpoint `name`, as this server's router serves it.
-    pub(crate) fn path(&self, name: &str) -> String {
+    /// The path of the endpoint `name` on this server's router (a proxy in front strips the
+    /// public URL's path, as it does for the agents' routes).
+    pub(crate) fn route(name: &str) -> String {
+        format!("/oauth/{name}")
+    }
+
+    /// The path of the endpoint `name` as browsers see it: under the public URL's path.
+    pub(crate) fn public_path(&self, name: &str) -> String {
         let prefix = Url::parse(&self.base)
             .map(|url| url.path().trim_end_matches('/').to_owned())
             .unwrap_or_default();
@@ -281,7 +290,8 @@ mod tests {
         assert_eq!(server.token_endpoint(), "http://127.0.0.1:8080/oauth/token");
         let prefixed = self::server("https://agents.example/team/");
         assert_eq!(prefixed.issuer(), "https://agents.example/team");
-        assert_eq!(prefixed.inner.path("token"), "/team/oauth/token");
+        assert_eq!(prefixed.inner.public_path("consent"), "/team/oauth/consent");
+        assert_eq!(Inner::route("token"), "/oauth/token");
     }
 
     #[test]

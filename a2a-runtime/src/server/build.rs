@@ -1,7 +1,20 @@
 //! Assembling what every front-end of one agent shares (`App`) from the server's settings, and
 //! opening the store it keeps tasks in.
 
+use super::oauth::AgentOAuth;
 use super::*;
+
+/// Where one agent sits on its server.
+pub(super) struct Placement<'a> {
+    /// The key its tasks are stored under (empty for the one agent of a server).
+    pub(super) key: &'a str,
+    /// Its limits.
+    pub(super) limits: &'a Limits,
+    /// A host's credentials, which every agent of the host accepts.
+    pub(super) host: Option<&'a AuthConfig>,
+    /// How it accepts the tokens of the server's authorization server.
+    pub(super) oauth: Option<&'a AgentOAuth>,
+}
 
 /// What the agents of one server share: where tasks are kept (and the replicas on it), the
 /// callers' quotas, and push delivery.
@@ -34,36 +47,47 @@ impl Shared {
 impl AgentServer {
     /// What every front-end of this agent shares, assembled and checked: the registry and
     /// catalog, the schemes in force, the store, quotas, push delivery and the task manager.
-    pub(super) fn build(&self, shutdown: CancellationToken) -> Result<Arc<App>, Error> {
+    pub(super) fn build(
+        &self,
+        shutdown: CancellationToken,
+        oauth: Option<&AgentOAuth>,
+    ) -> Result<Arc<App>, Error> {
         check_rest_prefix(&self.rest_prefix)?;
         self.config.validate()?;
         let shared = Shared::new(&self.config, self.store.clone());
-        self.build_on(
-            "",
-            &self.config,
-            &self.config.limits,
-            None,
-            &shared,
-            shutdown,
-        )
+        let placement = Placement {
+            key: "",
+            limits: &self.config.limits,
+            host: None,
+            oauth,
+        };
+        self.build_on(placement, &self.config, &shared, shutdown)
     }
 
-    /// This agent's [`App`] on `shared` within `limits`, its tasks keyed `key` (empty for the
-    /// one agent of a server); `server` is the server's configuration, whose credentials, TLS
-    /// and state key every agent of it takes, after the credentials of `host` (a host's, for
-    /// every agent it serves).
+    /// The agent's skills, registered and checked.
+    pub(super) fn registry(&self) -> Result<Registry, Error> {
+        let mut explicit = self.agent.explicit_skills().to_vec();
+        explicit.extend(&self.skills);
+        Registry::build(self.agent_type, self.agent.type_name(), &explicit)
+    }
+
+    /// This agent's [`App`] on `shared`, placed on the server as `placement` says; `server` is
+    /// the server's configuration, whose credentials, TLS and state key every agent of it
+    /// takes, after the credentials of the host.
     pub(super) fn build_on(
         &self,
-        key: &str,
+        placement: Placement<'_>,
         server: &ServeConfig,
-        limits: &Limits,
-        host: Option<&AuthConfig>,
         shared: &Shared,
         shutdown: CancellationToken,
     ) -> Result<Arc<App>, Error> {
-        let mut explicit = self.agent.explicit_skills().to_vec();
-        explicit.extend(&self.skills);
-        let registry = Registry::build(self.agent_type, self.agent.type_name(), &explicit)?;
+        let Placement {
+            key,
+            limits,
+            host,
+            oauth,
+        } = placement;
+        let registry = self.registry()?;
         let catalog = Catalog::build(
             self.agent_type,
             self.agent.type_name(),
@@ -83,6 +107,9 @@ impl AgentServer {
         auth.client_certificates = server.tls.client_ca.is_some();
         let mut schemes = self.agent.security_schemes();
         schemes.extend(self.schemes.iter().cloned());
+        if let Some(oauth) = oauth {
+            oauth.apply(&mut auth, &mut schemes);
+        }
         let security = Security::resolve(&schemes, &auth).map_err(Error::Config)?;
         check_scopes(&registry, &security)?;
         let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));

@@ -41,6 +41,11 @@ fn after_help() -> String {
             cfg!(not(feature = "postgres")),
             "--store postgres://… needs the `postgres` feature",
         ),
+        (
+            cfg!(not(feature = "oauth-server")),
+            "an authorization server for MCP connectors (--oauth-*) needs the `oauth-server` \
+             feature",
+        ),
     ]
     .into_iter()
     .filter_map(|(left_out, what)| left_out.then_some(what))
@@ -67,6 +72,9 @@ struct Cli {
     storage: StorageArgs,
     #[command(flatten)]
     push: PushArgs,
+    #[cfg(feature = "oauth-server")]
+    #[command(flatten)]
+    oauth: args::OAuthArgs,
 }
 
 /// Reads `args` (with the program name first) and the environment over `config`. `name`,
@@ -113,6 +121,8 @@ where
 
 impl Cli {
     fn apply(self, config: &mut ServeConfig) {
+        #[cfg(feature = "oauth-server")]
+        self.oauth.apply(&mut config.oauth);
         let network = self.network;
         set(&mut config.bind, network.bind);
         if network.public_url.is_some() {

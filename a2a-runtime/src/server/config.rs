@@ -57,6 +57,8 @@ pub struct ServeConfig {
     pub state_key: Option<String>,
     /// Push notifications: whether and how task updates are POSTed to webhooks.
     pub push: PushOptions,
+    /// The authorization server for MCP connectors (the `oauth-server` feature).
+    pub oauth: super::oauth::OAuthOptions,
 }
 
 /// Push notification delivery (`capabilities.pushNotifications`).
@@ -341,6 +343,7 @@ impl Default for ServeConfig {
             replica_lease: None,
             state_key: None,
             push: PushOptions::default(),
+            oauth: super::oauth::OAuthOptions::default(),
         }
     }
 }

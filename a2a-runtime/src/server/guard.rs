@@ -29,7 +29,8 @@ pub(crate) struct BrowserGuard {
 }
 
 /// Paths any page may read whatever its origin: agent cards (a host's per agent too), the
-/// protected-resource metadata, a host's catalog, health. The host is still checked.
+/// protected-resource metadata, a host's catalog, health, an authorization server's API. The
+/// host is still checked.
 fn is_public_metadata(path: &str) -> bool {
     const AGENT_CARD: &str = ".well-known/agent";
     let Some(rest) = path.strip_prefix('/') else {
@@ -42,6 +43,19 @@ fn is_public_metadata(path: &str) -> bool {
         || under_agent
         || path.starts_with(a2a_runtime_core::auth::metadata::WELL_KNOWN)
         || matches!(path, "/healthz" | "/agents")
+        || is_authorization_server_api(path)
+}
+
+/// The authorization server's discovery, keys, registration, token and revocation endpoints,
+/// which browser-based MCP clients call from their own origin (they take no cookies).
+#[cfg(feature = "oauth-server")]
+fn is_authorization_server_api(path: &str) -> bool {
+    a2a_runtime_oauth::CROSS_ORIGIN_PATHS.contains(&path)
+}
+
+#[cfg(not(feature = "oauth-server"))]
+fn is_authorization_server_api(_path: &str) -> bool {
+    false
 }
 
 impl BrowserGuard {

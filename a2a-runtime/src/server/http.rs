@@ -31,8 +31,14 @@ use a2a_runtime_mcp::{McpEndpoint, McpGate, McpHandler, RmcpService};
 /// The path of the MCP endpoint.
 pub(crate) const MCP_PATH: &str = "/mcp";
 
-pub(crate) fn router(app: Arc<App>, config: &ServeConfig) -> Result<Router, Error> {
-    Ok(routes(app, config)?.router)
+/// The routes of a server of `app`, with `guarded` (an authorization server's) behind the same
+/// browser guard.
+pub(crate) fn router(
+    app: Arc<App>,
+    config: &ServeConfig,
+    guarded: Option<Router>,
+) -> Result<Router, Error> {
+    Ok(routes(app, config, guarded)?.router)
 }
 
 /// The server's routes, and what [`Front`] needs to answer `/mcp` without them.
@@ -43,7 +49,7 @@ struct Routes {
     mcp: Option<McpEndpoint>,
 }
 
-fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
+fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Result<Routes, Error> {
     config.validate()?;
     let base_url = config.base_url();
     let endpoints = card::Endpoints::new(&base_url, &app.rest_prefix);
@@ -56,6 +62,7 @@ fn routes(app: Arc<App>, config: &ServeConfig) -> Result<Routes, Error> {
         .route("/healthz", healthz_route(vec![Arc::clone(&app.manager)]))
         .merge(agent.card)
         .merge(protected_resource_routes(&app, &base_url, MCP_PATH, true))
+        .merge(guarded.unwrap_or_default())
         .layer(GuardLayer(Arc::clone(&guard)));
     Ok(Routes {
         router,
@@ -386,17 +393,20 @@ where
 }
 
 /// Serves HTTP on `listener` until `shutdown` says stop (see `shutdown.rs` for the phases).
+/// `routes` are the application's, `guarded` the authorization server's (behind the browser
+/// guard).
 pub(crate) async fn serve_http(
     app: Arc<App>,
     config: &ServeConfig,
     routes: Router,
+    guarded: Option<Router>,
     listener: tokio::net::TcpListener,
     stop: CancellationToken,
     announce: bool,
 ) -> Result<(), Error> {
     let bound = bound_config(config, &listener)?;
     let base = bound.base_url();
-    let own = self::routes(Arc::clone(&app), &bound)?;
+    let own = self::routes(Arc::clone(&app), &bound, guarded)?;
     let direct = own
         .mcp
         .map(|mcp| (MCP_PATH.to_owned(), DirectMcp::Agent(mcp)));

@@ -9,6 +9,7 @@ pub mod host;
 mod http;
 mod in_flight;
 mod listener;
+mod oauth;
 mod peers;
 mod shutdown;
 mod tasks;
@@ -28,6 +29,7 @@ pub use a2a_runtime_core::error::Error;
 pub use a2a_runtime_core::limits::Limits;
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
 pub use host::{AgentCatalog, CatalogEntry, Host};
+pub use oauth::OAuthOptions;
 pub use tasks::{Tasks, TasksError};
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.
 pub use tokio_util::sync::CancellationToken;
@@ -87,6 +89,11 @@ pub struct AgentServer {
     auth: AuthConfig,
     /// Schemes declared with the builder.
     schemes: Vec<NamedScheme>,
+    /// Where `serve()` opened the task store (grants of an authorization server go beside).
+    store_location: Option<StoreLocation>,
+    /// The application's authorization server, if it configures one.
+    #[cfg(feature = "oauth-server")]
+    oauth: Option<a2a_runtime_oauth::OAuthServer>,
 }
 
 impl std::fmt::Debug for AgentServer {
@@ -117,6 +124,9 @@ impl AgentServer {
             shutdown: None,
             auth: AuthConfig::default(),
             schemes: Vec::new(),
+            store_location: None,
+            #[cfg(feature = "oauth-server")]
+            oauth: None,
         }
     }
 
@@ -373,7 +383,17 @@ impl AgentServer {
                  `.store(..)`, or serve with `serve()` / `serve_on()`"
             )));
         }
-        let app = self.build(self.shutdown.clone().unwrap_or_default())?;
+        let resources = oauth::single_agent_resources(&self.config.base_url());
+        let deployed = oauth::deploy_now(
+            self.oauth_plan()?,
+            &self.config,
+            resources.clone(),
+            self.skill_scopes()?,
+            &self.server_auth()?,
+        )?;
+        let agent_oauth = deployed.as_ref().map(|d| d.for_agent(&resources));
+        let shutdown = self.shutdown.clone().unwrap_or_default();
+        let app = self.build(shutdown.clone(), agent_oauth.as_ref())?;
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let starting = Arc::clone(&app);
             runtime.spawn(async move {
@@ -381,8 +401,12 @@ impl AgentServer {
                     tracing::error!(%error, "settling tasks left by an earlier run failed");
                 }
             });
+            if let Some(deployed) = &deployed {
+                deployed.sweep_until(shutdown);
+            }
         }
-        Ok(http::router(app, &self.config)?.merge(self.routes))
+        let guarded = deployed.as_ref().map(oauth::Deployed::router);
+        Ok(http::router(app, &self.config, guarded)?.merge(self.routes))
     }
 
     /// Serves the agent until SIGTERM or Ctrl-C: over HTTP (A2A and MCP), or MCP over stdio
@@ -421,9 +445,10 @@ impl AgentServer {
                 eprintln!("tasks:        {location}");
             }
             self.store = Some(self.open_store(&location).await?);
+            self.store_location = Some(location);
         }
         if self.config.stdio {
-            let app = self.build(CancellationToken::new())?;
+            let app = self.build(CancellationToken::new(), None)?;
             app.start().await?;
             return http::serve_stdio(app).await;
         }
@@ -448,6 +473,7 @@ impl AgentServer {
     pub async fn serve_on(mut self, listener: tokio::net::TcpListener) -> Result<(), Error> {
         if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
             self.store = Some(self.open_store(&location).await?);
+            self.store_location = Some(location);
         }
         self.serve_until(listener, CancellationToken::new(), false)
             .await
@@ -466,8 +492,58 @@ impl AgentServer {
                 stop.cancel();
             });
         }
-        let app = self.build(CancellationToken::new())?;
+        let bound = http::bound_config(&self.config, &listener)?;
+        let resources = oauth::single_agent_resources(&bound.base_url());
+        let deployed = oauth::deploy(
+            self.oauth_plan()?,
+            &bound,
+            self.store_location.as_ref(),
+            resources.clone(),
+            self.skill_scopes()?,
+            &self.server_auth()?,
+        )
+        .await?;
+        let agent_oauth = deployed.as_ref().map(|d| d.for_agent(&resources));
+        let app = self.build(CancellationToken::new(), agent_oauth.as_ref())?;
         app.start().await?;
-        http::serve_http(app, &self.config, self.routes, listener, stop, announce).await
+        if let Some(deployed) = &deployed {
+            deployed.sweep_until(stop.clone());
+            if announce {
+                eprintln!("OAuth:        {}", deployed.metadata_url());
+            }
+        }
+        let guarded = deployed.as_ref().map(oauth::Deployed::router);
+        http::serve_http(
+            app,
+            &self.config,
+            self.routes,
+            guarded,
+            listener,
+            stop,
+            announce,
+        )
+        .await
+    }
+
+    /// The authorization server the builder and the flags ask for.
+    fn oauth_plan(&self) -> Result<Option<oauth::Plan>, Error> {
+        #[cfg(feature = "oauth-server")]
+        return oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth);
+        #[cfg(not(feature = "oauth-server"))]
+        return oauth::Plan::of(&self.config.oauth);
+    }
+
+    /// Every scope the agent's skills need.
+    fn skill_scopes(&self) -> Result<Vec<String>, Error> {
+        let registry = self.registry()?;
+        Ok(registry.scopes().into_keys().map(str::to_owned).collect())
+    }
+
+    /// The server's credentials: the builder's, with the flags' added.
+    fn server_auth(&self) -> Result<AuthConfig, Error> {
+        let mut auth = self.auth.clone();
+        self.config.auth.apply(&mut auth)?;
+        auth.client_certificates = self.config.tls.client_ca.is_some();
+        Ok(auth)
     }
 }

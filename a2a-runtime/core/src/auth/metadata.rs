@@ -34,7 +34,15 @@ pub fn document<'a>(
         };
         servers.extend(issuer);
     }
-    servers.extend(jwt.into_iter().filter_map(|jwt| jwt.issuer.clone()));
+    // A token's exact `iss` wins over the issuer read off a metadata URL, which cannot tell
+    // `https://as.example` from `https://as.example/` (clients compare them as strings).
+    for issuer in jwt.into_iter().filter_map(|jwt| jwt.issuer.clone()) {
+        let same = |server: &String| server.trim_end_matches('/') == issuer.trim_end_matches('/');
+        match servers.iter_mut().find(|server| same(server)) {
+            Some(server) => *server = issuer,
+            None => servers.push(issuer),
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     servers.retain(|server| seen.insert(server.clone()));
     let mut document = json!({

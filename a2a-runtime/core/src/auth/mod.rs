@@ -30,4 +30,4 @@ pub use jwt::{JwtConfig, KeyProvider};
 pub use mtls::ClientCertificate;
 pub use scheme::{ApiKeyLocation, NamedScheme, OAuthFlow, SecurityScheme};
 pub use scopes::ScopeImplications;
-pub use security::{AuthConfig, Security};
+pub use security::{AudienceRule, AuthConfig, Security};

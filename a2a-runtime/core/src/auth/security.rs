@@ -55,6 +55,38 @@ pub struct Security {
     schemes: Vec<(NamedScheme, Arc<dyn Authenticator>)>,
     /// Scopes that grant others.
     implications: ScopeImplications,
+    /// Which tokens of one issuer this endpoint takes, whatever its authenticators accept.
+    audience: Option<AudienceRule>,
+}
+
+/// The audiences an endpoint takes the tokens of one issuer for: an endpoint that serves the
+/// agents of several (a host's shared `/mcp`) authenticates with each agent's verifiers, and
+/// must still refuse a token issued for one agent's own resource.
+#[derive(Debug, Clone)]
+pub struct AudienceRule {
+    /// The issuer (`iss`) whose tokens the rule applies to.
+    pub issuer: String,
+    /// The `aud` values accepted; a token must carry one.
+    pub audiences: Vec<String>,
+}
+
+impl AudienceRule {
+    /// Whether `caller`'s token passes: it is another issuer's, or names an accepted audience.
+    fn admits(&self, caller: &Caller) -> bool {
+        let claims = caller.claims();
+        if claims.get("iss").and_then(serde_json::Value::as_str) != Some(self.issuer.as_str()) {
+            return true;
+        }
+        let accepted = |aud: &serde_json::Value| {
+            aud.as_str()
+                .is_some_and(|aud| self.audiences.iter().any(|a| a == aud))
+        };
+        match claims.get("aud") {
+            Some(serde_json::Value::Array(auds)) => auds.iter().any(accepted),
+            Some(aud) => accepted(aud),
+            None => false,
+        }
+    }
 }
 
 /// Why a request was not authenticated: no scheme recognized credentials (`error` is `None`),
@@ -121,6 +153,7 @@ impl Security {
         Ok(Self {
             schemes,
             implications: config.scope_implies.clone(),
+            audience: None,
         })
     }
 
@@ -141,7 +174,15 @@ impl Security {
         Self {
             schemes,
             implications,
+            audience: None,
         }
+    }
+
+    /// Takes the tokens of `rule`'s issuer only for its audiences.
+    #[must_use]
+    pub fn restricted(mut self, rule: AudienceRule) -> Self {
+        self.audience = Some(rule);
+        self
     }
 
     /// Whether requests must authenticate.
@@ -166,6 +207,20 @@ impl Security {
         let mut refused: Option<(usize, AuthError)> = None;
         for (index, (_, authenticator)) in self.schemes.iter().enumerate() {
             match authenticator.authenticate(request).await {
+                Ok(Some(caller))
+                    if self
+                        .audience
+                        .as_ref()
+                        .is_some_and(|rule| !rule.admits(&caller)) =>
+                {
+                    refused.get_or_insert((
+                        index,
+                        AuthError::invalid(
+                            "the token was issued for another resource (its `aud`); ask for a \
+                             token for this endpoint",
+                        ),
+                    ));
+                }
                 Ok(Some(caller)) if self.implications.is_empty() => return Ok(caller),
                 Ok(Some(caller)) => return Ok(caller.with_implied(&self.implications)),
                 Ok(None) => {}

@@ -297,3 +297,73 @@ pub(super) fn duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text.trim())
         .map_err(|e| format!("`{text}` is not a duration like 500ms, 30s or 15m: {e}"))
 }
+
+/// The authorization server for MCP connectors (the `oauth-server` feature).
+#[cfg(feature = "oauth-server")]
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Authorization server (MCP connectors)")]
+pub(super) struct OAuthArgs {
+    /// Serve an OAuth authorization server that signs every approval in as NAME (development
+    /// on loopback only; the consent page is still shown)
+    #[arg(long, env = "A2A_OAUTH_DEV_USER", value_name = "NAME")]
+    pub(super) oauth_dev_user: Option<String>,
+    /// Https redirect URIs client registration accepts: exact URLs, or prefixes ending in `*`
+    /// (repeat, or comma separated); once any is given, only those and loopback ones
+    #[arg(
+        long = "oauth-redirect-allow",
+        env = "A2A_OAUTH_REDIRECT_ALLOW",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
+    pub(super) oauth_redirect_allow: Vec<String>,
+    /// Hosted assistants whose documented callback URLs registration accepts: chatgpt, claude
+    #[arg(
+        long = "oauth-connector",
+        env = "A2A_OAUTH_CONNECTORS",
+        value_delimiter = ',',
+        value_name = "ASSISTANT"
+    )]
+    pub(super) oauth_connectors: Vec<String>,
+    /// How long access tokens live [default: 15m]
+    #[arg(long, env = "A2A_OAUTH_TOKEN_TTL", value_parser = duration, value_name = "DURATION")]
+    pub(super) oauth_token_ttl: Option<Duration>,
+    /// P-256 private key (PEM) to sign tokens with, instead of generated, rotated keys
+    #[arg(long, env = "A2A_OAUTH_SIGNING_KEY", value_name = "PATH")]
+    pub(super) oauth_signing_key: Option<std::path::PathBuf>,
+    /// Principals who may list and delete registered clients (repeat, or comma separated)
+    #[arg(
+        long = "oauth-admin",
+        env = "A2A_OAUTH_ADMINS",
+        value_delimiter = ',',
+        value_name = "PRINCIPAL"
+    )]
+    pub(super) oauth_admins: Vec<String>,
+    /// Refuse dynamic client registration (clients identify by metadata documents)
+    #[arg(long, env = "A2A_OAUTH_NO_REGISTRATION", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) oauth_no_registration: bool,
+    /// Fetch client metadata documents from loopback and private addresses too (development
+    /// and tests; refused by default as server-side request forgery)
+    #[arg(long, env = "A2A_OAUTH_ALLOW_PRIVATE_CLIENTS", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) oauth_allow_private_clients: bool,
+}
+
+#[cfg(feature = "oauth-server")]
+impl OAuthArgs {
+    /// Adds what was given to `options`.
+    pub(super) fn apply(self, options: &mut crate::server::oauth::OAuthOptions) {
+        if self.oauth_dev_user.is_some() {
+            options.dev_user = self.oauth_dev_user;
+        }
+        options.redirect_allow.extend(self.oauth_redirect_allow);
+        options.connectors.extend(self.oauth_connectors);
+        if self.oauth_token_ttl.is_some() {
+            options.access_token_ttl = self.oauth_token_ttl;
+        }
+        if self.oauth_signing_key.is_some() {
+            options.signing_key = self.oauth_signing_key;
+        }
+        options.admins.extend(self.oauth_admins);
+        options.no_registration |= self.oauth_no_registration;
+        options.allow_private_clients |= self.oauth_allow_private_clients;
+    }
+}

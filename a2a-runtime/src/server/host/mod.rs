@@ -9,9 +9,9 @@ use std::sync::Arc;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-use super::build::{Shared, open_store};
+use super::build::{Placement, Shared, open_store};
 use super::front::Front;
-use super::{AgentServer, Error, Limits, ServeConfig, StoreLocation, cli, http, shutdown};
+use super::{AgentServer, Error, Limits, ServeConfig, StoreLocation, cli, http, oauth, shutdown};
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
@@ -19,7 +19,7 @@ use a2a_runtime_core::task::TaskStore;
 pub use catalog::{AgentCatalog, CatalogEntry};
 
 /// Path segments a server answers itself, which no agent id may take.
-const RESERVED_IDS: &[&str] = &[".well-known", "agents", "mcp", "healthz", "v1"];
+const RESERVED_IDS: &[&str] = &[".well-known", "agents", "mcp", "healthz", "v1", "oauth"];
 
 /// The longest agent id: it is a path segment, a tenant and an MCP tool-name prefix.
 const MAX_ID_LEN: usize = 48;
@@ -65,6 +65,11 @@ pub struct Host {
     shared_mcp: bool,
     /// Ids given limits that no agent had when they were given.
     unknown_limits: Vec<String>,
+    /// Where `serve()` opened the task store (grants of an authorization server go beside).
+    store_location: Option<StoreLocation>,
+    /// The application's authorization server, if it configures one.
+    #[cfg(feature = "oauth-server")]
+    pub(in crate::server) oauth: Option<a2a_runtime_oauth::OAuthServer>,
 }
 
 /// One agent of a host: its id, and the server builder holding its settings.
@@ -114,6 +119,9 @@ impl Host {
             catalog: AgentCatalog::default(),
             shared_mcp: true,
             unknown_limits: Vec::new(),
+            store_location: None,
+            #[cfg(feature = "oauth-server")]
+            oauth: None,
         }
     }
 
@@ -272,7 +280,16 @@ impl Host {
                  serve with `serve()` / `serve_on()`"
             )));
         }
-        let apps = self.build(self.shutdown.clone().unwrap_or_default())?;
+        let base = self.config.base_url();
+        let deployed = oauth::deploy_now(
+            self.oauth_plan()?,
+            &self.config,
+            self.resources(&base),
+            self.skill_scopes()?,
+            &self.server_auth()?,
+        )?;
+        let shutdown = self.shutdown.clone().unwrap_or_default();
+        let apps = self.build(shutdown.clone(), deployed.as_ref(), &base)?;
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let starting = apps.clone();
             runtime.spawn(async move {
@@ -280,8 +297,11 @@ impl Host {
                     tracing::error!(%error, "settling tasks left by an earlier run failed");
                 }
             });
+            if let Some(deployed) = &deployed {
+                deployed.sweep_until(shutdown);
+            }
         }
-        let routes = routes::routes(&self, &apps, &self.config)?;
+        let routes = routes::routes(&self, &apps, &self.config, deployed.as_ref())?;
         Ok(routes.router.merge(self.routes))
     }
 
@@ -315,6 +335,7 @@ impl Host {
                 eprintln!("tasks:        {location}");
             }
             self.store = Some(open_store(&location, &self.config.limits).await?);
+            self.store_location = Some(location);
         }
         let listener = tokio::net::TcpListener::bind(self.config.bind)
             .await
@@ -335,6 +356,7 @@ impl Host {
     pub async fn serve_on(mut self, listener: tokio::net::TcpListener) -> Result<(), Error> {
         if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
             self.store = Some(open_store(&location, &self.config.limits).await?);
+            self.store_location = Some(location);
         }
         self.serve_until(listener, CancellationToken::new(), false)
             .await
@@ -353,10 +375,26 @@ impl Host {
                 stop.cancel();
             });
         }
-        let apps = self.build(CancellationToken::new())?;
-        a2a_runtime_core::app::start_all(&apps).await?;
         let bound = http::bound_config(&self.config, &listener)?;
-        let routes = routes::routes(&self, &apps, &bound)?;
+        let base = bound.base_url();
+        let deployed = oauth::deploy(
+            self.oauth_plan()?,
+            &bound,
+            self.store_location.as_ref(),
+            self.resources(&base),
+            self.skill_scopes()?,
+            &self.server_auth()?,
+        )
+        .await?;
+        let apps = self.build(CancellationToken::new(), deployed.as_ref(), &base)?;
+        a2a_runtime_core::app::start_all(&apps).await?;
+        if let Some(deployed) = &deployed {
+            deployed.sweep_until(stop.clone());
+            if announce {
+                eprintln!("OAuth:        {}", deployed.metadata_url());
+            }
+        }
+        let routes = routes::routes(&self, &apps, &bound, deployed.as_ref())?;
         let router = routes.router.merge(self.routes.clone());
         let front = Front::new(router, routes.guard, routes.direct);
         http::warn_if_open(&apps, &bound, announce);
@@ -378,8 +416,14 @@ impl Host {
         http::serve_front(&apps, &bound, front, listener, stop).await
     }
 
-    /// Every agent's [`App`], in the order added, on one shared store, quota set and pusher.
-    fn build(&self, shutdown: CancellationToken) -> Result<Vec<Arc<App>>, Error> {
+    /// Every agent's [`App`], in the order added, on one shared store, quota set and pusher;
+    /// each accepts the tokens `oauth` issues for its resources at `base`.
+    fn build(
+        &self,
+        shutdown: CancellationToken,
+        oauth: Option<&oauth::Deployed>,
+        base: &str,
+    ) -> Result<Vec<Arc<App>>, Error> {
         self.config.validate()?;
         self.check_ids()?;
         let shared = Shared::new(&self.config, self.store.clone());
@@ -408,14 +452,14 @@ impl Host {
                         hosted.id
                     )));
                 }
-                agent.build_on(
-                    &hosted.id,
-                    &self.config,
+                let agent_oauth = oauth.map(|d| d.for_agent(&self.audiences(base, &hosted.id)));
+                let placement = Placement {
+                    key: &hosted.id,
                     limits,
-                    Some(&host_auth),
-                    &shared,
-                    shutdown.clone(),
-                )
+                    host: Some(&host_auth),
+                    oauth: agent_oauth.as_ref(),
+                };
+                agent.build_on(placement, &self.config, &shared, shutdown.clone())
             })
             .collect()
     }
@@ -463,6 +507,73 @@ impl Host {
             )));
         }
         Ok(())
+    }
+
+    /// The authorization server the builder and the flags ask for.
+    fn oauth_plan(&self) -> Result<Option<oauth::Plan>, Error> {
+        #[cfg(feature = "oauth-server")]
+        return oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth);
+        #[cfg(not(feature = "oauth-server"))]
+        return oauth::Plan::of(&self.config.oauth);
+    }
+
+    /// Every scope the agents' skills need.
+    fn skill_scopes(&self) -> Result<Vec<String>, Error> {
+        let mut scopes = std::collections::BTreeSet::new();
+        for hosted in &self.agents {
+            scopes.extend(hosted.server.skill_scopes()?);
+        }
+        Ok(scopes.into_iter().collect())
+    }
+
+    /// The host's credentials, with the flags' added: they authenticate its administrators.
+    fn server_auth(&self) -> Result<AuthConfig, Error> {
+        let mut auth = AuthConfig {
+            api_keys: self.api_keys.clone(),
+            jwt: self.jwt.clone(),
+            jwt_issuers: self.jwt_issuers.clone(),
+            scope_implies: self.scope_implies.clone(),
+            client_certificates: self.config.tls.client_ca.is_some(),
+            ..AuthConfig::default()
+        };
+        self.config.auth.apply(&mut auth)?;
+        Ok(auth)
+    }
+
+    /// The resources of the host at `base` tokens may be issued for: the shared MCP endpoint
+    /// (the default), each agent's MCP endpoint and URL, and the root (tenants).
+    fn resources(&self, base: &str) -> Vec<String> {
+        let trimmed = base.trim_end_matches('/');
+        let shared = self
+            .shared_mcp
+            .then(|| format!("{trimmed}{}", http::MCP_PATH));
+        let ids = self.ids();
+        shared
+            .into_iter()
+            .chain(
+                ids.iter()
+                    .map(|id| format!("{trimmed}/{id}{}", http::MCP_PATH)),
+            )
+            .chain(ids.iter().map(|id| format!("{base}{id}/")))
+            .chain([base.to_owned()])
+            .collect()
+    }
+
+    /// The resources whose tokens agent `id` accepts: its own, the shared MCP endpoint and the
+    /// root, which reach it too.
+    fn audiences(&self, base: &str, id: &str) -> Vec<String> {
+        let trimmed = base.trim_end_matches('/');
+        let shared = self
+            .shared_mcp
+            .then(|| format!("{trimmed}{}", http::MCP_PATH));
+        shared
+            .into_iter()
+            .chain([
+                format!("{trimmed}/{id}{}", http::MCP_PATH),
+                format!("{base}{id}/"),
+                base.to_owned(),
+            ])
+            .collect()
     }
 
     /// The agents' ids, in the order added.

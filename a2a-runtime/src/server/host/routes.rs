@@ -24,11 +24,13 @@ use super::catalog::{self, CatalogEntry};
 use crate::server::front::DirectMcp;
 use crate::server::guard::{BrowserGuard, GuardLayer};
 use crate::server::http::JsonRpcEndpoint;
+use crate::server::oauth::Deployed;
 use crate::server::{Error, ServeConfig, http};
 use a2a_runtime_a2a::A2aError;
 use a2a_runtime_a2a::card::Endpoints;
 use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::AudienceRule;
 use a2a_runtime_core::body::{BodyTime, BodyTooSlow, BoxError, TimedBody, declared_over};
 
 /// A host's routes, and the MCP endpoints its front may answer without them.
@@ -39,11 +41,13 @@ pub(super) struct HostRoutes {
 }
 
 /// The host's routes for `apps` (one per agent, in the order added), served as `config`
-/// says; fills the host's catalog.
+/// says; fills the host's catalog. The routes of `oauth` (an authorization server) sit behind
+/// the same browser guard.
 pub(super) fn routes(
     host: &Host,
     apps: &[Arc<App>],
     config: &ServeConfig,
+    oauth: Option<&Deployed>,
 ) -> Result<HostRoutes, Error> {
     config.validate()?;
     let server_url = config.base_url();
@@ -102,7 +106,16 @@ pub(super) fn routes(
         root_call = root_call.layer(cors);
     }
     if host.shared_mcp {
-        let (shared, endpoint) = super::shared_mcp::routes(host, apps, config)?;
+        // The shared endpoint takes the authorization server's tokens for itself (or the root)
+        // only, though it authenticates with every agent's verifiers.
+        let rule = oauth.map(|deployed| AudienceRule {
+            issuer: deployed.issuer(),
+            audiences: vec![
+                format!("{}{}", server_url.trim_end_matches('/'), http::MCP_PATH),
+                server_url.clone(),
+            ],
+        });
+        let (shared, endpoint) = super::shared_mcp::routes(host, apps, config, rule)?;
         root = root.merge(shared);
         let path = http::MCP_PATH.to_owned();
         direct.extend(endpoint.map(|endpoint| (path, DirectMcp::Shared(endpoint))));
@@ -124,6 +137,7 @@ pub(super) fn routes(
                 .layer(http::readable_anywhere()),
         )
         .route("/healthz", http::healthz_route(managers))
+        .merge(oauth.map(Deployed::router).unwrap_or_default())
         .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)))
         .layer(GuardLayer(Arc::clone(&guard)));
     Ok(HostRoutes {

@@ -9,6 +9,7 @@ use axum::Router;
 use super::Host;
 use crate::server::{Error, ServeConfig, http};
 use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::AudienceRule;
 use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_mcp::aggregate::{AggregateHandler, Member};
 use a2a_runtime_mcp::namespace::ToolSkills;
@@ -16,11 +17,13 @@ use a2a_runtime_mcp::{McpEndpoint, McpGate, McpHandler};
 
 /// `/mcp` for every agent of `host` (`apps` in the order added) and its metadata routes, and
 /// the endpoint itself when it needs no CORS layer (the front answers it directly then);
-/// refused when two agents would list one tool or prompt name.
+/// refused when two agents would list one tool or prompt name. With `audience`, the tokens of
+/// the server's authorization server are taken only for the shared endpoint's own resource.
 pub(super) fn routes(
     host: &Host,
     apps: &[Arc<App>],
     config: &ServeConfig,
+    audience: Option<AudienceRule>,
 ) -> Result<(Router, Option<McpEndpoint<AggregateHandler>>), Error> {
     let members = host
         .agents
@@ -41,7 +44,11 @@ pub(super) fn routes(
     let (rmcp, sessions) =
         http::rmcp_service(&config.limits, shutdown, move || handler.for_session());
     let server_url = config.base_url();
-    let security = Arc::new(Security::union(apps.iter().map(|app| &*app.security)));
+    let mut security = Security::union(apps.iter().map(|app| &*app.security));
+    if let Some(rule) = audience {
+        security = security.restricted(rule);
+    }
+    let security = Arc::new(security);
     let gate = McpGate {
         max_body: config.limits.max_body_bytes,
         body_time: config.limits.body_time(),

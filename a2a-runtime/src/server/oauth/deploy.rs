@@ -1,0 +1,176 @@
+//! Planning the authorization server from the builder and the flags, and deploying it once the
+//! server is bound: its resources, its scopes, who administers it, where it keeps grants.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_runtime_core::auth::{NamedScheme, Security};
+use a2a_runtime_oauth::{AdminAuth, AuthorizationServer, Deployment, GrantStore, OAuthServer};
+use a2a_runtime_types::util::BoxFuture;
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+use super::{AgentOAuth, OAuthOptions};
+use crate::server::{Error, ServeConfig};
+
+/// How often expired codes, requests and tokens are removed.
+const SWEEP_EVERY: Duration = Duration::from_secs(600);
+
+/// The authorization server a server's builder and flags ask for, before it is deployed.
+#[derive(Clone)]
+pub(crate) struct Plan {
+    settings: OAuthServer,
+}
+
+impl Plan {
+    /// The authorization server of `builder` (an application's own) or of the flags, with the
+    /// flags' settings added; `None` when neither asks for one.
+    pub(crate) fn of(
+        builder: Option<&OAuthServer>,
+        options: &OAuthOptions,
+    ) -> Result<Option<Self>, Error> {
+        let config = |reason: String| Error::Config(reason);
+        let mut settings = match (builder, &options.dev_user) {
+            (Some(_), Some(_)) => {
+                return Err(config(
+                    "--oauth-dev-user replaces how users sign in, and this server's builder \
+                     already sets a sign-in (authorization_server): use one"
+                        .into(),
+                ));
+            }
+            (Some(server), None) => server.clone(),
+            (None, Some(user)) => OAuthServer::dev_user(user),
+            (None, None) => return Ok(None),
+        };
+        for pattern in &options.redirect_allow {
+            settings = settings.allow_redirect(pattern).map_err(config)?;
+        }
+        for assistant in &options.connectors {
+            settings = settings.redirect_preset(assistant).map_err(config)?;
+        }
+        if let Some(ttl) = options.access_token_ttl {
+            settings = settings.access_token_ttl(ttl);
+        }
+        if let Some(path) = &options.signing_key {
+            let pem = std::fs::read_to_string(path)
+                .map_err(|e| config(format!("--oauth-signing-key {}: {e}", path.display())))?;
+            settings = settings.signing_key_pem(pem);
+        }
+        for admin in &options.admins {
+            settings = settings.admin(admin);
+        }
+        if options.no_registration {
+            settings = settings.dynamic_registration(false);
+        }
+        if options.allow_private_clients {
+            settings = settings.client_documents_allow_private(true);
+        }
+        Ok(Some(Self { settings }))
+    }
+
+    /// Whether the settings bring their own grant store.
+    pub(crate) fn has_store(&self) -> bool {
+        self.settings.has_store()
+    }
+
+    /// Deploys on the server `bound` (bound to its address: its URL is the issuer) for
+    /// `resources` (the first is the default) and `scopes`; `admin` authenticates the
+    /// administrative API; grants go to `store` unless the settings name one.
+    pub(crate) fn deploy(
+        self,
+        bound: &ServeConfig,
+        resources: Vec<String>,
+        scopes: Vec<String>,
+        admin: Option<Arc<Security>>,
+        store: Arc<dyn GrantStore>,
+    ) -> Result<Deployed, Error> {
+        if self.settings.development_only() && !bound.bind.ip().is_loopback() {
+            return Err(Error::Config(format!(
+                "--oauth-dev-user signs everyone in without asking who they are: it serves on \
+                 a loopback address only, and this server binds {}",
+                bound.bind
+            )));
+        }
+        let deployment = Deployment {
+            base_url: bound.base_url(),
+            resources,
+            scopes,
+            admin_auth: admin.map(|security| Arc::new(ServerAdmin(security)) as Arc<dyn AdminAuth>),
+        };
+        let server =
+            AuthorizationServer::new(self.settings, deployment, store).map_err(Error::Config)?;
+        Ok(Deployed { server })
+    }
+}
+
+/// A deployed authorization server.
+#[derive(Clone)]
+pub(crate) struct Deployed {
+    server: AuthorizationServer,
+}
+
+impl Deployed {
+    /// How an agent whose resources are `audiences` accepts the server's tokens.
+    pub(crate) fn for_agent(&self, audiences: &[String]) -> AgentOAuth {
+        let mut scheme = NamedScheme::new("oauth2", self.server.scheme());
+        scheme.description = Some(format!(
+            "Sign in through this server's authorization server ({})",
+            self.server.issuer()
+        ));
+        AgentOAuth {
+            verifier: self.server.verifier(audiences),
+            scheme,
+        }
+    }
+
+    /// The authorization server's routes (and its sign-in's).
+    pub(crate) fn router(&self) -> Router {
+        self.server.router()
+    }
+
+    /// Removes expired grants every few minutes until `stop`.
+    pub(crate) fn sweep_until(&self, stop: CancellationToken) {
+        let server = self.server.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(SWEEP_EVERY);
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    _ = every.tick() => {}
+                }
+                match server.sweep().await {
+                    Ok(0) => {}
+                    Ok(removed) => tracing::debug!(removed, "expired grants removed"),
+                    Err(error) => tracing::warn!(%error, "removing expired grants failed"),
+                }
+            }
+        });
+    }
+
+    /// The issuer its tokens carry.
+    pub(crate) fn issuer(&self) -> String {
+        self.server.issuer().to_owned()
+    }
+
+    /// The metadata URL, for the startup banner.
+    pub(crate) fn metadata_url(&self) -> String {
+        self.server.metadata_url()
+    }
+}
+
+/// The administrative API's callers, authenticated by the server's own credentials (API keys,
+/// bearer JWTs, client certificates).
+struct ServerAdmin(Arc<Security>);
+
+impl AdminAuth for ServerAdmin {
+    fn principal<'a>(&'a self, request: &'a http::request::Parts) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            self.0
+                .authenticate(request)
+                .await
+                .ok()
+                .filter(|caller| !caller.is_anonymous())
+                .map(|caller| caller.principal().to_owned())
+        })
+    }
+}

@@ -1,0 +1,97 @@
+//! Where the authorization server keeps its grants: the server's records (a SQLite file beside
+//! the tasks', or the Postgres database replicas share), or memory beside a memory store.
+
+use std::sync::Arc;
+
+use a2a_runtime_oauth::{GrantStore, MemoryGrants};
+use a2a_runtime_types::util::BoxFuture;
+use serde_json::Value;
+
+use crate::server::{Error, StoreLocation};
+
+/// Grants as [`Records`](a2a_runtime_sql::Records) documents.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+struct RecordGrants(a2a_runtime_sql::Records);
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+impl GrantStore for RecordGrants {
+    fn put<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        value: Value,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            self.0
+                .put(collection, key, &value)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Value>, String>> {
+        Box::pin(async move { self.0.get(collection, key).await.map_err(|e| e.to_string()) })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<bool, String>> {
+        Box::pin(async move {
+            self.0
+                .delete(collection, key)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        collection: &'a str,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Value>, String>> {
+        Box::pin(async move {
+            self.0
+                .list(collection, Some(limit))
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// The grant store of a server keeping tasks at `location`: in memory beside memory, the
+/// `records.sqlite3` file beside a SQLite store's, the same Postgres database.
+pub(crate) async fn open(location: &StoreLocation) -> Result<Arc<dyn GrantStore>, Error> {
+    let failed = |e: &dyn std::fmt::Display| {
+        Error::Config(format!("the authorization server's grant store: {e}"))
+    };
+    Ok(match location {
+        StoreLocation::Memory => Arc::new(MemoryGrants::default()),
+        #[cfg(feature = "sqlite")]
+        StoreLocation::Sqlite(path) => {
+            let records = path.with_file_name("records.sqlite3");
+            Arc::new(RecordGrants(
+                a2a_runtime_sql::Records::sqlite(records)
+                    .await
+                    .map_err(|e| failed(&e))?,
+            ))
+        }
+        #[cfg(feature = "postgres")]
+        StoreLocation::Postgres(url) => Arc::new(RecordGrants(
+            a2a_runtime_sql::Records::postgres(url)
+                .await
+                .map_err(|e| failed(&e))?,
+        )),
+        #[allow(unreachable_patterns)] // Only when a store feature is left out.
+        other => {
+            return Err(failed(&format!(
+                "the store {other} needs a feature this build leaves out"
+            )));
+        }
+    })
+}

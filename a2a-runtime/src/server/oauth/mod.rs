@@ -1,0 +1,134 @@
+//! The authorization server inside a served agent or host (the `oauth-server` feature). It is
+//! deployed once the server is bound (its URL is the issuer) and its store is open (grants are
+//! kept beside the tasks); every agent then accepts its tokens for the agent's own resources,
+//! through an `oauth2` scheme the server adds unless the agent declares one that takes JWTs.
+
+mod options;
+
+pub use options::OAuthOptions;
+
+#[cfg(not(feature = "oauth-server"))]
+mod absent;
+#[cfg(feature = "oauth-server")]
+mod builders;
+#[cfg(feature = "oauth-server")]
+mod deploy;
+#[cfg(feature = "oauth-server")]
+mod grants;
+
+#[cfg(not(feature = "oauth-server"))]
+pub(crate) use absent::{Deployed, Plan};
+#[cfg(feature = "oauth-server")]
+pub(crate) use deploy::{Deployed, Plan};
+
+use std::sync::Arc;
+
+use a2a_runtime_core::auth::{AuthConfig, JwtConfig, NamedScheme, Security};
+
+use super::{Error, ServeConfig, StoreLocation};
+
+/// What one agent adds to its security to accept the authorization server's tokens.
+#[cfg_attr(not(feature = "oauth-server"), allow(dead_code))]
+pub(crate) struct AgentOAuth {
+    /// Verifies the server's tokens whose audience is one of the agent's resources.
+    pub(crate) verifier: JwtConfig,
+    /// The scheme the agent publishes for it, when it declares none that takes JWTs.
+    pub(crate) scheme: NamedScheme,
+}
+
+impl AgentOAuth {
+    /// `auth` and `schemes` accepting the server's tokens: its verifier first among the trusted
+    /// issuers, and its scheme unless one already takes JWTs.
+    pub(crate) fn apply(
+        &self,
+        auth: &mut a2a_runtime_core::auth::AuthConfig,
+        schemes: &mut Vec<NamedScheme>,
+    ) {
+        auth.jwt_issuers.insert(0, self.verifier.clone());
+        if !schemes.iter().any(|scheme| scheme.scheme.is_jwt()) {
+            schemes.push(self.scheme.clone());
+        }
+    }
+}
+
+/// Deploys `plan` on the server `bound`, keeping grants beside the tasks at `location` (memory
+/// when `None`), for `resources` and `scopes`; the credentials of `auth` administer it.
+pub(crate) async fn deploy(
+    plan: Option<Plan>,
+    bound: &ServeConfig,
+    location: Option<&StoreLocation>,
+    resources: Vec<String>,
+    scopes: Vec<String>,
+    auth: &AuthConfig,
+) -> Result<Option<Deployed>, Error> {
+    let Some(plan) = plan else {
+        return Ok(None);
+    };
+    #[cfg(feature = "oauth-server")]
+    {
+        let store: Arc<dyn a2a_runtime_oauth::GrantStore> = match location {
+            Some(location) if !plan.has_store() => grants::open(location).await?,
+            _ => Arc::new(a2a_runtime_oauth::MemoryGrants::default()),
+        };
+        plan.deploy(bound, resources, scopes, admin_security(auth), store)
+            .map(Some)
+    }
+    #[cfg(not(feature = "oauth-server"))]
+    {
+        let _ = (bound, location, resources, scopes, auth);
+        match plan {}
+    }
+}
+
+/// Deploys `plan` without opening a store (for `router()`, which is not async): grants are
+/// kept in memory unless the settings name a store.
+pub(crate) fn deploy_now(
+    plan: Option<Plan>,
+    config: &ServeConfig,
+    resources: Vec<String>,
+    scopes: Vec<String>,
+    auth: &AuthConfig,
+) -> Result<Option<Deployed>, Error> {
+    let Some(plan) = plan else {
+        return Ok(None);
+    };
+    #[cfg(feature = "oauth-server")]
+    {
+        if !plan.has_store() {
+            tracing::warn!(
+                "the authorization server keeps clients and refresh tokens in memory: give \
+                 OAuthServer::store(..) to keep them across restarts"
+            );
+        }
+        let store = Arc::new(a2a_runtime_oauth::MemoryGrants::default());
+        plan.deploy(config, resources, scopes, admin_security(auth), store)
+            .map(Some)
+    }
+    #[cfg(not(feature = "oauth-server"))]
+    {
+        let _ = (config, resources, scopes, auth);
+        match plan {}
+    }
+}
+
+/// The schemes the server's own credentials imply, which authenticate administrators.
+#[cfg_attr(not(feature = "oauth-server"), allow(dead_code))]
+fn admin_security(auth: &AuthConfig) -> Option<Arc<Security>> {
+    Security::resolve(&[], auth)
+        .ok()
+        .filter(Security::is_enabled)
+        .map(Arc::new)
+}
+
+/// The resources of a server of one agent at `base_url`: its MCP endpoint (the default) and
+/// its A2A URL.
+pub(crate) fn single_agent_resources(base_url: &str) -> Vec<String> {
+    vec![
+        format!(
+            "{}{}",
+            base_url.trim_end_matches('/'),
+            super::http::MCP_PATH
+        ),
+        base_url.to_owned(),
+    ]
+}

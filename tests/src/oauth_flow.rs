@@ -1,0 +1,260 @@
+//! Playing each side of an OAuth authorization against a server's authorization server: the
+//! client (registration, PKCE, the token endpoint) and the browser (the authorization request,
+//! the consent page and its form, the cookie that ties them together).
+
+use aws_lc_rs::digest;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+
+/// A PKCE verifier and its S256 challenge.
+#[derive(Debug, Clone)]
+pub struct Pkce {
+    /// Sent to the token endpoint.
+    pub verifier: String,
+    /// Sent to the authorization endpoint.
+    pub challenge: String,
+}
+
+impl Pkce {
+    /// A fresh pair.
+    pub fn new() -> Self {
+        let mut random = [0_u8; 32];
+        aws_lc_rs::rand::fill(&mut random).expect("random bytes");
+        let verifier = URL_SAFE_NO_PAD.encode(random);
+        let challenge =
+            URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, verifier.as_bytes()));
+        Self {
+            verifier,
+            challenge,
+        }
+    }
+}
+
+impl Default for Pkce {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// An HTTP client that does not follow redirects (the test reads each one).
+pub fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("an HTTP client")
+}
+
+/// A browser: its cookie for the server, kept across requests.
+#[derive(Debug)]
+pub struct Browser {
+    http: reqwest::Client,
+    cookie: Option<String>,
+}
+
+/// What an authorization request led to.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The consent page (status 200), its `request` and `csrf` fields.
+    Consent {
+        /// The page.
+        html: String,
+        /// The pending request's id.
+        request: String,
+        /// The form's one-time token.
+        csrf: String,
+    },
+    /// A redirect, to this location.
+    Redirect(url::Url),
+    /// An error page, with its status.
+    Page(u16, String),
+}
+
+impl Default for Browser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Browser {
+    /// A browser with no cookies.
+    pub fn new() -> Self {
+        Self {
+            http: no_redirects(),
+            cookie: None,
+        }
+    }
+
+    /// Opens `url` (an authorization request, or where a sign-in sends it).
+    pub async fn open(&mut self, url: &str) -> Outcome {
+        let mut request = self.http.get(url);
+        if let Some(cookie) = &self.cookie {
+            request = request.header("cookie", cookie.as_str());
+        }
+        let response = request.send().await.expect("GET sent");
+        self.keep_cookie(&response);
+        outcome(response).await
+    }
+
+    /// Submits the consent form at `action` with `decision` and the `scopes` ticked.
+    pub async fn decide(
+        &mut self,
+        action: &str,
+        request: &str,
+        csrf: &str,
+        decision: &str,
+        scopes: &[&str],
+    ) -> Outcome {
+        let mut form: Vec<(&str, &str)> =
+            vec![("request", request), ("csrf", csrf), ("decision", decision)];
+        form.extend(scopes.iter().map(|scope| ("scope", *scope)));
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let mut post = self
+            .http
+            .post(action)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body);
+        if let Some(cookie) = &self.cookie {
+            post = post.header("cookie", cookie.as_str());
+        }
+        let response = post.send().await.expect("POST sent");
+        self.keep_cookie(&response);
+        outcome(response).await
+    }
+
+    fn keep_cookie(&mut self, response: &reqwest::Response) {
+        if let Some(set) = response.headers().get("set-cookie") {
+            let pair = set.to_str().unwrap_or("").split(';').next().unwrap_or("");
+            self.cookie = Some(pair.to_owned());
+        }
+    }
+}
+
+async fn outcome(response: reqwest::Response) -> Outcome {
+    let status = response.status().as_u16();
+    if (300..400).contains(&status) {
+        let location = response
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .expect("a redirect has a Location");
+        return Outcome::Redirect(url::Url::parse(location).expect("an absolute Location"));
+    }
+    let html = response.text().await.unwrap_or_default();
+    if status == 200 && html.contains("name=\"csrf\"") {
+        let request = hidden(&html, "request");
+        let csrf = hidden(&html, "csrf");
+        return Outcome::Consent {
+            html,
+            request,
+            csrf,
+        };
+    }
+    Outcome::Page(status, html)
+}
+
+/// The value of the hidden field `name` of a form in `html`.
+pub fn hidden(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = html.find(&marker).expect("the field is on the page") + marker.len();
+    let end = html[start..].find('"').expect("a quoted value") + start;
+    html[start..end].to_owned()
+}
+
+/// The query parameter `name` of `url`.
+pub fn query(url: &url::Url, name: &str) -> Option<String> {
+    url.query_pairs()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// The authorization request URL for `client_id` at the server `base`.
+pub fn authorize_url(base: &str, params: &[(&str, &str)]) -> String {
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(params)
+        .finish();
+    format!("{base}oauth/authorize?{query}")
+}
+
+/// Registers a public client redirecting to `redirect_uri` that may refresh; its answer.
+pub async fn register(base: &str, redirect_uri: &str) -> (u16, Value) {
+    register_with(
+        base,
+        json!({
+            "client_name": "Test client",
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "none",
+        }),
+    )
+    .await
+}
+
+/// Registers `metadata` as a client; status and answer.
+pub async fn register_with(base: &str, metadata: Value) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("{base}oauth/register"))
+        .json(&metadata)
+        .send()
+        .await
+        .expect("registration sent");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// POSTs `form` to the token endpoint; status and answer.
+pub async fn token(base: &str, form: &[(&str, &str)]) -> (u16, Value) {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form)
+        .finish();
+    let response = reqwest::Client::new()
+        .post(format!("{base}oauth/token"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .expect("token request sent");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// A whole authorization as a registered public client and a browser approving every scope
+/// asked for: the client id, the code and the PKCE pair.
+pub async fn authorized_code(
+    base: &str,
+    client_id: &str,
+    redirect_uri: &str,
+    resource: &str,
+    scope: &str,
+) -> (String, Pkce) {
+    let pkce = Pkce::new();
+    let url = authorize_url(
+        base,
+        &[
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", redirect_uri),
+            ("state", "st-1"),
+            ("code_challenge", &pkce.challenge),
+            ("code_challenge_method", "S256"),
+            ("resource", resource),
+            ("scope", scope),
+        ],
+    );
+    let mut browser = Browser::new();
+    let Outcome::Consent { request, csrf, .. } = browser.open(&url).await else {
+        panic!("the consent page was not shown");
+    };
+    let scopes: Vec<&str> = scope.split_whitespace().collect();
+    let action = format!("{base}oauth/consent");
+    let Outcome::Redirect(back) = browser
+        .decide(&action, &request, &csrf, "approve", &scopes)
+        .await
+    else {
+        panic!("approving did not redirect");
+    };
+    let code = query(&back, "code").expect("a code on the redirect");
+    (code, pkce)
+}
