@@ -572,3 +572,42 @@ async fn our_client_renews_cut_streams_from_both_official_python_sdks_with_no_ga
         }
     }
 }
+
+/// The official MCP client signs in through a server's own authorization server (playing the
+/// browser on the consent page), by dynamic registration and by a client ID metadata document,
+/// calls a protected tool, and refreshes when the access token expires.
+#[tokio::test]
+async fn official_mcp_client_signs_in_through_the_authorization_server_and_refreshes() {
+    use a2a_runtime::oauth::OAuthServer;
+    use a2a_tests::oauth_flow::document_server;
+    require_packages().await;
+    let ca = a2a_tests::pki::TestCa::new("oauth-interop");
+    let documents = document_server(&ca, |base| {
+        let id = format!("{base}interop-client.json");
+        vec![(
+            "/interop-client.json".to_owned(),
+            json!({
+                "client_id": id,
+                "client_name": "interop client (metadata document)",
+                "redirect_uris": ["http://127.0.0.1:3030/callback"],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+            }),
+        )]
+    })
+    .await;
+    let settings = OAuthServer::dev_user("alice")
+        .access_token_ttl(Duration::from_secs(2))
+        .client_documents_allow_private(true)
+        .client_documents_ca(ca.cert_pem.clone());
+    let library = a2a_tests::library::Library
+        .server()
+        .authorization_server(settings);
+    let server = a2a_tests::start(library).await;
+    let mcp_url = format!("{}mcp", server.base);
+    let oauth = script("mcp_oauth.py");
+    run_python(&[oauth.to_str().unwrap(), &mcp_url]).await;
+    let document = format!("{documents}interop-client.json");
+    run_python(&[oauth.to_str().unwrap(), &mcp_url, &document]).await;
+}

@@ -486,3 +486,262 @@ async fn a_development_sign_in_is_refused_off_loopback() {
         .unwrap_err();
     assert!(refused.to_string().contains("loopback"), "{refused}");
 }
+
+#[tokio::test]
+async fn client_metadata_documents_that_redirect_are_too_large_misnamed_or_private_are_refused() {
+    use a2a_tests::oauth_flow::document_server;
+    let ca = a2a_tests::pki::TestCa::new("oauth-documents");
+    let document = |id: String| {
+        json!({
+            "client_id": id,
+            "client_name": "Documented",
+            "redirect_uris": [CALLBACK],
+            "token_endpoint_auth_method": "none",
+        })
+    };
+    let documents = document_server(&ca, |base| {
+        vec![
+            (
+                "/client.json".to_owned(),
+                document(format!("{base}client.json")),
+            ),
+            (
+                "/misnamed.json".to_owned(),
+                document("https://elsewhere.example/c.json".into()),
+            ),
+        ]
+    })
+    .await;
+    let trusting = OAuthServer::dev_user("alice")
+        .client_documents_allow_private(true)
+        .client_documents_ca(ca.cert_pem.clone());
+    let server = library(trusting).await;
+    let pkce = Pkce::new();
+    let open = |server: &TestServer, client_id: String| {
+        let url = authorize_url(
+            &server.base,
+            &[
+                ("response_type", "code"),
+                ("client_id", &client_id),
+                ("redirect_uri", CALLBACK),
+                ("code_challenge", &pkce.challenge),
+                ("code_challenge_method", "S256"),
+            ],
+        );
+        async move { Browser::new().open(&url).await }
+    };
+    let Outcome::Consent { html, .. } = open(&server, format!("{documents}client.json")).await
+    else {
+        panic!("a good document was refused");
+    };
+    assert!(html.contains("Documented"), "the page names the client");
+    for (path, says) in [
+        ("moved.json", "redirect"),
+        ("big.json", "larger than"),
+        ("misnamed.json", "its own URL"),
+        ("missing.json", "404"),
+    ] {
+        let Outcome::Page(status, html) = open(&server, format!("{documents}{path}")).await else {
+            panic!("{path} was accepted");
+        };
+        assert_eq!(status, 400, "{path}");
+        assert!(
+            html.contains("invalid_client") && html.contains(says),
+            "{path}: {html}"
+        );
+    }
+    // Without leave to fetch from private addresses, a document on loopback is never fetched.
+    let guarded =
+        library(OAuthServer::dev_user("alice").client_documents_ca(ca.cert_pem.clone())).await;
+    let Outcome::Page(status, html) = open(&guarded, format!("{documents}client.json")).await
+    else {
+        panic!("a document on loopback was fetched");
+    };
+    assert_eq!(status, 400);
+    assert!(html.contains("loopback"), "{html}");
+}
+
+#[tokio::test]
+async fn administrators_list_and_delete_clients_and_a_deleted_client_registers_again() {
+    let keys =
+        a2a_runtime::auth::ApiKeys::parse("ops=ops-key-0123456789,eve=eve-key-0123456789").unwrap();
+    let server = start(
+        Library
+            .server()
+            .api_keys(keys)
+            .authorization_server(OAuthServer::dev_user("alice").admin("ops")),
+    )
+    .await;
+    let mcp_url = format!("{}mcp", server.base);
+    let (client_id, tokens) = signed_in(&server, &mcp_url, LOAN_SCOPES).await;
+    let admin = |key: Option<&'static str>| {
+        let mut request = server.http.get(format!("{}oauth/clients", server.base));
+        if let Some(key) = key {
+            request = request.header("x-api-key", key);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
+        }
+    };
+    let (status, listed) = admin(Some("ops-key-0123456789")).await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["clients"][0]["client_id"], client_id.as_str());
+    assert!(listed["clients"][0].get("secret_digest").is_none());
+    for key in [Some("eve-key-0123456789"), None] {
+        let (status, refused) = admin(key).await;
+        assert_eq!(
+            (status, refused["error"].as_str()),
+            (403, Some("access_denied"))
+        );
+    }
+    let deleted = server
+        .http
+        .delete(format!("{}oauth/clients/{client_id}", server.base))
+        .header("x-api-key", "ops-key-0123456789")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status().as_u16(), 204);
+    let (status, answer) = token(
+        &server.base,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
+            ("client_id", &client_id),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, answer["error"].as_str()),
+        (401, Some("invalid_client"))
+    );
+    assert!(
+        answer["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("register again")
+    );
+}
+
+#[tokio::test]
+async fn clients_and_refresh_tokens_survive_a_restart_on_sqlite() {
+    let dir = a2a_tests::scratch_dir();
+    let serve = || {
+        let mut config = a2a_runtime::server::ServeConfig::default();
+        config.store = Some(a2a_runtime::server::StoreLocation::Sqlite(
+            dir.join("tasks.sqlite3"),
+        ));
+        Library
+            .server()
+            .config(config)
+            .authorization_server(OAuthServer::dev_user("alice"))
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let base = format!("http://{addr}/");
+    let stop = a2a_runtime::server::CancellationToken::new();
+    let first = serve()
+        .public_url(base.clone())
+        .shutdown_signal(stop.clone());
+    let running = tokio::spawn(async move { first.serve_on(listener).await });
+    let server = TestServer::at(base.clone());
+    let (client_id, tokens) = signed_in(&server, &format!("{base}mcp"), LOAN_SCOPES).await;
+    stop.cancel();
+    running.await.unwrap().unwrap();
+    // The same address and files, a new process's worth of state.
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let second = serve().public_url(base.clone());
+    tokio::spawn(async move { second.serve_on(listener).await });
+    let (status, renewed) = token(
+        &base,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
+            ("client_id", &client_id),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{renewed}");
+    // Signed with the key the first run stored: the old access token still verifies too.
+    let borrow = call("borrow", json!({"title": "Dune"}));
+    let old = tokens["access_token"].as_str().unwrap();
+    let (status, _, called) = mcp(&server, "mcp", Some(old), "tools/call", borrow).await;
+    assert_eq!(
+        (status, text_of(&called).as_str()),
+        (200, "alice borrowed Dune")
+    );
+}
+
+#[tokio::test]
+async fn replicas_on_postgres_share_clients_codes_refresh_tokens_and_signing_keys() {
+    let Some(url) = a2a_tests::postgres::fresh_database("oauth").await else {
+        return;
+    };
+    let a = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let b = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (base_a, base_b) = (
+        format!("http://{}/", a.local_addr().unwrap()),
+        format!("http://{}/", b.local_addr().unwrap()),
+    );
+    // Replicas behind one public URL: the first's.
+    for listener in [a, b] {
+        let mut config = a2a_runtime::server::ServeConfig::default();
+        config.store = Some(a2a_runtime::server::StoreLocation::Postgres(url.clone()));
+        let replica = Library
+            .server()
+            .config(config)
+            .public_url(base_a.clone())
+            .authorization_server(OAuthServer::dev_user("alice"));
+        tokio::spawn(async move { replica.serve_on(listener).await });
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mcp_url = format!("{base_a}mcp");
+    let (_, client) = register(&base_a, CALLBACK).await;
+    let client_id = client["client_id"].as_str().unwrap();
+    let (code, pkce) = authorized_code(&base_a, client_id, CALLBACK, &mcp_url, LOAN_SCOPES).await;
+    let (status, tokens) = token(
+        &base_b,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", CALLBACK),
+            ("client_id", client_id),
+            ("code_verifier", &pkce.verifier),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "the other replica redeems the code: {tokens}");
+    let (status, renewed) = token(
+        &base_a,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
+            ("client_id", client_id),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{renewed}");
+    let borrow = call("borrow", json!({"title": "Dune"}));
+    for (base, access) in [
+        (&base_a, &tokens["access_token"]),
+        (&base_b, &renewed["access_token"]),
+    ] {
+        let server = TestServer::at(base.clone());
+        let (status, _, called) = mcp(
+            &server,
+            "mcp",
+            access.as_str(),
+            "tools/call",
+            borrow.clone(),
+        )
+        .await;
+        assert_eq!(
+            (status, text_of(&called).as_str()),
+            (200, "alice borrowed Dune")
+        );
+    }
+}

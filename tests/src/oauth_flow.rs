@@ -258,3 +258,49 @@ pub async fn authorized_code(
     let code = query(&back, "code").expect("a code on the redirect");
     (code, pkce)
 }
+
+/// Serves client metadata documents over HTTPS on 127.0.0.1 with a certificate of `ca`: each
+/// of those `documents` makes of the server's base URL (a path and its JSON), plus
+/// `/moved.json` (a redirect to the first) and `/big.json` (larger than an authorization
+/// server reads). Its base URL.
+pub async fn document_server(
+    ca: &crate::pki::TestCa,
+    documents: impl FnOnce(&str) -> Vec<(String, Value)>,
+) -> String {
+    use a2a_runtime::axum::{Json, Router, response::Redirect, routing::get};
+    let (cert, key) = ca.server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind an ephemeral port");
+    let base = format!(
+        "https://127.0.0.1:{}/",
+        listener.local_addr().expect("address").port()
+    );
+    let documents = documents(&base);
+    let first = documents
+        .first()
+        .map(|(path, _)| path.clone())
+        .unwrap_or_default();
+    let mut routes = Router::new()
+        .route(
+            "/moved.json",
+            get(move || async move { Redirect::temporary(&first) }),
+        )
+        .route(
+            "/big.json",
+            get(|| async { Json(json!({ "padding": "x".repeat(8 * 1024) })) }),
+        );
+    for (path, document) in documents {
+        routes = routes.route(&path, get(move || async move { Json(document) }));
+    }
+    let mut config = a2a_runtime::server::ServeConfig::default();
+    config.tls.cert = Some(cert);
+    config.tls.key = Some(key);
+    let server = hello::Hello
+        .server()
+        .config(config)
+        .public_url(base.clone())
+        .routes(routes);
+    tokio::spawn(async move { server.serve_on(listener).await.expect("document server") });
+    base
+}
