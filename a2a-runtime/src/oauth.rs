@@ -4,9 +4,10 @@
 //! `--oauth-*` flags, and its agents accept the tokens it issues.
 //!
 //! How a user signs in is a [`SignIn`]: [`DevSignIn`] for development on loopback
-//! (`--oauth-dev-user NAME`), or the application's own (its login page, an API-key exchange).
+//! (`--oauth-dev-user NAME`), [`ProxySignIn`] at an upstream OpenID Connect provider
+//! (`--oauth-proxy ISSUER`), or the application's own (its login page, an API-key exchange).
 
 pub use a2a_runtime_oauth::{
     Client, DevSignIn, GrantStore, MAX_CODE_TTL, MemoryGrants, OAuthError, OAuthServer,
-    RedirectPolicy, SignIn, User, is_local_path,
+    ProxySignIn, RedirectPolicy, SignIn, SignInContext, User, is_local_path,
 };

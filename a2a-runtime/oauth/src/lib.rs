@@ -19,6 +19,7 @@ mod keys;
 mod limits;
 mod metadata;
 mod page;
+mod proxy;
 mod register;
 mod routes;
 mod secret;
@@ -31,8 +32,9 @@ mod web;
 
 pub use clients::{Client, RedirectPolicy};
 pub use error::OAuthError;
+pub use proxy::ProxySignIn;
 pub use routes::CROSS_ORIGIN_PATHS;
 pub use server::{AdminAuth, AuthorizationServer, Deployment};
 pub use settings::{MAX_CODE_TTL, OAuthServer};
-pub use signin::{DevSignIn, SignIn, User, is_local_path};
+pub use signin::{DevSignIn, SignIn, SignInContext, User, is_local_path};
 pub use store::{GrantStore, MemoryGrants};

@@ -58,6 +58,11 @@ impl AuthorizationServer {
         open.layer(cors)
             .merge(pages)
             .with_state(self.clone())
-            .merge(self.inner.settings.sign_in.routes())
+            .merge(
+                self.inner
+                    .settings
+                    .sign_in
+                    .routes(&self.inner.sign_in_context()),
+            )
     }
 }

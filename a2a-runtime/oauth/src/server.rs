@@ -201,6 +201,15 @@ impl Inner {
             })
     }
 
+    /// Where the sign-in is deployed.
+    pub(crate) fn sign_in_context(&self) -> crate::SignInContext {
+        crate::SignInContext {
+            base_url: self.base.clone(),
+            secure_cookies: self.secure,
+            store: self.grants.store(),
+        }
+    }
+
     /// The URL of the endpoint `name` (`authorize`, `token`, …).
     pub(crate) fn endpoint(&self, name: &str) -> String {
         format!("{}/oauth/{name}", self.base)

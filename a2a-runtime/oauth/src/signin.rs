@@ -48,8 +48,10 @@ pub trait SignIn: Send + Sync + 'static {
     fn sign_in_url(&self, return_to: &str) -> String;
 
     /// The routes the sign-in serves on this server (a login form, an upstream callback),
-    /// merged beside the authorization server's.
-    fn routes(&self) -> Router {
+    /// merged beside the authorization server's. Called once, when the server is deployed:
+    /// `context` says where, and where to keep what the sign-in keeps (sessions).
+    fn routes(&self, context: &SignInContext) -> Router {
+        let _ = context;
         Router::new()
     }
 
@@ -58,6 +60,17 @@ pub trait SignIn: Send + Sync + 'static {
     fn development_only(&self) -> bool {
         false
     }
+}
+
+/// Where the authorization server a sign-in serves is deployed.
+#[derive(Clone)]
+pub struct SignInContext {
+    /// The server's public base URL, without a trailing `/`.
+    pub base_url: String,
+    /// Whether cookies must be `Secure` (the base URL is https).
+    pub secure_cookies: bool,
+    /// The authorization server's store, for sessions and sign-ins under way.
+    pub store: std::sync::Arc<dyn crate::GrantStore>,
 }
 
 /// Every approval signed in as one user, without asking: development and tests on loopback

@@ -32,6 +32,8 @@ pub(crate) const FAMILIES: &str = "oauth_families";
 pub(crate) const SESSIONS: &str = "oauth_sessions";
 /// Signing keys, by key id.
 pub(crate) const KEYS: &str = "oauth_keys";
+/// Sign-ins under way at an upstream provider, by `state`.
+pub(crate) const UPSTREAM: &str = "oauth_upstream";
 
 /// The collections whose documents expire (each has `key` and `expires` fields).
 pub(crate) const EXPIRING: [&str; 8] = [
@@ -42,7 +44,7 @@ pub(crate) const EXPIRING: [&str; 8] = [
     SPENT_REFRESH,
     FAMILIES,
     SESSIONS,
-    "oauth_upstream",
+    UPSTREAM,
 ];
 
 /// JSON documents by collection and key. Of several callers deleting one document at once,
@@ -160,6 +162,11 @@ pub(crate) struct Grants {
 impl Grants {
     pub(crate) fn new(store: std::sync::Arc<dyn GrantStore>) -> Self {
         Self { store }
+    }
+
+    /// The store underneath.
+    pub(crate) fn store(&self) -> std::sync::Arc<dyn GrantStore> {
+        std::sync::Arc::clone(&self.store)
     }
 
     pub(crate) async fn put<T: Serialize>(

@@ -307,6 +307,24 @@ pub(super) struct OAuthArgs {
     /// on loopback only; the consent page is still shown)
     #[arg(long, env = "A2A_OAUTH_DEV_USER", value_name = "NAME")]
     pub(super) oauth_dev_user: Option<String>,
+    /// Serve an OAuth authorization server whose users sign in at this OpenID Connect
+    /// provider (its issuer URL); the provider's tokens never reach MCP clients
+    #[arg(long, env = "A2A_OAUTH_PROXY", value_name = "ISSUER_URL")]
+    pub(super) oauth_proxy: Option<String>,
+    /// This server's client id at the --oauth-proxy provider
+    #[arg(long, env = "A2A_OAUTH_PROXY_CLIENT_ID", value_name = "ID")]
+    pub(super) oauth_proxy_client_id: Option<String>,
+    /// This server's client secret at the --oauth-proxy provider
+    #[arg(
+        long,
+        env = "A2A_OAUTH_PROXY_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub(super) oauth_proxy_client_secret: Option<String>,
+    /// The scopes asked of the --oauth-proxy provider [default: openid profile email]
+    #[arg(long, env = "A2A_OAUTH_PROXY_SCOPE", value_name = "SCOPES")]
+    pub(super) oauth_proxy_scope: Option<String>,
     /// Https redirect URIs client registration accepts: exact URLs, or prefixes ending in `*`
     /// (repeat, or comma separated); once any is given, only those and loopback ones
     #[arg(
@@ -353,6 +371,18 @@ impl OAuthArgs {
     pub(super) fn apply(self, options: &mut crate::server::oauth::OAuthOptions) {
         if self.oauth_dev_user.is_some() {
             options.dev_user = self.oauth_dev_user;
+        }
+        if self.oauth_proxy.is_some() {
+            options.proxy_issuer = self.oauth_proxy;
+        }
+        if self.oauth_proxy_client_id.is_some() {
+            options.proxy_client_id = self.oauth_proxy_client_id;
+        }
+        if self.oauth_proxy_client_secret.is_some() {
+            options.proxy_client_secret = self.oauth_proxy_client_secret;
+        }
+        if self.oauth_proxy_scope.is_some() {
+            options.proxy_scope = self.oauth_proxy_scope;
         }
         options.redirect_allow.extend(self.oauth_redirect_allow);
         options.connectors.extend(self.oauth_connectors);

@@ -5,7 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_runtime_core::auth::{NamedScheme, Security};
-use a2a_runtime_oauth::{AdminAuth, AuthorizationServer, Deployment, GrantStore, OAuthServer};
+use a2a_runtime_oauth::{
+    AdminAuth, AuthorizationServer, Deployment, DevSignIn, GrantStore, OAuthServer, ProxySignIn,
+    SignIn,
+};
 use a2a_runtime_types::util::BoxFuture;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
@@ -30,16 +33,17 @@ impl Plan {
         options: &OAuthOptions,
     ) -> Result<Option<Self>, Error> {
         let config = |reason: String| Error::Config(reason);
-        let mut settings = match (builder, &options.dev_user) {
+        let flags = flagged_sign_in(options)?;
+        let mut settings = match (builder, flags) {
             (Some(_), Some(_)) => {
                 return Err(config(
-                    "--oauth-dev-user replaces how users sign in, and this server's builder \
-                     already sets a sign-in (authorization_server): use one"
+                    "--oauth-dev-user and --oauth-proxy choose how users sign in, and this \
+                     server's builder already sets a sign-in (authorization_server): use one"
                         .into(),
                 ));
             }
             (Some(server), None) => server.clone(),
-            (None, Some(user)) => OAuthServer::dev_user(user),
+            (None, Some(sign_in)) => OAuthServer::with_sign_in(sign_in),
             (None, None) => return Ok(None),
         };
         for pattern in &options.redirect_allow {
@@ -100,6 +104,34 @@ impl Plan {
         let server =
             AuthorizationServer::new(self.settings, deployment, store).map_err(Error::Config)?;
         Ok(Deployed { server })
+    }
+}
+
+/// The sign-in the flags choose, if any: a development user or an upstream provider.
+fn flagged_sign_in(options: &OAuthOptions) -> Result<Option<Arc<dyn SignIn>>, Error> {
+    match (&options.dev_user, &options.proxy_issuer) {
+        (Some(_), Some(_)) => Err(Error::Config(
+            "--oauth-dev-user and --oauth-proxy both choose how users sign in: use one".into(),
+        )),
+        (Some(user), None) => Ok(Some(Arc::new(DevSignIn::new(user)))),
+        (None, Some(issuer)) => {
+            let client_id = options.proxy_client_id.clone().ok_or_else(|| {
+                Error::Config(format!(
+                    "--oauth-proxy {issuer} needs --oauth-proxy-client-id: this server's client \
+                     id at the provider (register {{public URL}}/oauth/upstream/callback as its \
+                     redirect URI there)"
+                ))
+            })?;
+            let proxy = ProxySignIn::new(
+                issuer,
+                client_id,
+                options.proxy_client_secret.clone(),
+                options.proxy_scope.as_deref(),
+            )
+            .map_err(|e| Error::Config(format!("--oauth-proxy: {e}")))?;
+            Ok(Some(Arc::new(proxy)))
+        }
+        (None, None) => Ok(None),
     }
 }
 

@@ -6,12 +6,22 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// The `--oauth-*` flags.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OAuthOptions {
     /// Serve the authorization server, signing every approval in as this user: development on
     /// loopback only (`--oauth-dev-user`, `A2A_OAUTH_DEV_USER`).
     pub dev_user: Option<String>,
+    /// Serve the authorization server, users signing in at this OpenID Connect provider (its
+    /// issuer URL; `--oauth-proxy`, `A2A_OAUTH_PROXY`).
+    pub proxy_issuer: Option<String>,
+    /// This server's client id at the provider (`--oauth-proxy-client-id`).
+    pub proxy_client_id: Option<String>,
+    /// Its client secret there (`--oauth-proxy-client-secret`,
+    /// `A2A_OAUTH_PROXY_CLIENT_SECRET`).
+    pub proxy_client_secret: Option<String>,
+    /// The scopes asked of the provider (`--oauth-proxy-scope`; default `openid profile email`).
+    pub proxy_scope: Option<String>,
     /// Https redirect URIs registration accepts: exact URLs or prefixes ending in `*`
     /// (`--oauth-redirect-allow`, `A2A_OAUTH_REDIRECT_ALLOW`); once any is given, only those
     /// and loopback ones.
@@ -37,6 +47,26 @@ pub struct OAuthOptions {
 impl OAuthOptions {
     /// Whether the flags ask for an authorization server.
     pub fn requested(&self) -> bool {
-        self.dev_user.is_some()
+        self.dev_user.is_some() || self.proxy_issuer.is_some()
+    }
+}
+
+impl std::fmt::Debug for OAuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secret = self.proxy_client_secret.as_ref().map(|_| "(redacted)");
+        f.debug_struct("OAuthOptions")
+            .field("dev_user", &self.dev_user)
+            .field("proxy_issuer", &self.proxy_issuer)
+            .field("proxy_client_id", &self.proxy_client_id)
+            .field("proxy_client_secret", &secret)
+            .field("proxy_scope", &self.proxy_scope)
+            .field("redirect_allow", &self.redirect_allow)
+            .field("connectors", &self.connectors)
+            .field("access_token_ttl", &self.access_token_ttl)
+            .field("signing_key", &self.signing_key)
+            .field("admins", &self.admins)
+            .field("no_registration", &self.no_registration)
+            .field("allow_private_clients", &self.allow_private_clients)
+            .finish()
     }
 }
