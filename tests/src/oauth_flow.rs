@@ -45,11 +45,11 @@ pub fn no_redirects() -> reqwest::Client {
         .expect("an HTTP client")
 }
 
-/// A browser: its cookie for the server, kept across requests.
+/// A browser: its cookies for the server, kept across requests.
 #[derive(Debug)]
 pub struct Browser {
     http: reqwest::Client,
-    cookie: Option<String>,
+    cookies: Vec<(String, String)>,
 }
 
 /// What an authorization request led to.
@@ -81,18 +81,47 @@ impl Browser {
     pub fn new() -> Self {
         Self {
             http: no_redirects(),
-            cookie: None,
+            cookies: Vec::new(),
         }
+    }
+
+    /// The `Cookie` header of the cookies kept, if any.
+    fn cookie_header(&self) -> Option<String> {
+        (!self.cookies.is_empty()).then(|| {
+            self.cookies
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+    }
+
+    /// POSTs `form` to `url` as a browser submits a form.
+    pub async fn submit(&mut self, url: &str, form: &[(&str, &str)]) -> Outcome {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let mut post = self
+            .http
+            .post(url)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body);
+        if let Some(cookie) = self.cookie_header() {
+            post = post.header("cookie", cookie);
+        }
+        let response = post.send().await.expect("POST sent");
+        self.keep_cookies(&response);
+        outcome(response).await
     }
 
     /// Opens `url` (an authorization request, or where a sign-in sends it).
     pub async fn open(&mut self, url: &str) -> Outcome {
         let mut request = self.http.get(url);
-        if let Some(cookie) = &self.cookie {
-            request = request.header("cookie", cookie.as_str());
+        if let Some(cookie) = self.cookie_header() {
+            request = request.header("cookie", cookie);
         }
         let response = request.send().await.expect("GET sent");
-        self.keep_cookie(&response);
+        self.keep_cookies(&response);
         outcome(response).await
     }
 
@@ -108,26 +137,16 @@ impl Browser {
         let mut form: Vec<(&str, &str)> =
             vec![("request", request), ("csrf", csrf), ("decision", decision)];
         form.extend(scopes.iter().map(|scope| ("scope", *scope)));
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let mut post = self
-            .http
-            .post(action)
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body);
-        if let Some(cookie) = &self.cookie {
-            post = post.header("cookie", cookie.as_str());
-        }
-        let response = post.send().await.expect("POST sent");
-        self.keep_cookie(&response);
-        outcome(response).await
+        self.submit(action, &form).await
     }
 
-    fn keep_cookie(&mut self, response: &reqwest::Response) {
-        if let Some(set) = response.headers().get("set-cookie") {
+    fn keep_cookies(&mut self, response: &reqwest::Response) {
+        for set in response.headers().get_all("set-cookie") {
             let pair = set.to_str().unwrap_or("").split(';').next().unwrap_or("");
-            self.cookie = Some(pair.to_owned());
+            if let Some((name, value)) = pair.split_once('=') {
+                self.cookies.retain(|(n, _)| n != name);
+                self.cookies.push((name.to_owned(), value.to_owned()));
+            }
         }
     }
 }
@@ -140,7 +159,8 @@ async fn outcome(response: reqwest::Response) -> Outcome {
             .get("location")
             .and_then(|v| v.to_str().ok())
             .expect("a redirect has a Location");
-        return Outcome::Redirect(url::Url::parse(location).expect("an absolute Location"));
+        let location = response.url().join(location).expect("a Location URL");
+        return Outcome::Redirect(location);
     }
     let html = response.text().await.unwrap_or_default();
     if status == 200 && html.contains("name=\"csrf\"") {
