@@ -890,3 +890,95 @@ async fn an_application_sign_in_of_its_own_decides_who_approves() {
         (200, "dave borrowed Dune")
     );
 }
+
+#[tokio::test]
+async fn the_consent_page_works_in_chromium_and_approving_returns_code_state_and_iss() {
+    let (Ok(node), Ok(_)) = (
+        std::env::var("A2A_TEST_NODE"),
+        std::env::var("A2A_TEST_PLAYWRIGHT"),
+    ) else {
+        println!("skipped: A2A_TEST_NODE and A2A_TEST_PLAYWRIGHT (scripts/test sets them)");
+        return;
+    };
+    let chromium =
+        std::env::var("A2A_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !std::path::Path::new(&chromium).exists() {
+        println!("skipped: no Chromium at {chromium} (.ci/run installs Debian's chromium)");
+        return;
+    }
+    // Where the browser is sent back to: a page of the "client".
+    let landing = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let callback = format!("http://{}/callback", landing.local_addr().unwrap());
+    let page = a2a_runtime::axum::Router::new().route(
+        "/callback",
+        a2a_runtime::axum::routing::get(|| async { "signed in" }),
+    );
+    tokio::spawn(async move { a2a_runtime::axum::serve(landing, page).await });
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let base = &server.base;
+    let (_, client) = register_with(
+        base,
+        json!({
+            "client_name": "Browser test client",
+            "redirect_uris": [callback],
+            "grant_types": ["authorization_code"],
+            "token_endpoint_auth_method": "none",
+        }),
+    )
+    .await;
+    let client_id = client["client_id"].as_str().unwrap();
+    let pkce = Pkce::new();
+    let mcp_url = format!("{base}mcp");
+    let url = authorize_url(
+        base,
+        &[
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", &callback),
+            ("state", "browser-state"),
+            ("code_challenge", &pkce.challenge),
+            ("code_challenge_method", "S256"),
+            ("resource", &mcp_url),
+            ("scope", LOAN_SCOPES),
+        ],
+    );
+    let screenshots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots/oauth");
+    std::fs::create_dir_all(&screenshots).unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/consent.mjs");
+    let output = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::process::Command::new(node)
+            .arg(script)
+            .args([&url, &callback, screenshots.to_str().unwrap()])
+            .env("A2A_TEST_CHROMIUM", &chromium)
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the browser finished in time")
+    .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the browser test failed: {}{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let back = url::Url::parse(stdout.trim()).expect("the URL the browser returned to");
+    assert_eq!(query(&back, "state").as_deref(), Some("browser-state"));
+    assert_eq!(query(&back, "iss").as_deref(), Some(base.as_str()));
+    let (status, tokens) = token(
+        base,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &query(&back, "code").unwrap()),
+            ("redirect_uri", &callback),
+            ("client_id", client_id),
+            ("code_verifier", &pkce.verifier),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{tokens}");
+    // The person unticked the second scope.
+    assert_eq!(tokens["scope"], "library:loans:write");
+    assert!(screenshots.join("consent.png").exists());
+}

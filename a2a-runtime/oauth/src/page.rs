@@ -127,9 +127,11 @@ fn html(status: StatusCode, title: &str, body: &str, form_origin: &str) -> Respo
     }
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // Not `no-referrer`: that makes browsers send `Origin: null` on the form's POST, which the
+    // server's browser guard refuses. Other sites still learn nothing of the page's URL.
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
