@@ -15,7 +15,7 @@ impl AgentServer {
     /// # use a2a_runtime::prelude::*;
     /// use a2a_runtime::oauth::OAuthServer;
     /// # /// Doc.
-    /// # #[agent] struct Notes;
+    /// # #[agent(security(bearer))] struct Notes;
     /// # /// Reads.
     /// # #[skill(agent = Notes, scopes = ["notes:read"])] async fn read(id: u32) -> String { id.to_string() }
     /// # async fn run() -> Result<(), a2a_runtime::Error> {
