@@ -13,7 +13,7 @@ use a2a_tests::{TestServer, response_from};
 use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 
-#[path = "oauth.rs"]
+#[path = "oauth/mod.rs"]
 mod oauth;
 
 /// The issuer of the HS256 test tokens.

@@ -27,6 +27,9 @@ use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
+#[path = "interop_oauth.rs"]
+mod oauth;
+
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
 
 fn python() -> String {
@@ -571,90 +574,4 @@ async fn our_client_renews_cut_streams_from_both_official_python_sdks_with_no_ga
             }
         }
     }
-}
-
-/// The official MCP client signs in through a server's own authorization server (playing the
-/// browser on the consent page), by dynamic registration and by a client ID metadata document,
-/// calls a protected tool, and refreshes when the access token expires.
-#[tokio::test]
-async fn official_mcp_client_signs_in_through_the_authorization_server_and_refreshes() {
-    use a2a_runtime::oauth::OAuthServer;
-    use a2a_tests::oauth_flow::document_server;
-    require_packages().await;
-    let ca = a2a_tests::pki::TestCa::new("oauth-interop");
-    let documents = document_server(&ca, |base| {
-        let id = format!("{base}interop-client.json");
-        vec![(
-            "/interop-client.json".to_owned(),
-            json!({
-                "client_id": id,
-                "client_name": "interop client (metadata document)",
-                "redirect_uris": ["http://127.0.0.1:3030/callback"],
-                "grant_types": ["authorization_code", "refresh_token"],
-                "response_types": ["code"],
-                "token_endpoint_auth_method": "none",
-            }),
-        )]
-    })
-    .await;
-    let settings = OAuthServer::dev_user("alice")
-        .access_token_ttl(Duration::from_secs(2))
-        .client_documents_allow_private(true)
-        .client_documents_ca(ca.cert_pem.clone());
-    let library = a2a_tests::library::Library
-        .server()
-        .authorization_server(settings);
-    let server = a2a_tests::start(library).await;
-    let mcp_url = format!("{}mcp", server.base);
-    let oauth = script("mcp_oauth.py");
-    run_python(&[oauth.to_str().unwrap(), &mcp_url, "alice"]).await;
-    let document = format!("{documents}interop-client.json");
-    run_python(&[oauth.to_str().unwrap(), &mcp_url, "alice", &document]).await;
-}
-
-/// Proxy mode: users sign in at a real OpenID Connect provider (npm's `oidc-provider`, started
-/// here on loopback), configured through the `--oauth-proxy` settings; the official MCP client
-/// ends up with this server's tokens naming the upstream account, and refreshes them.
-#[tokio::test]
-async fn official_mcp_client_signs_in_through_an_upstream_openid_provider() {
-    use a2a_runtime::server::ServeConfig;
-    require_packages().await;
-    let (Ok(node), Ok(_)) = (
-        std::env::var("A2A_TEST_NODE"),
-        std::env::var("A2A_TEST_OIDC_PROVIDER"),
-    ) else {
-        println!("skipped: A2A_TEST_NODE and A2A_TEST_OIDC_PROVIDER (scripts/test sets them)");
-        return;
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}/", listener.local_addr().unwrap());
-    let callback = format!("{base}oauth/upstream/callback");
-    let mut provider = Command::new(node)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("oidc/provider.mjs"))
-        .args(["a2a-host", "upstream-secret-0123456789", &callback])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node runs");
-    let mut lines = BufReader::new(provider.stdout.take().unwrap()).lines();
-    let issuer = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("the provider started in time")
-        .unwrap()
-        .expect("the provider printed its issuer");
-    let mut config = ServeConfig::default();
-    config.oauth.proxy_issuer = Some(issuer);
-    config.oauth.proxy_client_id = Some("a2a-host".into());
-    config.oauth.proxy_client_secret = Some("upstream-secret-0123456789".into());
-    config.oauth.access_token_ttl = Some(Duration::from_secs(2));
-    let server = a2a_tests::library::Library
-        .server()
-        .config(config)
-        .public_url(base.clone());
-    tokio::spawn(async move { server.serve_on(listener).await.unwrap() });
-    let oauth = script("mcp_oauth.py");
-    let printed = run_python(&[oauth.to_str().unwrap(), &format!("{base}mcp"), "carol"]).await;
-    assert!(printed.contains("upstream pages"), "{printed}");
 }

@@ -102,11 +102,7 @@ pub(crate) async fn authorize(
     if let Err(error) = inner.grants.put(PENDING, &pending.key, &pending).await {
         return redirect_error(inner, &redirect_uri, state.as_deref(), &error);
     }
-    let mut response = match inner.settings.sign_in.user(&parts).await {
-        Ok(Some(user)) => consent_page(inner, &pending, &user),
-        Ok(None) => sign_in_redirect(inner, &pending.key),
-        Err(error) => page_for(&error),
-    };
+    let mut response = consent_or_sign_in(inner, &pending, &parts).await;
     if let Some(value) = new_cookie {
         let cookie = web::set_cookie(BROWSER_COOKIE, &value, BROWSER_COOKIE_TTL, inner.secure);
         response.headers_mut().append(header::SET_COOKIE, cookie);
@@ -125,8 +121,17 @@ pub(crate) async fn consent(
         Ok(pending) => pending,
         Err(error) => return page_for(&error),
     };
-    match inner.settings.sign_in.user(&parts).await {
-        Ok(Some(user)) => consent_page(inner, &pending, &user),
+    consent_or_sign_in(inner, &pending, &parts).await
+}
+
+/// The consent page for `pending` if the browser's user is signed in, else off to sign in.
+async fn consent_or_sign_in(
+    inner: &Inner,
+    pending: &Pending,
+    parts: &http::request::Parts,
+) -> Response {
+    match inner.settings.sign_in.user(parts).await {
+        Ok(Some(user)) => consent_page(inner, pending, &user),
         Ok(None) => sign_in_redirect(inner, &pending.key),
         Err(error) => page_for(&error),
     }
@@ -138,13 +143,9 @@ pub(crate) async fn decide(
     request: Request,
 ) -> Response {
     let inner = &server.inner;
+    // Not rate limited itself: each decision answers a pending request, which a limited
+    // authorization request made.
     let (parts, body) = request.into_parts();
-    if let Err(limited) = inner
-        .limits
-        .check(Limited::Authorize, &web::address(&parts))
-    {
-        return limited.into_response();
-    }
     let pairs = match read_form(&parts, body).await {
         Ok(pairs) => pairs,
         Err(error) => return page_for(&error),

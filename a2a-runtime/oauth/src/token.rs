@@ -72,13 +72,7 @@ pub(crate) async fn token(State(server): State<AuthorizationServer>, request: Re
 }
 
 async fn exchange(inner: &Inner, request: Request) -> Result<Value, OAuthError> {
-    let (parts, body) = request.into_parts();
-    inner
-        .limits
-        .check(Limited::TokenByAddress, &web::address(&parts))?;
-    let bytes = web::read_body(body).await?;
-    let pairs = web::form(&parts.headers, &bytes, &[])?;
-    let client = authenticate_client(inner, &parts.headers, &pairs).await?;
+    let (pairs, client) = client_request(inner, request).await?;
     inner
         .limits
         .check(Limited::TokenByClient, &client.client_id)?;
@@ -92,6 +86,22 @@ async fn exchange(inner: &Inner, request: Request) -> Result<Value, OAuthError> 
         }
     };
     issue(inner, &client, grant).await
+}
+
+/// A client's form request to the token or revocation endpoint: its parameters (within the
+/// address's rate) and the client it authenticates as.
+async fn client_request(
+    inner: &Inner,
+    request: Request,
+) -> Result<(Vec<(String, String)>, Client), OAuthError> {
+    let (parts, body) = request.into_parts();
+    inner
+        .limits
+        .check(Limited::TokenByAddress, &web::address(&parts))?;
+    let bytes = web::read_body(body).await?;
+    let pairs = web::form(&parts.headers, &bytes, &[])?;
+    let client = authenticate_client(inner, &parts.headers, &pairs).await?;
+    Ok((pairs, client))
 }
 
 /// The client the request authenticates as: HTTP Basic, or `client_id` (and `client_secret`)
@@ -382,13 +392,7 @@ pub(crate) async fn revoke(
 ) -> Response {
     let inner = &server.inner;
     let revoked = async {
-        let (parts, body) = request.into_parts();
-        inner
-            .limits
-            .check(Limited::TokenByAddress, &web::address(&parts))?;
-        let bytes = web::read_body(body).await?;
-        let pairs = web::form(&parts.headers, &bytes, &[])?;
-        let client = authenticate_client(inner, &parts.headers, &pairs).await?;
+        let (pairs, client) = client_request(inner, request).await?;
         let key = digest_of(web::required(&pairs, "token")?);
         if let Some(record) = inner.grants.get::<Refresh>(REFRESH, &key).await?
             && record.client_id == client.client_id

@@ -92,8 +92,7 @@ pub struct AgentServer {
     /// Where `serve()` opened the task store (grants of an authorization server go beside).
     store_location: Option<StoreLocation>,
     /// The application's authorization server, if it configures one.
-    #[cfg(feature = "oauth-server")]
-    oauth: Option<a2a_runtime_oauth::OAuthServer>,
+    oauth: Option<oauth::Settings>,
 }
 
 impl std::fmt::Debug for AgentServer {
@@ -125,7 +124,6 @@ impl AgentServer {
             auth: AuthConfig::default(),
             schemes: Vec::new(),
             store_location: None,
-            #[cfg(feature = "oauth-server")]
             oauth: None,
         }
     }
@@ -385,7 +383,7 @@ impl AgentServer {
         }
         let resources = oauth::single_agent_resources(&self.config.base_url());
         let deployed = oauth::deploy_now(
-            self.oauth_plan()?,
+            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
             &self.config,
             resources.clone(),
             self.skill_scopes()?,
@@ -495,7 +493,7 @@ impl AgentServer {
         let bound = http::bound_config(&self.config, &listener)?;
         let resources = oauth::single_agent_resources(&bound.base_url());
         let deployed = oauth::deploy(
-            self.oauth_plan()?,
+            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
             &bound,
             self.store_location.as_ref(),
             resources.clone(),
@@ -523,14 +521,6 @@ impl AgentServer {
             announce,
         )
         .await
-    }
-
-    /// The authorization server the builder and the flags ask for.
-    fn oauth_plan(&self) -> Result<Option<oauth::Plan>, Error> {
-        #[cfg(feature = "oauth-server")]
-        return oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth);
-        #[cfg(not(feature = "oauth-server"))]
-        return oauth::Plan::of(&self.config.oauth);
     }
 
     /// Every scope the agent's skills need.

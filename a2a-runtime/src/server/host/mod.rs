@@ -68,8 +68,7 @@ pub struct Host {
     /// Where `serve()` opened the task store (grants of an authorization server go beside).
     store_location: Option<StoreLocation>,
     /// The application's authorization server, if it configures one.
-    #[cfg(feature = "oauth-server")]
-    pub(in crate::server) oauth: Option<a2a_runtime_oauth::OAuthServer>,
+    pub(in crate::server) oauth: Option<oauth::Settings>,
 }
 
 /// One agent of a host: its id, and the server builder holding its settings.
@@ -120,7 +119,6 @@ impl Host {
             shared_mcp: true,
             unknown_limits: Vec::new(),
             store_location: None,
-            #[cfg(feature = "oauth-server")]
             oauth: None,
         }
     }
@@ -282,7 +280,7 @@ impl Host {
         }
         let base = self.config.base_url();
         let deployed = oauth::deploy_now(
-            self.oauth_plan()?,
+            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
             &self.config,
             self.resources(&base),
             self.skill_scopes()?,
@@ -378,7 +376,7 @@ impl Host {
         let bound = http::bound_config(&self.config, &listener)?;
         let base = bound.base_url();
         let deployed = oauth::deploy(
-            self.oauth_plan()?,
+            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
             &bound,
             self.store_location.as_ref(),
             self.resources(&base),
@@ -507,14 +505,6 @@ impl Host {
             )));
         }
         Ok(())
-    }
-
-    /// The authorization server the builder and the flags ask for.
-    fn oauth_plan(&self) -> Result<Option<oauth::Plan>, Error> {
-        #[cfg(feature = "oauth-server")]
-        return oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth);
-        #[cfg(not(feature = "oauth-server"))]
-        return oauth::Plan::of(&self.config.oauth);
     }
 
     /// Every scope the agents' skills need.

@@ -4,15 +4,24 @@
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
+use a2a_runtime_core::auth::AuthConfig;
+
 use super::{AgentOAuth, OAuthOptions};
-use crate::server::Error;
+use crate::server::{Error, ServeConfig, StoreLocation};
+
+/// No application's authorization server exists in this build.
+#[derive(Clone)]
+pub(crate) enum Settings {}
 
 /// No authorization server can be planned in this build.
 pub(crate) enum Plan {}
 
 impl Plan {
     /// Refuses settings that ask for an authorization server.
-    pub(crate) fn of(options: &OAuthOptions) -> Result<Option<Self>, Error> {
+    pub(crate) fn of(
+        _builder: Option<&Settings>,
+        options: &OAuthOptions,
+    ) -> Result<Option<Self>, Error> {
         if options.requested() {
             return Err(Error::Config(
                 "an authorization server (--oauth-dev-user, --oauth-*) needs the \
@@ -21,6 +30,27 @@ impl Plan {
             ));
         }
         Ok(None)
+    }
+
+    pub(crate) async fn deploy_at(
+        self,
+        _bound: &ServeConfig,
+        _location: Option<&StoreLocation>,
+        _resources: Vec<String>,
+        _scopes: Vec<String>,
+        _auth: &AuthConfig,
+    ) -> Result<Deployed, Error> {
+        match self {}
+    }
+
+    pub(crate) fn deploy_at_once(
+        self,
+        _config: &ServeConfig,
+        _resources: Vec<String>,
+        _scopes: Vec<String>,
+        _auth: &AuthConfig,
+    ) -> Result<Deployed, Error> {
+        match self {}
     }
 }
 

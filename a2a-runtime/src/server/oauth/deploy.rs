@@ -4,17 +4,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_runtime_core::auth::{NamedScheme, Security};
+use a2a_runtime_core::auth::{AuthConfig, NamedScheme, Security};
 use a2a_runtime_oauth::{
-    AdminAuth, AuthorizationServer, Deployment, DevSignIn, GrantStore, OAuthServer, ProxySignIn,
-    SignIn,
+    AdminAuth, AuthorizationServer, Deployment, DevSignIn, GrantStore, MemoryGrants, OAuthServer,
+    ProxySignIn, SignIn,
 };
 use a2a_runtime_types::util::BoxFuture;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 use super::{AgentOAuth, OAuthOptions};
-use crate::server::{Error, ServeConfig};
+use crate::server::{Error, ServeConfig, StoreLocation};
 
 /// How often expired codes, requests and tokens are removed.
 const SWEEP_EVERY: Duration = Duration::from_secs(600);
@@ -72,20 +72,56 @@ impl Plan {
         Ok(Some(Self { settings }))
     }
 
-    /// Whether the settings bring their own grant store.
-    pub(crate) fn has_store(&self) -> bool {
-        self.settings.has_store()
+    /// Deploys on the server `bound`, its grants beside the tasks at `location` (memory when
+    /// `None`) unless the settings name a store.
+    pub(crate) async fn deploy_at(
+        self,
+        bound: &ServeConfig,
+        location: Option<&StoreLocation>,
+        resources: Vec<String>,
+        scopes: Vec<String>,
+        auth: &AuthConfig,
+    ) -> Result<Deployed, Error> {
+        let store: Arc<dyn GrantStore> = match location {
+            Some(location) if !self.settings.has_store() => super::grants::open(location).await?,
+            _ => Arc::new(MemoryGrants::default()),
+        };
+        self.deploy(bound, resources, scopes, auth, store)
+    }
+
+    /// Deploys without opening a store (for `router()`, which is not async): grants are kept
+    /// in memory unless the settings name a store.
+    pub(crate) fn deploy_at_once(
+        self,
+        config: &ServeConfig,
+        resources: Vec<String>,
+        scopes: Vec<String>,
+        auth: &AuthConfig,
+    ) -> Result<Deployed, Error> {
+        if !self.settings.has_store() {
+            tracing::warn!(
+                "the authorization server keeps clients and refresh tokens in memory: give \
+                 OAuthServer::store(..) to keep them across restarts"
+            );
+        }
+        self.deploy(
+            config,
+            resources,
+            scopes,
+            auth,
+            Arc::new(MemoryGrants::default()),
+        )
     }
 
     /// Deploys on the server `bound` (bound to its address: its URL is the issuer) for
-    /// `resources` (the first is the default) and `scopes`; `admin` authenticates the
-    /// administrative API; grants go to `store` unless the settings name one.
-    pub(crate) fn deploy(
+    /// `resources` (the first is the default) and `scopes`; the credentials of `auth`
+    /// authenticate the administrative API; grants go to `store` unless the settings name one.
+    fn deploy(
         self,
         bound: &ServeConfig,
         resources: Vec<String>,
         scopes: Vec<String>,
-        admin: Option<Arc<Security>>,
+        auth: &AuthConfig,
         store: Arc<dyn GrantStore>,
     ) -> Result<Deployed, Error> {
         if self.settings.development_only() && !bound.bind.ip().is_loopback() {
@@ -99,11 +135,15 @@ impl Plan {
             base_url: bound.base_url(),
             resources,
             scopes,
-            admin_auth: admin.map(|security| Arc::new(ServerAdmin(security)) as Arc<dyn AdminAuth>),
+            admin_auth: admin_security(auth)
+                .map(|security| Arc::new(ServerAdmin(security)) as Arc<dyn AdminAuth>),
         };
         let server =
             AuthorizationServer::new(self.settings, deployment, store).map_err(Error::Config)?;
-        Ok(Deployed { server })
+        Ok(Deployed {
+            server,
+            verified_cache: bound.auth.jwt_cache_ttl,
+        })
     }
 }
 
@@ -139,6 +179,8 @@ fn flagged_sign_in(options: &OAuthOptions) -> Result<Option<Arc<dyn SignIn>>, Er
 #[derive(Clone)]
 pub(crate) struct Deployed {
     server: AuthorizationServer,
+    /// How long a verified token is trusted (`--jwt-cache-ttl`), when set.
+    verified_cache: Option<Duration>,
 }
 
 impl Deployed {
@@ -149,10 +191,11 @@ impl Deployed {
             "Sign in through this server's authorization server ({})",
             self.server.issuer()
         ));
-        AgentOAuth {
-            verifier: self.server.verifier(audiences),
-            scheme,
+        let mut verifier = self.server.verifier(audiences);
+        if let Some(ttl) = self.verified_cache {
+            verifier = verifier.verified_cache(ttl);
         }
+        AgentOAuth { verifier, scheme }
     }
 
     /// The authorization server's routes (and its sign-in's).
@@ -188,6 +231,14 @@ impl Deployed {
     pub(crate) fn metadata_url(&self) -> String {
         self.server.metadata_url()
     }
+}
+
+/// The schemes the server's own credentials imply, which authenticate administrators.
+fn admin_security(auth: &AuthConfig) -> Option<Arc<Security>> {
+    Security::resolve(&[], auth)
+        .ok()
+        .filter(Security::is_enabled)
+        .map(Arc::new)
 }
 
 /// The administrative API's callers, authenticated by the server's own credentials (API keys,

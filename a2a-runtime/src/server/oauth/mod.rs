@@ -17,13 +17,14 @@ mod deploy;
 mod grants;
 
 #[cfg(not(feature = "oauth-server"))]
-pub(crate) use absent::{Deployed, Plan};
+pub(crate) use absent::{Deployed, Plan, Settings};
 #[cfg(feature = "oauth-server")]
 pub(crate) use deploy::{Deployed, Plan};
+/// An application's authorization server, as a builder holds it.
+#[cfg(feature = "oauth-server")]
+pub(crate) type Settings = a2a_runtime_oauth::OAuthServer;
 
-use std::sync::Arc;
-
-use a2a_runtime_core::auth::{AuthConfig, JwtConfig, NamedScheme, Security};
+use a2a_runtime_core::auth::{AuthConfig, JwtConfig, NamedScheme};
 
 use super::{Error, ServeConfig, StoreLocation};
 
@@ -61,22 +62,12 @@ pub(crate) async fn deploy(
     scopes: Vec<String>,
     auth: &AuthConfig,
 ) -> Result<Option<Deployed>, Error> {
-    let Some(plan) = plan else {
-        return Ok(None);
-    };
-    #[cfg(feature = "oauth-server")]
-    {
-        let store: Arc<dyn a2a_runtime_oauth::GrantStore> = match location {
-            Some(location) if !plan.has_store() => grants::open(location).await?,
-            _ => Arc::new(a2a_runtime_oauth::MemoryGrants::default()),
-        };
-        plan.deploy(bound, resources, scopes, admin_security(auth), store)
-            .map(Some)
-    }
-    #[cfg(not(feature = "oauth-server"))]
-    {
-        let _ = (bound, location, resources, scopes, auth);
-        match plan {}
+    match plan {
+        Some(plan) => plan
+            .deploy_at(bound, location, resources, scopes, auth)
+            .await
+            .map(Some),
+        None => Ok(None),
     }
 }
 
@@ -89,35 +80,8 @@ pub(crate) fn deploy_now(
     scopes: Vec<String>,
     auth: &AuthConfig,
 ) -> Result<Option<Deployed>, Error> {
-    let Some(plan) = plan else {
-        return Ok(None);
-    };
-    #[cfg(feature = "oauth-server")]
-    {
-        if !plan.has_store() {
-            tracing::warn!(
-                "the authorization server keeps clients and refresh tokens in memory: give \
-                 OAuthServer::store(..) to keep them across restarts"
-            );
-        }
-        let store = Arc::new(a2a_runtime_oauth::MemoryGrants::default());
-        plan.deploy(config, resources, scopes, admin_security(auth), store)
-            .map(Some)
-    }
-    #[cfg(not(feature = "oauth-server"))]
-    {
-        let _ = (config, resources, scopes, auth);
-        match plan {}
-    }
-}
-
-/// The schemes the server's own credentials imply, which authenticate administrators.
-#[cfg_attr(not(feature = "oauth-server"), allow(dead_code))]
-fn admin_security(auth: &AuthConfig) -> Option<Arc<Security>> {
-    Security::resolve(&[], auth)
-        .ok()
-        .filter(Security::is_enabled)
-        .map(Arc::new)
+    plan.map(|plan| plan.deploy_at_once(config, resources, scopes, auth))
+        .transpose()
 }
 
 /// The resources of a server of one agent at `base_url`: its MCP endpoint (the default) and

@@ -1,0 +1,399 @@
+//! The flow and its refusals: discovery to a refreshed token, the authorization endpoint's
+//! errors, single-use codes, audiences, expiry, the card of an agent without a scheme, and the
+//! development sign-in kept to loopback.
+
+use std::time::Duration;
+
+use a2a_runtime::oauth::OAuthServer;
+use a2a_runtime::server::Host;
+use a2a_tests::library::Library;
+use a2a_tests::oauth_flow::{
+    Browser, Outcome, Pkce, authorize_url, authorized_code, query, register, token,
+};
+use a2a_tests::{start, start_host};
+use serde_json::{Value, json};
+
+use super::super::{call, mcp};
+use super::{CALLBACK, LOAN_SCOPES, library, signed_in, text_of};
+
+#[tokio::test]
+async fn a_connector_discovers_registers_signs_in_calls_and_refreshes() {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let base = &server.base;
+    let mcp_url = format!("{base}mcp");
+    let borrow = call("borrow", json!({"title": "Dune"}));
+    let (status, challenges, _) = mcp(&server, "mcp", None, "tools/call", borrow.clone()).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenges[0].contains("resource_metadata="),
+        "{challenges:?}"
+    );
+
+    let resource = server
+        .get_json(".well-known/oauth-protected-resource/mcp")
+        .await;
+    assert_eq!(resource["resource"], mcp_url.as_str());
+    // The issuer exactly as tokens and the redirect's `iss` carry it: a root URL with its `/`.
+    assert_eq!(resource["authorization_servers"], json!([base]));
+    let metadata = server
+        .get_json(".well-known/oauth-authorization-server")
+        .await;
+    assert_eq!(metadata["issuer"], base.as_str());
+    assert_eq!(
+        metadata["code_challenge_methods_supported"],
+        json!(["S256"])
+    );
+    assert_eq!(metadata["client_id_metadata_document_supported"], true);
+    assert_eq!(
+        metadata["authorization_response_iss_parameter_supported"],
+        true
+    );
+    assert_eq!(
+        metadata["registration_endpoint"],
+        format!("{base}oauth/register")
+    );
+    let openid = server.get_json(".well-known/openid-configuration").await;
+    assert_eq!(openid["token_endpoint"], metadata["token_endpoint"]);
+    let keys = server.get_json("oauth/jwks").await;
+    assert_eq!(keys["keys"][0]["alg"], "ES256");
+
+    let (client_id, tokens) = signed_in(&server, &mcp_url, LOAN_SCOPES).await;
+    assert_eq!(tokens["token_type"], "Bearer");
+    assert_eq!(tokens["scope"], LOAN_SCOPES);
+    let access = tokens["access_token"].as_str().unwrap();
+    let (status, _, called) = mcp(&server, "mcp", Some(access), "tools/call", borrow.clone()).await;
+    assert_eq!(status, 200, "{called}");
+    assert_eq!(text_of(&called), "alice borrowed Dune");
+
+    // Each refresh rotates the refresh token; the rotated one presented again revokes them all.
+    let first = tokens["refresh_token"].as_str().unwrap().to_owned();
+    let refresh = |refresh_token: String| {
+        let client_id = client_id.clone();
+        async move {
+            token(
+                base,
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("refresh_token", &refresh_token),
+                    ("client_id", &client_id),
+                ],
+            )
+            .await
+        }
+    };
+    let (status, renewed) = refresh(first.clone()).await;
+    assert_eq!(status, 200, "{renewed}");
+    let second = renewed["refresh_token"].as_str().unwrap().to_owned();
+    assert_ne!(second, first);
+    let access = renewed["access_token"].as_str().unwrap();
+    let (status, _, called) = mcp(&server, "mcp", Some(access), "tools/call", borrow).await;
+    assert_eq!(
+        (status, text_of(&called).as_str()),
+        (200, "alice borrowed Dune")
+    );
+    let (status, reused) = refresh(first).await;
+    assert_eq!(
+        (status, reused["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{reused}"
+    );
+    assert!(
+        reused["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("revoked")
+    );
+    let (status, after) = refresh(second).await;
+    assert_eq!(
+        (status, after["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{after}"
+    );
+}
+
+#[tokio::test]
+async fn the_authorization_endpoint_sends_errors_back_only_to_a_verified_redirect() {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let base = &server.base;
+    let (_, client) = register(base, CALLBACK).await;
+    let client_id = client["client_id"].as_str().unwrap();
+    let pkce = Pkce::new();
+    let mcp_url = format!("{base}mcp");
+    let request = |overrides: &[(&str, &str)]| {
+        let mut params: Vec<(&str, &str)> = vec![
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", CALLBACK),
+            ("state", "xyz"),
+            ("code_challenge", &pkce.challenge),
+            ("code_challenge_method", "S256"),
+            ("resource", &mcp_url),
+        ];
+        for (name, value) in overrides {
+            params.retain(|(n, _)| n != name);
+            if !value.is_empty() {
+                params.push((name, value));
+            }
+        }
+        authorize_url(base, &params)
+    };
+    let mut browser = Browser::new();
+    for (overrides, error, says) in [
+        (
+            vec![("code_challenge_method", "plain")],
+            "invalid_request",
+            "S256",
+        ),
+        (
+            vec![("code_challenge_method", "")],
+            "invalid_request",
+            "plain",
+        ),
+        (
+            vec![("code_challenge", "")],
+            "invalid_request",
+            "code_challenge",
+        ),
+        (
+            vec![("response_type", "token")],
+            "unsupported_response_type",
+            "token",
+        ),
+        (
+            vec![("resource", "http://127.0.0.1:9/elsewhere")],
+            "invalid_target",
+            "resource",
+        ),
+    ] {
+        let Outcome::Redirect(back) = browser.open(&request(&overrides)).await else {
+            panic!("{overrides:?} was not sent back to the client");
+        };
+        assert!(back.as_str().starts_with(CALLBACK), "{back}");
+        assert_eq!(
+            query(&back, "error").as_deref(),
+            Some(error),
+            "{overrides:?}"
+        );
+        assert!(
+            query(&back, "error_description").unwrap().contains(says),
+            "{back}"
+        );
+        assert_eq!(query(&back, "state").as_deref(), Some("xyz"));
+        assert_eq!(query(&back, "iss").as_deref(), Some(base.as_str()));
+    }
+    // An unverified redirect URI or client never gets a redirect: the person sees why.
+    for (overrides, code) in [
+        (
+            vec![("redirect_uri", "https://evil.example/cb")],
+            "invalid_redirect_uri",
+        ),
+        (vec![("client_id", "c-unknown")], "invalid_client"),
+    ] {
+        let Outcome::Page(status, html) = browser.open(&request(&overrides)).await else {
+            panic!("{overrides:?} redirected");
+        };
+        assert_eq!(status, 400);
+        assert!(html.contains(code), "{html}");
+    }
+    // Denying sends access_denied back.
+    let Outcome::Consent {
+        request: id, csrf, ..
+    } = browser.open(&request(&[])).await
+    else {
+        panic!("no consent page");
+    };
+    let Outcome::Redirect(back) = browser
+        .decide(&format!("{base}oauth/consent"), &id, &csrf, "deny", &[])
+        .await
+    else {
+        panic!("denying did not redirect");
+    };
+    assert_eq!(query(&back, "error").as_deref(), Some("access_denied"));
+    // The consent form cannot be replayed, nor submitted from another browser.
+    let mut other = Browser::new();
+    let Outcome::Consent {
+        request: id, csrf, ..
+    } = browser.open(&request(&[])).await
+    else {
+        panic!("no consent page");
+    };
+    let Outcome::Page(status, _) = other
+        .decide(&format!("{base}oauth/consent"), &id, &csrf, "approve", &[])
+        .await
+    else {
+        panic!("another browser's decision was taken");
+    };
+    assert_eq!(status, 400);
+}
+
+#[tokio::test]
+async fn codes_are_single_use_and_bound_to_client_redirect_and_verifier() {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let base = &server.base;
+    let mcp_url = format!("{base}mcp");
+    let (_, client) = register(base, CALLBACK).await;
+    let client_id = client["client_id"].as_str().unwrap();
+    let (_, other) = register(base, CALLBACK).await;
+    let other_id = other["client_id"].as_str().unwrap();
+    let exchange = |code: String, client: String, verifier: String, redirect: &'static str| async move {
+        token(
+            base,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", redirect),
+                ("client_id", &client),
+                ("code_verifier", &verifier),
+            ],
+        )
+        .await
+    };
+    let refused = |(status, answer): (u16, Value), says: &str| {
+        assert_eq!(
+            (status, answer["error"].as_str()),
+            (400, Some("invalid_grant")),
+            "{answer}"
+        );
+        let description = answer["error_description"].as_str().unwrap();
+        assert!(description.contains(says), "{description}");
+    };
+    let (code, pkce) = authorized_code(base, client_id, CALLBACK, &mcp_url, LOAN_SCOPES).await;
+    let wrong = Pkce::new().verifier;
+    refused(
+        exchange(code.clone(), client_id.into(), wrong, CALLBACK).await,
+        "code_verifier",
+    );
+    // A failed redemption still spends the code: whoever holds it is not its client.
+    refused(
+        exchange(code, client_id.into(), pkce.verifier, CALLBACK).await,
+        "already redeemed",
+    );
+
+    let (code, pkce) = authorized_code(base, client_id, CALLBACK, &mcp_url, LOAN_SCOPES).await;
+    refused(
+        exchange(code, other_id.into(), pkce.verifier, CALLBACK).await,
+        "another client",
+    );
+
+    let (code, pkce) = authorized_code(base, client_id, CALLBACK, &mcp_url, LOAN_SCOPES).await;
+    let elsewhere = "http://127.0.0.1:33418/other";
+    refused(
+        exchange(code, client_id.into(), pkce.verifier, elsewhere).await,
+        "redirect_uri",
+    );
+
+    let (code, pkce) = authorized_code(base, client_id, CALLBACK, &mcp_url, LOAN_SCOPES).await;
+    let (status, tokens) = exchange(
+        code.clone(),
+        client_id.into(),
+        pkce.verifier.clone(),
+        CALLBACK,
+    )
+    .await;
+    assert_eq!(status, 200, "{tokens}");
+    refused(
+        exchange(code, client_id.into(), pkce.verifier, CALLBACK).await,
+        "already redeemed",
+    );
+    // The second redemption revoked what the first was given.
+    let (status, revoked) = token(
+        base,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
+            ("client_id", client_id),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, revoked["error"].as_str()),
+        (400, Some("invalid_grant"))
+    );
+}
+
+#[tokio::test]
+async fn an_agent_refuses_a_token_issued_for_another_agents_resource() {
+    let host = Host::new()
+        .server("library", Library.server())
+        .server("annex", Library.server())
+        .authorization_server(OAuthServer::dev_user("alice"));
+    let server = start_host(host).await;
+    let resource = format!("{}library/mcp", server.base);
+    let (_, tokens) = signed_in(&server, &resource, LOAN_SCOPES).await;
+    let access = tokens["access_token"].as_str().unwrap();
+    let borrow = call("borrow", json!({"title": "Emma"}));
+    let (status, _, called) = mcp(
+        &server,
+        "library/mcp",
+        Some(access),
+        "tools/call",
+        borrow.clone(),
+    )
+    .await;
+    assert_eq!(
+        (status, text_of(&called).as_str()),
+        (200, "alice borrowed Emma")
+    );
+    let (status, challenges, _) =
+        mcp(&server, "annex/mcp", Some(access), "tools/call", borrow).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenges.iter().any(|c| c.contains("aud")),
+        "{challenges:?}"
+    );
+    // The shared endpoint's resource is not the library's either.
+    let shared = call("library_borrow", json!({"title": "Emma"}));
+    let (status, _, _) = mcp(&server, "mcp", Some(access), "tools/call", shared).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
+async fn an_expired_token_is_refused() {
+    let settings = OAuthServer::dev_user("alice").access_token_ttl(Duration::from_secs(1));
+    let server = library(settings).await;
+    let mcp_url = format!("{}mcp", server.base);
+    let (_, tokens) = signed_in(&server, &mcp_url, LOAN_SCOPES).await;
+    let access = tokens["access_token"].as_str().unwrap();
+    // One second of life and five of tolerated skew.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let borrow = call("borrow", json!({"title": "Dune"}));
+    let (status, challenges, _) = mcp(&server, "mcp", Some(access), "tools/call", borrow).await;
+    assert_eq!(status, 401);
+    assert!(challenges[0].contains("expired"), "{challenges:?}");
+}
+
+#[tokio::test]
+async fn an_agent_without_a_scheme_publishes_the_authorization_server_as_oauth2() {
+    let server = start(
+        hello::Hello
+            .server()
+            .authorization_server(OAuthServer::dev_user("bob")),
+    )
+    .await;
+    let card = server.card().await;
+    let scheme = &card["securitySchemes"]["oauth2"]["oauth2SecurityScheme"];
+    let flow = &scheme["flows"]["authorizationCode"];
+    assert_eq!(
+        flow["tokenUrl"],
+        format!("{}oauth/token", server.base),
+        "{card}"
+    );
+    assert_eq!(
+        scheme["oauth2MetadataUrl"],
+        format!("{}.well-known/oauth-authorization-server", server.base)
+    );
+    let (status, _, _) = mcp(&server, "mcp", None, "tools/list", json!({})).await;
+    assert_eq!(status, 401, "the agent now requires its tokens");
+}
+
+#[tokio::test]
+async fn a_development_sign_in_is_refused_off_loopback() {
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let refused = Library
+        .server()
+        .authorization_server(OAuthServer::dev_user("alice"))
+        .serve_on(listener)
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("loopback"), "{refused}");
+}
