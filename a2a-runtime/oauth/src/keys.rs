@@ -321,6 +321,24 @@ mod tests {
         assert!(published.contains(&kid(&first)) && published.contains(&kid(&second)));
     }
 
+    #[tokio::test]
+    async fn a_supplied_key_signs_every_token_and_is_the_only_one_published() {
+        let rng = aws_lc_rs::rand::SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
+        let body = STANDARD.encode(pkcs8.as_ref());
+        let pem = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n");
+        let grants = Grants::new(Arc::new(MemoryGrants::default()));
+        let keys =
+            SigningKeys::new(grants, Some(&pem), Duration::ZERO, Duration::from_secs(60)).unwrap();
+        let kid = |token: &str| jsonwebtoken::decode_header(token).unwrap().kid.unwrap();
+        let first = keys.sign(&json!({"sub": "a"})).await.unwrap();
+        let second = keys.sign(&json!({"sub": "b"})).await.unwrap();
+        assert_eq!(kid(&first), kid(&second), "a supplied key is never rotated");
+        let published = keys.jwks().await.unwrap();
+        assert_eq!(published["keys"].as_array().unwrap().len(), 1);
+        assert_eq!(published["keys"][0]["kid"], kid(&first).as_str());
+    }
+
     #[test]
     fn a_supplied_key_must_be_a_p256_private_key() {
         let grants = Grants::new(Arc::new(MemoryGrants::default()));

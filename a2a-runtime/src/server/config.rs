@@ -300,20 +300,19 @@ impl AuthSettings {
                 .map_err(|reason| Error::Config(format!("--scope-implies: {reason}")))?;
             config.scope_implies.extend(&parsed);
         }
-        if self.jwt_issuer.is_some()
-            || !self.jwt_audience.is_empty()
-            || self.jwt_cache_ttl.is_some()
-        {
-            let Some(jwt) = config.jwt.as_mut() else {
-                return Err(Error::Config(
-                    "--jwt-issuer / --jwt-audience / --jwt-cache-ttl need --jwt-secret or \
-                     --jwks-url"
-                        .into(),
-                ));
-            };
-            if let Some(ttl) = self.jwt_cache_ttl {
+        // The verified-token cache applies to every bearer JWT verified: the keys configured
+        // here, the trusted issuers', the authorization server's (`server/oauth/`).
+        if let Some(ttl) = self.jwt_cache_ttl {
+            for jwt in config.jwt.iter_mut().chain(config.jwt_issuers.iter_mut()) {
                 jwt.cache_ttl = ttl;
             }
+        }
+        if self.jwt_issuer.is_some() || !self.jwt_audience.is_empty() {
+            let Some(jwt) = config.jwt.as_mut() else {
+                return Err(Error::Config(
+                    "--jwt-issuer / --jwt-audience need --jwt-secret or --jwks-url".into(),
+                ));
+            };
             if let Some(issuer) = &self.jwt_issuer {
                 jwt.issuer = Some(issuer.clone());
             }
