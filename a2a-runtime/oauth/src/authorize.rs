@@ -84,10 +84,6 @@ pub(crate) async fn authorize(
         Err(error) => return page_for(&error),
     };
     let state = web::param(&pairs, "state").map(str::to_owned);
-    let pending = match checked_request(inner, &client, &redirect_uri, state.clone(), &pairs) {
-        Ok(pending) => pending,
-        Err(error) => return redirect_error(inner, &redirect_uri, state.as_deref(), &error),
-    };
     let (browser, new_cookie) = match web::cookie(&parts.headers, BROWSER_COOKIE) {
         Some(value) => (value.to_owned(), None),
         None => {
@@ -95,9 +91,10 @@ pub(crate) async fn authorize(
             (value.clone(), Some(value))
         }
     };
-    let pending = Pending {
-        browser: digest_of(&browser),
-        ..pending
+    let browser = digest_of(&browser);
+    let pending = match checked_request(inner, &client, &redirect_uri, &state, &pairs, browser) {
+        Ok(pending) => pending,
+        Err(error) => return redirect_error(inner, &redirect_uri, state.as_deref(), &error),
     };
     if let Err(error) = inner.grants.put(PENDING, &pending.key, &pending).await {
         return redirect_error(inner, &redirect_uri, state.as_deref(), &error);
@@ -221,13 +218,15 @@ async fn verified_client(
     Ok((client, redirect_uri))
 }
 
-/// The rest of the request checked: the response type, PKCE, the resource and the scopes.
+/// The rest of the request checked: the response type, PKCE, the resource and the scopes; the
+/// pending request it makes, tied to the browser whose cookie digest is `browser`.
 fn checked_request(
     inner: &Inner,
     client: &Client,
     redirect_uri: &str,
-    state: Option<String>,
+    state: &Option<String>,
     pairs: &[(String, String)],
+    browser: String,
 ) -> Result<Pending, OAuthError> {
     match web::param(pairs, "response_type") {
         Some("code") => {}
@@ -280,11 +279,11 @@ fn checked_request(
         client_id: client.client_id.clone(),
         client_name: client.client_name.clone(),
         redirect_uri: redirect_uri.to_owned(),
-        state,
+        state: state.clone(),
         challenge: challenge.to_owned(),
         resource,
         scopes: inner.scopes_of(web::param(pairs, "scope")),
-        browser: String::new(),
+        browser,
         csrf: random_token(),
         expires: now() + PENDING_TTL,
     })
