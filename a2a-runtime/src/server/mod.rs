@@ -382,13 +382,15 @@ impl AgentServer {
             )));
         }
         let resources = oauth::single_agent_resources(&self.config.base_url());
-        let deployed = oauth::deploy_now(
-            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
-            &self.config,
-            resources.clone(),
-            self.skill_scopes()?,
-            &self.server_auth()?,
-        )?;
+        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+            Some(plan) => Some(plan.deploy_at_once(
+                &self.config,
+                resources.clone(),
+                self.skill_scopes()?,
+                &self.server_auth()?,
+            )?),
+            None => None,
+        };
         let agent_oauth = deployed.as_ref().map(|d| d.for_agent(&resources));
         let shutdown = self.shutdown.clone().unwrap_or_default();
         let app = self.build(shutdown.clone(), agent_oauth.as_ref())?;
@@ -492,15 +494,18 @@ impl AgentServer {
         }
         let bound = http::bound_config(&self.config, &listener)?;
         let resources = oauth::single_agent_resources(&bound.base_url());
-        let deployed = oauth::deploy(
-            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
-            &bound,
-            self.store_location.as_ref(),
-            resources.clone(),
-            self.skill_scopes()?,
-            &self.server_auth()?,
-        )
-        .await?;
+        // Scopes and credentials are gathered only for an authorization server.
+        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+            Some(plan) => {
+                let location = self.store_location.as_ref();
+                let (scopes, auth) = (self.skill_scopes()?, self.server_auth()?);
+                Some(
+                    plan.deploy_at(&bound, location, resources.clone(), scopes, &auth)
+                        .await?,
+                )
+            }
+            None => None,
+        };
         let agent_oauth = deployed.as_ref().map(|d| d.for_agent(&resources));
         let app = self.build(CancellationToken::new(), agent_oauth.as_ref())?;
         app.start().await?;

@@ -279,13 +279,15 @@ impl Host {
             )));
         }
         let base = self.config.base_url();
-        let deployed = oauth::deploy_now(
-            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
-            &self.config,
-            self.resources(&base),
-            self.skill_scopes()?,
-            &self.server_auth()?,
-        )?;
+        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+            Some(plan) => Some(plan.deploy_at_once(
+                &self.config,
+                self.resources(&base),
+                self.skill_scopes()?,
+                &self.server_auth()?,
+            )?),
+            None => None,
+        };
         let shutdown = self.shutdown.clone().unwrap_or_default();
         let apps = self.build(shutdown.clone(), deployed.as_ref(), &base)?;
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
@@ -375,15 +377,19 @@ impl Host {
         }
         let bound = http::bound_config(&self.config, &listener)?;
         let base = bound.base_url();
-        let deployed = oauth::deploy(
-            oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)?,
-            &bound,
-            self.store_location.as_ref(),
-            self.resources(&base),
-            self.skill_scopes()?,
-            &self.server_auth()?,
-        )
-        .await?;
+        // Scopes and credentials are gathered only for an authorization server.
+        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+            Some(plan) => {
+                let location = self.store_location.as_ref();
+                let (scopes, auth) = (self.skill_scopes()?, self.server_auth()?);
+                let resources = self.resources(&base);
+                Some(
+                    plan.deploy_at(&bound, location, resources, scopes, &auth)
+                        .await?,
+                )
+            }
+            None => None,
+        };
         let apps = self.build(CancellationToken::new(), deployed.as_ref(), &base)?;
         a2a_runtime_core::app::start_all(&apps).await?;
         if let Some(deployed) = &deployed {

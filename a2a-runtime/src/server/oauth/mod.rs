@@ -26,8 +26,6 @@ pub(crate) type Settings = a2a_runtime_oauth::OAuthServer;
 
 use a2a_runtime_core::auth::{AuthConfig, JwtConfig, NamedScheme};
 
-use super::{Error, ServeConfig, StoreLocation};
-
 /// What one agent adds to its security to accept the authorization server's tokens.
 #[cfg_attr(not(feature = "oauth-server"), allow(dead_code))]
 pub(crate) struct AgentOAuth {
@@ -40,48 +38,12 @@ pub(crate) struct AgentOAuth {
 impl AgentOAuth {
     /// `auth` and `schemes` accepting the server's tokens: its verifier first among the trusted
     /// issuers, and its scheme unless one already takes JWTs.
-    pub(crate) fn apply(
-        &self,
-        auth: &mut a2a_runtime_core::auth::AuthConfig,
-        schemes: &mut Vec<NamedScheme>,
-    ) {
+    pub(crate) fn apply(&self, auth: &mut AuthConfig, schemes: &mut Vec<NamedScheme>) {
         auth.jwt_issuers.insert(0, self.verifier.clone());
         if !schemes.iter().any(|scheme| scheme.scheme.is_jwt()) {
             schemes.push(self.scheme.clone());
         }
     }
-}
-
-/// Deploys `plan` on the server `bound`, keeping grants beside the tasks at `location` (memory
-/// when `None`), for `resources` and `scopes`; the credentials of `auth` administer it.
-pub(crate) async fn deploy(
-    plan: Option<Plan>,
-    bound: &ServeConfig,
-    location: Option<&StoreLocation>,
-    resources: Vec<String>,
-    scopes: Vec<String>,
-    auth: &AuthConfig,
-) -> Result<Option<Deployed>, Error> {
-    match plan {
-        Some(plan) => plan
-            .deploy_at(bound, location, resources, scopes, auth)
-            .await
-            .map(Some),
-        None => Ok(None),
-    }
-}
-
-/// Deploys `plan` without opening a store (for `router()`, which is not async): grants are
-/// kept in memory unless the settings name a store.
-pub(crate) fn deploy_now(
-    plan: Option<Plan>,
-    config: &ServeConfig,
-    resources: Vec<String>,
-    scopes: Vec<String>,
-    auth: &AuthConfig,
-) -> Result<Option<Deployed>, Error> {
-    plan.map(|plan| plan.deploy_at_once(config, resources, scopes, auth))
-        .transpose()
 }
 
 /// The resources of a server of one agent at `base_url`: its MCP endpoint (the default) and
