@@ -13,6 +13,8 @@ pub mod mcp;
 pub mod model;
 #[cfg(feature = "oauth-server")]
 pub mod oauth;
+#[cfg(feature = "server")]
+pub mod observe;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod records;
 #[cfg(feature = "server")]

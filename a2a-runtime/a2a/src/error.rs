@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::Version;
 use a2a_runtime_core::dispatch::MissingScope;
-use a2a_runtime_core::quota::Busy;
+use a2a_runtime_core::quota::{Busy, BusyKind};
 use a2a_runtime_core::task::{StoreError, TaskError};
 use a2a_runtime_types::protocol::jsonrpc::code;
 
@@ -413,6 +413,7 @@ impl From<TaskError> for A2aError {
                 Self::invalid_params("pageToken", StoreError::InvalidPageToken.to_string())
             }
             TaskError::Store(StoreError::Full(held)) => Self::Busy(Busy::new(
+                BusyKind::Store,
                 format!("the task store is full ({held} tasks held, none finished)"),
                 STORE_FULL_RETRY,
             )),

@@ -23,6 +23,8 @@ pub mod jsonrpc;
 #[doc(hidden)]
 pub mod media;
 #[doc(hidden)]
+pub mod metering;
+#[doc(hidden)]
 pub mod push;
 #[doc(hidden)]
 pub mod rest;

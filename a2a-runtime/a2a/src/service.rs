@@ -14,13 +14,16 @@ use super::A2aError;
 use super::push::{PushRegistration, PushSupport};
 use super::route;
 use a2a_runtime_core::dispatch::{Call, Dispatcher};
+use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord};
 use a2a_runtime_core::quota::{CallerId, Quotas, StreamSlot};
 use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::{
     DURABLE_WAIT, Driven, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle,
     TaskManager,
 };
-use a2a_runtime_types::model::{A2aVersion, ByteSize, Message, Protocol, Role, Task, TaskState};
+use a2a_runtime_types::model::{
+    A2aVersion, Binding, ByteSize, Message, Protocol, Role, Task, TaskState,
+};
 
 /// `SendMessage` / `SendStreamingMessage`, in any dialect.
 #[derive(Debug)]
@@ -37,6 +40,8 @@ pub struct SendRequest {
     pub message_reply: bool,
     /// The A2A version the request came in (the skill may ask).
     pub version: A2aVersion,
+    /// The binding it came over.
+    pub binding: Binding,
 }
 
 /// What `SendMessage` answers: the task, or a skill's direct reply (no task was created).
@@ -373,17 +378,43 @@ impl A2aService {
         // A direct reply needs a skill that may give one and a dialect that can carry it; until
         // the skill shows a task, there is none to store.
         let reply = request.message_reply && route.skill.descriptor.replies();
+        let (protocol, binding) = (Protocol::A2a(request.version), request.binding);
+        let meter = self.manager.meter();
         // Authorized before any work, and before the caller's quota is touched.
-        let mut call = Call::new(
+        let called = Call::new(
             route.skill,
             route.input,
             route.arguments,
             Some(message),
             caller.caller().clone(),
             caller.trace().cloned(),
-        )?
-        .over(Protocol::A2a(request.version));
-        let slot = self.quotas.start_task(caller)?;
+        );
+        let mut call = match called {
+            Ok(call) => call.over(protocol).via(binding),
+            Err(missing) => {
+                let skill = route.skill.descriptor.id();
+                let record = || {
+                    CallRecord::begin(
+                        CallKind::Skill,
+                        skill,
+                        protocol,
+                        binding,
+                        caller.caller().clone(),
+                    )
+                    .traced(caller.trace().cloned())
+                };
+                meter.refused(record, CallOutcome::Forbidden, || missing.to_string());
+                return Err(missing.into());
+            }
+        };
+        let slot = match self.quotas.start_task(caller) {
+            Ok(slot) => slot,
+            Err(busy) => {
+                let outcome = CallOutcome::Busy(busy.kind);
+                meter.refused(|| call.record(), outcome, || busy.reason.clone());
+                return Err(busy.into());
+            }
+        };
         let task = self
             .manager
             .create(&mut call, slot, store_now && !reply, push_configs)

@@ -34,6 +34,7 @@ fn read_send(request: v1::SendMessageRequest) -> Result<SendRequest, A2aError> {
         return_immediately: configuration.return_immediately,
         message_reply: true,
         version: a2a_runtime_types::model::A2aVersion::V1_0,
+        binding: a2a_runtime_types::model::Binding::JsonRpc,
         push_config: configuration
             .task_push_notification_config
             .map(|config| {

@@ -37,6 +37,8 @@ pub mod limits;
 #[doc(hidden)]
 pub mod logging;
 #[doc(hidden)]
+pub mod observe;
+#[doc(hidden)]
 pub mod push;
 #[doc(hidden)]
 pub mod quota;

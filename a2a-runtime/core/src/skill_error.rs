@@ -126,3 +126,16 @@ where
         }
     }
 }
+
+impl SkillError {
+    /// How a call that ended with this error is reported.
+    pub fn outcome(&self) -> crate::observe::CallOutcome {
+        use crate::observe::CallOutcome;
+        match self.kind {
+            SkillErrorKind::Failed => CallOutcome::SkillError,
+            SkillErrorKind::InvalidInput => CallOutcome::InvalidInput,
+            SkillErrorKind::Internal => CallOutcome::Failed,
+            SkillErrorKind::Rejected => CallOutcome::Rejected,
+        }
+    }
+}

@@ -17,6 +17,9 @@ use super::request_check::{Envelope, McpGate, failure};
 use a2a_runtime_core::auth::Caller;
 use a2a_runtime_core::auth::security::{Security, Unauthenticated};
 use a2a_runtime_core::dispatch::Dispatcher;
+use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord};
+use a2a_runtime_core::quota::CallerId;
+use a2a_runtime_types::model::{Binding, Protocol};
 
 /// Authenticates an MCP request: its [`Caller`], or the refusal, goes in its extensions for the
 /// gate, which lets `initialize` and discovery through without credentials.
@@ -70,8 +73,24 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
         return None;
     }
     let Named { name } = serde_json::from_str(body.params?.get()).ok()?;
-    let skill = gate.tools.skill(&name)?;
-    let missing = Dispatcher::authorize(skill, &Caller::of(&parts.extensions)).err()?;
+    let (dispatcher, skill) = gate.tools.skill(&name)?;
+    let caller = Caller::of(&parts.extensions);
+    let missing = Dispatcher::authorize(skill, &caller).err()?;
+    let record = || {
+        let id = skill.descriptor.id();
+        let trace = CallerId::of(parts, None).trace().cloned();
+        CallRecord::begin(
+            CallKind::Skill,
+            id,
+            Protocol::Mcp,
+            Binding::StreamableHttp,
+            caller,
+        )
+        .traced(trace)
+    };
+    dispatcher
+        .meter()
+        .refused(record, CallOutcome::Forbidden, || missing.to_string());
     let id = body.id();
     let message = super::error::tool_refusal(&missing);
     let mut response = failure(

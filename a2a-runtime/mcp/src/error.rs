@@ -7,7 +7,7 @@ use serde_json::json;
 
 use a2a_runtime_core::ask::AskError;
 use a2a_runtime_core::dispatch::MissingScope;
-use a2a_runtime_core::quota::Busy;
+use a2a_runtime_core::quota::{Busy, BusyKind};
 use a2a_runtime_core::skill_error::SkillError;
 use a2a_runtime_core::task::{StoreError, TaskError};
 
@@ -106,6 +106,7 @@ pub(super) fn task_error(error: TaskError) -> McpError {
         }
         TaskError::Store(StoreError::Full(held)) => {
             return busy(Busy::new(
+                BusyKind::Store,
                 format!("the task store is full ({held} tasks held, none finished)"),
                 std::time::Duration::from_secs(5),
             ));

@@ -23,11 +23,13 @@ use serde_json::{Value, json};
 use super::content;
 use super::error::busy;
 use super::logging::SessionLevel;
+use super::metering::{content_call, content_ended, timed};
 use super::service::{McpService, caller_of, is_stateless};
 use super::subscriptions::Subscriptions;
 use super::tools::tool_list;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::dispatch::Dispatcher;
+use a2a_runtime_core::observe::{CallKind, Meter};
 
 /// The MCP revisions this server implements.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -77,6 +79,35 @@ impl McpHandler {
         &self.service.app
     }
 
+    /// Where this agent's requests are reported.
+    fn meter(&self) -> &Meter {
+        self.app().dispatcher.meter()
+    }
+
+    /// The tools `context`'s caller is shown.
+    fn tool_list(&self, context: &RequestContext<RoleServer>) -> ListToolsResult {
+        // Tools the caller lacks scopes for are not listed, except to a caller without
+        // credentials (let in by public tools), who is shown every tool with what calling it
+        // takes, so a host signs its user in for the others.
+        let caller = caller_of(context);
+        let signed_out = self.app().security.is_enabled() && caller.caller().is_anonymous();
+        let registry = self.app().dispatcher.registry();
+        let mut scoped = signed_out;
+        let tools: Vec<Tool> = self
+            .tools
+            .iter()
+            .filter(|tool| {
+                let Some(skill) = registry.get(&tool.name) else {
+                    return true;
+                };
+                scoped |= !skill.descriptor.scopes().is_empty();
+                signed_out || Dispatcher::authorize(skill, caller.caller()).is_ok()
+            })
+            .cloned()
+            .collect();
+        super::tools::listed(tools, scoped)
+    }
+
     /// Whether task `id` is this agent's and the request's caller's.
     pub async fn owns_task(&self, id: &str, context: &RequestContext<RoleServer>) -> bool {
         let caller = caller_of(context);
@@ -107,26 +138,8 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        // Tools the caller lacks scopes for are not listed, except to a caller without
-        // credentials (let in by public tools), who is shown every tool with what calling it
-        // takes, so a host signs its user in for the others.
-        let caller = caller_of(&context);
-        let signed_out = self.app().security.is_enabled() && caller.caller().is_anonymous();
-        let registry = self.app().dispatcher.registry();
-        let mut scoped = signed_out;
-        let tools: Vec<Tool> = self
-            .tools
-            .iter()
-            .filter(|tool| {
-                let Some(skill) = registry.get(&tool.name) else {
-                    return true;
-                };
-                scoped |= !skill.descriptor.scopes().is_empty();
-                signed_out || Dispatcher::authorize(skill, caller.caller()).is_ok()
-            })
-            .cloned()
-            .collect();
-        Ok(super::tools::listed(tools, scoped))
+        let list = async { Ok(self.tool_list(&context)) };
+        timed(self.meter(), ("tools/list", None), &context, list).await
     }
 
     /// rmcp reads a request of a standard method whose params do not fit it as a custom one: it
@@ -167,9 +180,14 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         Box::pin(async move {
-            self.service
-                .call_tool(request, &context, &self.log_level)
-                .await
+            // Labels name only this agent's tools, never a name a client made up.
+            let registry = self.app().dispatcher.registry();
+            let target = (self.meter().is_on())
+                .then(|| registry.get(&request.name))
+                .flatten()
+                .map(|skill| skill.descriptor.id().to_owned());
+            let call = self.service.call_tool(request, &context, &self.log_level);
+            timed(self.meter(), ("tools/call", target), &context, call).await
         })
         .await
     }
@@ -177,21 +195,28 @@ impl ServerHandler for McpHandler {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(content::resources(
-            self.app(),
-        )))
+        let list = async {
+            Ok(ListResourcesResult::with_all_items(content::resources(
+                self.app(),
+            )))
+        };
+        timed(self.meter(), ("resources/list", None), &context, list).await
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            content::templates(self.app()),
-        ))
+        let list = async {
+            Ok(ListResourceTemplatesResult::with_all_items(
+                content::templates(self.app()),
+            ))
+        };
+        let method = ("resources/templates/list", None);
+        timed(self.meter(), method, &context, list).await
     }
 
     async fn read_resource(
@@ -200,11 +225,19 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         Box::pin(async move {
-            let caller = caller_of(&context);
-            let contents = content::read(self.app(), &request.uri, &caller).await?;
-            Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
-                contents,
-            )))
+            let read = async {
+                let meter = self.meter();
+                let metered = content_call(meter, CallKind::Resource, &request.uri, &context);
+                let caller = caller_of(&context);
+                let read = content::read(self.app(), &request.uri, &caller)
+                    .await
+                    .map(|contents| {
+                        ReadResourceResponse::Complete(ReadResourceResult::new(contents))
+                    });
+                content_ended(metered, &read);
+                read
+            };
+            timed(self.meter(), ("resources/read", None), &context, read).await
         })
         .await
     }
@@ -264,14 +297,17 @@ impl ServerHandler for McpHandler {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        if !self.app().catalog.has_prompts() {
-            return Err(McpError::method_not_found::<ListPromptsRequestMethod>());
-        }
-        Ok(ListPromptsResult::with_all_items(content::prompts(
-            self.app(),
-        )))
+        let list = async {
+            if !self.app().catalog.has_prompts() {
+                return Err(McpError::method_not_found::<ListPromptsRequestMethod>());
+            }
+            Ok(ListPromptsResult::with_all_items(content::prompts(
+                self.app(),
+            )))
+        };
+        timed(self.meter(), ("prompts/list", None), &context, list).await
     }
 
     async fn get_prompt(
@@ -279,7 +315,22 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        Box::pin(async move { self.service.get_prompt(request, &context).await }).await
+        Box::pin(async move {
+            let meter = self.meter();
+            let catalog = &self.app().catalog;
+            let target = (meter.is_on())
+                .then(|| catalog.prompts().iter().find(|p| p.name() == request.name))
+                .flatten()
+                .map(|prompt| prompt.name().to_owned());
+            let get = async {
+                let metered = content_call(meter, CallKind::Prompt, &request.name, &context);
+                let got = self.service.get_prompt(request, &context).await;
+                content_ended(metered, &got);
+                got
+            };
+            timed(meter, ("prompts/get", target), &context, get).await
+        })
+        .await
     }
 
     #[allow(deprecated)] // See `logging.rs`.
@@ -297,8 +348,18 @@ impl ServerHandler for McpHandler {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        Box::pin(async move { content::complete(self.app(), &request, &caller_of(&context)).await })
+        Box::pin(async move {
+            let caller = caller_of(&context);
+            let complete = content::complete(self.app(), &request, &caller);
+            timed(
+                self.meter(),
+                ("completion/complete", None),
+                &context,
+                complete,
+            )
             .await
+        })
+        .await
     }
 
     async fn get_task(
@@ -306,7 +367,11 @@ impl ServerHandler for McpHandler {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        Box::pin(async move { self.service.get_task(request, &context).await }).await
+        Box::pin(async move {
+            let get = self.service.get_task(request, &context);
+            timed(self.meter(), ("tasks/get", None), &context, get).await
+        })
+        .await
     }
 
     async fn update_task(
@@ -314,7 +379,11 @@ impl ServerHandler for McpHandler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        Box::pin(async move { self.service.update_task(request, &context).await }).await
+        Box::pin(async move {
+            let update = self.service.update_task(request, &context);
+            timed(self.meter(), ("tasks/update", None), &context, update).await
+        })
+        .await
     }
 
     /// Cooperative, as the extension specifies: a task that already ended is acknowledged and
@@ -324,7 +393,11 @@ impl ServerHandler for McpHandler {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        Box::pin(async move { self.service.cancel_task(request, &context).await }).await
+        Box::pin(async move {
+            let cancel = self.service.cancel_task(request, &context);
+            timed(self.meter(), ("tasks/cancel", None), &context, cancel).await
+        })
+        .await
     }
 }
 

@@ -24,6 +24,8 @@ pub mod handler;
 #[doc(hidden)]
 pub mod logging;
 #[doc(hidden)]
+pub mod metering;
+#[doc(hidden)]
 pub mod mrtr;
 #[doc(hidden)]
 pub mod namespace;

@@ -113,9 +113,10 @@ impl ToolSkills {
             .is_some_and(|(agent, skill)| agent.open || skill.descriptor.is_public())
     }
 
-    /// The skill tool `name` calls.
-    pub fn skill(&self, name: &str) -> Option<&SkillEntry> {
-        self.find(name).map(|(_, skill)| skill)
+    /// The skill tool `name` calls, with the dispatcher of its agent.
+    pub fn skill(&self, name: &str) -> Option<(&Arc<Dispatcher>, &SkillEntry)> {
+        self.find(name)
+            .map(|(agent, skill)| (&agent.dispatcher, skill))
     }
 
     fn find(&self, name: &str) -> Option<(&Agent, &SkillEntry)> {

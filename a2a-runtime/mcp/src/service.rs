@@ -26,9 +26,11 @@ use a2a_runtime_core::context::UpdateSink;
 use a2a_runtime_core::descriptor::TaskSupport;
 use a2a_runtime_core::dispatch::{Attachments, Call, Dispatcher, Placement};
 use a2a_runtime_core::logging::LogSink;
+use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord, Metered};
 use a2a_runtime_core::quota::{CallerId, TaskSlot};
 use a2a_runtime_core::registry::SkillEntry;
 use a2a_runtime_core::skill_error::SkillError;
+use a2a_runtime_types::model::{Binding, ByteSize, Protocol};
 
 /// One agent's calls as MCP makes them: shared by every session.
 pub struct McpService {
@@ -58,10 +60,16 @@ impl McpService {
         let skill = self.tool(&request.name)?;
         let tool = skill.descriptor.id();
         let caller = caller_of(context);
+        let binding = binding_of(context);
+        let meter = self.app.dispatcher.meter();
         // Over HTTP the MCP gate refuses with 403 before this; over stdio this is the check, and
         // it comes first, so a retry is checked as well and nothing is decoded for a caller
         // who may not call the tool. (`Call::new` asks it again for the calls it makes.)
-        Dispatcher::authorize(skill, caller.caller()).map_err(forbidden)?;
+        if let Err(missing) = Dispatcher::authorize(skill, caller.caller()) {
+            let record = || record(tool, &caller, binding, 0);
+            meter.refused(record, CallOutcome::Forbidden, || missing.to_string());
+            return Err(forbidden(missing));
+        }
         // Read from the request's `_meta` (or the session) once: each read parses it anew.
         let capabilities = context.client_capabilities();
         let tasks = capabilities
@@ -81,10 +89,16 @@ impl McpService {
         let offered = request.input_responses.clone().unwrap_or_default();
         let mut input = Value::Object(request.arguments.unwrap_or_default());
         normalize_numbers(&mut input);
+        let metered = meter.start(|| record(tool, &caller, binding, input.byte_size()));
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
-        let mut call = match self.assemble(skill, input, &caller)? {
+        let mut call = match self.assemble(skill, input, (&caller, binding))? {
             Ok(call) => call,
-            Err(error) => return Ok(tool_error(&format!("invalid arguments: {error}"))),
+            Err(error) => {
+                let error = format!("invalid arguments: {error}");
+                let result = tool_error(&error);
+                metered.fail(CallOutcome::InvalidInput, 0, error);
+                return Ok(result);
+            }
         };
         // Protocol 2026-07-28 has no server-to-client requests: questions go back as
         // input-required results, and the call waits detached between rounds. (Read once: in a
@@ -92,9 +106,17 @@ impl McpService {
         let stateless = is_stateless(context);
         call.log_sink = log_sink(context, stateless, level);
         // Every call counts against its caller's quota while it runs, as an A2A task does.
-        let quota = self.app.quotas.start_task(&caller).map_err(busy)?;
+        let quota = match self.app.quotas.start_task(&caller) {
+            Ok(quota) => quota,
+            Err(refused) => {
+                metered.fail(CallOutcome::Busy(refused.kind), 0, refused.reason.clone());
+                return Err(busy(refused));
+            }
+        };
         let abilities = Abilities::of(capabilities.as_ref());
         if tasks && task_support != TaskSupport::Forbidden {
+            // The task reports the call, turn by turn.
+            metered.discard();
             let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
             let mode = TaskMode::of(task_support, stateless && abilities.any(), &self.app);
             let task = self.call_as_task(call, (progress, mode), quota, &caller, context);
@@ -102,9 +124,9 @@ impl McpService {
         }
         if stateless && abilities.any() {
             let call = self.start_parked(call, quota, (Vec::new(), offered), abilities);
-            return Box::pin(self.drive(call, context)).await;
+            return Box::pin(self.drive(call, metered, context)).await;
         }
-        self.run_plain(skill, call, quota, abilities, (stateless, context))
+        self.run_plain(skill, call, quota, abilities, (stateless, context, metered))
             .await
     }
 
@@ -130,7 +152,7 @@ impl McpService {
         &self,
         skill: &SkillEntry,
         arguments: Value,
-        caller: &CallerId,
+        (caller, binding): (&CallerId, Binding),
     ) -> Result<Result<Call, String>, McpError> {
         let decoded = match skill.descriptor.decode_input(&arguments) {
             Ok(decoded) => decoded,
@@ -144,7 +166,8 @@ impl McpService {
             caller.caller().clone(),
             caller.trace().cloned(),
         )
-        .map_err(forbidden)?;
+        .map_err(forbidden)?
+        .via(binding);
         Ok(Ok(call))
     }
 
@@ -177,7 +200,7 @@ impl McpService {
         call: Call,
         quota: TaskSlot,
         abilities: Abilities,
-        (stateless, context): (bool, &RequestContext<RoleServer>),
+        (stateless, context, metered): (bool, &RequestContext<RoleServer>, Metered),
     ) -> Result<CallToolResponse, McpError> {
         let limits = self.app.manager.input_limits().clone();
         let asker: Arc<dyn Asker> =
@@ -199,9 +222,19 @@ impl McpService {
             .app
             .dispatcher
             .execute(call, at, attachments, grace)
-            .await
-            .unwrap_or_else(|| Err(SkillError::new("the call was canceled")));
+            .await;
         drop(quota);
+        let published = published.take();
+        let result = match result {
+            Some(result) => {
+                metered.result(&result, published.iter().map(ByteSize::byte_size).sum());
+                result
+            }
+            None => {
+                metered.finish(CallOutcome::Canceled, 0);
+                Err(SkillError::new("the call was canceled"))
+            }
+        };
         if let Some(refusal) = result
             .as_ref()
             .err()
@@ -214,9 +247,7 @@ impl McpService {
             progress.finish().await;
         }
         Ok(CallToolResponse::Complete(call_result(
-            skill,
-            &published.take(),
-            result,
+            skill, &published, result,
         )))
     }
 
@@ -243,12 +274,14 @@ impl McpService {
     async fn drive(
         &self,
         mut call: DetachedCall,
+        metered: Metered,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
         let relay = Arc::clone(&call.progress);
         relay.set(progress.clone());
         let ttl = self.app.manager.input_limits().timeout();
+        let mut metered = Some(metered);
         let response = loop {
             // A closed response stream or `notifications/cancelled` cancels the call.
             let event = tokio::select! {
@@ -265,22 +298,29 @@ impl McpService {
             match event {
                 Some(CallEvent::Asked(round)) => {
                     match self.parked.park(round, call, ttl) {
-                        Ok(result) => break Ok(CallToolResponse::InputRequired(result)),
+                        Ok(result) => {
+                            if let Some(metered) = metered.take() {
+                                metered.finish(CallOutcome::InputRequired, 0);
+                            }
+                            break Ok(CallToolResponse::InputRequired(result));
+                        }
                         // It expired at once; the call finishes with that error.
                         Err(unparked) => call = unparked,
                     }
                 }
                 Some(CallEvent::Finished(result)) => {
+                    let published = call.published.take();
+                    if let Some(metered) = metered.take() {
+                        metered.result(&result, published.iter().map(ByteSize::byte_size).sum());
+                    }
                     if let Some(refusal) = result.as_ref().err().and_then(missing_capability) {
                         break Err(refusal);
                     }
                     let skill = self.app.dispatcher.registry().get(call.skill);
                     break Ok(match skill {
-                        Some(skill) => CallToolResponse::Complete(call_result(
-                            skill,
-                            &call.published.take(),
-                            result,
-                        )),
+                        Some(skill) => {
+                            CallToolResponse::Complete(call_result(skill, &published, result))
+                        }
                         None => tool_error("the tool is no longer registered"),
                     });
                 }
@@ -304,16 +344,31 @@ impl McpService {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let ttl = self.app.manager.input_limits().timeout();
+        // A retry is the call's next turn, its answers its input.
+        let metered = self.app.dispatcher.meter().start(|| {
+            let input = responses
+                .as_ref()
+                .and_then(|responses| serde_json::to_vec(responses).ok())
+                .map_or(0, |bytes| bytes.len());
+            record(tool, caller, binding_of(context), input)
+        });
         match self
             .parked
             .resume((tool, caller.owner()), state, responses, ttl)
         {
-            Ok(Resumed::Answered(call)) => self.drive(call, context).await,
-            Ok(Resumed::Unanswered(result)) => Ok(CallToolResponse::InputRequired(result)),
-            Ok(Resumed::Rerun { arguments, answers }) => {
-                self.rerun(tool, arguments, answers, caller, context).await
+            Ok(Resumed::Answered(call)) => self.drive(call, metered, context).await,
+            Ok(Resumed::Unanswered(result)) => {
+                metered.finish(CallOutcome::InputRequired, 0);
+                Ok(CallToolResponse::InputRequired(result))
             }
-            Err(error) => Err(state_error(&error)),
+            Ok(Resumed::Rerun { arguments, answers }) => {
+                self.rerun(tool, (arguments, answers), (caller, metered), context)
+                    .await
+            }
+            Err(error) => {
+                metered.discard();
+                Err(state_error(&error))
+            }
         }
     }
 
@@ -322,26 +377,62 @@ impl McpService {
     async fn rerun(
         &self,
         tool: &'static str,
-        arguments: Value,
-        answers: Vec<Answer>,
-        caller: &CallerId,
+        (arguments, answers): (Value, Vec<Answer>),
+        (caller, metered): (&CallerId, Metered),
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(skill) = self.app.dispatcher.registry().get(tool) else {
+            metered.discard();
             return Ok(tool_error("the tool is no longer registered"));
         };
-        let call = match self.assemble(skill, arguments, caller)? {
+        let call = match self.assemble(skill, arguments, (caller, binding_of(context)))? {
             Ok(call) => call,
             Err(error) => {
-                return Ok(tool_error(&format!(
+                let error = format!(
                     "the call cannot be made again: its arguments no longer fit the tool ({error}); call it again without requestState"
-                )));
+                );
+                let result = tool_error(&error);
+                metered.fail(CallOutcome::InvalidInput, 0, error);
+                return Ok(result);
             }
         };
-        let quota = self.app.quotas.start_task(caller).map_err(busy)?;
+        let quota = match self.app.quotas.start_task(caller) {
+            Ok(quota) => quota,
+            Err(refused) => {
+                metered.fail(CallOutcome::Busy(refused.kind), 0, refused.reason.clone());
+                return Err(busy(refused));
+            }
+        };
         let abilities = Abilities::of(context.client_capabilities().as_ref());
         let call = self.start_parked(call, quota, (answers, InputResponses::new()), abilities);
-        self.drive(call, context).await
+        self.drive(call, metered, context).await
+    }
+}
+
+/// The record of a call of `tool` by `caller` over MCP, given `input` bytes.
+fn record(tool: &'static str, caller: &CallerId, binding: Binding, input: usize) -> CallRecord {
+    CallRecord::begin(
+        CallKind::Skill,
+        tool,
+        Protocol::Mcp,
+        binding,
+        caller.caller().clone(),
+    )
+    .traced(caller.trace().cloned())
+    .input(input)
+}
+
+/// The transport a request came over: streamable HTTP when it carries the HTTP request's
+/// parts, stdio otherwise.
+pub fn binding_of(context: &RequestContext<RoleServer>) -> Binding {
+    if context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .is_some()
+    {
+        Binding::StreamableHttp
+    } else {
+        Binding::Stdio
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::oauth::AgentOAuth;
 use super::*;
+use a2a_runtime_core::observe::{CallObserver, Hub, Meter};
 
 /// Where one agent sits on its server.
 pub(super) struct Placement<'a> {
@@ -21,12 +22,18 @@ pub(super) struct Placement<'a> {
 pub(super) struct Shared {
     pub(super) tasks: SharedTasks,
     pub(super) push: Option<Arc<Pusher>>,
+    /// Where every agent's meter reports (none: nothing observes the server).
+    pub(super) hub: Option<Arc<Hub>>,
 }
 
 impl Shared {
     /// The machinery for a server configured by `config`, keeping tasks in `store` (memory
-    /// within `config`'s limits when `None`).
-    pub(super) fn new(config: &ServeConfig, store: Option<Arc<dyn TaskStore>>) -> Self {
+    /// within `config`'s limits when `None`), observed by `observers`.
+    pub(super) fn new(
+        config: &ServeConfig,
+        store: Option<Arc<dyn TaskStore>>,
+        observers: &[Arc<dyn CallObserver>],
+    ) -> Self {
         let limits = &config.limits;
         let store = store.unwrap_or_else(|| Arc::new(memory_store(limits)));
         let quotas = Quotas::new(QuotaLimits {
@@ -36,10 +43,12 @@ impl Shared {
             tasks_per_second: limits.tasks_per_second_per_caller,
             burst: limits.task_burst_per_caller,
         });
-        let push = pusher(&config.push, &store);
+        let hub = observe::hub(config, observers);
+        let push = pusher(&config.push, &store, observe::meter("", hub.as_ref()));
         Self {
             tasks: SharedTasks::new(store, quotas, limits.stream_buffer),
             push,
+            hub,
         }
     }
 }
@@ -54,7 +63,7 @@ impl AgentServer {
     ) -> Result<Arc<App>, Error> {
         check_rest_prefix(&self.rest_prefix)?;
         self.config.validate()?;
-        let shared = Shared::new(&self.config, self.store.clone());
+        let shared = Shared::new(&self.config, self.store.clone(), &self.observers);
         let placement = Placement {
             key: "",
             limits: &self.config.limits,
@@ -112,7 +121,9 @@ impl AgentServer {
         }
         let security = Security::resolve(&schemes, &auth).map_err(Error::Config)?;
         check_scopes(&registry, &security)?;
-        let dispatcher = Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)));
+        let meter = observe::meter(key, shared.hub.as_ref());
+        let dispatcher =
+            Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)).metered(meter));
         let state_key = state_key(server, shared.tasks.store().coordination().is_some())?;
         let observers: Observers = shared
             .push
@@ -128,7 +139,7 @@ impl AgentServer {
             observers,
         );
         self.handle.bind(&manager);
-        Ok(Arc::new(App {
+        let app = Arc::new(App {
             agent: self.agent,
             dispatcher,
             quotas: Arc::clone(manager.quotas()),
@@ -143,7 +154,9 @@ impl AgentServer {
             push: shared.push.clone(),
             catalog: Arc::new(catalog),
             resource_updates: self.resource_updates.clone(),
-        }))
+        });
+        observe::watch_app(&app);
+        Ok(app)
     }
 
     /// Opens the store at `location` with this server's limits.
@@ -208,7 +221,7 @@ fn state_key(config: &ServeConfig, shared: bool) -> Result<Option<Vec<u8>>, Erro
 }
 
 /// The push deliverer, unless push notifications are off.
-fn pusher(options: &PushOptions, store: &Arc<dyn TaskStore>) -> Option<Arc<Pusher>> {
+fn pusher(options: &PushOptions, store: &Arc<dyn TaskStore>, meter: Meter) -> Option<Arc<Pusher>> {
     if !options.enabled {
         return None;
     }
@@ -219,7 +232,7 @@ fn pusher(options: &PushOptions, store: &Arc<dyn TaskStore>) -> Option<Arc<Pushe
         first_retry: options.first_retry,
         queue: options.queue_per_config,
     };
-    Some(Arc::new(Pusher::new(settings, store.outbox())))
+    Some(Arc::new(Pusher::metered(settings, store.outbox(), meter)))
 }
 
 /// A REST prefix is empty or a path like `/rest`.

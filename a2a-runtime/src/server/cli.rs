@@ -8,7 +8,7 @@ mod args;
 
 use super::ServeConfig;
 use a2a_runtime_core::error::Error;
-use args::{AuthArgs, LimitArgs, NetworkArgs, PushArgs, StorageArgs, TlsArgs};
+use args::{AuthArgs, LimitArgs, NetworkArgs, ObserveArgs, PushArgs, StorageArgs, TlsArgs};
 
 /// What the command line asked for.
 pub(crate) enum Command {
@@ -42,6 +42,10 @@ fn after_help() -> String {
             "--store postgres://… needs the `postgres` feature",
         ),
         (
+            cfg!(not(feature = "metrics")),
+            "--metrics needs the `metrics` feature",
+        ),
+        (
             cfg!(not(feature = "oauth-server")),
             "an authorization server for MCP connectors (--oauth-*) needs the `oauth-server` \
              feature",
@@ -72,6 +76,8 @@ struct Cli {
     storage: StorageArgs,
     #[command(flatten)]
     push: PushArgs,
+    #[command(flatten)]
+    observe: ObserveArgs,
     #[cfg(feature = "oauth-server")]
     #[command(flatten)]
     oauth: args::OAuthArgs,
@@ -123,6 +129,7 @@ impl Cli {
     fn apply(self, config: &mut ServeConfig) {
         #[cfg(feature = "oauth-server")]
         self.oauth.apply(&mut config.oauth);
+        self.observe.apply(&mut config.observe);
         let network = self.network;
         set(&mut config.bind, network.bind);
         if network.public_url.is_some() {

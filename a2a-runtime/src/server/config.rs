@@ -59,6 +59,8 @@ pub struct ServeConfig {
     pub push: PushOptions,
     /// The authorization server for MCP connectors (the `oauth-server` feature).
     pub oauth: super::oauth::OAuthOptions,
+    /// Metrics and the application's observers.
+    pub observe: super::ObserveOptions,
 }
 
 /// Push notification delivery (`capabilities.pushNotifications`).
@@ -343,6 +345,7 @@ impl Default for ServeConfig {
             state_key: None,
             push: PushOptions::default(),
             oauth: super::oauth::OAuthOptions::default(),
+            observe: super::ObserveOptions::default(),
         }
     }
 }
@@ -350,6 +353,7 @@ impl Default for ServeConfig {
 impl ServeConfig {
     /// Checks the configuration; the error names the setting at fault.
     pub fn validate(&self) -> Result<(), Error> {
+        self.observe.validate(self.bind)?;
         if let Some(url) = &self.public_url
             && !(url.starts_with("http://") || url.starts_with("https://"))
         {

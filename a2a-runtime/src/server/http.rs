@@ -62,6 +62,7 @@ fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Resul
         .route("/healthz", healthz_route(vec![Arc::clone(&app.manager)]))
         .merge(agent.card)
         .merge(protected_resource_routes(&app, &base_url, MCP_PATH, true))
+        .merge(super::observe::routes(std::slice::from_ref(&app), config))
         .merge(guarded.unwrap_or_default())
         .layer(GuardLayer(Arc::clone(&guard)));
     Ok(Routes {
@@ -152,6 +153,7 @@ pub(crate) fn agent_routes(
         .with_state(card)
         .layer(readable_anywhere());
     let (mcp, sessions) = mcp_service(Arc::clone(app));
+    super::observe::watch_sessions(app, &sessions);
     let gate = McpGate {
         max_body: app.limits.max_body_bytes,
         body_time: app.limits.body_time(),
@@ -481,8 +483,10 @@ pub(crate) async fn serve_front(
     let in_flight = Arc::new(InFlight::default());
     let router = TrackLayer(Arc::clone(&in_flight)).layer(front);
     tokio::spawn(super::listener::quiet_timers(stop.clone()));
-    super::shutdown::run(apps, &bound.limits, router, listener, tls, stop, in_flight).await;
-    Ok(())
+    let metrics = super::observe::serve_apart(apps, bound, stop.clone());
+    let serve = super::shutdown::run(apps, &bound.limits, router, listener, tls, stop, in_flight);
+    let (metrics, ()) = tokio::join!(metrics, serve);
+    metrics
 }
 
 pub(crate) async fn serve_stdio(app: Arc<App>) -> Result<(), Error> {

@@ -10,6 +10,7 @@ mod http;
 mod in_flight;
 mod listener;
 mod oauth;
+mod observe;
 mod peers;
 mod shutdown;
 mod tasks;
@@ -30,6 +31,7 @@ pub use a2a_runtime_core::limits::Limits;
 pub use config::{AuthSettings, PushOptions, ServeConfig, StoreLocation, TlsSettings};
 pub use host::{AgentCatalog, CatalogEntry, Host};
 pub use oauth::OAuthOptions;
+pub use observe::ObserveOptions;
 pub use tasks::{Tasks, TasksError};
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.
 pub use tokio_util::sync::CancellationToken;
@@ -42,6 +44,7 @@ use a2a_runtime_core::auth::{
 use a2a_runtime_core::content::{Catalog, ResourceUpdates};
 use a2a_runtime_core::descriptor::{AgentDescriptor, SkillDef, SkillDescriptor};
 use a2a_runtime_core::dispatch::Dispatcher;
+use a2a_runtime_core::observe::CallObserver;
 use a2a_runtime_core::push::{PushSettings, Pusher};
 use a2a_runtime_core::quota::{QuotaLimits, Quotas};
 use a2a_runtime_core::registry::Registry;
@@ -93,6 +96,8 @@ pub struct AgentServer {
     store_location: Option<StoreLocation>,
     /// The application's authorization server, if it configures one.
     oauth: Option<oauth::Settings>,
+    /// The application's observers of calls, tasks and operations.
+    observers: Vec<Arc<dyn CallObserver>>,
 }
 
 impl std::fmt::Debug for AgentServer {
@@ -125,7 +130,33 @@ impl AgentServer {
             schemes: Vec::new(),
             store_location: None,
             oauth: None,
+            observers: Vec::new(),
         }
+    }
+
+    /// Serves metrics and queues observers as `options` say (flags and environment variables
+    /// still override them in `serve()`):
+    ///
+    /// ```
+    /// # use a2a_runtime::server::ObserveOptions;
+    /// let mut observe = ObserveOptions::default();
+    /// observe.metrics = true; // `/metrics`, for Prometheus (the `metrics` feature)
+    /// # let _ = observe;
+    /// ```
+    #[must_use]
+    pub fn observe_options(mut self, options: ObserveOptions) -> Self {
+        self.config.observe = options;
+        self
+    }
+
+    /// Reports every call, task state change, operation, store write and push delivery to
+    /// `observer`, on a task of its own behind a bounded queue (see
+    /// [`CallObserver`](crate::observe::CallObserver)): what the server does, for billing,
+    /// audit or analytics of the application's own.
+    #[must_use]
+    pub fn observe(mut self, observer: impl CallObserver) -> Self {
+        self.observers.push(Arc::new(observer));
+        self
     }
 
     /// Accepts these API keys (in the `X-API-Key` header unless a declared `ApiKey` scheme

@@ -25,8 +25,10 @@ use serde_json::value::RawValue;
 use super::sse::{self, Frames};
 use super::{A2aError, A2aService, Version};
 use crate::Calling;
+use crate::metering::{operation_name, report};
 use a2a_runtime_core::quota::CallerId;
 use a2a_runtime_core::task::TaskEvents;
+use a2a_runtime_types::model::Binding;
 use a2a_runtime_types::protocol::jsonrpc::{self, ErrorObject};
 
 pub use v0_1::Aliases;
@@ -53,6 +55,7 @@ pub async fn handle(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let service = &endpoint.service;
+    let started = service.manager.meter().clock();
     let body = match body {
         Ok(body) => body,
         Err(rejection) => {
@@ -93,6 +96,10 @@ pub async fn handle(
         Version::V0_3 => v0_3::call(service, &caller, &id, &method, params.into_value()).await,
         Version::V0_1 => v0_1::call(&endpoint, &caller, &id, &method, params.into_value()).await,
     };
+    if started.is_some() {
+        let operation = (operation_name(version, &method), version, Binding::JsonRpc);
+        report(service, started, operation, reply.as_ref().err(), &caller);
+    }
     // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5),
     // except in 0.3, whose clients read a streaming method's answer as SSE whatever it is (the
     // official one raises "Invalid SSE response" on JSON): there the error is the stream's one

@@ -35,6 +35,20 @@ const OWN_METHODS: &[&str] = &[
 /// Methods the draft shares with 0.3.
 const SHARED_METHODS: &[&str] = &["tasks/get", "tasks/cancel", "tasks/resubscribe"];
 
+/// What the draft's `method` is called in A2A 1.0.
+pub(crate) fn v1_name(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "tasks/send" => "SendMessage",
+        "tasks/sendSubscribe" => "SendStreamingMessage",
+        "tasks/pushNotification/set" => "CreateTaskPushNotificationConfig",
+        "tasks/pushNotification/get" => "GetTaskPushNotificationConfig",
+        "tasks/get" => "GetTask",
+        "tasks/cancel" => "CancelTask",
+        "tasks/resubscribe" => "SubscribeToTask",
+        _ => return None,
+    })
+}
+
 /// Whether `method` exists only in the draft.
 pub(super) fn serves_only(method: &str) -> bool {
     OWN_METHODS.contains(&method)
@@ -108,6 +122,7 @@ fn send_request(
         // The draft answers `tasks/send` with a task, always.
         message_reply: false,
         version: a2a_runtime_types::model::A2aVersion::EarlyDraft,
+        binding: a2a_runtime_types::model::Binding::JsonRpc,
         push_config: request
             .push_notification
             .clone()

@@ -42,7 +42,7 @@ const METHODS: &[(&str, &str)] = &[
 ];
 
 /// The 1.0 name of a 0.3 method.
-pub(super) fn v1_name(method: &str) -> Option<&'static str> {
+pub(crate) fn v1_name(method: &str) -> Option<&'static str> {
     METHODS
         .iter()
         .find(|(old, _)| *old == method)
@@ -60,6 +60,7 @@ fn send_request(raw: Value) -> Result<SendRequest, A2aError> {
         return_immediately: configuration.blocking == Some(false),
         message_reply: true,
         version: a2a_runtime_types::model::A2aVersion::V0_3,
+        binding: a2a_runtime_types::model::Binding::JsonRpc,
         push_config: configuration
             .push_notification_config
             .map(|config| {

@@ -28,6 +28,11 @@ const METHODS: &[&str] = &[
     "GetExtendedAgentCard",
 ];
 
+/// `method`, if it is an A2A 1.0 method.
+pub(crate) fn name(method: &str) -> Option<&'static str> {
+    METHODS.iter().copied().find(|known| *known == method)
+}
+
 /// Whether `method` is an A2A 1.0 method.
 pub(super) fn serves(method: &str) -> bool {
     METHODS.contains(&method)

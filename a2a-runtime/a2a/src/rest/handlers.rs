@@ -13,7 +13,7 @@ use axum::response::Response;
 use axum::routing::{MethodFilter, get, on, post};
 use serde_json::Value;
 
-use super::{Reply, Request, respond, split_verb};
+use super::{Operation, Reply, Request, respond, split_verb};
 use crate::Calling;
 use crate::push::{PushConfigPage, PushRegistration};
 use crate::service::{ListTasksRequest, SendRequest, Sent, TaskList};
@@ -81,13 +81,14 @@ async fn extended_card<D: Dialect>(
     uri: Uri,
     body: Body,
 ) -> Response {
+    let operation = Operation::start(&service, "GetExtendedAgentCard", D::VERSION);
     let reply = Request::read(&service, D::VERSION, &headers, &uri, body).and_then(|_| {
         let card = service.extended_agent_card(&caller)?;
         Ok(Reply::Json(
             serde_json::to_vec(card.as_ref()).unwrap_or_default(),
         ))
     });
-    respond(&service, reply)
+    respond(&service, operation, &caller, reply)
 }
 
 fn frames<D: Dialect>() -> crate::sse::Frames {
@@ -101,12 +102,13 @@ async fn send<D: Dialect>(
     uri: Uri,
     body: Body,
 ) -> Response {
+    let operation = Operation::start(&service, "SendMessage", D::VERSION);
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
         let sent = service.send(D::send_request(&request)?, &caller).await?;
         Ok(Reply::Json(D::send_response(&sent)))
     };
-    respond(&service, reply.await)
+    respond(&service, operation, &caller, reply.await)
 }
 
 async fn stream<D: Dialect>(
@@ -116,6 +118,7 @@ async fn stream<D: Dialect>(
     uri: Uri,
     body: Body,
 ) -> Response {
+    let operation = Operation::start(&service, "SendStreamingMessage", D::VERSION);
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
         let streamed = service
@@ -123,7 +126,7 @@ async fn stream<D: Dialect>(
             .await?;
         Ok(Reply::Stream(streamed.events, frames::<D>()))
     };
-    respond(&service, reply.await)
+    respond(&service, operation, &caller, reply.await)
 }
 
 async fn list<D: Dialect>(
@@ -133,6 +136,7 @@ async fn list<D: Dialect>(
     uri: Uri,
     body: Body,
 ) -> Response {
+    let operation = Operation::start(&service, "ListTasks", D::VERSION);
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
         let list = service
@@ -140,7 +144,7 @@ async fn list<D: Dialect>(
             .await?;
         Ok(Reply::Json(D::list_response(&list)))
     };
-    respond(&service, reply.await)
+    respond(&service, operation, &caller, reply.await)
 }
 
 /// `GET /tasks/{id}`, `GET|POST /tasks/{id}:subscribe`, `POST /tasks/{id}:cancel`.
@@ -153,6 +157,14 @@ async fn task<D: Dialect>(
     uri: Uri,
     body: Body,
 ) -> Response {
+    let segment = path.get("task").map(String::as_str).unwrap_or_default();
+    let name = match (&method, split_verb(segment).1) {
+        (&Method::GET, None) => "GetTask",
+        (&Method::POST, Some("cancel")) => "CancelTask",
+        (_, Some("subscribe")) => "SubscribeToTask",
+        _ => "unknown",
+    };
+    let operation = Operation::start(&service, name, D::VERSION);
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
         let segment = path.get("task").map(String::as_str).unwrap_or_default();
@@ -184,7 +196,7 @@ async fn task<D: Dialect>(
             }),
         }
     };
-    respond(&service, reply.await)
+    respond(&service, operation, &caller, reply.await)
 }
 
 /// `POST|GET {tasks}/{id}/pushNotificationConfigs`,
@@ -198,6 +210,14 @@ async fn push_configs<D: Dialect>(
     uri: Uri,
     body: Body,
 ) -> Response {
+    let name = match (&method, path.contains_key("config")) {
+        (&Method::POST, false) => "CreateTaskPushNotificationConfig",
+        (&Method::GET, false) => "ListTaskPushNotificationConfigs",
+        (&Method::GET, true) => "GetTaskPushNotificationConfig",
+        (&Method::DELETE, true) => "DeleteTaskPushNotificationConfig",
+        _ => "unknown",
+    };
+    let operation = Operation::start(&service, name, D::VERSION);
     let reply = async {
         let request = Request::read(&service, D::VERSION, &headers, &uri, body)?;
         service.push()?;
@@ -243,5 +263,5 @@ async fn push_configs<D: Dialect>(
             }),
         }
     };
-    respond(&service, reply.await)
+    respond(&service, operation, &caller, reply.await)
 }

@@ -19,7 +19,9 @@ use serde_json::Value;
 
 use super::sse::Frames;
 use super::{A2aError, A2aService, Version};
+use a2a_runtime_core::quota::CallerId;
 use a2a_runtime_core::task::TaskEvents;
+use a2a_runtime_types::model::Binding;
 use a2a_runtime_types::protocol::a2a::v1 as wire_v1;
 
 /// What an operation answers.
@@ -199,7 +201,40 @@ fn split_verb(segment: &str) -> (&str, Option<&str>) {
     }
 }
 
-fn respond(service: &A2aService, reply: Result<Reply, A2aError>) -> Response {
+/// Which A2A operation a request is, and when it arrived (when the agent's meter is on).
+struct Operation {
+    name: &'static str,
+    version: Version,
+    started: Option<std::time::Instant>,
+}
+
+impl Operation {
+    /// Operation `name` of `version`, arriving now.
+    fn start(service: &A2aService, name: &'static str, version: Version) -> Self {
+        Self {
+            name,
+            version,
+            started: service.manager.meter().clock(),
+        }
+    }
+}
+
+/// The response to `operation`, reported to the agent's meter.
+fn respond(
+    service: &A2aService,
+    operation: Operation,
+    caller: &CallerId,
+    reply: Result<Reply, A2aError>,
+) -> Response {
+    if operation.started.is_some() {
+        let Operation {
+            name,
+            version,
+            started,
+        } = operation;
+        let named = (name, version, Binding::HttpJson);
+        crate::metering::report(service, started, named, reply.as_ref().err(), caller);
+    }
     match reply {
         Ok(Reply::Json(body)) => (
             [(

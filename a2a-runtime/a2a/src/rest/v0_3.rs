@@ -36,6 +36,7 @@ impl Dialect for V0_3 {
             return_immediately: !configuration.blocking,
             message_reply: true,
             version: a2a_runtime_types::model::A2aVersion::V0_3,
+            binding: a2a_runtime_types::model::Binding::HttpJson,
             push_config: configuration
                 .push_notification
                 .map(|config| {

@@ -1,5 +1,6 @@
 //! The A2A 1.0 HTTP+JSON dialect: the ProtoJSON of the 1.0 proto, shared with 1.0 JSON-RPC.
 
+use a2a_runtime_types::model::Binding;
 use serde_json::Value;
 
 use super::Request;
@@ -27,10 +28,14 @@ impl Dialect for V1 {
     const EXTENDED_CARD: &'static str = "/extendedAgentCard";
 
     fn send_request(request: &Request) -> Result<SendRequest, A2aError> {
-        match send_request_text(request.body()) {
+        let read = match send_request_text(request.body()) {
             Some(read) => read,
             None => send_request(request.json()?),
-        }
+        };
+        read.map(|request| SendRequest {
+            binding: Binding::HttpJson,
+            ..request
+        })
     }
 
     fn list_request(request: &Request) -> Result<ListTasksRequest, A2aError> {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::SkillResult;
 use crate::skill_error::SkillError;
-use a2a_runtime_types::model::{Artifact, Message, Part};
+use a2a_runtime_types::model::{Artifact, ByteSize, Message, Part};
 
 /// What text outputs produce.
 pub const TEXT: &[&str] = &["text/plain"];
@@ -33,6 +33,20 @@ pub enum SkillOutput {
     /// (by progress, an artifact or a question first) completes with the message's parts as its
     /// artifact instead. MCP callers get the parts as the tool result.
     Message(Message),
+}
+
+impl SkillOutput {
+    /// The output's size, as the server measures content against its limits.
+    pub fn byte_size(&self) -> usize {
+        match self {
+            Self::Empty => 0,
+            Self::Text(text) => text.len(),
+            Self::Data(value) => value.byte_size(),
+            Self::Parts(parts) => parts.iter().map(ByteSize::byte_size).sum(),
+            Self::Artifact(artifact) => artifact.byte_size(),
+            Self::Message(message) => message.byte_size(),
+        }
+    }
 }
 
 /// A return type a skill may have. Structured types (`T: Serialize + JsonSchema`) need no impl:

@@ -10,9 +10,10 @@ use crate::auth::Caller;
 use crate::call::DecodedInput;
 use crate::context::{ContextBuilder, TaskContext};
 use crate::logging::LogSink;
+use crate::observe::{CallKind, CallRecord};
 use crate::registry::SkillEntry;
 use a2a_runtime_types::TraceContext;
-use a2a_runtime_types::model::{A2aVersion, Message, Protocol};
+use a2a_runtime_types::model::{A2aVersion, Binding, ByteSize, Message, Protocol};
 
 /// A skill call that may run: its skill, decoded input, the message that asked for it, who it
 /// runs for and the trace it belongs to. Only [`Call::new`] makes one, and it checks the
@@ -36,6 +37,8 @@ pub struct Call {
     pub log_sink: Option<Arc<dyn LogSink>>,
     /// The protocol the call came over.
     pub protocol: Protocol,
+    /// The binding or transport it came over.
+    pub binding: Binding,
 }
 
 impl std::fmt::Debug for Call {
@@ -68,11 +71,16 @@ impl Call {
             trace,
             log_sink: None,
             // A call with a client's message is an A2A one (the front-end names its version
-            // with `over`); one without is an MCP tool call.
+            // with `over` and its binding with `via`); one without is an MCP tool call.
             protocol: if has_message {
                 Protocol::A2a(A2aVersion::V1_0)
             } else {
                 Protocol::Mcp
+            },
+            binding: if has_message {
+                Binding::JsonRpc
+            } else {
+                Binding::StreamableHttp
             },
         })
     }
@@ -81,6 +89,31 @@ impl Call {
     pub fn over(mut self, protocol: Protocol) -> Self {
         self.protocol = protocol;
         self
+    }
+
+    /// The same call, made over `binding`.
+    #[must_use]
+    pub fn via(mut self, binding: Binding) -> Self {
+        self.binding = binding;
+        self
+    }
+
+    /// The record of this call as it starts, for its meter: its input measured as the
+    /// server measures content (the client's message, else the arguments).
+    pub fn record(&self) -> CallRecord {
+        let input = match &self.message {
+            Some(message) => message.byte_size(),
+            None => self.arguments.byte_size(),
+        };
+        CallRecord::begin(
+            CallKind::Skill,
+            self.skill,
+            self.protocol,
+            self.binding,
+            self.caller.clone(),
+        )
+        .traced(self.trace.clone())
+        .input(input)
     }
 
     /// The same call, made over the protocol a checkpoint recorded (none in checkpoints of

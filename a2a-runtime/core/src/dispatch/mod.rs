@@ -20,6 +20,7 @@ use crate::context::{Conversation, UpdateSink};
 use crate::auth::Caller;
 use crate::call::{Invocation, SkillOutput, SkillResult};
 use crate::context::TaskContext;
+use crate::observe::Meter;
 use crate::registry::{Registry, SkillEntry};
 use crate::skill_error::SkillError;
 
@@ -101,11 +102,29 @@ pub struct Attachments {
 pub struct Dispatcher {
     registry: Registry,
     state: Arc<dyn Any + Send + Sync>,
+    /// Where the agent's calls are reported.
+    meter: Meter,
 }
 
 impl Dispatcher {
     pub fn new(registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
-        Self { registry, state }
+        Self {
+            registry,
+            state,
+            meter: Meter::default(),
+        }
+    }
+
+    /// The same dispatcher, reporting its agent's calls to `meter`.
+    #[must_use]
+    pub fn metered(mut self, meter: Meter) -> Self {
+        self.meter = meter;
+        self
+    }
+
+    /// Where the agent's calls, operations and tasks are reported.
+    pub fn meter(&self) -> &Meter {
+        &self.meter
     }
 
     pub fn registry(&self) -> &Registry {

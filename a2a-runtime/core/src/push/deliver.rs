@@ -14,6 +14,7 @@ use super::guard::{self, UrlRefusal};
 use super::outbox::OutboxWriter;
 use super::render::render;
 use super::{MAX_RETRY_DELAY, PushSettings};
+use crate::observe::{Meter, PushDelivery, PushOutcome};
 use crate::task::{Outbox, OutboxEntry};
 use a2a_runtime_types::model::{ObservedTask, TaskObserver};
 use a2a_runtime_types::model::{PushConfig, Task, TaskEvent, new_task_id};
@@ -63,6 +64,8 @@ struct Shared {
     /// A queue exists while it has deliveries; its worker removes it when it is empty.
     queues: Mutex<HashMap<QueueKey, Queue>>,
     outbox: Option<OutboxWriter>,
+    /// Where delivery attempts are reported.
+    meter: Meter,
 }
 
 /// Why an attempt failed.
@@ -78,12 +81,18 @@ impl Pusher {
     ///
     /// Its HTTP client is built on the first delivery.
     pub fn new(settings: PushSettings, outbox: Option<Outbox>) -> Self {
+        Self::metered(settings, outbox, Meter::default())
+    }
+
+    /// Like [`new`](Self::new), reporting each delivery attempt to `meter`.
+    pub fn metered(settings: PushSettings, outbox: Option<Outbox>, meter: Meter) -> Self {
         Self {
             shared: Arc::new(Shared {
                 client: OnceLock::new(),
                 settings,
                 queues: Mutex::new(HashMap::new()),
                 outbox: outbox.and_then(|outbox| OutboxWriter::start(outbox.0)),
+                meter,
             }),
         }
     }
@@ -245,7 +254,19 @@ impl Shared {
     async fn deliver(&self, key: &QueueKey, delivery: &Delivery) {
         let attempts = self.settings.attempts.max(1);
         for attempt in 1..=attempts {
-            let reason = match self.attempt(delivery).await {
+            let started = self.meter.clock();
+            let result = self.attempt(delivery).await;
+            if let Some(started) = started {
+                let outcome = match &result {
+                    Ok(()) => PushOutcome::Delivered,
+                    Err(Failure::Permanent(_)) => PushOutcome::Failed,
+                    Err(Failure::Transient(_)) if attempt == attempts => PushOutcome::Failed,
+                    Err(Failure::Transient(_)) => PushOutcome::Retrying,
+                };
+                self.meter
+                    .push(PushDelivery::new(outcome, started.elapsed()));
+            }
+            let reason = match result {
                 Ok(()) => return,
                 Err(Failure::Permanent(reason)) => {
                     tracing::warn!(

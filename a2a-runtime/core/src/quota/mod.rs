@@ -6,11 +6,13 @@ pub mod caller;
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
+use serde::{Deserialize, Serialize};
 
 pub use caller::{CallerId, PeerKey};
 
@@ -21,6 +23,8 @@ const RATE_KEYS_BEFORE_CLEANUP: usize = 10_000;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}; retry in {}s", retry_after.as_secs().max(1))]
 pub struct Busy {
+    /// What is exhausted.
+    pub kind: BusyKind,
     /// What is exhausted, for the caller.
     pub reason: String,
     /// When a retry may succeed.
@@ -28,10 +32,59 @@ pub struct Busy {
 }
 
 impl Busy {
-    pub fn new(reason: impl Into<String>, retry_after: Duration) -> Self {
+    pub fn new(kind: BusyKind, reason: impl Into<String>, retry_after: Duration) -> Self {
         Self {
+            kind,
             reason: reason.into(),
             retry_after,
+        }
+    }
+}
+
+/// What a [`Busy`] refusal ran out of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BusyKind {
+    /// The caller starts tasks faster than its rate.
+    Rate,
+    /// The caller has as many tasks working as it may.
+    Running,
+    /// The caller has as many tasks waiting for answers as it may.
+    Waiting,
+    /// The caller has as many streams open as it may.
+    Streams,
+    /// The caller spent its call budget for the period.
+    Budget,
+    /// The task store is full.
+    Store,
+    /// Something else holds what the request needs (a task another replica is resuming).
+    #[default]
+    Contended,
+}
+
+impl BusyKind {
+    /// Every kind, in label order.
+    pub const ALL: [Self; 7] = [
+        Self::Rate,
+        Self::Running,
+        Self::Waiting,
+        Self::Streams,
+        Self::Budget,
+        Self::Store,
+        Self::Contended,
+    ];
+
+    /// The kind as labels name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Rate => "rate",
+            Self::Running => "running",
+            Self::Waiting => "waiting",
+            Self::Streams => "streams",
+            Self::Budget => "budget",
+            Self::Store => "store",
+            Self::Contended => "contended",
         }
     }
 }
@@ -64,6 +117,8 @@ pub struct Quotas {
     limits: QuotaLimits,
     usage: Mutex<HashMap<Arc<str>, Usage>>,
     rate: DefaultKeyedRateLimiter<Arc<str>>,
+    /// Refusals so far, by [`BusyKind`] (in `BusyKind::ALL` order).
+    refused: [AtomicU64; BusyKind::ALL.len()],
 }
 
 impl std::fmt::Debug for Quotas {
@@ -82,7 +137,37 @@ impl Quotas {
             limits,
             usage: Mutex::new(HashMap::new()),
             rate: DefaultKeyedRateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst)),
+            refused: Default::default(),
         })
+    }
+
+    /// Counts `busy` among the refusals, and hands it back.
+    pub fn refuse(&self, busy: Busy) -> Busy {
+        if let Some(index) = BusyKind::ALL.iter().position(|kind| *kind == busy.kind) {
+            self.refused[index].fetch_add(1, Ordering::Relaxed);
+        }
+        busy
+    }
+
+    /// Refusals so far, by kind.
+    pub fn refusals(&self) -> impl Iterator<Item = (BusyKind, u64)> + '_ {
+        BusyKind::ALL
+            .into_iter()
+            .zip(&self.refused)
+            .map(|(kind, count)| (kind, count.load(Ordering::Relaxed)))
+    }
+
+    /// Tasks working, tasks waiting for answers and streams open, over every caller.
+    pub fn totals(&self) -> (usize, usize, usize) {
+        self.usage()
+            .values()
+            .fold((0, 0, 0), |(running, waiting, streams), usage| {
+                (
+                    running + usage.running,
+                    waiting + usage.waiting,
+                    streams + usage.streams,
+                )
+            })
     }
 
     fn usage(&self) -> MutexGuard<'_, HashMap<Arc<str>, Usage>> {
@@ -98,13 +183,14 @@ impl Quotas {
         let key = caller.key();
         if let Err(not_until) = self.rate.check_key(key) {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
-            return Err(Busy::new(
+            return Err(self.refuse(Busy::new(
+                BusyKind::Rate,
                 format!(
                     "caller {caller} starts tasks faster than {} per second",
                     self.limits.tasks_per_second
                 ),
                 wait,
-            ));
+            )));
         }
         if self.rate.len() > RATE_KEYS_BEFORE_CLEANUP {
             self.rate.retain_recent();
@@ -112,13 +198,14 @@ impl Quotas {
         let mut usage = self.usage();
         let entry = usage.entry(Arc::clone(key)).or_default();
         if entry.running >= self.limits.running {
-            return Err(Busy::new(
+            return Err(self.refuse(Busy::new(
+                BusyKind::Running,
                 format!(
                     "caller {caller} already has {} tasks working, its limit",
                     entry.running
                 ),
                 Duration::from_secs(1),
-            ));
+            )));
         }
         entry.running += 1;
         Ok(TaskSlot {
@@ -133,13 +220,14 @@ impl Quotas {
         let mut usage = self.usage();
         let entry = usage.entry(Arc::clone(caller.key())).or_default();
         if entry.streams >= self.limits.streams {
-            return Err(Busy::new(
+            return Err(self.refuse(Busy::new(
+                BusyKind::Streams,
                 format!(
                     "caller {caller} already has {} streams open, its limit; close one",
                     entry.streams
                 ),
                 Duration::from_secs(1),
-            ));
+            )));
         }
         entry.streams += 1;
         Ok(StreamSlot {
@@ -185,13 +273,14 @@ impl TaskSlot {
         let mut usage = self.quotas.usage();
         let entry = usage.entry(Arc::clone(&self.caller)).or_default();
         if entry.waiting >= limit {
-            return Err(Busy::new(
+            return Err(self.quotas.refuse(Busy::new(
+                BusyKind::Waiting,
                 format!(
                     "caller {} already has {} tasks waiting for answers, its limit",
                     self.caller, entry.waiting
                 ),
                 Duration::from_secs(1),
-            ));
+            )));
         }
         entry.waiting += 1;
         entry.running = entry.running.saturating_sub(1);

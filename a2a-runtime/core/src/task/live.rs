@@ -17,6 +17,7 @@ use super::watched::Watched;
 use crate::ask::{Answer, Question, QuestionKind};
 use crate::auth::Caller;
 use crate::context::{Update, UpdateSink};
+use crate::observe::{CallOutcome, Meter, Metered, TaskChange};
 use crate::quota::{Busy, TaskSlot};
 use a2a_runtime_types::model::{
     ByteSize, JsonObject, Message, ObservedTask, PushConfig, Task, TaskArtifactUpdate, TaskEvent,
@@ -72,6 +73,8 @@ pub struct LiveTask {
     observers: Observers,
     /// Whether this is a task yet, for a skill that may answer with a message alone.
     shape: Watched<Shape>,
+    /// Where the task's state changes are reported (its agent's meter).
+    meter: Meter,
 }
 
 /// What a request's answer turns out to be. A skill whose return type may be a direct reply
@@ -116,6 +119,8 @@ struct Inner {
     deferred: Option<PendingCheckpoint>,
     /// The webhooks registered for the task's updates.
     push_configs: Vec<PushConfig>,
+    /// The call the task runs, reported per turn (off unless something observes calls).
+    turn: Metered,
 }
 
 /// A posed question and where its answer goes. Dropping it (when the task ends) tells the
@@ -186,6 +191,7 @@ impl LiveTask {
                 checkpoint,
                 deferred,
                 push_configs,
+                turn: Metered::default(),
             }),
             cancel: CancellationToken::new(),
             state,
@@ -202,6 +208,7 @@ impl LiveTask {
             applied: None,
             observers: Arc::from([]),
             shape: Watched::new(Shape::Task),
+            meter: Meter::default(),
         }
     }
 
@@ -236,10 +243,41 @@ impl LiveTask {
         })
     }
 
-    /// This task's events also go to `observers` (the manager's: push delivery).
-    pub fn with_observers(mut self, observers: Observers) -> Self {
+    /// This task's events also go to `observers` (the manager's: push delivery), and its
+    /// state changes to `meter`.
+    pub fn with_observers(mut self, observers: Observers, meter: Meter) -> Self {
         self.observers = observers;
+        self.meter = meter;
         self
+    }
+
+    /// The call this task runs is reported from now on: its turn ends when the task settles
+    /// or waits for an answer, and an answer starts the next.
+    pub fn begin_turn(&self, mut turn: Metered) {
+        if !turn.is_on() {
+            return;
+        }
+        turn.set_task(&self.id, &self.context_id);
+        let mut inner = self.lock();
+        turn.set_output_base(inner.artifact_bytes);
+        inner.turn = turn;
+    }
+
+    /// Streams following this task now.
+    pub fn subscribers(&self) -> usize {
+        self.lock()
+            .events
+            .as_ref()
+            .map_or(0, broadcast::Sender::receiver_count)
+    }
+
+    /// Ends the current turn as `outcome`, for `error`, ahead of the event that shows it (a
+    /// skill's error and a runtime failure both leave the task FAILED); `reply` is the size
+    /// of a message the skill answered with, besides the task's artifacts.
+    pub fn end_turn(&self, outcome: CallOutcome, reply: usize, error: Option<String>) {
+        let mut inner = self.lock();
+        let output = inner.artifact_bytes + reply;
+        inner.turn.end_turn(outcome, output, error);
     }
 
     /// A mirror of a task another replica runs, as it was at `revision` there: the events that

@@ -21,6 +21,7 @@ use crate::ask::InputLimits;
 use crate::auth::Caller;
 use crate::descriptor::Resume;
 use crate::dispatch::{Call, Dispatcher};
+use crate::observe::{self, CallOutcome};
 use crate::quota::{Quotas, TaskSlot};
 use crate::registry::SkillEntry;
 use a2a_runtime_types::model::{
@@ -92,6 +93,17 @@ const PERSIST_FIRST_RETRY: Duration = Duration::from_millis(50);
 /// How often a finished task whose final state is not stored yet is written again.
 const PERSIST_BACKGROUND_RETRY: Duration = Duration::from_secs(5);
 
+/// What a manager runs at one moment (see [`TaskManager::load`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Load {
+    /// Tasks working: neither finished nor waiting for an answer.
+    pub working: usize,
+    /// Calls waiting for answers, over both protocols.
+    pub waiting: usize,
+    /// Streams following tasks.
+    pub subscribers: usize,
+}
+
 /// Runs one agent's skills as tasks.
 pub struct TaskManager {
     pub(super) store: Arc<dyn TaskStore>,
@@ -150,6 +162,29 @@ impl TaskManager {
     /// The callers' quotas, shared by every agent of the server.
     pub fn quotas(&self) -> &Arc<Quotas> {
         &self.quotas
+    }
+
+    /// What runs now, for gauges: tasks working (not waiting for answers), calls waiting for
+    /// answers (tasks and MCP calls alike), and streams following tasks.
+    pub fn load(&self) -> Load {
+        let live: Vec<Arc<LiveTask>> = self.live_map().values().cloned().collect();
+        let working = live
+            .iter()
+            .filter(|task| {
+                let state = *task.state.borrow();
+                !state.is_terminal() && !state.is_interrupted()
+            })
+            .count();
+        Load {
+            working,
+            waiting: self.input.waiting(),
+            subscribers: live.iter().map(|task| task.subscribers()).sum(),
+        }
+    }
+
+    /// Where the agent's calls, operations and task changes are reported.
+    pub fn meter(&self) -> &crate::observe::Meter {
+        self.dispatcher.meter()
     }
 
     /// The agent whose tasks these are: its id on a server hosting several, else empty.
@@ -280,6 +315,8 @@ impl TaskManager {
         push_configs: Vec<PushConfig>,
     ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
         let (skill, caller) = (call.skill, call.caller.clone());
+        // Measured before the task takes the call's arguments.
+        let turn = self.dispatcher.meter().start(|| call.record());
         let resume = self
             .dispatcher
             .registry()
@@ -332,10 +369,14 @@ impl TaskManager {
         task.push_configs = push_configs;
         async move {
             if store_now {
-                self.store.create(&task).await?;
+                if let Err(error) = self.store.create(&task).await {
+                    turn.fail(CallOutcome::Failed, 0, error.to_string());
+                    return Err(error.into());
+                }
                 task.version = 1;
             }
             let live = self.live_task(task, skill, caller, Some(quota), held);
+            live.begin_turn(turn);
             self.live_map().insert(task_id, Arc::clone(&live));
             Ok(TaskHandle::here(live, None))
         }
@@ -363,7 +404,7 @@ impl TaskManager {
                 },
                 checkpoint,
             )
-            .with_observers(Arc::clone(&self.observers)),
+            .with_observers(Arc::clone(&self.observers), self.dispatcher.meter().clone()),
         )
     }
 
@@ -390,12 +431,24 @@ impl TaskManager {
     pub(super) async fn persist(&self, live: &LiveTask) -> bool {
         let mut stored = live.persist.lock().await;
         let mut delay = PERSIST_FIRST_RETRY;
+        let meter = self.dispatcher.meter();
+        let started = meter.clock();
+        let written = |attempts, stored| {
+            if let Some(started) = started {
+                meter.store_write(observe::StoreWrite::new(
+                    started.elapsed(),
+                    attempts,
+                    stored,
+                ));
+            }
+        };
         for attempt in 1..=PERSIST_ATTEMPTS {
             let Some((write, revision, edits)) = self.snapshot_write(live, &stored) else {
                 return true;
             };
             match write.await {
                 Ok(()) => {
+                    written(attempt, true);
                     stored.version += 1;
                     stored.revision = revision;
                     stored.edits = edits;
@@ -413,6 +466,7 @@ impl TaskManager {
                 Err(error) => {
                     // A conflict means another writer changed the task: overwriting it would
                     // lose that change, so this copy is not written.
+                    written(attempt, false);
                     tracing::error!(task = %live.id, %error, "could not persist task update");
                     let reason = error.to_string();
                     live.durability.refused(revision, &reason);

@@ -30,7 +30,7 @@ pub use cluster::Coordination;
 pub use error::TaskError;
 pub use handle::{TaskEvents, TaskHandle};
 pub use hook::Observers;
-pub use manager::{DURABLE_WAIT, SharedTasks, TaskConfig, TaskManager};
+pub use manager::{DURABLE_WAIT, Load, SharedTasks, TaskConfig, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use outbox::Outbox;
 pub use outbox::{OutboxBackend, OutboxEntry};

@@ -19,7 +19,7 @@ use crate::ask::{Answer, Question, QuestionKind};
 use crate::call::DecodedInput;
 use crate::descriptor::Resume;
 use crate::dispatch::Call;
-use crate::quota::{Busy, CallerId};
+use crate::quota::{Busy, BusyKind, CallerId};
 use crate::registry::SkillEntry;
 use a2a_runtime_types::model::{Message, Task, TaskState, TaskStatus};
 
@@ -105,6 +105,7 @@ impl TaskManager {
         }
         if !self.claim(&live, &snapshot).await? {
             return Err(TaskError::Quota(Busy::new(
+                BusyKind::Contended,
                 format!(
                     "task `{}` is being resumed by another replica; retry",
                     live.id
@@ -113,6 +114,8 @@ impl TaskManager {
             )));
         }
         live.set_replaying(true);
+        // The answer on its way starts the call's next turn.
+        live.begin_turn(self.dispatcher.meter().waiting(|| call.record()));
         let answer = live.rewait(pending.clone());
         let replay = Replay {
             answers: checkpoint.answers,
@@ -244,7 +247,9 @@ impl TaskManager {
         stored.task.artifacts.clear();
         stored.task.status = TaskStatus::now(TaskState::Submitted, None);
         let snapshot = stored.clone();
+        let turn = self.dispatcher.meter().start(|| call.record());
         let live = self.live_task(stored, skill.descriptor.id(), checkpoint.caller, None, None);
+        live.begin_turn(turn);
         self.live_map().insert(live.id.clone(), Arc::clone(&live));
         let replay = Replay {
             answers: checkpoint.answers,

@@ -14,10 +14,11 @@ use crate::ask::{Asker, Question};
 use crate::call::{SkillOutput, SkillResult};
 use crate::context::UpdateSink;
 use crate::dispatch::{Attachments, Call, Placement};
+use crate::observe::CallOutcome;
 use crate::registry::SkillEntry;
 use crate::skill_error::{SkillError, SkillErrorKind};
 use a2a_runtime_types::model::{
-    Artifact, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
+    Artifact, ByteSize, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
 };
 
 impl TaskManager {
@@ -185,6 +186,7 @@ impl TaskManager {
                 );
             }
             Some(Err(error)) => {
+                live.end_turn(error.outcome(), 0, Some(error.message().to_owned()));
                 let event = live.status_event(failed_state(&error), Some(failure(&error)), None);
                 let message = event.status_message();
                 live.record(event, message, max_history);
@@ -206,7 +208,9 @@ impl TaskManager {
         if message.message_id.is_empty() {
             message.message_id = new_id();
         }
+        let size = message.byte_size();
         if live.reply(message.clone()) {
+            live.end_turn(CallOutcome::Completed, size, None);
             live.release_quota();
             self.live_map().remove(&live.id);
             return None;

@@ -32,6 +32,54 @@ pub(super) struct PushArgs {
     pub(super) push_queue: Option<usize>,
 }
 
+/// Metrics and observers.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Metrics")]
+pub(super) struct ObserveArgs {
+    /// Serve Prometheus metrics at /metrics (the `metrics` feature); beyond loopback it needs
+    /// --metrics-token or --metrics-bind
+    #[arg(long, env = "A2A_METRICS", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) metrics: bool,
+    /// The bearer token a scrape of /metrics must present
+    #[arg(
+        long,
+        env = "A2A_METRICS_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub(super) metrics_token: Option<String>,
+    /// Serve /metrics on this address instead of the agents'
+    #[arg(long, env = "A2A_METRICS_BIND", value_name = "ADDR")]
+    pub(super) metrics_bind: Option<SocketAddr>,
+    /// Label skill calls with their caller's principal, for at most N principals (the rest are
+    /// `other`) [default: 0, no caller label]
+    #[arg(long, env = "A2A_METRICS_CALLERS", value_name = "N")]
+    pub(super) metrics_callers: Option<usize>,
+    /// Records an application's observer may fall behind by before they are dropped (and
+    /// counted) [default: 4096]
+    #[arg(long, env = "A2A_OBSERVER_QUEUE", value_name = "N")]
+    pub(super) observer_queue: Option<usize>,
+}
+
+impl ObserveArgs {
+    /// Adds what was given to `options`.
+    pub(super) fn apply(self, options: &mut crate::server::ObserveOptions) {
+        options.metrics |= self.metrics;
+        if self.metrics_token.is_some() {
+            options.metrics_token = self.metrics_token;
+        }
+        if self.metrics_bind.is_some() {
+            options.metrics_bind = self.metrics_bind;
+        }
+        if let Some(callers) = self.metrics_callers {
+            options.metrics_callers = callers;
+        }
+        if let Some(queue) = self.observer_queue {
+            options.observer_queue = queue;
+        }
+    }
+}
+
 /// Where tasks are kept.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Storage")]

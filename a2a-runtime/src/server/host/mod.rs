@@ -4,6 +4,7 @@ mod catalog;
 mod routes;
 mod shared_mcp;
 
+use a2a_runtime_core::observe::CallObserver;
 use std::sync::Arc;
 
 use axum::Router;
@@ -11,7 +12,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::build::{Placement, Shared, open_store};
 use super::front::Front;
-use super::{AgentServer, Error, Limits, ServeConfig, StoreLocation, cli, http, oauth, shutdown};
+use super::{
+    AgentServer, Error, Limits, ObserveOptions, ServeConfig, StoreLocation, cli, http, oauth,
+    shutdown,
+};
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
@@ -69,6 +73,8 @@ pub struct Host {
     store_location: Option<StoreLocation>,
     /// The application's authorization server, if it configures one.
     pub(in crate::server) oauth: Option<oauth::Settings>,
+    /// The application's observers of every agent's calls, tasks and operations.
+    observers: Vec<Arc<dyn CallObserver>>,
 }
 
 /// One agent of a host: its id, and the server builder holding its settings.
@@ -120,7 +126,24 @@ impl Host {
             unknown_limits: Vec::new(),
             store_location: None,
             oauth: None,
+            observers: Vec::new(),
         }
+    }
+
+    /// Serves metrics and queues observers as `options` say (flags and environment variables
+    /// still override them in `serve()`).
+    #[must_use]
+    pub fn observe_options(mut self, options: ObserveOptions) -> Self {
+        self.config.observe = options;
+        self
+    }
+
+    /// Reports every agent's calls, task state changes, operations, store writes and push
+    /// deliveries to `observer` (see [`AgentServer::observe`]); each record names its agent.
+    #[must_use]
+    pub fn observe(mut self, observer: impl CallObserver) -> Self {
+        self.observers.push(Arc::new(observer));
+        self
     }
 
     /// Serves `agent` as `id`: at `/{id}/` and as tenant `id`. Ids are checked when the host is
@@ -430,7 +453,7 @@ impl Host {
     ) -> Result<Vec<Arc<App>>, Error> {
         self.config.validate()?;
         self.check_ids()?;
-        let shared = Shared::new(&self.config, self.store.clone());
+        let shared = Shared::new(&self.config, self.store.clone(), &self.observers);
         let host_auth = AuthConfig {
             api_keys: self.api_keys.clone(),
             jwt: self.jwt.clone(),

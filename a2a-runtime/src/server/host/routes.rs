@@ -137,6 +137,7 @@ pub(super) fn routes(
                 .layer(http::readable_anywhere()),
         )
         .route("/healthz", http::healthz_route(managers))
+        .merge(crate::server::observe::routes(apps, config))
         .merge(oauth.map(Deployed::router).unwrap_or_default())
         .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)))
         .layer(GuardLayer(Arc::clone(&guard)));

@@ -43,6 +43,9 @@ pub(super) fn routes(
         .unwrap_or_default();
     let (rmcp, sessions) =
         http::rmcp_service(&config.limits, shutdown, move || handler.for_session());
+    if let Some(app) = apps.first() {
+        crate::server::observe::watch_sessions(app, &sessions);
+    }
     let server_url = config.base_url();
     let mut security = Security::union(apps.iter().map(|app| &*app.security));
     if let Some(rule) = audience {

@@ -16,7 +16,7 @@ pub use event::join_artifact;
 pub use event::{TaskArtifactUpdate, TaskEvent, TaskStatusUpdate};
 pub use message::{Artifact, Message, Part, PartContent, Role};
 pub use observer::{ObservedTask, TaskObserver};
-pub use protocol::{A2aVersion, Protocol};
+pub use protocol::{A2aVersion, Binding, Protocol};
 #[doc(hidden)]
 pub use push::REDACTED;
 pub use push::{PushAuthentication, PushConfig, PushWire};

@@ -28,3 +28,75 @@ pub enum A2aVersion {
     #[serde(rename = "draft")]
     EarlyDraft,
 }
+
+impl Protocol {
+    /// The protocol's name, as metrics and usage records label it: `a2a` or `mcp`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::A2a(_) => "a2a",
+            Self::Mcp => "mcp",
+        }
+    }
+
+    /// The A2A version, as labels name it (`1.0`, `0.3`, `draft`); empty for MCP, whose
+    /// revision a call does not carry.
+    pub fn version(self) -> &'static str {
+        match self {
+            Self::A2a(version) => version.as_str(),
+            Self::Mcp => "",
+        }
+    }
+}
+
+impl A2aVersion {
+    /// The version as the wire and labels name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::V1_0 => "1.0",
+            Self::V0_3 => "0.3",
+            Self::EarlyDraft => "draft",
+        }
+    }
+}
+
+/// How a request reached the server: the binding (A2A) or transport (MCP) it came over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Binding {
+    /// A2A over JSON-RPC 2.0 (every version).
+    #[serde(rename = "jsonrpc")]
+    JsonRpc,
+    /// A2A over HTTP+JSON (REST).
+    #[serde(rename = "http+json")]
+    HttpJson,
+    /// MCP over streamable HTTP.
+    #[serde(rename = "streamable-http")]
+    StreamableHttp,
+    /// MCP over standard input and output.
+    #[serde(rename = "stdio")]
+    Stdio,
+}
+
+impl Binding {
+    /// The binding as labels name it: `jsonrpc`, `http+json`, `streamable-http`, `stdio`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::JsonRpc => "jsonrpc",
+            Self::HttpJson => "http+json",
+            Self::StreamableHttp => "streamable-http",
+            Self::Stdio => "stdio",
+        }
+    }
+
+    /// The binding [`as_str`](Self::as_str) names `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        [
+            Self::JsonRpc,
+            Self::HttpJson,
+            Self::StreamableHttp,
+            Self::Stdio,
+        ]
+        .into_iter()
+        .find(|binding| binding.as_str() == name)
+    }
+}

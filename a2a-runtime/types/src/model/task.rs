@@ -52,6 +52,21 @@ impl TaskState {
     pub fn is_interrupted(self) -> bool {
         matches!(self, Self::InputRequired | Self::AuthRequired)
     }
+
+    /// The state as labels and records name it: `submitted`, `working`, `input_required`,
+    /// `auth_required`, `completed`, `failed`, `canceled`, `rejected`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Submitted => "submitted",
+            Self::Working => "working",
+            Self::InputRequired => "input_required",
+            Self::AuthRequired => "auth_required",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Canceled => "canceled",
+            Self::Rejected => "rejected",
+        }
+    }
 }
 
 /// A task's current state, with the message that explains it.

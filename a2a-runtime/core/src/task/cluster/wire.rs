@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::ask::{Answer, QuestionKind};
 use crate::auth::Caller;
 use crate::dispatch::MissingScope;
-use crate::quota::Busy;
+use crate::quota::{Busy, BusyKind};
 use crate::registry::Registry;
 use crate::task::error::TaskError;
 use crate::task::push_configs::PushEdit;
@@ -113,6 +113,9 @@ pub enum RemoteError {
         missing: Vec<String>,
     },
     Quota {
+        /// Absent from replicas of earlier versions.
+        #[serde(default)]
+        kind: BusyKind,
         reason: String,
         retry_after_ms: u64,
     },
@@ -143,6 +146,7 @@ impl RemoteError {
                 missing: missing.missing.iter().map(|s| (*s).to_owned()).collect(),
             },
             TaskError::Quota(busy) => Self::Quota {
+                kind: busy.kind,
                 reason: busy.reason,
                 retry_after_ms: u64::try_from(busy.retry_after.as_millis()).unwrap_or(u64::MAX),
             },
@@ -187,9 +191,11 @@ impl RemoteError {
                 }
             }
             Self::Quota {
+                kind,
                 reason,
                 retry_after_ms,
             } => TaskError::Quota(Busy::new(
+                kind,
                 reason,
                 std::time::Duration::from_millis(retry_after_ms),
             )),

@@ -2,6 +2,8 @@
 //! within its budget, artifacts within theirs), handed to its subscribers and observers under
 //! the task's lock, in order; and the skill's reports (`UpdateSink`) made into events.
 
+use std::borrow::Cow;
+
 use super::*;
 
 impl LiveTask {
@@ -53,6 +55,7 @@ impl LiveTask {
                 inner.artifact_bytes += added;
             }
         }
+        let from = inner.task.status.state;
         inner.task.apply(&event);
         inner.revision += 1;
         if let Some(message) = history {
@@ -62,6 +65,9 @@ impl LiveTask {
             trim_to_bytes(&mut inner.task.history, self.budget.history_bytes);
         }
         let state = event.state();
+        if let Some(state) = state {
+            self.metered(inner, from, state);
+        }
         let event = Arc::new(event);
         if let Some(events) = &inner.events {
             // No receivers is not an error: subscribers come and go.
@@ -86,6 +92,29 @@ impl LiveTask {
             inner.deferred = None;
         }
         Some(state)
+    }
+
+    /// Reports a move from `from` to `state`, and ends the call's turn when the task settles
+    /// or waits for an answer.
+    fn metered(&self, inner: &mut Inner, from: TaskState, state: TaskState) {
+        if state != from {
+            self.meter.task_change(|| TaskChange {
+                agent: Cow::Borrowed(&self.agent),
+                skill: Cow::Borrowed(self.skill),
+                task_id: Cow::Borrowed(&self.id),
+                context_id: Cow::Borrowed(&self.context_id),
+                owner: Cow::Borrowed(self.caller.owner()),
+                from,
+                state,
+                at: std::time::SystemTime::now(),
+            });
+        }
+        if state.is_terminal() || state.is_interrupted() {
+            let output = inner.artifact_bytes;
+            inner
+                .turn
+                .end_turn(CallOutcome::of_state(state), output, None);
+        }
     }
 
     pub(super) fn publish(&self, applied: Option<Option<TaskState>>) -> bool {

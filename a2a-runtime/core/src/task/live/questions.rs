@@ -71,6 +71,16 @@ impl LiveTask {
         if let Some(checkpoint) = inner.checkpoint.as_mut() {
             checkpoint.answered(&waiter.question, &answer);
         }
+        if inner.turn.is_on() {
+            // The answer starts the call's next turn.
+            let input = match (&history, &answer) {
+                (Some(message), _) | (None, Answer::Message(message)) => message.byte_size(),
+                (None, Answer::Value(value)) => value.byte_size(),
+                (None, Answer::Declined) => 0,
+            };
+            let output = inner.artifact_bytes;
+            inner.turn.resume(input, output);
+        }
         let event = self.status_event(TaskState::Working, None, None);
         let applied = self.apply(&mut inner, event, history, max_history);
         drop(inner);

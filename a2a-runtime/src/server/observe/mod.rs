@@ -1,0 +1,157 @@
+//! What a server reports about itself: the observers the application registers, and the
+//! exporters the server runs (Prometheus metrics with the `metrics` feature), assembled into
+//! the one [`Hub`] every agent's meter reports to.
+
+#[cfg(feature = "metrics")]
+mod metrics;
+#[cfg(feature = "metrics")]
+mod scrape;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+
+use super::ServeConfig;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::error::Error;
+use a2a_runtime_core::observe::{CallObserver, Hub, Meter};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+/// What a server reports, and where (the `observe` part of [`ServeConfig`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ObserveOptions {
+    /// Serve Prometheus metrics at `/metrics` (`--metrics`, `A2A_METRICS`; the `metrics`
+    /// feature). On the server's own address a scrape needs
+    /// [`metrics_token`](Self::metrics_token) unless the server listens on loopback only.
+    pub metrics: bool,
+    /// The bearer token a scrape of `/metrics` must present (`--metrics-token`,
+    /// `A2A_METRICS_TOKEN`).
+    pub metrics_token: Option<String>,
+    /// Serve `/metrics` on this address instead, apart from the agents' (`--metrics-bind`,
+    /// `A2A_METRICS_BIND`), where firewalls keep scrapers apart from callers.
+    pub metrics_bind: Option<SocketAddr>,
+    /// Label skill calls with their caller's principal, for at most this many principals
+    /// (the rest are `other`): `--metrics-callers`, `A2A_METRICS_CALLERS`; 0 (the default)
+    /// labels none, so the label set stays bounded.
+    pub metrics_callers: usize,
+    /// Records an application's observer may fall behind by before they are dropped and
+    /// counted (`--observer-queue`, `A2A_OBSERVER_QUEUE`; default 4096).
+    pub observer_queue: usize,
+}
+
+impl Default for ObserveOptions {
+    fn default() -> Self {
+        Self {
+            metrics: false,
+            metrics_token: None,
+            metrics_bind: None,
+            metrics_callers: 0,
+            observer_queue: 4096,
+        }
+    }
+}
+
+impl ObserveOptions {
+    /// Checks the options against the server's `bind` address.
+    pub(crate) fn validate(&self, bind: SocketAddr) -> Result<(), Error> {
+        if !self.metrics {
+            return Ok(());
+        }
+        if cfg!(not(feature = "metrics")) {
+            return Err(Error::Config(
+                "--metrics needs the `metrics` feature of a2a-runtime".into(),
+            ));
+        }
+        if self.metrics_token.as_deref().is_some_and(str::is_empty) {
+            return Err(Error::Config("--metrics-token must not be empty".into()));
+        }
+        let apart = self.metrics_bind.is_some();
+        if !apart && self.metrics_token.is_none() && !bind.ip().is_loopback() {
+            return Err(Error::Config(format!(
+                "--metrics on {bind}, which is not loopback, needs --metrics-token (scrapers \
+                 then send it as a bearer token) or --metrics-bind (an address of their own)"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The hub of a server configured by `config`, with the application's `observers` (each behind
+/// a queue of its own); `None` when nothing observes it.
+pub(crate) fn hub(config: &ServeConfig, observers: &[Arc<dyn CallObserver>]) -> Option<Arc<Hub>> {
+    let mut builder = Hub::builder().capacity(config.observe.observer_queue);
+    #[cfg(feature = "metrics")]
+    if config.observe.metrics {
+        builder = builder.inline(Arc::new(metrics::Metrics::new(
+            config.observe.metrics_callers,
+        )));
+    }
+    for observer in observers {
+        builder = builder.queued(Arc::clone(observer));
+    }
+    builder.build()
+}
+
+/// The meter of agent `key` on a server reporting to `hub`.
+pub(crate) fn meter(key: &str, hub: Option<&Arc<Hub>>) -> Meter {
+    Meter::new(key, hub.cloned())
+}
+
+/// `app` is served: its gauges (tasks, questions, streams) are read at each scrape.
+pub(crate) fn watch_app(app: &Arc<App>) {
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = metrics::of(app.dispatcher.meter()) {
+        metrics.watch_app(app);
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = app;
+}
+
+/// `sessions` hold `app`'s MCP sessions (or a host's shared endpoint's).
+pub(crate) fn watch_sessions(app: &App, sessions: &Arc<LocalSessionManager>) {
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = metrics::of(app.dispatcher.meter()) {
+        metrics.watch_sessions(sessions);
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = (app, sessions);
+}
+
+/// The `/metrics` route on the server's own address, when metrics are served there (behind
+/// the token, or on a loopback server); `apps` are the server's agents.
+pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> Router {
+    #[cfg(feature = "metrics")]
+    if config.observe.metrics
+        && config.observe.metrics_bind.is_none()
+        && let Some(metrics) = apps
+            .first()
+            .and_then(|app| metrics::of(app.dispatcher.meter()))
+    {
+        return scrape::routes(metrics, config.observe.metrics_token.clone());
+    }
+    let _ = (apps, config);
+    Router::new()
+}
+
+/// Serves `/metrics` on `--metrics-bind`, when given, until `stop`.
+pub(crate) async fn serve_apart(
+    apps: &[Arc<App>],
+    config: &ServeConfig,
+    stop: tokio_util::sync::CancellationToken,
+) -> Result<(), Error> {
+    #[cfg(feature = "metrics")]
+    if let (true, Some(bind)) = (config.observe.metrics, config.observe.metrics_bind) {
+        let Some(metrics) = apps
+            .first()
+            .and_then(|app| metrics::of(app.dispatcher.meter()))
+        else {
+            return Ok(());
+        };
+        let token = config.observe.metrics_token.clone();
+        return scrape::serve_apart(metrics, token, bind, &config.limits, stop).await;
+    }
+    let _ = (apps, config, stop);
+    Ok(())
+}

@@ -1,0 +1,326 @@
+//! Prometheus metrics count a known mix of calls exactly: A2A over every binding and version,
+//! MCP plain calls, task calls, tool errors, bad arguments, refusals by scope and by quota.
+
+use std::time::Duration;
+
+use a2a_runtime::client::Binding;
+use a2a_runtime::model::TaskState;
+use a2a_runtime::server::{Host, Limits, ObserveOptions};
+use a2a_runtime::{Message, Part};
+use a2a_tests::client_kit::{client_over, task_of};
+use a2a_tests::lab::Lab;
+use a2a_tests::library::Library;
+use a2a_tests::tokens::{SECRET, claims, hs256};
+use a2a_tests::{TestServer, response_from, start_host};
+use serde_json::{Value, json};
+
+use super::exposition::Exposition;
+
+/// Every interface the typed client calls, as `(binding, version)`.
+const EVERY_INTERFACE: [(Binding, &str); 4] = [
+    (Binding::JsonRpc, "1.0"),
+    (Binding::HttpJson, "1.0"),
+    (Binding::JsonRpc, "0.3"),
+    (Binding::HttpJson, "0.3"),
+];
+
+/// The lab and the library (bearer tokens, scoped skills) on one host serving metrics, each
+/// caller allowed one working task, every MCP call of a tasks client made a task.
+pub(crate) fn observed_host() -> Host {
+    let mut limits = Limits::default();
+    limits.max_running_per_caller = 1;
+    limits.mcp_task_after = Duration::ZERO;
+    let mut observe = ObserveOptions::default();
+    observe.metrics = true;
+    Host::new()
+        .agent("lab", Lab)
+        .server(
+            "library",
+            Library
+                .server()
+                .jwt(a2a_runtime::auth::JwtConfig::hs256(SECRET)),
+        )
+        .limits(limits)
+        .observe_options(observe)
+}
+
+/// A message for `skill` with `input` as its data part.
+pub(crate) fn call(skill: &str, input: Value) -> Message {
+    let mut message = Message::user(vec![Part::data(input)]);
+    message.metadata = json!({ "skill": skill }).as_object().cloned();
+    message
+}
+
+/// `/metrics` of the server at `base`, parsed.
+pub(crate) async fn scrape(base: &str) -> Exposition {
+    let response = reqwest::get(format!("{base}metrics")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
+    Exposition::parse(response.text().await.unwrap())
+}
+
+/// A stateless MCP `tools/call` of `tool` on `server`, declaring `capabilities`.
+async fn tool(server: &TestServer, tool: &str, arguments: Value, capabilities: Value) -> Value {
+    let params = json!({ "name": tool, "arguments": arguments });
+    let (status, body) = server.mcp_modern("tools/call", params, capabilities).await;
+    assert_eq!(status, 200, "{body}");
+    response_from(&body)["result"].clone()
+}
+
+/// Runs the mix on the host at `base`; returns how many MCP `tasks/get` it sent.
+pub(crate) async fn run_the_mix(server: &TestServer) -> usize {
+    let agent = |id: &str| TestServer {
+        base: format!("{}{id}/", server.base),
+        addr: server.addr,
+        http: reqwest::Client::new(),
+    };
+    let (lab, library) = (agent("lab"), agent("library"));
+    // A2A over every binding and version the typed client speaks, and the early draft.
+    for (binding, version) in &EVERY_INTERFACE {
+        let client = client_over(&lab.base, binding, version).await;
+        let done = task_of(
+            client
+                .send(call("echo", json!({"text": "hi"})))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{binding} {version}"
+        );
+    }
+    let draft = json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {
+        "id": "draft-1", "message": {"role": "user", "parts": [{"type": "data", "data": {"text": "hi"}}],
+        "metadata": {"skill": "echo"}}}});
+    let (_, sent) = lab.post_raw(draft.to_string(), None).await;
+    assert_eq!(sent["result"]["status"]["state"], "completed", "{sent}");
+    // A skill error, a question and its answer, a task canceled while another call is over
+    // the caller's quota of one working task.
+    let failed = lab
+        .send(
+            json!([{"data": {"reason": "no"}}]),
+            json!({"skill": "fail"}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        failed["result"]["task"]["status"]["state"], "TASK_STATE_FAILED",
+        "{failed}"
+    );
+    let asked = lab
+        .send(json!([{"data": {}}]), json!({"skill": "nap"}), json!({}))
+        .await;
+    let task = &asked["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{asked}"
+    );
+    let answer = json!({"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"],
+        "parts": [{"data": 1}]}});
+    let napped = lab.rpc("SendMessage", answer).await;
+    assert_eq!(
+        napped["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{napped}"
+    );
+    let waiting = lab
+        .send(
+            json!([{"data": {"millis": 60_000}}]),
+            json!({"skill": "wait"}),
+            json!({"returnImmediately": true}),
+        )
+        .await;
+    let waiting = waiting["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let busy = lab
+        .send(
+            json!([{"data": {"text": "hi"}}]),
+            json!({"skill": "echo"}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(busy["error"]["code"], -32029, "{busy}");
+    let canceled = lab.rpc("CancelTask", json!({"id": waiting})).await;
+    assert_eq!(
+        canceled["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+    lab.wait_for_state(&waiting, "TASK_STATE_CANCELED").await;
+    // MCP: a plain call, a tool error, arguments that do not fit, a task.
+    let plain = tool(&lab, "echo", json!({"text": "hi"}), json!({})).await;
+    assert_eq!(plain["content"][0]["text"], "hi", "{plain}");
+    let error = tool(&lab, "fail", json!({"reason": "no"}), json!({})).await;
+    assert_eq!(error["isError"], true, "{error}");
+    let invalid = tool(&lab, "add", json!({"a": "one"}), json!({})).await;
+    assert_eq!(invalid["isError"], true, "{invalid}");
+    let tasks = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+    let created = tool(&lab, "wait", json!({"millis": 50}), tasks.clone()).await;
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task_id = created["taskId"].as_str().unwrap();
+    let mut polls = 0;
+    loop {
+        polls += 1;
+        let (_, body) = lab
+            .mcp_modern("tasks/get", json!({"taskId": task_id}), tasks.clone())
+            .await;
+        if response_from(&body)["result"]["status"] == "completed" {
+            break;
+        }
+        assert!(polls < 1000, "the task never completed: {body}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Refused by scope: over MCP (the gate's 403) and A2A.
+    let token = hs256(&claims("ann", "library:members:read"));
+    let bearer = format!("Bearer {token}");
+    let params = json!({"name": "borrow", "arguments": {"title": "Dune"}});
+    let headers = [("authorization", bearer.as_str())];
+    let (status, _) = library
+        .mcp_modern_with("tools/call", params, json!({}), &headers)
+        .await;
+    assert_eq!(status, 403);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-3", "role": "ROLE_USER", "parts": [{"data": {"title": "Dune"}}],
+        "metadata": {"skill": "borrow"}}}});
+    let refused = library
+        .http
+        .post(&library.base)
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .header("authorization", &bearer)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+    polls
+}
+
+/// The count of skill calls with these labels.
+fn calls(
+    scrape: &Exposition,
+    (agent, skill): (&str, &str),
+    via: (&str, &str),
+    outcome: &str,
+) -> f64 {
+    let (protocol, binding) = via;
+    let labels = [
+        ("agent", agent),
+        ("skill", skill),
+        ("protocol", protocol),
+        ("binding", binding),
+        ("outcome", outcome),
+    ];
+    scrape.value("a2a_skill_call_duration_seconds_count", &labels)
+}
+
+#[tokio::test]
+async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
+    let server = start_host(observed_host()).await;
+    let polls = run_the_mix(&server).await;
+    let scrape = scrape(&server.base).await;
+    let a2a = |binding| ("a2a", binding);
+    let mcp = ("mcp", "streamable-http");
+    let expected = [
+        (("lab", "echo"), a2a("jsonrpc"), "completed", 3.0),
+        (("lab", "echo"), a2a("http+json"), "completed", 2.0),
+        (("lab", "fail"), a2a("jsonrpc"), "skill_error", 1.0),
+        (("lab", "nap"), a2a("jsonrpc"), "input_required", 1.0),
+        (("lab", "nap"), a2a("jsonrpc"), "completed", 1.0),
+        (("lab", "wait"), a2a("jsonrpc"), "canceled", 1.0),
+        (("lab", "echo"), a2a("jsonrpc"), "busy", 1.0),
+        (("lab", "echo"), mcp, "completed", 1.0),
+        (("lab", "fail"), mcp, "skill_error", 1.0),
+        (("lab", "add"), mcp, "invalid_input", 1.0),
+        (("lab", "wait"), mcp, "completed", 1.0),
+        (("library", "borrow"), mcp, "forbidden", 1.0),
+        (("library", "borrow"), a2a("jsonrpc"), "forbidden", 1.0),
+    ];
+    for (skill, via, outcome, count) in expected {
+        assert_eq!(
+            calls(&scrape, skill, via, outcome),
+            count,
+            "{skill:?} {via:?} {outcome}\n{}",
+            scrape.text
+        );
+    }
+    let total: f64 = expected.iter().map(|e| e.3).sum();
+    assert_eq!(
+        scrape.sum("a2a_skill_call_duration_seconds_count", &[]),
+        total,
+        "no other call was counted"
+    );
+
+    let a2a_ops = |method, version, binding, error| {
+        let labels = [
+            ("agent", "lab"),
+            ("a2a_method_name", method),
+            ("a2a_protocol_version", version),
+            ("a2a_binding", binding),
+            ("error_type", error),
+        ];
+        scrape.value("a2a_server_operation_duration_seconds_count", &labels)
+    };
+    assert_eq!(
+        a2a_ops("SendMessage", "1.0", "jsonrpc", ""),
+        5.0,
+        "echo, fail, nap, its answer, wait"
+    );
+    assert_eq!(
+        a2a_ops("SendMessage", "1.0", "jsonrpc", "-32029"),
+        1.0,
+        "the busy echo"
+    );
+    assert_eq!(a2a_ops("CancelTask", "1.0", "jsonrpc", ""), 1.0);
+    assert_eq!(a2a_ops("SendMessage", "1.0", "http+json", ""), 1.0);
+    assert_eq!(a2a_ops("SendMessage", "0.3", "jsonrpc", ""), 1.0);
+    assert_eq!(a2a_ops("SendMessage", "0.3", "http+json", ""), 1.0);
+    assert_eq!(a2a_ops("SendMessage", "draft", "jsonrpc", ""), 1.0);
+
+    let mcp_ops = |method, tool, error| {
+        let labels = [
+            ("agent", "lab"),
+            ("mcp_method_name", method),
+            ("gen_ai_tool_name", tool),
+            ("gen_ai_prompt_name", ""),
+            ("error_type", error),
+            ("network_transport", "tcp"),
+        ];
+        scrape.value("mcp_server_operation_duration_seconds_count", &labels)
+    };
+    assert_eq!(mcp_ops("tools/call", "echo", ""), 1.0);
+    assert_eq!(mcp_ops("tools/call", "fail", "tool_error"), 1.0);
+    assert_eq!(mcp_ops("tools/call", "add", "tool_error"), 1.0);
+    assert_eq!(mcp_ops("tools/call", "wait", ""), 1.0);
+    assert_eq!(mcp_ops("tasks/get", "", ""), polls as f64);
+
+    let entered = |state| {
+        scrape.value(
+            "a2a_task_transitions_total",
+            &[("agent", "lab"), ("state", state)],
+        )
+    };
+    // Five echoes, fail, nap (twice: before and after its question), wait twice.
+    assert_eq!(entered("working"), 10.0, "{}", scrape.text);
+    assert_eq!(entered("completed"), 7.0);
+    assert_eq!(entered("failed"), 1.0);
+    assert_eq!(entered("input_required"), 1.0);
+    assert_eq!(entered("canceled"), 1.0);
+    assert_eq!(
+        scrape.value("a2a_quota_refusals_total", &[("kind", "running")]),
+        1.0
+    );
+    assert_eq!(scrape.value("a2a_tasks_working", &[("agent", "lab")]), 0.0);
+    assert_eq!(
+        scrape.value("a2a_questions_waiting", &[("agent", "lab")]),
+        0.0
+    );
+    assert!(
+        scrape.value(
+            "a2a_store_write_duration_seconds_count",
+            &[("outcome", "stored")]
+        ) >= 11.0
+    );
+}
