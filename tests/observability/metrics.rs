@@ -324,3 +324,80 @@ async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
         ) >= 11.0
     );
 }
+
+#[tokio::test]
+async fn a_metrics_token_is_required_of_scrapers_and_compared_whole() {
+    let mut observe = ObserveOptions::default();
+    observe.metrics = true;
+    observe.metrics_token = Some("s3cret-scrape".into());
+    let server = start_host(Host::new().agent("lab", Lab).observe_options(observe)).await;
+    let url = format!("{}metrics", server.base);
+    let http = reqwest::Client::new();
+    let bare = http.get(&url).send().await.unwrap();
+    assert_eq!(bare.status(), 401);
+    assert_eq!(
+        bare.headers()["www-authenticate"],
+        "Bearer realm=\"metrics\""
+    );
+    for wrong in ["s3cret", "s3cret-scrape-", "S3cret-scrape"] {
+        let refused = http.get(&url).bearer_auth(wrong).send().await.unwrap();
+        assert_eq!(refused.status(), 401, "{wrong}");
+    }
+    let scraped = http
+        .get(&url)
+        .bearer_auth("s3cret-scrape")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(scraped.status(), 200);
+    assert!(
+        scraped
+            .text()
+            .await
+            .unwrap()
+            .contains("# TYPE a2a_streams_open gauge")
+    );
+}
+
+#[tokio::test]
+async fn metrics_on_an_address_of_their_own_are_not_on_the_agents() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut observe = ObserveOptions::default();
+    observe.metrics = true;
+    observe.metrics_bind = Some(format!("127.0.0.1:{port}").parse().unwrap());
+    let server = start_host(Host::new().agent("lab", Lab).observe_options(observe)).await;
+    let on_agents = reqwest::get(format!("{}metrics", server.base))
+        .await
+        .unwrap();
+    assert_eq!(on_agents.status(), 404);
+    // A hang guard while the metrics listener binds.
+    let mut apart = None;
+    for _ in 0..100 {
+        if let Ok(response) = reqwest::get(format!("http://127.0.0.1:{port}/metrics")).await {
+            apart = Some(response);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let apart = apart.expect("the metrics listener answers");
+    assert_eq!(apart.status(), 200);
+    assert!(apart.text().await.unwrap().contains("a2a_streams_open 0"));
+}
+
+#[test]
+fn metrics_beyond_loopback_need_a_token_or_an_address_of_their_own() {
+    let mut config = a2a_runtime::server::ServeConfig::default();
+    config.bind = "0.0.0.0:8080".parse().unwrap();
+    config.observe.metrics = true;
+    let refused = config.validate().unwrap_err().to_string();
+    assert!(refused.contains("--metrics-token"), "{refused}");
+    config.observe.metrics_token = Some("t".into());
+    config.validate().unwrap();
+    config.observe.metrics_token = None;
+    config.observe.metrics_bind = Some("127.0.0.1:9464".parse().unwrap());
+    config.validate().unwrap();
+}

@@ -121,7 +121,13 @@ impl AgentServer {
         }
         let security = Security::resolve(&schemes, &auth).map_err(Error::Config)?;
         check_scopes(&registry, &security)?;
-        let meter = observe::meter(key, shared.hub.as_ref());
+        // Records name the agent: its id on a host, its name on a server of its own.
+        let label = if key.is_empty() {
+            self.agent.name()
+        } else {
+            key
+        };
+        let meter = observe::meter(label, shared.hub.as_ref());
         let dispatcher =
             Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)).metered(meter));
         let state_key = state_key(server, shared.tasks.store().coordination().is_some())?;

@@ -150,7 +150,7 @@ impl AgentServer {
     }
 
     /// Reports every call, task state change, operation, store write and push delivery to
-    /// `observer`, on a task of its own behind a bounded queue (see
+    /// `observer`, on a thread of its own behind a bounded queue (see
     /// [`CallObserver`](crate::observe::CallObserver)): what the server does, for billing,
     /// audit or analytics of the application's own.
     #[must_use]

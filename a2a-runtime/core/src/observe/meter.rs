@@ -40,7 +40,7 @@ impl HubBuilder {
         self
     }
 
-    /// Adds an observer that runs on a task of its own, behind a bounded queue.
+    /// Adds an observer that runs on a thread of its own, behind a bounded queue.
     #[must_use]
     pub fn queued(mut self, observer: Arc<dyn CallObserver>) -> Self {
         self.queued.push(observer);

@@ -19,10 +19,9 @@ pub use record::{
 /// Follows what a server does, as records. Every method has a default that ignores its
 /// record: an observer implements the ones it wants.
 ///
-/// An observer registered on a server builder is called from a task of its own, fed by a
-/// bounded queue: it never holds up a call, and records it falls too far behind on are
-/// dropped and counted ([`Hub::dropped`]). It should still return quickly, handing slow work
-/// (a network write) to a task of its own.
+/// An observer registered on a server builder is called on a thread of its own, fed by a
+/// bounded queue: it never holds up a call (it may even block), and records it falls too far
+/// behind on are dropped and counted ([`Hub::dropped`]).
 pub trait CallObserver: std::any::Any + Send + Sync {
     /// A call ended: a skill's run over A2A or MCP (for a task, one turn of it: until it
     /// settles, or waits for an answer), a resource read or a prompt, or a call refused

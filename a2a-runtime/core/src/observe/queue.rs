@@ -1,5 +1,6 @@
-//! Records for an observer that runs on a task of its own: a bounded queue in front of it, so
-//! a slow observer costs the calls it watches nothing but the records it misses (counted).
+//! Records for an observer that runs on a thread of its own: a bounded queue in front of it, so
+//! a slow (even blocking) observer costs the calls it watches nothing but the records it misses
+//! (counted), and never holds a worker of the runtime serving them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -33,8 +34,8 @@ impl Event {
 /// An observer and the receiving end of its queue, until the task draining it starts.
 type Idle = (mpsc::Receiver<Arc<Event>>, Arc<dyn CallObserver>);
 
-/// One observer's queue and the task that drains it, started on the first record (a server's
-/// observers are assembled before its runtime may be running).
+/// One observer's queue and the thread that drains it, started on the first record (a server
+/// that nobody calls starts none).
 pub(super) struct Queue {
     sender: mpsc::Sender<Arc<Event>>,
     idle: Mutex<Option<Idle>>,
@@ -69,22 +70,30 @@ impl Queue {
     }
 
     fn start(&self) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            // Not on a runtime yet: records wait in the queue for the first one sent on it.
-            return;
-        };
         let idle = self
             .idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         if let Some((mut receiver, observer)) = idle {
-            runtime.spawn(async move {
+            let drain = move || {
                 // Ends once every sender (the hub) is gone and the queue is drained.
-                while let Some(event) = receiver.recv().await {
-                    event.deliver(observer.as_ref());
+                while let Some(event) = receiver.blocking_recv() {
+                    // A panicking observer loses that record, not the ones after it.
+                    let delivered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        event.deliver(observer.as_ref());
+                    }));
+                    if delivered.is_err() {
+                        tracing::error!("an observer panicked on a record");
+                    }
                 }
-            });
+            };
+            let spawned = std::thread::Builder::new()
+                .name("a2a-observer".into())
+                .spawn(drain);
+            if let Err(error) = spawned {
+                tracing::error!(%error, "could not start an observer's thread; its records are dropped");
+            }
         }
         self.started.store(true, Ordering::Release);
     }

@@ -96,7 +96,7 @@ impl CallOutcome {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CallRecord {
-    /// The agent (its id on a host; empty on a server of one agent).
+    /// The agent: its id on a host, its name on a server of its own.
     pub agent: Arc<str>,
     /// What was called.
     pub kind: CallKind,
@@ -186,7 +186,7 @@ impl CallRecord {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct TaskChange<'a> {
-    /// The agent the task belongs to.
+    /// The agent the task belongs to: its id on a host, its name on a server of its own.
     pub agent: Cow<'a, str>,
     /// The skill it runs.
     pub skill: Cow<'a, str>,
@@ -224,8 +224,7 @@ impl TaskChange<'_> {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct OperationRecord {
-    /// The agent that answered it (empty: a server of one agent, or a host's shared
-    /// endpoint before the request reached an agent).
+    /// The agent that answered it: its id on a host, its name on a server of its own.
     pub agent: Arc<str>,
     /// The protocol it came over.
     pub protocol: Protocol,

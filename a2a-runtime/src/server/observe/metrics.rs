@@ -265,7 +265,7 @@ impl Metrics {
         let apps: Vec<Arc<App>> = sources.apps.iter().filter_map(Weak::upgrade).collect();
         for app in &apps {
             let load = app.manager.load();
-            let agent = [app.manager.agent()];
+            let agent = [&**app.dispatcher.meter().agent()];
             self.tasks_working
                 .with_label_values(&agent)
                 .set(gauge_value(load.working));

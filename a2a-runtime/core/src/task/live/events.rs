@@ -99,7 +99,7 @@ impl LiveTask {
     fn metered(&self, inner: &mut Inner, from: TaskState, state: TaskState) {
         if state != from {
             self.meter.task_change(|| TaskChange {
-                agent: Cow::Borrowed(&self.agent),
+                agent: Cow::Borrowed(self.meter.agent()),
                 skill: Cow::Borrowed(self.skill),
                 task_id: Cow::Borrowed(&self.id),
                 context_id: Cow::Borrowed(&self.context_id),
