@@ -54,7 +54,8 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
     assert_eq!(
         ids,
         [
-            "add", "block", "echo", "explode", "fail", "fragile", "nap", "stubborn", "tick", "wait"
+            "add", "block", "echo", "explode", "fail", "fragile", "nap", "relay", "stubborn",
+            "tick", "wait"
         ],
         "sorted by id"
     );

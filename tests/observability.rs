@@ -1,6 +1,7 @@
 //! What a server reports about itself: Prometheus metrics that count a known mix of calls over
 //! every A2A binding and MCP exactly, checked by `promtool` and scraped by a real Prometheus
-//! server on loopback; and the application's own observers, which never hold up a call.
+//! server on loopback; OpenTelemetry traces across two processes, decoded with the official
+//! protobuf definitions; and the application's own observers, which never hold up a call.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -12,3 +13,5 @@ mod metrics;
 mod observers;
 #[path = "observability/prometheus.rs"]
 mod prometheus;
+#[path = "observability/traces.rs"]
+mod traces;

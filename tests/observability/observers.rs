@@ -115,7 +115,7 @@ async fn an_observer_gets_every_call_with_its_outcome_caller_sizes_and_trace() {
 /// Blocks on its first record until released.
 #[derive(Clone)]
 struct Stuck {
-    gate: Arc<std::sync::Mutex<()>>,
+    released: Arc<std::sync::atomic::AtomicBool>,
     received: Arc<std::sync::atomic::AtomicUsize>,
 }
 
@@ -141,17 +141,19 @@ impl Stuck {
     fn receive(&self) {
         self.received
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        drop(self.gate.lock().unwrap());
+        // Blocks its thread, as a slow observer would.
+        while !self.released.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 }
 
 #[tokio::test]
 async fn a_stuck_observer_holds_up_no_call_and_what_it_misses_is_counted() {
     let stuck = Stuck {
-        gate: Arc::default(),
+        released: Arc::default(),
         received: Arc::default(),
     };
-    let held = stuck.gate.lock().unwrap();
     let mut observe = ObserveOptions::default();
     observe.metrics = true;
     observe.observer_queue = 4;
@@ -176,7 +178,9 @@ async fn a_stuck_observer_holds_up_no_call_and_what_it_misses_is_counted() {
         dropped > 0.0,
         "ten calls make more records than a queue of four holds"
     );
-    drop(held);
+    stuck
+        .released
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     // The record it was stuck on, then the four its queue held; the rest were dropped.
     for _ in 0..1000 {
         if stuck.received.load(std::sync::atomic::Ordering::SeqCst) >= 5 {

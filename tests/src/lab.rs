@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use a2a_runtime::model::PartContent;
 use a2a_runtime::prelude::*;
 
 /// An agent for tests.
@@ -102,6 +103,37 @@ pub async fn nap(ctx: TaskContext) -> Result<String, SkillError> {
 #[skill(agent = Lab, resume = "never")]
 pub async fn fragile(ctx: TaskContext) -> Result<String, SkillError> {
     Ok(ctx.ask::<String>("Say a word").await?)
+}
+
+/// Call skill `skill` of the agent at `url` with `input` (as a data part), and answer the
+/// text of the task's first artifact.
+#[skill(agent = Lab)]
+pub async fn relay(
+    ctx: TaskContext,
+    /// The agent to call.
+    url: String,
+    /// Its skill.
+    skill: String,
+    /// The skill's input.
+    input: serde_json::Value,
+) -> Result<String, SkillError> {
+    use a2a_runtime::client::{A2aClient, SendResult};
+    let failed = |e: a2a_runtime::client::ClientError| SkillError::new(e.to_string());
+    let agent = A2aClient::connect(&url).await.map_err(failed)?;
+    let mut message = Message::user(vec![Part::data(input)]);
+    message.metadata = serde_json::json!({ "skill": skill }).as_object().cloned();
+    let SendResult::Task(task) = ctx.call_agent(&agent, message).await.map_err(failed)? else {
+        return Err(SkillError::new("expected a task"));
+    };
+    let text = task
+        .artifacts
+        .first()
+        .and_then(|artifact| artifact.parts.first())
+        .and_then(|part| match &part.content {
+            PartContent::Text(text) => Some(text.clone()),
+            _ => None,
+        });
+    text.ok_or_else(|| SkillError::new("the task answered no text"))
 }
 
 /// Report progress `times` times, publish an artifact, then answer.

@@ -6,6 +6,7 @@ pub mod hostile;
 pub mod lab;
 pub mod library;
 pub mod oauth_flow;
+pub mod otlp;
 pub mod pki;
 pub mod postgres;
 pub mod proxy;

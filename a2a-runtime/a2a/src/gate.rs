@@ -4,6 +4,7 @@
 //! middleware per step: each middleware would box the request's future and clone the route
 //! once more per request, and the request without credentials to check pays for none of it.
 
+use a2a_runtime_core::observe::Meter;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -36,6 +37,8 @@ pub struct GateSettings {
     /// Whether the gate is in front of a JSON-RPC endpoint (its refusals are JSON-RPC errors)
     /// rather than HTTP+JSON routes (`google.rpc.Status` bodies).
     pub jsonrpc: bool,
+    /// The agent's meter: a request's span starts here when the server traces requests.
+    pub meter: Meter,
 }
 
 /// The layer putting [`A2aGate`] in front of every A2A route.
@@ -75,6 +78,15 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let settings = Arc::clone(&self.settings);
+        let request = if settings.meter.traces() {
+            let (mut parts, body) = request.into_parts();
+            settings
+                .meter
+                .begin_request(&mut parts.extensions, &parts.headers);
+            Request::from_parts(parts, body)
+        } else {
+            request
+        };
         if !settings.security.is_enabled() {
             // Without a scheme every caller is the anonymous one, which is also what a request
             // without a `Caller` extension means.

@@ -401,7 +401,7 @@ impl A2aService {
                         binding,
                         caller.caller().clone(),
                     )
-                    .traced(caller.trace().cloned())
+                    .within(caller.trace())
                 };
                 meter.refused(record, CallOutcome::Forbidden, || missing.to_string());
                 return Err(missing.into());

@@ -335,7 +335,8 @@ fn with_trace(request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
     let Some(trace) = TraceContext::current() else {
         return request;
     };
-    let child = trace.child();
+    // The skill's own span when this process reports it, so the callee's span hangs under it.
+    let child = trace.outgoing();
     let request = request.header("traceparent", child.traceparent());
     match child.tracestate() {
         Some(state) => request.header("tracestate", state),

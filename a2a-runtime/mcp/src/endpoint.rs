@@ -58,6 +58,10 @@ impl<H: ServerHandler + Clone + Send + Sync + 'static> McpEndpoint<H> {
     async fn serve(self, request: Request) -> Response {
         let endpoint = &*self.0;
         let (mut parts, body) = request.into_parts();
+        endpoint
+            .gate
+            .meter
+            .begin_request(&mut parts.extensions, &parts.headers);
         super::authorize::authenticate(&endpoint.security, &mut parts).await;
         let limit = endpoint.gate.max_body;
         if a2a_runtime_core::body::declared_over(&parts.headers, limit) {

@@ -90,7 +90,7 @@ pub fn content_call(
             binding_of(context),
             caller.caller().clone(),
         )
-        .traced(caller.trace().cloned())
+        .within(caller.trace())
     })
 }
 

@@ -67,6 +67,8 @@ pub struct McpGate {
     pub tools: super::namespace::ToolSkills,
     /// The protected-resource metadata URL named in 401 challenges.
     pub resource_metadata: String,
+    /// A meter of the server's: a request's span starts at the endpoint when it traces them.
+    pub meter: a2a_runtime_core::observe::Meter,
 }
 
 /// A request the gate lets through to rmcp.

@@ -91,8 +91,12 @@ impl McpService {
         normalize_numbers(&mut input);
         let metered = meter.start(|| record(tool, &caller, binding, input.byte_size()));
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
+        let mut metered = metered;
         let mut call = match self.assemble(skill, input, (&caller, binding))? {
-            Ok(call) => call,
+            Ok(call) => {
+                metered.set_trace(call.trace.as_ref());
+                call
+            }
             Err(error) => {
                 let error = format!("invalid arguments: {error}");
                 let result = tool_error(&error);
@@ -385,8 +389,12 @@ impl McpService {
             metered.discard();
             return Ok(tool_error("the tool is no longer registered"));
         };
+        let mut metered = metered;
         let call = match self.assemble(skill, arguments, (caller, binding_of(context)))? {
-            Ok(call) => call,
+            Ok(call) => {
+                metered.set_trace(call.trace.as_ref());
+                call
+            }
             Err(error) => {
                 let error = format!(
                     "the call cannot be made again: its arguments no longer fit the tool ({error}); call it again without requestState"
@@ -418,7 +426,7 @@ fn record(tool: &'static str, caller: &CallerId, binding: Binding, input: usize)
         binding,
         caller.caller().clone(),
     )
-    .traced(caller.trace().cloned())
+    .within(caller.trace())
     .input(input)
 }
 

@@ -32,8 +32,8 @@ impl Shared {
     pub(super) fn new(
         config: &ServeConfig,
         store: Option<Arc<dyn TaskStore>>,
-        observers: &[Arc<dyn CallObserver>],
-    ) -> Self {
+        (observers, service): (&[Arc<dyn CallObserver>], (&str, &str)),
+    ) -> Result<Self, Error> {
         let limits = &config.limits;
         let store = store.unwrap_or_else(|| Arc::new(memory_store(limits)));
         let quotas = Quotas::new(QuotaLimits {
@@ -43,13 +43,13 @@ impl Shared {
             tasks_per_second: limits.tasks_per_second_per_caller,
             burst: limits.task_burst_per_caller,
         });
-        let hub = observe::hub(config, observers);
+        let hub = observe::hub(config, observers, service)?;
         let push = pusher(&config.push, &store, observe::meter("", hub.as_ref()));
-        Self {
+        Ok(Self {
             tasks: SharedTasks::new(store, quotas, limits.stream_buffer),
             push,
             hub,
-        }
+        })
     }
 }
 
@@ -63,7 +63,8 @@ impl AgentServer {
     ) -> Result<Arc<App>, Error> {
         check_rest_prefix(&self.rest_prefix)?;
         self.config.validate()?;
-        let shared = Shared::new(&self.config, self.store.clone(), &self.observers);
+        let service = (self.agent.name(), self.agent.version());
+        let shared = Shared::new(&self.config, self.store.clone(), (&self.observers, service))?;
         let placement = Placement {
             key: "",
             limits: &self.config.limits,

@@ -46,6 +46,10 @@ fn after_help() -> String {
             "--metrics needs the `metrics` feature",
         ),
         (
+            cfg!(not(feature = "otlp")),
+            "--otlp-endpoint needs the `otlp` feature",
+        ),
+        (
             cfg!(not(feature = "oauth-server")),
             "an authorization server for MCP connectors (--oauth-*) needs the `oauth-server` \
              feature",

@@ -9,7 +9,7 @@ use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
 use a2a_runtime_core::error::Error;
 
 /// Where and how a server listens, and its limits.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ServeConfig {
     /// Address to listen on (`--bind`, `A2A_BIND`; default `127.0.0.1:8080`).

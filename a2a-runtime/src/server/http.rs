@@ -161,6 +161,7 @@ pub(crate) fn agent_routes(
         max_sessions: app.limits.max_mcp_sessions,
         tools: ToolSkills::of(Arc::clone(&app.dispatcher)),
         resource_metadata: resource_metadata_url(&server_url, mcp_path),
+        meter: app.dispatcher.meter().clone(),
     };
     let mcp = McpEndpoint::new(gate, Arc::clone(&app.security), mcp);
     let max_body = app.limits.max_body_bytes;
@@ -199,6 +200,7 @@ pub(crate) fn agent_routes(
                 max_body,
                 body_time: app.limits.body_time(),
                 jsonrpc,
+                meter: app.dispatcher.meter().clone(),
             })))
             .layer(DefaultBodyLimit::max(max_body))
     };
@@ -486,6 +488,7 @@ pub(crate) async fn serve_front(
     let metrics = super::observe::serve_apart(apps, bound, stop.clone());
     let serve = super::shutdown::run(apps, &bound.limits, router, listener, tls, stop, in_flight);
     let (metrics, ()) = tokio::join!(metrics, serve);
+    super::observe::flush(apps).await;
     metrics
 }
 

@@ -7,10 +7,22 @@ use std::fmt;
 ///
 /// Read from the request's headers when they are well formed (a malformed `traceparent` is
 /// ignored, as the W3C recommendation asks); `None` for calls without one.
+///
+/// A context may also be a span of this process (a request it serves, a skill call it runs),
+/// which it reports to a tracing backend: [`parent_id`](Self::parent_id) is then that span's
+/// id, and [`local_parent`](Self::local_parent) the id of the span it was started under.
 #[derive(Clone, PartialEq, Eq)]
 pub struct TraceContext {
     traceparent: String,
     tracestate: Option<String>,
+    /// For a span of this process: the span it was started under (none for a trace's root).
+    local: Option<LocalSpan>,
+}
+
+/// What a span of this process records of where it was started.
+#[derive(Clone, PartialEq, Eq)]
+struct LocalSpan {
+    parent: Option<Box<str>>,
 }
 
 /// The longest `tracestate` kept (32 list members of at most 256 bytes each would be more; the
@@ -51,7 +63,87 @@ impl TraceContext {
         Some(Self {
             traceparent: traceparent.to_owned(),
             tracestate,
+            local: None,
         })
+    }
+
+    /// A span of this process serving a request that came in `incoming` (its caller's span
+    /// its parent, its sampling the caller's), or, without one, the root of a new trace,
+    /// sampled with probability `sample_ratio` (0 to 1).
+    pub fn start_span(incoming: Option<&Self>, sample_ratio: f64) -> Self {
+        match incoming {
+            Some(incoming) => Self {
+                local: Some(LocalSpan {
+                    parent: Some(incoming.parent_id().into()),
+                }),
+                ..incoming.with_span(random_span())
+            },
+            None => {
+                let trace = uuid::Uuid::new_v4().as_u128();
+                let flags = if sampled(sample_ratio) { "01" } else { "00" };
+                Self {
+                    traceparent: format!("00-{trace:032x}-{:016x}-{flags}", random_span()),
+                    tracestate: None,
+                    local: Some(LocalSpan { parent: None }),
+                }
+            }
+        }
+    }
+
+    /// A span of this process started under this one (a skill call under the request that
+    /// made it).
+    pub fn child_span(&self) -> Self {
+        Self {
+            local: Some(LocalSpan {
+                parent: Some(self.parent_id().into()),
+            }),
+            ..self.with_span(random_span())
+        }
+    }
+
+    /// Another span of this process beside this one, under the same parent (the next turn of
+    /// a task's call). A context that is no span of this process is returned as it is.
+    pub fn next_span(&self) -> Self {
+        match &self.local {
+            Some(local) => Self {
+                local: Some(local.clone()),
+                ..self.with_span(random_span())
+            },
+            None => self.clone(),
+        }
+    }
+
+    /// Whether this is a span of this process.
+    pub fn is_local(&self) -> bool {
+        self.local.is_some()
+    }
+
+    /// For a span of this process, the id of the span it was started under: `Some(None)` for
+    /// the root of a trace. `None` for a caller's context.
+    pub fn local_parent(&self) -> Option<Option<&str>> {
+        self.local.as_ref().map(|local| local.parent.as_deref())
+    }
+
+    /// The context a request sent from here carries: this span itself when it is one of this
+    /// process (the backend has it as the request's parent), else a [`child`](Self::child).
+    pub fn outgoing(&self) -> Self {
+        match &self.local {
+            Some(_) => Self {
+                local: None,
+                ..self.clone()
+            },
+            None => self.child(),
+        }
+    }
+
+    /// This context with `span` as its span id.
+    fn with_span(&self, span: u64) -> Self {
+        let flags = &self.traceparent[53..55];
+        Self {
+            traceparent: format!("00-{}-{span:016x}-{flags}", self.trace_id()),
+            tracestate: self.tracestate.clone(),
+            local: None,
+        }
     }
 
     /// The `traceparent` header value to send on.
@@ -97,18 +189,7 @@ impl TraceContext {
     /// `tracestate`, and a new parent id, the outgoing request's own span (W3C Trace Context
     /// §3.2.2.3: a caller sends its own span, not the one it was called from).
     pub fn child(&self) -> Self {
-        let span = loop {
-            // A random 64-bit id; all zeros is invalid.
-            let id = uuid::Uuid::new_v4().as_u64_pair().0;
-            if id != 0 {
-                break id;
-            }
-        };
-        let flags = &self.traceparent[53..55];
-        Self {
-            traceparent: format!("00-{}-{span:016x}-{flags}", self.trace_id()),
-            tracestate: self.tracestate.clone(),
-        }
+        self.with_span(random_span())
     }
 
     /// Runs `future` with this trace as [`current`](Self::current).
@@ -118,11 +199,37 @@ impl TraceContext {
     }
 }
 
+/// Whether a trace is sampled at `ratio`: a uniform draw from a v4 UUID's random bits.
+fn sampled(ratio: f64) -> bool {
+    if ratio >= 1.0 {
+        return true;
+    }
+    let draw = uuid::Uuid::new_v4().as_u64_pair().0 >> 11;
+    // 53 random bits make an f64 in [0, 1) exactly.
+    #[allow(clippy::cast_precision_loss)]
+    let unit = draw as f64 / (1u64 << 53) as f64;
+    unit < ratio
+}
+
+/// A random 64-bit span id (all zeros is invalid).
+fn random_span() -> u64 {
+    loop {
+        let id = uuid::Uuid::new_v4().as_u64_pair().0;
+        if id != 0 {
+            return id;
+        }
+    }
+}
+
 impl fmt::Debug for TraceContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TraceContext")
             .field("traceparent", &self.traceparent)
             .field("tracestate", &self.tracestate)
+            .field(
+                "local_parent",
+                &self.local.as_ref().map(|local| local.parent.as_deref()),
+            )
             .finish()
     }
 }
@@ -155,6 +262,37 @@ mod tests {
             reparsed.map(|t| t.trace_id().to_owned()),
             Some(trace.trace_id().into())
         );
+    }
+
+    #[test]
+    fn a_span_of_this_process_keeps_its_parent_and_is_sent_on_as_itself() {
+        let incoming = TraceContext::parse(VALID, None).unwrap();
+        let request = TraceContext::start_span(Some(&incoming), 0.0);
+        assert_eq!(request.trace_id(), incoming.trace_id());
+        assert!(request.is_sampled(), "the caller's sampling decides");
+        assert_eq!(request.local_parent(), Some(Some("00f067aa0ba902b7")));
+        let skill = request.child_span();
+        assert_eq!(skill.local_parent(), Some(Some(request.parent_id())));
+        let next = skill.next_span();
+        assert_ne!(next.parent_id(), skill.parent_id());
+        assert_eq!(next.local_parent(), skill.local_parent());
+        let sent = skill.outgoing();
+        assert_eq!(
+            sent.parent_id(),
+            skill.parent_id(),
+            "the skill's span is the parent"
+        );
+        assert!(!sent.is_local());
+        assert_ne!(incoming.outgoing().parent_id(), incoming.parent_id());
+    }
+
+    #[test]
+    fn a_trace_started_here_is_sampled_as_asked() {
+        let root = TraceContext::start_span(None, 1.0);
+        assert!(root.is_sampled());
+        assert_eq!(root.local_parent(), Some(None));
+        assert!(TraceContext::parse(root.traceparent(), None).is_some());
+        assert!(!TraceContext::start_span(None, 0.0).is_sampled());
     }
 
     #[test]

@@ -68,7 +68,11 @@ impl Call {
             arguments,
             message: message.map(Arc::new),
             caller,
-            trace,
+            // A call is a span of its own under its request's, when this process reports them.
+            trace: trace.map(|trace| match trace.is_local() {
+                true => trace.child_span(),
+                false => trace,
+            }),
             log_sink: None,
             // A call with a client's message is an A2A one (the front-end names its version
             // with `over` and its binding with `via`); one without is an MCP tool call.

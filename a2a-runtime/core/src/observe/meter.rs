@@ -10,6 +10,7 @@ use super::record::{
     CallOutcome, CallRecord, OperationRecord, PushDelivery, StoreWrite, TaskChange,
 };
 use crate::call::SkillResult;
+use a2a_runtime_types::TraceContext;
 
 /// The records queued for an observer before it falls behind and records are dropped.
 const DEFAULT_QUEUE: usize = 4096;
@@ -20,7 +21,16 @@ pub struct Hub {
     inline: Vec<Arc<dyn CallObserver>>,
     /// Each behind a bounded queue of its own.
     queued: Vec<Queue>,
+    /// Whether requests and calls are spans of a trace (an exporter of spans is registered),
+    /// and the share of traces started here that are sampled.
+    tracing: Option<f64>,
 }
+
+/// The span of a request this process serves, kept in the request's extensions from the
+/// moment it arrives (see [`Meter::begin_request`]): the caller's identity reads its trace
+/// from there.
+#[derive(Debug, Clone)]
+pub struct RequestSpan(pub TraceContext);
 
 /// Assembles a [`Hub`].
 #[derive(Default)]
@@ -28,6 +38,7 @@ pub struct HubBuilder {
     inline: Vec<Arc<dyn CallObserver>>,
     queued: Vec<Arc<dyn CallObserver>>,
     capacity: Option<usize>,
+    tracing: Option<f64>,
 }
 
 impl HubBuilder {
@@ -55,6 +66,15 @@ impl HubBuilder {
         self
     }
 
+    /// Makes every request and call a span (for an exporter of spans, added as an observer):
+    /// a request's caller decides whether its trace is sampled; of the traces started here,
+    /// `sample_ratio` (0 to 1) are.
+    #[must_use]
+    pub fn tracing(mut self, sample_ratio: f64) -> Self {
+        self.tracing = Some(sample_ratio.clamp(0.0, 1.0));
+        self
+    }
+
     /// The hub; `None` without observers, so that metering is off and costs nothing.
     pub fn build(self) -> Option<Arc<Hub>> {
         if self.inline.is_empty() && self.queued.is_empty() {
@@ -62,6 +82,7 @@ impl HubBuilder {
         }
         let capacity = self.capacity.unwrap_or(DEFAULT_QUEUE);
         Some(Arc::new(Hub {
+            tracing: self.tracing,
             inline: self.inline,
             queued: self
                 .queued
@@ -238,6 +259,22 @@ impl Meter {
         }
     }
 
+    /// Whether requests and calls are spans of traces this server reports.
+    pub fn traces(&self) -> bool {
+        self.hub.as_ref().is_some_and(|hub| hub.tracing.is_some())
+    }
+
+    /// Starts the span of a request that just arrived with `headers`, when this server traces
+    /// requests: it goes in `extensions`, where the caller's identity takes its trace from.
+    pub fn begin_request(&self, extensions: &mut http::Extensions, headers: &http::HeaderMap) {
+        let Some(ratio) = self.hub.as_ref().and_then(|hub| hub.tracing) else {
+            return;
+        };
+        let incoming = crate::quota::caller::trace_of(headers);
+        let span = TraceContext::start_span(incoming.as_ref(), ratio);
+        extensions.insert(RequestSpan(span));
+    }
+
     /// A task moved to a new state, as `change` describes it.
     pub fn task_change<'a>(&self, change: impl FnOnce() -> TaskChange<'a>) {
         if let Some(hub) = &self.hub {
@@ -281,6 +318,13 @@ impl Metered {
     /// Whether this call is reported.
     pub fn is_on(&self) -> bool {
         self.0.is_some()
+    }
+
+    /// The trace context the call runs in (its span, when this process reports spans).
+    pub fn set_trace(&mut self, trace: Option<&TraceContext>) {
+        if let Some(running) = &mut self.0 {
+            running.record.trace = trace.cloned();
+        }
     }
 
     /// The task this call runs as, once it has one.
@@ -356,6 +400,8 @@ impl Metered {
         running.record.started_at = std::time::SystemTime::now();
         running.record.input_bytes = input_bytes as u64;
         running.output_base = output_bytes as u64;
+        // Each turn is a span of its own, beside the first.
+        running.record.trace = running.record.trace.as_ref().map(TraceContext::next_span);
     }
 }
 

@@ -10,7 +10,7 @@ mod meter;
 mod queue;
 mod record;
 
-pub use meter::{Hub, HubBuilder, Meter, Metered};
+pub use meter::{Hub, HubBuilder, Meter, Metered, RequestSpan};
 pub use record::{
     CallKind, CallOutcome, CallRecord, OperationRecord, PushDelivery, PushOutcome, StoreWrite,
     TaskChange,

@@ -167,10 +167,21 @@ impl CallRecord {
         self
     }
 
-    /// The same record, in `trace`.
+    /// The same record, in `trace` (the call's own context).
     #[must_use]
     pub fn traced(mut self, trace: Option<TraceContext>) -> Self {
         self.trace = trace;
+        self
+    }
+
+    /// The same record, made by a request in `trace`: a call of its own, a span under the
+    /// request's when this process reports spans.
+    #[must_use]
+    pub fn within(mut self, trace: Option<&TraceContext>) -> Self {
+        self.trace = trace.map(|trace| match trace.is_local() {
+            true => trace.child_span(),
+            false => trace.clone(),
+        });
         self
     }
 

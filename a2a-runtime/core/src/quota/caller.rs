@@ -11,13 +11,14 @@ use http::request::Parts;
 use http::{Extensions, HeaderMap, HeaderName};
 
 use crate::auth::Caller;
+use crate::observe::RequestSpan;
 use a2a_runtime_types::TraceContext;
 
 static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 static TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
 
 /// The W3C Trace Context of a request with these headers.
-fn trace_of(headers: &HeaderMap) -> Option<TraceContext> {
+pub(crate) fn trace_of(headers: &HeaderMap) -> Option<TraceContext> {
     let traceparent = headers.get(&TRACEPARENT)?.to_str().ok()?;
     let tracestate = headers.get(&TRACESTATE).and_then(|v| v.to_str().ok());
     TraceContext::parse(traceparent, tracestate)
@@ -38,7 +39,11 @@ impl CallerId {
     /// carries no [`PeerKey`], is `peer` (an application serving the router itself tells it
     /// through axum's `ConnectInfo`, which the front-end reads).
     pub fn of(parts: &Parts, peer: Option<SocketAddr>) -> Self {
-        let trace = trace_of(&parts.headers);
+        // The request's own span, when this server traces requests; else the caller's context.
+        let trace = match parts.extensions.get::<RequestSpan>() {
+            Some(span) => Some(span.0.clone()),
+            None => trace_of(&parts.headers),
+        };
         Self {
             trace,
             ..Self::identify(&parts.extensions, peer)

@@ -34,7 +34,7 @@ pub(super) struct PushArgs {
 
 /// Metrics and observers.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Metrics")]
+#[command(next_help_heading = "Metrics and traces")]
 pub(super) struct ObserveArgs {
     /// Serve Prometheus metrics at /metrics (the `metrics` feature); beyond loopback it needs
     /// --metrics-token or --metrics-bind
@@ -59,6 +59,32 @@ pub(super) struct ObserveArgs {
     /// counted) [default: 4096]
     #[arg(long, env = "A2A_OBSERVER_QUEUE", value_name = "N")]
     pub(super) observer_queue: Option<usize>,
+    /// Export traces over OTLP (HTTP/protobuf) to this collector, at URL/v1/traces (the
+    /// `otlp` feature): a span per request and per skill call
+    #[arg(long, env = "A2A_OTLP_ENDPOINT", value_name = "URL")]
+    pub(super) otlp_endpoint: Option<String>,
+    /// A header every export carries, such as a backend's key (repeat, or comma separated)
+    #[arg(
+        long = "otlp-header",
+        env = "A2A_OTLP_HEADERS",
+        value_delimiter = ',',
+        value_name = "NAME=VALUE",
+        value_parser = header,
+        hide_env_values = true
+    )]
+    pub(super) otlp_headers: Vec<(String, String)>,
+    /// The share of traces started here (requests without a traceparent) that are sampled,
+    /// 0 to 1; a caller's traceparent decides for its own [default: 1]
+    #[arg(long, env = "A2A_OTLP_SAMPLE_RATIO", value_name = "RATIO")]
+    pub(super) otlp_sample_ratio: Option<f64>,
+}
+
+/// `NAME=VALUE`.
+fn header(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| format!("`{text}` is not NAME=VALUE"))
 }
 
 impl ObserveArgs {
@@ -76,6 +102,13 @@ impl ObserveArgs {
         }
         if let Some(queue) = self.observer_queue {
             options.observer_queue = queue;
+        }
+        if self.otlp_endpoint.is_some() {
+            options.otlp_endpoint = self.otlp_endpoint;
+        }
+        options.otlp_headers.extend(self.otlp_headers);
+        if let Some(ratio) = self.otlp_sample_ratio {
+            options.otlp_sample_ratio = ratio;
         }
     }
 }

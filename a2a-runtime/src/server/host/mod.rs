@@ -453,7 +453,8 @@ impl Host {
     ) -> Result<Vec<Arc<App>>, Error> {
         self.config.validate()?;
         self.check_ids()?;
-        let shared = Shared::new(&self.config, self.store.clone(), &self.observers);
+        let service = (self.name.as_str(), env!("CARGO_PKG_VERSION"));
+        let shared = Shared::new(&self.config, self.store.clone(), (&self.observers, service))?;
         let host_auth = AuthConfig {
             api_keys: self.api_keys.clone(),
             jwt: self.jwt.clone(),

@@ -68,6 +68,11 @@ pub(super) fn routes(
                 .collect(),
         ),
         resource_metadata: http::resource_metadata_url(&server_url, http::MCP_PATH),
+        // The host's: what its agents share (the hub) is all the endpoint reports through.
+        meter: apps
+            .first()
+            .map(|app| app.dispatcher.meter().clone())
+            .unwrap_or_default(),
     };
     let document = metadata(&security, apps, &host.name, &server_url);
     let endpoint = McpEndpoint::new(gate, security, rmcp);

@@ -48,6 +48,7 @@ pub(super) struct Metrics {
     push_deliveries: IntCounterVec,
     refusals: IntCounterVec,
     dropped: IntCounter,
+    spans_dropped: IntCounter,
     tasks_working: IntGaugeVec,
     questions_waiting: IntGaugeVec,
     subscribers: IntGaugeVec,
@@ -65,6 +66,7 @@ struct Sources {
     /// Refusals and drops as last read, to count on from.
     refusals: [u64; BusyKind::ALL.len()],
     dropped: u64,
+    spans_dropped: u64,
 }
 
 /// The caller label: principals as they come, up to a cap, then `other`.
@@ -180,6 +182,11 @@ impl Metrics {
                 "Records an application's observer fell too far behind to receive.",
             )
             .unwrap_or_else(|e| panic!("metric: {e}")),
+            spans_dropped: IntCounter::new(
+                "a2a_spans_dropped_total",
+                "Spans not exported: beyond the buffer while the collector was down, or refused.",
+            )
+            .unwrap_or_else(|e| panic!("metric: {e}")),
             tasks_working: gauge("a2a_tasks_working", "Tasks working now.", &["agent"]),
             questions_waiting: gauge(
                 "a2a_questions_waiting",
@@ -220,6 +227,7 @@ impl Metrics {
             Box::new(self.push_deliveries.clone()),
             Box::new(self.refusals.clone()),
             Box::new(self.dropped.clone()),
+            Box::new(self.spans_dropped.clone()),
             Box::new(self.tasks_working.clone()),
             Box::new(self.questions_waiting.clone()),
             Box::new(self.subscribers.clone()),
@@ -290,6 +298,13 @@ impl Metrics {
                 let dropped = hub.dropped();
                 self.dropped.inc_by(dropped.saturating_sub(sources.dropped));
                 sources.dropped = dropped;
+            }
+            #[cfg(feature = "otlp")]
+            if let Some(exporter) = super::otlp::of(app.dispatcher.meter()) {
+                let dropped = exporter.dropped();
+                self.spans_dropped
+                    .inc_by(dropped.saturating_sub(sources.spans_dropped));
+                sources.spans_dropped = dropped;
             }
         }
         let sessions: usize = sources

@@ -4,6 +4,8 @@
 
 #[cfg(feature = "metrics")]
 mod metrics;
+#[cfg(feature = "otlp")]
+mod otlp;
 #[cfg(feature = "metrics")]
 mod scrape;
 
@@ -19,7 +21,7 @@ use a2a_runtime_core::observe::{CallObserver, Hub, Meter};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 /// What a server reports, and where (the `observe` part of [`ServeConfig`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ObserveOptions {
     /// Serve Prometheus metrics at `/metrics` (`--metrics`, `A2A_METRICS`; the `metrics`
@@ -39,6 +41,17 @@ pub struct ObserveOptions {
     /// Records an application's observer may fall behind by before they are dropped and
     /// counted (`--observer-queue`, `A2A_OBSERVER_QUEUE`; default 4096).
     pub observer_queue: usize,
+    /// Export traces over OTLP (HTTP/protobuf) to this collector, as
+    /// `{endpoint}/v1/traces` (`--otlp-endpoint`, `A2A_OTLP_ENDPOINT`; the `otlp` feature):
+    /// a span per request and per skill call.
+    pub otlp_endpoint: Option<String>,
+    /// Headers every export carries, such as a backend's API key (`--otlp-header NAME=VALUE`,
+    /// `A2A_OTLP_HEADERS`).
+    pub otlp_headers: Vec<(String, String)>,
+    /// The share of traces started here (requests without a `traceparent`) that are
+    /// sampled, 0 to 1 (`--otlp-sample-ratio`; default 1). A caller's `traceparent` decides
+    /// for its own trace.
+    pub otlp_sample_ratio: f64,
 }
 
 impl Default for ObserveOptions {
@@ -49,6 +62,9 @@ impl Default for ObserveOptions {
             metrics_bind: None,
             metrics_callers: 0,
             observer_queue: 4096,
+            otlp_endpoint: None,
+            otlp_headers: Vec::new(),
+            otlp_sample_ratio: 1.0,
         }
     }
 }
@@ -56,6 +72,24 @@ impl Default for ObserveOptions {
 impl ObserveOptions {
     /// Checks the options against the server's `bind` address.
     pub(crate) fn validate(&self, bind: SocketAddr) -> Result<(), Error> {
+        if let Some(endpoint) = &self.otlp_endpoint {
+            if cfg!(not(feature = "otlp")) {
+                return Err(Error::Config(
+                    "--otlp-endpoint needs the `otlp` feature of a2a-runtime".into(),
+                ));
+            }
+            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+                return Err(Error::Config(format!(
+                    "--otlp-endpoint `{endpoint}` must be an http:// or https:// URL"
+                )));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.otlp_sample_ratio) {
+            return Err(Error::Config(format!(
+                "--otlp-sample-ratio must be between 0 and 1, got {}",
+                self.otlp_sample_ratio
+            )));
+        }
         if !self.metrics {
             return Ok(());
         }
@@ -79,9 +113,23 @@ impl ObserveOptions {
 }
 
 /// The hub of a server configured by `config`, with the application's `observers` (each behind
-/// a queue of its own); `None` when nothing observes it.
-pub(crate) fn hub(config: &ServeConfig, observers: &[Arc<dyn CallObserver>]) -> Option<Arc<Hub>> {
+/// a queue of its own); `None` when nothing observes it. `service` names the server (and its
+/// version) in the traces it exports.
+pub(crate) fn hub(
+    config: &ServeConfig,
+    observers: &[Arc<dyn CallObserver>],
+    service: (&str, &str),
+) -> Result<Option<Arc<Hub>>, Error> {
     let mut builder = Hub::builder().capacity(config.observe.observer_queue);
+    #[cfg(feature = "otlp")]
+    if let Some(endpoint) = &config.observe.otlp_endpoint {
+        let exporter = otlp::Otlp::new(endpoint, &config.observe.otlp_headers, service)?;
+        builder = builder
+            .tracing(config.observe.otlp_sample_ratio)
+            .inline(Arc::new(exporter));
+    }
+    #[cfg(not(feature = "otlp"))]
+    let _ = service;
     #[cfg(feature = "metrics")]
     if config.observe.metrics {
         builder = builder.inline(Arc::new(metrics::Metrics::new(
@@ -91,7 +139,23 @@ pub(crate) fn hub(config: &ServeConfig, observers: &[Arc<dyn CallObserver>]) -> 
     for observer in observers {
         builder = builder.queued(Arc::clone(observer));
     }
-    builder.build()
+    Ok(builder.build())
+}
+
+/// Sends what exporters still hold, once the server stopped serving (within a few seconds).
+pub(crate) async fn flush(apps: &[Arc<App>]) {
+    #[cfg(feature = "otlp")]
+    if let Some(exporter) = apps
+        .first()
+        .and_then(|app| otlp::of(app.dispatcher.meter()))
+    {
+        let flushed = tokio::time::timeout(std::time::Duration::from_secs(5), exporter.flush());
+        if flushed.await.is_err() {
+            tracing::warn!("spans still buffered at exit were not all exported");
+        }
+    }
+    #[cfg(not(feature = "otlp"))]
+    let _ = apps;
 }
 
 /// The meter of agent `key` on a server reporting to `hub`.

@@ -1,0 +1,234 @@
+//! OpenTelemetry traces over OTLP (HTTP/protobuf): an inline observer turns the records of
+//! sampled traces into spans and keeps them in a bounded buffer; a task of its own posts them
+//! in batches to `{endpoint}/v1/traces`, each within a timeout, and what could not be kept or
+//! sent is counted and logged, never waited for by a call.
+
+mod spans;
+mod wire;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use prost::Message as _;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+
+use a2a_runtime_core::error::Error;
+use a2a_runtime_core::observe::{CallObserver, CallRecord, Meter, OperationRecord};
+use wire::{
+    ExportTraceServiceRequest, InstrumentationScope, KeyValue, Resource, ResourceSpans, ScopeSpans,
+};
+
+/// Spans kept while the backend is slow or down; beyond it new spans are dropped (counted).
+const MAX_BUFFERED: usize = 8192;
+/// Spans per export request.
+const BATCH: usize = 512;
+/// How often what is buffered is sent, at the latest.
+const EXPORT_PERIOD: Duration = Duration::from_secs(1);
+/// How long one export request may take.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The exporter (cheap to clone: a handle on what its task shares).
+pub(super) struct Otlp(Arc<Shared>);
+
+struct Shared {
+    /// `{endpoint}/v1/traces`.
+    url: String,
+    headers: HeaderMap,
+    /// Who the spans are from.
+    resource: Resource,
+    buffer: Mutex<Vec<wire::Span>>,
+    /// Wakes the export task when a batch is full.
+    full: tokio::sync::Notify,
+    started: AtomicBool,
+    dropped: AtomicU64,
+    client: reqwest::Client,
+}
+
+impl Otlp {
+    /// An exporter to the collector at `endpoint` (`http(s)://host:port`, or a path under
+    /// which `/v1/traces` is), sending `headers`, for the service `service`.
+    pub(super) fn new(
+        endpoint: &str,
+        headers: &[(String, String)],
+        (service, version): (&str, &str),
+    ) -> Result<Self, Error> {
+        let url = format!("{}/v1/traces", endpoint.trim_end_matches('/'));
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            let header = HeaderName::from_bytes(name.trim().as_bytes())
+                .ok()
+                .zip(HeaderValue::from_str(value.trim()).ok());
+            let Some((name, value)) = header else {
+                return Err(Error::Config(format!(
+                    "--otlp-header `{name}` is no HTTP header"
+                )));
+            };
+            map.insert(name, value);
+        }
+        map.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/x-protobuf"),
+        );
+        let client = reqwest::Client::builder()
+            .timeout(EXPORT_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Error::Config(format!("the OTLP client could not be built: {e}")))?;
+        let resource = Resource {
+            attributes: vec![
+                KeyValue::text("service.name", service),
+                KeyValue::text("service.version", version),
+                // Tells replicas (and two runs) of one service apart.
+                KeyValue::text("service.instance.id", a2a_runtime_types::model::new_id()),
+                KeyValue::text("telemetry.sdk.name", "a2a-runtime"),
+                KeyValue::text("telemetry.sdk.language", "rust"),
+                KeyValue::text("telemetry.sdk.version", env!("CARGO_PKG_VERSION")),
+            ],
+        };
+        Ok(Self(Arc::new(Shared {
+            url,
+            headers: map,
+            resource,
+            buffer: Mutex::new(Vec::new()),
+            full: tokio::sync::Notify::new(),
+            started: AtomicBool::new(false),
+            dropped: AtomicU64::new(0),
+            client,
+        })))
+    }
+
+    /// Spans dropped so far: beyond the buffer while the collector was slow or down, or
+    /// refused by it.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))] // Metrics count them.
+    pub(super) fn dropped(&self) -> u64 {
+        self.0.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Sends every span buffered now (at shutdown).
+    pub(super) async fn flush(&self) {
+        while self.0.export().await {}
+    }
+
+    fn keep(&self, span: wire::Span) {
+        let shared = &self.0;
+        let mut buffer = shared.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+        if buffer.len() >= MAX_BUFFERED {
+            drop(buffer);
+            shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        buffer.push(span);
+        let full = buffer.len() >= BATCH;
+        drop(buffer);
+        if !shared.started.swap(true, Ordering::AcqRel) {
+            self.start();
+        }
+        if full {
+            shared.full.notify_one();
+        }
+    }
+
+    /// Starts the task that exports, every period or batch; it ends with the exporter.
+    fn start(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.0.started.store(false, Ordering::Release);
+            return;
+        };
+        let shared: Weak<Shared> = Arc::downgrade(&self.0);
+        runtime.spawn(async move {
+            loop {
+                let Some(strong) = shared.upgrade() else {
+                    return;
+                };
+                tokio::select! {
+                    () = strong.full.notified() => {}
+                    () = tokio::time::sleep(EXPORT_PERIOD) => {}
+                }
+                while strong.export().await {}
+            }
+        });
+    }
+}
+
+impl Shared {
+    /// Posts one batch of what is buffered; whether there may be more.
+    async fn export(&self) -> bool {
+        let spans: Vec<wire::Span> = {
+            let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+            let take = buffer.len().min(BATCH);
+            buffer.drain(..take).collect()
+        };
+        if spans.is_empty() {
+            return false;
+        }
+        let count = spans.len();
+        let request = ExportTraceServiceRequest {
+            resource_spans: vec![ResourceSpans {
+                resource: Some(self.resource.clone()),
+                scope_spans: vec![ScopeSpans {
+                    scope: Some(InstrumentationScope {
+                        name: "a2a-runtime".into(),
+                        version: env!("CARGO_PKG_VERSION").into(),
+                    }),
+                    spans,
+                }],
+            }],
+        };
+        let body = request.encode_to_vec();
+        // One retry, for the failures the OTLP specification calls retryable.
+        for attempt in 0..2 {
+            match self.post(body.clone()).await {
+                Ok(()) => return count == BATCH,
+                Err((error, retryable)) if retryable && attempt == 0 => {
+                    tracing::debug!(%error, "OTLP export failed; retrying");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err((error, _)) => {
+                    self.dropped.fetch_add(count as u64, Ordering::Relaxed);
+                    tracing::warn!(%error, spans = count, url = %self.url, "OTLP export failed; spans dropped");
+                    return false;
+                }
+            }
+        }
+        false
+    }
+
+    async fn post(&self, body: Vec<u8>) -> Result<(), (String, bool)> {
+        let sent = self
+            .client
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .body(body)
+            .send()
+            .await;
+        match sent {
+            Ok(response) if response.status().is_success() => Ok(()),
+            Ok(response) => {
+                let status = response.status();
+                let retryable = matches!(status.as_u16(), 429 | 502 | 503 | 504);
+                Err((format!("the collector answered {status}"), retryable))
+            }
+            Err(error) => Err((error.to_string(), true)),
+        }
+    }
+}
+
+impl CallObserver for Otlp {
+    fn call(&self, record: &CallRecord) {
+        if let Some(span) = spans::of_call(record) {
+            self.keep(span);
+        }
+    }
+
+    fn operation(&self, operation: &OperationRecord) {
+        if let Some(span) = spans::of_operation(operation) {
+            self.keep(span);
+        }
+    }
+}
+
+/// The exporter `meter` reports to, if the server exports traces.
+pub(super) fn of(meter: &Meter) -> Option<Arc<Otlp>> {
+    meter.hub()?.find::<Otlp>()
+}
