@@ -1,7 +1,8 @@
 //! What a server reports about itself: Prometheus metrics that count a known mix of calls over
 //! every A2A binding and MCP exactly, checked by `promtool` and scraped by a real Prometheus
 //! server on loopback; OpenTelemetry traces across two processes, decoded with the official
-//! protobuf definitions; and the application's own observers, which never hold up a call.
+//! protobuf definitions; durable usage records and call budgets; and the application's own
+//! observers, which never hold up a call.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -15,3 +16,5 @@ mod observers;
 mod prometheus;
 #[path = "observability/traces.rs"]
 mod traces;
+#[path = "observability/usage.rs"]
+mod usage;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use a2a_runtime::client::Binding;
 use a2a_runtime::model::TaskState;
-use a2a_runtime::server::{Host, Limits, ObserveOptions};
+use a2a_runtime::server::{Host, ObserveOptions, ServeConfig};
 use a2a_runtime::{Message, Part};
 use a2a_tests::client_kit::{client_over, task_of};
 use a2a_tests::lab::Lab;
@@ -24,24 +24,29 @@ const EVERY_INTERFACE: [(Binding, &str); 4] = [
     (Binding::HttpJson, "0.3"),
 ];
 
-/// The lab and the library (bearer tokens, scoped skills) on one host serving metrics, each
-/// caller allowed one working task, every MCP call of a tasks client made a task.
+/// A host's configuration serving metrics, each caller allowed one working task, every MCP
+/// call of a tasks client made a task.
+pub(crate) fn observed_config() -> ServeConfig {
+    let mut config = ServeConfig::default();
+    config.limits.max_running_per_caller = 1;
+    config.limits.mcp_task_after = Duration::ZERO;
+    config.observe.metrics = true;
+    config
+}
+
+/// The lab and the library (bearer tokens, scoped skills) on one host configured by `config`.
+pub(crate) fn host_of(config: ServeConfig) -> Host {
+    Host::new().config(config).agent("lab", Lab).server(
+        "library",
+        Library
+            .server()
+            .jwt(a2a_runtime::auth::JwtConfig::hs256(SECRET)),
+    )
+}
+
+/// The lab and the library on one host serving metrics (see [`observed_config`]).
 pub(crate) fn observed_host() -> Host {
-    let mut limits = Limits::default();
-    limits.max_running_per_caller = 1;
-    limits.mcp_task_after = Duration::ZERO;
-    let mut observe = ObserveOptions::default();
-    observe.metrics = true;
-    Host::new()
-        .agent("lab", Lab)
-        .server(
-            "library",
-            Library
-                .server()
-                .jwt(a2a_runtime::auth::JwtConfig::hs256(SECRET)),
-        )
-        .limits(limits)
-        .observe_options(observe)
+    host_of(observed_config())
 }
 
 /// A message for `skill` with `input` as its data part.
@@ -173,7 +178,9 @@ pub(crate) async fn run_the_mix(server: &TestServer) -> usize {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // Refused by scope: over MCP (the gate's 403) and A2A.
-    let token = hs256(&claims("ann", "library:members:read"));
+    let mut ann = claims("ann", "library:members:read");
+    ann["tenant"] = json!("acme");
+    let token = hs256(&ann);
     let bearer = format!("Bearer {token}");
     let params = json!({"name": "borrow", "arguments": {"title": "Dune"}});
     let headers = [("authorization", bearer.as_str())];

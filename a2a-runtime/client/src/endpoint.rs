@@ -351,7 +351,7 @@ fn content_type(headers: &HeaderMap) -> &str {
         .unwrap_or_default()
 }
 
-fn quote(body: &[u8]) -> String {
+pub(crate) fn quote(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     match text.char_indices().nth(QUOTED_BODY) {
         Some((end, _)) => format!("{}…", &text[..end]),

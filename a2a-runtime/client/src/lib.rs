@@ -20,6 +20,7 @@ mod rest;
 mod retry;
 mod skills;
 mod sse;
+mod usage;
 mod validate;
 mod wire;
 
@@ -38,6 +39,7 @@ pub use list::{ListTasks, TaskPage};
 pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;
 pub use skills::{Answerer, Question, SkillClient, decode_output};
+pub use usage::{UsageLine, UsageReport, UsageRequest, fetch_usage};
 pub use validate::{Finding, Severity, validate_card};
 pub use wire::{card_json, event_json, message_json, task_json};
 

@@ -43,7 +43,7 @@ impl Shared {
             tasks_per_second: limits.tasks_per_second_per_caller,
             burst: limits.task_burst_per_caller,
         });
-        let hub = observe::hub(config, observers, service)?;
+        let hub = observe::hub(config, (observers, &quotas), service)?;
         let push = pusher(&config.push, &store, observe::meter("", hub.as_ref()));
         Ok(Self {
             tasks: SharedTasks::new(store, quotas, limits.stream_buffer),

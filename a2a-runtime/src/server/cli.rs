@@ -50,6 +50,10 @@ fn after_help() -> String {
             "--otlp-endpoint needs the `otlp` feature",
         ),
         (
+            cfg!(not(feature = "usage")),
+            "--usage and --call-budget need the `usage` feature",
+        ),
+        (
             cfg!(not(feature = "oauth-server")),
             "an authorization server for MCP connectors (--oauth-*) needs the `oauth-server` \
              feature",

@@ -428,6 +428,11 @@ impl AgentServer {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let starting = Arc::clone(&app);
             runtime.spawn(async move {
+                // Usage records of a router are kept in memory (its store is the caller's).
+                let apps = std::slice::from_ref(&starting);
+                if let Err(error) = observe::open(apps, None).await {
+                    tracing::error!(%error, "the usage store could not be opened");
+                }
                 if let Err(error) = starting.start().await {
                     tracing::error!(%error, "settling tasks left by an earlier run failed");
                 }
@@ -480,6 +485,7 @@ impl AgentServer {
         }
         if self.config.stdio {
             let app = self.build(CancellationToken::new(), None)?;
+            observe::open(std::slice::from_ref(&app), self.store_location.as_ref()).await?;
             app.start().await?;
             return http::serve_stdio(app).await;
         }
@@ -539,6 +545,7 @@ impl AgentServer {
         };
         let agent_oauth = deployed.as_ref().map(|d| d.for_agent(&resources));
         let app = self.build(CancellationToken::new(), agent_oauth.as_ref())?;
+        observe::open(std::slice::from_ref(&app), self.store_location.as_ref()).await?;
         app.start().await?;
         if let Some(deployed) = &deployed {
             deployed.sweep_until(stop.clone());

@@ -4,7 +4,7 @@ use a2a_runtime::TaskState;
 use clap::{Args, Parser, Subcommand};
 
 /// Talk to any A2A agent: read and validate its card, send messages, follow tasks, manage push
-/// configs.
+/// configs; read a server's usage.
 #[derive(Debug, Parser)]
 #[command(name = "a2a", version)]
 pub(crate) struct Cli {
@@ -129,6 +129,27 @@ pub(crate) enum Command {
     /// Manage a task's push notification configs.
     #[command(subcommand)]
     Push(PushCommand),
+    /// Print a server's usage (calls, failures, time, bytes) per caller, skill or agent; needs
+    /// credentials granted its admin scope (`--token`).
+    Usage {
+        /// The server's URL (a host's root, not an agent's path under it).
+        url: String,
+        /// From this time (RFC 3339) [default: 30 days ago].
+        #[arg(long)]
+        since: Option<String>,
+        /// Until this time (RFC 3339) [default: now].
+        #[arg(long)]
+        until: Option<String>,
+        /// Group by `caller`, `skill` or `agent`.
+        #[arg(long, default_value = "caller", value_parser = ["caller", "skill", "agent"])]
+        by: String,
+        /// Only this agent's calls.
+        #[arg(long)]
+        agent: Option<String>,
+        /// At most this many groups.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

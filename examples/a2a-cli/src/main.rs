@@ -1,4 +1,5 @@
-//! `a2a`: a command-line client of A2A agents, built on `a2a_runtime::client`.
+//! `a2a`: a command-line client of A2A agents (and of a server's usage), built on
+//! `a2a_runtime::client`.
 //!
 //! Every command takes the agent's base URL (or its card's URL). `--json` prints A2A 1.0 JSON
 //! (one object, or one line per stream event) for scripts; without it the output is for people.
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 
 use a2a_runtime::client::{
     A2aClient, ClientError, ListTasks, PushNotificationConfig, SendOptions, SendResult, Severity,
+    UsageRequest, fetch_usage,
 };
 use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Message, Part};
@@ -167,6 +169,29 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
             }
         }
         Command::Push(push) => return run_push(&cli, push).await,
+        Command::Usage {
+            url,
+            since,
+            until,
+            by,
+            agent,
+            limit,
+        } => {
+            let request = UsageRequest {
+                since: since.clone(),
+                until: until.clone(),
+                by: Some(by.clone()),
+                agent: agent.clone(),
+                limit: *limit,
+            };
+            let mut headers: Vec<(String, String)> = cli.headers.clone();
+            headers.extend(cli.api_keys.iter().cloned());
+            if let Some(token) = &cli.token {
+                headers.push(("authorization".into(), format!("Bearer {token}")));
+            }
+            let report = fetch_usage(url, &request, &headers, cli.timeout.into()).await?;
+            print::usage(&report, json);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,8 @@
 //! What the commands print: A2A 1.0 JSON with `--json`, short lines for people otherwise.
 
 use a2a_runtime::client::{
-    AgentCard, Finding, PushNotificationConfig, SendResult, StreamEvent, card_json, event_json,
-    message_json, task_json,
+    AgentCard, Finding, PushNotificationConfig, SendResult, StreamEvent, UsageReport, card_json,
+    event_json, message_json, task_json,
 };
 use a2a_runtime::{Message, Part, Task, model::PartContent};
 use serde_json::Value;
@@ -176,4 +176,42 @@ pub(crate) fn push_config(config: &PushNotificationConfig, json: bool) {
         config.id.as_deref().unwrap_or("-"),
         config.url
     );
+}
+
+/// A usage report: one JSON object, or a table for people.
+pub(crate) fn usage(report: &UsageReport, json: bool) {
+    if json {
+        let totals: Vec<Value> = report
+            .totals
+            .iter()
+            .map(|line| {
+                serde_json::json!({
+                    report.by.as_str(): line.key, "calls": line.calls, "ran": line.ran,
+                    "failed": line.failed, "refused": line.refused,
+                    "durationMs": line.duration_ms, "inputBytes": line.input_bytes,
+                    "outputBytes": line.output_bytes,
+                })
+            })
+            .collect();
+        let value = serde_json::json!({"since": report.since, "until": report.until,
+            "by": report.by, "usage": totals});
+        return json_line(&value);
+    }
+    println!("usage from {} until {}", report.since, report.until);
+    println!(
+        "{:<32} {:>8} {:>8} {:>8} {:>10} {:>12} {:>12}",
+        report.by, "calls", "failed", "refused", "time (s)", "bytes in", "bytes out"
+    );
+    for line in &report.totals {
+        println!(
+            "{:<32} {:>8} {:>8} {:>8} {:>10.1} {:>12} {:>12}",
+            line.key,
+            line.calls,
+            line.failed,
+            line.refused,
+            line.duration_ms as f64 / 1000.0,
+            line.input_bytes,
+            line.output_bytes
+        );
+    }
 }

@@ -222,3 +222,66 @@ async fn without_a_terminal_or_interactive_a_question_leaves_the_task_waiting() 
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("still waits"), "{stderr}");
 }
+
+#[tokio::test]
+async fn usage_prints_a_servers_calls_by_skill_for_an_admin() {
+    use a2a_tests::tokens::{SECRET, claims, hs256};
+    let mut config = a2a_runtime::server::ServeConfig::default();
+    config.observe.usage = true;
+    let server = start(
+        a2a_tests::library::Library
+            .server()
+            .jwt(a2a_runtime::auth::JwtConfig::hs256(SECRET))
+            .config(config),
+    )
+    .await;
+    let reader = hs256(&claims("ann", "library:members:read"));
+    let searched = call(
+        "send",
+        &server.base,
+        "search",
+        r#"{"query":"dune"}"#,
+        &["--token", &reader],
+    )
+    .await;
+    assert!(searched.contains("Completed"), "{searched}");
+    let admin = hs256(&claims("root", "a2a:admin"));
+    let mut counted = Value::Null;
+    // Rows are written within a second; a hang guard of 10 s.
+    for _ in 0..100 {
+        let out = stdout(
+            &a2a(&[
+                "usage",
+                &server.base,
+                "--by",
+                "skill",
+                "--json",
+                "--token",
+                &admin,
+            ])
+            .await,
+        );
+        counted = serde_json::from_str(&out).unwrap();
+        if counted["usage"]
+            .as_array()
+            .is_some_and(|lines| !lines.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(counted["by"], "skill", "{counted}");
+    assert_eq!(counted["usage"][0]["skill"], "search", "{counted}");
+    assert_eq!(counted["usage"][0]["calls"], 1, "{counted}");
+    let table = stdout(&a2a(&["usage", &server.base, "--by", "skill", "--token", &admin]).await);
+    assert!(
+        table.lines().any(|line| line.starts_with("search ")),
+        "{table}"
+    );
+    let refused = a2a(&["usage", &server.base, "--token", &reader]).await;
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("403"),
+        "{refused:?}"
+    );
+}

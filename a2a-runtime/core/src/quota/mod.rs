@@ -2,18 +2,20 @@
 //! per-caller rate of new tasks. A caller over a cap gets a retryable [`Busy`] answer; other
 //! callers are unaffected. Slots are RAII: dropping one gives its place back.
 
+pub mod budget;
 pub mod caller;
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use serde::{Deserialize, Serialize};
 
+pub use budget::CallBudget;
 pub use caller::{CallerId, PeerKey};
 
 /// How many callers the rate limiter remembers before it forgets the idle ones.
@@ -119,6 +121,8 @@ pub struct Quotas {
     rate: DefaultKeyedRateLimiter<Arc<str>>,
     /// Refusals so far, by [`BusyKind`] (in `BusyKind::ALL` order).
     refused: [AtomicU64; BusyKind::ALL.len()],
+    /// Skill calls per caller per month, when budgeted.
+    budget: OnceLock<Arc<CallBudget>>,
 }
 
 impl std::fmt::Debug for Quotas {
@@ -138,7 +142,19 @@ impl Quotas {
             usage: Mutex::new(HashMap::new()),
             rate: DefaultKeyedRateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst)),
             refused: Default::default(),
+            budget: OnceLock::new(),
         })
+    }
+
+    /// Budgets every caller's skill calls per month from now on (once; later budgets are
+    /// ignored).
+    pub fn set_budget(&self, budget: Arc<CallBudget>) {
+        let _ = self.budget.set(budget);
+    }
+
+    /// The callers' monthly call budget, if any.
+    pub fn budget(&self) -> Option<&Arc<CallBudget>> {
+        self.budget.get()
     }
 
     /// Counts `busy` among the refusals, and hands it back.
@@ -194,6 +210,11 @@ impl Quotas {
         }
         if self.rate.len() > RATE_KEYS_BEFORE_CLEANUP {
             self.rate.retain_recent();
+        }
+        if let Some(budget) = self.budget.get() {
+            budget
+                .admit(caller.caller().owner())
+                .map_err(|busy| self.refuse(busy))?;
         }
         let mut usage = self.usage();
         let entry = usage.entry(Arc::clone(key)).or_default();

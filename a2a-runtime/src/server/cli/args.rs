@@ -34,7 +34,7 @@ pub(super) struct PushArgs {
 
 /// Metrics and observers.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Metrics and traces")]
+#[command(next_help_heading = "Metrics, traces and usage")]
 pub(super) struct ObserveArgs {
     /// Serve Prometheus metrics at /metrics (the `metrics` feature); beyond loopback it needs
     /// --metrics-token or --metrics-bind
@@ -77,6 +77,32 @@ pub(super) struct ObserveArgs {
     /// 0 to 1; a caller's traceparent decides for its own [default: 1]
     #[arg(long, env = "A2A_OTLP_SAMPLE_RATIO", value_name = "RATIO")]
     pub(super) otlp_sample_ratio: Option<f64>,
+    /// Record every call as a usage row beside the tasks, with hourly rollups and the
+    /// admin-only /usage endpoint (the `usage` feature)
+    #[arg(long, env = "A2A_USAGE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) usage: bool,
+    /// How long usage rows are kept [default: 90d]
+    #[arg(long, env = "A2A_USAGE_RETENTION", value_parser = duration, value_name = "DURATION")]
+    pub(super) usage_retention: Option<Duration>,
+    /// How long hourly usage rollups are kept [default: 400d]
+    #[arg(long, env = "A2A_USAGE_ROLLUP_RETENTION", value_parser = duration, value_name = "DURATION")]
+    pub(super) usage_rollup_retention: Option<Duration>,
+    /// A claim of the caller's token kept with each usage row, such as a tenant (repeat, or
+    /// comma separated)
+    #[arg(
+        long = "usage-claim",
+        env = "A2A_USAGE_CLAIMS",
+        value_delimiter = ',',
+        value_name = "CLAIM"
+    )]
+    pub(super) usage_claims: Vec<String>,
+    /// The scope /usage needs [default: a2a:admin]
+    #[arg(long, env = "A2A_USAGE_ADMIN_SCOPE", value_name = "SCOPE")]
+    pub(super) usage_admin_scope: Option<String>,
+    /// Skill calls each authenticated caller may make per calendar month (UTC); past it, calls
+    /// are refused as busy until the month ends (needs --usage)
+    #[arg(long, env = "A2A_CALL_BUDGET", value_name = "N")]
+    pub(super) call_budget: Option<u64>,
 }
 
 /// `NAME=VALUE`.
@@ -109,6 +135,20 @@ impl ObserveArgs {
         options.otlp_headers.extend(self.otlp_headers);
         if let Some(ratio) = self.otlp_sample_ratio {
             options.otlp_sample_ratio = ratio;
+        }
+        options.usage |= self.usage;
+        if let Some(retention) = self.usage_retention {
+            options.usage_retention = retention;
+        }
+        if let Some(retention) = self.usage_rollup_retention {
+            options.usage_rollup_retention = retention;
+        }
+        options.usage_claims.extend(self.usage_claims);
+        if let Some(scope) = self.usage_admin_scope {
+            options.usage_admin_scope = scope;
+        }
+        if self.call_budget.is_some() {
+            options.call_budget = self.call_budget;
         }
     }
 }

@@ -316,6 +316,9 @@ impl Host {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let starting = apps.clone();
             runtime.spawn(async move {
+                if let Err(error) = super::observe::open(&starting, None).await {
+                    tracing::error!(%error, "the usage store could not be opened");
+                }
                 if let Err(error) = a2a_runtime_core::app::start_all(&starting).await {
                     tracing::error!(%error, "settling tasks left by an earlier run failed");
                 }
@@ -414,6 +417,7 @@ impl Host {
             None => None,
         };
         let apps = self.build(CancellationToken::new(), deployed.as_ref(), &base)?;
+        super::observe::open(&apps, self.store_location.as_ref()).await?;
         a2a_runtime_core::app::start_all(&apps).await?;
         if let Some(deployed) = &deployed {
             deployed.sweep_until(stop.clone());

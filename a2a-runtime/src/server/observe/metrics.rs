@@ -49,6 +49,7 @@ pub(super) struct Metrics {
     refusals: IntCounterVec,
     dropped: IntCounter,
     spans_dropped: IntCounter,
+    usage_dropped: IntCounter,
     tasks_working: IntGaugeVec,
     questions_waiting: IntGaugeVec,
     subscribers: IntGaugeVec,
@@ -67,6 +68,7 @@ struct Sources {
     refusals: [u64; BusyKind::ALL.len()],
     dropped: u64,
     spans_dropped: u64,
+    usage_dropped: u64,
 }
 
 /// The caller label: principals as they come, up to a cap, then `other`.
@@ -187,6 +189,11 @@ impl Metrics {
                 "Spans not exported: beyond the buffer while the collector was down, or refused.",
             )
             .unwrap_or_else(|e| panic!("metric: {e}")),
+            usage_dropped: IntCounter::new(
+                "a2a_usage_dropped_total",
+                "Usage rows not written: beyond the buffer while the store was down, or refused.",
+            )
+            .unwrap_or_else(|e| panic!("metric: {e}")),
             tasks_working: gauge("a2a_tasks_working", "Tasks working now.", &["agent"]),
             questions_waiting: gauge(
                 "a2a_questions_waiting",
@@ -228,6 +235,7 @@ impl Metrics {
             Box::new(self.refusals.clone()),
             Box::new(self.dropped.clone()),
             Box::new(self.spans_dropped.clone()),
+            Box::new(self.usage_dropped.clone()),
             Box::new(self.tasks_working.clone()),
             Box::new(self.questions_waiting.clone()),
             Box::new(self.subscribers.clone()),
@@ -305,6 +313,13 @@ impl Metrics {
                 self.spans_dropped
                     .inc_by(dropped.saturating_sub(sources.spans_dropped));
                 sources.spans_dropped = dropped;
+            }
+            #[cfg(feature = "usage")]
+            if let Some(recorder) = super::usage::of(app.dispatcher.meter()) {
+                let dropped = recorder.dropped();
+                self.usage_dropped
+                    .inc_by(dropped.saturating_sub(sources.usage_dropped));
+                sources.usage_dropped = dropped;
             }
         }
         let sessions: usize = sources

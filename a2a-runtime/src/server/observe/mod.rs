@@ -8,16 +8,20 @@ mod metrics;
 mod otlp;
 #[cfg(feature = "metrics")]
 mod scrape;
+#[cfg(feature = "usage")]
+mod usage;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 
-use super::ServeConfig;
+use super::{ServeConfig, StoreLocation};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::observe::{CallObserver, Hub, Meter};
+use a2a_runtime_core::quota::Quotas;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 /// What a server reports, and where (the `observe` part of [`ServeConfig`]).
@@ -52,6 +56,20 @@ pub struct ObserveOptions {
     /// sampled, 0 to 1 (`--otlp-sample-ratio`; default 1). A caller's `traceparent` decides
     /// for its own trace.
     pub otlp_sample_ratio: f64,
+    /// Record every call as a row of the usage store beside the tasks, with hourly rollups
+    /// and the admin-only `/usage` endpoint (`--usage`, `A2A_USAGE`; the `usage` feature).
+    pub usage: bool,
+    /// How long usage rows are kept (`--usage-retention`; default 90 days).
+    pub usage_retention: Duration,
+    /// How long hourly rollups are kept (`--usage-rollup-retention`; default 400 days).
+    pub usage_rollup_retention: Duration,
+    /// Claims of the caller's token kept with each row, such as a tenant (`--usage-claim`).
+    pub usage_claims: Vec<String>,
+    /// The scope `/usage` needs (`--usage-admin-scope`; default `a2a:admin`).
+    pub usage_admin_scope: String,
+    /// Skill calls each authenticated caller may make per calendar month (UTC); past it, calls
+    /// are refused as busy until the month ends (`--call-budget`; needs `--usage`).
+    pub call_budget: Option<u64>,
 }
 
 impl Default for ObserveOptions {
@@ -65,6 +83,12 @@ impl Default for ObserveOptions {
             otlp_endpoint: None,
             otlp_headers: Vec::new(),
             otlp_sample_ratio: 1.0,
+            usage: false,
+            usage_retention: Duration::from_secs(90 * 86_400),
+            usage_rollup_retention: Duration::from_secs(400 * 86_400),
+            usage_claims: Vec::new(),
+            usage_admin_scope: "a2a:admin".into(),
+            call_budget: None,
         }
     }
 }
@@ -83,6 +107,29 @@ impl ObserveOptions {
                     "--otlp-endpoint `{endpoint}` must be an http:// or https:// URL"
                 )));
             }
+        }
+        if self.usage && cfg!(not(feature = "usage")) {
+            return Err(Error::Config(
+                "--usage needs the `usage` feature of a2a-runtime".into(),
+            ));
+        }
+        match self.call_budget {
+            Some(_) if !self.usage => {
+                return Err(Error::Config(
+                    "--call-budget counts calls from the usage records: add --usage".into(),
+                ));
+            }
+            Some(0) => {
+                return Err(Error::Config(
+                    "--call-budget must be at least 1 (leave it out for no budget)".into(),
+                ));
+            }
+            _ => {}
+        }
+        if self.usage && self.usage_admin_scope.trim().is_empty() {
+            return Err(Error::Config(
+                "--usage-admin-scope must not be empty".into(),
+            ));
         }
         if !(0.0..=1.0).contains(&self.otlp_sample_ratio) {
             return Err(Error::Config(format!(
@@ -117,10 +164,24 @@ impl ObserveOptions {
 /// version) in the traces it exports.
 pub(crate) fn hub(
     config: &ServeConfig,
-    observers: &[Arc<dyn CallObserver>],
+    (observers, quotas): (&[Arc<dyn CallObserver>], &Quotas),
     service: (&str, &str),
 ) -> Result<Option<Arc<Hub>>, Error> {
     let mut builder = Hub::builder().capacity(config.observe.observer_queue);
+    #[cfg(feature = "usage")]
+    if config.observe.usage {
+        let options = &config.observe;
+        let settings = usage::UsageSettings {
+            retention: options.usage_retention,
+            rollup_retention: options.usage_rollup_retention,
+            claims: options.usage_claims.clone(),
+            admin_scope: options.usage_admin_scope.trim().to_owned(),
+        };
+        let recorder = usage::Usage::new(settings, options.call_budget, quotas);
+        builder = builder.inline(Arc::new(recorder));
+    }
+    #[cfg(not(feature = "usage"))]
+    let _ = quotas;
     #[cfg(feature = "otlp")]
     if let Some(endpoint) = &config.observe.otlp_endpoint {
         let exporter = otlp::Otlp::new(endpoint, &config.observe.otlp_headers, service)?;
@@ -142,8 +203,54 @@ pub(crate) fn hub(
     Ok(builder.build())
 }
 
+/// Opens the usage store of a server keeping tasks at `location` (memory beside memory, the
+/// `records.sqlite3` file beside a SQLite store, the same Postgres database), when it records
+/// usage.
+pub(crate) async fn open(apps: &[Arc<App>], location: Option<&StoreLocation>) -> Result<(), Error> {
+    #[cfg(feature = "usage")]
+    if let Some(recorder) = apps
+        .first()
+        .and_then(|app| usage::of(app.dispatcher.meter()))
+    {
+        let failed = |e: &dyn std::fmt::Display| Error::Config(format!("the usage store: {e}"));
+        let store = match location {
+            None | Some(StoreLocation::Memory) => a2a_runtime_sql::UsageStore::memory(),
+            Some(StoreLocation::Sqlite(path)) => {
+                let records = path.with_file_name("records.sqlite3");
+                a2a_runtime_sql::UsageStore::sqlite(records)
+                    .await
+                    .map_err(|e| failed(&e))?
+            }
+            #[cfg(feature = "postgres")]
+            Some(StoreLocation::Postgres(url)) => a2a_runtime_sql::UsageStore::postgres(url)
+                .await
+                .map_err(|e| failed(&e))?,
+            #[allow(unreachable_patterns)] // Only when a store feature is left out.
+            Some(other) => {
+                return Err(failed(&format!(
+                    "the store {other} needs a feature this build leaves out"
+                )));
+            }
+        };
+        recorder.open(store).await.map_err(|e| failed(&e))?;
+    }
+    #[cfg(not(feature = "usage"))]
+    let _ = (apps, location);
+    Ok(())
+}
+
 /// Sends what exporters still hold, once the server stopped serving (within a few seconds).
 pub(crate) async fn flush(apps: &[Arc<App>]) {
+    #[cfg(feature = "usage")]
+    if let Some(recorder) = apps
+        .first()
+        .and_then(|app| usage::of(app.dispatcher.meter()))
+    {
+        let flushed = tokio::time::timeout(std::time::Duration::from_secs(5), recorder.flush());
+        if flushed.await.is_err() {
+            tracing::warn!("usage rows still buffered at exit were not all written");
+        }
+    }
     #[cfg(feature = "otlp")]
     if let Some(exporter) = apps
         .first()
@@ -186,6 +293,26 @@ pub(crate) fn watch_sessions(app: &App, sessions: &Arc<LocalSessionManager>) {
 /// The `/metrics` route on the server's own address, when metrics are served there (behind
 /// the token, or on a loopback server); `apps` are the server's agents.
 pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> Router {
+    let router = metrics_route(apps, config);
+    #[cfg(feature = "usage")]
+    if let Some(recorder) = apps
+        .first()
+        .and_then(|app| usage::of(app.dispatcher.meter()))
+    {
+        // A host's admins are those any of its agents authenticates.
+        let security = match apps {
+            [app] => Arc::clone(&app.security),
+            apps => Arc::new(a2a_runtime_core::auth::Security::union(
+                apps.iter().map(|app| &*app.security),
+            )),
+        };
+        return router.merge(usage::routes(recorder, security));
+    }
+    router
+}
+
+/// The `/metrics` route, when metrics are served on the server's own address.
+fn metrics_route(apps: &[Arc<App>], config: &ServeConfig) -> Router {
     #[cfg(feature = "metrics")]
     if config.observe.metrics
         && config.observe.metrics_bind.is_none()

@@ -1,0 +1,344 @@
+//! [`UsageStore`]: one row per call and hourly rollups per agent, skill and caller, kept beside
+//! the tasks (the SQLite `records.sqlite3` file, or the Postgres database replicas share) or
+//! in memory: what usage records are billed, capped and reported from.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+/// Why usage could not be written or read.
+#[derive(Debug, thiserror::Error)]
+#[error("the usage store failed: {0}")]
+pub struct UsageError(pub String);
+
+fn backend(error: impl std::fmt::Display) -> UsageError {
+    UsageError(error.to_string())
+}
+
+/// One call, as the usage store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageRow {
+    /// When it started, in microseconds since the epoch.
+    pub at_us: i64,
+    /// The agent.
+    pub agent: String,
+    /// `skill`, `resource` or `prompt`.
+    pub kind: String,
+    /// The skill, prompt or resource.
+    pub name: String,
+    /// `a2a` or `mcp`.
+    pub protocol: String,
+    /// The A2A version (empty for MCP).
+    pub version: String,
+    /// The binding or transport.
+    pub binding: String,
+    /// The caller's owner key (`scheme:principal`, or `anonymous`): what budgets count.
+    pub caller: String,
+    /// The caller's principal.
+    pub principal: String,
+    /// The claims of the caller's token kept with the row, as a JSON object, if any.
+    pub claims: Option<String>,
+    /// The task the call ran as.
+    pub task_id: Option<String>,
+    /// The task's conversation.
+    pub context_id: Option<String>,
+    /// The W3C trace id.
+    pub trace_id: Option<String>,
+    /// How long it ran, in microseconds.
+    pub duration_us: i64,
+    /// Bytes given.
+    pub input_bytes: i64,
+    /// Bytes produced.
+    pub output_bytes: i64,
+    /// How it ended (`completed`, `skill_error`, … `busy`).
+    pub outcome: String,
+    /// Why it failed or was refused.
+    pub error: Option<String>,
+}
+
+impl UsageRow {
+    /// Whether the call ran (it was not refused).
+    pub fn ran(&self) -> bool {
+        !matches!(self.outcome.as_str(), "forbidden" | "busy")
+    }
+
+    /// Whether it failed (the skill's error, bad input, or a failure of the runtime).
+    pub fn failed(&self) -> bool {
+        matches!(
+            self.outcome.as_str(),
+            "skill_error" | "invalid_input" | "failed"
+        )
+    }
+
+    /// The start of its hour, in microseconds since the epoch.
+    fn hour_us(&self) -> i64 {
+        self.at_us - self.at_us.rem_euclid(HOUR_US)
+    }
+}
+
+/// An hour, in microseconds.
+pub const HOUR_US: i64 = 3_600_000_000;
+
+/// What usage totals are grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UsageBy {
+    /// The caller's owner key.
+    Caller,
+    /// The skill, prompt or resource.
+    Skill,
+    /// The agent.
+    Agent,
+}
+
+impl UsageBy {
+    fn column(self) -> &'static str {
+        match self {
+            Self::Caller => "caller",
+            Self::Skill => "name",
+            Self::Agent => "agent",
+        }
+    }
+}
+
+/// A question to the rollups.
+#[derive(Debug, Clone)]
+pub struct UsageQuery {
+    /// From this hour (microseconds since the epoch, rounded down to the hour).
+    pub since_us: i64,
+    /// Until this instant (exclusive).
+    pub until_us: i64,
+    /// Grouped by.
+    pub by: UsageBy,
+    /// Only this agent's calls.
+    pub agent: Option<String>,
+    /// At most this many groups, the busiest first.
+    pub limit: usize,
+}
+
+/// One group's usage.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UsageTotal {
+    /// The caller, skill or agent.
+    pub key: String,
+    /// Calls, refused ones included.
+    pub calls: i64,
+    /// Calls that ran.
+    pub ran: i64,
+    /// Calls that failed.
+    pub failed: i64,
+    /// Calls refused (by scope or quota).
+    pub refused: i64,
+    /// Time the calls ran, in microseconds.
+    pub duration_us: i64,
+    /// Bytes given.
+    pub input_bytes: i64,
+    /// Bytes produced.
+    pub output_bytes: i64,
+}
+
+impl UsageTotal {
+    fn add(&mut self, row: &UsageRow) {
+        self.calls += 1;
+        self.ran += i64::from(row.ran());
+        self.failed += i64::from(row.failed());
+        self.refused += i64::from(!row.ran());
+        self.duration_us += row.duration_us;
+        self.input_bytes += row.input_bytes;
+        self.output_bytes += row.output_bytes;
+    }
+
+    fn merge(&mut self, other: &Self) {
+        self.calls += other.calls;
+        self.ran += other.ran;
+        self.failed += other.failed;
+        self.refused += other.refused;
+        self.duration_us += other.duration_us;
+        self.input_bytes += other.input_bytes;
+        self.output_bytes += other.output_bytes;
+    }
+}
+
+/// The rollup a row adds to: its hour, agent, kind, name and caller.
+type RollupKey = (i64, String, String, String, String);
+
+/// `rows` summed into their hourly rollups.
+fn rollups(rows: &[UsageRow]) -> HashMap<RollupKey, UsageTotal> {
+    let mut sums: HashMap<RollupKey, UsageTotal> = HashMap::new();
+    for row in rows {
+        let key = (
+            row.hour_us(),
+            row.agent.clone(),
+            row.kind.clone(),
+            row.name.clone(),
+            row.caller.clone(),
+        );
+        sums.entry(key).or_default().add(row);
+    }
+    sums
+}
+
+/// The most rows a memory store keeps; the oldest go first (rollups stay whole).
+const MEMORY_ROWS: usize = 100_000;
+
+#[derive(Debug, Default)]
+struct Memory {
+    rows: std::collections::VecDeque<UsageRow>,
+    rollups: HashMap<RollupKey, UsageTotal>,
+}
+
+#[derive(Debug)]
+enum Backend {
+    Memory(Mutex<Memory>),
+    #[cfg(feature = "sqlite")]
+    Sqlite(sqlite::SqliteUsage),
+    #[cfg(feature = "postgres")]
+    Postgres(postgres::PgUsage),
+}
+
+/// Calls as usage rows and hourly rollups. Cheap to clone; clones share the store.
+#[derive(Debug, Clone)]
+pub struct UsageStore {
+    backend: Arc<Backend>,
+}
+
+impl UsageStore {
+    /// Usage kept in memory, lost when the process ends.
+    pub fn memory() -> Self {
+        Self::with(Backend::Memory(Mutex::default()))
+    }
+
+    fn with(backend: Backend) -> Self {
+        Self {
+            backend: Arc::new(backend),
+        }
+    }
+
+    /// Usage in the SQLite file at `path` (tables `usage_calls` and `usage_hourly`).
+    #[cfg(feature = "sqlite")]
+    pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self, UsageError> {
+        Ok(Self::with(Backend::Sqlite(
+            sqlite::SqliteUsage::open(path.as_ref()).await?,
+        )))
+    }
+
+    /// Usage in the Postgres database at `url` (tables `a2a_usage_calls` and
+    /// `a2a_usage_hourly`), which every replica using it shares.
+    #[cfg(feature = "postgres")]
+    pub async fn postgres(url: &str) -> Result<Self, UsageError> {
+        Ok(Self::with(Backend::Postgres(
+            postgres::PgUsage::connect(url).await?,
+        )))
+    }
+
+    /// Writes `rows` and adds them to their rollups, all or nothing.
+    pub async fn record(&self, rows: &[UsageRow]) -> Result<(), UsageError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let sums = rollups(rows);
+        match &*self.backend {
+            Backend::Memory(memory) => {
+                let mut memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
+                memory.rows.extend(rows.iter().cloned());
+                let excess = memory.rows.len().saturating_sub(MEMORY_ROWS);
+                memory.rows.drain(..excess);
+                for (key, sum) in sums {
+                    memory.rollups.entry(key).or_default().merge(&sum);
+                }
+                Ok(())
+            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.record(rows, &sums).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.record(rows, &sums).await,
+        }
+    }
+
+    /// Usage totals from the rollups, grouped as `query` asks, the busiest first.
+    pub async fn totals(&self, query: &UsageQuery) -> Result<Vec<UsageTotal>, UsageError> {
+        let since = query.since_us - query.since_us.rem_euclid(HOUR_US);
+        match &*self.backend {
+            Backend::Memory(memory) => {
+                let memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut groups: HashMap<String, UsageTotal> = HashMap::new();
+                let matching = memory.rollups.iter().filter(|((hour, agent, ..), _)| {
+                    *hour >= since
+                        && *hour < query.until_us
+                        && query.agent.as_ref().is_none_or(|only| only == agent)
+                });
+                for ((_, agent, _, name, caller), sum) in matching {
+                    let key = match query.by {
+                        UsageBy::Caller => caller,
+                        UsageBy::Skill => name,
+                        UsageBy::Agent => agent,
+                    };
+                    let group = groups.entry(key.clone()).or_default();
+                    group.key.clone_from(key);
+                    group.merge(sum);
+                }
+                let mut totals: Vec<UsageTotal> = groups.into_values().collect();
+                totals.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.key.cmp(&b.key)));
+                totals.truncate(query.limit);
+                Ok(totals)
+            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.totals(query, since).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.totals(query, since).await,
+        }
+    }
+
+    /// Skill calls that ran since `since_us` (an hour's start), by caller: what call budgets
+    /// count.
+    pub async fn skill_calls_since(
+        &self,
+        since_us: i64,
+    ) -> Result<HashMap<String, u64>, UsageError> {
+        match &*self.backend {
+            Backend::Memory(memory) => {
+                let memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut counts: HashMap<String, u64> = HashMap::new();
+                for ((hour, _, kind, _, caller), sum) in &memory.rollups {
+                    if *hour >= since_us && kind == "skill" {
+                        *counts.entry(caller.clone()).or_default() +=
+                            u64::try_from(sum.ran).unwrap_or(0);
+                    }
+                }
+                Ok(counts)
+            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.skill_calls_since(since_us).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.skill_calls_since(since_us).await,
+        }
+    }
+
+    /// Forgets rows that started before `rows_before_us` and rollups of hours before
+    /// `rollups_before_us`; how many rows went.
+    pub async fn sweep(
+        &self,
+        rows_before_us: i64,
+        rollups_before_us: i64,
+    ) -> Result<u64, UsageError> {
+        match &*self.backend {
+            Backend::Memory(memory) => {
+                let mut memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
+                let before = memory.rows.len();
+                memory.rows.retain(|row| row.at_us >= rows_before_us);
+                memory
+                    .rollups
+                    .retain(|(hour, ..), _| *hour >= rollups_before_us);
+                Ok((before - memory.rows.len()) as u64)
+            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.sweep(rows_before_us, rollups_before_us).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.sweep(rows_before_us, rollups_before_us).await,
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Usage in a SQLite file (the agent's `records.sqlite3`).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::Row as _;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+
+use super::{RollupKey, UsageError, UsageQuery, UsageRow, UsageTotal, backend};
+
+/// The usage tables of one SQLite file.
+#[derive(Debug)]
+pub(super) struct SqliteUsage {
+    pool: SqlitePool,
+}
+
+const SCHEMA: [&str; 3] = [
+    "CREATE TABLE IF NOT EXISTS usage_calls (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at_us INTEGER NOT NULL,
+        agent TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        version TEXT NOT NULL,
+        binding TEXT NOT NULL,
+        caller TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        claims TEXT,
+        task_id TEXT,
+        context_id TEXT,
+        trace_id TEXT,
+        duration_us INTEGER NOT NULL,
+        input_bytes INTEGER NOT NULL,
+        output_bytes INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        error TEXT
+    )",
+    "CREATE INDEX IF NOT EXISTS usage_calls_at ON usage_calls (at_us)",
+    "CREATE TABLE IF NOT EXISTS usage_hourly (
+        hour_us INTEGER NOT NULL,
+        agent TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        caller TEXT NOT NULL,
+        calls INTEGER NOT NULL,
+        ran INTEGER NOT NULL,
+        failed INTEGER NOT NULL,
+        refused INTEGER NOT NULL,
+        duration_us INTEGER NOT NULL,
+        input_bytes INTEGER NOT NULL,
+        output_bytes INTEGER NOT NULL,
+        PRIMARY KEY (hour_us, agent, kind, name, caller)
+    )",
+];
+
+impl SqliteUsage {
+    pub(super) async fn open(path: &Path) -> Result<Self, UsageError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| backend(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        for statement in SCHEMA {
+            sqlx::query(statement)
+                .execute(&pool)
+                .await
+                .map_err(backend)?;
+        }
+        Ok(Self { pool })
+    }
+
+    pub(super) async fn record(
+        &self,
+        rows: &[UsageRow],
+        sums: &HashMap<RollupKey, UsageTotal>,
+    ) -> Result<(), UsageError> {
+        let mut tx = self.pool.begin().await.map_err(backend)?;
+        for row in rows {
+            sqlx::query(
+                "INSERT INTO usage_calls (at_us, agent, kind, name, protocol, version, binding,
+                 caller, principal, claims, task_id, context_id, trace_id, duration_us,
+                 input_bytes, output_bytes, outcome, error)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(row.at_us)
+            .bind(&row.agent)
+            .bind(&row.kind)
+            .bind(&row.name)
+            .bind(&row.protocol)
+            .bind(&row.version)
+            .bind(&row.binding)
+            .bind(&row.caller)
+            .bind(&row.principal)
+            .bind(&row.claims)
+            .bind(&row.task_id)
+            .bind(&row.context_id)
+            .bind(&row.trace_id)
+            .bind(row.duration_us)
+            .bind(row.input_bytes)
+            .bind(row.output_bytes)
+            .bind(&row.outcome)
+            .bind(&row.error)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        for ((hour, agent, kind, name, caller), sum) in sums {
+            sqlx::query(
+                "INSERT INTO usage_hourly (hour_us, agent, kind, name, caller, calls, ran, failed,
+                 refused, duration_us, input_bytes, output_bytes)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT (hour_us, agent, kind, name, caller) DO UPDATE SET
+                 calls = calls + excluded.calls, ran = ran + excluded.ran,
+                 failed = failed + excluded.failed, refused = refused + excluded.refused,
+                 duration_us = duration_us + excluded.duration_us,
+                 input_bytes = input_bytes + excluded.input_bytes,
+                 output_bytes = output_bytes + excluded.output_bytes",
+            )
+            .bind(hour)
+            .bind(agent)
+            .bind(kind)
+            .bind(name)
+            .bind(caller)
+            .bind(sum.calls)
+            .bind(sum.ran)
+            .bind(sum.failed)
+            .bind(sum.refused)
+            .bind(sum.duration_us)
+            .bind(sum.input_bytes)
+            .bind(sum.output_bytes)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    pub(super) async fn totals(
+        &self,
+        query: &UsageQuery,
+        since: i64,
+    ) -> Result<Vec<UsageTotal>, UsageError> {
+        // The grouping column is one of three names this module chooses, never a caller's text.
+        let column = query.by.column();
+        let sql = format!(
+            "SELECT {column} AS key, SUM(calls), SUM(ran), SUM(failed), SUM(refused),
+             SUM(duration_us), SUM(input_bytes), SUM(output_bytes)
+             FROM usage_hourly WHERE hour_us >= ? AND hour_us < ? AND (? IS NULL OR agent = ?)
+             GROUP BY {column} ORDER BY SUM(calls) DESC, key LIMIT ?"
+        );
+        let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(since)
+            .bind(query.until_us)
+            .bind(&query.agent)
+            .bind(&query.agent)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+        rows.iter().map(total).collect()
+    }
+
+    pub(super) async fn skill_calls_since(
+        &self,
+        since_us: i64,
+    ) -> Result<HashMap<String, u64>, UsageError> {
+        let rows = sqlx::query(
+            "SELECT caller, SUM(ran) FROM usage_hourly WHERE hour_us >= ? AND kind = 'skill'
+             GROUP BY caller",
+        )
+        .bind(since_us)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|row| {
+                let caller: String = row.try_get(0).map_err(backend)?;
+                let ran: i64 = row.try_get(1).map_err(backend)?;
+                Ok((caller, u64::try_from(ran).unwrap_or(0)))
+            })
+            .collect()
+    }
+
+    pub(super) async fn sweep(
+        &self,
+        rows_before: i64,
+        rollups_before: i64,
+    ) -> Result<u64, UsageError> {
+        let swept = sqlx::query("DELETE FROM usage_calls WHERE at_us < ?")
+            .bind(rows_before)
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+        sqlx::query("DELETE FROM usage_hourly WHERE hour_us < ?")
+            .bind(rollups_before)
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+        Ok(swept.rows_affected())
+    }
+}
+
+/// A row of a totals query.
+fn total(row: &sqlx::sqlite::SqliteRow) -> Result<UsageTotal, UsageError> {
+    let sum = |index: usize| row.try_get::<i64, _>(index).map_err(backend);
+    Ok(UsageTotal {
+        key: row.try_get(0).map_err(backend)?,
+        calls: sum(1)?,
+        ran: sum(2)?,
+        failed: sum(3)?,
+        refused: sum(4)?,
+        duration_us: sum(5)?,
+        input_bytes: sum(6)?,
+        output_bytes: sum(7)?,
+    })
+}

@@ -1,0 +1,198 @@
+//! `GET /usage`: usage totals from the hourly rollups, for callers holding the admin scope
+//! (`?since=…&until=…&by=caller|skill|agent&agent=…&limit=…`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::Query;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use super::Usage;
+use a2a_runtime_core::auth::Security;
+use a2a_runtime_sql::{UsageBy, UsageQuery, UsageTotal};
+
+/// How far back `/usage` looks without `since`.
+const DEFAULT_SPAN: chrono::TimeDelta = chrono::TimeDelta::days(30);
+/// The most groups one answer lists.
+const MAX_LIMIT: usize = 1000;
+
+/// The `/usage` route over `usage`, for callers `security` authenticates with its admin scope.
+pub(in crate::server::observe) fn routes(usage: Arc<Usage>, security: Arc<Security>) -> Router {
+    Router::new().route(
+        "/usage",
+        get(move |parts: Parts, query: Query<HashMap<String, String>>| {
+            let (usage, security) = (Arc::clone(&usage), Arc::clone(&security));
+            async move { answer(&usage, &security, &parts, &query).await }
+        }),
+    )
+}
+
+async fn answer(
+    usage: &Usage,
+    security: &Security,
+    parts: &Parts,
+    query: &HashMap<String, String>,
+) -> Response {
+    if let Some(refusal) = admit(usage, security, parts).await {
+        return refusal;
+    }
+    let question = match read(query) {
+        Ok(question) => question,
+        Err((parameter, reason)) => {
+            let error = json!({"error": "invalid_request", "parameter": parameter,
+                "message": format!("`{parameter}` {reason}")});
+            return (StatusCode::BAD_REQUEST, Json(error)).into_response();
+        }
+    };
+    let Some(store) = usage.store() else {
+        return unavailable("the usage store is not open yet");
+    };
+    match store.totals(&question).await {
+        Ok(totals) => Json(document(&question, &totals)).into_response(),
+        Err(error) => unavailable(&error.to_string()),
+    }
+}
+
+/// The refusal of a caller without the admin scope: 401 with a challenge per scheme without
+/// credentials, 403 with the scope it needs without the scope.
+async fn admit(usage: &Usage, security: &Security, parts: &Parts) -> Option<Response> {
+    let scope = usage.admin_scope();
+    if !security.is_enabled() {
+        return Some(refused(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "/usage is for callers granted `{scope}`, and this server authenticates no one: \
+                 configure a security scheme"
+            ),
+        ));
+    }
+    let caller = match security.authenticate(parts).await {
+        Ok(caller) => caller,
+        Err(refusal) => {
+            let mut response = refused(StatusCode::UNAUTHORIZED, &refusal.reason);
+            for challenge in refusal.challenge_headers(None) {
+                response
+                    .headers_mut()
+                    .append(header::WWW_AUTHENTICATE, challenge);
+            }
+            return Some(response);
+        }
+    };
+    if caller.missing_scopes(&[scope]).is_empty() {
+        return None;
+    }
+    let mut response = refused(
+        StatusCode::FORBIDDEN,
+        &format!("/usage needs scope `{scope}`, which the caller's credentials do not grant"),
+    );
+    let challenge = a2a_runtime_core::auth::insufficient_scope(&[scope], None);
+    if let Ok(challenge) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    Some(response)
+}
+
+fn refused(status: StatusCode, message: &str) -> Response {
+    let error = match status {
+        StatusCode::UNAUTHORIZED => "unauthenticated",
+        _ => "forbidden",
+    };
+    (status, Json(json!({"error": error, "message": message}))).into_response()
+}
+
+fn unavailable(message: &str) -> Response {
+    let error = json!({"error": "unavailable", "message": message});
+    (StatusCode::SERVICE_UNAVAILABLE, Json(error)).into_response()
+}
+
+/// The query's question, or the parameter at fault and why.
+fn read(query: &HashMap<String, String>) -> Result<UsageQuery, (&'static str, String)> {
+    let instant = |name: &'static str| {
+        query
+            .get(name)
+            .map(|text| {
+                DateTime::parse_from_rfc3339(text)
+                    .map(|at| at.with_timezone(&Utc))
+                    .map_err(|_| (name, format!("must be an RFC 3339 time, got `{text}`")))
+            })
+            .transpose()
+    };
+    let until = instant("until")?.unwrap_or_else(Utc::now);
+    let since = instant("since")?.unwrap_or(until - DEFAULT_SPAN);
+    if since > until {
+        return Err(("since", "must not be after `until`".into()));
+    }
+    let by = match query.get("by").map(String::as_str) {
+        None | Some("caller") => UsageBy::Caller,
+        Some("skill") => UsageBy::Skill,
+        Some("agent") => UsageBy::Agent,
+        Some(other) => {
+            return Err((
+                "by",
+                format!("must be caller, skill or agent, got `{other}`"),
+            ));
+        }
+    };
+    let limit = match query.get("limit") {
+        None => 100,
+        Some(text) => match text.parse::<usize>() {
+            Ok(limit @ 1..=MAX_LIMIT) => limit,
+            _ => return Err(("limit", format!("must be 1 to {MAX_LIMIT}, got `{text}`"))),
+        },
+    };
+    Ok(UsageQuery {
+        since_us: since.timestamp_micros(),
+        until_us: until.timestamp_micros(),
+        by,
+        agent: query.get("agent").cloned(),
+        limit,
+    })
+}
+
+/// The answer's JSON.
+fn document(question: &UsageQuery, totals: &[UsageTotal]) -> Value {
+    let (by, name) = match question.by {
+        UsageBy::Caller => ("caller", "caller"),
+        UsageBy::Skill => ("skill", "skill"),
+        UsageBy::Agent => ("agent", "agent"),
+    };
+    let stamp = |micros: i64| {
+        DateTime::from_timestamp_micros(micros)
+            .map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default()
+    };
+    let since = question.since_us
+        - question
+            .since_us
+            .rem_euclid(a2a_runtime_sql::usage::HOUR_US);
+    let rows: Vec<Value> = totals
+        .iter()
+        .map(|total| {
+            json!({
+                name: total.key,
+                "calls": total.calls,
+                "ran": total.ran,
+                "failed": total.failed,
+                "refused": total.refused,
+                "durationMs": total.duration_us / 1000,
+                "inputBytes": total.input_bytes,
+                "outputBytes": total.output_bytes,
+            })
+        })
+        .collect();
+    json!({
+        "since": stamp(since),
+        "until": stamp(question.until_us),
+        "by": by,
+        "usage": rows,
+    })
+}
