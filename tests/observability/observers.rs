@@ -96,7 +96,7 @@ async fn an_observer_gets_every_call_with_its_outcome_caller_sizes_and_trace() {
     let mcp = calls.iter().find(|c| c.name == "fail").unwrap();
     assert_eq!(mcp.protocol, Protocol::Mcp);
     assert_eq!(mcp.binding, Binding::StreamableHttp);
-    assert_eq!(mcp.outcome, CallOutcome::SkillError);
+    assert_eq!(mcp.outcome, CallOutcome::Errored);
     assert_eq!(mcp.error.as_deref(), Some("no luck"));
     assert_eq!(mcp.task_id, None, "a plain MCP call is no task");
     assert!(mcp.trace.is_none());

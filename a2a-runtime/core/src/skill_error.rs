@@ -132,7 +132,7 @@ impl SkillError {
     pub fn outcome(&self) -> crate::observe::CallOutcome {
         use crate::observe::CallOutcome;
         match self.kind {
-            SkillErrorKind::Failed => CallOutcome::SkillError,
+            SkillErrorKind::Failed => CallOutcome::Errored,
             SkillErrorKind::InvalidInput => CallOutcome::InvalidInput,
             SkillErrorKind::Internal => CallOutcome::Failed,
             SkillErrorKind::Rejected => CallOutcome::Rejected,

@@ -20,11 +20,14 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
+use super::content;
 use super::error::busy;
 use super::handler::McpHandler;
+use super::metering::timed;
 use super::namespace::{collision, namespaced, split};
 use super::service::caller_of;
 use a2a_runtime_core::content::{ARTIFACT_TEMPLATE, ResourceUpdates};
+use a2a_runtime_core::observe::Meter;
 
 /// One agent behind the shared endpoint: its prefix (its id) and its handler.
 #[derive(Clone)]
@@ -49,6 +52,9 @@ pub struct AggregateHandler {
     /// Every member's resource changes in one channel, started by the first
     /// `subscriptions/listen` (until then no member sends its changes anywhere).
     updates: Arc<OnceLock<ResourceUpdates>>,
+    /// Where the listings it answers itself are reported, as the host's (a member reports
+    /// what it serves).
+    meter: Meter,
 }
 
 impl AggregateHandler {
@@ -96,7 +102,11 @@ impl AggregateHandler {
                 })
             })
             .collect();
+        let hub = members
+            .first()
+            .and_then(|m| m.handler.app().dispatcher.meter().hub().cloned());
         Ok(Self {
+            meter: Meter::new(name, hub),
             secured,
             tools: Arc::new(tools),
             session: Arc::default(),
@@ -130,6 +140,41 @@ impl AggregateHandler {
                 })
                 .collect()
         })
+    }
+
+    /// Every member's tools `context`'s caller is shown, namespaced.
+    fn tool_list(&self, context: &RequestContext<RoleServer>) -> ListToolsResult {
+        let mut tools = Vec::new();
+        let mut private = false;
+        for member in self.members().iter() {
+            let listed = member.handler.tool_list(context);
+            private |= listed.cache_scope == Some(rmcp::model::CacheScope::Private);
+            let open = self.secured && !member.handler.app().security.is_enabled();
+            tools.extend(listed.tools.into_iter().map(|mut tool| {
+                tool.name = namespaced(&member.prefix, &tool.name).into();
+                if open {
+                    tool = super::tools::with_security(tool, json!([{ "type": "noauth" }]));
+                }
+                tool
+            }));
+        }
+        super::tools::listed(tools, private)
+    }
+
+    /// Every member's resource templates; the task-artifact template, which each lists, once.
+    fn templates(&self) -> ListResourceTemplatesResult {
+        let mut templates = Vec::new();
+        let mut artifacts = false;
+        for member in self.members().iter() {
+            for template in content::templates(member.handler.app()) {
+                let artifact = template.uri_template == ARTIFACT_TEMPLATE;
+                if !(artifact && artifacts) {
+                    templates.push(template);
+                }
+                artifacts |= artifact;
+            }
+        }
+        ListResourceTemplatesResult::with_all_items(templates)
     }
 
     fn prefixes(&self) -> impl Iterator<Item = (usize, &str)> {
@@ -247,24 +292,9 @@ impl ServerHandler for AggregateHandler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut tools = Vec::new();
-        let mut private = false;
-        for member in self.members().iter() {
-            let listed = member
-                .handler
-                .list_tools(request.clone(), context.clone())
-                .await?;
-            private |= listed.cache_scope == Some(rmcp::model::CacheScope::Private);
-            let open = self.secured && !member.handler.app().security.is_enabled();
-            tools.extend(listed.tools.into_iter().map(|mut tool| {
-                tool.name = namespaced(&member.prefix, &tool.name).into();
-                if open {
-                    tool = super::tools::with_security(tool, json!([{ "type": "noauth" }]));
-                }
-                tool
-            }));
-        }
-        Ok(super::tools::listed(tools, private))
+        let _ = request;
+        let list = async { Ok(self.tool_list(&context)) };
+        timed(&self.meter, ("tools/list", None), &context, list).await
     }
 
     async fn on_custom_request(
@@ -296,42 +326,28 @@ impl ServerHandler for AggregateHandler {
 
     async fn list_resources(
         &self,
-        request: Option<PaginatedRequestParams>,
+        _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let mut resources = Vec::new();
-        for member in self.members().iter() {
-            let listed = member
-                .handler
-                .list_resources(request.clone(), context.clone())
-                .await?;
-            resources.extend(listed.resources);
-        }
-        Ok(ListResourcesResult::with_all_items(resources))
+        let list = async {
+            let resources = self
+                .members()
+                .iter()
+                .flat_map(|member| content::resources(member.handler.app()))
+                .collect();
+            Ok(ListResourcesResult::with_all_items(resources))
+        };
+        timed(&self.meter, ("resources/list", None), &context, list).await
     }
 
     async fn list_resource_templates(
         &self,
-        request: Option<PaginatedRequestParams>,
+        _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let mut templates = Vec::new();
-        let mut artifacts = false;
-        for member in self.members().iter() {
-            let listed = member
-                .handler
-                .list_resource_templates(request.clone(), context.clone())
-                .await?;
-            // Every agent lists the task-artifact template; it is one template here.
-            for template in listed.resource_templates {
-                let artifact = template.uri_template == ARTIFACT_TEMPLATE;
-                if !(artifact && artifacts) {
-                    templates.push(template);
-                }
-                artifacts |= artifact;
-            }
-        }
-        Ok(ListResourceTemplatesResult::with_all_items(templates))
+        let list = async { Ok(self.templates()) };
+        let method = ("resources/templates/list", None);
+        timed(&self.meter, method, &context, list).await
     }
 
     async fn read_resource(
@@ -400,21 +416,19 @@ impl ServerHandler for AggregateHandler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let mut prompts = Vec::new();
-        for member in self.members().iter() {
-            if !member.handler.app().catalog.has_prompts() {
-                continue;
+        let _ = request;
+        let list = async {
+            let mut prompts = Vec::new();
+            for member in self.members().iter() {
+                let listed = content::prompts(member.handler.app());
+                prompts.extend(listed.into_iter().map(|mut prompt| {
+                    prompt.name = namespaced(&member.prefix, &prompt.name);
+                    prompt
+                }));
             }
-            let listed = member
-                .handler
-                .list_prompts(request.clone(), context.clone())
-                .await?;
-            prompts.extend(listed.prompts.into_iter().map(|mut prompt| {
-                prompt.name = namespaced(&member.prefix, &prompt.name);
-                prompt
-            }));
-        }
-        Ok(ListPromptsResult::with_all_items(prompts))
+            Ok(ListPromptsResult::with_all_items(prompts))
+        };
+        timed(&self.meter, ("prompts/list", None), &context, list).await
     }
 
     async fn get_prompt(

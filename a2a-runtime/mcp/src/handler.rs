@@ -85,7 +85,7 @@ impl McpHandler {
     }
 
     /// The tools `context`'s caller is shown.
-    fn tool_list(&self, context: &RequestContext<RoleServer>) -> ListToolsResult {
+    pub fn tool_list(&self, context: &RequestContext<RoleServer>) -> ListToolsResult {
         // Tools the caller lacks scopes for are not listed, except to a caller without
         // credentials (let in by public tools), who is shown every tool with what calling it
         // takes, so a host signs its user in for the others.

@@ -38,8 +38,9 @@ impl CallKind {
 pub enum CallOutcome {
     /// It returned a result (a task: COMPLETED).
     Completed,
-    /// The skill returned an error (a task: FAILED; MCP: an `isError` result).
-    SkillError,
+    /// The skill returned an error (a task: FAILED; MCP: an `isError` result); labelled
+    /// `skill_error`.
+    Errored,
     /// Its input did not fit the skill (MCP: an `isError` result naming the argument).
     InvalidInput,
     /// It stopped to wait for an answer (a task: INPUT_REQUIRED or AUTH_REQUIRED; MCP: an
@@ -64,7 +65,7 @@ impl CallOutcome {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Completed => "completed",
-            Self::SkillError => "skill_error",
+            Self::Errored => "skill_error",
             Self::InvalidInput => "invalid_input",
             Self::InputRequired => "input_required",
             Self::Rejected => "rejected",
