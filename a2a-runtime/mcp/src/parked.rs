@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::asking::Abilities;
 use super::elicit::{answer_of, input_requests};
 use super::mrtr::{Client, MrtrAsker, ParkingClient, RerunAsked, RerunSlot};
-use super::updates::{ArtifactCollector, ProgressRelay};
+use super::updates::{ArtifactCollector, ProgressForwarder, ProgressRelay};
 use a2a_runtime_core::ask::{Answer, Asker, InputLimits, Question};
 use a2a_runtime_core::call::SkillResult;
 use a2a_runtime_core::context::UpdateSink;
@@ -209,7 +209,7 @@ impl ParkedCalls {
         (limits, grace): (InputLimits, std::time::Duration),
         quota: TaskSlot,
         (replay, offered): (Vec<Answer>, InputResponses),
-        abilities: Abilities,
+        (abilities, progress): (Abilities, Option<Arc<ProgressForwarder>>),
     ) -> DetachedCall {
         let record = Arc::new(Record {
             arguments: call.arguments.clone(),
@@ -217,7 +217,10 @@ impl ParkedCalls {
         });
         let (sender, events) = mpsc::channel(1);
         let published = Arc::new(ArtifactCollector::default());
-        let progress = Arc::new(ProgressRelay::default());
+        // Set before the skill starts: its first report may come at its first poll.
+        let relay = Arc::new(ProgressRelay::default());
+        relay.set(progress);
+        let progress = relay;
         let cancel = CancellationToken::new();
         let skill = call.skill;
         let owner: Arc<str> = Arc::from(call.caller.owner());
@@ -393,7 +396,7 @@ impl ParkedCalls {
         &self,
         (tool, owner): (&str, &str),
         state: &str,
-        responses: Option<InputResponses>,
+        (responses, progress): (Option<InputResponses>, Option<Arc<ProgressForwarder>>),
         ttl: std::time::Duration,
     ) -> Result<Resumed, ResumeError> {
         let mut sealed: SealedState = self
@@ -430,6 +433,10 @@ impl ParkedCalls {
         };
         let parked = calls.remove(&sealed.round.id).ok_or(ResumeError::Gone)?;
         drop(calls);
+        // Its reports go to this request from before the answer resumes the skill.
+        if let Some(call) = &parked.call {
+            call.progress.set(progress);
+        }
         // The skill may have been dropped meanwhile; the call then finishes with that.
         let _ = parked.answers.send(answers);
         parked.call.map(Resumed::Answered).ok_or(ResumeError::Gone)

@@ -36,7 +36,7 @@ impl McpService {
                 let responses = request.input_responses.clone();
                 match self
                     .parked
-                    .resume((&name, caller.owner()), state, responses, ttl)
+                    .resume((&name, caller.owner()), state, (responses, None), ttl)
                 {
                     Ok(Resumed::Rerun { arguments, answers }) => {
                         (arguments, answers, InputResponses::new())

@@ -127,8 +127,10 @@ impl McpService {
             return Box::pin(task).await;
         }
         if stateless && abilities.any() {
-            let call = self.start_parked(call, quota, (Vec::new(), offered), abilities);
-            return Box::pin(self.drive(call, metered, context)).await;
+            let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+            let started = (abilities, progress.clone());
+            let call = self.start_parked(call, quota, (Vec::new(), offered), started);
+            return Box::pin(self.drive(call, (progress, metered), context)).await;
         }
         self.run_plain(skill, call, quota, abilities, (stateless, context, metered))
             .await
@@ -176,13 +178,14 @@ impl McpService {
     }
 
     /// Starts `call` detached, parked at each question until a retry answers it; `answers`
-    /// are replayed first and `offered` answers the questions they name.
+    /// are replayed first and `offered` answers the questions they name; its progress goes to
+    /// `progress` from the start.
     fn start_parked(
         &self,
         call: Call,
         quota: TaskSlot,
         (answers, offered): (Vec<Answer>, InputResponses),
-        abilities: Abilities,
+        abilities: (Abilities, Option<Arc<ProgressForwarder>>),
     ) -> DetachedCall {
         let limits = self.app.manager.input_limits().clone();
         let grace = self.app.manager.cancel_grace();
@@ -274,16 +277,15 @@ impl McpService {
 
     /// Drives a detached call until it finishes or asks; a question parks the call and answers
     /// the request with an input-required result. A call that failed for want of a capability
-    /// the client did not declare is refused (-32021).
+    /// the client did not declare is refused (-32021). `progress`, the request's forwarder, is
+    /// where the call's reports already go.
     async fn drive(
         &self,
         mut call: DetachedCall,
-        metered: Metered,
+        (progress, metered): (Option<Arc<ProgressForwarder>>, Metered),
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
         let relay = Arc::clone(&call.progress);
-        relay.set(progress.clone());
         let ttl = self.app.manager.input_limits().timeout();
         let mut metered = Some(metered);
         let response = loop {
@@ -356,17 +358,20 @@ impl McpService {
                 .map_or(0, |bytes| bytes.len());
             record(tool, caller, binding_of(context), input)
         });
+        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+        let answered = (responses, progress.clone());
         match self
             .parked
-            .resume((tool, caller.owner()), state, responses, ttl)
+            .resume((tool, caller.owner()), state, answered, ttl)
         {
-            Ok(Resumed::Answered(call)) => self.drive(call, metered, context).await,
+            Ok(Resumed::Answered(call)) => self.drive(call, (progress, metered), context).await,
             Ok(Resumed::Unanswered(result)) => {
                 metered.finish(CallOutcome::InputRequired, 0);
                 Ok(CallToolResponse::InputRequired(result))
             }
             Ok(Resumed::Rerun { arguments, answers }) => {
-                self.rerun(tool, (arguments, answers), (caller, metered), context)
+                let progressed = (progress, metered);
+                self.rerun(tool, (arguments, answers), (caller, progressed), context)
                     .await
             }
             Err(error) => {
@@ -382,7 +387,7 @@ impl McpService {
         &self,
         tool: &'static str,
         (arguments, answers): (Value, Vec<Answer>),
-        (caller, metered): (&CallerId, Metered),
+        (caller, (progress, metered)): (&CallerId, (Option<Arc<ProgressForwarder>>, Metered)),
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(skill) = self.app.dispatcher.registry().get(tool) else {
@@ -411,9 +416,12 @@ impl McpService {
                 return Err(busy(refused));
             }
         };
-        let abilities = Abilities::of(context.client_capabilities().as_ref());
+        let abilities = (
+            Abilities::of(context.client_capabilities().as_ref()),
+            progress.clone(),
+        );
         let call = self.start_parked(call, quota, (answers, InputResponses::new()), abilities);
-        self.drive(call, metered, context).await
+        self.drive(call, (progress, metered), context).await
     }
 }
 

@@ -345,12 +345,12 @@ impl Metered {
 
     /// The call ended as `outcome`, having produced `output_bytes`.
     pub fn finish(mut self, outcome: CallOutcome, output_bytes: usize) {
-        self.end_turn(outcome, output_bytes, None);
+        self.close(outcome, output_bytes, None, true);
     }
 
     /// The call failed or was refused as `outcome`, for `error`.
     pub fn fail(mut self, outcome: CallOutcome, output_bytes: usize, error: String) {
-        self.end_turn(outcome, output_bytes, Some(error));
+        self.close(outcome, output_bytes, Some(error), true);
     }
 
     /// A call that ran ended with `result`, having published `published` bytes of artifacts
@@ -370,8 +370,24 @@ impl Metered {
     }
 
     /// The current turn ended as `outcome`; `output_bytes` is the task's output so far (see
-    /// [`set_output_base`](Self::set_output_base)). Nothing when no turn is under way.
-    pub fn end_turn(&mut self, outcome: CallOutcome, output_bytes: usize, error: Option<String>) {
+    /// [`set_output_base`](Self::set_output_base)). `last`: no answer will start another (the
+    /// task ended). Nothing when no turn is under way.
+    pub fn end_turn(
+        &mut self,
+        outcome: CallOutcome,
+        output_bytes: usize,
+        (error, last): (Option<String>, bool),
+    ) {
+        self.close(outcome, output_bytes, error, last);
+    }
+
+    fn close(
+        &mut self,
+        outcome: CallOutcome,
+        output_bytes: usize,
+        error: Option<String>,
+        last: bool,
+    ) {
         let Some(running) = &mut self.0 else {
             return;
         };
@@ -379,12 +395,23 @@ impl Metered {
             return;
         }
         running.open = false;
-        let mut record = running.record.clone();
-        record.duration = running.started.elapsed();
-        record.output_bytes = (output_bytes as u64).saturating_sub(running.output_base);
+        let duration = running.started.elapsed();
+        let output = (output_bytes as u64).saturating_sub(running.output_base);
+        // The last turn gives its record away; an earlier one keeps it for the next.
+        let (hub, mut record) = match self.0.take() {
+            Some(running) if last => (running.hub, running.record),
+            Some(running) => {
+                let kept = (Arc::clone(&running.hub), running.record.clone());
+                self.0 = Some(running);
+                kept
+            }
+            None => return,
+        };
+        record.duration = duration;
+        record.output_bytes = output;
         record.outcome = outcome;
         record.error = error;
-        running.hub.call(record);
+        hub.call(record);
     }
 
     /// An answer of `input_bytes` started the call's next turn; the task holds `output_bytes`.
@@ -408,6 +435,6 @@ impl Metered {
 impl Drop for Metered {
     fn drop(&mut self) {
         // A call whose future was dropped mid-way (its client went away) ended canceled.
-        self.end_turn(CallOutcome::Canceled, 0, None);
+        self.close(CallOutcome::Canceled, 0, None, true);
     }
 }

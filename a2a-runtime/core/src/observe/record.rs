@@ -9,6 +9,13 @@ use crate::quota::BusyKind;
 use a2a_runtime_types::TraceContext;
 use a2a_runtime_types::model::{Binding, Protocol, TaskState};
 
+/// The agent of a record before its meter names it: one shared empty name, not an
+/// allocation per record.
+fn unnamed() -> Arc<str> {
+    static UNNAMED: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from(""));
+    Arc::clone(&UNNAMED)
+}
+
 /// What a call asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -142,7 +149,7 @@ impl CallRecord {
         caller: Caller,
     ) -> Self {
         Self {
-            agent: Arc::from(""),
+            agent: unnamed(),
             kind,
             name: name.into(),
             protocol,
@@ -267,7 +274,7 @@ impl OperationRecord {
         duration: Duration,
     ) -> Self {
         Self {
-            agent: Arc::from(""),
+            agent: unnamed(),
             protocol,
             binding,
             method: method.into(),

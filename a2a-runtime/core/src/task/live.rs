@@ -277,7 +277,8 @@ impl LiveTask {
     pub fn end_turn(&self, outcome: CallOutcome, reply: usize, error: Option<String>) {
         let mut inner = self.lock();
         let output = inner.artifact_bytes + reply;
-        inner.turn.end_turn(outcome, output, error);
+        // A skill's error or reply ends its run: no answer follows.
+        inner.turn.end_turn(outcome, output, (error, true));
     }
 
     /// A mirror of a task another replica runs, as it was at `revision` there: the events that

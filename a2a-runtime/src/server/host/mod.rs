@@ -23,7 +23,16 @@ use a2a_runtime_core::task::TaskStore;
 pub use catalog::{AgentCatalog, CatalogEntry};
 
 /// Path segments a server answers itself, which no agent id may take.
-const RESERVED_IDS: &[&str] = &[".well-known", "agents", "mcp", "healthz", "v1", "oauth"];
+const RESERVED_IDS: &[&str] = &[
+    ".well-known",
+    "agents",
+    "mcp",
+    "healthz",
+    "v1",
+    "oauth",
+    "metrics",
+    "usage",
+];
 
 /// The longest agent id: it is a path segment, a tenant and an MCP tool-name prefix.
 const MAX_ID_LEN: usize = 48;

@@ -111,9 +111,11 @@ impl LiveTask {
         }
         if state.is_terminal() || state.is_interrupted() {
             let output = inner.artifact_bytes;
-            inner
-                .turn
-                .end_turn(CallOutcome::of_state(state), output, None);
+            inner.turn.end_turn(
+                CallOutcome::of_state(state),
+                output,
+                (None, state.is_terminal()),
+            );
         }
     }
 
