@@ -150,9 +150,8 @@ impl AgentServer {
     }
 
     /// Reports every call, task state change, operation, store write and push delivery to
-    /// `observer`, on a thread of its own behind a bounded queue (see
-    /// [`CallObserver`](crate::observe::CallObserver)): what the server does, for billing,
-    /// audit or analytics of the application's own.
+    /// `observer`, on a thread of its own behind a bounded queue (see [`CallObserver`]): what
+    /// the server does, for billing, audit or analytics of the application's own.
     #[must_use]
     pub fn observe(mut self, observer: impl CallObserver) -> Self {
         self.observers.push(Arc::new(observer));
