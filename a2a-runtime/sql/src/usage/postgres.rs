@@ -82,36 +82,34 @@ impl PgUsage {
         sums: &HashMap<RollupKey, UsageTotal>,
     ) -> Result<(), UsageError> {
         let mut tx = self.pool.begin().await.map_err(backend)?;
-        for row in rows {
-            sqlx::query(
-                "INSERT INTO a2a_usage_calls (at_us, agent, kind, name, protocol, version, binding,
-                 caller, principal, claims, task_id, context_id, trace_id, duration_us,
-                 input_bytes, output_bytes, outcome, error)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                 $17, $18)",
-            )
-            .bind(row.at_us)
-            .bind(&row.agent)
-            .bind(&row.kind)
-            .bind(&row.name)
-            .bind(&row.protocol)
-            .bind(&row.version)
-            .bind(&row.binding)
-            .bind(&row.caller)
-            .bind(&row.principal)
-            .bind(&row.claims)
-            .bind(&row.task_id)
-            .bind(&row.context_id)
-            .bind(&row.trace_id)
-            .bind(row.duration_us)
-            .bind(row.input_bytes)
-            .bind(row.output_bytes)
-            .bind(&row.outcome)
-            .bind(&row.error)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        }
+        // One statement for the batch: a row's cost is its values, not a round trip.
+        let mut insert = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+            "INSERT INTO a2a_usage_calls (at_us, agent, kind, name, protocol, version, binding, caller, \
+             principal, claims, task_id, context_id, trace_id, duration_us, input_bytes, \
+             output_bytes, outcome, error) ",
+        );
+        insert.push_values(rows, |mut values, row| {
+            values
+                .push_bind(row.at_us)
+                .push_bind(&row.agent)
+                .push_bind(&row.kind)
+                .push_bind(&row.name)
+                .push_bind(&row.protocol)
+                .push_bind(&row.version)
+                .push_bind(&row.binding)
+                .push_bind(&row.caller)
+                .push_bind(&row.principal)
+                .push_bind(&row.claims)
+                .push_bind(&row.task_id)
+                .push_bind(&row.context_id)
+                .push_bind(&row.trace_id)
+                .push_bind(row.duration_us)
+                .push_bind(row.input_bytes)
+                .push_bind(row.output_bytes)
+                .push_bind(&row.outcome)
+                .push_bind(&row.error);
+        });
+        insert.build().execute(&mut *tx).await.map_err(backend)?;
         for ((hour, agent, kind, name, caller), sum) in sums {
             sqlx::query(
                 "INSERT INTO a2a_usage_hourly AS h (hour_us, agent, kind, name, caller, calls, ran,

@@ -1,7 +1,11 @@
-//! OpenTelemetry traces over OTLP (HTTP/protobuf): an inline observer turns the records of
-//! sampled traces into spans and keeps them in a bounded buffer; a task of its own posts them
-//! in batches to `{endpoint}/v1/traces`, each within a timeout, and what could not be kept or
-//! sent is counted and logged, never waited for by a call.
+//! OpenTelemetry traces over OTLP (HTTP/protobuf): an inline observer encodes the records of
+//! sampled traces as spans into a bounded buffer as they come; a task of its own posts them in
+//! batches to `{endpoint}/v1/traces`, each within a timeout, and what could not be kept or sent
+//! is counted and logged, never waited for by a call.
+//!
+//! Spans are encoded on arrival, not kept as structures until a batch goes: hundreds of small
+//! objects freed at once made the allocator consolidate its free lists on every export, and
+//! batches stay small enough (well under 64 KiB) that their buffers are no large allocations.
 
 mod spans;
 mod wire;
@@ -11,18 +15,18 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use prost::Message as _;
+use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::observe::{CallObserver, CallRecord, Meter, OperationRecord};
-use wire::{
-    ExportTraceServiceRequest, InstrumentationScope, KeyValue, Resource, ResourceSpans, ScopeSpans,
-};
+use wire::{InstrumentationScope, KeyValue, Resource};
 
-/// Spans kept while the backend is slow or down; beyond it new spans are dropped (counted).
-const MAX_BUFFERED: usize = 8192;
-/// Spans per export request.
-const BATCH: usize = 512;
+/// Bytes of encoded spans kept while the collector is slow or down; beyond, new spans are
+/// dropped (counted).
+const MAX_BUFFERED: usize = 8 << 20;
+/// Spans that make a batch worth sending at once.
+const BATCH: usize = 128;
 /// How often what is buffered is sent, at the latest.
 const EXPORT_PERIOD: Duration = Duration::from_secs(1);
 /// How long one export request may take.
@@ -35,9 +39,11 @@ struct Shared {
     /// `{endpoint}/v1/traces`.
     url: String,
     headers: HeaderMap,
-    /// Who the spans are from.
-    resource: Resource,
-    buffer: Mutex<Vec<wire::Span>>,
+    /// Who the spans are from, and the instrumentation scope, encoded once.
+    resource: Vec<u8>,
+    scope: Vec<u8>,
+    /// Encoded spans waiting.
+    buffer: Mutex<Pending>,
     /// Wakes the export task when a batch is full.
     full: tokio::sync::Notify,
     started: AtomicBool,
@@ -86,11 +92,16 @@ impl Otlp {
                 KeyValue::text("telemetry.sdk.version", env!("CARGO_PKG_VERSION")),
             ],
         };
+        let scope = InstrumentationScope {
+            name: "a2a-runtime".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        };
         Ok(Self(Arc::new(Shared {
             url,
             headers: map,
-            resource,
-            buffer: Mutex::new(Vec::new()),
+            resource: resource.encode_to_vec(),
+            scope: scope.encode_to_vec(),
+            buffer: Mutex::new(Pending::default()),
             full: tokio::sync::Notify::new(),
             started: AtomicBool::new(false),
             dropped: AtomicU64::new(0),
@@ -110,17 +121,22 @@ impl Otlp {
         while self.0.export().await {}
     }
 
-    fn keep(&self, span: wire::Span) {
+    fn keep(&self, span: &wire::Span) {
         let shared = &self.0;
-        let mut buffer = shared.buffer.lock().unwrap_or_else(PoisonError::into_inner);
-        if buffer.len() >= MAX_BUFFERED {
-            drop(buffer);
+        let mut pending = shared.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+        if pending.bytes.len() >= MAX_BUFFERED {
+            drop(pending);
             shared.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        buffer.push(span);
-        let full = buffer.len() >= BATCH;
-        drop(buffer);
+        // A `ScopeSpans.spans` field (2): the span, length-delimited.
+        encode_key(2, WireType::LengthDelimited, &mut pending.bytes);
+        encode_varint(span.encoded_len() as u64, &mut pending.bytes);
+        span.encode_raw(&mut pending.bytes);
+        let end = pending.bytes.len();
+        pending.ends.push(end);
+        let full = pending.ends.len() >= BATCH;
+        drop(pending);
         if !shared.started.swap(true, Ordering::AcqRel) {
             self.start();
         }
@@ -151,35 +167,38 @@ impl Otlp {
     }
 }
 
+/// Encoded spans waiting to be sent.
+#[derive(Default)]
+struct Pending {
+    /// The spans, each a `ScopeSpans.spans` field.
+    bytes: Vec<u8>,
+    /// Where each span ends in `bytes`.
+    ends: Vec<usize>,
+}
+
 impl Shared {
     /// Posts one batch of what is buffered; whether there may be more.
     async fn export(&self) -> bool {
-        let spans: Vec<wire::Span> = {
-            let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
-            let take = buffer.len().min(BATCH);
-            buffer.drain(..take).collect()
+        let (body, count, more) = {
+            let mut pending = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+            let count = pending.ends.len().min(BATCH);
+            if count == 0 {
+                return false;
+            }
+            let end = pending.ends[count - 1];
+            let body = self.request(&pending.bytes[..end]);
+            pending.bytes.drain(..end);
+            pending.ends.drain(..count);
+            for at in &mut pending.ends {
+                *at -= end;
+            }
+            let more = !pending.ends.is_empty();
+            (bytes::Bytes::from(body), count, more)
         };
-        if spans.is_empty() {
-            return false;
-        }
-        let count = spans.len();
-        let request = ExportTraceServiceRequest {
-            resource_spans: vec![ResourceSpans {
-                resource: Some(self.resource.clone()),
-                scope_spans: vec![ScopeSpans {
-                    scope: Some(InstrumentationScope {
-                        name: "a2a-runtime".into(),
-                        version: env!("CARGO_PKG_VERSION").into(),
-                    }),
-                    spans,
-                }],
-            }],
-        };
-        let body = request.encode_to_vec();
         // One retry, for the failures the OTLP specification calls retryable.
         for attempt in 0..2 {
             match self.post(body.clone()).await {
-                Ok(()) => return count == BATCH,
+                Ok(()) => return more,
                 Err((error, retryable)) if retryable && attempt == 0 => {
                     tracing::debug!(%error, "OTLP export failed; retrying");
                     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -194,7 +213,30 @@ impl Shared {
         false
     }
 
-    async fn post(&self, body: Vec<u8>) -> Result<(), (String, bool)> {
+    /// An `ExportTraceServiceRequest` of `spans` (encoded `ScopeSpans.spans` fields): one
+    /// `ResourceSpans` of this service's resource, holding one `ScopeSpans` of this runtime.
+    fn request(&self, spans: &[u8]) -> Vec<u8> {
+        let field = |number: u32, length: usize| {
+            key_len(number) + encoded_len_varint(length as u64) + length
+        };
+        let scope_spans = field(1, self.scope.len()) + spans.len();
+        let resource_spans = field(1, self.resource.len()) + field(2, scope_spans);
+        let mut body = Vec::with_capacity(field(1, resource_spans));
+        let open = |number: u32, length: usize, body: &mut Vec<u8>| {
+            encode_key(number, WireType::LengthDelimited, body);
+            encode_varint(length as u64, body);
+        };
+        open(1, resource_spans, &mut body);
+        open(1, self.resource.len(), &mut body);
+        body.extend_from_slice(&self.resource);
+        open(2, scope_spans, &mut body);
+        open(1, self.scope.len(), &mut body);
+        body.extend_from_slice(&self.scope);
+        body.extend_from_slice(spans);
+        body
+    }
+
+    async fn post(&self, body: bytes::Bytes) -> Result<(), (String, bool)> {
         let sent = self
             .client
             .post(&self.url)
@@ -217,13 +259,13 @@ impl Shared {
 impl CallObserver for Otlp {
     fn call(&self, record: &CallRecord) {
         if let Some(span) = spans::of_call(record) {
-            self.keep(span);
+            self.keep(&span);
         }
     }
 
     fn operation(&self, operation: &OperationRecord) {
         if let Some(span) = spans::of_operation(operation) {
-            self.keep(span);
+            self.keep(&span);
         }
     }
 }

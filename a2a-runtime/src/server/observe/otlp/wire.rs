@@ -1,37 +1,13 @@
-//! The OTLP messages a trace export sends (`ExportTraceServiceRequest` and what it holds), with
-//! the field numbers of the official definitions (`opentelemetry/proto/collector/trace/v1`,
-//! `trace/v1`, `resource/v1`, `common/v1`). Only what this exporter writes is declared.
-
-/// `opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest`.
-#[derive(Clone, PartialEq, prost::Message)]
-pub(super) struct ExportTraceServiceRequest {
-    #[prost(message, repeated, tag = "1")]
-    pub(super) resource_spans: Vec<ResourceSpans>,
-}
-
-/// `opentelemetry.proto.trace.v1.ResourceSpans`.
-#[derive(Clone, PartialEq, prost::Message)]
-pub(super) struct ResourceSpans {
-    #[prost(message, optional, tag = "1")]
-    pub(super) resource: Option<Resource>,
-    #[prost(message, repeated, tag = "2")]
-    pub(super) scope_spans: Vec<ScopeSpans>,
-}
+//! The OTLP messages a trace export holds, with the field numbers of the official definitions
+//! (`opentelemetry/proto/trace/v1`, `resource/v1`, `common/v1`). Only what this exporter writes
+//! is declared; the envelope (`ExportTraceServiceRequest`, `ResourceSpans`, `ScopeSpans`) is
+//! written by the exporter around spans already encoded.
 
 /// `opentelemetry.proto.resource.v1.Resource`.
 #[derive(Clone, PartialEq, prost::Message)]
 pub(super) struct Resource {
     #[prost(message, repeated, tag = "1")]
     pub(super) attributes: Vec<KeyValue>,
-}
-
-/// `opentelemetry.proto.trace.v1.ScopeSpans`.
-#[derive(Clone, PartialEq, prost::Message)]
-pub(super) struct ScopeSpans {
-    #[prost(message, optional, tag = "1")]
-    pub(super) scope: Option<InstrumentationScope>,
-    #[prost(message, repeated, tag = "2")]
-    pub(super) spans: Vec<Span>,
 }
 
 /// `opentelemetry.proto.common.v1.InstrumentationScope`.
