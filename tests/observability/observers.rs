@@ -56,19 +56,9 @@ async fn an_observer_gets_every_call_with_its_outcome_caller_sizes_and_trace() {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"text": "hello"}}],
         "metadata": {"skill": "echo"}}}});
-    let sent: serde_json::Value = server
-        .http
-        .post(&server.base)
-        .header("content-type", "application/json")
-        .header("a2a-version", "1.0")
-        .header("traceparent", &traceparent)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sent = server
+        .rpc_with(&body, &[("traceparent", &traceparent)])
+        .await;
     let task_id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
     let params = json!({"name": "fail", "arguments": {"reason": "no luck"}});
     let (_, failed) = server.mcp_modern("tools/call", params, json!({})).await;

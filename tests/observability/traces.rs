@@ -3,7 +3,7 @@
 //! span parented on its caller's span, each skill call a span under its request.
 
 use a2a_tests::otlp::{Collector, Received};
-use a2a_tests::spawn_served_with;
+use a2a_tests::{TestServer, spawn_served_with};
 use serde_json::{Value, json};
 
 /// The caller's trace and span, as its `traceparent` says.
@@ -14,34 +14,26 @@ fn named<'a>(spans: &'a [Received], name: &str) -> Option<&'a Received> {
     spans.iter().find(|span| span.span.name == name)
 }
 
+/// A lab-server process exporting its spans to `collector`: the child and its base URL.
+async fn traced_lab(collector: &Collector) -> (tokio::process::Child, String) {
+    let lab = env!("CARGO_BIN_EXE_lab-server");
+    let flags = ["--store", "memory", "--otlp-endpoint", &collector.endpoint];
+    spawn_served_with(lab, &flags).await
+}
+
 #[tokio::test]
 async fn a_chain_of_two_agents_exports_one_trace_with_parents_across_both_processes() {
     let collector = Collector::start().await;
-    let lab = env!("CARGO_BIN_EXE_lab-server");
-    let flags = [
-        "--store",
-        "memory",
-        "--otlp-endpoint",
-        collector.endpoint.as_str(),
-    ];
-    let (_first, first) = spawn_served_with(lab, &flags).await;
-    let (_second, second) = spawn_served_with(lab, &flags).await;
+    let (_first, first) = traced_lab(&collector).await;
+    let (_second, second) = traced_lab(&collector).await;
 
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m-1", "role": "ROLE_USER", "metadata": {"skill": "relay"},
         "parts": [{"data": {"url": second, "skill": "echo", "input": {"text": "over there"}}}]}}});
-    let sent: Value = reqwest::Client::new()
-        .post(&first)
-        .header("content-type", "application/json")
-        .header("a2a-version", "1.0")
-        .header("traceparent", format!("00-{TRACE}-{CALLER_SPAN}-01"))
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let traceparent = format!("00-{TRACE}-{CALLER_SPAN}-01");
+    let sent = TestServer::at(first)
+        .rpc_with(&body, &[("traceparent", &traceparent)])
+        .await;
     let artifact = &sent["result"]["task"]["artifacts"][0]["parts"][0]["text"];
     assert_eq!(artifact, "over there", "{sent}");
 
@@ -121,14 +113,7 @@ async fn a_chain_of_two_agents_exports_one_trace_with_parents_across_both_proces
 #[tokio::test]
 async fn an_mcp_tool_error_is_an_error_span_and_unsampled_traces_export_nothing() {
     let collector = Collector::start().await;
-    let lab = env!("CARGO_BIN_EXE_lab-server");
-    let flags = [
-        "--store",
-        "memory",
-        "--otlp-endpoint",
-        collector.endpoint.as_str(),
-    ];
-    let (_server, base) = spawn_served_with(lab, &flags).await;
+    let (_server, base) = traced_lab(&collector).await;
     let mcp = format!("{}mcp", base);
     let call = |tool: &str, arguments: Value, flags: &str| {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {

@@ -240,19 +240,10 @@ async fn borrow(server: &TestServer, sub: &str) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"title": "Dune"}}],
         "metadata": {"skill": "borrow"}}}});
+    let authorization = format!("Bearer {bearer}");
     server
-        .http
-        .post(&server.base)
-        .header("content-type", "application/json")
-        .header("a2a-version", "1.0")
-        .bearer_auth(bearer)
-        .body(body.to_string())
-        .send()
+        .rpc_with(&body, &[("authorization", &authorization)])
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 /// The library with a budget of two calls a month, keeping tasks and usage in `dir`, until

@@ -126,6 +126,25 @@ impl TestServer {
         self.post_raw(body.to_string(), Some("1.0")).await.1
     }
 
+    /// POSTs JSON-RPC `body` (A2A 1.0) to the agent with more `headers` (credentials, a
+    /// `traceparent`…); returns the JSON response.
+    pub async fn rpc_with(&self, body: &Value, headers: &[(&str, &str)]) -> Value {
+        let mut request = self
+            .http
+            .post(&self.base)
+            .header("content-type", "application/json")
+            .header("a2a-version", "1.0");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request sent");
+        response.json().await.expect("a JSON response")
+    }
+
     /// `SendMessage` with one message built from `parts` and message `metadata`.
     pub async fn send(&self, parts: Value, metadata: Value, configuration: Value) -> Value {
         let mut message = json!({"messageId": "m-1", "role": "ROLE_USER", "parts": parts});

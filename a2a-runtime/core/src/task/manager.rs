@@ -12,26 +12,22 @@ use super::durability::StoreHealth;
 use super::error::TaskError;
 use super::handle::{TaskEvents, TaskHandle};
 use super::hook::Observers;
-use super::live::{Budget, LiveTask, Persisted, Subscribed};
+use super::live::{Budget, LiveTask, Subscribed};
 use super::record::StoredTask;
 pub use super::shared::SharedTasks;
-use super::store::{ListQuery, StoreError, TaskPage, TaskStore};
+use super::store::{ListQuery, TaskPage, TaskStore};
 use super::subscription::{self, Until};
 use crate::ask::InputLimits;
 use crate::auth::Caller;
 use crate::descriptor::Resume;
 use crate::dispatch::{Call, Dispatcher};
-use crate::observe::{self, CallOutcome};
+use crate::observe::CallOutcome;
 use crate::quota::{Quotas, TaskSlot};
 use crate::registry::SkillEntry;
 use a2a_runtime_types::model::{
     Message, ObservedTask, PushConfig, Task, TaskEvent, TaskObserver, TaskState, TaskStatus,
     TaskStatusUpdate, new_id, new_task_id,
 };
-use a2a_runtime_types::util::BoxFuture;
-
-/// A store write under way.
-type StoreWrite<'a> = BoxFuture<'a, Result<(), StoreError>>;
 
 /// Task-level settings.
 #[derive(Debug, Clone, Copy)]
@@ -86,13 +82,6 @@ pub(super) fn check_context(
 /// How long a caller about to be told a task's final state waits for the store to hold it.
 pub const DURABLE_WAIT: Duration = Duration::from_secs(5);
 
-/// Attempts at storing one task update before giving up on it (the next update carries it).
-const PERSIST_ATTEMPTS: u32 = 4;
-/// The first pause before a store write is retried; each later one is four times longer.
-const PERSIST_FIRST_RETRY: Duration = Duration::from_millis(50);
-/// How often a finished task whose final state is not stored yet is written again.
-const PERSIST_BACKGROUND_RETRY: Duration = Duration::from_secs(5);
-
 /// What a manager runs at one moment (see [`TaskManager::load`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Load {
@@ -121,7 +110,7 @@ pub struct TaskManager {
     /// What every task's events go to besides its subscribers (push delivery).
     pub(super) observers: Observers,
     /// Whether the store takes writes, for `/healthz`.
-    health: StoreHealth,
+    pub(super) health: StoreHealth,
 }
 
 impl TaskManager {
@@ -421,101 +410,6 @@ impl TaskManager {
     /// The most messages kept per task.
     pub(super) fn max_history(&self) -> usize {
         self.config.max_history
-    }
-
-    /// Writes the task's newest snapshot over the version last written. Writers queue on the
-    /// task's persist lock and read the snapshot only once they hold it, so an older state never
-    /// overwrites a newer one. A backend failure is retried with backoff; whether the snapshot
-    /// is stored (if not, the next write carries it, and a finished task stays live until one
-    /// succeeds: see [`settle`](Self::settle)).
-    pub(super) async fn persist(&self, live: &LiveTask) -> bool {
-        let mut stored = live.persist.lock().await;
-        let mut delay = PERSIST_FIRST_RETRY;
-        let meter = self.dispatcher.meter();
-        let started = meter.clock();
-        let written = |attempts, stored| {
-            if let Some(started) = started {
-                meter.store_write(observe::StoreWrite::new(
-                    started.elapsed(),
-                    attempts,
-                    stored,
-                ));
-            }
-        };
-        for attempt in 1..=PERSIST_ATTEMPTS {
-            let Some((write, revision, edits)) = self.snapshot_write(live, &stored) else {
-                return true;
-            };
-            match write.await {
-                Ok(()) => {
-                    written(attempt, true);
-                    stored.version += 1;
-                    stored.revision = revision;
-                    stored.edits = edits;
-                    live.durability.stored(revision);
-                    self.health.wrote();
-                    return true;
-                }
-                Err(error @ (StoreError::Backend(_) | StoreError::Full(_)))
-                    if attempt < PERSIST_ATTEMPTS =>
-                {
-                    tracing::warn!(task = %live.id, %error, attempt, "task update not stored; retrying");
-                    tokio::time::sleep(delay).await;
-                    delay *= 4;
-                }
-                Err(error) => {
-                    // A conflict means another writer changed the task: overwriting it would
-                    // lose that change, so this copy is not written.
-                    written(attempt, false);
-                    tracing::error!(task = %live.id, %error, "could not persist task update");
-                    let reason = error.to_string();
-                    live.durability.refused(revision, &reason);
-                    self.health.refused(&reason);
-                    return false;
-                }
-            }
-        }
-        false
-    }
-
-    /// The write of `live`'s newest snapshot over what `stored` says the store holds, with the
-    /// revision and edits it carries; `None` if an earlier writer already stored this revision
-    /// (it read the snapshot later than it was asked to). A task never stored (version 0, its
-    /// creation deferred) is written whatever its revision. (Not part of `persist`'s future:
-    /// only the write's box waits in it, not the snapshot it was made from.)
-    fn snapshot_write(
-        &self,
-        live: &LiveTask,
-        stored: &Persisted,
-    ) -> Option<(StoreWrite<'_>, u64, u64)> {
-        let (snapshot, revision, edits) = match stored.version {
-            0 => Some(live.current()),
-            _ => live.changed_since(stored),
-        }?;
-        let write = match stored.version {
-            0 => self.store.create_owned(snapshot),
-            _ => self.store.update_owned(snapshot),
-        };
-        Some((write, revision, edits))
-    }
-
-    /// Writes a task whose skill ended and retires it from the live tasks once it is stored;
-    /// until then it stays live (readable, its final state intact) and the write is retried.
-    pub(super) async fn settle(self: &Arc<Self>, live: Arc<LiveTask>) {
-        if self.persist(&live).await {
-            self.live_map().remove(&live.id);
-            return;
-        }
-        let manager = Arc::clone(self);
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(PERSIST_BACKGROUND_RETRY).await;
-                if manager.persist(&live).await {
-                    manager.live_map().remove(&live.id);
-                    return;
-                }
-            }
-        });
     }
 
     /// The task with this id (with at most `history` messages), if `owner` owns it.

@@ -13,6 +13,7 @@ pub mod live;
 pub mod manager;
 pub mod memory;
 pub mod outbox;
+mod persist;
 pub mod push_configs;
 pub mod record;
 pub mod remote;
