@@ -44,7 +44,7 @@ impl Shared {
             burst: limits.task_burst_per_caller,
         });
         let hub = observe::hub(config, (observers, &quotas), service)?;
-        let push = pusher(&config.push, &store, observe::meter("", hub.as_ref()));
+        let push = pusher(&config.push, &store, Meter::new("", hub.clone()));
         Ok(Self {
             tasks: SharedTasks::new(store, quotas, limits.stream_buffer),
             push,
@@ -128,7 +128,7 @@ impl AgentServer {
         } else {
             key
         };
-        let meter = observe::meter(label, shared.hub.as_ref());
+        let meter = Meter::new(label, shared.hub.clone());
         let dispatcher =
             Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)).metered(meter));
         let state_key = state_key(server, shared.tasks.store().coordination().is_some())?;

@@ -20,7 +20,7 @@ use axum::Router;
 use super::{ServeConfig, StoreLocation};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
-use a2a_runtime_core::observe::{CallObserver, Hub, Meter};
+use a2a_runtime_core::observe::{CallObserver, Hub};
 use a2a_runtime_core::quota::Quotas;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
@@ -263,11 +263,6 @@ pub(crate) async fn flush(apps: &[Arc<App>]) {
     }
     #[cfg(not(feature = "otlp"))]
     let _ = apps;
-}
-
-/// The meter of agent `key` on a server reporting to `hub`.
-pub(crate) fn meter(key: &str, hub: Option<&Arc<Hub>>) -> Meter {
-    Meter::new(key, hub.cloned())
 }
 
 /// `app` is served: its gauges (tasks, questions, streams) are read at each scrape.
