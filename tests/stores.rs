@@ -134,3 +134,32 @@ async fn sqlite_retention_forgets_the_oldest_finished_tasks_beyond_its_limits() 
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn memory_records_keep_the_records_contract() {
+    let records = a2a_runtime::records::Records::memory();
+    a2a_runtime::records::testing::run(records.clone(), records).await;
+}
+
+#[tokio::test]
+async fn sqlite_records_shared_by_two_handles_keep_the_records_contract() {
+    use a2a_runtime::records::Records;
+    let dir = scratch("records");
+    let path = dir.join("records.sqlite3");
+    let (one, other) = (
+        Records::sqlite(&path).await.unwrap(),
+        Records::sqlite(&path).await.unwrap(),
+    );
+    a2a_runtime::records::testing::run(one, other).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn postgres_records_shared_by_two_replicas_keep_the_records_contract() {
+    use a2a_runtime::records::Records;
+    let Some(url) = a2a_tests::postgres::fresh_database("records").await else {
+        return;
+    };
+    let (one, other) = tokio::join!(Records::postgres(&url), Records::postgres(&url));
+    a2a_runtime::records::testing::run(one.unwrap(), other.unwrap()).await;
+}

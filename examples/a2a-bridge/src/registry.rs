@@ -126,6 +126,7 @@ impl Registry {
         self.records
             .put(AGENTS, &agent.agent_id, agent)
             .await
+            .map(drop)
             .map_err(failed)
     }
 
@@ -156,6 +157,7 @@ impl Registry {
         self.records
             .put(TASKS, &task.id, &record)
             .await
+            .map(drop)
             .map_err(failed)
     }
 
@@ -164,6 +166,7 @@ impl Registry {
         self.records
             .put(PUSH, &push.config_id, push)
             .await
+            .map(drop)
             .map_err(failed)
     }
 

@@ -1,22 +1,54 @@
 //! [`Records`]: an agent's own durable state, as JSON documents under a collection and a key,
 //! beside its tasks: in a SQLite file (by default under the data directory `serve()` uses, so
 //! state survives restarts, and `--stdio` hosts that start a process per session share it), in
-//! Postgres (shared by the replicas of a server), or in memory. For what an agent keeps across calls (a registry, a cache, bookings), not for
-//! task state, which the task store holds.
+//! Postgres (shared by the replicas of a server), or in memory. For what an agent keeps across
+//! calls (a registry, a cache, bookings, who holds which lock), not for task state, which the
+//! task store holds.
+//!
+//! Records coordinate as well as keep:
+//!
+//! - every record has a version, new at each write and never reused, so a write can be made
+//!   only if the record is absent ([`Put::if_absent`]) or unchanged since it was read
+//!   ([`Put::if_version`]): of concurrent writers exactly one wins, everywhere the records are
+//!   shared;
+//! - a record may expire ([`Put::ttl`]): it is gone for readers at once, and a sweep deletes it
+//!   and announces it as [`ChangeKind::Expired`];
+//! - a collection may be kept to its newest records ([`Put::keep_newest`]);
+//! - every change is announced ([`Records::watch`]), including those other processes sharing
+//!   the SQLite file make and those other replicas make in the Postgres database;
+//! - [`Leases`] build exclusive, expiring, renewable holds on keys from the above.
 
-use std::collections::HashMap;
 use std::path::Path;
 #[cfg(feature = "sqlite")]
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+mod background;
+mod changes;
+mod lease;
+mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod put;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+
+pub use changes::{Change, ChangeKind, Changes, Missed};
+pub use lease::{Lease, LeaseError, Leases};
+pub use put::Put;
+
+use changes::Feed;
+
+/// The longest collection name or key, in bytes: a change must fit a Postgres notification.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// How often expired records are swept by default.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
 /// Why a record could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -35,43 +67,137 @@ pub enum RecordError {
         /// What went wrong.
         reason: String,
     },
+    /// A conditional write found the record otherwise than it required: present for
+    /// [`Put::if_absent`], absent or at another version for [`Put::if_version`].
+    #[error("record `{collection}/{key}` {}", conflict_text(*current))]
+    Conflict {
+        /// The collection.
+        collection: String,
+        /// The key.
+        key: String,
+        /// The record's version now, if it exists.
+        current: Option<u64>,
+    },
+    /// A collection name or key is empty or longer than [`MAX_NAME_BYTES`].
+    #[error("{0}")]
+    InvalidName(String),
+}
+
+fn conflict_text(current: Option<u64>) -> String {
+    match current {
+        Some(version) => format!("exists at version {version}"),
+        None => "does not exist".to_owned(),
+    }
 }
 
 fn backend(error: impl std::fmt::Display) -> RecordError {
     RecordError::Backend(error.to_string())
 }
 
-/// A document as stored: its JSON and when it was last written (microseconds, for ordering).
-type Stored = (String, i64);
+/// A record as read: its value with its key, version and times.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Entry<T> {
+    /// The key in its collection.
+    pub key: String,
+    /// The value.
+    pub value: T,
+    /// The version the last write gave it: greater than any version written before in the
+    /// same store, never reused.
+    pub version: u64,
+    /// When it was last written.
+    pub updated_at: DateTime<Utc>,
+    /// When it expires, if it does.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A record as a backend keeps it.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub(crate) key: String,
+    pub(crate) json: String,
+    pub(crate) version: i64,
+    pub(crate) updated_us: i64,
+    pub(crate) expires_us: Option<i64>,
+}
+
+/// What a write requires of the record it replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Condition {
+    /// Nothing.
+    Any,
+    /// That there be none (or only an expired one).
+    Absent,
+    /// That it exist, unexpired, at this version.
+    Version(u64),
+}
+
+/// One write, as the backends take it.
+#[derive(Debug)]
+pub(crate) struct Write<'a> {
+    pub(crate) collection: &'a str,
+    pub(crate) key: &'a str,
+    pub(crate) json: String,
+    pub(crate) now_us: i64,
+    pub(crate) expires_us: Option<i64>,
+    pub(crate) condition: Condition,
+    pub(crate) keep: Option<usize>,
+    /// Who writes, so a process knows its own changes when they come back from the database.
+    pub(crate) origin: i64,
+}
+
+/// What a write did.
+#[derive(Debug)]
+pub(crate) enum Written {
+    /// Stored at `version`; `trimmed` are the keys its collection dropped to keep its newest.
+    Stored { version: u64, trimmed: Vec<String> },
+    /// Not stored: the record is at `current` (or absent).
+    Refused { current: Option<u64> },
+}
 
 #[derive(Debug)]
 enum Backend {
-    Memory(Mutex<HashMap<(String, String), Stored>>),
+    Memory(memory::MemoryRecords),
     #[cfg(feature = "sqlite")]
     Sqlite(sqlite::SqliteRecords),
     #[cfg(feature = "postgres")]
     Postgres(postgres::PgRecords),
 }
 
+/// What every clone of one [`Records`] shares.
+#[derive(Debug)]
+struct Inner {
+    backend: Backend,
+    feed: Feed,
+    background: background::Background,
+}
+
 /// Durable JSON documents, by collection and key. Cheap to clone; clones share the store.
 #[derive(Debug, Clone)]
 pub struct Records {
-    backend: Arc<Backend>,
+    inner: Arc<Inner>,
 }
 
 impl Records {
     /// Records kept in memory, lost when the process ends.
     pub fn memory() -> Self {
-        Self::with(Backend::Memory(Mutex::new(HashMap::new())))
+        Self::with(Backend::Memory(memory::MemoryRecords::default()))
     }
 
     fn with(backend: Backend) -> Self {
-        Self {
-            backend: Arc::new(backend),
-        }
+        let records = Self {
+            inner: Arc::new(Inner {
+                backend,
+                feed: Feed::new(),
+                background: background::Background::new(SWEEP_EVERY),
+            }),
+        };
+        records.start();
+        records
     }
 
-    /// Records in the SQLite file at `path` (created, with its directory, if missing).
+    /// Records in the SQLite file at `path` (created, with its directory, if missing). Several
+    /// processes may share the file: each sees the others' writes and is told of their changes.
     #[cfg(feature = "sqlite")]
     pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self, RecordError> {
         Ok(Self::with(Backend::Sqlite(
@@ -79,8 +205,9 @@ impl Records {
         )))
     }
 
-    /// Records in the Postgres database at `url` (a table `a2a_records`, created if missing),
-    /// which every replica using that database shares.
+    /// Records in the Postgres database at `url` (tables `a2a_records` and the sequence
+    /// `a2a_record_clock`, created if missing), which every replica using that database shares;
+    /// changes reach the other replicas as notifications on the channel `a2a_records`.
     #[cfg(feature = "postgres")]
     pub async fn postgres(url: &str) -> Result<Self, RecordError> {
         Ok(Self::with(Backend::Postgres(
@@ -101,59 +228,72 @@ impl Records {
         Self::sqlite(path).await
     }
 
+    /// Sweeps expired records every `every` (default one second) from now on: how late after
+    /// its expiry a record's [`ChangeKind::Expired`] may be announced. Readers never see an
+    /// expired record, swept or not.
+    #[must_use]
+    pub fn sweep_every(self, every: Duration) -> Self {
+        self.inner.background.set_sweep_every(every);
+        self
+    }
+
     /// The SQLite file, unless the records are elsewhere.
     pub fn path(&self) -> Option<&Path> {
-        match &*self.backend {
+        match &self.inner.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(sqlite) => Some(&sqlite.path),
             _ => None,
         }
     }
 
-    /// Stores `value` under `collection` and `key`, replacing what was there.
-    pub async fn put<T: Serialize>(
-        &self,
-        collection: &str,
-        key: &str,
-        value: &T,
-    ) -> Result<(), RecordError> {
-        let json = serde_json::to_string(value).map_err(|e| RecordError::Json {
-            collection: collection.into(),
-            key: key.into(),
-            reason: format!("cannot be written as JSON: {e}"),
-        })?;
-        let now = chrono::Utc::now().timestamp_micros();
-        match &*self.backend {
-            Backend::Memory(map) => {
-                let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
-                map.insert((collection.into(), key.into()), (json, now));
-                Ok(())
-            }
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.put(collection, key, json, now).await,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.put(collection, key, json, now).await,
-        }
+    /// Stores `value` under `collection` and `key`, replacing what was there, and answers its
+    /// new version. The write may be made conditional, expiring or bounding before it is
+    /// awaited:
+    ///
+    /// ```no_run
+    /// # use a2a_runtime_sql::records::{Records, RecordError};
+    /// # use std::time::Duration;
+    /// # async fn f(records: Records) -> Result<(), RecordError> {
+    /// let version = records
+    ///     .put("locks", "src/lib.rs", &"ann")
+    ///     .if_absent()
+    ///     .ttl(Duration::from_secs(60))
+    ///     .await?;
+    /// # let _ = version; Ok(()) }
+    /// ```
+    pub fn put<'a, T: Serialize + ?Sized>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        value: &'a T,
+    ) -> Put<'a, T> {
+        Put::new(self, collection, key, value)
     }
 
-    /// The value under `collection` and `key`, if there is one.
+    /// The value under `collection` and `key`, if there is one (and it has not expired).
     pub async fn get<T: DeserializeOwned>(
         &self,
         collection: &str,
         key: &str,
     ) -> Result<Option<T>, RecordError> {
-        let json: Option<String> = match &*self.backend {
-            Backend::Memory(map) => {
-                let map = map.lock().unwrap_or_else(PoisonError::into_inner);
-                map.get(&(collection.into(), key.into()))
-                    .map(|(json, _)| json.clone())
-            }
+        Ok(self.entry(collection, key).await?.map(|entry| entry.value))
+    }
+
+    /// The record under `collection` and `key` with its version and times, if there is one.
+    pub async fn entry<T: DeserializeOwned>(
+        &self,
+        collection: &str,
+        key: &str,
+    ) -> Result<Option<Entry<T>>, RecordError> {
+        let now = now_us();
+        let row = match &self.inner.backend {
+            Backend::Memory(memory) => memory.get(collection, key, now),
             #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.get(collection, key).await?,
+            Backend::Sqlite(sqlite) => sqlite.get(collection, key, now).await?,
             #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.get(collection, key).await?,
+            Backend::Postgres(postgres) => postgres.get(collection, key, now).await?,
         };
-        json.map(|json| read(collection, key, &json)).transpose()
+        row.map(|row| entry(collection, row)).transpose()
     }
 
     /// The values of `collection`, the most recently written first, at most `limit`.
@@ -162,104 +302,203 @@ impl Records {
         collection: &str,
         limit: Option<usize>,
     ) -> Result<Vec<T>, RecordError> {
+        let entries = self.entries(collection, limit).await?;
+        Ok(entries.into_iter().map(|entry| entry.value).collect())
+    }
+
+    /// The records of `collection` with their versions and times, the most recently written
+    /// first, at most `limit`.
+    pub async fn entries<T: DeserializeOwned>(
+        &self,
+        collection: &str,
+        limit: Option<usize>,
+    ) -> Result<Vec<Entry<T>>, RecordError> {
         let limit = limit.unwrap_or(usize::MAX);
-        let sql_limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<(String, String)> = match &*self.backend {
-            Backend::Memory(map) => {
-                let map = map.lock().unwrap_or_else(PoisonError::into_inner);
-                let mut rows: Vec<_> = map
-                    .iter()
-                    .filter(|((c, _), _)| c == collection)
-                    .map(|((_, key), (json, at))| (*at, key.clone(), json.clone()))
-                    .collect();
-                rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-                rows.into_iter()
-                    .take(limit)
-                    .map(|(_, key, json)| (key, json))
-                    .collect()
-            }
+        let now = now_us();
+        let rows = match &self.inner.backend {
+            Backend::Memory(memory) => memory.list(collection, limit, now),
             #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.list(collection, sql_limit).await?,
+            Backend::Sqlite(sqlite) => sqlite.list(collection, sql_limit(limit), now).await?,
             #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.list(collection, sql_limit).await?,
+            Backend::Postgres(postgres) => postgres.list(collection, sql_limit(limit), now).await?,
         };
-        rows.iter()
-            .map(|(key, json)| read(collection, key, json))
-            .collect()
+        rows.into_iter().map(|row| entry(collection, row)).collect()
     }
 
     /// Removes the value under `collection` and `key`; whether there was one. Of several
     /// callers removing one record at once, exactly one is told it was there: a record can be
     /// redeemed once.
     pub async fn delete(&self, collection: &str, key: &str) -> Result<bool, RecordError> {
-        match &*self.backend {
-            Backend::Memory(map) => {
-                let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
-                Ok(map.remove(&(collection.into(), key.into())).is_some())
-            }
+        self.remove(collection, key, None).await
+    }
+
+    /// Removes the record under `collection` and `key` only if it is still at `version`;
+    /// whether it was.
+    pub async fn delete_if(
+        &self,
+        collection: &str,
+        key: &str,
+        version: u64,
+    ) -> Result<bool, RecordError> {
+        self.remove(collection, key, Some(version)).await
+    }
+
+    async fn remove(
+        &self,
+        collection: &str,
+        key: &str,
+        version: Option<u64>,
+    ) -> Result<bool, RecordError> {
+        check_names(collection, key)?;
+        let now = now_us();
+        let origin = self.inner.feed.origin();
+        let removed = match &self.inner.backend {
+            Backend::Memory(memory) => memory.delete(collection, key, version, now),
             #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.delete(collection, key).await,
+            Backend::Sqlite(sqlite) => sqlite.delete(collection, key, version, now, origin).await?,
             #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.delete(collection, key).await,
+            Backend::Postgres(postgres) => {
+                postgres
+                    .delete(collection, key, version, now, origin)
+                    .await?
+            }
+        };
+        if removed {
+            self.inner
+                .feed
+                .publish(Change::new(collection, key, ChangeKind::Deleted));
         }
+        Ok(removed)
+    }
+
+    /// Changes to the collections whose names start with `prefix` (`""` for all), from now
+    /// on: each write, deletion and expiry, whichever process or replica made it. Subscribe
+    /// before reading what you wait on, so a change in between is not lost.
+    pub async fn watch(&self, prefix: &str) -> Result<Changes, RecordError> {
+        let receiver = self.inner.feed.subscribe();
+        match &self.inner.backend {
+            Backend::Memory(_) => {}
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.follow().await?,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => {
+                postgres
+                    .listen(Arc::downgrade(&self.inner), self.inner.feed.origin())
+                    .await?;
+            }
+        }
+        Ok(Changes::new(receiver, prefix, self.clone()))
+    }
+
+    /// Deletes the records that have expired, announcing each; how many. The records sweep
+    /// themselves in the background, so this is for tests and tools.
+    pub async fn sweep(&self) -> Result<usize, RecordError> {
+        let now = now_us();
+        let origin = self.inner.feed.origin();
+        let expired = match &self.inner.backend {
+            Backend::Memory(memory) => memory.sweep(now),
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.sweep(now, origin).await?,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.sweep(now, origin).await?,
+        };
+        let count = expired.len();
+        for (collection, key) in expired {
+            self.inner
+                .feed
+                .publish(Change::new(&collection, &key, ChangeKind::Expired));
+        }
+        Ok(count)
+    }
+
+    /// Leases on the keys of `collection`: exclusive holds that expire unless renewed.
+    pub fn leases(&self, collection: impl Into<String>) -> Leases {
+        Leases::new(self.clone(), collection.into())
+    }
+
+    /// Runs `write` on the backend and announces what it changed.
+    async fn write(&self, write: Write<'_>) -> Result<u64, RecordError> {
+        let (collection, key) = (write.collection, write.key);
+        let written = match &self.inner.backend {
+            Backend::Memory(memory) => memory.write(&write),
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(sqlite) => sqlite.write(&write).await?,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(postgres) => postgres.write(&write).await?,
+        };
+        match written {
+            Written::Stored { version, trimmed } => {
+                let feed = &self.inner.feed;
+                feed.publish(Change::new(
+                    collection,
+                    key,
+                    ChangeKind::Written { version },
+                ));
+                for gone in trimmed {
+                    feed.publish(Change::new(collection, &gone, ChangeKind::Deleted));
+                }
+                Ok(version)
+            }
+            Written::Refused { current } => Err(RecordError::Conflict {
+                collection: collection.to_owned(),
+                key: key.to_owned(),
+                current,
+            }),
+        }
+    }
+
+    /// Starts the sweep (and, for a shared file, the reading of other processes' changes), if
+    /// there is a runtime to run it on; the operations start it otherwise.
+    fn start(&self) {
+        self.inner.background.start(&self.inner);
     }
 }
 
-fn read<T: DeserializeOwned>(collection: &str, key: &str, json: &str) -> Result<T, RecordError> {
-    serde_json::from_str(json).map_err(|e| RecordError::Json {
+/// Now, in microseconds since the epoch: the unit of every stored time.
+pub(crate) fn now_us() -> i64 {
+    Utc::now().timestamp_micros()
+}
+
+fn sql_limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// Refuses an empty or overlong collection name or key.
+fn check_names(collection: &str, key: &str) -> Result<(), RecordError> {
+    for (what, name) in [("collection", collection), ("key", key)] {
+        if name.is_empty() {
+            return Err(RecordError::InvalidName(format!(
+                "a record's {what} is empty"
+            )));
+        }
+        if name.len() > MAX_NAME_BYTES {
+            return Err(RecordError::InvalidName(format!(
+                "a record's {what} is {} bytes long, over the limit of {MAX_NAME_BYTES}",
+                name.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn entry<T: DeserializeOwned>(collection: &str, row: Row) -> Result<Entry<T>, RecordError> {
+    let value = serde_json::from_str(&row.json).map_err(|e| RecordError::Json {
         collection: collection.into(),
-        key: key.into(),
+        key: row.key.clone(),
         reason: format!("is not the type asked for: {e}"),
+    })?;
+    Ok(Entry {
+        key: row.key,
+        value,
+        version: u64::try_from(row.version).unwrap_or_default(),
+        updated_at: time(row.updated_us),
+        expires_at: row.expires_us.map(time),
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    async fn round_trip(records: &Records) {
-        records
-            .put("agents", "a", &serde_json::json!({"n": 1}))
-            .await
-            .unwrap();
-        records
-            .put("agents", "b", &serde_json::json!({"n": 2}))
-            .await
-            .unwrap();
-        records
-            .put("agents", "a", &serde_json::json!({"n": 3}))
-            .await
-            .unwrap();
-        records
-            .put("tasks", "a", &serde_json::json!({"n": 9}))
-            .await
-            .unwrap();
-        let a: Option<serde_json::Value> = records.get("agents", "a").await.unwrap();
-        assert_eq!(a, Some(serde_json::json!({"n": 3})));
-        let listed: Vec<serde_json::Value> = records.list("agents", None).await.unwrap();
-        assert_eq!(
-            listed,
-            [serde_json::json!({"n": 3}), serde_json::json!({"n": 2})]
-        );
-        let one: Vec<serde_json::Value> = records.list("agents", Some(1)).await.unwrap();
-        assert_eq!(one.len(), 1);
-        assert!(records.delete("agents", "b").await.unwrap());
-        assert!(!records.delete("agents", "b").await.unwrap());
-        let wrong = records.get::<u64>("agents", "a").await.unwrap_err();
-        assert!(wrong.to_string().contains("agents/a"), "{wrong}");
-    }
-
-    #[tokio::test]
-    async fn memory_and_sqlite_records_keep_list_and_delete_the_same_way() {
-        round_trip(&Records::memory()).await;
-        let dir =
-            std::env::temp_dir().join(format!("records-{}", a2a_runtime_types::model::new_id()));
-        let path = dir.join("records.sqlite3");
-        round_trip(&Records::sqlite(&path).await.unwrap()).await;
-        // Written values outlive the handle.
-        let again = Records::sqlite(&path).await.unwrap();
-        let a: Option<serde_json::Value> = again.get("agents", "a").await.unwrap();
-        assert_eq!(a, Some(serde_json::json!({"n": 3})));
-        let _ = std::fs::remove_dir_all(dir);
-    }
+fn time(us: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,99 +1,364 @@
 //! Records in a Postgres database, shared by the replicas that use it.
+//!
+//! Versions come from the sequence `a2a_record_clock`. Each change is announced with
+//! `pg_notify` in the statement that makes it, so other replicas hear of it when (and only if)
+//! it commits; one connection per replica listens while anyone watches.
 
+use std::sync::Weak;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use serde::Deserialize;
+use sqlx::Row as _;
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions, PgRow};
 
-use super::{RecordError, backend};
+use super::{Change, ChangeKind, Condition, Inner, RecordError, Row, Write, Written, backend};
 
-/// The `a2a_records` table of one database.
+/// The channel changes are announced on.
+const CHANNEL: &str = "a2a_records";
+
+/// The notification of one change (`kind`, with the SQL expressions of its collection, key,
+/// version and origin), sent with the statement that makes it.
+macro_rules! announce {
+    ($kind:literal, $collection:literal, $key:literal, $version:literal, $origin:literal) => {
+        concat!(
+            "pg_notify('a2a_records', json_build_object('o', ",
+            $origin,
+            "::bigint, 'c', ",
+            $collection,
+            ", 'k', ",
+            $key,
+            ", 't', '",
+            $kind,
+            "', 'v', ",
+            $version,
+            ")::text)"
+        )
+    };
+}
+
+/// An upsert's head; the statements below add what the record must be for it to be replaced.
+macro_rules! upsert {
+    ($guard:literal) => {
+        concat!(
+            "WITH w AS (
+                INSERT INTO a2a_records (collection, key, value, updated_us, version, expires_us)
+                VALUES ($1, $2, $3, $4, nextval('a2a_record_clock'), $5)
+                ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value,
+                    updated_us = excluded.updated_us, version = excluded.version,
+                    expires_us = excluded.expires_us ",
+            $guard,
+            " RETURNING version)
+             SELECT w.version FROM w, LATERAL ",
+            announce!("w", "$1::text", "$2::text", "w.version", "$6"),
+            " AS n"
+        )
+    };
+}
+
+const WRITE_ANY: &str = upsert!("");
+
+const WRITE_ABSENT: &str =
+    upsert!("WHERE a2a_records.expires_us IS NOT NULL AND a2a_records.expires_us <= $4");
+
+const WRITE_VERSION: &str = concat!(
+    "WITH w AS (
+        UPDATE a2a_records SET value = $3, updated_us = $4,
+            version = nextval('a2a_record_clock'), expires_us = $5
+        WHERE collection = $1 AND key = $2 AND version = $7
+            AND (expires_us IS NULL OR expires_us > $4)
+        RETURNING version)
+     SELECT w.version FROM w, LATERAL ",
+    announce!("w", "$1::text", "$2::text", "w.version", "$6"),
+    " AS n"
+);
+
+const TRIM: &str = concat!(
+    "WITH d AS (
+        DELETE FROM a2a_records WHERE collection = $1 AND key IN (
+            SELECT key FROM a2a_records WHERE collection = $1
+            ORDER BY version DESC, updated_us DESC, key OFFSET $2)
+        RETURNING key)
+     SELECT d.key FROM d, LATERAL ",
+    announce!("d", "$1::text", "d.key", "0", "$3"),
+    " AS n"
+);
+
+const DELETE: &str = concat!(
+    "WITH d AS (
+        DELETE FROM a2a_records
+        WHERE collection = $1 AND key = $2 AND ($3::bigint IS NULL OR version = $3)
+        RETURNING expires_us)
+     SELECT d.expires_us FROM d, LATERAL ",
+    announce!("d", "$1::text", "$2::text", "0", "$4"),
+    " AS n"
+);
+
+const SWEEP: &str = concat!(
+    "WITH d AS (
+        DELETE FROM a2a_records WHERE expires_us IS NOT NULL AND expires_us <= $1
+        RETURNING collection, key)
+     SELECT d.collection, d.key FROM d, LATERAL ",
+    announce!("e", "d.collection", "d.key", "0", "$2"),
+    " AS n"
+);
+
+const SCHEMA: [&str; 6] = [
+    "CREATE TABLE IF NOT EXISTS a2a_records (
+        collection TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_us BIGINT NOT NULL,
+        PRIMARY KEY (collection, key)
+    )",
+    "ALTER TABLE a2a_records ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE a2a_records ADD COLUMN IF NOT EXISTS expires_us BIGINT",
+    "CREATE SEQUENCE IF NOT EXISTS a2a_record_clock",
+    "CREATE INDEX IF NOT EXISTS a2a_records_by_expiry ON a2a_records (expires_us)
+        WHERE expires_us IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS a2a_records_by_version ON a2a_records (collection, version)",
+];
+
+/// The `a2a_records` table of one database, and this replica's listener.
 #[derive(Debug)]
 pub(super) struct PgRecords {
     pool: PgPool,
+    listening: tokio::sync::OnceCell<()>,
 }
 
 impl PgRecords {
     pub(super) async fn connect(url: &str) -> Result<Self, RecordError> {
         let options: PgConnectOptions = url.parse().map_err(backend)?;
         let pool = PgPoolOptions::new()
-            .max_connections(4)
+            .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.application_name("a2a-runtime records"))
             .await
             .map_err(backend)?;
-        // Replicas starting together may race to create the table; the loser's error is
-        // harmless once the table exists, so the check runs again.
-        let create = "CREATE TABLE IF NOT EXISTS a2a_records (
-                collection TEXT NOT NULL,
-                key TEXT NOT NULL,
-                value TEXT NOT NULL,
-                updated_us BIGINT NOT NULL,
-                PRIMARY KEY (collection, key)
-            )";
-        if sqlx::query(create).execute(&pool).await.is_err() {
-            sqlx::query(create).execute(&pool).await.map_err(backend)?;
+        // Replicas starting together take turns.
+        let mut tx = pool.begin().await.map_err(backend)?;
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtext('a2a_records'))")
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        for ddl in SCHEMA {
+            sqlx::query(ddl).execute(&mut *tx).await.map_err(backend)?;
         }
-        Ok(Self { pool })
+        tx.commit().await.map_err(backend)?;
+        Ok(Self {
+            pool,
+            listening: tokio::sync::OnceCell::new(),
+        })
     }
 
-    pub(super) async fn put(
+    pub(super) async fn write(&self, write: &Write<'_>) -> Result<Written, RecordError> {
+        let statement = match write.condition {
+            Condition::Any => WRITE_ANY,
+            Condition::Absent => WRITE_ABSENT,
+            Condition::Version(_) => WRITE_VERSION,
+        };
+        let expected = match write.condition {
+            Condition::Version(version) => Some(i64::try_from(version).unwrap_or(-1)),
+            _ => None,
+        };
+        let mut tx = self.pool.begin().await.map_err(backend)?;
+        if write.keep.is_some() {
+            // Bounded writers to one collection take turns, so their trims cannot deadlock.
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1))")
+                .bind(write.collection)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        let mut query = sqlx::query_scalar(statement)
+            .bind(write.collection)
+            .bind(write.key)
+            .bind(&write.json)
+            .bind(write.now_us)
+            .bind(write.expires_us)
+            .bind(write.origin);
+        if let Some(expected) = expected {
+            query = query.bind(expected);
+        }
+        let version: Option<i64> = query.fetch_optional(&mut *tx).await.map_err(backend)?;
+        let Some(version) = version else {
+            drop(tx);
+            let current = self.get(write.collection, write.key, write.now_us).await?;
+            return Ok(Written::Refused {
+                current: current.and_then(|row| u64::try_from(row.version).ok()),
+            });
+        };
+        let trimmed = match write.keep {
+            Some(keep) => self.trim(&mut tx, write, keep).await?,
+            None => Vec::new(),
+        };
+        tx.commit().await.map_err(backend)?;
+        Ok(Written::Stored {
+            version: u64::try_from(version).unwrap_or_default(),
+            trimmed,
+        })
+    }
+
+    /// Drops all but the `keep` newest records of the written collection: their keys.
+    async fn trim(
         &self,
-        collection: &str,
-        key: &str,
-        json: String,
-        now: i64,
-    ) -> Result<(), RecordError> {
-        sqlx::query(
-            "INSERT INTO a2a_records (collection, key, value, updated_us) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (collection, key)
-             DO UPDATE SET value = excluded.value, updated_us = excluded.updated_us",
-        )
-        .bind(collection)
-        .bind(key)
-        .bind(json)
-        .bind(now)
-        .execute(&self.pool)
-        .await
-        .map_err(backend)?;
-        Ok(())
+        tx: &mut sqlx::PgConnection,
+        write: &Write<'_>,
+        keep: usize,
+    ) -> Result<Vec<String>, RecordError> {
+        sqlx::query_scalar(TRIM)
+            .bind(write.collection)
+            .bind(i64::try_from(keep).unwrap_or(i64::MAX))
+            .bind(write.origin)
+            .fetch_all(tx)
+            .await
+            .map_err(backend)
     }
 
     pub(super) async fn get(
         &self,
         collection: &str,
         key: &str,
-    ) -> Result<Option<String>, RecordError> {
-        sqlx::query_scalar("SELECT value FROM a2a_records WHERE collection = $1 AND key = $2")
-            .bind(collection)
-            .bind(key)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)
+        now: i64,
+    ) -> Result<Option<Row>, RecordError> {
+        let row = sqlx::query(
+            "SELECT key, value, version, updated_us, expires_us FROM a2a_records
+             WHERE collection = $1 AND key = $2 AND (expires_us IS NULL OR expires_us > $3)",
+        )
+        .bind(collection)
+        .bind(key)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        row.map(|row| read_row(&row)).transpose()
     }
 
     pub(super) async fn list(
         &self,
         collection: &str,
         limit: i64,
-    ) -> Result<Vec<(String, String)>, RecordError> {
-        sqlx::query_as(
-            "SELECT key, value FROM a2a_records WHERE collection = $1
-             ORDER BY updated_us DESC, key LIMIT $2",
+        now: i64,
+    ) -> Result<Vec<Row>, RecordError> {
+        let rows = sqlx::query(
+            "SELECT key, value, version, updated_us, expires_us FROM a2a_records
+             WHERE collection = $1 AND (expires_us IS NULL OR expires_us > $2)
+             ORDER BY version DESC, updated_us DESC, key LIMIT $3",
         )
         .bind(collection)
+        .bind(now)
         .bind(limit)
         .fetch_all(&self.pool)
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+        rows.iter().map(read_row).collect()
     }
 
-    pub(super) async fn delete(&self, collection: &str, key: &str) -> Result<bool, RecordError> {
-        let done = sqlx::query("DELETE FROM a2a_records WHERE collection = $1 AND key = $2")
+    pub(super) async fn delete(
+        &self,
+        collection: &str,
+        key: &str,
+        version: Option<u64>,
+        now: i64,
+        origin: i64,
+    ) -> Result<bool, RecordError> {
+        let expiry: Option<Option<i64>> = sqlx::query_scalar(DELETE)
             .bind(collection)
             .bind(key)
-            .execute(&self.pool)
+            .bind(version.map(|v| i64::try_from(v).unwrap_or(-1)))
+            .bind(origin)
+            .fetch_optional(&self.pool)
             .await
             .map_err(backend)?;
-        Ok(done.rows_affected() > 0)
+        Ok(expiry.is_some_and(|expires_us| expires_us.is_none_or(|at| at > now)))
     }
+
+    pub(super) async fn sweep(
+        &self,
+        now: i64,
+        origin: i64,
+    ) -> Result<Vec<(String, String)>, RecordError> {
+        sqlx::query_as(SWEEP)
+            .bind(now)
+            .bind(origin)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)
+    }
+
+    /// Listens for other replicas' changes, once: announced to the watchers of `inner`
+    /// (skipping those made through `origin`) until the records are dropped.
+    pub(super) async fn listen(&self, inner: Weak<Inner>, origin: i64) -> Result<(), RecordError> {
+        self.listening
+            .get_or_try_init(|| async {
+                let mut listener = PgListener::connect_with(&self.pool)
+                    .await
+                    .map_err(backend)?;
+                listener.listen(CHANNEL).await.map_err(backend)?;
+                let stop = match inner.upgrade() {
+                    Some(inner) => inner.background.stopped(),
+                    None => return Ok(()),
+                };
+                tokio::spawn(async move {
+                    tokio::select! {
+                        () = stop.cancelled() => {}
+                        () = relay(listener, inner, origin) => {}
+                    }
+                });
+                Ok(())
+            })
+            .await?;
+        Ok(())
+    }
+}
+
+/// A notification as [`notify`] builds it.
+#[derive(Deserialize)]
+struct Notice {
+    o: i64,
+    c: String,
+    k: String,
+    t: String,
+    v: i64,
+}
+
+/// Hands each notification to the watchers; a lost connection is announced as [`Missed`]
+/// changes (those sent meanwhile are gone), and the listener reconnects.
+///
+/// [`Missed`]: super::Missed
+async fn relay(mut listener: PgListener, inner: Weak<Inner>, origin: i64) {
+    loop {
+        let received = listener.try_recv().await;
+        let Some(inner) = inner.upgrade() else { return };
+        match received {
+            Ok(Some(notification)) => {
+                let Ok(notice) = serde_json::from_str::<Notice>(notification.payload()) else {
+                    continue;
+                };
+                if notice.o == origin {
+                    continue;
+                }
+                let version = u64::try_from(notice.v).unwrap_or_default();
+                if let Some(kind) = ChangeKind::from_code(&notice.t, version) {
+                    inner.feed.publish(Change::new(&notice.c, &notice.k, kind));
+                }
+            }
+            Ok(None) => inner.feed.missed(),
+            Err(error) => {
+                tracing::warn!(%error, "lost the connection that hears of other replicas' record changes");
+                inner.feed.missed();
+                drop(inner);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
+
+fn read_row(row: &PgRow) -> Result<Row, RecordError> {
+    Ok(Row {
+        key: row.try_get("key").map_err(backend)?,
+        json: row.try_get("value").map_err(backend)?,
+        version: row.try_get("version").map_err(backend)?,
+        updated_us: row.try_get("updated_us").map_err(backend)?,
+        expires_us: row.try_get("expires_us").map_err(backend)?,
+    })
 }

@@ -1,18 +1,85 @@
-//! Records in a SQLite file.
+//! Records in a SQLite file, which several processes may share (coding agents each start their
+//! own stdio server over one data directory).
+//!
+//! Versions come from a one-row clock table, ticked in the transaction of each change; the same
+//! number names the change in `record_changes`, the log other processes read to learn of it.
+//! SQLite runs one write transaction at a time, so the log's order is the order of the changes
+//! and a gap in it can only mean rows pruned before a reader got to them.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::Row as _;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+};
 
-use super::{RecordError, backend};
+use super::changes::Feed;
+use super::{Change, ChangeKind, Condition, RecordError, Row, Write, Written, backend};
 
-/// The `records` table of one SQLite file.
+/// How long the change log keeps a change: how long another process may fall behind.
+const LOG_KEEPS_US: i64 = 10 * 60 * 1_000_000;
+
+/// The most changes read from the log at once.
+const POLL_BATCH: i64 = 512;
+
+/// An upsert's head; the statements below add what the record must be for it to be replaced.
+macro_rules! upsert {
+    ($guard:literal) => {
+        concat!(
+            "INSERT INTO records (collection, key, value, updated_us, version, expires_us)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value,
+                updated_us = excluded.updated_us, version = excluded.version,
+                expires_us = excluded.expires_us ",
+            $guard,
+            " RETURNING version"
+        )
+    };
+}
+
+const WRITE_ANY: &str = upsert!("WHERE ?7 IS NOT NULL");
+
+const WRITE_ABSENT: &str =
+    upsert!("WHERE records.expires_us IS NOT NULL AND records.expires_us <= ?7");
+
+/// A row of the change log: sequence, collection, key, kind, origin.
+type LoggedChange = (i64, String, String, String, i64);
+
+/// The `records` table of one SQLite file, and the reading of its change log.
 #[derive(Debug)]
 pub(super) struct SqliteRecords {
     pool: SqlitePool,
     pub(super) path: PathBuf,
+    /// The last change read from the log, while someone watches.
+    cursor: tokio::sync::Mutex<Option<i64>>,
 }
+
+const SCHEMA: [&str; 6] = [
+    "CREATE TABLE IF NOT EXISTS records (
+        collection TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_us INTEGER NOT NULL,
+        PRIMARY KEY (collection, key)
+    )",
+    "CREATE TABLE IF NOT EXISTS record_clock (
+        id INTEGER PRIMARY KEY CHECK (id = 0),
+        n INTEGER NOT NULL
+    )",
+    "CREATE TABLE IF NOT EXISTS record_changes (
+        seq INTEGER PRIMARY KEY,
+        collection TEXT NOT NULL,
+        key TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        origin INTEGER NOT NULL,
+        at_us INTEGER NOT NULL
+    )",
+    "CREATE INDEX IF NOT EXISTS record_changes_by_time ON record_changes (at_us)",
+    "CREATE INDEX IF NOT EXISTS records_by_expiry ON records (expires_us)
+        WHERE expires_us IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS records_by_version ON records (collection, version)",
+];
 
 impl SqliteRecords {
     pub(super) async fn open(path: &Path) -> Result<Self, RecordError> {
@@ -30,82 +97,373 @@ impl SqliteRecords {
             .connect_with(options)
             .await
             .map_err(backend)?;
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS records (
-                collection TEXT NOT NULL,
-                key TEXT NOT NULL,
-                value TEXT NOT NULL,
-                updated_us INTEGER NOT NULL,
-                PRIMARY KEY (collection, key)
-            )",
-        )
-        .execute(&pool)
-        .await
-        .map_err(backend)?;
+        migrate(&pool).await?;
         Ok(Self {
             pool,
             path: path.to_owned(),
+            cursor: tokio::sync::Mutex::new(None),
         })
     }
 
-    pub(super) async fn put(
-        &self,
-        collection: &str,
-        key: &str,
-        json: String,
-        now: i64,
-    ) -> Result<(), RecordError> {
-        sqlx::query(
-            "INSERT INTO records (collection, key, value, updated_us) VALUES (?, ?, ?, ?)
-             ON CONFLICT (collection, key)
-             DO UPDATE SET value = excluded.value, updated_us = excluded.updated_us",
+    pub(super) async fn write(&self, write: &Write<'_>) -> Result<Written, RecordError> {
+        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let version = tick(&mut tx, 1).await?;
+        let stored: Option<i64> = match write.condition {
+            Condition::Any | Condition::Absent => {
+                let statement = if write.condition == Condition::Absent {
+                    WRITE_ABSENT
+                } else {
+                    WRITE_ANY
+                };
+                sqlx::query_scalar(statement)
+                    .bind(write.collection)
+                    .bind(write.key)
+                    .bind(&write.json)
+                    .bind(write.now_us)
+                    .bind(version)
+                    .bind(write.expires_us)
+                    .bind(write.now_us)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(backend)?
+            }
+            Condition::Version(expected) => sqlx::query_scalar(
+                "UPDATE records SET value = ?3, updated_us = ?4, version = ?5, expires_us = ?6
+                 WHERE collection = ?1 AND key = ?2 AND version = ?7
+                    AND (expires_us IS NULL OR expires_us > ?4)
+                 RETURNING version",
+            )
+            .bind(write.collection)
+            .bind(write.key)
+            .bind(&write.json)
+            .bind(write.now_us)
+            .bind(version)
+            .bind(write.expires_us)
+            .bind(i64::try_from(expected).unwrap_or(-1))
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?,
+        };
+        if stored.is_none() {
+            drop(tx);
+            let current = self.get(write.collection, write.key, write.now_us).await?;
+            return Ok(Written::Refused {
+                current: current.and_then(|row| u64::try_from(row.version).ok()),
+            });
+        }
+        let kind = ChangeKind::Written { version: 0 };
+        log(
+            &mut tx,
+            version,
+            write.collection,
+            write.key,
+            kind,
+            write.origin,
+            write.now_us,
         )
-        .bind(collection)
-        .bind(key)
-        .bind(json)
-        .bind(now)
-        .execute(&self.pool)
-        .await
-        .map_err(backend)?;
-        Ok(())
+        .await?;
+        let trimmed = match write.keep {
+            Some(keep) => trim(&mut tx, write, keep).await?,
+            None => Vec::new(),
+        };
+        tx.commit().await.map_err(backend)?;
+        Ok(Written::Stored {
+            version: u64::try_from(version).unwrap_or_default(),
+            trimmed,
+        })
     }
 
     pub(super) async fn get(
         &self,
         collection: &str,
         key: &str,
-    ) -> Result<Option<String>, RecordError> {
-        sqlx::query_scalar("SELECT value FROM records WHERE collection = ? AND key = ?")
-            .bind(collection)
-            .bind(key)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)
+        now: i64,
+    ) -> Result<Option<Row>, RecordError> {
+        let row = sqlx::query(
+            "SELECT key, value, version, updated_us, expires_us FROM records
+             WHERE collection = ? AND key = ? AND (expires_us IS NULL OR expires_us > ?)",
+        )
+        .bind(collection)
+        .bind(key)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        row.map(|row| read_row(&row)).transpose()
     }
 
     pub(super) async fn list(
         &self,
         collection: &str,
         limit: i64,
-    ) -> Result<Vec<(String, String)>, RecordError> {
-        sqlx::query_as(
-            "SELECT key, value FROM records WHERE collection = ?
-             ORDER BY updated_us DESC, key LIMIT ?",
+        now: i64,
+    ) -> Result<Vec<Row>, RecordError> {
+        let rows = sqlx::query(
+            "SELECT key, value, version, updated_us, expires_us FROM records
+             WHERE collection = ? AND (expires_us IS NULL OR expires_us > ?)
+             ORDER BY version DESC, updated_us DESC, key LIMIT ?",
         )
         .bind(collection)
+        .bind(now)
         .bind(limit)
         .fetch_all(&self.pool)
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+        rows.iter().map(read_row).collect()
     }
 
-    pub(super) async fn delete(&self, collection: &str, key: &str) -> Result<bool, RecordError> {
-        let done = sqlx::query("DELETE FROM records WHERE collection = ? AND key = ?")
-            .bind(collection)
-            .bind(key)
-            .execute(&self.pool)
+    pub(super) async fn delete(
+        &self,
+        collection: &str,
+        key: &str,
+        version: Option<u64>,
+        now: i64,
+        origin: i64,
+    ) -> Result<bool, RecordError> {
+        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let version = version.map(|v| i64::try_from(v).unwrap_or(-1));
+        let expiry: Option<Option<i64>> = sqlx::query_scalar(
+            "DELETE FROM records WHERE collection = ? AND key = ? AND (?3 IS NULL OR version = ?3)
+             RETURNING expires_us",
+        )
+        .bind(collection)
+        .bind(key)
+        .bind(version)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(expires_us) = expiry else {
+            return Ok(false);
+        };
+        let seq = tick(&mut tx, 1).await?;
+        log(
+            &mut tx,
+            seq,
+            collection,
+            key,
+            ChangeKind::Deleted,
+            origin,
+            now,
+        )
+        .await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(expires_us.is_none_or(|at| at > now))
+    }
+
+    /// Deletes what expired by `now`, logging each, and prunes the change log.
+    pub(super) async fn sweep(
+        &self,
+        now: i64,
+        origin: i64,
+    ) -> Result<Vec<(String, String)>, RecordError> {
+        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let expired: Vec<(String, String)> = sqlx::query_as(
+            "DELETE FROM records WHERE expires_us IS NOT NULL AND expires_us <= ?
+             RETURNING collection, key",
+        )
+        .bind(now)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if !expired.is_empty() {
+            let count = i64::try_from(expired.len()).unwrap_or(i64::MAX);
+            let last = tick(&mut tx, count).await?;
+            for (seq, (collection, key)) in (last - count + 1..).zip(&expired) {
+                log(
+                    &mut tx,
+                    seq,
+                    collection,
+                    key,
+                    ChangeKind::Expired,
+                    origin,
+                    now,
+                )
+                .await?;
+            }
+        }
+        sqlx::query("DELETE FROM record_changes WHERE at_us < ?")
+            .bind(now - LOG_KEEPS_US)
+            .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        Ok(done.rows_affected() > 0)
+        tx.commit().await.map_err(backend)?;
+        Ok(expired)
     }
+
+    /// Starts reading the change log from its end, unless it is read already: called by each
+    /// new watcher before it reads what it waits on.
+    pub(super) async fn follow(&self) -> Result<(), RecordError> {
+        let mut cursor = self.cursor.lock().await;
+        if cursor.is_none() {
+            let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM record_changes")
+                .fetch_one(&self.pool)
+                .await
+                .map_err(backend)?;
+            *cursor = Some(last);
+        }
+        Ok(())
+    }
+
+    /// Announces the changes other processes logged since the last read, while anyone watches.
+    pub(super) async fn poll(&self, feed: &Feed) {
+        let mut cursor = self.cursor.lock().await;
+        if !feed.watched() {
+            *cursor = None;
+            return;
+        }
+        let Some(last) = *cursor else { return };
+        let rows: Result<Vec<LoggedChange>, _> = sqlx::query_as(
+            "SELECT seq, collection, key, kind, origin FROM record_changes WHERE seq > ?
+             ORDER BY seq LIMIT ?",
+        )
+        .bind(last)
+        .bind(POLL_BATCH)
+        .fetch_all(&self.pool)
+        .await;
+        let rows = match rows {
+            Ok(rows) => rows,
+            Err(error) => {
+                tracing::warn!(%error, "the records' change log could not be read");
+                return;
+            }
+        };
+        let Some(first) = rows.first() else { return };
+        if first.0 > last + 1 {
+            // Pruned before this process read it.
+            feed.missed();
+        }
+        for (seq, collection, key, kind, origin) in &rows {
+            *cursor = Some(*seq);
+            if *origin == feed.origin() {
+                continue;
+            }
+            let version = u64::try_from(*seq).unwrap_or_default();
+            if let Some(kind) = ChangeKind::from_code(kind, version) {
+                feed.publish(Change::new(collection, key, kind));
+            }
+        }
+    }
+}
+
+/// Creates the tables, and adds the columns records written before versions and expiry lack.
+async fn migrate(pool: &SqlitePool) -> Result<(), RecordError> {
+    // Immediate: processes opening one file together take turns instead of failing to upgrade
+    // a read transaction.
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+    sqlx::query(SCHEMA[0])
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+    let columns: Vec<String> = sqlx::query_scalar("SELECT name FROM pragma_table_info('records')")
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(backend)?;
+    for (column, ddl) in [
+        (
+            "version",
+            "ALTER TABLE records ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+        ),
+        (
+            "expires_us",
+            "ALTER TABLE records ADD COLUMN expires_us INTEGER",
+        ),
+    ] {
+        if !columns.iter().any(|c| c == column) {
+            sqlx::query(ddl).execute(&mut *tx).await.map_err(backend)?;
+        }
+    }
+    for ddl in &SCHEMA[1..] {
+        sqlx::query(*ddl).execute(&mut *tx).await.map_err(backend)?;
+    }
+    sqlx::query(
+        "INSERT OR IGNORE INTO record_clock (id, n)
+         SELECT 0, COALESCE(MAX(version), 0) FROM records",
+    )
+    .execute(&mut *tx)
+    .await
+    .map_err(backend)?;
+    tx.commit().await.map_err(backend)
+}
+
+/// Advances the clock by `by`, answering its new reading (the last of the numbers taken).
+async fn tick(conn: &mut SqliteConnection, by: i64) -> Result<i64, RecordError> {
+    sqlx::query_scalar("UPDATE record_clock SET n = n + ? WHERE id = 0 RETURNING n")
+        .bind(by)
+        .fetch_one(conn)
+        .await
+        .map_err(backend)
+}
+
+/// Logs one change for other processes.
+async fn log(
+    conn: &mut SqliteConnection,
+    seq: i64,
+    collection: &str,
+    key: &str,
+    kind: ChangeKind,
+    origin: i64,
+    now: i64,
+) -> Result<(), RecordError> {
+    sqlx::query(
+        "INSERT INTO record_changes (seq, collection, key, kind, origin, at_us)
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(seq)
+    .bind(collection)
+    .bind(key)
+    .bind(kind.code())
+    .bind(origin)
+    .bind(now)
+    .execute(conn)
+    .await
+    .map_err(backend)?;
+    Ok(())
+}
+
+/// Drops all but the `keep` newest records of the written collection, logging each: their
+/// keys.
+async fn trim(
+    conn: &mut SqliteConnection,
+    write: &Write<'_>,
+    keep: usize,
+) -> Result<Vec<String>, RecordError> {
+    let gone: Vec<String> = sqlx::query_scalar(
+        "DELETE FROM records WHERE collection = ?1 AND key IN (
+            SELECT key FROM records WHERE collection = ?1
+            ORDER BY version DESC, updated_us DESC, key LIMIT -1 OFFSET ?2
+         ) RETURNING key",
+    )
+    .bind(write.collection)
+    .bind(i64::try_from(keep).unwrap_or(i64::MAX))
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(backend)?;
+    if !gone.is_empty() {
+        let count = i64::try_from(gone.len()).unwrap_or(i64::MAX);
+        let last = tick(conn, count).await?;
+        for (seq, key) in (last - count + 1..).zip(&gone) {
+            let kind = ChangeKind::Deleted;
+            log(
+                conn,
+                seq,
+                write.collection,
+                key,
+                kind,
+                write.origin,
+                write.now_us,
+            )
+            .await?;
+        }
+    }
+    Ok(gone)
+}
+
+fn read_row(row: &sqlx::sqlite::SqliteRow) -> Result<Row, RecordError> {
+    Ok(Row {
+        key: row.try_get("key").map_err(backend)?,
+        json: row.try_get("value").map_err(backend)?,
+        version: row.try_get("version").map_err(backend)?,
+        updated_us: row.try_get("updated_us").map_err(backend)?,
+        expires_us: row.try_get("expires_us").map_err(backend)?,
+    })
 }

@@ -25,6 +25,7 @@ impl GrantStore for RecordGrants {
             self.0
                 .put(collection, key, &value)
                 .await
+                .map(drop)
                 .map_err(|e| e.to_string())
         })
     }

@@ -1,0 +1,75 @@
+use super::*;
+
+async fn round_trip(records: &Records) {
+    records
+        .put("agents", "a", &serde_json::json!({"n": 1}))
+        .await
+        .unwrap();
+    records
+        .put("agents", "b", &serde_json::json!({"n": 2}))
+        .await
+        .unwrap();
+    records
+        .put("agents", "a", &serde_json::json!({"n": 3}))
+        .await
+        .unwrap();
+    records
+        .put("tasks", "a", &serde_json::json!({"n": 9}))
+        .await
+        .unwrap();
+    let a: Option<serde_json::Value> = records.get("agents", "a").await.unwrap();
+    assert_eq!(a, Some(serde_json::json!({"n": 3})));
+    let listed: Vec<serde_json::Value> = records.list("agents", None).await.unwrap();
+    assert_eq!(
+        listed,
+        [serde_json::json!({"n": 3}), serde_json::json!({"n": 2})]
+    );
+    let one: Vec<serde_json::Value> = records.list("agents", Some(1)).await.unwrap();
+    assert_eq!(one.len(), 1);
+    assert!(records.delete("agents", "b").await.unwrap());
+    assert!(!records.delete("agents", "b").await.unwrap());
+    let wrong = records.get::<u64>("agents", "a").await.unwrap_err();
+    assert!(wrong.to_string().contains("agents/a"), "{wrong}");
+}
+
+#[tokio::test]
+async fn memory_and_sqlite_records_keep_list_and_delete_the_same_way() {
+    round_trip(&Records::memory()).await;
+    let dir = std::env::temp_dir().join(format!("records-{}", a2a_runtime_types::model::new_id()));
+    let path = dir.join("records.sqlite3");
+    round_trip(&Records::sqlite(&path).await.unwrap()).await;
+    // Written values outlive the handle.
+    let again = Records::sqlite(&path).await.unwrap();
+    let a: Option<serde_json::Value> = again.get("agents", "a").await.unwrap();
+    assert_eq!(a, Some(serde_json::json!({"n": 3})));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_sqlite_file_written_before_versions_is_migrated_in_place() {
+    let dir = std::env::temp_dir().join(format!("records-{}", a2a_runtime_types::model::new_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("records.sqlite3");
+    {
+        use sqlx::Connection as _;
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        sqlx::query(
+            "CREATE TABLE records (collection TEXT NOT NULL, key TEXT NOT NULL,
+             value TEXT NOT NULL, updated_us INTEGER NOT NULL, PRIMARY KEY (collection, key))",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO records VALUES ('c', 'old', '7', 1)")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    let records = Records::sqlite(&path).await.unwrap();
+    let old: Entry<u32> = records.entry("c", "old").await.unwrap().unwrap();
+    assert_eq!((old.value, old.version, old.expires_at), (7, 0, None));
+    let version = records.put("c", "old", &8).if_version(0).await.unwrap();
+    assert!(version > 0);
+    let _ = std::fs::remove_dir_all(dir);
+}
