@@ -56,7 +56,7 @@ async fn a_skills_failure_is_skill_failed_over_both_protocols() {
     };
     for (protocol, client) in &clients {
         let error = client.convert(negative, Code::EUR, None).await.unwrap_err();
-        let ClientError::SkillFailed { skill, message } = &error else {
+        let ClientError::SkillFailed { skill, message, .. } = &error else {
             panic!("{protocol}: expected SkillFailed, got {error}");
         };
         assert_eq!(skill, "convert", "{protocol}");

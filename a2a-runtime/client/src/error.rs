@@ -98,6 +98,10 @@ pub enum ClientError {
         skill: String,
         /// Why, as the agent said.
         message: String,
+        /// The structured details the skill attached to its error (`SkillError::with_data`):
+        /// over A2A the data part of the failed task's status message, over MCP the error
+        /// result's `structuredContent`.
+        data: Option<serde_json::Value>,
     },
     /// The skill asked a question that was not answered (no answerer, or it declined).
     #[error("skill `{skill}` asks \"{prompt}\" and no answer was given")]

@@ -157,6 +157,7 @@ impl McpSkills {
             return Err(ClientError::SkillFailed {
                 skill: skill.to_owned(),
                 message: text.join("\n"),
+                data: result.structured_content,
             });
         }
         Ok(match result.structured_content {

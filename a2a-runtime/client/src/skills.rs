@@ -138,15 +138,20 @@ impl SkillClient {
                     message = self.answer(skill, &task).await?;
                 }
                 state => {
-                    let why = task
-                        .status
-                        .message
-                        .as_ref()
+                    let status = task.status.message.as_ref();
+                    let why = status
                         .and_then(Message::text)
                         .unwrap_or_else(|| format!("the task ended {state:?}"));
+                    let data = status.and_then(|m| {
+                        m.parts.iter().find_map(|p| match &p.content {
+                            PartContent::Data(data) => Some(data.clone()),
+                            _ => None,
+                        })
+                    });
                     return Err(ClientError::SkillFailed {
                         skill: skill.to_owned(),
                         message: why,
+                        data,
                     });
                 }
             }
@@ -154,6 +159,7 @@ impl SkillClient {
         Err(ClientError::SkillFailed {
             skill: skill.to_owned(),
             message: format!("it asked more than {MAX_QUESTIONS} questions"),
+            data: None,
         })
     }
 

@@ -95,7 +95,7 @@ struct Cli {
 /// `version` and `about` describe the agent in `--help` and `--version`.
 pub(crate) fn parse<I, S>(
     args: I,
-    mut config: ServeConfig,
+    config: ServeConfig,
     name: String,
     version: &'static str,
     about: String,
@@ -104,7 +104,33 @@ where
     I: IntoIterator<Item = S>,
     S: Into<std::ffi::OsString> + Clone,
 {
-    let command = Cli::command()
+    Ok(
+        match parse_with::<NoFlags, _, _>(args, config, name, version, about)? {
+            Some((config, NoFlags {})) => Command::Serve(Box::new(config)),
+            None => Command::Printed,
+        },
+    )
+}
+
+/// An application that adds no flags of its own.
+#[derive(Debug, clap::Args)]
+struct NoFlags {}
+
+/// As [`parse`], with the application's own flags `X` beside the server's: `None` when
+/// `--help` or `--version` printed.
+pub(crate) fn parse_with<X, I, S>(
+    args: I,
+    mut config: ServeConfig,
+    name: String,
+    version: &'static str,
+    about: String,
+) -> Result<Option<(ServeConfig, X)>, Error>
+where
+    X: clap::Args + FromArgMatches,
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
+    let command = X::augment_args(Cli::command())
         .name(name)
         .version(version)
         .about(about)
@@ -119,7 +145,7 @@ where
         {
             // A closed stdout (`--help | head`) is not worth failing over.
             let _ = error.print();
-            return Ok(Command::Printed);
+            return Ok(None);
         }
         Err(error) => {
             let text = error.render().to_string();
@@ -128,9 +154,10 @@ where
         }
     };
     let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::Config(e.to_string()))?;
+    let own = X::from_arg_matches(&matches).map_err(|e| Error::Config(e.to_string()))?;
     cli.apply(&mut config);
     config.validate()?;
-    Ok(Command::Serve(Box::new(config)))
+    Ok(Some((config, own)))
 }
 
 impl Cli {

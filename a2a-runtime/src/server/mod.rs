@@ -13,6 +13,7 @@ mod oauth;
 mod observe;
 mod peers;
 mod shutdown;
+mod startup;
 mod tasks;
 #[cfg(feature = "tls")]
 mod tls;

@@ -50,6 +50,7 @@ impl Background {
     }
 
     /// A token cancelled when the records are dropped.
+    #[cfg(feature = "postgres")]
     pub(crate) fn stopped(&self) -> CancellationToken {
         self.stop.clone()
     }

@@ -71,28 +71,24 @@ pub(crate) async fn open(location: &StoreLocation) -> Result<Arc<dyn GrantStore>
     let failed = |e: &dyn std::fmt::Display| {
         Error::Config(format!("the authorization server's grant store: {e}"))
     };
-    Ok(match location {
-        StoreLocation::Memory => Arc::new(MemoryGrants::default()),
-        #[cfg(feature = "sqlite")]
-        StoreLocation::Sqlite(path) => {
-            let records = path.with_file_name("records.sqlite3");
-            Arc::new(RecordGrants(
-                a2a_runtime_sql::Records::sqlite(records)
-                    .await
-                    .map_err(|e| failed(&e))?,
-            ))
-        }
-        #[cfg(feature = "postgres")]
-        StoreLocation::Postgres(url) => Arc::new(RecordGrants(
-            a2a_runtime_sql::Records::postgres(url)
-                .await
-                .map_err(|e| failed(&e))?,
-        )),
-        #[allow(unreachable_patterns)] // Only when a store feature is left out.
-        other => {
-            return Err(failed(&format!(
-                "the store {other} needs a feature this build leaves out"
-            )));
-        }
-    })
+    if let StoreLocation::Memory = location {
+        return Ok(Arc::new(MemoryGrants::default()));
+    }
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    {
+        let location = match location {
+            StoreLocation::Sqlite(path) => {
+                StoreLocation::Sqlite(path.with_file_name("records.sqlite3"))
+            }
+            other => other.clone(),
+        };
+        let records = crate::server::startup::open_records(&location)
+            .await
+            .map_err(|e| failed(&e))?;
+        Ok(Arc::new(RecordGrants(records)))
+    }
+    #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+    Err(failed(&format!(
+        "the store {location} needs a feature this build leaves out"
+    )))
 }

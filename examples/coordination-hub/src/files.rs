@@ -1,0 +1,193 @@
+//! File coordination: `announce_file_change` (a reservation on a path or glob, exclusive or
+//! shared, expiring unless announced again), `release_file_lock`, `get_recent_changes`.
+
+use std::time::Duration;
+
+use a2a_runtime::prelude::*;
+use a2a_runtime::serde_json::json;
+use chrono::{DateTime, Utc};
+
+use crate::model::{FileChange, Reservation, ReservationMode};
+use crate::reservations::{Pattern, compatible};
+use crate::{Hub, HubClient, checked, collection, failure, new_id, now, store_failed};
+
+/// How many announced changes a project keeps.
+const RECENT_CHANGES: usize = 500;
+
+/// What `announce_file_change` answers when the reservation is taken (or renewed).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Locked {
+    /// `locked`.
+    pub status: String,
+    /// The path or glob reserved.
+    pub file_path: String,
+    /// Exclusive or shared.
+    pub mode: ReservationMode,
+    /// When it lapses unless announced again.
+    pub expires_at: DateTime<Utc>,
+    /// What to do next, for a person.
+    pub message: String,
+}
+
+/// Announces the intention to modify a file and reserves it: a path or a glob (`src/api/**`),
+/// exclusively (the default) or shared. Fails with `conflict` naming the holder's reservation
+/// when another agent's overlaps. Announcing again renews the reservation; it lapses after
+/// `ttl_seconds` (the hub's default otherwise), or when its agent is reaped.
+#[skill(agent = Hub)]
+#[allow(clippy::too_many_arguments)] // The reference's parameters and two of ours.
+pub async fn announce_file_change(
+    hub: State<Hub>,
+    caller: Caller,
+    /// Project identifier.
+    project_id: String,
+    /// The agent's session name.
+    session_name: String,
+    /// Path (or glob) of the files, relative to the repository.
+    file_path: String,
+    /// Type of change: `create`, `modify`, `delete` or `refactor`.
+    change_type: String,
+    /// What you are planning to do.
+    description: String,
+    /// `exclusive` (the default) or `shared`.
+    mode: Option<ReservationMode>,
+    /// How long the reservation lasts unless announced again (the hub's default otherwise).
+    ttl_seconds: Option<u64>,
+) -> Result<Locked, SkillError> {
+    hub.acting(&caller, &project_id, &session_name).await?;
+    let pattern = Pattern::new(&file_path)?;
+    let mode = mode.unwrap_or_default();
+    let ttl = ttl_seconds.map_or(hub.settings().reservation_ttl, Duration::from_secs);
+    if ttl.is_zero() || ttl > Duration::from_secs(7 * 24 * 3600) {
+        return Err(SkillError::invalid_input(
+            "`ttl_seconds` must be between 1 second and 7 days",
+        ));
+    }
+    let expires_at = now() + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
+    let reservation = hub
+        .change_reservations(&project_id, |entries| {
+            let mut locked_at = now();
+            for other in entries.iter() {
+                let overlaps = Pattern::new(&other.file_path).is_ok_and(|o| o.overlaps(&pattern));
+                if !overlaps {
+                    continue;
+                }
+                if other.session == session_name {
+                    if other.file_path == pattern.text {
+                        locked_at = other.locked_at;
+                    }
+                } else if !compatible(mode, other.mode) {
+                    return Err(conflict(other));
+                }
+            }
+            entries.retain(|r| !(r.session == session_name && r.file_path == pattern.text));
+            let reservation = Reservation {
+                file_path: pattern.text.clone(),
+                session: session_name.clone(),
+                mode,
+                change_type: change_type.clone(),
+                description: description.clone(),
+                locked_at,
+                expires_at,
+            };
+            entries.push(reservation.clone());
+            Ok(reservation)
+        })
+        .await?;
+    let change = FileChange {
+        session: session_name,
+        file_path: reservation.file_path.clone(),
+        change_type,
+        description,
+        timestamp: now(),
+    };
+    hub.records()
+        .put(
+            &collection::changes(&project_id),
+            &new_id("change"),
+            &change,
+        )
+        .keep_newest(RECENT_CHANGES)
+        .await
+        .map_err(store_failed)?;
+    Ok(Locked {
+        status: "locked".into(),
+        file_path: reservation.file_path,
+        mode,
+        expires_at,
+        message: "File locked successfully. Remember to release when done.".into(),
+    })
+}
+
+/// The seed's `conflict`: who holds what overlaps, and what to do.
+fn conflict(holder: &Reservation) -> SkillError {
+    failure(
+        "conflict",
+        format!(
+            "File is locked by {} ({})",
+            holder.session, holder.file_path
+        ),
+        json!({
+            "lock_info": holder,
+            "suggestion": "Query that agent about their progress or wait",
+        }),
+    )
+}
+
+/// What `release_file_lock` answers.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Released {
+    /// `released`.
+    pub status: String,
+    /// The path or glob released.
+    pub file_path: String,
+}
+
+/// Releases a file reservation after completing the changes.
+#[skill(agent = Hub)]
+pub async fn release_file_lock(
+    hub: State<Hub>,
+    caller: Caller,
+    /// Project identifier.
+    project_id: String,
+    /// The agent's session name.
+    session_name: String,
+    /// Path (or glob) of the reservation, as announced.
+    file_path: String,
+) -> Result<Released, SkillError> {
+    hub.acting(&caller, &project_id, &session_name).await?;
+    let pattern = Pattern::new(&file_path)?;
+    let released = hub
+        .change_reservations(&project_id, |entries| {
+            let before = entries.len();
+            entries.retain(|r| !(r.session == session_name && r.file_path == pattern.text));
+            Ok(entries.len() < before)
+        })
+        .await?;
+    if !released {
+        return Err(failure(
+            "not_found",
+            format!("{session_name} holds no reservation on {}", pattern.text),
+            json!({}),
+        ));
+    }
+    Ok(Released {
+        status: "released".into(),
+        file_path: pattern.text,
+    })
+}
+
+/// Gets recent file changes announced across all agents in the project, newest first.
+#[skill(agent = Hub, read_only = true)]
+pub async fn get_recent_changes(
+    hub: State<Hub>,
+    /// Project identifier.
+    project_id: String,
+    /// Maximum number of changes to return (default 20).
+    limit: Option<usize>,
+) -> Result<Vec<FileChange>, SkillError> {
+    checked("project_id", &project_id)?;
+    hub.records()
+        .list(&collection::changes(&project_id), Some(limit.unwrap_or(20)))
+        .await
+        .map_err(store_failed)
+}

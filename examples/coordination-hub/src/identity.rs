@@ -1,0 +1,75 @@
+//! Who an agent is: the authenticated caller when the server has a security scheme, else the
+//! session name it gives. A session belongs to the caller that registered it; only that caller
+//! may act as it.
+
+use a2a_runtime::prelude::*;
+use a2a_runtime::records::{Lease, Leases};
+use a2a_runtime::serde_json::json;
+use serde::{Deserialize, Serialize};
+
+use crate::{Hub, checked, collection, failure, store_failed};
+
+/// What a registration keeps about its agent (its times are the lease's).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct AgentData {
+    pub(crate) task_id: String,
+    pub(crate) branch: String,
+    pub(crate) description: String,
+}
+
+/// The holder of `session`'s lease when `caller` registers it: the caller's principal when
+/// authenticated, else the session itself (anyone naming it speaks for it).
+pub(crate) fn holder(caller: &Caller, session: &str) -> String {
+    if caller.is_anonymous() {
+        format!("session:{session}")
+    } else {
+        format!("caller:{}", caller.principal())
+    }
+}
+
+impl Hub {
+    /// The leases of `project`'s registered agents.
+    pub(crate) fn agents(&self, project: &str) -> Leases {
+        self.records.leases(collection::agents(project))
+    }
+
+    /// `session`'s registration in `project`, if `caller` may act as it: `not_found` if it is
+    /// not registered (or was reaped), `forbidden` if another caller registered it.
+    pub(crate) async fn acting(
+        &self,
+        caller: &Caller,
+        project: &str,
+        session: &str,
+    ) -> Result<Lease<AgentData>, SkillError> {
+        checked("project_id", project)?;
+        checked("session_name", session)?;
+        let lease = self.registered(project, session).await?;
+        if lease.holder != holder(caller, session) {
+            return Err(failure(
+                "forbidden",
+                format!("Agent {session} was registered by another caller"),
+                json!({}),
+            ));
+        }
+        Ok(lease)
+    }
+
+    /// `session`'s registration in `project`: `not_found` if there is none.
+    pub(crate) async fn registered(
+        &self,
+        project: &str,
+        session: &str,
+    ) -> Result<Lease<AgentData>, SkillError> {
+        self.agents(project)
+            .inspect(session)
+            .await
+            .map_err(store_failed)?
+            .ok_or_else(|| {
+                failure(
+                    "not_found",
+                    format!("Agent {session} not found in project {project}"),
+                    json!({}),
+                )
+            })
+    }
+}

@@ -1,0 +1,179 @@
+//! The coordination hub: an MCP server (and A2A agent) that parallel AI coding agents working on
+//! one repository call to stay out of each other's way. Its 18 tools are those of the A2AMCP
+//! reference this project started from, with its names, parameters and meanings: agents register
+//! and send heartbeats (silent ones are reaped and their reservations released), keep todos, ask
+//! each other questions (and really wait for the answer), read an inbox, broadcast, reserve files
+//! (paths or globs, exclusive or shared, expiring), see recent changes, and share interfaces.
+//! Everything is scoped by `project_id`.
+//!
+//! Everything is kept in the SDK's [`Records`]: a SQLite file under the data directory by default,
+//! which the stdio servers coding agents start for themselves share, or Postgres
+//! (`--store postgres://…`), through which several hub replicas coordinate. The inbox of each
+//! agent is a resource (`hub://projects/{project_id}/inbox/{session_name}`) that clients
+//! subscribe to, so new messages are pushed to them.
+//!
+//! Run: `cargo run -p coordination-hub -- --stdio` for a coding agent's MCP host, or without
+//! `--stdio` to serve MCP at `/mcp` (and A2A) over HTTP for many agents.
+
+pub mod client;
+mod command_line;
+mod files;
+mod follow;
+pub mod glob;
+mod identity;
+mod interfaces;
+mod messages;
+pub mod model;
+mod registry;
+mod reservations;
+mod todos;
+
+use std::time::Duration;
+
+use a2a_runtime::prelude::*;
+use a2a_runtime::records::Records;
+use a2a_runtime::serde_json::{Value, json};
+
+pub use client::FileLock;
+pub use command_line::serve_from_command_line;
+pub use files::*;
+pub use interfaces::*;
+pub use messages::*;
+pub use registry::*;
+pub use todos::*;
+
+/// How the hub behaves: how long agents and reservations live, how long a question may wait.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// An agent that sends no heartbeat for this long is reaped, and its reservations released.
+    pub heartbeat_ttl: Duration,
+    /// How long a file reservation lasts unless announced again.
+    pub reservation_ttl: Duration,
+    /// The longest a `query_agent` may wait for its answer.
+    pub max_wait: Duration,
+    /// How many messages an inbox keeps (the oldest are dropped).
+    pub inbox_size: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            heartbeat_ttl: Duration::from_secs(120),
+            reservation_ttl: Duration::from_secs(3600),
+            max_wait: Duration::from_secs(600),
+            inbox_size: 500,
+        }
+    }
+}
+
+/// Coordinates parallel AI coding agents working on one repository: registration and
+/// heartbeats, todos, questions between agents, inboxes and broadcasts, file reservations, and
+/// shared interface definitions, per project.
+#[agent(
+    name = "Coordination Hub",
+    provider(organization = "a2a-runtime", url = "https://a2a-protocol.org")
+)]
+#[derive(Debug, Clone)]
+pub struct Hub {
+    records: Records,
+    settings: Settings,
+}
+
+impl Hub {
+    /// The hub over `records`.
+    pub fn new(records: Records, settings: Settings) -> Self {
+        Self { records, settings }
+    }
+
+    /// Where the hub keeps everything.
+    pub fn records(&self) -> &Records {
+        &self.records
+    }
+
+    /// Its settings.
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+}
+
+/// The collections of one project.
+pub(crate) mod collection {
+    /// Registered agents, as leases by session name.
+    pub(crate) fn agents(project: &str) -> String {
+        format!("hub/{project}/agents")
+    }
+
+    /// Every agent's todos, by `{session}/{todo id}`.
+    pub(crate) fn todos(project: &str) -> String {
+        format!("hub/{project}/todos")
+    }
+
+    /// One agent's messages, by message id.
+    pub(crate) fn inbox(project: &str, session: &str) -> String {
+        format!("hub/{project}/inbox/{session}")
+    }
+
+    /// Answers to queries, by the query's message id.
+    pub(crate) fn answers(project: &str) -> String {
+        format!("hub/{project}/answers")
+    }
+
+    /// The project's file reservations, one record.
+    pub(crate) fn reservations(project: &str) -> String {
+        format!("hub/{project}/reservations")
+    }
+
+    /// Announced file changes.
+    pub(crate) fn changes(project: &str) -> String {
+        format!("hub/{project}/changes")
+    }
+
+    /// Shared interfaces, by name.
+    pub(crate) fn interfaces(project: &str) -> String {
+        format!("hub/{project}/interfaces")
+    }
+}
+
+/// A failure the reference reports with a `status` (`conflict`, `not_found`, `timeout`,
+/// `forbidden`): the message, and the status with `details` as the error's structured data.
+pub(crate) fn failure(status: &str, message: String, details: Value) -> SkillError {
+    let mut data = json!({ "status": status, "error": message });
+    if let (Some(data), Value::Object(details)) = (data.as_object_mut(), details) {
+        data.extend(details);
+    }
+    SkillError::new(message).with_data(data)
+}
+
+/// The records failed: the hub cannot answer.
+pub(crate) fn store_failed(error: impl std::fmt::Display) -> SkillError {
+    SkillError::new(format!("the hub's records failed: {error}"))
+}
+
+/// Checks a project id, session, todo, message or interface name (`field` names it): 1 to 128
+/// letters, digits, `.`, `_` or `-`, so it is safe in keys and resource URIs.
+pub(crate) fn checked<'a>(field: &str, value: &'a str) -> Result<&'a str, SkillError> {
+    let ok = !value.is_empty()
+        && value.len() <= 128
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(value)
+    } else {
+        Err(SkillError::invalid_input(format!(
+            "`{field}` must be 1 to 128 letters, digits, `.`, `_` or `-`; got {value:?}"
+        )))
+    }
+}
+
+/// The time now.
+pub(crate) fn now() -> chrono::DateTime<chrono::Utc> {
+    chrono::Utc::now()
+}
+
+/// A new id with `prefix` (`msg`, `todo`), unique and sortable by time.
+pub(crate) fn new_id(prefix: &str) -> String {
+    format!("{prefix}-{}", uuid::Uuid::now_v7().simple())
+}
+
+pub use follow::follow;

@@ -1,0 +1,205 @@
+//! Agent management: `register_agent`, `heartbeat`, `list_active_agents`, `unregister_agent`.
+//! A registration is a lease on the session name that lapses unless renewed by heartbeats.
+
+use std::collections::BTreeMap;
+
+use a2a_runtime::prelude::*;
+use a2a_runtime::records::{Lease, LeaseError};
+use a2a_runtime::serde_json::json;
+use chrono::{DateTime, Utc};
+
+use crate::identity::{AgentData, holder};
+use crate::model::AgentInfo;
+use crate::todos::TodoSummary;
+use crate::{Hub, HubClient, checked, failure, store_failed};
+
+/// What `register_agent` answers.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Registered {
+    /// `registered`.
+    pub status: String,
+    /// The project.
+    pub project_id: String,
+    /// The agent's session name.
+    pub session_name: String,
+    /// The other agents active in the project.
+    pub other_active_agents: Vec<String>,
+    /// What happened, for a person.
+    pub message: String,
+}
+
+/// Registers an agent with the hub. This must be the first call an agent makes; it must then
+/// call `heartbeat` more often than the hub's heartbeat TTL, or it is reaped and its file
+/// reservations released. Registering again (same caller) updates the task, branch and
+/// description.
+#[skill(agent = Hub)]
+pub async fn register_agent(
+    hub: State<Hub>,
+    caller: Caller,
+    /// Unique project identifier.
+    project_id: String,
+    /// Unique session name for this agent (e.g. `task-001`).
+    session_name: String,
+    /// Task identifier.
+    task_id: String,
+    /// Git branch name.
+    branch: String,
+    /// Brief description of the task.
+    description: String,
+) -> Result<Registered, SkillError> {
+    checked("project_id", &project_id)?;
+    checked("session_name", &session_name)?;
+    let data = AgentData {
+        task_id,
+        branch,
+        description,
+    };
+    let who = holder(&caller, &session_name);
+    let ttl = hub.settings().heartbeat_ttl;
+    match hub
+        .agents(&project_id)
+        .acquire(&session_name, &who, ttl, &data)
+        .await
+    {
+        Ok(_) => {}
+        Err(LeaseError::Held { expires_at, .. }) => {
+            return Err(failure(
+                "conflict",
+                format!("Session {session_name} is registered by another caller"),
+                json!({ "expires_at": expires_at }),
+            ));
+        }
+        Err(other) => return Err(store_failed(other)),
+    }
+    let others: Vec<String> = active(&hub, &project_id)
+        .await?
+        .into_keys()
+        .filter(|name| *name != session_name)
+        .collect();
+    Ok(Registered {
+        status: "registered".into(),
+        message: format!(
+            "Successfully registered. {} other agents are active in this project.",
+            others.len()
+        ),
+        project_id,
+        session_name,
+        other_active_agents: others,
+    })
+}
+
+/// What `heartbeat` answers.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Heartbeat {
+    /// `ok`.
+    pub status: String,
+    /// When the hub received it.
+    pub timestamp: DateTime<Utc>,
+    /// When the agent is reaped unless it sends another.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Sends a keep-alive signal. Call it more often than the hub's heartbeat TTL (two minutes by
+/// default) or the agent is considered gone: reaped, its file reservations released.
+#[skill(agent = Hub)]
+pub async fn heartbeat(
+    hub: State<Hub>,
+    caller: Caller,
+    /// Project identifier.
+    project_id: String,
+    /// The agent's session name.
+    session_name: String,
+) -> Result<Heartbeat, SkillError> {
+    hub.acting(&caller, &project_id, &session_name).await?;
+    let who = holder(&caller, &session_name);
+    let renewed: Lease<AgentData> = hub
+        .agents(&project_id)
+        .renew(&session_name, &who, hub.settings().heartbeat_ttl)
+        .await
+        .map_err(|error| match error {
+            LeaseError::NotHeld { .. } => failure(
+                "not_found",
+                format!("Agent {session_name} was reaped; register again"),
+                json!({}),
+            ),
+            other => store_failed(other),
+        })?;
+    Ok(Heartbeat {
+        status: "ok".into(),
+        timestamp: crate::now(),
+        expires_at: renewed.expires_at,
+    })
+}
+
+/// Gets all currently active agents in the project, by session name.
+#[skill(agent = Hub, read_only = true)]
+pub async fn list_active_agents(
+    hub: State<Hub>,
+    /// Project identifier.
+    project_id: String,
+) -> Result<BTreeMap<String, AgentInfo>, SkillError> {
+    checked("project_id", &project_id)?;
+    active(&hub, &project_id).await
+}
+
+/// What `unregister_agent` answers.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Unregistered {
+    /// `unregistered`.
+    pub status: String,
+    /// The agent's todos when it left.
+    pub todo_summary: TodoSummary,
+    /// What happened, for a person.
+    pub message: String,
+}
+
+/// Unregisters an agent when its task is complete: its file reservations are released and its
+/// todos summarized (and removed).
+#[skill(agent = Hub)]
+pub async fn unregister_agent(
+    hub: State<Hub>,
+    caller: Caller,
+    /// Project identifier.
+    project_id: String,
+    /// The agent's session name.
+    session_name: String,
+) -> Result<Unregistered, SkillError> {
+    hub.acting(&caller, &project_id, &session_name).await?;
+    let summary = hub.clear_todos(&project_id, &session_name).await?;
+    hub.release_all(&project_id, &session_name).await?;
+    let who = holder(&caller, &session_name);
+    hub.agents(&project_id)
+        .release(&session_name, &who)
+        .await
+        .map_err(store_failed)?;
+    Ok(Unregistered {
+        status: "unregistered".into(),
+        message: format!(
+            "Successfully unregistered. Completed {}/{} todos.",
+            summary.completed, summary.total
+        ),
+        todo_summary: summary,
+    })
+}
+
+/// The active agents of `project`, by session name.
+pub(crate) async fn active(
+    hub: &Hub,
+    project: &str,
+) -> Result<BTreeMap<String, AgentInfo>, SkillError> {
+    let leases: Vec<Lease<AgentData>> = hub.agents(project).list().await.map_err(store_failed)?;
+    Ok(leases
+        .into_iter()
+        .map(|lease| {
+            let info = AgentInfo {
+                task_id: lease.data.task_id,
+                branch: lease.data.branch,
+                description: lease.data.description,
+                status: "active".into(),
+                started_at: lease.acquired_at,
+                expires_at: lease.expires_at,
+            };
+            (lease.key, info)
+        })
+        .collect())
+}

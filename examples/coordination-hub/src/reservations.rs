@@ -1,0 +1,138 @@
+//! A project's file reservations: one record holding them all, changed by compare-and-set, so
+//! a reservation is checked against every other and taken in one step even when agents race
+//! (through one hub or several replicas). Two reservations overlap when some path matches both
+//! (`glob::intersect`).
+
+use std::collections::HashSet;
+
+use a2a_runtime::prelude::*;
+use a2a_runtime::records::{Entry, RecordError};
+use a2a_runtime::serde_json;
+use globset::GlobBuilder;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Reservation, ReservationMode};
+use crate::{Hub, collection, glob, now, store_failed};
+
+/// The key of the one record holding a project's reservations.
+const TABLE: &str = "table";
+
+/// How many times a change is tried again when another agent changed the table under it.
+const RETRIES: usize = 64;
+
+/// Every reservation of a project.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Table {
+    pub(crate) entries: Vec<Reservation>,
+}
+
+/// A path or glob, checked.
+#[derive(Debug)]
+pub(crate) struct Pattern {
+    pub(crate) text: String,
+}
+
+impl Pattern {
+    /// `path` as a pattern: a repository-relative path or glob (`./` and a leading `/` are
+    /// dropped); `..` and empty paths are refused.
+    pub(crate) fn new(path: &str) -> Result<Self, SkillError> {
+        let text = path.trim().trim_start_matches("./").trim_start_matches('/');
+        if text.is_empty() || text.len() > 1024 {
+            return Err(SkillError::invalid_input(
+                "`file_path` must be a path or glob of 1 to 1024 bytes",
+            ));
+        }
+        if text.split('/').any(|segment| segment == "..") {
+            return Err(SkillError::invalid_input(format!(
+                "`file_path` must stay inside the repository; got {path:?}"
+            )));
+        }
+        GlobBuilder::new(text)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| {
+                SkillError::invalid_input(format!("`file_path` is not a valid glob: {e}"))
+            })?;
+        Ok(Self {
+            text: text.to_owned(),
+        })
+    }
+
+    /// Whether some path matches both.
+    pub(crate) fn overlaps(&self, other: &Pattern) -> bool {
+        self.text == other.text || glob::intersect(&self.text, &other.text)
+    }
+}
+
+/// Whether a reservation in `mode` may stand beside one in `other`.
+pub(crate) fn compatible(mode: ReservationMode, other: ReservationMode) -> bool {
+    mode == ReservationMode::Shared && other == ReservationMode::Shared
+}
+
+impl Hub {
+    /// Applies `change` to `project`'s reservations, from which lapsed ones and those of agents
+    /// no longer registered are dropped first, and stores the result if it differs; what
+    /// `change` answered.
+    pub(crate) async fn change_reservations<R>(
+        &self,
+        project: &str,
+        mut change: impl FnMut(&mut Vec<Reservation>) -> Result<R, SkillError>,
+    ) -> Result<R, SkillError> {
+        let collection = collection::reservations(project);
+        for _ in 0..RETRIES {
+            let entry: Option<Entry<Table>> = self
+                .records()
+                .entry(&collection, TABLE)
+                .await
+                .map_err(store_failed)?;
+            let version = entry.as_ref().map(|e| e.version);
+            let before = entry.map(|e| e.value.entries).unwrap_or_default();
+            let live = self.live_sessions(project).await?;
+            let at = now();
+            let mut entries: Vec<Reservation> = before
+                .iter()
+                .filter(|r| r.expires_at > at && live.contains(&r.session))
+                .cloned()
+                .collect();
+            let answer = change(&mut entries)?;
+            if entries == before {
+                return Ok(answer);
+            }
+            let table = Table { entries };
+            let put = self.records().put(&collection, TABLE, &table);
+            let written = match version {
+                Some(version) => put.if_version(version).await,
+                None => put.if_absent().await,
+            };
+            match written {
+                Ok(_) => return Ok(answer),
+                Err(RecordError::Conflict { .. }) => {}
+                Err(other) => return Err(store_failed(other)),
+            }
+        }
+        Err(SkillError::new(
+            "the file reservations changed too often to update; try again",
+        ))
+    }
+
+    /// Releases every reservation of `session` in `project` (it left, or was reaped).
+    pub(crate) async fn release_all(
+        &self,
+        project: &str,
+        session: &str,
+    ) -> Result<usize, SkillError> {
+        self.change_reservations(project, |entries| {
+            let before = entries.len();
+            entries.retain(|r| r.session != session);
+            Ok(before - entries.len())
+        })
+        .await
+    }
+
+    /// The sessions registered in `project` now.
+    async fn live_sessions(&self, project: &str) -> Result<HashSet<String>, SkillError> {
+        let leases: Vec<a2a_runtime::records::Lease<serde_json::Value>> =
+            self.agents(project).list().await.map_err(store_failed)?;
+        Ok(leases.into_iter().map(|lease| lease.key).collect())
+    }
+}

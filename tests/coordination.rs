@@ -1,0 +1,403 @@
+//! The coordination hub (`examples/coordination-hub`) served as a process, as coding agents run
+//! it, driven through its typed client over MCP and A2A: reaping silent agents, reservations on
+//! globs and the lock guard, questions that wait for their answer, a `kill -9` and restart, and
+//! two replicas on one Postgres. The official Python clients drive it in `interop.rs`.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::time::Duration;
+
+use a2a_runtime::client::ClientError;
+use coordination_hub::model::{ReservationMode, TodoStatus};
+use coordination_hub::{HubClient, Locked};
+use serde_json::Value;
+
+const HUB: &str = env!("CARGO_BIN_EXE_coordination-hub");
+
+/// A hub process on an ephemeral port with `flags`; its base URL.
+async fn start(flags: &[&str]) -> (tokio::process::Child, String) {
+    a2a_tests::spawn_served_with(HUB, flags).await
+}
+
+async fn mcp(base: &str) -> HubClient {
+    HubClient::connect_mcp(format!("{}/mcp", base.trim_end_matches('/')))
+        .await
+        .unwrap()
+}
+
+fn s(text: &str) -> String {
+    text.to_owned()
+}
+
+async fn register(hub: &HubClient, project: &str, session: &str) {
+    let registered = hub
+        .register_agent(
+            s(project),
+            s(session),
+            s("t"),
+            s("main"),
+            format!("{session}'s work"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(registered.status, "registered");
+}
+
+async fn reserve(
+    hub: &HubClient,
+    project: &str,
+    session: &str,
+    path: &str,
+    ttl: Option<u64>,
+) -> Result<Locked, ClientError> {
+    hub.announce_file_change(
+        s(project),
+        s(session),
+        s(path),
+        s("modify"),
+        format!("{session} edits {path}"),
+        Some(ReservationMode::Exclusive),
+        ttl,
+    )
+    .await
+}
+
+/// The structured details of a skill's failure, which must carry `status`.
+fn failure(error: ClientError, status: &str) -> Value {
+    let ClientError::SkillFailed { data, message, .. } = error else {
+        panic!("expected a skill failure, got {error}");
+    };
+    let data = data.unwrap_or_else(|| panic!("no details with {message:?}"));
+    assert_eq!(data["status"], status, "{data}");
+    data
+}
+
+#[tokio::test]
+async fn a_silent_agent_is_reaped_and_its_glob_reservation_released_while_a_renewed_one_stays() {
+    let (_hub, base) = start(&["--heartbeat-ttl", "2s"]).await;
+    let hub = mcp(&base).await;
+    register(&hub, "shop", "ann").await;
+    register(&hub, "shop", "bob").await;
+    reserve(&hub, "shop", "ann", "src/api/**", None)
+        .await
+        .unwrap();
+    // A path under ann's glob conflicts, naming her reservation.
+    let refused = reserve(&hub, "shop", "bob", "./src/api/users.rs", None).await;
+    let data = failure(refused.unwrap_err(), "conflict");
+    assert_eq!(data["lock_info"]["session"], "ann", "{data}");
+    assert_eq!(data["lock_info"]["file_path"], "src/api/**", "{data}");
+    // A glob that overlaps conflicts too; one beside it does not.
+    failure(
+        reserve(&hub, "shop", "bob", "src/**/*.rs", None)
+            .await
+            .unwrap_err(),
+        "conflict",
+    );
+    reserve(&hub, "shop", "bob", "docs/*.md", None)
+        .await
+        .unwrap();
+    // Bob keeps beating past the TTL, ann stays silent.
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        hub.heartbeat(s("shop"), s("bob")).await.unwrap();
+    }
+    let active = hub.list_active_agents(s("shop")).await.unwrap();
+    assert_eq!(active.keys().collect::<Vec<_>>(), ["bob"], "{active:?}");
+    let reaped = hub.heartbeat(s("shop"), s("ann")).await.unwrap_err();
+    failure(reaped, "not_found");
+    // Her reservation went with her; bob's own stayed.
+    reserve(&hub, "shop", "bob", "src/api/users.rs", None)
+        .await
+        .unwrap();
+    let other = reserve(&hub, "shop", "carl", "docs/*.md", None)
+        .await
+        .unwrap_err();
+    failure(other, "not_found"); // carl never registered
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_naming_the_field() {
+    let (_hub, base) = start(&[]).await;
+    let hub = mcp(&base).await;
+    let bad = hub
+        .register_agent(s("shop/../x"), s("ann"), s("t"), s("b"), s("d"))
+        .await
+        .unwrap_err();
+    assert!(bad.to_string().contains("`project_id`"), "{bad}");
+    register(&hub, "shop", "ann").await;
+    let priority = hub
+        .add_todo(s("shop"), s("ann"), s("write tests"), 7)
+        .await
+        .unwrap_err();
+    assert!(priority.to_string().contains("`priority`"), "{priority}");
+    let escape = reserve(&hub, "shop", "ann", "../etc/passwd", None)
+        .await
+        .unwrap_err();
+    assert!(
+        escape.to_string().contains("inside the repository"),
+        "{escape}"
+    );
+    let glob = reserve(&hub, "shop", "ann", "src/[", None)
+        .await
+        .unwrap_err();
+    assert!(glob.to_string().contains("not a valid glob"), "{glob}");
+    let unknown = hub
+        .update_todo(s("shop"), s("ann"), s("todo-nope"), TodoStatus::Completed)
+        .await
+        .unwrap_err();
+    failure(unknown, "not_found");
+    let missing = hub.query_interface(s("shop"), s("Usr")).await.unwrap_err();
+    assert_eq!(
+        failure(missing, "not_found")["similar"],
+        serde_json::json!([])
+    );
+}
+
+#[tokio::test]
+async fn the_typed_clients_lock_guard_releases_when_dropped() {
+    let (_hub, base) = start(&[]).await;
+    let (ann, bob) = (mcp(&base).await, HubClient::connect(&base).await.unwrap());
+    register(&ann, "lib", "ann").await;
+    register(&bob, "lib", "bob").await;
+    let lock = ann
+        .lock("lib", "ann", "src/lib.rs", "splitting modules", None)
+        .await
+        .unwrap();
+    assert_eq!(lock.info().file_path, "src/lib.rs");
+    // Over A2A the conflict carries the same details.
+    let held = bob
+        .lock("lib", "bob", "src/lib.rs", "a fix", None)
+        .await
+        .unwrap_err();
+    assert_eq!(failure(held, "conflict")["lock_info"]["session"], "ann");
+    drop(lock);
+    let mut taken = None;
+    for _ in 0..50 {
+        match bob.lock("lib", "bob", "src/lib.rs", "a fix", None).await {
+            Ok(lock) => {
+                taken = Some(lock);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    let taken = taken.expect("the dropped guard released the file");
+    let released = taken.release().await.unwrap();
+    assert_eq!(released.status, "released");
+}
+
+#[tokio::test]
+async fn a_question_waits_for_its_answer_and_times_out_without_one() {
+    let (_hub, base) = start(&[]).await;
+    let (ann, bob) = (mcp(&base).await, mcp(&base).await);
+    register(&ann, "p", "ann").await;
+    register(&bob, "p", "bob").await;
+    let asking = tokio::spawn({
+        let ann = ann.clone();
+        async move {
+            ann.query_agent(
+                s("p"),
+                s("ann"),
+                s("bob"),
+                s("interface"),
+                s("User fields?"),
+                None,
+                Some(20),
+            )
+            .await
+        }
+    });
+    // Bob finds the question in his inbox and answers it.
+    let mut question = None;
+    for _ in 0..100 {
+        let unread = bob.check_messages(s("p"), s("bob")).await.unwrap();
+        if let Some(first) = unread.into_iter().next() {
+            question = Some(first);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let question = question.expect("the question arrives");
+    assert_eq!(
+        (question.from.as_str(), question.content.as_str()),
+        ("ann", "User fields?")
+    );
+    assert!(
+        bob.check_messages(s("p"), s("bob"))
+            .await
+            .unwrap()
+            .is_empty(),
+        "read once"
+    );
+    bob.respond_to_query(
+        s("p"),
+        s("bob"),
+        s("ann"),
+        question.id.clone(),
+        s("id, email"),
+    )
+    .await
+    .unwrap();
+    let answered = asking.await.unwrap().unwrap();
+    assert_eq!(answered.status, "received");
+    assert_eq!(answered.response.as_deref(), Some("id, email"));
+    assert_eq!(answered.message_id, question.id);
+    // The answer is in ann's inbox too.
+    let inbox = ann.check_messages(s("p"), s("ann")).await.unwrap();
+    assert_eq!(inbox[0].in_reply_to.as_deref(), Some(question.id.as_str()));
+    let unanswered = ann
+        .query_agent(
+            s("p"),
+            s("ann"),
+            s("bob"),
+            s("status"),
+            s("done?"),
+            Some(true),
+            Some(1),
+        )
+        .await
+        .unwrap_err();
+    failure(unanswered, "timeout");
+}
+
+#[tokio::test]
+async fn a_killed_hub_restarts_with_todos_interfaces_reservations_and_unread_messages() {
+    let data = a2a_tests::scratch_dir();
+    let dir = data.to_str().unwrap();
+    let (mut first, base) = start(&["--data-dir", dir]).await;
+    let hub = mcp(&base).await;
+    register(&hub, "p", "ann").await;
+    register(&hub, "p", "bob").await;
+    let todo = hub
+        .add_todo(s("p"), s("ann"), s("schema"), 1)
+        .await
+        .unwrap();
+    hub.update_todo(
+        s("p"),
+        s("ann"),
+        todo.todo_id.clone(),
+        TodoStatus::InProgress,
+    )
+    .await
+    .unwrap();
+    hub.register_interface(s("p"), s("ann"), s("User"), s("interface User {}"), None)
+        .await
+        .unwrap();
+    let locked = reserve(&hub, "p", "ann", "src/user.ts", Some(600))
+        .await
+        .unwrap();
+    hub.broadcast_message(s("p"), s("bob"), s("info"), s("starting"))
+        .await
+        .unwrap();
+    first.start_kill().unwrap(); // SIGKILL: nothing is flushed on the way out.
+    first.wait().await.unwrap();
+
+    let (_second, base) = start(&["--data-dir", dir]).await;
+    let hub = mcp(&base).await;
+    let mine = hub.get_my_todos(s("p"), s("ann")).await.unwrap();
+    assert_eq!(mine.todos[0].status, TodoStatus::InProgress);
+    let interfaces = hub.list_interfaces(s("p")).await.unwrap();
+    assert_eq!(interfaces["User"].definition, "interface User {}");
+    let held = reserve(&hub, "p", "bob", "src/user.ts", None)
+        .await
+        .unwrap_err();
+    let data = failure(held, "conflict");
+    let expires: chrono::DateTime<chrono::Utc> =
+        serde_json::from_value(data["lock_info"]["expires_at"].clone()).unwrap();
+    assert_eq!(
+        expires, locked.expires_at,
+        "the reservation kept its expiry"
+    );
+    let unread = hub.check_messages(s("p"), s("ann")).await.unwrap();
+    assert_eq!(unread.len(), 1, "{unread:?}");
+    assert_eq!(unread[0].content, "starting");
+}
+
+#[tokio::test]
+async fn two_replicas_on_one_postgres_share_reservations_and_answers() {
+    let Some(url) = a2a_tests::postgres::fresh_database("hub").await else {
+        return;
+    };
+    let (_a, base_a) = start(&["--store", &url]).await;
+    let (_b, base_b) = start(&["--store", &url]).await;
+    let (a, b) = (mcp(&base_a).await, mcp(&base_b).await);
+    register(&a, "p", "ann").await;
+    register(&b, "p", "bob").await;
+    reserve(&a, "p", "ann", "src/**", None).await.unwrap();
+    let refused = reserve(&b, "p", "bob", "src/main.rs", None)
+        .await
+        .unwrap_err();
+    assert_eq!(failure(refused, "conflict")["lock_info"]["session"], "ann");
+    // A question asked on one replica is answered on the other.
+    let asking = tokio::spawn({
+        let b = b.clone();
+        async move {
+            b.query_agent(
+                s("p"),
+                s("bob"),
+                s("ann"),
+                s("status"),
+                s("done?"),
+                None,
+                Some(20),
+            )
+            .await
+        }
+    });
+    let mut question = None;
+    for _ in 0..100 {
+        if let Some(first) = a.check_messages(s("p"), s("ann")).await.unwrap().pop() {
+            question = Some(first);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let question = question.expect("the question reaches the other replica");
+    a.respond_to_query(s("p"), s("ann"), s("bob"), question.id, s("soon"))
+        .await
+        .unwrap();
+    let answered = asking.await.unwrap().unwrap();
+    assert_eq!(answered.response.as_deref(), Some("soon"));
+}
+
+#[test]
+fn globs_overlap_exactly_when_a_path_matches_both() {
+    for (a, b) in [
+        ("src/api/**", "src/**/*.rs"),
+        ("src/api/**", "src/api/users.rs"),
+        ("src/*.rs", "src/main.rs"),
+        ("**", "README.md"),
+        ("src/a*", "src/*b"),
+        ("src/[abc].rs", "src/[!a].rs"),
+        ("src/{lib,main}.rs", "src/main.rs"),
+        ("docs/**/*.md", "docs/guide.md"),
+        ("src/?.rs", "src/x.rs"),
+    ] {
+        assert!(
+            coordination_hub::glob::intersect(a, b),
+            "{a} and {b} share a path"
+        );
+        assert!(
+            coordination_hub::glob::intersect(b, a),
+            "{b} and {a} share a path"
+        );
+    }
+    for (a, b) in [
+        ("src/*.rs", "src/*.ts"),
+        ("src/*.rs", "src/a/b.rs"),
+        ("docs/**", "src/main.rs"),
+        ("src/[ab].rs", "src/c.rs"),
+        ("src/{lib,main}.rs", "src/mod.rs"),
+        ("src/?.rs", "src/ab.rs"),
+        ("src/a/*", "src/b/*"),
+    ] {
+        assert!(
+            !coordination_hub::glob::intersect(a, b),
+            "{a} and {b} share no path"
+        );
+        assert!(
+            !coordination_hub::glob::intersect(b, a),
+            "{b} and {a} share no path"
+        );
+    }
+}
