@@ -287,6 +287,18 @@ async fn official_mcp_client_drives_the_currency_agent_through_every_bridge_tool
     );
 }
 
+const HUB: &str = env!("CARGO_BIN_EXE_coordination-hub");
+
+#[tokio::test]
+async fn official_clients_coordinate_through_the_hub_over_stdio_http_and_a2a() {
+    require_packages().await;
+    // The HTTP hub and the stdio hub the script starts share one data directory.
+    let data = a2a_tests::scratch_dir();
+    let data = data.to_str().unwrap();
+    let (_hub, base) = a2a_tests::spawn_served_with(HUB, &["--data-dir", data]).await;
+    run_python(&[script("hub_clients.py").to_str().unwrap(), HUB, &base, data]).await;
+}
+
 const BOOKING: &str = env!("CARGO_BIN_EXE_interop-booking");
 
 #[tokio::test]
