@@ -154,6 +154,37 @@ async fn bad_input_is_refused_naming_the_field() {
 }
 
 #[tokio::test]
+async fn a_broadcast_is_charged_per_recipient_to_the_callers_rate() {
+    // A burst of 5 calls, one more each second: three registrations and the broadcast's own
+    // call leave one, and a broadcast to two agents costs two more.
+    let (_hub, base) = start(&[
+        "--tasks-per-second-per-caller",
+        "1",
+        "--task-burst-per-caller",
+        "5",
+    ])
+    .await;
+    let hub = mcp(&base).await;
+    for session in ["ann", "bob", "carl"] {
+        register(&hub, "p", session).await;
+    }
+    let refused = hub
+        .broadcast_message(s("p"), s("ann"), s("info"), s("hello all"))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("cannot spend 2 more"),
+        "{refused}"
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let sent = hub
+        .broadcast_message(s("p"), s("ann"), s("info"), s("hello all"))
+        .await
+        .unwrap();
+    assert_eq!(sent.recipients, 2);
+}
+
+#[tokio::test]
 async fn the_typed_clients_lock_guard_releases_when_dropped() {
     let (_hub, base) = start(&[]).await;
     let (ann, bob) = (mcp(&base).await, HubClient::connect(&base).await.unwrap());

@@ -81,6 +81,7 @@ struct Inner {
     caller: Caller,
     trace: Option<TraceContext>,
     protocol: Protocol,
+    charge: Option<crate::quota::Charge>,
 }
 
 /// Assembles a [`TaskContext`] for one call.
@@ -131,6 +132,12 @@ impl ContextBuilder {
         self
     }
 
+    /// Sets the quota the skill's extra work is charged to.
+    pub fn charge(mut self, charge: Option<crate::quota::Charge>) -> Self {
+        self.inner.charge = charge;
+        self
+    }
+
     /// Sets the tasks the request referred to.
     pub fn references(mut self, ids: Vec<String>) -> Self {
         self.inner.reference_task_ids = ids;
@@ -175,6 +182,7 @@ impl TaskContext {
                 caller: Caller::anonymous(),
                 trace: None,
                 protocol: Protocol::A2a(A2aVersion::V1_0),
+                charge: None,
             },
         }
     }
@@ -410,6 +418,18 @@ impl TaskContext {
     /// Where this call's questions go.
     fn asking(&self) -> Asking<'_> {
         Asking::new(self.inner.asker.as_ref(), &self.inner.cancel)
+    }
+
+    /// Charges `cost` more to the caller's rate of new tasks (`--tasks-per-second-per-caller`
+    /// and its burst), for work the skill fans out on the caller's behalf: a message to many
+    /// recipients, a batch of lookups. [`Busy`](crate::quota::Busy) (which `?` turns into the
+    /// skill's error) when the rate cannot cover it, saying when to retry. A call with no
+    /// quota (one the application makes itself) is never refused.
+    pub fn spend(&self, cost: u32) -> Result<(), crate::quota::Busy> {
+        self.inner
+            .charge
+            .as_ref()
+            .map_or(Ok(()), |charge| charge.spend(cost))
     }
 
     /// Whether the caller asked to cancel this call.

@@ -243,6 +243,7 @@ impl ParkedCalls {
                 Arc::clone(&progress) as Arc<dyn UpdateSink>,
             ],
             asker: Some(Arc::new(asker)),
+            charge: Some(quota.charge()),
             ..Attachments::default()
         };
         let at = Placement::untracked(cancel.clone());

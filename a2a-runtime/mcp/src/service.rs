@@ -219,6 +219,7 @@ impl McpService {
         let attachments = Attachments {
             sinks,
             asker: Some(asker),
+            charge: Some(quota.charge()),
             ..Attachments::default()
         };
         // `context.ct` fires on `notifications/cancelled` and when the client closes the

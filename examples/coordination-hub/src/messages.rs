@@ -258,11 +258,13 @@ pub struct Broadcast {
     pub recipients: usize,
 }
 
-/// Sends a message to all other active agents in the project.
+/// Sends a message to all other active agents in the project. Each recipient counts against
+/// the caller's rate of calls, so a broadcast costs what sending each message would.
 #[skill(agent = Hub)]
 pub async fn broadcast_message(
     hub: State<Hub>,
     caller: Caller,
+    ctx: TaskContext,
     /// Project identifier.
     project_id: String,
     /// Your session name.
@@ -278,6 +280,7 @@ pub async fn broadcast_message(
         .into_keys()
         .filter(|name| *name != session_name)
         .collect();
+    ctx.spend(u32::try_from(recipients.len()).unwrap_or(u32::MAX))?;
     for recipient in &recipients {
         let message = InboxMessage {
             id: new_id("msg"),

@@ -96,6 +96,8 @@ pub struct Attachments {
     pub conversation: Option<Arc<dyn Conversation>>,
     /// The tasks the request referred to.
     pub references: Vec<String>,
+    /// The caller's quota, which the skill may charge more work to (`ctx.spend`).
+    pub charge: Option<crate::quota::Charge>,
 }
 
 /// Runs skills of one agent. Shared by the A2A and MCP front-ends.
@@ -172,7 +174,8 @@ impl Dispatcher {
             .context(at.task_id, at.context_id, at.cancel)
             .sinks(attachments.sinks)
             .asker(attachments.asker)
-            .references(attachments.references);
+            .references(attachments.references)
+            .charge(attachments.charge);
         if let Some(conversation) = attachments.conversation {
             context = context.conversation(conversation);
         }

@@ -236,6 +236,33 @@ impl Quotas {
         })
     }
 
+    /// Takes `cost` more from the rate of the caller whose key is `key`, as if it had started
+    /// that many more tasks: refused (and counted) when the rate cannot cover it now.
+    fn charge(&self, key: &Arc<str>, cost: u32) -> Result<(), Busy> {
+        let Some(cost) = NonZeroU32::new(cost) else {
+            return Ok(());
+        };
+        let refused = |retry_after: Duration| {
+            self.refuse(Busy::new(
+                BusyKind::Rate,
+                format!(
+                    "caller {key} cannot spend {cost} more of its rate of {} tasks per second \
+                     (burst {})",
+                    self.limits.tasks_per_second, self.limits.burst
+                ),
+                retry_after,
+            ))
+        };
+        match self.rate.check_key_n(key, cost) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(not_until)) => Err(refused(
+                not_until.wait_time_from(DefaultClock::default().now()),
+            )),
+            // More than the burst: never affordable at once.
+            Err(_) => Err(refused(Duration::from_secs(1))),
+        }
+    }
+
     /// A slot for an open stream of `caller`.
     pub fn open_stream(self: &Arc<Self>, caller: &CallerId) -> Result<StreamSlot, Busy> {
         let mut usage = self.usage();
@@ -274,6 +301,32 @@ impl Quotas {
     }
 }
 
+/// Charges a call's caller for work it fans out (a message to many recipients, a batch), from
+/// the same rate its new tasks come out of. Given to skills as [`TaskContext::spend`].
+///
+/// [`TaskContext::spend`]: crate::context::TaskContext::spend
+#[derive(Clone)]
+pub struct Charge {
+    quotas: Arc<Quotas>,
+    caller: Arc<str>,
+}
+
+impl std::fmt::Debug for Charge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Charge")
+            .field("caller", &self.caller)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Charge {
+    /// Takes `cost` from the caller's rate of new tasks: [`Busy`] (with when to retry) when it
+    /// cannot be covered now, or ever (more than the burst).
+    pub fn spend(&self, cost: u32) -> Result<(), Busy> {
+        self.quotas.charge(&self.caller, cost)
+    }
+}
+
 /// One task's place in its caller's quota: working, or waiting for an answer.
 #[derive(Debug)]
 pub struct TaskSlot {
@@ -284,6 +337,14 @@ pub struct TaskSlot {
 }
 
 impl TaskSlot {
+    /// A handle that charges more work to this slot's caller ([`Charge::spend`]).
+    pub fn charge(&self) -> Charge {
+        Charge {
+            quotas: Arc::clone(&self.quotas),
+            caller: Arc::clone(&self.caller),
+        }
+    }
+
     /// The task starts waiting for an answer: it moves from the caller's working tasks to its
     /// waiting ones, refused when the caller has as many waiting as it may.
     pub fn wait(&mut self) -> Result<(), Busy> {

@@ -373,6 +373,11 @@ impl LiveTask {
         self.quota.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// What the task's skill may charge to its caller's quota, while it counts there.
+    pub(crate) fn charge(&self) -> Option<crate::quota::Charge> {
+        self.quota().as_ref().map(TaskSlot::charge)
+    }
+
     /// The task is about to wait for an answer: it counts among its caller's waiting tasks,
     /// unless the caller already has as many as it may.
     pub fn start_waiting(&self) -> Result<(), Busy> {

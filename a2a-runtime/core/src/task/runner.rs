@@ -148,6 +148,7 @@ impl TaskManager {
                 self.config.max_history,
             ))),
             references,
+            charge: live.charge(),
         };
         (at, attachments)
     }
