@@ -19,7 +19,7 @@
 //! # async fn f() -> Result<(), Box<dyn std::error::Error>> {
 //! let records = Records::for_agent("Coordination Hub").await?;
 //! let locks = records.leases("locks");
-//! match locks.acquire("src/lib.rs", "ann", Duration::from_secs(60), &"refactor").await {
+//! match locks.acquire("src/lib.rs", "ann", Duration::from_secs(60), "refactor").await {
 //!     Ok(lease) => println!("held until {}", lease.expires_at),
 //!     Err(LeaseError::Held { holder, .. }) => println!("{holder} has it"),
 //!     Err(other) => return Err(other.into()),

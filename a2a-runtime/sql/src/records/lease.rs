@@ -32,7 +32,7 @@ pub struct Lease<D = serde_json::Value> {
 
 /// A lease as stored: its expiry is the record's.
 #[derive(Serialize, Deserialize)]
-struct Stored<D> {
+struct Stored<D: ?Sized> {
     holder: String,
     acquired_at: DateTime<Utc>,
     data: D,
@@ -83,13 +83,17 @@ impl Leases {
     /// Takes `key` for `holder` for `ttl`, attaching `data`. If `holder` holds it already, the
     /// lease is renewed with the new data; if someone else does, [`LeaseError::Held`] names
     /// them.
-    pub async fn acquire<D: Serialize + DeserializeOwned + Sync>(
+    pub async fn acquire<D>(
         &self,
         key: &str,
         holder: &str,
         ttl: Duration,
         data: &D,
-    ) -> Result<Lease<D>, LeaseError> {
+    ) -> Result<Lease<D::Owned>, LeaseError>
+    where
+        D: Serialize + ToOwned + Sync + ?Sized,
+        D::Owned: DeserializeOwned,
+    {
         for _ in 0..RETRIES {
             let fresh = Stored {
                 holder: holder.to_owned(),
@@ -206,7 +210,7 @@ impl Leases {
         self.records.entry(&self.collection, key).await
     }
 
-    async fn replace<D: Serialize + Sync>(
+    async fn replace<D: Serialize + Sync + ?Sized>(
         &self,
         key: &str,
         stored: &Stored<D>,

@@ -1,0 +1,188 @@
+//! Coordination hub benchmark driver (`scripts/bench-hub`), against a hub served on 127.0.0.1:
+//! 1. file lock round trips (`announce_file_change` then `release_file_lock`) per second through
+//!    MCP over HTTP from `AGENTS` agents at once, each its own client and file, for `SECONDS`,
+//!    with the hub's CPU per round trip (from `/proc/PID/stat`); beside it, in the same run, the
+//!    ceiling its store sets: lease acquire and release on `Records` opened in this process at
+//!    `RECORDS` (the hub's own database), from as many tasks;
+//! 2. the hub's resident memory per registered agent: `REGISTERED` more agents registered, from
+//!    `/proc/PID/status` before and after.
+//!
+//! Usage: `hub-bench URL PID RECORDS [SECONDS] [AGENTS] [REGISTERED]`, RECORDS being a SQLite
+//! file or a `postgres://` URL.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use a2a_runtime::records::Records;
+use coordination_hub::HubClient;
+use coordination_hub::model::ReservationMode;
+
+#[tokio::main]
+async fn main() {
+    let usage = "usage: hub-bench URL PID RECORDS [SECONDS] [AGENTS] [REGISTERED]";
+    let mut args = std::env::args().skip(1);
+    let url = args.next().expect(usage);
+    let pid: u32 = args.next().expect(usage).parse().expect(usage);
+    let records = args.next().expect(usage);
+    let number =
+        |arg: Option<String>, default: u64| arg.map_or(default, |n| n.parse().expect(usage));
+    let seconds = number(args.next(), 10);
+    let agents = number(args.next(), 16);
+    let registered = number(args.next(), 1000);
+
+    let mcp = format!("{}/mcp", url.trim_end_matches('/'));
+    let mut clients = Vec::new();
+    for i in 0..agents {
+        let client = HubClient::connect_mcp(mcp.clone()).await.expect("the hub");
+        client
+            .register_agent(
+                "bench".into(),
+                format!("agent-{i}"),
+                "t".into(),
+                "main".into(),
+                "benchmark".into(),
+            )
+            .await
+            .expect("registers");
+        clients.push(client);
+    }
+    let run = |seconds: u64| {
+        let clients = clients.clone();
+        async move {
+            let done = Arc::new(AtomicU64::new(0));
+            let deadline = Instant::now() + Duration::from_secs(seconds);
+            let workers: Vec<_> = clients
+                .into_iter()
+                .enumerate()
+                .map(|(i, client)| {
+                    let done = Arc::clone(&done);
+                    tokio::spawn(async move {
+                        let (session, path) = (format!("agent-{i}"), format!("src/file{i}.rs"));
+                        while Instant::now() < deadline {
+                            client
+                                .announce_file_change(
+                                    "bench".into(),
+                                    session.clone(),
+                                    path.clone(),
+                                    "modify".into(),
+                                    "bench".into(),
+                                    Some(ReservationMode::Exclusive),
+                                    None,
+                                )
+                                .await
+                                .expect("locks");
+                            client
+                                .release_file_lock("bench".into(), session.clone(), path.clone())
+                                .await
+                                .expect("releases");
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
+                    })
+                })
+                .collect();
+            for worker in workers {
+                worker.await.expect("worker");
+            }
+            done.load(Ordering::Relaxed)
+        }
+    };
+    run(2).await; // warm up
+    let cpu = cpu_ticks(pid);
+    let started = Instant::now();
+    let trips = run(seconds).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu_us = (cpu_ticks(pid) - cpu) as f64 * 1e6 / ticks_per_second();
+    println!(
+        "hub lock round trips: {:.0}/s from {agents} agents over MCP, hub CPU {:.0} us per round trip",
+        trips as f64 / elapsed,
+        cpu_us / trips as f64
+    );
+    let ceiling = leases_per_second(&records, agents, seconds.min(5)).await;
+    println!(
+        "store ceiling: {ceiling:.0} lease acquire+release/s in-process ({:.1}% reached through MCP)",
+        trips as f64 / elapsed * 100.0 / ceiling
+    );
+
+    let before = rss_kib(pid);
+    let registrar = &clients[0];
+    for i in 0..registered {
+        registrar
+            .register_agent(
+                "crowd".into(),
+                format!("member-{i}"),
+                format!("{i}"),
+                "main".into(),
+                "one of many".into(),
+            )
+            .await
+            .expect("registers");
+    }
+    let listed = registrar
+        .list_active_agents("crowd".into())
+        .await
+        .expect("lists");
+    assert_eq!(listed.len() as u64, registered);
+    let after = rss_kib(pid);
+    println!(
+        "hub memory: {before} KiB before, {after} KiB after {registered} agents: {:.2} KiB per agent",
+        (after as f64 - before as f64) / registered as f64
+    );
+}
+
+/// Lease acquire and release round trips per second on `location`, from `tasks` tasks.
+async fn leases_per_second(location: &str, tasks: u64, seconds: u64) -> f64 {
+    let records = if location.starts_with("postgres") {
+        Records::postgres(location).await.expect("postgres")
+    } else {
+        Records::sqlite(location).await.expect("sqlite")
+    };
+    let leases = records.leases("bench-ceiling");
+    let done = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let started = Instant::now();
+    let workers: Vec<_> = (0..tasks)
+        .map(|i| {
+            let (leases, done) = (leases.clone(), Arc::clone(&done));
+            tokio::spawn(async move {
+                let (key, holder) = (format!("file{i}"), format!("agent-{i}"));
+                while Instant::now() < deadline {
+                    leases
+                        .acquire(&key, &holder, Duration::from_secs(60), &())
+                        .await
+                        .expect("acquires");
+                    leases.release(&key, &holder).await.expect("releases");
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.await.expect("worker");
+    }
+    done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The process's user and system CPU time, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc stat");
+    // Fields after the command (which may hold spaces) start after its closing parenthesis.
+    let rest = &stat[stat.rfind(')').expect("stat format") + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+fn ticks_per_second() -> f64 {
+    100.0
+}
+
+/// The process's resident set, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS")
+}
