@@ -115,6 +115,157 @@ async fn a_silent_agent_is_reaped_and_its_glob_reservation_released_while_a_rene
     failure(other, "not_found"); // carl never registered
 }
 
+/// A typed client over A2A that authenticates with API key `key`.
+async fn with_key(base: &str, key: &str) -> HubClient {
+    let client = a2a_runtime::client::A2aClient::builder(base)
+        .api_key("X-API-Key", key)
+        .connect()
+        .await
+        .unwrap();
+    HubClient::from_skills(a2a_runtime::client::SkillClient::a2a(std::sync::Arc::new(
+        client,
+    )))
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_the_authenticated_caller_that_registered_it() {
+    let keys = "ann=ann-key-0123456789abcdef,bob=bob-key-0123456789abcdef";
+    let (_hub, base) = start(&["--api-keys", keys]).await;
+    let ann = with_key(&base, "ann-key-0123456789abcdef").await;
+    let bob = with_key(&base, "bob-key-0123456789abcdef").await;
+    register(&ann, "p", "builder").await;
+    // Registering again as the same caller updates; another caller cannot take the name.
+    register(&ann, "p", "builder").await;
+    let taken = bob
+        .register_agent(s("p"), s("builder"), s("t"), s("b"), s("d"))
+        .await
+        .unwrap_err();
+    failure(taken, "conflict");
+    // Nor act as it.
+    let heartbeat = bob.heartbeat(s("p"), s("builder")).await.unwrap_err();
+    failure(heartbeat, "forbidden");
+    let lock = reserve(&bob, "p", "builder", "src/lib.rs", None)
+        .await
+        .unwrap_err();
+    failure(lock, "forbidden");
+    let inbox = bob.check_messages(s("p"), s("builder")).await.unwrap_err();
+    failure(inbox, "forbidden");
+    ann.heartbeat(s("p"), s("builder")).await.unwrap();
+    // Without credentials nothing is reached.
+    let anonymous = HubClient::connect(&base).await.unwrap();
+    let refused = anonymous.list_active_agents(s("p")).await.unwrap_err();
+    assert!(
+        !matches!(refused, ClientError::SkillFailed { .. }),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn shared_reservations_stand_together_and_a_reservation_lapses_unless_renewed() {
+    let (_hub, base) = start(&[]).await;
+    let hub = mcp(&base).await;
+    for session in ["ann", "bob", "carl"] {
+        register(&hub, "p", session).await;
+    }
+    let shared = |session: &'static str, path: &'static str| {
+        hub.announce_file_change(
+            s("p"),
+            s(session),
+            s(path),
+            s("modify"),
+            s("reading"),
+            Some(ReservationMode::Shared),
+            None,
+        )
+    };
+    shared("ann", "docs/**").await.unwrap();
+    shared("bob", "docs/*.md").await.unwrap();
+    let exclusive = reserve(&hub, "p", "carl", "docs/guide.md", None)
+        .await
+        .unwrap_err();
+    failure(exclusive, "conflict");
+    // ann holds src/x.rs for a second at a time and renews it by announcing again.
+    reserve(&hub, "p", "ann", "src/x.rs", Some(1))
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        failure(
+            reserve(&hub, "p", "bob", "src/x.rs", None)
+                .await
+                .unwrap_err(),
+            "conflict",
+        );
+        reserve(&hub, "p", "ann", "src/x.rs", Some(1))
+            .await
+            .unwrap();
+    }
+    // Not renewed, it lapses.
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    reserve(&hub, "p", "bob", "src/x.rs", None).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_stdio_hub_sweeps_expired_registrations_on_its_own() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let data = a2a_tests::scratch_dir();
+    let mut hub = tokio::process::Command::new(HUB)
+        .args(["--stdio", "--heartbeat-ttl", "1s", "--data-dir"])
+        .arg(&data)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = hub.stdin.take().unwrap();
+    let mut stdout = BufReader::new(hub.stdout.take().unwrap()).lines();
+    let register = serde_json::json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "register_agent", "arguments": {
+            "project_id": "p", "session_name": "ann", "task_id": "1", "branch": "b",
+            "description": "d"}}});
+    for line in [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        register,
+    ] {
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut answered = 0;
+    while answered < 2 {
+        let line = stdout.next_line().await.unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        if reply.get("id").is_some() {
+            assert!(reply.get("error").is_none(), "{reply}");
+            answered += 1;
+        }
+    }
+    let file = data.join("coordination-hub").join("records.sqlite3");
+    let url = format!("sqlite://{}", file.display());
+    let mut kept = i64::MAX;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+        kept = sqlx::query_scalar("SELECT COUNT(*) FROM records WHERE collection = 'hub/p/agents'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        if kept == 0 {
+            break;
+        }
+    }
+    assert_eq!(kept, 0, "the stdio hub's sweep deleted the silent agent");
+    drop(stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), hub.wait()).await;
+}
+
 #[tokio::test]
 async fn bad_input_is_refused_naming_the_field() {
     let (_hub, base) = start(&[]).await;

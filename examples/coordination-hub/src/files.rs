@@ -53,7 +53,6 @@ pub async fn announce_file_change(
     /// How long the reservation lasts unless announced again (the hub's default otherwise).
     ttl_seconds: Option<u64>,
 ) -> Result<Locked, SkillError> {
-    hub.acting(&caller, &project_id, &session_name).await?;
     let pattern = Pattern::new(&file_path)?;
     let mode = mode.unwrap_or_default();
     let ttl = ttl_seconds.map_or(hub.settings().reservation_ttl, Duration::from_secs);
@@ -63,8 +62,9 @@ pub async fn announce_file_change(
         ));
     }
     let expires_at = now() + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
+    let acting = Some((&caller, session_name.as_str()));
     let reservation = hub
-        .change_reservations(&project_id, |entries| {
+        .change_reservations(&project_id, acting, |entries| {
             let mut locked_at = now();
             for other in entries.iter() {
                 let overlaps = Pattern::new(&other.file_path).is_ok_and(|o| o.overlaps(&pattern));
@@ -154,10 +154,10 @@ pub async fn release_file_lock(
     /// Path (or glob) of the reservation, as announced.
     file_path: String,
 ) -> Result<Released, SkillError> {
-    hub.acting(&caller, &project_id, &session_name).await?;
     let pattern = Pattern::new(&file_path)?;
+    let acting = Some((&caller, session_name.as_str()));
     let released = hub
-        .change_reservations(&project_id, |entries| {
+        .change_reservations(&project_id, acting, |entries| {
             let before = entries.len();
             entries.retain(|r| !(r.session == session_name && r.file_path == pattern.text));
             Ok(entries.len() < before)

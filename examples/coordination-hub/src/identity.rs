@@ -27,6 +27,28 @@ pub(crate) fn holder(caller: &Caller, session: &str) -> String {
     }
 }
 
+/// Whether `caller` may act as the agent registered with `lease`: `forbidden` if another
+/// caller registered it.
+pub(crate) fn may_act(caller: &Caller, lease: &Lease<AgentData>) -> Result<(), SkillError> {
+    if lease.holder == holder(caller, &lease.key) {
+        return Ok(());
+    }
+    Err(failure(
+        "forbidden",
+        format!("Agent {} was registered by another caller", lease.key),
+        json!({}),
+    ))
+}
+
+/// The error for `session`, not registered in `project`.
+pub(crate) fn not_registered(project: &str, session: &str) -> SkillError {
+    failure(
+        "not_found",
+        format!("Agent {session} not found in project {project}"),
+        json!({}),
+    )
+}
+
 impl Hub {
     /// The leases of `project`'s registered agents.
     pub(crate) fn agents(&self, project: &str) -> Leases {
@@ -44,13 +66,7 @@ impl Hub {
         checked("project_id", project)?;
         checked("session_name", session)?;
         let lease = self.registered(project, session).await?;
-        if lease.holder != holder(caller, session) {
-            return Err(failure(
-                "forbidden",
-                format!("Agent {session} was registered by another caller"),
-                json!({}),
-            ));
-        }
+        may_act(caller, &lease)?;
         Ok(lease)
     }
 
@@ -64,12 +80,6 @@ impl Hub {
             .inspect(session)
             .await
             .map_err(store_failed)?
-            .ok_or_else(|| {
-                failure(
-                    "not_found",
-                    format!("Agent {session} not found in project {project}"),
-                    json!({}),
-                )
-            })
+            .ok_or_else(|| not_registered(project, session))
     }
 }

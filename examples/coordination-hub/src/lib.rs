@@ -77,12 +77,20 @@ impl Default for Settings {
 pub struct Hub {
     records: Records,
     settings: Settings,
+    /// One turn at a time per project at changing its reservations in this process, so its
+    /// agents queue instead of racing each other's compare-and-set; the record's version still
+    /// arbitrates between processes and replicas.
+    turns: reservations::Turns,
 }
 
 impl Hub {
     /// The hub over `records`.
     pub fn new(records: Records, settings: Settings) -> Self {
-        Self { records, settings }
+        Self {
+            records,
+            settings,
+            turns: reservations::Turns::default(),
+        }
     }
 
     /// Where the hub keeps everything.

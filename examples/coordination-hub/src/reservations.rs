@@ -3,22 +3,45 @@
 //! (through one hub or several replicas). Two reservations overlap when some path matches both
 //! (`glob::intersect`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use a2a_runtime::prelude::*;
-use a2a_runtime::records::{Entry, RecordError};
-use a2a_runtime::serde_json;
+use a2a_runtime::records::{Entry, Lease, RecordError};
+use a2a_runtime::tokio;
 use globset::GlobBuilder;
 use serde::{Deserialize, Serialize};
 
+use crate::identity::{AgentData, may_act, not_registered};
 use crate::model::{Reservation, ReservationMode};
-use crate::{Hub, collection, glob, now, store_failed};
+use crate::{Hub, checked, collection, glob, now, store_failed};
 
 /// The key of the one record holding a project's reservations.
 const TABLE: &str = "table";
 
 /// How many times a change is tried again when another agent changed the table under it.
 const RETRIES: usize = 64;
+
+/// A lock per project, held while this process changes that project's reservations.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Turns {
+    projects: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl Turns {
+    /// Waits for `project`'s turn.
+    async fn take(&self, project: &str) -> tokio::sync::OwnedMutexGuard<()> {
+        let turn = {
+            let mut projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
+            // Forget the projects nobody waits on, so the map stays as small as the busy ones.
+            if projects.len() > 1024 {
+                projects.retain(|_, turn| Arc::strong_count(turn) > 1);
+            }
+            Arc::clone(projects.entry(project.to_owned()).or_default())
+        };
+        turn.lock_owned().await
+    }
+}
 
 /// Every reservation of a project.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -72,14 +95,31 @@ pub(crate) fn compatible(mode: ReservationMode, other: ReservationMode) -> bool 
 impl Hub {
     /// Applies `change` to `project`'s reservations, from which lapsed ones and those of agents
     /// no longer registered are dropped first, and stores the result if it differs; what
-    /// `change` answered.
+    /// `change` answered. With `acting`, the change is made for that caller acting as that
+    /// session, which must be registered to it (checked on the same read of the registrations).
     pub(crate) async fn change_reservations<R>(
         &self,
         project: &str,
+        acting: Option<(&Caller, &str)>,
         mut change: impl FnMut(&mut Vec<Reservation>) -> Result<R, SkillError>,
     ) -> Result<R, SkillError> {
+        checked("project_id", project)?;
+        if let Some((_, session)) = acting {
+            checked("session_name", session)?;
+        }
         let collection = collection::reservations(project);
+        let _turn = self.turns.take(project).await;
         for _ in 0..RETRIES {
+            let agents: Vec<Lease<AgentData>> =
+                self.agents(project).list().await.map_err(store_failed)?;
+            if let Some((caller, session)) = acting {
+                let lease = agents.iter().find(|lease| lease.key == session);
+                may_act(
+                    caller,
+                    lease.ok_or_else(|| not_registered(project, session))?,
+                )?;
+            }
+            let live: HashSet<&str> = agents.iter().map(|lease| lease.key.as_str()).collect();
             let entry: Option<Entry<Table>> = self
                 .records()
                 .entry(&collection, TABLE)
@@ -87,11 +127,10 @@ impl Hub {
                 .map_err(store_failed)?;
             let version = entry.as_ref().map(|e| e.version);
             let before = entry.map(|e| e.value.entries).unwrap_or_default();
-            let live = self.live_sessions(project).await?;
             let at = now();
             let mut entries: Vec<Reservation> = before
                 .iter()
-                .filter(|r| r.expires_at > at && live.contains(&r.session))
+                .filter(|r| r.expires_at > at && live.contains(r.session.as_str()))
                 .cloned()
                 .collect();
             let answer = change(&mut entries)?;
@@ -121,18 +160,11 @@ impl Hub {
         project: &str,
         session: &str,
     ) -> Result<usize, SkillError> {
-        self.change_reservations(project, |entries| {
+        self.change_reservations(project, None, |entries| {
             let before = entries.len();
             entries.retain(|r| r.session != session);
             Ok(before - entries.len())
         })
         .await
-    }
-
-    /// The sessions registered in `project` now.
-    async fn live_sessions(&self, project: &str) -> Result<HashSet<String>, SkillError> {
-        let leases: Vec<a2a_runtime::records::Lease<serde_json::Value>> =
-            self.agents(project).list().await.map_err(store_failed)?;
-        Ok(leases.into_iter().map(|lease| lease.key).collect())
     }
 }

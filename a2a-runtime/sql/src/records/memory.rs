@@ -154,7 +154,7 @@ fn trim(state: &mut State, collection: &str, keep: usize) -> Vec<String> {
         .filter(|((c, _), _)| c == collection)
         .map(|((_, key), stored)| (stored.version, key.clone()))
         .collect();
-    if versions.len() <= keep {
+    if versions.len() <= keep.max(1) {
         return Vec::new();
     }
     versions.sort_unstable_by_key(|(version, _)| std::cmp::Reverse(*version));

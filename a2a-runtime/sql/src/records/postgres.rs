@@ -74,9 +74,9 @@ const WRITE_VERSION: &str = concat!(
 
 const TRIM: &str = concat!(
     "WITH d AS (
-        DELETE FROM a2a_records WHERE collection = $1 AND key IN (
-            SELECT key FROM a2a_records WHERE collection = $1
-            ORDER BY version DESC, updated_us DESC, key OFFSET $2)
+        DELETE FROM a2a_records WHERE collection = $1 AND version < (
+            SELECT version FROM a2a_records WHERE collection = $1
+            ORDER BY version DESC LIMIT 1 OFFSET $2)
         RETURNING key)
      SELECT d.key FROM d, LATERAL ",
     announce!("d", "$1::text", "d.key", "0", "$3"),
@@ -207,7 +207,8 @@ impl PgRecords {
     ) -> Result<Vec<String>, RecordError> {
         sqlx::query_scalar(TRIM)
             .bind(write.collection)
-            .bind(i64::try_from(keep).unwrap_or(i64::MAX))
+            // The newest `keep` stay: the oldest of them is at offset `keep - 1`.
+            .bind(i64::try_from(keep.max(1) - 1).unwrap_or(i64::MAX))
             .bind(write.origin)
             .fetch_all(tx)
             .await

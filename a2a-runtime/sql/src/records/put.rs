@@ -74,8 +74,8 @@ impl<'a, T: Serialize + ?Sized> Put<'a, T> {
         self
     }
 
-    /// After the write, the collection keeps only its `newest` most recently written records;
-    /// the others are deleted (and announced as deleted).
+    /// After the write, the collection keeps only its `newest` most recently written records
+    /// (at least the one just written); the others are deleted (and announced as deleted).
     pub fn keep_newest(mut self, newest: usize) -> Self {
         self.keep = Some(newest);
         self

@@ -1,10 +1,12 @@
 //! Records in a SQLite file, which several processes may share (coding agents each start their
 //! own stdio server over one data directory).
 //!
-//! Versions come from a one-row clock table, ticked in the transaction of each change; the same
-//! number names the change in `record_changes`, the log other processes read to learn of it.
-//! SQLite runs one write transaction at a time, so the log's order is the order of the changes
-//! and a gap in it can only mean rows pruned before a reader got to them.
+//! Each change is logged in `record_changes`, in its own transaction, for other processes to read;
+//! the log's sequence (`AUTOINCREMENT`, never reused) is also the version a write gives its
+//! record. SQLite runs one write transaction at a time, so the log's order is the order of the
+//! changes and a gap in it can only mean rows pruned before a reader got to them. Writes go
+//! through one connection, so this process's writers queue for it rather than meet SQLite's
+//! busy handler (which sleeps).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,6 +14,7 @@ use std::time::Duration;
 use sqlx::Row as _;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
 };
 
 use super::changes::Feed;
@@ -49,13 +52,16 @@ type LoggedChange = (i64, String, String, String, i64);
 /// The `records` table of one SQLite file, and the reading of its change log.
 #[derive(Debug)]
 pub(super) struct SqliteRecords {
+    /// Reads.
     pool: SqlitePool,
+    /// Writes: one connection.
+    writer: SqlitePool,
     pub(super) path: PathBuf,
     /// The last change read from the log, while someone watches.
     cursor: tokio::sync::Mutex<Option<i64>>,
 }
 
-const SCHEMA: [&str; 6] = [
+const SCHEMA: [&str; 5] = [
     "CREATE TABLE IF NOT EXISTS records (
         collection TEXT NOT NULL,
         key TEXT NOT NULL,
@@ -63,12 +69,8 @@ const SCHEMA: [&str; 6] = [
         updated_us INTEGER NOT NULL,
         PRIMARY KEY (collection, key)
     )",
-    "CREATE TABLE IF NOT EXISTS record_clock (
-        id INTEGER PRIMARY KEY CHECK (id = 0),
-        n INTEGER NOT NULL
-    )",
     "CREATE TABLE IF NOT EXISTS record_changes (
-        seq INTEGER PRIMARY KEY,
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
         collection TEXT NOT NULL,
         key TEXT NOT NULL,
         kind TEXT NOT NULL,
@@ -91,23 +93,34 @@ impl SqliteRecords {
             .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
+            // As the task store: a commit survives the process (kill -9 included); only an
+            // operating system crash may lose the last ones.
+            .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(5));
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await
+            .map_err(backend)?;
+        migrate(&writer).await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
             .await
             .map_err(backend)?;
-        migrate(&pool).await?;
         Ok(Self {
             pool,
+            writer,
             path: path.to_owned(),
             cursor: tokio::sync::Mutex::new(None),
         })
     }
 
     pub(super) async fn write(&self, write: &Write<'_>) -> Result<Written, RecordError> {
-        let mut tx = self.pool.begin().await.map_err(backend)?;
-        let version = tick(&mut tx, 1).await?;
+        let mut tx = self.writer.begin().await.map_err(backend)?;
+        let kind = ChangeKind::Written { version: 0 };
+        let change = (write.collection, write.key, kind);
+        let version = log(&mut tx, change, write.origin, write.now_us).await?;
         let stored: Option<i64> = match write.condition {
             Condition::Any | Condition::Absent => {
                 let statement = if write.condition == Condition::Absent {
@@ -151,17 +164,6 @@ impl SqliteRecords {
                 current: current.and_then(|row| u64::try_from(row.version).ok()),
             });
         }
-        let kind = ChangeKind::Written { version: 0 };
-        log(
-            &mut tx,
-            version,
-            write.collection,
-            write.key,
-            kind,
-            write.origin,
-            write.now_us,
-        )
-        .await?;
         let trimmed = match write.keep {
             Some(keep) => trim(&mut tx, write, keep).await?,
             None => Vec::new(),
@@ -220,7 +222,7 @@ impl SqliteRecords {
         now: i64,
         origin: i64,
     ) -> Result<bool, RecordError> {
-        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let mut tx = self.writer.begin().await.map_err(backend)?;
         let version = version.map(|v| i64::try_from(v).unwrap_or(-1));
         let expiry: Option<Option<i64>> = sqlx::query_scalar(
             "DELETE FROM records WHERE collection = ? AND key = ? AND (?3 IS NULL OR version = ?3)
@@ -235,17 +237,7 @@ impl SqliteRecords {
         let Some(expires_us) = expiry else {
             return Ok(false);
         };
-        let seq = tick(&mut tx, 1).await?;
-        log(
-            &mut tx,
-            seq,
-            collection,
-            key,
-            ChangeKind::Deleted,
-            origin,
-            now,
-        )
-        .await?;
+        log(&mut tx, (collection, key, ChangeKind::Deleted), origin, now).await?;
         tx.commit().await.map_err(backend)?;
         Ok(expires_us.is_none_or(|at| at > now))
     }
@@ -256,7 +248,7 @@ impl SqliteRecords {
         now: i64,
         origin: i64,
     ) -> Result<Vec<(String, String)>, RecordError> {
-        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let mut tx = self.writer.begin().await.map_err(backend)?;
         let expired: Vec<(String, String)> = sqlx::query_as(
             "DELETE FROM records WHERE expires_us IS NOT NULL AND expires_us <= ?
              RETURNING collection, key",
@@ -265,21 +257,8 @@ impl SqliteRecords {
         .fetch_all(&mut *tx)
         .await
         .map_err(backend)?;
-        if !expired.is_empty() {
-            let count = i64::try_from(expired.len()).unwrap_or(i64::MAX);
-            let last = tick(&mut tx, count).await?;
-            for (seq, (collection, key)) in (last - count + 1..).zip(&expired) {
-                log(
-                    &mut tx,
-                    seq,
-                    collection,
-                    key,
-                    ChangeKind::Expired,
-                    origin,
-                    now,
-                )
-                .await?;
-            }
+        for (collection, key) in &expired {
+            log(&mut tx, (collection, key, ChangeKind::Expired), origin, now).await?;
         }
         sqlx::query("DELETE FROM record_changes WHERE at_us < ?")
             .bind(now - LOG_KEEPS_US)
@@ -372,12 +351,29 @@ async fn migrate(pool: &SqlitePool) -> Result<(), RecordError> {
             sqlx::query(ddl).execute(&mut *tx).await.map_err(backend)?;
         }
     }
+    // The change log of the first versioned files numbered its changes without AUTOINCREMENT
+    // (beside a clock table); it only holds passing changes, so it is made again.
+    let log: Option<String> =
+        sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE name = 'record_changes'")
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+    if log.is_some_and(|sql| !sql.contains("AUTOINCREMENT")) {
+        for ddl in [
+            "DROP TABLE record_changes",
+            "DROP TABLE IF EXISTS record_clock",
+        ] {
+            sqlx::query(ddl).execute(&mut *tx).await.map_err(backend)?;
+        }
+    }
     for ddl in &SCHEMA[1..] {
         sqlx::query(*ddl).execute(&mut *tx).await.map_err(backend)?;
     }
+    // Versions go on from the highest a record has, even with an empty log.
     sqlx::query(
-        "INSERT OR IGNORE INTO record_clock (id, n)
-         SELECT 0, COALESCE(MAX(version), 0) FROM records",
+        "INSERT INTO sqlite_sequence (name, seq)
+         SELECT 'record_changes', COALESCE(MAX(version), 0) FROM records
+         WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'record_changes')",
     )
     .execute(&mut *tx)
     .await
@@ -385,39 +381,26 @@ async fn migrate(pool: &SqlitePool) -> Result<(), RecordError> {
     tx.commit().await.map_err(backend)
 }
 
-/// Advances the clock by `by`, answering its new reading (the last of the numbers taken).
-async fn tick(conn: &mut SqliteConnection, by: i64) -> Result<i64, RecordError> {
-    sqlx::query_scalar("UPDATE record_clock SET n = n + ? WHERE id = 0 RETURNING n")
-        .bind(by)
-        .fetch_one(conn)
-        .await
-        .map_err(backend)
-}
-
-/// Logs one change for other processes.
+/// Logs one change (collection, key, kind) for other processes: its number in the log, which
+/// is also the version of a write.
 async fn log(
     conn: &mut SqliteConnection,
-    seq: i64,
-    collection: &str,
-    key: &str,
-    kind: ChangeKind,
+    (collection, key, kind): (&str, &str, ChangeKind),
     origin: i64,
     now: i64,
-) -> Result<(), RecordError> {
-    sqlx::query(
-        "INSERT INTO record_changes (seq, collection, key, kind, origin, at_us)
-         VALUES (?, ?, ?, ?, ?, ?)",
+) -> Result<i64, RecordError> {
+    sqlx::query_scalar(
+        "INSERT INTO record_changes (collection, key, kind, origin, at_us)
+         VALUES (?, ?, ?, ?, ?) RETURNING seq",
     )
-    .bind(seq)
     .bind(collection)
     .bind(key)
     .bind(kind.code())
     .bind(origin)
     .bind(now)
-    .execute(conn)
+    .fetch_one(conn)
     .await
-    .map_err(backend)?;
-    Ok(())
+    .map_err(backend)
 }
 
 /// Drops all but the `keep` newest records of the written collection, logging each: their
@@ -428,32 +411,20 @@ async fn trim(
     keep: usize,
 ) -> Result<Vec<String>, RecordError> {
     let gone: Vec<String> = sqlx::query_scalar(
-        "DELETE FROM records WHERE collection = ?1 AND key IN (
-            SELECT key FROM records WHERE collection = ?1
-            ORDER BY version DESC, updated_us DESC, key LIMIT -1 OFFSET ?2
+        "DELETE FROM records WHERE collection = ?1 AND version < (
+            SELECT version FROM records WHERE collection = ?1
+            ORDER BY version DESC LIMIT 1 OFFSET ?2
          ) RETURNING key",
     )
     .bind(write.collection)
-    .bind(i64::try_from(keep).unwrap_or(i64::MAX))
+    // The newest `keep` stay: the oldest of them is at offset `keep - 1`.
+    .bind(i64::try_from(keep.max(1) - 1).unwrap_or(i64::MAX))
     .fetch_all(&mut *conn)
     .await
     .map_err(backend)?;
-    if !gone.is_empty() {
-        let count = i64::try_from(gone.len()).unwrap_or(i64::MAX);
-        let last = tick(conn, count).await?;
-        for (seq, key) in (last - count + 1..).zip(&gone) {
-            let kind = ChangeKind::Deleted;
-            log(
-                conn,
-                seq,
-                write.collection,
-                key,
-                kind,
-                write.origin,
-                write.now_us,
-            )
-            .await?;
-        }
+    for key in &gone {
+        let change = (write.collection, key.as_str(), ChangeKind::Deleted);
+        log(conn, change, write.origin, write.now_us).await?;
     }
     Ok(gone)
 }
