@@ -369,6 +369,66 @@ async fn the_typed_clients_lock_guard_releases_when_dropped() {
 }
 
 #[tokio::test]
+async fn an_a2a_follower_is_pushed_each_new_message_as_it_arrives() {
+    use a2a_runtime::client::{A2aClient, StreamEvent};
+    use a2a_runtime::futures::StreamExt as _;
+    use a2a_runtime::model::PartContent;
+    let (_hub, base) = start(&[]).await;
+    let hub = mcp(&base).await;
+    register(&hub, "p", "ann").await;
+    register(&hub, "p", "bob").await;
+    hub.broadcast_message(s("p"), s("bob"), s("info"), s("before"))
+        .await
+        .unwrap();
+    let a2a = A2aClient::connect(&base).await.unwrap();
+    let input = serde_json::json!({"project_id": "p", "session_name": "ann", "for_seconds": 20});
+    let mut message = a2a_runtime::Message::user(vec![a2a_runtime::Part::data(input)]);
+    message.metadata = Some(
+        [(s("skill"), serde_json::json!("follow_inbox"))]
+            .into_iter()
+            .collect(),
+    );
+    let mut events = a2a.send_streaming(message).await.unwrap();
+    // Each message is an artifact chunk as it arrives: the unread one first, then one sent
+    // while the stream is open.
+    let mut seen = Vec::new();
+    let mut task_id = None;
+    while seen.len() < 2 {
+        let event = tokio::time::timeout(Duration::from_secs(10), events.next())
+            .await
+            .expect("a message is pushed in time")
+            .unwrap()
+            .unwrap();
+        match event {
+            StreamEvent::Task(task) => task_id = Some(task.id.clone()),
+            StreamEvent::Status(update) => task_id = Some(update.task_id.clone()),
+            StreamEvent::Artifact(update) => {
+                for part in &update.artifact.parts {
+                    if let PartContent::Data(message) = &part.content {
+                        seen.push(message["content"].as_str().unwrap().to_owned());
+                    }
+                }
+                if seen == ["before"] {
+                    hub.broadcast_message(s("p"), s("bob"), s("info"), s("while following"))
+                        .await
+                        .unwrap();
+                }
+            }
+            StreamEvent::Message(_) => {}
+        }
+    }
+    assert_eq!(seen, ["before", "while following"]);
+    // Sent while followed, they are read: nothing is left for check_messages.
+    assert!(
+        hub.check_messages(s("p"), s("ann"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    a2a.cancel_task(&task_id.unwrap()).await.unwrap();
+}
+
+#[tokio::test]
 async fn a_question_waits_for_its_answer_and_times_out_without_one() {
     let (_hub, base) = start(&[]).await;
     let (ann, bob) = (mcp(&base).await, mcp(&base).await);

@@ -11,6 +11,7 @@ base URL (serving over DATA_DIR too). Exits non-zero (with the reason) on any mi
 import asyncio
 import json
 import sys
+from contextlib import aclosing
 
 import httpx
 from google.protobuf import json_format
@@ -53,12 +54,12 @@ class McpAgent:
 class A2aAgent:
     """An agent calling the hub's skills over A2A: a data part naming the skill."""
 
-    def __init__(self, name, client):
-        self.name, self.client, self.sent = name, client, 0
+    def __init__(self, name, client, streaming):
+        self.name, self.client, self.streaming, self.sent = name, client, streaming, 0
 
-    async def send(self, skill, arguments):
+    def request(self, skill, arguments):
         self.sent += 1
-        request = json_format.ParseDict(
+        return json_format.ParseDict(
             {
                 "message": {
                     "messageId": f"{self.name}-{self.sent}",
@@ -69,6 +70,31 @@ class A2aAgent:
             },
             a2a_pb2.SendMessageRequest(),
         )
+
+    async def follow_until(self, content, start):
+        """Follows the inbox over a stream, calls `start` once it is open, and returns the
+        pushed message whose content is `content`; cancels the following task."""
+        request = self.request("follow_inbox", {"session_name": self.name, "for_seconds": 30})
+        task_id, started = None, False
+        async with aclosing(self.streaming.send_message(request)) as events:
+            async for event in events:
+                if event.HasField("task"):
+                    task_id = event.task.id
+                elif event.HasField("status_update"):
+                    task_id = event.status_update.task_id
+                if not started:
+                    started = True
+                    await start()
+                if event.HasField("artifact_update"):
+                    for part in event.artifact_update.artifact.parts:
+                        message = json_format.MessageToDict(part.data)
+                        if message.get("content") == content:
+                            await self.client.cancel_task(a2a_pb2.CancelTaskRequest(id=task_id))
+                            return message
+        raise SystemExit(f"hub interop failure: the stream ended without {content!r}")
+
+    async def send(self, skill, arguments):
+        request = self.request(skill, arguments)
         events = [event async for event in self.client.send_message(request)]
         check(len(events) == 1 and events[0].HasField("task"), f"{skill}: one task, got {events}")
         return events[0].task
@@ -163,6 +189,13 @@ async def scenario(ann, bob, carl, base):
     check(messages[0]["content"] == "Refactoring User" and not messages[0]["read"], f"inbox {messages}")
     unread = await carl.call("check_messages", session_name="carl")
     check([m["content"] for m in unread if m["type"] == "broadcast"] == ["Refactoring User"], f"carl's inbox {unread}")
+    # carl follows his inbox over an A2A stream: ann's next broadcast, written by her stdio
+    # process, is pushed to him.
+    async def broadcast():
+        await ann.call("broadcast_message", session_name="ann", message_type="info", content="Pushed to carl")
+
+    pushed = await carl.follow_until("Pushed to carl", broadcast)
+    check(pushed["from"] == "ann" and pushed["type"] == "broadcast", f"pushed {pushed}")
     print("inbox ok")
 
     # Todos and interfaces, per project.
@@ -196,10 +229,14 @@ async def main(hub, base, data_dir):
     async with Client(stdio) as ann_client, Client(base + "mcp") as bob_client:
         async with httpx.AsyncClient(timeout=60) as http:
             card = await A2ACardResolver(http, base).get_agent_card()
-            check(card.name == "Coordination Hub" and len(card.skills) == 18, f"card {card.name} {len(card.skills)}")
+            # The reference's 18 tools, and follow_inbox.
+            check(card.name == "Coordination Hub" and len(card.skills) == 19, f"card {card.name} {len(card.skills)}")
             a2a = await create_client(card, client_config=ClientConfig(streaming=False, httpx_client=http))
-            await scenario(McpAgent("ann", ann_client), McpAgent("bob", bob_client), A2aAgent("carl", a2a), base)
+            streaming = await create_client(card, client_config=ClientConfig(streaming=True, httpx_client=http))
+            carl = A2aAgent("carl", a2a, streaming)
+            await scenario(McpAgent("ann", ann_client), McpAgent("bob", bob_client), carl, base)
             await a2a.close()
+            await streaming.close()
 
 
 if __name__ == "__main__":

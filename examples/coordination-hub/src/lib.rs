@@ -4,7 +4,8 @@
 //! and send heartbeats (silent ones are reaped and their reservations released), keep todos, ask
 //! each other questions (and really wait for the answer), read an inbox, broadcast, reserve files
 //! (paths or globs, exclusive or shared, expiring), see recent changes, and share interfaces.
-//! Everything is scoped by `project_id`.
+//! Everything is scoped by `project_id`. One skill is the hub's own: `follow_inbox` streams an
+//! agent's new messages to it as they arrive, so A2A callers need not poll.
 //!
 //! Everything is kept in the SDK's [`Records`]: a SQLite file under the data directory by default,
 //! which the stdio servers coding agents start for themselves share, or Postgres

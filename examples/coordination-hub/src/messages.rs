@@ -2,10 +2,12 @@
 //! `check_messages`, `respond_to_query`, `broadcast_message`, and each agent's inbox as a
 //! resource clients subscribe to.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
+use a2a_runtime::futures::{self, Stream};
 use a2a_runtime::prelude::*;
-use a2a_runtime::records::{Entry, RecordError};
+use a2a_runtime::records::{Changes, Entry, RecordError};
 use a2a_runtime::serde_json::json;
 use a2a_runtime::tokio;
 
@@ -145,35 +147,125 @@ pub async fn check_messages(
     session_name: String,
 ) -> Result<Vec<InboxMessage>, SkillError> {
     hub.acting(&caller, &project_id, &session_name).await?;
-    let inbox = collection::inbox(&project_id, &session_name);
-    let mut entries: Vec<Entry<InboxMessage>> = hub
+    hub.take_unread(&project_id, &session_name).await
+}
+
+/// Follows the agent's inbox for `for_seconds` (default 60, at most the hub's longest wait):
+/// its unread messages first, then each new one as it arrives, every one marked read as it is
+/// sent. Over A2A each message is an artifact update of the streamed task (push instead of
+/// polling `check_messages`); over MCP they come back together when the time is up (MCP
+/// clients subscribe to the inbox resource instead). Cancel the task to stop early.
+#[skill(agent = Hub)]
+pub async fn follow_inbox(
+    hub: State<Hub>,
+    caller: Caller,
+    /// Project identifier.
+    project_id: String,
+    /// The agent's session name.
+    session_name: String,
+    /// How long to follow, in seconds (default 60).
+    for_seconds: Option<u64>,
+) -> Result<impl Stream<Item = Result<Json<InboxMessage>, SkillError>>, SkillError> {
+    hub.acting(&caller, &project_id, &session_name).await?;
+    let span = Duration::from_secs(for_seconds.unwrap_or(60));
+    if span > hub.settings().max_wait {
+        return Err(SkillError::invalid_input(format!(
+            "`for_seconds` is {}, over the hub's longest wait of {}s",
+            span.as_secs(),
+            hub.settings().max_wait.as_secs()
+        )));
+    }
+    // Watch before the first read, so a message arriving in between is not missed.
+    let changes = hub
         .records()
-        .entries(&inbox, None)
+        .watch(&collection::inbox(&project_id, &session_name))
         .await
         .map_err(store_failed)?;
-    entries.retain(|entry| !entry.value.read);
-    entries.reverse();
-    let mut unread = Vec::with_capacity(entries.len());
-    for entry in entries {
-        let mut message = entry.value;
-        message.read = true;
-        match hub
-            .records()
-            .put(&inbox, &entry.key, &message)
-            .if_version(entry.version)
-            .await
-        {
-            // Marked here: this call returns it.
-            Ok(_) => {
-                message.read = false;
-                unread.push(message);
+    let following = Following {
+        hub: State::clone(&hub),
+        project: project_id,
+        session: session_name,
+        changes,
+        ready: VecDeque::new(),
+        until: tokio::time::Instant::now() + span,
+        first: true,
+    };
+    Ok(futures::stream::unfold(following, Following::next))
+}
+
+/// The state of one `follow_inbox` stream.
+struct Following {
+    hub: State<Hub>,
+    project: String,
+    session: String,
+    changes: Changes,
+    /// Messages taken from the inbox, not yet sent.
+    ready: VecDeque<InboxMessage>,
+    until: tokio::time::Instant,
+    /// Whether the inbox is still to be read for the first time.
+    first: bool,
+}
+
+impl Following {
+    /// The next message, waiting for one until the time is up.
+    async fn next(mut self) -> Option<(Result<Json<InboxMessage>, SkillError>, Self)> {
+        loop {
+            if let Some(message) = self.ready.pop_front() {
+                return Some((Ok(Json(message)), self));
             }
-            // Another reader returned it, or it was dropped meanwhile.
-            Err(RecordError::Conflict { .. }) => {}
-            Err(other) => return Err(store_failed(other)),
+            if !std::mem::take(&mut self.first) {
+                // Any change (or a missed one) is a reason to read the inbox again.
+                let change = tokio::time::timeout_at(self.until, self.changes.next()).await;
+                if change.is_err() {
+                    return None;
+                }
+            }
+            match self.hub.take_unread(&self.project, &self.session).await {
+                Ok(unread) => self.ready.extend(unread),
+                Err(error) => return Some((Err(error), self)),
+            }
         }
     }
-    Ok(unread)
+}
+
+impl Hub {
+    /// `session`'s unread messages in `project`, oldest first, each marked read by this call
+    /// (compare-and-set: of two readers, one gets each message).
+    async fn take_unread(
+        &self,
+        project: &str,
+        session: &str,
+    ) -> Result<Vec<InboxMessage>, SkillError> {
+        let inbox = collection::inbox(project, session);
+        let mut entries: Vec<Entry<InboxMessage>> = self
+            .records()
+            .entries(&inbox, None)
+            .await
+            .map_err(store_failed)?;
+        entries.retain(|entry| !entry.value.read);
+        entries.reverse();
+        let mut unread = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let mut message = entry.value;
+            message.read = true;
+            match self
+                .records()
+                .put(&inbox, &entry.key, &message)
+                .if_version(entry.version)
+                .await
+            {
+                // Marked here: this call returns it.
+                Ok(_) => {
+                    message.read = false;
+                    unread.push(message);
+                }
+                // Another reader returned it, or it was dropped meanwhile.
+                Err(RecordError::Conflict { .. }) => {}
+                Err(other) => return Err(store_failed(other)),
+            }
+        }
+        Ok(unread)
+    }
 }
 
 /// What `respond_to_query` answers.
