@@ -1,9 +1,9 @@
 //! Records in a SQLite file, which several processes may share (coding agents each start their
 //! own stdio server over one data directory).
 //!
-//! Each change is logged in `record_changes`, in its own transaction, for other processes to read;
-//! the log's sequence (`AUTOINCREMENT`, never reused) is also the version a write gives its
-//! record. SQLite runs one write transaction at a time, so the log's order is the order of the
+//! Each change is logged in `record_changes`, in its own transaction, for other processes to read
+//! (a write by triggers, in its own statement); the log's sequence (`AUTOINCREMENT`, never
+//! reused) is also the version a write gives its record. SQLite runs one write transaction at a time, so the log's order is the order of the
 //! changes and a gap in it can only mean rows pruned before a reader got to them. Writes go
 //! through one connection, so this process's writers queue for it rather than meet SQLite's
 //! busy handler (which sleeps).
@@ -26,15 +26,25 @@ const LOG_KEEPS_US: i64 = 10 * 60 * 1_000_000;
 /// The most changes read from the log at once.
 const POLL_BATCH: i64 = 512;
 
+/// The version the next change gets: one past the change log's sequence (the trigger logging
+/// the write takes that very number, moving the sequence on).
+macro_rules! next_version {
+    () => {
+        "(SELECT seq + 1 FROM sqlite_sequence WHERE name = 'record_changes')"
+    };
+}
+
 /// An upsert's head; the statements below add what the record must be for it to be replaced.
 macro_rules! upsert {
     ($guard:literal) => {
         concat!(
-            "INSERT INTO records (collection, key, value, updated_us, version, expires_us)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            "INSERT INTO records (collection, key, value, updated_us, origin, expires_us, version)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ",
+            next_version!(),
+            ")
              ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value,
-                updated_us = excluded.updated_us, version = excluded.version,
-                expires_us = excluded.expires_us ",
+                updated_us = excluded.updated_us, origin = excluded.origin,
+                version = excluded.version, expires_us = excluded.expires_us ",
             $guard,
             " RETURNING version"
         )
@@ -45,6 +55,26 @@ const WRITE_ANY: &str = upsert!("WHERE ?7 IS NOT NULL");
 
 const WRITE_ABSENT: &str =
     upsert!("WHERE records.expires_us IS NOT NULL AND records.expires_us <= ?7");
+
+const WRITE_VERSION: &str = concat!(
+    "UPDATE records SET value = ?3, updated_us = ?4, origin = ?5, expires_us = ?6, version = ",
+    next_version!(),
+    " WHERE collection = ?1 AND key = ?2 AND version = ?7
+        AND (expires_us IS NULL OR expires_us > ?4)
+     RETURNING version"
+);
+
+/// Writes log themselves, in their own statement: the change's number is the version written.
+const LOG_WRITES: [&str; 2] = [
+    "CREATE TRIGGER IF NOT EXISTS records_log_insert AFTER INSERT ON records BEGIN
+        INSERT INTO record_changes (seq, collection, key, kind, origin, at_us)
+        VALUES (NEW.version, NEW.collection, NEW.key, 'w', NEW.origin, NEW.updated_us);
+     END",
+    "CREATE TRIGGER IF NOT EXISTS records_log_update AFTER UPDATE ON records BEGIN
+        INSERT INTO record_changes (seq, collection, key, kind, origin, at_us)
+        VALUES (NEW.version, NEW.collection, NEW.key, 'w', NEW.origin, NEW.updated_us);
+     END",
+];
 
 /// A row of the change log: sequence, collection, key, kind, origin.
 type LoggedChange = (i64, String, String, String, i64);
@@ -117,58 +147,43 @@ impl SqliteRecords {
     }
 
     pub(super) async fn write(&self, write: &Write<'_>) -> Result<Written, RecordError> {
-        let mut tx = self.writer.begin().await.map_err(backend)?;
-        let kind = ChangeKind::Written { version: 0 };
-        let change = (write.collection, write.key, kind);
-        let version = log(&mut tx, change, write.origin, write.now_us).await?;
-        let stored: Option<i64> = match write.condition {
-            Condition::Any | Condition::Absent => {
-                let statement = if write.condition == Condition::Absent {
-                    WRITE_ABSENT
-                } else {
-                    WRITE_ANY
-                };
-                sqlx::query_scalar(statement)
-                    .bind(write.collection)
-                    .bind(write.key)
-                    .bind(&write.json)
-                    .bind(write.now_us)
-                    .bind(version)
-                    .bind(write.expires_us)
-                    .bind(write.now_us)
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(backend)?
-            }
-            Condition::Version(expected) => sqlx::query_scalar(
-                "UPDATE records SET value = ?3, updated_us = ?4, version = ?5, expires_us = ?6
-                 WHERE collection = ?1 AND key = ?2 AND version = ?7
-                    AND (expires_us IS NULL OR expires_us > ?4)
-                 RETURNING version",
-            )
+        let (statement, expected) = match write.condition {
+            Condition::Any => (WRITE_ANY, write.now_us),
+            Condition::Absent => (WRITE_ABSENT, write.now_us),
+            Condition::Version(expected) => (WRITE_VERSION, i64::try_from(expected).unwrap_or(-1)),
+        };
+        let query = sqlx::query_scalar(statement)
             .bind(write.collection)
             .bind(write.key)
             .bind(&write.json)
             .bind(write.now_us)
-            .bind(version)
+            .bind(write.origin)
             .bind(write.expires_us)
-            .bind(i64::try_from(expected).unwrap_or(-1))
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?,
+            .bind(expected);
+        // A write alone is one statement, its own transaction; one that trims its collection
+        // trims in the same transaction.
+        let (stored, trimmed): (Option<i64>, Vec<String>) = match write.keep {
+            None => (
+                query.fetch_optional(&self.writer).await.map_err(backend)?,
+                Vec::new(),
+            ),
+            Some(keep) => {
+                let mut tx = self.writer.begin().await.map_err(backend)?;
+                let stored = query.fetch_optional(&mut *tx).await.map_err(backend)?;
+                let trimmed = match stored {
+                    Some(_) => trim(&mut tx, write, keep).await?,
+                    None => Vec::new(),
+                };
+                tx.commit().await.map_err(backend)?;
+                (stored, trimmed)
+            }
         };
-        if stored.is_none() {
-            drop(tx);
+        let Some(version) = stored else {
             let current = self.get(write.collection, write.key, write.now_us).await?;
             return Ok(Written::Refused {
                 current: current.and_then(|row| u64::try_from(row.version).ok()),
             });
-        }
-        let trimmed = match write.keep {
-            Some(keep) => trim(&mut tx, write, keep).await?,
-            None => Vec::new(),
         };
-        tx.commit().await.map_err(backend)?;
         Ok(Written::Stored {
             version: u64::try_from(version).unwrap_or_default(),
             trimmed,
@@ -346,6 +361,10 @@ async fn migrate(pool: &SqlitePool) -> Result<(), RecordError> {
             "expires_us",
             "ALTER TABLE records ADD COLUMN expires_us INTEGER",
         ),
+        (
+            "origin",
+            "ALTER TABLE records ADD COLUMN origin INTEGER NOT NULL DEFAULT 0",
+        ),
     ] {
         if !columns.iter().any(|c| c == column) {
             sqlx::query(ddl).execute(&mut *tx).await.map_err(backend)?;
@@ -366,7 +385,7 @@ async fn migrate(pool: &SqlitePool) -> Result<(), RecordError> {
             sqlx::query(ddl).execute(&mut *tx).await.map_err(backend)?;
         }
     }
-    for ddl in &SCHEMA[1..] {
+    for ddl in SCHEMA[1..].iter().chain(&LOG_WRITES) {
         sqlx::query(*ddl).execute(&mut *tx).await.map_err(backend)?;
     }
     // Versions go on from the highest a record has, even with an empty log.
