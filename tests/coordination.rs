@@ -614,6 +614,8 @@ fn globs_overlap_exactly_when_a_path_matches_both() {
         ("src/{lib,main}.rs", "src/main.rs"),
         ("docs/**/*.md", "docs/guide.md"),
         ("src/?.rs", "src/x.rs"),
+        // A range too wide to list is not missed.
+        ("src/[a-\u{10000}].rs", "src/x.rs"),
     ] {
         assert!(
             coordination_hub::glob::intersect(a, b),

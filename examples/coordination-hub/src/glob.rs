@@ -114,8 +114,9 @@ fn literal(c: char) -> Token {
     }
 }
 
-/// A `[…]` class, its `[` read: its characters, ranges expanded (wide ones approximated by
-/// their ends, which only makes overlaps likelier).
+/// A `[…]` class, its `[` read: its characters, ranges expanded. A range wider than 256
+/// characters is not listed: a class with one stands for any character, and a negated one
+/// excludes only the range's ends, so either way overlaps are found, never missed.
 fn class(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Token {
     let negated = matches!(chars.peek(), Some('!' | '^'));
     if negated {
@@ -123,6 +124,7 @@ fn class(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Token {
     }
     let mut set = Vec::new();
     let mut first = true;
+    let mut wide = false;
     while let Some(c) = chars.next() {
         if c == ']' && !first {
             break;
@@ -136,12 +138,22 @@ fn class(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Token {
                     break;
                 }
                 Some(end) if (end as u32).saturating_sub(c as u32) <= 256 => set.extend(c..=end),
-                Some(end) => set.extend([c, end]),
+                Some(end) => {
+                    wide = true;
+                    set.extend([c, end]);
+                }
                 None => set.extend([c, '-']),
             }
         } else {
             set.push(c);
         }
+    }
+    if wide && !negated {
+        // Any character: an empty negated set.
+        return Token::One {
+            chars: Vec::new(),
+            negated: true,
+        };
     }
     Token::One {
         chars: set,
