@@ -171,6 +171,9 @@ impl Cli {
             config.public_url = network.public_url;
         }
         set(&mut config.stdio, network.stdio);
+        if network.console.is_some() {
+            config.console = network.console;
+        }
         if self.storage.store.is_some() {
             config.store = self.storage.store;
         }

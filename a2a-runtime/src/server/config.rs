@@ -19,6 +19,9 @@ pub struct ServeConfig {
     pub public_url: Option<String>,
     /// Serve MCP over stdin/stdout instead of HTTP (`--stdio`, `A2A_STDIO=1`).
     pub stdio: bool,
+    /// The browser console at `/console`, and at `/` for a browser asking for HTML
+    /// (`--console`, `A2A_CONSOLE`). `None`: served on a loopback bind only.
+    pub console: Option<bool>,
     /// Extra `Host` values accepted (`--allowed-host`, `A2A_ALLOWED_HOSTS`, comma separated).
     /// Loopback names are always accepted on loopback binds, and the public URL's host always.
     pub allowed_hosts: Vec<String>,
@@ -175,6 +178,11 @@ impl std::str::FromStr for StoreLocation {
 }
 
 impl ServeConfig {
+    /// Whether the browser console is served: as configured, else on a loopback bind.
+    pub fn console_enabled(&self) -> bool {
+        self.console.unwrap_or_else(|| self.bind.ip().is_loopback())
+    }
+
     /// Where `serve()` keeps tasks: the configured store, else `tasks.sqlite3` in a directory
     /// named after the agent under the data directory (in memory when the build leaves the
     /// `sqlite` feature out).
@@ -332,6 +340,7 @@ impl Default for ServeConfig {
             bind: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 8080),
             public_url: None,
             stdio: false,
+            console: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),

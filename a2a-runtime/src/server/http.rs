@@ -56,8 +56,13 @@ fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Resul
     let agent = agent_routes(&app, config, endpoints, Tenants::Any, MCP_PATH);
     let (mcp_route, direct) = agent.mcp.mounted(MCP_PATH);
     let guard = Arc::new(BrowserGuard::new(config, &base_url));
+    let console = match config.console_enabled() {
+        true => super::console::routes().route("/", get(super::console::at_root)),
+        false => Router::new(),
+    };
     let router = agent
         .calls
+        .merge(console)
         .merge(mcp_route)
         .route("/healthz", healthz_route(vec![Arc::clone(&app.manager)]))
         .merge(agent.card)

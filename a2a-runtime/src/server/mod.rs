@@ -3,6 +3,7 @@
 mod build;
 mod cli;
 mod config;
+mod console;
 mod front;
 mod guard;
 pub mod host;

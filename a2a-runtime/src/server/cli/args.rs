@@ -263,6 +263,10 @@ pub(super) struct NetworkArgs {
     /// Serve MCP over stdin/stdout instead of HTTP
     #[arg(long, env = "A2A_STDIO", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true")]
     pub(super) stdio: Option<bool>,
+    /// Serve the browser console at /console (and at / for browsers) [default: on loopback
+    /// binds only]
+    #[arg(long, env = "A2A_CONSOLE", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true")]
+    pub(super) console: Option<bool>,
     /// Extra Host header values accepted (repeat, or comma separated) [default: loopback names
     /// on loopback binds, the public URL's host otherwise]
     #[arg(
