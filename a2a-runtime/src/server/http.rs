@@ -57,7 +57,7 @@ fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Resul
     let (mcp_route, direct) = agent.mcp.mounted(MCP_PATH);
     let guard = Arc::new(BrowserGuard::new(config, &base_url));
     let console = match config.console_enabled() {
-        true => super::console::routes().route("/", get(super::console::at_root)),
+        true => super::console::routes(),
         false => Router::new(),
     };
     let router = agent
@@ -219,6 +219,11 @@ pub(crate) fn agent_routes(
     let mut jsonrpc = post(a2a_runtime_a2a::jsonrpc::handle)
         .with_state(jsonrpc)
         .layer(gate(true));
+    // A server of one agent shows a browser its console at its URL, beside JSON-RPC (inside
+    // the CORS layer, which answers preflights for the whole route).
+    if matches!(tenants, Tenants::Any) && config.console_enabled() {
+        jsonrpc = jsonrpc.get(super::console::at_root);
+    }
     let mut rest =
         a2a_runtime_a2a::rest::routes(service, &app.rest_prefix, tenants).layer(gate(false));
     if let Some(cors) = &cors {
