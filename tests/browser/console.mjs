@@ -117,6 +117,21 @@ try {
   await settled(page, 'canceled');
   await shot(page, 'console-canceled');
 
+  // The MCP view: what an MCP host sees, and a tool called through /mcp.
+  await page.locator('#mcp-resources summary').click();
+  check((await page.locator('#mcp-resource-list').innerText()).includes('currency://rates'), 'the resources are listed');
+  await page.locator('#mcp-prompts summary').click();
+  check((await page.locator('#mcp-prompt-list').innerText()).includes('explain_conversion'), 'the prompts are listed');
+  await page.locator('#mcp-tools summary').click();
+  const tool = page.locator('#tool-convert');
+  await tool.getByLabel('amount').fill('10');
+  await tool.getByLabel('currency').selectOption({ label: 'USD' });
+  await tool.getByLabel('to').selectOption({ label: 'EUR' });
+  await tool.getByRole('button', { name: 'Call convert' }).click();
+  await page.locator('#mcp-output', { hasText: 'Result of convert' }).waitFor({ timeout: 20000 });
+  check((await page.locator('#mcp-output').innerText()).includes('9.26'), 'the tool result is shown');
+  await shot(page, 'console-mcp');
+
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   // Before signing in, the agent's 401 is how the page learns to ask; nothing else may fail.

@@ -53,11 +53,14 @@ async function mcp(method, params = {}) {
     jsonrpc: '2.0', id: ++rpcId, method,
     params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MCP_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
   };
+  // 2026-07-28 mirrors the method, and the tool, prompt or resource named, in headers.
+  const named = params.name ?? params.uri;
   const response = await fetch(`${BASE}/mcp`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': MCP_VERSION, 'Mcp-Method': method, ...credentialHeaders(),
+      'MCP-Protocol-Version': MCP_VERSION, 'Mcp-Method': method,
+      ...(named === undefined ? {} : { 'Mcp-Name': named }), ...credentialHeaders(),
     },
     body: JSON.stringify(body),
   });
@@ -213,6 +216,47 @@ function skillForm(skill, tool) {
   });
   details.append(form);
   return details;
+}
+
+/** The MCP view: tools with a form each (called through `/mcp`), resources, prompts. */
+async function showMcp(tools) {
+  const toolList = $('mcp-tool-list');
+  toolList.replaceChildren();
+  for (const tool of tools.values()) {
+    const form = el('form', { id: `tool-${tool.name}`, 'aria-label': `Call ${tool.name} over MCP` });
+    form.append(el('h3', { text: tool.name }), el('p', { class: 'hint', text: tool.description || '' }));
+    const schema = tool.inputSchema || { type: 'object', properties: {} };
+    const fields = objectControls(schema, schema, form);
+    form.append(el('button', { type: 'submit', text: `Call ${tool.name}` }));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const output = $('mcp-output');
+      output.hidden = false;
+      output.textContent = 'Calling…';
+      try {
+        const result = await mcp('tools/call', { name: tool.name, arguments: readFields(fields) });
+        const text = (result.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+        const shown = result.structuredContent ? JSON.stringify(result.structuredContent, null, 2) : text;
+        output.textContent = `${result.isError ? 'Tool error' : 'Result'} of ${tool.name}:\n${shown}`;
+      } catch (error) {
+        output.textContent = error instanceof SignInNeeded ? 'Sign in again.' : error.message;
+      }
+    });
+    toolList.append(el('div', { class: 'artifact' }, form));
+  }
+  const listed = async (method) => mcp(method).catch(() => ({}));
+  const [resources, templates, prompts] = await Promise.all([
+    listed('resources/list'), listed('resources/templates/list'), listed('prompts/list'),
+  ]);
+  const resourceList = $('mcp-resource-list');
+  resourceList.replaceChildren(
+    ...(resources.resources || []).map((r) => el('li', { text: `${r.uri} — ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}` })),
+    ...(templates.resourceTemplates || []).map((t) => el('li', { text: `${t.uriTemplate} — ${t.name} (template)` })),
+  );
+  $('mcp-prompt-list').replaceChildren(...(prompts.prompts || []).map((p) => el('li', {
+    text: `${p.name}: ${p.description || ''}${(p.arguments || []).length ? ` (${p.arguments.map((a) => a.name).join(', ')})` : ''}`,
+  })));
+  $('mcp').hidden = false;
 }
 
 let current = null;
@@ -398,6 +442,7 @@ async function load() {
     const tools = new Map((listed.tools || []).map((tool) => [tool.name, tool]));
     $('sign-in').hidden = true;
     showCard(card, tools);
+    await showMcp(tools);
   } catch (error) {
     if (error instanceof SignInNeeded) signIn();
     else notice(error.message);
