@@ -312,4 +312,5 @@ async fn console_in_chromium(
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains("console ok"), "{stdout}");
+    assert!(stdout.contains("accessibility:"), "axe-core ran: {stdout}");
 }

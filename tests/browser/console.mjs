@@ -137,6 +137,33 @@ try {
   // Before signing in, the agent's 401 is how the page learns to ask; nothing else may fail.
   const unexpected = errors.filter((text) => !(apiKey && text.includes('status of 401')));
   check(unexpected.length === 0, `the browser reported errors: ${unexpected.join('; ')}`);
+
+  // Accessibility, with axe-core (A2A_TEST_AXE), on the page with a skill's form open and a
+  // result shown. axe is injected, which the page's own policy refuses: this context alone
+  // bypasses it.
+  const axe = process.env.A2A_TEST_AXE;
+  check(axe, 'A2A_TEST_AXE names axe-core (scripts/test installs it)');
+  const audit = await (await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } })).newPage();
+  await audit.goto(base);
+  if (apiKey) {
+    await audit.getByLabel('Kind').selectOption({ label: 'API key (X-API-Key)' });
+    await audit.getByLabel('Credential').fill(apiKey);
+    await audit.getByRole('button', { name: 'Sign in' }).click();
+  }
+  const auditForm = await open(audit, 'convert');
+  await auditForm.getByLabel('amount').fill('10');
+  await auditForm.getByLabel('currency').selectOption({ label: 'USD' });
+  await auditForm.getByLabel('to').selectOption({ label: 'EUR' });
+  await auditForm.getByRole('button', { name: 'Run convert' }).click();
+  await settled(audit, 'completed');
+  await audit.addScriptTag({ path: axe });
+  const found = await audit.evaluate(async () => {
+    const results = await window.axe.run(document, { resultTypes: ['violations'] });
+    return results.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
+  });
+  const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  check(serious.length === 0, `serious accessibility violations: ${JSON.stringify(serious)}`);
+  console.log(`accessibility: ${found.length} minor findings, none serious`);
   console.log('console ok');
 } finally {
   await browser.close();
