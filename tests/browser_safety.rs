@@ -258,19 +258,9 @@ async fn the_console_is_off_when_turned_off_and_by_default_beyond_loopback() {
 
 #[tokio::test]
 async fn the_console_tries_skills_answers_questions_and_cancels_in_chromium() {
-    let (Ok(node), Ok(_)) = (
-        std::env::var("A2A_TEST_NODE"),
-        std::env::var("A2A_TEST_PLAYWRIGHT"),
-    ) else {
-        println!("skipped: A2A_TEST_NODE and A2A_TEST_PLAYWRIGHT (scripts/test sets them)");
+    let Some((node, chromium)) = a2a_tests::browser() else {
         return;
     };
-    let chromium =
-        std::env::var("A2A_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !std::path::Path::new(&chromium).exists() {
-        println!("skipped: no Chromium at {chromium} (.ci/run installs Debian's chromium)");
-        return;
-    }
     let currency = env!("CARGO_BIN_EXE_interop-currency");
     let (_open, base) = a2a_tests::spawn_served(currency).await;
     console_in_chromium(&node, &chromium, &base, "console", None).await;

@@ -6,26 +6,12 @@
 // Usage: node consent.mjs AUTHORIZE_URL REDIRECT_PREFIX SCREENSHOT_DIR
 
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+
+import { checker, launch } from './launch.mjs';
 
 const [authorizeUrl, redirectPrefix, screenshots] = process.argv.slice(2);
-const module = path.join(process.env.A2A_TEST_PLAYWRIGHT, 'index.mjs');
-const { chromium } = await import(pathToFileURL(module).href);
-
-function check(condition, what) {
-  if (!condition) {
-    console.error(`browser failure: ${what}`);
-    process.exit(1);
-  }
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.A2A_TEST_CHROMIUM || '/usr/bin/chromium',
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const check = checker('browser');
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   const blocked = [];

@@ -10,26 +10,12 @@
 // the key is entered.
 
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+
+import { checker, launch } from './launch.mjs';
 
 const [base, screenshots, apiKey] = process.argv.slice(2);
-const module = path.join(process.env.A2A_TEST_PLAYWRIGHT, 'index.mjs');
-const { chromium } = await import(pathToFileURL(module).href);
-
-function check(condition, what) {
-  if (!condition) {
-    console.error(`console failure: ${what}`);
-    process.exit(1);
-  }
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.A2A_TEST_CHROMIUM || '/usr/bin/chromium',
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const check = checker('console');
+const browser = await launch();
 const errors = [];
 const shot = (page, name) => page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
 

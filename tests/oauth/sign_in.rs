@@ -158,19 +158,9 @@ async fn an_application_sign_in_of_its_own_decides_who_approves() {
 
 #[tokio::test]
 async fn the_consent_page_works_in_chromium_and_approving_returns_code_state_and_iss() {
-    let (Ok(node), Ok(_)) = (
-        std::env::var("A2A_TEST_NODE"),
-        std::env::var("A2A_TEST_PLAYWRIGHT"),
-    ) else {
-        println!("skipped: A2A_TEST_NODE and A2A_TEST_PLAYWRIGHT (scripts/test sets them)");
+    let Some((node, chromium)) = a2a_tests::browser() else {
         return;
     };
-    let chromium =
-        std::env::var("A2A_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !std::path::Path::new(&chromium).exists() {
-        println!("skipped: no Chromium at {chromium} (.ci/run installs Debian's chromium)");
-        return;
-    }
     // Where the browser is sent back to: a page of the "client".
     let landing = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let callback = format!("http://{}/callback", landing.local_addr().unwrap());

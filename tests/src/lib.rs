@@ -532,3 +532,23 @@ pub fn rss_kb(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
         .expect("VmRSS")
 }
+
+/// The Node interpreter and the Chromium that the browser tests drive through Playwright, as
+/// `scripts/test` installs them (`A2A_TEST_NODE`, `A2A_TEST_PLAYWRIGHT`, `A2A_TEST_CHROMIUM`), or
+/// `None`, having said which is missing.
+pub fn browser() -> Option<(String, String)> {
+    let (Ok(node), Ok(_)) = (
+        std::env::var("A2A_TEST_NODE"),
+        std::env::var("A2A_TEST_PLAYWRIGHT"),
+    ) else {
+        println!("skipped: A2A_TEST_NODE and A2A_TEST_PLAYWRIGHT (scripts/test sets them)");
+        return None;
+    };
+    let chromium =
+        std::env::var("A2A_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !std::path::Path::new(&chromium).exists() {
+        println!("skipped: no Chromium at {chromium} (.ci/run installs Debian's chromium)");
+        return None;
+    }
+    Some((node, chromium))
+}

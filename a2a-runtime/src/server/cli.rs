@@ -91,6 +91,15 @@ struct Cli {
     oauth: args::OAuthArgs,
 }
 
+/// The name this program was started as (`--help` shows it), `agent` if it cannot tell.
+pub(crate) fn program_name() -> String {
+    std::env::args_os()
+        .next()
+        .map(std::path::PathBuf::from)
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "agent".into())
+}
+
 /// Reads `args` (with the program name first) and the environment over `config`. `name`,
 /// `version` and `about` describe the agent in `--help` and `--version`.
 pub(crate) fn parse<I, S>(

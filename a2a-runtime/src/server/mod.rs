@@ -453,11 +453,7 @@ impl AgentServer {
     /// `--shutdown-timeout`; a second exits at once.
     pub async fn serve(mut self) -> Result<(), Error> {
         if !self.config_overridden {
-            let binary = std::env::args_os()
-                .next()
-                .map(std::path::PathBuf::from)
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| "agent".into());
+            let binary = cli::program_name();
             let about = format!("{}: {}", self.agent.name(), self.agent.description());
             match cli::parse(
                 std::env::args_os(),

@@ -19,11 +19,7 @@ impl ServeConfig {
         X: clap::Args + clap::FromArgMatches,
     {
         let descriptor = A::descriptor();
-        let binary = std::env::args_os()
-            .next()
-            .map(std::path::PathBuf::from)
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| "agent".into());
+        let binary = super::cli::program_name();
         let about = format!("{}: {}", descriptor.name(), descriptor.description());
         super::cli::parse_with(
             std::env::args_os(),
@@ -41,10 +37,7 @@ impl ServeConfig {
     /// too, so the processes MCP hosts start for their sessions share it.
     pub fn records_location(&self, agent_name: &str) -> StoreLocation {
         match &self.store {
-            Some(StoreLocation::Sqlite(path)) => {
-                StoreLocation::Sqlite(path.with_file_name("records.sqlite3"))
-            }
-            Some(other) => other.clone(),
+            Some(tasks) => records_beside(tasks),
             None if cfg!(feature = "sqlite") => StoreLocation::Sqlite(
                 a2a_runtime_core::data_dir::agent_data_dir(self.data_dir.clone(), agent_name)
                     .join("records.sqlite3"),
@@ -59,6 +52,18 @@ impl ServeConfig {
         open_records(&self.records_location(agent_name))
             .await
             .map_err(|e| Error::Config(format!("the agent's records: {e}")))
+    }
+}
+
+/// Where the server's own records go beside tasks kept at `tasks` (grants, usage, an agent's
+/// records): `records.sqlite3` beside a SQLite store's file, the same Postgres database, memory
+/// beside memory.
+pub(crate) fn records_beside(tasks: &StoreLocation) -> StoreLocation {
+    match tasks {
+        StoreLocation::Sqlite(path) => {
+            StoreLocation::Sqlite(path.with_file_name("records.sqlite3"))
+        }
+        other => other.clone(),
     }
 }
 

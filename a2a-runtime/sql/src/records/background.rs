@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Backend, Inner};
+#[cfg(feature = "sqlite")]
+use super::Backend;
+use super::Inner;
 
 /// How often the background task wakes: the latency of another process's change.
 const TICK: Duration = Duration::from_millis(100);
@@ -91,7 +93,5 @@ async fn run(inner: Weak<Inner>, stop: CancellationToken) {
         if let Backend::Sqlite(sqlite) = &inner.backend {
             sqlite.poll(&inner.feed).await;
         }
-        #[cfg(not(feature = "sqlite"))]
-        let _: &Backend = &inner.backend;
     }
 }

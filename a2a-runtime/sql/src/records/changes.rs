@@ -27,7 +27,8 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
-    /// The kind's code in a change log or notification.
+    /// The kind's code in a SQLite change log.
+    #[cfg(feature = "sqlite")]
     pub(crate) fn code(self) -> &'static str {
         match self {
             Self::Written { .. } => "w",
@@ -120,6 +121,7 @@ impl Feed {
     }
 
     /// Whether anyone watches.
+    #[cfg(feature = "sqlite")]
     pub(crate) fn watched(&self) -> bool {
         self.sender.receiver_count() > 0
     }

@@ -3,6 +3,7 @@
 //! in memory: what usage records are billed, capped and reported from.
 
 use std::collections::HashMap;
+#[cfg(feature = "sqlite")]
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -76,12 +76,7 @@ pub(crate) async fn open(location: &StoreLocation) -> Result<Arc<dyn GrantStore>
     }
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     {
-        let location = match location {
-            StoreLocation::Sqlite(path) => {
-                StoreLocation::Sqlite(path.with_file_name("records.sqlite3"))
-            }
-            other => other.clone(),
-        };
+        let location = crate::server::startup::records_beside(location);
         let records = crate::server::startup::open_records(&location)
             .await
             .map_err(|e| failed(&e))?;

@@ -213,16 +213,13 @@ pub(crate) async fn open(apps: &[Arc<App>], location: Option<&StoreLocation>) ->
         .and_then(|app| usage::of(app.dispatcher.meter()))
     {
         let failed = |e: &dyn std::fmt::Display| Error::Config(format!("the usage store: {e}"));
-        let store = match location {
+        let store = match location.map(crate::server::startup::records_beside) {
             None | Some(StoreLocation::Memory) => a2a_runtime_sql::UsageStore::memory(),
-            Some(StoreLocation::Sqlite(path)) => {
-                let records = path.with_file_name("records.sqlite3");
-                a2a_runtime_sql::UsageStore::sqlite(records)
-                    .await
-                    .map_err(|e| failed(&e))?
-            }
+            Some(StoreLocation::Sqlite(records)) => a2a_runtime_sql::UsageStore::sqlite(records)
+                .await
+                .map_err(|e| failed(&e))?,
             #[cfg(feature = "postgres")]
-            Some(StoreLocation::Postgres(url)) => a2a_runtime_sql::UsageStore::postgres(url)
+            Some(StoreLocation::Postgres(url)) => a2a_runtime_sql::UsageStore::postgres(&url)
                 .await
                 .map_err(|e| failed(&e))?,
             #[allow(unreachable_patterns)] // Only when a store feature is left out.
