@@ -1,8 +1,13 @@
 //! No web page can drive a local agent: every route checks `Host` (DNS rebinding) and `Origin`
 //! (cross-site requests), JSON-RPC and HTTP+JSON require a JSON content type, and CORS is opt-in,
-//! while the agent card stays readable from any origin.
+//! while the agent card stays readable from any origin. The console pages a server offers
+//! browsers live under the same rules (`browser/console.rs`).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+/// The browser console: its routes and headers, and real runs in Chromium.
+#[path = "browser/console.rs"]
+mod console;
 
 use a2a_runtime::server::ServeConfig;
 use a2a_tests::lab::Lab;
@@ -180,127 +185,4 @@ async fn mcp_is_guarded_with_and_without_cors() {
         preflight.headers()["access-control-allow-origin"],
         "https://app.example"
     );
-}
-
-/// The console's response to `GET path` with `accept`: status, content type, policy.
-async fn console_get(server: &TestServer, path: &str, accept: &str) -> (u16, String, String) {
-    let response = server
-        .http
-        .get(format!("{}{path}", server.base))
-        .header("accept", accept)
-        .send()
-        .await
-        .unwrap();
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default()
-    };
-    let (content_type, policy) = (header("content-type"), header("content-security-policy"));
-    (response.status().as_u16(), content_type, policy)
-}
-
-#[tokio::test]
-async fn the_console_is_served_on_loopback_under_a_strict_policy_and_at_the_root_for_browsers() {
-    let server = start(Lab.server()).await;
-    let (status, content_type, policy) = console_get(&server, "console", "text/html").await;
-    assert_eq!(
-        (status, content_type.as_str()),
-        (200, "text/html; charset=utf-8")
-    );
-    for rule in [
-        "default-src 'none'",
-        "connect-src 'self'",
-        "frame-ancestors 'none'",
-    ] {
-        assert!(policy.contains(rule), "{policy}");
-    }
-    // A browser at the agent's own URL gets the page; anything else still learns to POST.
-    let browser = "text/html,application/xhtml+xml,*/*;q=0.8";
-    assert_eq!(console_get(&server, "", browser).await.0, 200);
-    let response = server.http.get(&server.base).send().await.unwrap();
-    assert_eq!(response.status().as_u16(), 405);
-    assert_eq!(response.headers()["allow"], "POST");
-    let (status, content_type, _) = console_get(&server, "console/console.js", "*/*").await;
-    assert_eq!(
-        (status, content_type.as_str()),
-        (200, "text/javascript; charset=utf-8")
-    );
-    // A foreign Host is refused here as everywhere.
-    let rebound = server
-        .http
-        .get(format!("{}console", server.base))
-        .header("host", "evil.example")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(rebound.status().as_u16(), 403);
-}
-
-#[tokio::test]
-async fn the_console_is_off_when_turned_off_and_by_default_beyond_loopback() {
-    let mut config = ServeConfig::default();
-    config.console = Some(false);
-    let server = start(Lab.server().config(config)).await;
-    assert_eq!(console_get(&server, "console", "text/html").await.0, 404);
-    assert_eq!(console_get(&server, "", "text/html").await.0, 405);
-    let mut wide = ServeConfig::default();
-    wide.bind = "0.0.0.0:8080".parse().unwrap();
-    assert!(
-        !wide.console_enabled(),
-        "off beyond loopback unless asked for"
-    );
-    wide.console = Some(true);
-    assert!(wide.console_enabled());
-}
-
-#[tokio::test]
-async fn the_console_tries_skills_answers_questions_and_cancels_in_chromium() {
-    let Some((node, chromium)) = a2a_tests::browser() else {
-        return;
-    };
-    let currency = env!("CARGO_BIN_EXE_interop-currency");
-    let (_open, base) = a2a_tests::spawn_served(currency).await;
-    console_in_chromium(&node, &chromium, &base, "console", None).await;
-    // An agent that asks who calls: the page asks to sign in first, and shows nothing before.
-    let key = "console-key-0123456789abcdef";
-    let keys = format!("ann={key}");
-    let (_guarded, base) = a2a_tests::spawn_served_with(currency, &["--api-keys", &keys]).await;
-    console_in_chromium(&node, &chromium, &base, "console-signed-in", Some(key)).await;
-}
-
-/// Runs `tests/browser/console.mjs` against the agent at `base`, screenshots under `name`.
-async fn console_in_chromium(
-    node: &str,
-    chromium: &str,
-    base: &str,
-    name: &str,
-    key: Option<&str>,
-) {
-    let screenshots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("screenshots")
-        .join(name);
-    std::fs::create_dir_all(&screenshots).unwrap();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/console.mjs");
-    let mut command = tokio::process::Command::new(node);
-    command
-        .arg(script)
-        .args([base, screenshots.to_str().unwrap()])
-        .args(key)
-        .env("A2A_TEST_CHROMIUM", chromium)
-        .kill_on_drop(true);
-    let output = tokio::time::timeout(std::time::Duration::from_secs(180), command.output())
-        .await
-        .expect("the browser finished in time")
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the browser test failed: {}{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(stdout.contains("console ok"), "{stdout}");
-    assert!(stdout.contains("accessibility:"), "axe-core ran: {stdout}");
 }

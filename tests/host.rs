@@ -294,6 +294,10 @@ async fn agent_ids_are_checked_when_the_host_is_built() {
             "must be",
         ),
         (
+            Host::new().agent("console", booking::Booking::default()),
+            "must be",
+        ),
+        (
             Host::new().agent("a/b", booking::Booking::default()),
             "must be",
         ),

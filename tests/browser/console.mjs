@@ -1,7 +1,8 @@
 // The console in a real browser: Debian's Chromium, headless, driven by Playwright (npm's
 // playwright-core; A2A_TEST_PLAYWRIGHT names its directory, A2A_TEST_CHROMIUM the browser),
 // against the currency agent: the card, a form filled and run, a streamed report with its
-// progress, questions answered in forms of their own, a canceled task. Screenshots go to
+// progress, questions answered in forms of their own, a canceled task, an image shown and
+// downloaded, the tasks listed and filtered, one task's history, a running one followed. Screenshots go to
 // SCREENSHOT_DIR; nothing the page loads may be refused by its content security policy, and
 // nothing may scroll sideways on a phone's width.
 //
@@ -9,6 +10,7 @@
 // With API_KEY the agent requires one: the page must ask to sign in and show no skill until
 // the key is entered.
 
+import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { checker, launch } from './launch.mjs';
@@ -35,6 +37,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
   page.on('pageerror', (error) => errors.push(error.message));
+  page.on('response', (response) => { if (response.status() >= 400) errors.push(`${response.status()} from ${response.url()}`); });
 
   // The agent's own URL, asked for by a browser, is the console.
   await page.goto(base);
@@ -103,6 +106,46 @@ try {
   await settled(page, 'canceled');
   await shot(page, 'console-canceled');
 
+  // Chart: an image shown, and downloadable as the file the skill named.
+  const chart = await open(page, 'chart');
+  await chart.getByRole('button', { name: 'Run chart' }).click();
+  await settled(page, 'completed');
+  const image = page.locator('#run-output img');
+  await image.waitFor();
+  check(await image.evaluate((img) => img.complete && img.naturalWidth > 0), 'the chart is drawn');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: /Download rates-EUR\.svg/ }).click(),
+  ]);
+  check(download.suggestedFilename() === 'rates-EUR.svg', `the file keeps its name: ${download.suggestedFilename()}`);
+  const saved = await fs.readFile(await download.path(), 'utf8');
+  check(saved.startsWith('<svg'), 'the downloaded file is the chart');
+  await shot(page, 'console-chart');
+
+  // Watch: the tasks run so far, filtered by state; one task's history; a running one followed.
+  await page.locator('#task-rows tr').nth(4).waitFor({ timeout: 20000 });
+  await page.getByLabel('State').selectOption({ label: 'canceled' });
+  await page.getByRole('button', { name: 'List tasks' }).click();
+  await page.locator('#watch-summary', { hasText: '1 of 1 task shown' }).waitFor({ timeout: 20000 });
+  await page.locator('#task-rows button').first().click();
+  await page.locator('#task-state', { hasText: 'canceled' }).waitFor();
+  check((await page.locator('#task-history').innerText()).includes('"pace_ms": 3000'), 'the history shows the request');
+  const follow = await open(page, 'report');
+  await follow.getByLabel('pace_ms').fill('1000');
+  await follow.getByRole('button', { name: 'Run report' }).click();
+  await settled(page, 'working');
+  await page.getByLabel('State').selectOption({ label: 'working' });
+  await page.getByRole('button', { name: 'List tasks' }).click();
+  await page.locator('#watch-summary', { hasText: '1 of 1 task shown' }).waitFor({ timeout: 20000 });
+  await page.locator('#task-rows button').first().click();
+  await page.getByRole('button', { name: 'Follow' }).click();
+  await page.locator('#task-state', { hasText: 'Researching' }).waitFor({ timeout: 20000 });
+  await page.locator('#task-state', { hasText: 'State: completed' }).waitFor({ timeout: 30000 });
+  const followed = await page.locator('#task-artifacts').innerText();
+  check(followed.includes('# Market report'), `the followed task's artifact arrived: ${followed.slice(0, 100)}`);
+  check(await page.getByRole('button', { name: 'Follow' }).isHidden(), 'a finished task cannot be followed');
+  await shot(page, 'console-watch');
+
   // The MCP view: what an MCP host sees, and a tool called through /mcp.
   await page.locator('#mcp-resources summary').click();
   check((await page.locator('#mcp-resource-list').innerText()).includes('currency://rates'), 'the resources are listed');
@@ -121,7 +164,7 @@ try {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   // Before signing in, the agent's 401 is how the page learns to ask; nothing else may fail.
-  const unexpected = errors.filter((text) => !(apiKey && text.includes('status of 401')));
+  const unexpected = errors.filter((text) => !(apiKey && /status of 401|^401 from/.test(text)));
   check(unexpected.length === 0, `the browser reported errors: ${unexpected.join('; ')}`);
 
   // Accessibility, with axe-core (A2A_TEST_AXE), on the page with a skill's form open and a

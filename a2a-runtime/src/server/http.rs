@@ -56,8 +56,12 @@ fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Resul
     let agent = agent_routes(&app, config, endpoints, Tenants::Any, MCP_PATH);
     let (mcp_route, direct) = agent.mcp.mounted(MCP_PATH);
     let guard = Arc::new(BrowserGuard::new(config, &base_url));
+    let (observed, mut admin) = super::observe::routes(std::slice::from_ref(&app), config);
+    if guarded.is_some() {
+        admin.push(super::oauth::CLIENTS_PATH);
+    }
     let console = match config.console_enabled() {
-        true => super::console::routes(),
+        true => super::console::routes(super::console::Facts { host: false, admin }),
         false => Router::new(),
     };
     let router = agent
@@ -67,7 +71,7 @@ fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Resul
         .route("/healthz", healthz_route(vec![Arc::clone(&app.manager)]))
         .merge(agent.card)
         .merge(protected_resource_routes(&app, &base_url, MCP_PATH, true))
-        .merge(super::observe::routes(std::slice::from_ref(&app), config))
+        .merge(observed)
         .merge(guarded.unwrap_or_default())
         .layer(GuardLayer(Arc::clone(&guard)));
     Ok(Routes {
@@ -219,9 +223,9 @@ pub(crate) fn agent_routes(
     let mut jsonrpc = post(a2a_runtime_a2a::jsonrpc::handle)
         .with_state(jsonrpc)
         .layer(gate(true));
-    // A server of one agent shows a browser its console at its URL, beside JSON-RPC (inside
-    // the CORS layer, which answers preflights for the whole route).
-    if matches!(tenants, Tenants::Any) && config.console_enabled() {
+    // An agent shows a browser its console at its URL, beside JSON-RPC (inside the CORS layer,
+    // which answers preflights for the whole route).
+    if config.console_enabled() {
         jsonrpc = jsonrpc.get(super::console::at_root);
     }
     let mut rest =

@@ -1,11 +1,15 @@
-//! The console: a page the agent serves itself, to try its skills and watch its tasks from a
-//! browser (`/console`, and the agent's own URL when a browser asks for HTML). Plain HTML, CSS
-//! and JavaScript embedded in the binary: nothing is fetched from anywhere else, it works
-//! offline, and users build nothing. The page holds no data: what it shows it asks the agent's
-//! A2A and MCP endpoints for, with the credentials the person enters, so it shows exactly what
+//! The console: a page the agent serves itself, to try its skills, watch its tasks and, for
+//! administrators, see its clients, usage and metrics from a browser (`/console`, and the
+//! agent's own URL when a browser asks for HTML; on a host, `/{id}/console` for each agent and
+//! an agent picker). Plain HTML, CSS and JavaScript modules embedded in the binary: nothing is
+//! fetched from anywhere else, it works offline, and users build nothing. The page holds no
+//! data: what it shows it asks the agent's A2A and MCP endpoints (and the server's
+//! administrative ones) for, with the credentials the person enters, so it shows exactly what
 //! those credentials may see.
 
 use axum::Router;
+use axum::body::Bytes;
+use axum::extract::Path;
 use axum::http::StatusCode;
 use axum::http::header::{
     ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderMap, HeaderValue,
@@ -16,34 +20,66 @@ use axum::routing::get;
 
 /// The page.
 const INDEX: &str = include_str!("assets/index.html");
-/// Its script.
-const SCRIPT: &str = include_str!("assets/console.js");
-/// Its styles.
-const STYLES: &str = include_str!("assets/console.css");
+
+/// The page's files below `/console/`: name, media type, content.
+const FILES: &[(&str, &str, &str)] = &[
+    ("console.css", CSS, include_str!("assets/console.css")),
+    ("console.js", JS, include_str!("assets/console.js")),
+    ("http.js", JS, include_str!("assets/http.js")),
+    ("forms.js", JS, include_str!("assets/forms.js")),
+    ("parts.js", JS, include_str!("assets/parts.js")),
+    ("run.js", JS, include_str!("assets/run.js")),
+    ("watch.js", JS, include_str!("assets/watch.js")),
+    ("mcp.js", JS, include_str!("assets/mcp.js")),
+    ("admin.js", JS, include_str!("assets/admin.js")),
+];
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
 
 /// Where the console is served.
 pub(crate) const PATH: &str = "/console";
 
-/// Only the page's own files, and requests to its own agent; never framed.
+/// Only the page's own files, and requests to its own server; never framed.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
                       img-src 'self' data: blob:; connect-src 'self'; form-action 'none'; \
                       frame-ancestors 'none'; base-uri 'none'";
 
-/// The console's routes: the page and its two files.
-pub(crate) fn routes() -> Router {
-    Router::new()
+/// What the page learns of the server it is on, at `/console/server.json`, so that it asks
+/// only for what exists.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct Facts {
+    /// Whether the server is a host of several agents (its catalog is at `/agents`).
+    pub(crate) host: bool,
+    /// The administrative endpoints on this address: `/oauth/clients`, `/usage`, `/metrics`.
+    pub(crate) admin: Vec<&'static str>,
+}
+
+/// The console's routes at a server's root: the page, its files and the facts of `server`.
+pub(crate) fn routes(server: Facts) -> Router {
+    let facts = Bytes::from(serde_json::to_vec(&server).unwrap_or_default());
+    page()
         .route(
-            PATH,
-            get(|| async { asset("text/html; charset=utf-8", INDEX) }),
+            "/console/server.json",
+            get(move || {
+                let facts = facts.clone();
+                async move { asset("application/json", facts) }
+            }),
         )
-        .route(
-            "/console/console.js",
-            get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
-        )
-        .route(
-            "/console/console.css",
-            get(|| async { asset("text/css; charset=utf-8", STYLES) }),
-        )
+        .route("/console/{file}", get(file))
+}
+
+/// The page alone at `/console`, for an agent of a host (nested under `/{id}`); its files are
+/// the root's.
+pub(crate) fn page() -> Router {
+    Router::new().route(PATH, get(|| async { asset(HTML, INDEX) }))
+}
+
+async fn file(Path(name): Path<String>) -> Response {
+    match FILES.iter().find(|(file, _, _)| *file == name) {
+        Some((_, media_type, body)) => asset(media_type, *body),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// `GET` at the agent's URL, where JSON-RPC is `POST`ed: the console for a browser (which asks
@@ -55,7 +91,7 @@ pub(crate) async fn at_root(headers: HeaderMap) -> Response {
         .filter_map(|value| value.to_str().ok())
         .any(|value| value.contains("text/html"));
     if wants_html {
-        return asset("text/html; charset=utf-8", INDEX);
+        return asset(HTML, INDEX);
     }
     (
         StatusCode::METHOD_NOT_ALLOWED,
@@ -64,7 +100,7 @@ pub(crate) async fn at_root(headers: HeaderMap) -> Response {
         .into_response()
 }
 
-fn asset(media_type: &'static str, body: &'static str) -> Response {
+fn asset(media_type: &'static str, body: impl Into<Bytes>) -> Response {
     let headers = [
         (CONTENT_TYPE, HeaderValue::from_static(media_type)),
         (CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)),
@@ -74,5 +110,5 @@ fn asset(media_type: &'static str, body: &'static str) -> Response {
         // The page changes with the binary, which a restart may replace.
         (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
     ];
-    (headers, body).into_response()
+    (headers, body.into()).into_response()
 }

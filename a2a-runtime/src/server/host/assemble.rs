@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 const RESERVED_IDS: &[&str] = &[
     ".well-known",
     "agents",
+    "console",
     "mcp",
     "healthz",
     "v1",

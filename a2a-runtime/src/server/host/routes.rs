@@ -74,11 +74,14 @@ pub(super) fn routes(
         calls.insert(id.to_owned(), agent.endpoint.clone());
         let (mcp, endpoint) = agent.mcp.mounted(http::MCP_PATH);
         direct.extend(endpoint.map(|endpoint| (mcp_path.clone(), DirectMcp::Agent(endpoint))));
-        let own = agent
+        let mut own = agent
             .calls
             .merge(mcp)
             .merge(agent.card)
             .merge(hosted.server.routes.clone());
+        if config.console_enabled() {
+            own = own.merge(crate::server::console::page());
+        }
         // The agent's JSON-RPC URL ends in `/`, which nesting does not route.
         root = root
             .route(&format!("/{id}/"), agent.jsonrpc)
@@ -101,7 +104,13 @@ pub(super) fn routes(
         max_body: config.limits.max_body_bytes,
         body_time: config.limits.body_time(),
     });
-    let mut root_call = Router::new().route("/", post_service(TenantEndpoint(tenants)));
+    let mut root_call = post_service(TenantEndpoint(tenants));
+    // A browser at the host's URL gets the console (its agent picker), as at an agent's.
+    let console = config.console_enabled();
+    if console {
+        root_call = root_call.get(crate::server::console::at_root);
+    }
+    let mut root_call = Router::new().route("/", root_call);
     if let Some(cors) = http::cors(config) {
         root_call = root_call.layer(cors);
     }
@@ -120,6 +129,10 @@ pub(super) fn routes(
         let path = http::MCP_PATH.to_owned();
         direct.extend(endpoint.map(|endpoint| (path, DirectMcp::Shared(endpoint))));
     }
+    let (observed, mut admin) = crate::server::observe::routes(apps, config);
+    if oauth.is_some() {
+        admin.push(crate::server::oauth::CLIENTS_PATH);
+    }
     let document = Arc::new(catalog::document(&entries));
     let managers = apps.iter().map(|app| Arc::clone(&app.manager)).collect();
     let guard = Arc::new(BrowserGuard::new(config, &server_url));
@@ -136,8 +149,14 @@ pub(super) fn routes(
                 )
                 .layer(http::readable_anywhere()),
         )
+        .merge(match console {
+            true => {
+                crate::server::console::routes(crate::server::console::Facts { host: true, admin })
+            }
+            false => Router::new(),
+        })
         .route("/healthz", http::healthz_route(managers))
-        .merge(crate::server::observe::routes(apps, config))
+        .merge(observed)
         .merge(oauth.map(Deployed::router).unwrap_or_default())
         .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)))
         .layer(GuardLayer(Arc::clone(&guard)));

@@ -7,6 +7,9 @@ mod options;
 
 pub use options::OAuthOptions;
 
+/// The administrative API's listing of registered clients (the console shows it).
+pub(crate) const CLIENTS_PATH: &str = "/oauth/clients";
+
 #[cfg(not(feature = "oauth-server"))]
 mod absent;
 #[cfg(feature = "oauth-server")]

@@ -283,9 +283,13 @@ pub(crate) fn watch_sessions(app: &App, sessions: &Arc<LocalSessionManager>) {
 }
 
 /// The `/metrics` route on the server's own address, when metrics are served there (behind
-/// the token, or on a loopback server); `apps` are the server's agents.
-pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> Router {
-    let router = metrics_route(apps, config);
+/// the token, or on a loopback server), and `/usage` with usage records; `apps` are the
+/// server's agents. Also the paths served, for the console to show.
+pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> (Router, Vec<&'static str>) {
+    let (router, mut paths) = match metrics_route(apps, config) {
+        Some(router) => (router, vec!["/metrics"]),
+        None => (Router::new(), Vec::new()),
+    };
     #[cfg(feature = "usage")]
     if let Some(recorder) = apps
         .first()
@@ -298,13 +302,14 @@ pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> Router {
                 apps.iter().map(|app| &*app.security),
             )),
         };
-        return router.merge(usage::routes(recorder, security));
+        paths.push("/usage");
+        return (router.merge(usage::routes(recorder, security)), paths);
     }
-    router
+    (router, paths)
 }
 
 /// The `/metrics` route, when metrics are served on the server's own address.
-fn metrics_route(apps: &[Arc<App>], config: &ServeConfig) -> Router {
+fn metrics_route(apps: &[Arc<App>], config: &ServeConfig) -> Option<Router> {
     #[cfg(feature = "metrics")]
     if config.observe.metrics
         && config.observe.metrics_bind.is_none()
@@ -312,10 +317,13 @@ fn metrics_route(apps: &[Arc<App>], config: &ServeConfig) -> Router {
             .first()
             .and_then(|app| metrics::of(app.dispatcher.meter()))
     {
-        return scrape::routes(metrics, config.observe.metrics_token.clone());
+        return Some(scrape::routes(
+            metrics,
+            config.observe.metrics_token.clone(),
+        ));
     }
     let _ = (apps, config);
-    Router::new()
+    None
 }
 
 /// Serves `/metrics` on `--metrics-bind`, when given, until `stop`.

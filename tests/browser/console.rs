@@ -1,0 +1,232 @@
+//! The console: served on loopback under a strict content security policy, at `/console`, at
+//! an agent's URL for browsers and, on a host, under each agent's path with a picker; and used
+//! in Chromium against the currency agent and the agent host (`console.mjs`,
+//! `console-host.mjs`).
+
+use a2a_runtime::server::ServeConfig;
+use a2a_tests::lab::Lab;
+use a2a_tests::oauth_flow::register_with;
+use a2a_tests::tokens::{SECRET, claims, hs256};
+use a2a_tests::{TestServer, start};
+use serde_json::json;
+
+/// The console's response to `GET path` with `accept`: status, content type, policy.
+async fn console_get(server: &TestServer, path: &str, accept: &str) -> (u16, String, String) {
+    let response = server
+        .http
+        .get(format!("{}{path}", server.base))
+        .header("accept", accept)
+        .send()
+        .await
+        .unwrap();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    let (content_type, policy) = (header("content-type"), header("content-security-policy"));
+    (response.status().as_u16(), content_type, policy)
+}
+
+#[tokio::test]
+async fn the_console_is_served_on_loopback_under_a_strict_policy_and_at_the_root_for_browsers() {
+    let server = start(Lab.server()).await;
+    let (status, content_type, policy) = console_get(&server, "console", "text/html").await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "text/html; charset=utf-8")
+    );
+    for rule in [
+        "default-src 'none'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(policy.contains(rule), "{policy}");
+    }
+    // A browser at the agent's own URL gets the page; anything else still learns to POST.
+    let browser = "text/html,application/xhtml+xml,*/*;q=0.8";
+    assert_eq!(console_get(&server, "", browser).await.0, 200);
+    let response = server.http.get(&server.base).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    assert_eq!(response.headers()["allow"], "POST");
+    let (status, content_type, _) = console_get(&server, "console/console.js", "*/*").await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "text/javascript; charset=utf-8")
+    );
+    // A foreign Host is refused here as everywhere.
+    let rebound = server
+        .http
+        .get(format!("{}console", server.base))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status().as_u16(), 403);
+}
+
+#[tokio::test]
+async fn the_console_is_off_when_turned_off_and_by_default_beyond_loopback() {
+    let mut config = ServeConfig::default();
+    config.console = Some(false);
+    let server = start(Lab.server().config(config)).await;
+    assert_eq!(console_get(&server, "console", "text/html").await.0, 404);
+    assert_eq!(console_get(&server, "", "text/html").await.0, 405);
+    let mut wide = ServeConfig::default();
+    wide.bind = "0.0.0.0:8080".parse().unwrap();
+    assert!(
+        !wide.console_enabled(),
+        "off beyond loopback unless asked for"
+    );
+    wide.console = Some(true);
+    assert!(wide.console_enabled());
+}
+
+#[tokio::test]
+async fn the_console_tries_skills_answers_questions_and_cancels_in_chromium() {
+    let Some((node, chromium)) = a2a_tests::browser() else {
+        return;
+    };
+    let currency = env!("CARGO_BIN_EXE_interop-currency");
+    let (_open, base) = a2a_tests::spawn_served(currency).await;
+    run_in_chromium(&node, &chromium, "console.mjs", "console", &[&base]).await;
+    // An agent that asks who calls: the page asks to sign in first, and shows nothing before.
+    let key = "console-key-0123456789abcdef";
+    let keys = format!("ann={key}");
+    let (_guarded, base) = a2a_tests::spawn_served_with(currency, &["--api-keys", &keys]).await;
+    let signed_in = [base.as_str(), key];
+    run_in_chromium(
+        &node,
+        &chromium,
+        "console.mjs",
+        "console-signed-in",
+        &signed_in,
+    )
+    .await;
+}
+
+/// Runs `tests/browser/{script}` with `args` after the screenshot directory `name`'s path
+/// (inserted second: the base URL comes first); it must finish, say `console ok` and have run
+/// axe-core.
+async fn run_in_chromium(node: &str, chromium: &str, script: &str, name: &str, args: &[&str]) {
+    let screenshots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("screenshots")
+        .join(name);
+    std::fs::create_dir_all(&screenshots).unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("browser")
+        .join(script);
+    let mut command = tokio::process::Command::new(node);
+    command
+        .arg(script)
+        .args(&args[..1])
+        .arg(&screenshots)
+        .args(&args[1..])
+        .env("A2A_TEST_CHROMIUM", chromium)
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(std::time::Duration::from_secs(180), command.output())
+        .await
+        .expect("the browser finished in time")
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the browser test failed: {}{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("console ok"), "{stdout}");
+    assert!(stdout.contains("accessibility:"), "axe-core ran: {stdout}");
+}
+
+#[tokio::test]
+async fn a_host_serves_the_console_at_its_root_and_under_each_agent_with_what_it_has() {
+    let host = env!("CARGO_BIN_EXE_interop-host");
+    let (_host, base) = a2a_tests::spawn_served_with(host, &["--metrics"]).await;
+    let server = TestServer::at(base);
+    let browser = "text/html,*/*;q=0.8";
+    for path in [
+        "console",
+        "",
+        "booking/console",
+        "booking/",
+        "hello/console",
+    ] {
+        let (status, content_type, _) = console_get(&server, path, browser).await;
+        assert_eq!(
+            (status, content_type.as_str()),
+            (200, "text/html; charset=utf-8"),
+            "{path}"
+        );
+    }
+    // JSON-RPC clients still learn to POST at an agent's URL.
+    let response = server
+        .http
+        .get(format!("{}booking/", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    // The page learns what the server has: a catalog, metrics; no usage, no authorization
+    // server.
+    let facts = server.get_json("console/server.json").await;
+    assert_eq!(facts, json!({"host": true, "admin": ["/metrics"]}));
+    assert_eq!(
+        console_get(&server, "console/nothing.js", "*/*").await.0,
+        404
+    );
+}
+
+#[tokio::test]
+async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_in_chromium() {
+    let Some((node, chromium)) = a2a_tests::browser() else {
+        return;
+    };
+    let host = env!("CARGO_BIN_EXE_interop-host");
+    let flags = [
+        "--jwt-secret",
+        SECRET,
+        "--usage",
+        "--metrics",
+        "--oauth-dev-user",
+        "dev",
+        "--oauth-admin",
+        "root",
+    ];
+    let (_host, base) = a2a_tests::spawn_served_with(host, &flags).await;
+    let facts = TestServer::at(base.clone())
+        .get_json("console/server.json")
+        .await;
+    assert_eq!(
+        facts,
+        json!({"host": true, "admin": ["/metrics", "/usage", "/oauth/clients"]})
+    );
+    let client = "Console test client";
+    let (status, _) = register_with(
+        &base,
+        json!({"client_name": client, "redirect_uris": ["http://127.0.0.1:9/callback"],
+               "token_endpoint_auth_method": "none"}),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let token = hs256(&claims("root", "a2a:admin"));
+    let script = "console-host.mjs";
+    run_in_chromium(
+        &node,
+        &chromium,
+        script,
+        "console-host",
+        &[&base, &token, client],
+    )
+    .await;
+    // The page deleted the client: the server agrees.
+    let listed = reqwest::Client::new()
+        .get(format!("{base}oauth/clients"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    let listed: serde_json::Value = listed.json().await.unwrap();
+    assert_eq!(listed["clients"], json!([]), "{listed}");
+}
