@@ -22,7 +22,7 @@ async function signIn(page) {
   await page.locator('#sign-in').waitFor();
   await page.getByLabel('Kind').selectOption({ label: 'Bearer token' });
   await page.getByLabel('Credential').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** Runs convert on the agent shown, to completion. */

@@ -48,7 +48,7 @@ try {
     await shot(page, 'console-sign-in');
     await page.getByLabel('Kind').selectOption({ label: 'API key (X-API-Key)' });
     await page.getByLabel('Credential').fill(apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
   await page.locator('#skill-convert').waitFor();
   check((await page.locator('h1').innerText()) === 'Currency Agent', 'the heading names the agent');
@@ -177,7 +177,7 @@ try {
   if (apiKey) {
     await audit.getByLabel('Kind').selectOption({ label: 'API key (X-API-Key)' });
     await audit.getByLabel('Credential').fill(apiKey);
-    await audit.getByRole('button', { name: 'Sign in' }).click();
+    await audit.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
   const auditForm = await open(audit, 'convert');
   await auditForm.getByLabel('amount').fill('10');

@@ -171,7 +171,10 @@ async fn a_host_serves_the_console_at_its_root_and_under_each_agent_with_what_it
     // The page learns what the server has: a catalog, metrics; no usage, no authorization
     // server.
     let facts = server.get_json("console/server.json").await;
-    assert_eq!(facts, json!({"host": true, "admin": ["/metrics"]}));
+    assert_eq!(
+        facts,
+        json!({"host": true, "oauth": false, "admin": ["/metrics"]})
+    );
     assert_eq!(
         console_get(&server, "console/nothing.js", "*/*").await.0,
         404
@@ -200,7 +203,7 @@ async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_
         .await;
     assert_eq!(
         facts,
-        json!({"host": true, "admin": ["/metrics", "/usage", "/oauth/clients"]})
+        json!({"host": true, "oauth": true, "admin": ["/metrics", "/usage", "/oauth/clients"]})
     );
     let client = "Console test client";
     let (status, _) = register_with(
@@ -229,4 +232,48 @@ async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_
         .unwrap();
     let listed: serde_json::Value = listed.json().await.unwrap();
     assert_eq!(listed["clients"], json!([]), "{listed}");
+}
+
+#[tokio::test]
+async fn the_console_signs_in_with_the_servers_authorization_server_in_chromium() {
+    let Some((node, chromium)) = a2a_tests::browser() else {
+        return;
+    };
+    let currency = env!("CARGO_BIN_EXE_interop-currency");
+    let key = "console-admin-key-0123456789";
+    let keys = format!("root={key}");
+    let flags = [
+        "--oauth-dev-user",
+        "dev",
+        "--oauth-admin",
+        "root",
+        "--api-keys",
+        &keys,
+    ];
+    let (_agent, base) = a2a_tests::spawn_served_with(currency, &flags).await;
+    run_in_chromium(
+        &node,
+        &chromium,
+        "console-oauth.mjs",
+        "console-oauth",
+        &[&base],
+    )
+    .await;
+    // Two sign-ins, one registration, redirecting to the console.
+    let listed: serde_json::Value = reqwest::Client::new()
+        .get(format!("{base}oauth/clients"))
+        .header("x-api-key", key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let clients = listed["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), 1, "{listed}");
+    assert_eq!(clients[0]["client_name"], "Agent console");
+    assert_eq!(
+        clients[0]["redirect_uris"],
+        json!([format!("{base}console")])
+    );
 }

@@ -61,7 +61,11 @@ fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Resul
         admin.push(super::oauth::CLIENTS_PATH);
     }
     let console = match config.console_enabled() {
-        true => super::console::routes(super::console::Facts { host: false, admin }),
+        true => super::console::routes(super::console::Facts {
+            host: false,
+            oauth: guarded.is_some(),
+            admin,
+        }),
         false => Router::new(),
     };
     let router = agent

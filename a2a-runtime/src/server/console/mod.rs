@@ -32,6 +32,7 @@ const FILES: &[(&str, &str, &str)] = &[
     ("watch.js", JS, include_str!("assets/watch.js")),
     ("mcp.js", JS, include_str!("assets/mcp.js")),
     ("admin.js", JS, include_str!("assets/admin.js")),
+    ("signin.js", JS, include_str!("assets/signin.js")),
 ];
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
@@ -51,6 +52,8 @@ const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 pub(crate) struct Facts {
     /// Whether the server is a host of several agents (its catalog is at `/agents`).
     pub(crate) host: bool,
+    /// Whether it runs an authorization server the console can sign in with.
+    pub(crate) oauth: bool,
     /// The administrative endpoints on this address: `/oauth/clients`, `/usage`, `/metrics`.
     pub(crate) admin: Vec<&'static str>,
 }

@@ -150,9 +150,11 @@ pub(super) fn routes(
                 .layer(http::readable_anywhere()),
         )
         .merge(match console {
-            true => {
-                crate::server::console::routes(crate::server::console::Facts { host: true, admin })
-            }
+            true => crate::server::console::routes(crate::server::console::Facts {
+                host: true,
+                oauth: oauth.is_some(),
+                admin,
+            }),
             false => Router::new(),
         })
         .route("/healthz", http::healthz_route(managers))

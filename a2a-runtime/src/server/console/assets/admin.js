@@ -1,7 +1,8 @@
 // What the server's operators see, where those features are on and the credential entered may
 // see them: the authorization server's registered clients (and deleting one), usage totals from
 // the usage records, and a summary of the Prometheus metrics. Each panel shows only when the
-// server has its endpoint; a refusal is shown as the server words it.
+// server has its endpoint and lets this credential read it; another failure is shown as the
+// server words it.
 
 import { $, credentialHeaders, el, serverGet } from './http.js';
 
@@ -20,11 +21,11 @@ export async function showAdmin(served, hostAgent) {
 
 /**
  * Reads `path` for panel `id` when the server has it: the answer, or null (the panel hidden)
- * when it has not or answers 401 (a scrape token, not this credential).
+ * when it has not, or refuses this credential (401, 403: not an administrator's).
  */
 async function read(id, path) {
   const answer = endpoints.includes(path.split('?')[0]) ? await serverGet(path) : null;
-  const shown = answer !== null && answer.status !== 401;
+  const shown = answer !== null && answer.status !== 401 && answer.status !== 403;
   $(id).hidden = !shown;
   return shown ? answer : null;
 }

@@ -7,6 +7,7 @@ import { cancel, skillForm } from './run.js';
 import { initWatch, listTasks } from './watch.js';
 import { showMcp } from './mcp.js';
 import { initAdmin, showAdmin } from './admin.js';
+import { finishSignIn, startSignIn } from './signin.js';
 
 function notice(text) {
   $('notice').textContent = text;
@@ -67,12 +68,13 @@ function signIn() {
 /** What the server has (`/console/server.json`): a host's catalog, administrative endpoints. */
 async function serverFacts() {
   const answer = await serverGet('/console/server.json').catch(() => ({ status: 0 }));
-  return answer.status === 200 ? answer.body : { host: false, admin: [] };
+  return answer.status === 200 ? answer.body : { host: false, oauth: false, admin: [] };
 }
 
 async function load() {
   notice('');
   const server = await serverFacts();
+  $('oauth-sign-in').hidden = !server.oauth;
   const hosted = await hostAgent(server);
   let card;
   try {
@@ -96,13 +98,27 @@ async function load() {
   }
 }
 
+/** Finishes a sign-in the page may be the answer to, then loads. */
+async function start() {
+  let refused = '';
+  try {
+    if ((await finishSignIn()) === 'left') return;
+  } catch (error) {
+    refused = error.message;
+  }
+  await load();
+  // Shown after loading, which clears the notice: the sign-in prompt comes with the reason.
+  if (refused) notice(refused);
+}
+
 $('sign-in-form').addEventListener('submit', (event) => {
   event.preventDefault();
   remember($('credential-kind').value, $('credential-value').value);
   load();
 });
+$('oauth-sign-in').addEventListener('click', () => startSignIn().catch((error) => notice(error.message)));
 $('cancel').addEventListener('click', cancel);
 document.addEventListener('sign-in-needed', signIn);
 initWatch();
 initAdmin();
-load();
+start();
