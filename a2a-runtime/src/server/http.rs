@@ -446,6 +446,9 @@ pub(crate) async fn serve_http(
             card::Endpoints::new(&base, &app.rest_prefix).rest
         );
         eprintln!("MCP:          {}{}", base.trim_end_matches('/'), MCP_PATH);
+        if bound.console_enabled() {
+            eprintln!("console:      {base}console (in a browser)");
+        }
     }
     serve_front(&[app], &bound, front, listener, stop).await
 }

@@ -437,6 +437,9 @@ impl Host {
                 let id = &hosted.id;
                 eprintln!("  {id:<12} {base}{id}/  MCP: {base}{id}/mcp");
             }
+            if bound.console_enabled() {
+                eprintln!("console:      {base}console (in a browser)");
+            }
         }
         http::serve_front(&apps, &bound, front, listener, stop).await
     }

@@ -286,10 +286,23 @@ pub(crate) fn watch_sessions(app: &App, sessions: &Arc<LocalSessionManager>) {
 /// the token, or on a loopback server), and `/usage` with usage records; `apps` are the
 /// server's agents. Also the paths served, for the console to show.
 pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> (Router, Vec<&'static str>) {
-    let (router, mut paths) = match metrics_route(apps, config) {
-        Some(router) => (router, vec!["/metrics"]),
-        None => (Router::new(), Vec::new()),
-    };
+    let served = [
+        ("/metrics", metrics_route(apps, config)),
+        ("/usage", usage_route(apps)),
+    ];
+    let mut router = Router::new();
+    let mut paths = Vec::new();
+    for (path, route) in served {
+        if let Some(route) = route {
+            router = router.merge(route);
+            paths.push(path);
+        }
+    }
+    (router, paths)
+}
+
+/// The `/usage` route, when the server keeps usage records.
+fn usage_route(apps: &[Arc<App>]) -> Option<Router> {
     #[cfg(feature = "usage")]
     if let Some(recorder) = apps
         .first()
@@ -302,10 +315,10 @@ pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> (Router, Vec<&'
                 apps.iter().map(|app| &*app.security),
             )),
         };
-        paths.push("/usage");
-        return (router.merge(usage::routes(recorder, security)), paths);
+        return Some(usage::routes(recorder, security));
     }
-    (router, paths)
+    let _ = apps;
+    None
 }
 
 /// The `/metrics` route, when metrics are served on the server's own address.
