@@ -1,13 +1,13 @@
 // Signing in to the console with the server's own authorization server, in Debian's Chromium:
 // the sign-in prompt's button, the consent page, and back on the console with a token of the
 // person's own; a second sign-in in a new tab reuses the console's registration; an answer the
-// console did not ask for is refused.
+// console did not ask for is refused; the sign-in prompt passes an axe-core audit.
 //
 // Usage: node console-oauth.mjs BASE_URL SCREENSHOT_DIR
 
 import path from 'node:path';
 
-import { checker, launch } from './launch.mjs';
+import { audit, checker, launch } from './launch.mjs';
 
 const [base, screenshots] = process.argv.slice(2);
 const check = checker('console-oauth');
@@ -61,7 +61,11 @@ try {
   const refused = (text) => /status of 40[13]|^401 from|^403 from .*\/oauth\/clients$/.test(text);
   const unexpected = errors.filter((text) => !refused(text));
   check(unexpected.length === 0, `the browser reported errors: ${unexpected.join('; ')}`);
-  console.log('accessibility: covered by console.mjs');
+  // The sign-in prompt, with its button, audited.
+  const auditPage = await (await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } })).newPage();
+  await auditPage.goto(base);
+  await auditPage.getByRole('button', { name: 'Sign in with this server' }).waitFor();
+  await audit(auditPage, check);
   console.log('console ok');
 } finally {
   await browser.close();

@@ -13,7 +13,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { checker, launch } from './launch.mjs';
+import { audit, checker, launch } from './launch.mjs';
 
 const [base, screenshots, apiKey] = process.argv.slice(2);
 const check = checker('console');
@@ -170,29 +170,20 @@ try {
   // Accessibility, with axe-core (A2A_TEST_AXE), on the page with a skill's form open and a
   // result shown. axe is injected, which the page's own policy refuses: this context alone
   // bypasses it.
-  const axe = process.env.A2A_TEST_AXE;
-  check(axe, 'A2A_TEST_AXE names axe-core (scripts/test installs it)');
-  const audit = await (await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } })).newPage();
-  await audit.goto(base);
+  const auditPage = await (await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } })).newPage();
+  await auditPage.goto(base);
   if (apiKey) {
-    await audit.getByLabel('Kind').selectOption({ label: 'API key (X-API-Key)' });
-    await audit.getByLabel('Credential').fill(apiKey);
-    await audit.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await auditPage.getByLabel('Kind').selectOption({ label: 'API key (X-API-Key)' });
+    await auditPage.getByLabel('Credential').fill(apiKey);
+    await auditPage.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
-  const auditForm = await open(audit, 'convert');
+  const auditForm = await open(auditPage, 'convert');
   await auditForm.getByLabel('amount').fill('10');
   await auditForm.getByLabel('currency').selectOption({ label: 'USD' });
   await auditForm.getByLabel('to').selectOption({ label: 'EUR' });
   await auditForm.getByRole('button', { name: 'Run convert' }).click();
-  await settled(audit, 'completed');
-  await audit.addScriptTag({ path: axe });
-  const found = await audit.evaluate(async () => {
-    const results = await window.axe.run(document, { resultTypes: ['violations'] });
-    return results.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
-  });
-  const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  check(serious.length === 0, `serious accessibility violations: ${JSON.stringify(serious)}`);
-  console.log(`accessibility: ${found.length} minor findings, none serious`);
+  await settled(auditPage, 'completed');
+  await audit(auditPage, check);
   console.log('console ok');
 } finally {
   await browser.close();

@@ -7,7 +7,7 @@ use a2a_runtime::server::ServeConfig;
 use a2a_tests::lab::Lab;
 use a2a_tests::oauth_flow::register_with;
 use a2a_tests::tokens::{SECRET, claims, hs256};
-use a2a_tests::{TestServer, start};
+use a2a_tests::{Browser, TestServer, start};
 use serde_json::json;
 
 /// The console's response to `GET path` with `accept`: status, content type, policy.
@@ -86,56 +86,30 @@ async fn the_console_is_off_when_turned_off_and_by_default_beyond_loopback() {
 
 #[tokio::test]
 async fn the_console_tries_skills_answers_questions_and_cancels_in_chromium() {
-    let Some((node, chromium)) = a2a_tests::browser() else {
+    let Some(browser) = a2a_tests::browser() else {
         return;
     };
     let currency = env!("CARGO_BIN_EXE_interop-currency");
     let (_open, base) = a2a_tests::spawn_served(currency).await;
-    run_in_chromium(&node, &chromium, "console.mjs", "console", &[&base]).await;
+    run_in_chromium(&browser, "console.mjs", "console", &[&base]).await;
     // An agent that asks who calls: the page asks to sign in first, and shows nothing before.
     let key = "console-key-0123456789abcdef";
     let keys = format!("ann={key}");
     let (_guarded, base) = a2a_tests::spawn_served_with(currency, &["--api-keys", &keys]).await;
     let signed_in = [base.as_str(), key];
-    run_in_chromium(
-        &node,
-        &chromium,
-        "console.mjs",
-        "console-signed-in",
-        &signed_in,
-    )
-    .await;
+    run_in_chromium(&browser, "console.mjs", "console-signed-in", &signed_in).await;
 }
 
-/// Runs `tests/browser/{script}` with `args` after the screenshot directory `name`'s path
-/// (inserted second: the base URL comes first); it must finish, say `console ok` and have run
-/// axe-core.
-async fn run_in_chromium(node: &str, chromium: &str, script: &str, name: &str, args: &[&str]) {
+/// Runs `tests/browser/{script}` with `args`, the screenshot directory `name` inserted second
+/// (after the base URL); it must say `console ok` and have run axe-core.
+async fn run_in_chromium(browser: &Browser, script: &str, name: &str, args: &[&str]) {
     let screenshots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("screenshots")
         .join(name);
     std::fs::create_dir_all(&screenshots).unwrap();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("browser")
-        .join(script);
-    let mut command = tokio::process::Command::new(node);
-    command
-        .arg(script)
-        .args(&args[..1])
-        .arg(&screenshots)
-        .args(&args[1..])
-        .env("A2A_TEST_CHROMIUM", chromium)
-        .kill_on_drop(true);
-    let output = tokio::time::timeout(std::time::Duration::from_secs(180), command.output())
-        .await
-        .expect("the browser finished in time")
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the browser test failed: {}{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let mut arguments = args.to_vec();
+    arguments.insert(1, screenshots.to_str().unwrap());
+    let stdout = browser.run(script, &arguments).await;
     assert!(stdout.contains("console ok"), "{stdout}");
     assert!(stdout.contains("accessibility:"), "axe-core ran: {stdout}");
 }
@@ -183,7 +157,7 @@ async fn a_host_serves_the_console_at_its_root_and_under_each_agent_with_what_it
 
 #[tokio::test]
 async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_in_chromium() {
-    let Some((node, chromium)) = a2a_tests::browser() else {
+    let Some(browser) = a2a_tests::browser() else {
         return;
     };
     let host = env!("CARGO_BIN_EXE_interop-host");
@@ -215,14 +189,7 @@ async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_
     assert_eq!(status, 201);
     let token = hs256(&claims("root", "a2a:admin"));
     let script = "console-host.mjs";
-    run_in_chromium(
-        &node,
-        &chromium,
-        script,
-        "console-host",
-        &[&base, &token, client],
-    )
-    .await;
+    run_in_chromium(&browser, script, "console-host", &[&base, &token, client]).await;
     // The page deleted the client: the server agrees.
     let listed = reqwest::Client::new()
         .get(format!("{base}oauth/clients"))
@@ -236,7 +203,7 @@ async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_
 
 #[tokio::test]
 async fn the_console_signs_in_with_the_servers_authorization_server_in_chromium() {
-    let Some((node, chromium)) = a2a_tests::browser() else {
+    let Some(browser) = a2a_tests::browser() else {
         return;
     };
     let currency = env!("CARGO_BIN_EXE_interop-currency");
@@ -251,14 +218,7 @@ async fn the_console_signs_in_with_the_servers_authorization_server_in_chromium(
         &keys,
     ];
     let (_agent, base) = a2a_tests::spawn_served_with(currency, &flags).await;
-    run_in_chromium(
-        &node,
-        &chromium,
-        "console-oauth.mjs",
-        "console-oauth",
-        &[&base],
-    )
-    .await;
+    run_in_chromium(&browser, "console-oauth.mjs", "console-oauth", &[&base]).await;
     // Two sign-ins, one registration, redirecting to the console.
     let listed: serde_json::Value = reqwest::Client::new()
         .get(format!("{base}oauth/clients"))

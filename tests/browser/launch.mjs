@@ -1,6 +1,6 @@
 // What every browser test starts with: Debian's Chromium (A2A_TEST_CHROMIUM), headless, through
-// npm's playwright-core (A2A_TEST_PLAYWRIGHT names its directory), and a check that ends the
-// test naming what failed.
+// npm's playwright-core (A2A_TEST_PLAYWRIGHT names its directory), a check that ends the test
+// naming what failed, and an accessibility audit with axe-core (A2A_TEST_AXE).
 
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,4 +27,23 @@ export function checker(test) {
       process.exit(1);
     }
   };
+}
+
+/**
+ * Audits `page` with axe-core (A2A_TEST_AXE names it; scripts/test installs it), failing
+ * through `check` on any serious or critical violation; prints how many minor ones there are.
+ * The page must come from a context with `bypassCSP`: a page's own policy refuses the injected
+ * script.
+ */
+export async function audit(page, check) {
+  const axe = process.env.A2A_TEST_AXE;
+  check(axe, 'A2A_TEST_AXE names axe-core (scripts/test installs it)');
+  await page.addScriptTag({ path: axe });
+  const found = await page.evaluate(async () => {
+    const results = await window.axe.run(document, { resultTypes: ['violations'] });
+    return results.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
+  });
+  const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  check(serious.length === 0, `serious accessibility violations: ${JSON.stringify(serious)}`);
+  console.log(`accessibility: ${found.length} minor findings, none serious`);
 }

@@ -1,7 +1,5 @@
 //! Who approves: an application's own sign-in, and the consent page in a real browser.
 
-use std::time::Duration;
-
 use a2a_runtime::oauth::OAuthServer;
 use a2a_tests::oauth_flow::{
     Browser, Outcome, Pkce, authorize_url, query, register, register_with, token,
@@ -158,7 +156,7 @@ async fn an_application_sign_in_of_its_own_decides_who_approves() {
 
 #[tokio::test]
 async fn the_consent_page_works_in_chromium_and_approving_returns_code_state_and_iss() {
-    let Some((node, chromium)) = a2a_tests::browser() else {
+    let Some(browser) = a2a_tests::browser() else {
         return;
     };
     // Where the browser is sent back to: a page of the "client".
@@ -199,25 +197,8 @@ async fn the_consent_page_works_in_chromium_and_approving_returns_code_state_and
     );
     let screenshots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots/oauth");
     std::fs::create_dir_all(&screenshots).unwrap();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/consent.mjs");
-    let output = tokio::time::timeout(
-        Duration::from_secs(120),
-        tokio::process::Command::new(node)
-            .arg(script)
-            .args([&url, &callback, screenshots.to_str().unwrap()])
-            .env("A2A_TEST_CHROMIUM", &chromium)
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .expect("the browser finished in time")
-    .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the browser test failed: {}{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let shots = screenshots.to_str().unwrap();
+    let stdout = browser.run("consent.mjs", &[&url, &callback, shots]).await;
     let back = url::Url::parse(stdout.trim()).expect("the URL the browser returned to");
     assert_eq!(query(&back, "state").as_deref(), Some("browser-state"));
     assert_eq!(query(&back, "iss").as_deref(), Some(base.as_str()));
