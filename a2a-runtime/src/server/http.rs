@@ -56,18 +56,8 @@ fn routes(app: Arc<App>, config: &ServeConfig, guarded: Option<Router>) -> Resul
     let agent = agent_routes(&app, config, endpoints, Tenants::Any, MCP_PATH);
     let (mcp_route, direct) = agent.mcp.mounted(MCP_PATH);
     let guard = Arc::new(BrowserGuard::new(config, &base_url));
-    let (observed, mut admin) = super::observe::routes(std::slice::from_ref(&app), config);
-    if guarded.is_some() {
-        admin.push(super::oauth::CLIENTS_PATH);
-    }
-    let console = match config.console_enabled() {
-        true => super::console::routes(super::console::Facts {
-            host: false,
-            oauth: guarded.is_some(),
-            admin,
-        }),
-        false => Router::new(),
-    };
+    let (observed, paths) = super::observe::routes(std::slice::from_ref(&app), config);
+    let console = super::console::routes(config, false, guarded.is_some(), &paths);
     let router = agent
         .calls
         .merge(console)

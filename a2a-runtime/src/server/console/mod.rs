@@ -18,6 +18,8 @@ use axum::http::header::{
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use crate::server::ServeConfig;
+
 /// The page.
 const INDEX: &str = include_str!("assets/index.html");
 
@@ -49,18 +51,34 @@ const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 /// What the page learns of the server it is on, at `/console/server.json`, so that it asks
 /// only for what exists.
 #[derive(Debug, Clone, serde::Serialize)]
-pub(crate) struct Facts {
+struct Facts {
     /// Whether the server is a host of several agents (its catalog is at `/agents`).
-    pub(crate) host: bool,
+    host: bool,
     /// Whether it runs an authorization server the console can sign in with.
-    pub(crate) oauth: bool,
+    oauth: bool,
     /// The administrative endpoints on this address: `/oauth/clients`, `/usage`, `/metrics`.
-    pub(crate) admin: Vec<&'static str>,
+    admin: Vec<&'static str>,
 }
 
-/// The console's routes at a server's root: the page, its files and the facts of `server`.
-pub(crate) fn routes(server: Facts) -> Router {
-    let facts = Bytes::from(serde_json::to_vec(&server).unwrap_or_default());
+/// The console's routes at a server's root, when `config` turns it on: the page, its files and
+/// what the server has: a host's catalog (`host`), an authorization server (`oauth`, whose
+/// client list is then an administrative endpoint), and the `observed` endpoints
+/// (`/metrics`, `/usage`).
+pub(crate) fn routes(
+    config: &ServeConfig,
+    host: bool,
+    oauth: bool,
+    observed: &[&'static str],
+) -> Router {
+    if !config.console_enabled() {
+        return Router::new();
+    }
+    let mut admin = observed.to_vec();
+    if oauth {
+        admin.push(crate::server::oauth::CLIENTS_PATH);
+    }
+    let facts = Facts { host, oauth, admin };
+    let facts = Bytes::from(serde_json::to_vec(&facts).unwrap_or_default());
     page()
         .route(
             "/console/server.json",

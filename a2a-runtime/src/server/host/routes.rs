@@ -106,8 +106,7 @@ pub(super) fn routes(
     });
     let mut root_call = post_service(TenantEndpoint(tenants));
     // A browser at the host's URL gets the console (its agent picker), as at an agent's.
-    let console = config.console_enabled();
-    if console {
+    if config.console_enabled() {
         root_call = root_call.get(crate::server::console::at_root);
     }
     let mut root_call = Router::new().route("/", root_call);
@@ -129,10 +128,8 @@ pub(super) fn routes(
         let path = http::MCP_PATH.to_owned();
         direct.extend(endpoint.map(|endpoint| (path, DirectMcp::Shared(endpoint))));
     }
-    let (observed, mut admin) = crate::server::observe::routes(apps, config);
-    if oauth.is_some() {
-        admin.push(crate::server::oauth::CLIENTS_PATH);
-    }
+    let (observed, paths) = crate::server::observe::routes(apps, config);
+    let console = crate::server::console::routes(config, true, oauth.is_some(), &paths);
     let document = Arc::new(catalog::document(&entries));
     let managers = apps.iter().map(|app| Arc::clone(&app.manager)).collect();
     let guard = Arc::new(BrowserGuard::new(config, &server_url));
@@ -149,14 +146,7 @@ pub(super) fn routes(
                 )
                 .layer(http::readable_anywhere()),
         )
-        .merge(match console {
-            true => crate::server::console::routes(crate::server::console::Facts {
-                host: true,
-                oauth: oauth.is_some(),
-                admin,
-            }),
-            false => Router::new(),
-        })
+        .merge(console)
         .route("/healthz", http::healthz_route(managers))
         .merge(observed)
         .merge(oauth.map(Deployed::router).unwrap_or_default())

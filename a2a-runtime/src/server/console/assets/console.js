@@ -76,14 +76,12 @@ async function load() {
   const server = await serverFacts();
   $('oauth-sign-in').hidden = !server.oauth;
   const hosted = await hostAgent(server);
-  let card;
-  try {
-    const response = await fetch(`${agent.base}/.well-known/agent-card.json`, { headers: { Accept: 'application/json' } });
-    card = await response.json();
-  } catch (error) {
-    notice(`The agent card could not be read: ${error.message}`);
+  const answer = await serverGet(`${agent.base}/.well-known/agent-card.json`).catch((error) => ({ status: 0, body: error.message }));
+  if (answer.status !== 200) {
+    notice(`The agent card could not be read: ${answer.status ? `HTTP ${answer.status}` : answer.body}`);
     return;
   }
+  const card = answer.body;
   $('agent-name').textContent = card.name;
   try {
     const listed = await mcp('tools/list');

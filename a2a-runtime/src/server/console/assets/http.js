@@ -145,8 +145,8 @@ export async function mcp(method, params = {}) {
 }
 
 /**
- * `GET path` of the server (not of one agent) with the credential: the status and the body,
- * JSON or text as the server answers.
+ * `GET path` of this server with the credential: the status and the body (read within the
+ * console's bound), JSON or text as the server answers.
  */
 export async function serverGet(path) {
   const response = await fetch(path, { headers: { Accept: 'application/json, text/plain', ...credentialHeaders() } });

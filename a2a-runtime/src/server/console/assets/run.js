@@ -2,7 +2,7 @@
 // task's status, progress, artifacts and questions shown as they come; cancel; the raw
 // exchange beside it.
 
-import { $, TERMINAL, SignInNeeded, el, postA2a, readEvents, request, stateName } from './http.js';
+import { $, TERMINAL, SignInNeeded, bodyText, el, postA2a, readEvents, request, stateName } from './http.js';
 import { control, objectControls, readFields } from './forms.js';
 import { artifactView, partView } from './parts.js';
 
@@ -132,7 +132,7 @@ export async function cancel() {
   const body = request('CancelTask', { id: current.taskId });
   raw('→ request', body);
   try {
-    const answer = await (await postA2a(body)).json();
+    const answer = JSON.parse(await bodyText(await postA2a(body)));
     raw('← response', answer);
     if (answer.result?.status) showStatus(current.skill, answer.result.status);
     if (answer.error) $('run-status').textContent = `Error: ${answer.error.message}`;

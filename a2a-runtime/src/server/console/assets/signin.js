@@ -4,7 +4,7 @@
 // authorization endpoint with PKCE (S256), and on the way back checks `state` and `iss`, redeems
 // the code and keeps the access token in this tab, as an entered credential is kept.
 
-import { bodyText, remember } from './http.js';
+import { bodyText, remember, serverGet } from './http.js';
 
 const CLIENT = 'a2a-console-oauth-client';
 const PENDING = 'a2a-console-oauth-pending';
@@ -21,9 +21,9 @@ function randomToken() {
 }
 
 async function metadata() {
-  const response = await fetch('/.well-known/oauth-authorization-server', { headers: { Accept: 'application/json' } });
-  if (!response.ok) throw new Error(`the authorization server's metadata could not be read: HTTP ${response.status}`);
-  return JSON.parse(await bodyText(response));
+  const answer = await serverGet('/.well-known/oauth-authorization-server');
+  if (answer.status !== 200) throw new Error(`the authorization server's metadata could not be read: HTTP ${answer.status}`);
+  return answer.body;
 }
 
 /** The console's client id at this server: registered the first time, then reused. */
