@@ -413,6 +413,36 @@ async fn malformed_json_is_a_parse_error() {
     assert_eq!(response["id"], Value::Null);
 }
 
+/// `\ud800` is valid JSON text but stands for no character: params holding one cannot be read,
+/// and must never be taken as no params (which made `GetTask` miss its id and `ListTasks` drop
+/// its filters, answering every task of the caller).
+#[tokio::test]
+async fn params_with_a_lone_surrogate_are_a_parse_error_never_empty_params() {
+    let server = lab().await;
+    let task = completed_task(&server).await;
+    let id = task["id"].as_str().unwrap();
+    for (method, params) in [
+        ("GetTask", format!(r#"{{"id": "{id}", "note": "\ud800"}}"#)),
+        ("ListTasks", r#"{"contextId": "\ud800"}"#.to_owned()),
+        ("CancelTask", format!(r#"{{"id": "{id}\ud800"}}"#)),
+        ("SendMessage", r#"{"message": {"messageId": "\udc00", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}"#.to_owned()),
+    ] {
+        let body = format!(r#"{{"jsonrpc": "2.0", "id": 7, "method": "{method}", "params": {params}}}"#);
+        let (status, response) = server.post_raw(body, Some("1.0")).await;
+        assert_eq!(status, 200, "{method}");
+        assert_eq!(error_code(&response), -32700, "{method}: {response}");
+        assert_eq!(response["id"], 7, "{method}: the request's id is answered");
+        let message = response["error"]["message"].as_str().unwrap();
+        assert!(message.contains("params"), "{method}: {message}");
+    }
+    // The same over 0.3's methods.
+    let legacy = format!(
+        r#"{{"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {{"id": "{id}", "x": "\ud800"}}}}"#
+    );
+    let (_, response) = server.post_raw(legacy, None).await;
+    assert_eq!(error_code(&response), -32700, "{response}");
+}
+
 #[tokio::test]
 async fn wrong_jsonrpc_version_is_invalid_request() {
     let server = lab().await;

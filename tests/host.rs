@@ -251,6 +251,63 @@ async fn an_unknown_tenant_or_agent_is_a_clear_not_found() {
     assert_eq!(card.status(), 404);
 }
 
+/// A tenant that is not one string cannot say which agent is meant: refused naming `tenant`,
+/// never served by the primary agent; a long one is repeated only in part.
+#[tokio::test]
+async fn a_tenant_that_is_not_one_string_is_refused_and_a_long_one_is_not_echoed_whole() {
+    let server = a2a_tests::start_host(two_agents()).await;
+    let send = |params: &str| {
+        let body =
+            format!(r#"{{"jsonrpc": "2.0", "id": 9, "method": "ListTasks", "params": {params}}}"#);
+        let server = &server;
+        async move {
+            let response = server
+                .http
+                .post(&server.base)
+                .header("A2A-Version", "1.0")
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    for params in [
+        r#"{"tenant": 5}"#,
+        r#"{"tenant": ["booking"]}"#,
+        r#"{"tenant": "booking", "tenant": "booking"}"#,
+        r#"{"tenant": "booking", "tenant": "currency"}"#,
+    ] {
+        let refused = send(params).await;
+        assert_eq!(refused["id"], 9, "{params}: {refused}");
+        assert_eq!(refused["error"]["code"], -32602, "{params}: {refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains("tenant"), "{params}: {message}");
+    }
+    // `null` and an empty tenant still name none: the primary agent answers.
+    for params in [r#"{"tenant": null}"#, r#"{"tenant": ""}"#] {
+        let listed = send(params).await;
+        assert!(listed["result"]["tasks"].is_array(), "{params}: {listed}");
+    }
+    let long = "x".repeat(900 * 1024);
+    let body = format!(r#"{{"tenant": "{long}"}}"#);
+    let response = server
+        .http
+        .post(&server.base)
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/json")
+        .body(format!(
+            r#"{{"jsonrpc": "2.0", "id": 9, "method": "ListTasks", "params": {body}}}"#
+        ))
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    assert!(text.len() < 4096, "an error of {} bytes", text.len());
+    assert!(text.contains("(921600 bytes)"), "{text}");
+}
+
 #[tokio::test]
 async fn each_agent_has_its_own_mcp_endpoint() {
     let server = a2a_tests::start_host(two_agents()).await;

@@ -332,18 +332,31 @@ async fn config_fields_are_checked_and_named() {
         .await;
     assert_eq!(missing["error"]["code"], -32001, "{missing}");
     let reason = &missing["error"]["data"][0]["reason"];
-    assert_eq!(reason, "PUSH_NOTIFICATION_CONFIG_NOT_FOUND", "{missing}");
-    let rest = server
-        .http
-        .get(format!(
-            "{}tasks/{done}/pushNotificationConfigs/nope",
-            server.base
-        ))
-        .header("A2A-Version", "1.0")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(rest.status(), 404);
+    assert_eq!(reason, "TASK_NOT_FOUND", "{missing}");
+    // Deleting it is the same not-found, never a `null` that says it was there.
+    let deleted = server
+        .rpc(
+            "DeleteTaskPushNotificationConfig",
+            json!({"taskId": done, "id": "nope"}),
+        )
+        .await;
+    assert_eq!(deleted["error"]["code"], -32001, "{deleted}");
+    assert_eq!(deleted["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
+    // HTTP+JSON answers A2A's error name too (ACTS: no `PUSH_NOTIFICATION_CONFIG_NOT_FOUND`).
+    let path = format!("{}tasks/{done}/pushNotificationConfigs/nope", server.base);
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let rest = server
+            .http
+            .request(method.clone(), &path)
+            .header("A2A-Version", "1.0")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(rest.status(), 404, "{method}");
+        let body: Value = rest.json().await.unwrap();
+        let reason = &body["error"]["details"][0]["reason"];
+        assert_eq!(reason, "TASK_NOT_FOUND", "{method}: {body}");
+    }
     // A task holds at most 10 configs.
     for i in 0..10 {
         let created = server
@@ -549,17 +562,23 @@ async fn another_caller_can_neither_see_nor_change_a_tasks_configs() {
     )
     .await;
     assert_eq!(listed["result"]["configs"].as_array().unwrap().len(), 1);
-    // Delete is idempotent for the owner.
-    for _ in 0..2 {
-        let deleted = rpc_as(
-            &server,
-            ALICE_KEY,
-            "DeleteTaskPushNotificationConfig",
-            by_id.clone(),
-        )
-        .await;
-        assert_eq!(deleted["result"], Value::Null, "{deleted}");
-    }
+    // The owner deletes it; deleting again changes nothing and says it is not there.
+    let deleted = rpc_as(
+        &server,
+        ALICE_KEY,
+        "DeleteTaskPushNotificationConfig",
+        by_id.clone(),
+    )
+    .await;
+    assert_eq!(deleted["result"], Value::Null, "{deleted}");
+    let again = rpc_as(
+        &server,
+        ALICE_KEY,
+        "DeleteTaskPushNotificationConfig",
+        by_id.clone(),
+    )
+    .await;
+    assert_eq!(again["error"]["code"], -32001, "{again}");
     let listed = rpc_as(
         &server,
         ALICE_KEY,

@@ -116,6 +116,15 @@ struct Kind {
 }
 
 impl A2aError {
+    /// A tenant (or a path's agent id) no agent of this server answers to; `tenant` is
+    /// repeated only in part when long, since the error names it three times.
+    pub fn unknown_tenant(tenant: &str, known: impl Into<String>) -> Self {
+        Self::UnknownTenant {
+            tenant: a2a_runtime_types::util::echoed(tenant).into_owned(),
+            known: known.into(),
+        }
+    }
+
     pub fn invalid_params(field: impl Into<String>, reason: impl Into<String>) -> Self {
         Self::InvalidParams {
             field: field.into(),
@@ -184,12 +193,11 @@ impl A2aError {
                 "NOT_FOUND",
                 StatusCode::NOT_FOUND,
             ),
-            Self::PushConfigNotFound { .. } => (
-                -32001,
-                "PUSH_NOTIFICATION_CONFIG_NOT_FOUND",
-                "NOT_FOUND",
-                StatusCode::NOT_FOUND,
-            ),
+            // A2A names no error of its own for a missing config: it is the task-not-found of
+            // every binding (the config is a resource under the task), its ids in the metadata.
+            Self::PushConfigNotFound { .. } => {
+                (-32001, "TASK_NOT_FOUND", "NOT_FOUND", StatusCode::NOT_FOUND)
+            }
             Self::TaskNotCancelable(_) => (
                 -32002,
                 "TASK_NOT_CANCELABLE",

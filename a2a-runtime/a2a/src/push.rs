@@ -185,8 +185,9 @@ impl A2aService {
         })
     }
 
-    /// `DeleteTaskPushNotificationConfig`: idempotent (deleting a config the task does not
-    /// have succeeds); deliveries still pending for it are dropped.
+    /// `DeleteTaskPushNotificationConfig`: a config the task does not have is not found, as
+    /// `Get` answers (the task stays as it is, so a repeated delete changes nothing: it is
+    /// idempotent in effect); deliveries still pending for it are dropped.
     pub async fn delete_push_config(
         &self,
         task_id: &str,
@@ -194,6 +195,7 @@ impl A2aService {
         caller: &CallerId,
     ) -> Result<(), A2aError> {
         let push = self.push()?;
+        self.get_push_config(task_id, config_id, caller).await?;
         let edit = PushEdit::Delete {
             id: config_id.to_owned(),
         };

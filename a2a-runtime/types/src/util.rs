@@ -46,3 +46,33 @@ pub fn percent_encode(text: &str) -> String {
     }
     out
 }
+
+/// How many characters of a client's text an error message repeats.
+const ECHOED_CHARS: usize = 64;
+
+/// `text` as an error message may repeat it: whole when short, else its first characters and
+/// how long it was, so an error about a megabyte of input is not itself megabytes (and an error
+/// that names the input twice does not double it).
+#[doc(hidden)]
+pub fn echoed(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(ECHOED_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} bytes)", &text[..cut], text.len()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod echoed_tests {
+    use super::echoed;
+
+    #[test]
+    fn short_text_is_echoed_whole_and_long_text_cut_on_a_character_boundary() {
+        assert_eq!(echoed("booking"), "booking");
+        let long = "é".repeat(1000);
+        let shown = echoed(&long);
+        assert!(shown.starts_with(&"é".repeat(64)), "{shown}");
+        assert!(shown.ends_with("… (2000 bytes)"), "{shown}");
+    }
+}

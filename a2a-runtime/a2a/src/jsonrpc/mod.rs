@@ -93,8 +93,14 @@ pub async fn handle(
     let streams_0_3 = version == Version::V0_3 && v0_3::streams(&method);
     let reply = match version {
         Version::V1_0 => v1::call(service, &caller, &id, &method, params).await,
-        Version::V0_3 => v0_3::call(service, &caller, &id, &method, params.into_value()).await,
-        Version::V0_1 => v0_1::call(&endpoint, &caller, &id, &method, params.into_value()).await,
+        Version::V0_3 => match params.into_value() {
+            Ok(params) => v0_3::call(service, &caller, &id, &method, params).await,
+            Err(error) => Err(error),
+        },
+        Version::V0_1 => match params.into_value() {
+            Ok(params) => v0_1::call(&endpoint, &caller, &id, &method, params).await,
+            Err(error) => Err(error),
+        },
     };
     if started.is_some() {
         let operation = (operation_name(version, &method), version, Binding::JsonRpc);
@@ -126,14 +132,16 @@ pub(super) enum Params<'a> {
 }
 
 impl Params<'_> {
-    /// The params as a JSON tree (an empty object when the request had none).
-    pub(super) fn into_value(self) -> Value {
+    /// The params as a JSON tree (an empty object when the request had none). The envelope's
+    /// reading checked their syntax but not what their escapes stand for: text that is JSON
+    /// but not Unicode (a lone surrogate, `\ud800`) is a parse error here, never read as no
+    /// params, which would drop a request's id or filters without a word.
+    pub(super) fn into_value(self) -> Result<Value, A2aError> {
         match self {
-            Params::Parsed(value) => value,
-            Params::Raw(None) => Value::Object(Default::default()),
-            // Text the envelope reading already checked is JSON.
+            Params::Parsed(value) => Ok(value),
+            Params::Raw(None) => Ok(Value::Object(Default::default())),
             Params::Raw(Some(raw)) => serde_json::from_str(raw.get())
-                .unwrap_or_else(|_| Value::Object(Default::default())),
+                .map_err(|e| A2aError::Parse(format!("`params` cannot be read: {e}"))),
         }
     }
 
@@ -154,7 +162,9 @@ impl Params<'_> {
 
 /// The tenant a JSON-RPC request names (`params.tenant`, A2A 1.0), for a server hosting several
 /// agents at one URL to select the agent by: `Ok(None)` when it names none, `Err` with the
-/// error response when the body is not a JSON-RPC request at all (nothing to select by).
+/// error response when the body is not a JSON-RPC request at all (nothing to select by) or its
+/// tenant is not one string (a number, or two `tenant` members: which agent was meant cannot
+/// be told, and serving the primary agent would answer a request meant for another).
 pub fn tenant_of(body: &[u8]) -> Result<Option<String>, Box<Response>> {
     use a2a_runtime_types::protocol::tenant::{Tenant, scan};
     // The scan walks the body's structure only; the parse below decides what it cannot.
@@ -166,26 +176,48 @@ pub fn tenant_of(body: &[u8]) -> Result<Option<String>, Box<Response>> {
     #[derive(serde::Deserialize)]
     struct Envelope<'a> {
         #[serde(borrow, default)]
-        params: Option<Params<'a>>,
+        params: Option<&'a RawValue>,
     }
     #[derive(serde::Deserialize)]
     struct Params<'a> {
         #[serde(borrow, default)]
-        tenant: Option<Cow<'a, str>>,
+        tenant: Option<&'a RawValue>,
     }
-    match serde_json::from_slice::<Envelope<'_>>(body) {
-        Ok(envelope) => Ok(envelope
-            .params
-            .and_then(|params| params.tenant)
-            .filter(|tenant| !tenant.is_empty())
-            .map(Cow::into_owned)),
-        // Params that are not an object name no tenant; the agent's handler says what is wrong.
-        Err(_) if serde_json::from_slice::<Value>(body).is_ok() => Ok(None),
-        Err(error) => Err(Box::new(error_response(
-            &Value::Null,
-            &A2aError::Parse(error.to_string()),
-            Version::V1_0,
-        ))),
+    let refused = |error: A2aError| Err(Box::new(refuse(body, &error)));
+    let params = match serde_json::from_slice::<Envelope<'_>>(body) {
+        Ok(envelope) => envelope.params,
+        // A body that is JSON but no envelope (an array, two `params`): the agent's handler
+        // says what is wrong with it.
+        Err(_) if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() => None,
+        Err(error) => return refused(A2aError::Parse(error.to_string())),
+    };
+    // Params that are not an object name no tenant; the agent's handler says what is wrong.
+    let Some(params) = params.filter(|raw| raw.get().starts_with('{')) else {
+        return Ok(None);
+    };
+    let tenant = match serde_json::from_str::<Params<'_>>(params.get()) {
+        Ok(params) => params.tenant,
+        Err(error) if error.to_string().contains("duplicate field `tenant`") => {
+            return refused(A2aError::invalid_params(
+                "tenant",
+                "appears more than once; name one agent",
+            ));
+        }
+        Err(_) => None,
+    };
+    let Some(tenant) = tenant.filter(|raw| raw.get() != "null") else {
+        return Ok(None);
+    };
+    match serde_json::from_str::<Cow<'_, str>>(tenant.get()) {
+        Ok(name) if name.is_empty() => Ok(None),
+        Ok(name) => Ok(Some(name.into_owned())),
+        Err(_) => refused(A2aError::invalid_params(
+            "tenant",
+            format!(
+                "must be a string naming an agent; got `{}`",
+                a2a_runtime_types::util::echoed(tenant.get())
+            ),
+        )),
     }
 }
 

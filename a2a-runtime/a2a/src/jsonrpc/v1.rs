@@ -63,7 +63,7 @@ pub(super) async fn call(
         }
         _ => {}
     }
-    let raw = lenient(sent.into_value());
+    let raw = lenient(sent.into_value()?);
     let json = match method {
         "SubscribeToTask" => {
             let request: v1::SubscribeToTaskRequest = params(raw)?;
@@ -137,7 +137,7 @@ fn read_send(sent: Params<'_>) -> Result<SendRequest, A2aError> {
     {
         return read;
     }
-    send_request(lenient(sent.into_value()))
+    send_request(lenient(sent.into_value()?))
 }
 
 /// Params are the proto messages' JSON: read as ProtoJSON readers read them.

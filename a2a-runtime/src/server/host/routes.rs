@@ -211,10 +211,7 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
     };
     let id = tenant.unwrap_or_else(|| tenants.primary.clone());
     let Some(calls) = tenants.calls.get(&id) else {
-        let error = A2aError::UnknownTenant {
-            tenant: id,
-            known: tenants.known.to_string(),
-        };
+        let error = A2aError::unknown_tenant(&id, tenants.known.to_string());
         return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
     };
     let request = Request::from_parts(parts, Body::from(body));
@@ -260,10 +257,10 @@ async fn unknown_agent(uri: Uri, ids: Arc<[String]>, known: Arc<String>) -> Resp
     let first = uri.path().trim_start_matches('/').split('/').next();
     match first.filter(|segment| !segment.is_empty()) {
         Some(segment) if !ids.iter().any(|id| id == segment) => {
-            a2a_runtime_a2a::rest::error_response(&A2aError::UnknownTenant {
-                tenant: segment.to_owned(),
-                known: known.to_string(),
-            })
+            a2a_runtime_a2a::rest::error_response(&A2aError::unknown_tenant(
+                segment,
+                known.to_string(),
+            ))
         }
         _ => axum::http::StatusCode::NOT_FOUND.into_response(),
     }

@@ -3,3 +3,4 @@
 pub mod a2a;
 pub mod jsonrpc;
 pub mod tenant;
+pub mod truncated;

@@ -69,7 +69,7 @@ fn scan_params(body: &[u8], at: usize) -> Option<(usize, Option<String>)> {
 
 /// Walks the object at `at`, handing each member's key (quoted, as sent) and where its value
 /// starts to `member`, which says where the value ends; where the object ends.
-fn object(
+pub(crate) fn object(
     body: &[u8],
     at: usize,
     mut member: impl FnMut(&[u8], usize) -> Option<usize>,
@@ -99,7 +99,7 @@ fn expect(body: &[u8], at: usize, byte: u8) -> Option<usize> {
 }
 
 /// The first index at or after `at` that is not JSON whitespace.
-fn whitespace(body: &[u8], mut at: usize) -> usize {
+pub(crate) fn whitespace(body: &[u8], mut at: usize) -> usize {
     while matches!(body.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         at += 1;
     }
@@ -107,7 +107,7 @@ fn whitespace(body: &[u8], mut at: usize) -> usize {
 }
 
 /// The index after the string starting at `at`.
-fn string_end(body: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn string_end(body: &[u8], at: usize) -> Option<usize> {
     if body.get(at)? != &b'"' {
         return None;
     }
@@ -122,7 +122,7 @@ fn string_end(body: &[u8], at: usize) -> Option<usize> {
 }
 
 /// The index after the value starting at `at`.
-fn value_end(body: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn value_end(body: &[u8], at: usize) -> Option<usize> {
     match body.get(at)? {
         b'"' => string_end(body, at),
         b'{' | b'[' => {
