@@ -237,6 +237,8 @@ async fn a_declared_mcp_body_over_the_limit_is_refused_before_it_is_sent() {
 async fn connections_over_the_cap_wait_until_a_slot_frees() {
     let mut limits = Limits::default();
     limits.max_connections = 4;
+    // One address may hold every connection only when told so (as behind a reverse proxy).
+    limits.max_connections_per_peer = 4;
     limits.header_timeout = Duration::from_millis(500);
     let server = lab_with(limits).await;
     let mut idle = Vec::new();
@@ -254,6 +256,30 @@ async fn connections_over_the_cap_wait_until_a_slot_frees() {
     for mut stream in idle {
         read_to_close(&mut stream).await;
     }
+}
+
+/// `--max-connections` below the per-peer default: one address must not be able to hold every
+/// slot with slow bodies, so the per-peer cap becomes a quarter of the total.
+#[tokio::test]
+async fn a_per_peer_cap_above_the_total_is_clamped_so_one_address_cannot_take_every_slot() {
+    let mut limits = Limits::default();
+    limits.max_connections = 8;
+    limits.body_timeout = Duration::from_millis(500);
+    limits.body_deadline = Duration::from_millis(1500);
+    assert_eq!(limits.connections_per_peer(), 2);
+    let server = lab_with(limits).await;
+    let mut trickles = Vec::new();
+    for _ in 0..6 {
+        let stream = connect_from("127.0.0.2", &server).await;
+        trickles.push(tokio::spawn(trickle(stream, "/")));
+    }
+    // Another address is still served while they trickle.
+    assert!(healthy(&server).await, "another peer is starved");
+    let mut refused = 0;
+    for trickle in trickles {
+        refused += usize::from(trickle.await.unwrap().starts_with("HTTP/1.1 429"));
+    }
+    assert_eq!(refused, 4, "two admitted, four over the clamped cap");
 }
 
 #[tokio::test]

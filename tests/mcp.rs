@@ -396,6 +396,48 @@ async fn binary_parts_become_image_content() {
     );
 }
 
+/// A stdio server's one client is the host that started it: hundreds of pipelined calls are
+/// all answered, none refused as busy by limits meant to share a server among callers.
+#[tokio::test]
+async fn over_stdio_hundreds_of_pipelined_calls_are_all_answered() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_interop-currency"))
+        .args(["--stdio", "--store", "memory"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let mut batch =
+        format!("{initialize}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n");
+    for id in 1..=400 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "convert",
+            "arguments": {"money": {"amount": id, "currency": "USD"}, "to": "EUR"}}});
+        batch.push_str(&format!("{call}\n"));
+    }
+    stdin.write_all(batch.as_bytes()).await.unwrap();
+    let mut answered = std::collections::BTreeSet::new();
+    let guard = std::time::Duration::from_secs(60);
+    while answered.len() < 401 {
+        let line = tokio::time::timeout(guard, stdout.next_line()).await;
+        let message: Value = serde_json::from_str(&line.unwrap().unwrap().unwrap()).unwrap();
+        let Some(id) = message["id"].as_u64() else {
+            continue;
+        };
+        assert!(message.get("error").is_none(), "call {id}: {message}");
+        assert_ne!(message["result"]["isError"], true, "call {id}: {message}");
+        answered.insert(id);
+    }
+    assert_eq!(answered.len(), 401);
+}
+
 #[tokio::test]
 async fn over_stdio_an_oversized_line_and_a_garbage_line_are_answered_and_serving_goes_on() {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
@@ -434,8 +476,25 @@ async fn over_stdio_an_oversized_line_and_a_garbage_line_are_answered_and_servin
     stdin.write_all(huge.as_bytes()).await.unwrap();
     let refused = next().await;
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(
+        refused["id"], 2,
+        "answered under the request's id: {refused}"
+    );
     let message = refused["error"]["message"].as_str().unwrap();
-    assert!(message.contains("1048576 bytes"), "{message}");
+    assert!(
+        message.contains("1048576 bytes") && message.contains("--max-body-bytes"),
+        "{message}"
+    );
+    // The official Python SDK writes the id last (its models dump `method`, `params`, then
+    // `jsonrpc` and `id`): found there too.
+    let python_order = format!(
+        "{{\"method\":\"tools/call\",\"params\":{{\"name\":\"convert\",\"arguments\":{{\"x\":\"{}\"}}}},\"jsonrpc\":\"2.0\",\"id\":\"py-9\"}}\n",
+        "y".repeat(2 * 1024 * 1024)
+    );
+    stdin.write_all(python_order.as_bytes()).await.unwrap();
+    let refused = next().await;
+    assert_eq!(refused["id"], "py-9", "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
     stdin.write_all(b"this is not json\n").await.unwrap();
     let garbage = next().await;
     assert_eq!(garbage["error"]["code"], -32700, "{garbage}");

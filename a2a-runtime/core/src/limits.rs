@@ -72,7 +72,9 @@ pub struct Limits {
     pub max_connections: usize,
     /// The most open connections from one IP address (default 128): one client cannot take
     /// every connection. A connection over it is answered 429 and closed. Behind a reverse
-    /// proxy every client has the proxy's address: raise it to `max_connections` there.
+    /// proxy every client has the proxy's address: raise it to `max_connections` there. A cap
+    /// above `max_connections` would let one address hold every slot, so it is then taken as a
+    /// quarter of `max_connections` ([`Limits::connections_per_peer`]).
     pub max_connections_per_peer: usize,
     /// How long a client may take to send a request's headers, counted from when the server
     /// starts waiting for them; it also closes keep-alive connections idle that long (default
@@ -124,6 +126,18 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The per-peer connection cap the listener applies: `max_connections_per_peer` when it is
+    /// at most `max_connections` (equal is a reverse proxy's setting, made on purpose); above
+    /// it (the default 128 beside a smaller `max_connections`), a quarter of
+    /// `max_connections`, at least one, so that no single address can hold every connection.
+    pub fn connections_per_peer(&self) -> usize {
+        if self.max_connections_per_peer <= self.max_connections {
+            self.max_connections_per_peer
+        } else {
+            (self.max_connections / 4).max(1)
+        }
+    }
+
     /// How long request bodies may take.
     pub fn body_time(&self) -> crate::body::BodyTime {
         crate::body::BodyTime {

@@ -1,8 +1,9 @@
 //! MCP over stdin/stdout: one JSON-RPC message per line, read within bounds. A line that is
 //! not JSON is answered -32700 and one that is not a JSON-RPC message -32600, as over HTTP; a
-//! line longer than the body limit is skipped without being held in memory and answered -32600
-//! naming the limit. rmcp's own stdio transport drops such lines unanswered, which leaves a
-//! client waiting on a request that will never be answered.
+//! line longer than the body limit is skipped without being held in memory (only its first and
+//! last bytes are kept, to find its id) and answered -32600 naming the limit, under the
+//! request's id when those bytes show it. rmcp's own stdio transport drops such lines
+//! unanswered, which leaves a client waiting on a request that will never be answered.
 
 use std::io;
 
@@ -17,6 +18,12 @@ use a2a_runtime_types::protocol::jsonrpc::code;
 
 /// Lines waiting for stdout; a slow reader of our output holds back the server, not its memory.
 const OUTGOING_LINES: usize = 64;
+
+/// How many of an over-long line's first bytes are kept to find its id in.
+const KEPT_HEAD: usize = 4096;
+
+/// How many of its last bytes are kept, for an id written after the params.
+const KEPT_TAIL: usize = 256;
 
 /// The transport rmcp serves (its sink of answers, its stream of messages) and the task that
 /// writes every line to `output`, which ends once both halves are dropped.
@@ -88,8 +95,44 @@ struct Reader<R> {
 /// One line of input.
 enum Line {
     Text(Vec<u8>),
-    /// Longer than the limit; its bytes were skipped.
-    TooLong,
+    /// Longer than the limit: its bytes were skipped but for its first and last few.
+    TooLong(Skipped),
+}
+
+/// What is kept of a line too long to read.
+#[derive(Default)]
+struct Skipped {
+    /// Its first [`KEPT_HEAD`] bytes.
+    head: Vec<u8>,
+    /// Its last [`KEPT_TAIL`] bytes.
+    tail: Vec<u8>,
+    /// How long it was.
+    length: usize,
+}
+
+impl Skipped {
+    fn take(&mut self, piece: &[u8]) {
+        self.length += piece.len();
+        let room = KEPT_HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&piece[..room.min(piece.len())]);
+        self.tail.extend_from_slice(piece);
+        let over = self.tail.len().saturating_sub(KEPT_TAIL);
+        self.tail.drain(..over);
+    }
+
+    /// The answer refusing the line, under its id when its kept bytes show one.
+    fn refusal(&self, max_line: usize) -> Vec<u8> {
+        let id = a2a_runtime_types::protocol::truncated::request_id(&self.head, &self.tail);
+        refusal(
+            &id.unwrap_or(Value::Null),
+            code::INVALID_REQUEST,
+            &format!(
+                "the message is {} bytes long, over the {max_line} bytes this server reads \
+                 (--max-body-bytes)",
+                self.length
+            ),
+        )
+    }
 }
 
 impl<R: AsyncRead + Unpin> Reader<R> {
@@ -106,15 +149,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 }
             };
             let refusal = match line {
-                Line::TooLong => refusal(
-                    &Value::Null,
-                    code::INVALID_REQUEST,
-                    &format!(
-                        "the message is longer than {} bytes, the most this server reads \
-                         (--max-body-bytes)",
-                        self.max_line
-                    ),
-                ),
+                Line::TooLong(skipped) => skipped.refusal(self.max_line),
                 Line::Text(text) if text.trim_ascii().is_empty() => continue,
                 Line::Text(text) => match parse(&text) {
                     Ok(message) => return Some(message),
@@ -157,35 +192,36 @@ fn refusal(id: &Value, code: i64, message: &str) -> Vec<u8> {
 /// `max` bytes (the rest of it is read and dropped, never held); `None` at the end.
 async fn read_line<R: AsyncBufRead + Unpin>(input: &mut R, max: usize) -> io::Result<Option<Line>> {
     let mut line = Vec::new();
-    let mut too_long = false;
+    let mut skipped: Option<Skipped> = None;
     loop {
         let buffer = input.fill_buf().await?;
         if buffer.is_empty() {
-            return Ok(match (too_long, line.is_empty()) {
-                (true, _) => Some(Line::TooLong),
-                (false, true) => None,
-                (false, false) => Some(Line::Text(line)),
+            return Ok(match (skipped, line.is_empty()) {
+                (Some(skipped), _) => Some(Line::TooLong(skipped)),
+                (None, true) => None,
+                (None, false) => Some(Line::Text(line)),
             });
         }
         let (piece, ends) = match buffer.iter().position(|&b| b == b'\n') {
             Some(at) => (&buffer[..at], Some(at + 1)),
             None => (buffer, None),
         };
-        if !too_long {
-            if line.len() + piece.len() > max {
-                too_long = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(piece);
+        match &mut skipped {
+            Some(skipped) => skipped.take(piece),
+            None if line.len() + piece.len() > max => {
+                let mut kept = Skipped::default();
+                kept.take(&std::mem::take(&mut line));
+                kept.take(piece);
+                skipped = Some(kept);
             }
+            None => line.extend_from_slice(piece),
         }
         let consumed = ends.unwrap_or(buffer.len());
         input.consume(consumed);
         if ends.is_some() {
-            return Ok(Some(if too_long {
-                Line::TooLong
-            } else {
-                Line::Text(line)
+            return Ok(Some(match skipped {
+                Some(skipped) => Line::TooLong(skipped),
+                None => Line::Text(line),
             }));
         }
     }
@@ -202,9 +238,9 @@ mod tests {
         while let Some(line) = read_line(&mut input, 10).await.unwrap() {
             read.push(match line {
                 Line::Text(text) => String::from_utf8(text).unwrap(),
-                Line::TooLong => "(too long)".to_owned(),
+                Line::TooLong(skipped) => format!("(too long: {})", skipped.length),
             });
         }
-        assert_eq!(read, ["short", "(too long)", "next"]);
+        assert_eq!(read, ["short", "(too long: 20)", "next"]);
     }
 }

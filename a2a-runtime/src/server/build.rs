@@ -36,13 +36,7 @@ impl Shared {
     ) -> Result<Self, Error> {
         let limits = &config.limits;
         let store = store.unwrap_or_else(|| Arc::new(memory_store(limits)));
-        let quotas = Quotas::new(QuotaLimits {
-            running: limits.max_running_per_caller,
-            waiting: limits.max_waiting_per_caller,
-            streams: limits.max_streams_per_caller,
-            tasks_per_second: limits.tasks_per_second_per_caller,
-            burst: limits.task_burst_per_caller,
-        });
+        let quotas = Quotas::new(quota_limits(config));
         let hub = observe::hub(config, (observers, &quotas), service)?;
         let push = pusher(&config.push, &store, Meter::new("", hub.clone()));
         Ok(Self {
@@ -50,6 +44,31 @@ impl Shared {
             push,
             hub,
         })
+    }
+}
+
+/// Each caller's limits. Over HTTP they share the server fairly among its callers. Over stdio
+/// the server has exactly one client, the MCP host that started it: fairness among callers
+/// means nothing there, and a host that pipelines hundreds of calls must have them all
+/// answered, so its limits are the server's own (`--max-waiting-tasks` calls held at once, no
+/// rate of new calls).
+fn quota_limits(config: &ServeConfig) -> QuotaLimits {
+    let limits = &config.limits;
+    if config.stdio {
+        return QuotaLimits {
+            running: limits.max_waiting_tasks,
+            waiting: limits.max_waiting_tasks,
+            streams: limits.max_waiting_tasks,
+            tasks_per_second: u32::MAX,
+            burst: u32::MAX,
+        };
+    }
+    QuotaLimits {
+        running: limits.max_running_per_caller,
+        waiting: limits.max_waiting_per_caller,
+        streams: limits.max_streams_per_caller,
+        tasks_per_second: limits.tasks_per_second_per_caller,
+        burst: limits.task_burst_per_caller,
     }
 }
 

@@ -41,7 +41,18 @@ pub(crate) async fn accept_until(
     let connections = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
-    let peers = PeerConnections::new(limits.max_connections_per_peer);
+    let per_peer = limits.connections_per_peer();
+    if per_peer != limits.max_connections_per_peer {
+        tracing::warn!(
+            max_connections = limits.max_connections,
+            max_connections_per_peer = limits.max_connections_per_peer,
+            applied = per_peer,
+            "--max-connections-per-peer is above --max-connections, so one address could hold \
+             every connection: a quarter of --max-connections is applied per address instead \
+             (set both to the same number behind a reverse proxy)"
+        );
+    }
+    let peers = PeerConnections::new(per_peer);
     let graceful = GracefulShutdown::new();
     let mut backoff = Duration::ZERO;
     loop {
@@ -64,7 +75,7 @@ pub(crate) async fn accept_until(
         }
         let Some(peer_slot) = peers.admit(peer.ip()) else {
             tracing::debug!(%peer, "connection over the per-peer cap refused");
-            let cap = limits.max_connections_per_peer;
+            let cap = per_peer;
             let plain = tls.is_none();
             tokio::spawn(async move {
                 if plain {
