@@ -13,6 +13,10 @@ use a2a_tests::{TestServer, start};
 use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 
+/// What a token's header must say (`typ`, `crit`).
+#[path = "auth/token_headers.rs"]
+mod token_headers;
+
 const ALICE_KEY: &str = "alice-key-0123456789";
 const BOB_KEY: &str = "bob-key-9876543210abc";
 

@@ -2,5 +2,5 @@
 
 pub use a2a_runtime_core::auth::{
     ApiKeyLocation, ApiKeys, ApiKeysError, AuthError, Authenticator, Caller, ClientCertificate,
-    DEFAULT_API_KEY_HEADER, JwtConfig, NamedScheme, OAuthFlow, SecurityScheme,
+    DEFAULT_API_KEY_HEADER, JwtConfig, KeyProvider, NamedScheme, OAuthFlow, SecurityScheme,
 };

@@ -350,6 +350,16 @@ async fn a_metrics_token_is_required_of_scrapers_and_compared_whole() {
         let refused = http.get(&url).bearer_auth(wrong).send().await.unwrap();
         assert_eq!(refused.status(), 401, "{wrong}");
     }
+    // The scheme's name is case-insensitive (RFC 7235 §2.1).
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let scraped = http
+            .get(&url)
+            .header("authorization", format!("{scheme} s3cret-scrape"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(scraped.status(), 200, "{scheme}");
+    }
     let scraped = http
         .get(&url)
         .bearer_auth("s3cret-scrape")

@@ -33,6 +33,10 @@ struct Issuer {
     issuer: Option<String>,
     audience: Vec<String>,
     leeway: Duration,
+    /// Whether tokens must be typed as access tokens (`typ: at+jwt`, RFC 9068 §4): required of
+    /// the tokens this process's own authorization server signs, which always are; other
+    /// issuers' tokens are often typed `JWT`, or not at all.
+    access_tokens_only: bool,
 }
 
 enum Keys {
@@ -127,6 +131,7 @@ impl Issuer {
             issuer: config.issuer.clone(),
             audience: config.audience.clone(),
             leeway: config.leeway,
+            access_tokens_only: matches!(config.keys, KeySource::Provided(_)),
         }
     }
 
@@ -134,6 +139,23 @@ impl Issuer {
     async fn verify(&self, token: &str) -> Result<Map<String, Value>, AuthError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| AuthError::invalid("the bearer token is not a JWT"))?;
+        if let Some(names) = critical_extensions(token) {
+            // RFC 7515 §4.1.11: a token naming extensions its recipient must understand, and
+            // this one understands none.
+            return Err(AuthError::invalid(format!(
+                "the token's header names critical extensions this server does not \
+                 understand (`crit`: {names})"
+            )));
+        }
+        if self.access_tokens_only
+            && !header.typ.as_deref().is_some_and(|typ| {
+                typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("application/at+jwt")
+            })
+        {
+            return Err(AuthError::invalid(
+                "the token is not an access token (its `typ` is not `at+jwt`, RFC 9068)",
+            ));
+        }
         let (key, algorithms, issuer) = match &self.keys {
             Keys::Secret(key) => (key.clone(), vec![Algorithm::HS256], self.issuer.clone()),
             Keys::Set(set) => {
@@ -177,6 +199,22 @@ impl Issuer {
             .map(|data| data.claims)
             .map_err(|e| refusal(e.kind(), &issuer, &self.audience))
     }
+}
+
+/// The `crit` member of a token's header, if it has one (shown in part), read before anything
+/// is verified: a token that has one is refused whatever it names.
+fn critical_extensions(token: &str) -> Option<String> {
+    use base64::Engine as _;
+    let header = token.split('.').next()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header.trim_end_matches('='))
+        .ok()?;
+    #[derive(serde::Deserialize)]
+    struct Header {
+        crit: Option<Value>,
+    }
+    let crit = serde_json::from_slice::<Header>(&bytes).ok()?.crit?;
+    Some(a2a_runtime_types::util::echoed(&crit.to_string()).into_owned())
 }
 
 /// The `iss` a token claims, read without verifying anything: only to choose the issuer whose
@@ -231,10 +269,11 @@ fn refusal(kind: &ErrorKind, issuer: &Option<String>, audience: &[String]) -> Au
     })
 }
 
-/// The token of an `Authorization: Bearer …` header.
-fn bearer_token(request: &Parts) -> Option<&str> {
-    let value = request.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
+/// The token of an `Authorization: Bearer …` header, the scheme's name in any case (RFC 7235
+/// §2.1: `bearer` is `Bearer`). Every endpoint that takes a bearer token reads it here.
+pub fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim_start().split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")
         .then(|| token.trim())
@@ -247,7 +286,7 @@ impl Authenticator for JwtAuthenticator {
         request: &'a Parts,
     ) -> BoxFuture<'a, Result<Option<Caller>, AuthError>> {
         Box::pin(async move {
-            match bearer_token(request) {
+            match bearer_token(&request.headers) {
                 None => Ok(None),
                 Some(token) => self.verify(token).await.map(Some),
             }

@@ -36,11 +36,8 @@ pub(super) fn routes(metrics: Arc<Metrics>, token: Option<String>) -> Router {
 
 fn scrape(metrics: &Metrics, token: Option<&str>, headers: &HeaderMap) -> Response {
     if let Some(token) = token {
-        let presented = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "));
-        if !presented.is_some_and(|presented| same(presented.trim(), token)) {
+        let presented = a2a_runtime_core::auth::jwt_verify::bearer_token(headers);
+        if !presented.is_some_and(|presented| same(presented, token)) {
             let mut response = (
                 StatusCode::UNAUTHORIZED,
                 "/metrics needs the metrics token as a bearer token (--metrics-token)\n",
