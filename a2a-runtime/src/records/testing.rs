@@ -1,6 +1,6 @@
 //! The [`Records`] contract as one suite (the `testing` feature): versions, conditional writes
 //! (concurrent ones included: exactly one winner), expiry and its announcement, bounded
-//! collections, change notifications between two handles on one store, and leases. Every
+//! collections (trimmed, or refusing new records, exactly under racing writers), change notifications between two handles on one store, and leases. Every
 //! backend of this workspace passes it:
 //!
 //! ```no_run
@@ -36,6 +36,7 @@ pub async fn run(one: Records, other: Records) {
     changes_reach_the_other_handle(&one, &other).await;
     records_expire_and_are_announced(&one, &other).await;
     collections_keep_their_newest(&one, &other).await;
+    bounded_collections_refuse_rather_than_evict(&one, &other).await;
     leases_hold_renew_and_lapse(&one, &other).await;
 }
 
@@ -216,6 +217,49 @@ async fn collections_keep_their_newest(one: &Records, other: &Records) {
         }
     }
     assert_eq!(dropped, (0..7).map(|i| format!("e{i}")).collect());
+}
+
+/// `at_most(n)` refuses a new key once the collection holds `n` live records, never dropping
+/// one; replacing a record, or adding one after another expired or was deleted, is allowed; of
+/// writers racing for the last places, exactly as many win as there are places.
+async fn bounded_collections_refuse_rather_than_evict(one: &Records, other: &Records) {
+    for i in 0..3 {
+        one.put("capped", &format!("k{i}"), &i)
+            .at_most(3)
+            .await
+            .unwrap();
+    }
+    let full = other.put("capped", "k3", &3).at_most(3).await.unwrap_err();
+    assert!(
+        matches!(&full, RecordError::Full { collection, limit: 3 } if collection == "capped"),
+        "{full}"
+    );
+    assert_eq!(one.list::<u32>("capped", None).await.unwrap().len(), 3);
+    other.put("capped", "k1", &10).at_most(3).await.unwrap();
+    assert!(one.delete("capped", "k0").await.unwrap());
+    other.put("capped", "k3", &3).at_most(3).await.unwrap();
+    let ttl = Duration::from_millis(300);
+    one.put("capped", "k3", &3).ttl(ttl).await.unwrap();
+    tokio::time::sleep(ttl + Duration::from_millis(100)).await;
+    one.put("capped", "k4", &4).at_most(3).await.unwrap();
+    // Twenty writers race for two free places.
+    let racers = (0..20).map(|i| {
+        let records = if i % 2 == 0 { one } else { other };
+        async move {
+            records
+                .put("capped-race", &format!("r{i}"), &i)
+                .at_most(2)
+                .await
+                .is_ok()
+        }
+    });
+    let won = join_all(racers)
+        .await
+        .into_iter()
+        .filter(|won| *won)
+        .count();
+    assert_eq!(won, 2, "exactly the free places are taken");
+    assert_eq!(one.list::<u32>("capped-race", None).await.unwrap().len(), 2);
 }
 
 /// A lease names its holder to others, is renewed by its holder only, lapses when not renewed,

@@ -88,6 +88,10 @@ async fn run(inner: Weak<Inner>, stop: CancellationToken) {
             if let Err(error) = records.sweep().await {
                 tracing::warn!(%error, "expired records were not swept");
             }
+            #[cfg(feature = "sqlite")]
+            if let Backend::Sqlite(sqlite) = &inner.backend {
+                sqlite.trim_log(super::now_us()).await;
+            }
         }
         #[cfg(feature = "sqlite")]
         if let Backend::Sqlite(sqlite) = &inner.backend {

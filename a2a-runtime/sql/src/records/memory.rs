@@ -66,6 +66,12 @@ impl MemoryRecords {
                 current: current.and_then(|v| u64::try_from(v).ok()),
             };
         }
+        if let Some(limit) = write.at_most
+            && current.is_none()
+            && live_in(&state, write.collection, write.now_us) >= limit
+        {
+            return Written::Full;
+        }
         state.clock += 1;
         let version = state.clock;
         state.records.insert(
@@ -144,6 +150,15 @@ impl MemoryRecords {
         }
         expired
     }
+}
+
+/// How many live records `collection` holds.
+fn live_in(state: &State, collection: &str, now: i64) -> usize {
+    state
+        .records
+        .iter()
+        .filter(|((c, _), stored)| c == collection && stored.live(now))
+        .count()
 }
 
 /// Drops all but the `keep` newest records of `collection`: their keys.

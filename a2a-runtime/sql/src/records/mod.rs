@@ -13,7 +13,9 @@
 //!   shared;
 //! - a record may expire ([`Put::ttl`]): it is gone for readers at once, and a sweep deletes it
 //!   and announces it as [`ChangeKind::Expired`];
-//! - a collection may be kept to its newest records ([`Put::keep_newest`]);
+//! - a collection may be kept to its newest records ([`Put::keep_newest`]), or refuse new
+//!   records once it holds a number of them ([`Put::at_most`]), so that no writer's records
+//!   push out another's;
 //! - every change is announced ([`Records::watch`]), including those other processes sharing
 //!   the SQLite file make and those other replicas make in the Postgres database;
 //! - [`Leases`] build exclusive, expiring, renewable holds on keys from the above.
@@ -81,6 +83,15 @@ pub enum RecordError {
     /// A collection name or key is empty or longer than [`MAX_NAME_BYTES`].
     #[error("{0}")]
     InvalidName(String),
+    /// A write bounded by [`Put::at_most`] would have added a record to a collection already
+    /// holding `limit`; nothing was written, and nothing else was removed.
+    #[error("collection `{collection}` already holds {limit} records, its limit")]
+    Full {
+        /// The collection.
+        collection: String,
+        /// How many records it may hold.
+        limit: usize,
+    },
 }
 
 fn conflict_text(current: Option<u64>) -> String {
@@ -142,6 +153,9 @@ pub(crate) struct Write<'a> {
     pub(crate) expires_us: Option<i64>,
     pub(crate) condition: Condition,
     pub(crate) keep: Option<usize>,
+    /// The most live records the collection may hold once written: a new key beyond it is
+    /// refused ([`Written::Full`]); replacing a record is always allowed.
+    pub(crate) at_most: Option<usize>,
     /// Who writes, so a process knows its own changes when they come back from the database.
     pub(crate) origin: i64,
 }
@@ -153,6 +167,8 @@ pub(crate) enum Written {
     Stored { version: u64, trimmed: Vec<String> },
     /// Not stored: the record is at `current` (or absent).
     Refused { current: Option<u64> },
+    /// Not stored: the collection holds [`Write::at_most`] records already.
+    Full,
 }
 
 #[derive(Debug)]
@@ -443,6 +459,10 @@ impl Records {
                 collection: collection.to_owned(),
                 key: key.to_owned(),
                 current,
+            }),
+            Written::Full => Err(RecordError::Full {
+                collection: collection.to_owned(),
+                limit: write.at_most.unwrap_or_default(),
             }),
         }
     }

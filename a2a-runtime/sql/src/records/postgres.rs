@@ -161,13 +161,29 @@ impl PgRecords {
             _ => None,
         };
         let mut tx = self.pool.begin().await.map_err(backend)?;
-        if write.keep.is_some() {
-            // Bounded writers to one collection take turns, so their trims cannot deadlock.
+        if write.keep.is_some() || write.at_most.is_some() {
+            // Bounded writers to one collection take turns, so their trims cannot deadlock and
+            // two of them cannot both take a collection's last free place.
             sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1))")
                 .bind(write.collection)
                 .execute(&mut *tx)
                 .await
                 .map_err(backend)?;
+        }
+        if let Some(limit) = write.at_most {
+            let (live, has_key): (i64, i64) = sqlx::query_as(
+                "SELECT count(*), count(*) FILTER (WHERE key = $2) FROM a2a_records
+                 WHERE collection = $1 AND (expires_us IS NULL OR expires_us > $3)",
+            )
+            .bind(write.collection)
+            .bind(write.key)
+            .bind(write.now_us)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+            if has_key == 0 && usize::try_from(live).unwrap_or(usize::MAX) >= limit {
+                return Ok(Written::Full);
+            }
         }
         let mut query = sqlx::query_scalar(statement)
             .bind(write.collection)

@@ -20,6 +20,7 @@ pub struct Put<'a, T: ?Sized> {
     ttl: Option<Duration>,
     condition: Condition,
     keep: Option<usize>,
+    at_most: Option<usize>,
 }
 
 impl<T: ?Sized> std::fmt::Debug for Put<'_, T> {
@@ -30,6 +31,7 @@ impl<T: ?Sized> std::fmt::Debug for Put<'_, T> {
             .field("ttl", &self.ttl)
             .field("condition", &self.condition)
             .field("keep", &self.keep)
+            .field("at_most", &self.at_most)
             .finish_non_exhaustive()
     }
 }
@@ -49,6 +51,7 @@ impl<'a, T: Serialize + ?Sized> Put<'a, T> {
             ttl: None,
             condition: Condition::Any,
             keep: None,
+            at_most: None,
         }
     }
 
@@ -81,6 +84,16 @@ impl<'a, T: Serialize + ?Sized> Put<'a, T> {
         self
     }
 
+    /// Writes only if the collection then holds at most `limit` records: a new key in a
+    /// collection already holding `limit` live records fails with [`RecordError::Full`] and
+    /// changes nothing, where [`Put::keep_newest`] would drop the oldest (perhaps another
+    /// writer's). Replacing a record the collection holds is always allowed. Exact under
+    /// concurrent writers, in every store.
+    pub fn at_most(mut self, limit: usize) -> Self {
+        self.at_most = Some(limit);
+        self
+    }
+
     async fn run(self) -> Result<u64, RecordError> {
         check_names(self.collection, self.key)?;
         let json = serde_json::to_string(self.value).map_err(|e| RecordError::Json {
@@ -101,6 +114,7 @@ impl<'a, T: Serialize + ?Sized> Put<'a, T> {
             expires_us,
             condition: self.condition,
             keep: self.keep,
+            at_most: self.at_most,
             origin: self.records.inner.feed.origin(),
         };
         self.records.write(write).await

@@ -9,6 +9,7 @@
 //! busy handler (which sleeps).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use sqlx::Row as _;
@@ -89,7 +90,19 @@ pub(super) struct SqliteRecords {
     pub(super) path: PathBuf,
     /// The last change read from the log, while someone watches.
     cursor: tokio::sync::Mutex<Option<i64>>,
+    /// When this process last wrote (microseconds since the epoch): the log is cut back only
+    /// once writes pause.
+    last_write_us: AtomicI64,
 }
+
+/// The write-ahead log's size past which it is cut back: SQLite truncates it to this after a
+/// checkpoint that restarts it (`journal_size_limit`), and the records' background task
+/// checkpoints and truncates it once writes pause, so a burst of writes does not leave a log of
+/// its size behind for good.
+const WAL_LIMIT_BYTES: u64 = 1024 * 1024;
+
+/// How long writes must pause before the log is cut back.
+const QUIET_US: i64 = 1_000_000;
 
 const SCHEMA: [&str; 5] = [
     "CREATE TABLE IF NOT EXISTS records (
@@ -126,7 +139,8 @@ impl SqliteRecords {
             // As the task store: a commit survives the process (kill -9 included); only an
             // operating system crash may lose the last ones.
             .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(Duration::from_secs(5))
+            .pragma("journal_size_limit", WAL_LIMIT_BYTES.to_string());
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(options.clone())
@@ -143,10 +157,34 @@ impl SqliteRecords {
             writer,
             path: path.to_owned(),
             cursor: tokio::sync::Mutex::new(None),
+            last_write_us: AtomicI64::new(0),
         })
     }
 
+    /// Checkpoints the write-ahead log and truncates it, when it is over [`WAL_LIMIT_BYTES`]
+    /// and this process has not written for [`QUIET_US`]: run by the background task. Readers
+    /// in other processes may keep the checkpoint from finishing; it is tried again later.
+    pub(super) async fn trim_log(&self, now_us: i64) {
+        if now_us.saturating_sub(self.last_write_us.load(Ordering::Relaxed)) < QUIET_US {
+            return;
+        }
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let size = std::fs::metadata(&wal).map_or(0, |meta| meta.len());
+        if size <= WAL_LIMIT_BYTES {
+            return;
+        }
+        match sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.writer)
+            .await
+        {
+            Ok(_) => tracing::debug!(size, "the records' write-ahead log was cut back"),
+            Err(error) => tracing::debug!(%error, "the records' write-ahead log was not cut back"),
+        }
+    }
+
     pub(super) async fn write(&self, write: &Write<'_>) -> Result<Written, RecordError> {
+        self.last_write_us.store(write.now_us, Ordering::Relaxed);
         let (statement, expected) = match write.condition {
             Condition::Any => (WRITE_ANY, write.now_us),
             Condition::Absent => (WRITE_ABSENT, write.now_us),
@@ -160,19 +198,25 @@ impl SqliteRecords {
             .bind(write.origin)
             .bind(write.expires_us)
             .bind(expected);
-        // A write alone is one statement, its own transaction; one that trims its collection
-        // trims in the same transaction.
-        let (stored, trimmed): (Option<i64>, Vec<String>) = match write.keep {
-            None => (
+        // A write alone is one statement, its own transaction; one that is bounded counts its
+        // collection, and one that trims it trims, in the same transaction (on the one writing
+        // connection, so no other write comes between).
+        let (stored, trimmed): (Option<i64>, Vec<String>) = match (write.keep, write.at_most) {
+            (None, None) => (
                 query.fetch_optional(&self.writer).await.map_err(backend)?,
                 Vec::new(),
             ),
-            Some(keep) => {
+            (keep, at_most) => {
                 let mut tx = self.writer.begin().await.map_err(backend)?;
+                if let Some(limit) = at_most
+                    && full(&mut tx, write, limit).await?
+                {
+                    return Ok(Written::Full);
+                }
                 let stored = query.fetch_optional(&mut *tx).await.map_err(backend)?;
-                let trimmed = match stored {
-                    Some(_) => trim(&mut tx, write, keep).await?,
-                    None => Vec::new(),
+                let trimmed = match (stored, keep) {
+                    (Some(_), Some(keep)) => trim(&mut tx, write, keep).await?,
+                    _ => Vec::new(),
                 };
                 tx.commit().await.map_err(backend)?;
                 (stored, trimmed)
@@ -420,6 +464,25 @@ async fn log(
     .fetch_one(conn)
     .await
     .map_err(backend)
+}
+
+/// Whether `write` would add a record to a collection already holding `limit` live ones.
+async fn full(
+    tx: &mut sqlx::SqliteConnection,
+    write: &Write<'_>,
+    limit: usize,
+) -> Result<bool, RecordError> {
+    let (live, has_key): (i64, i64) = sqlx::query_as(
+        "SELECT count(*), coalesce(sum(key = ?2), 0) FROM records
+         WHERE collection = ?1 AND (expires_us IS NULL OR expires_us > ?3)",
+    )
+    .bind(write.collection)
+    .bind(write.key)
+    .bind(write.now_us)
+    .fetch_one(tx)
+    .await
+    .map_err(backend)?;
+    Ok(has_key == 0 && usize::try_from(live).unwrap_or(usize::MAX) >= limit)
 }
 
 /// Drops all but the `keep` newest records of the written collection, logging each: their
