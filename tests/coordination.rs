@@ -14,6 +14,10 @@ use serde_json::Value;
 
 const HUB: &str = env!("CARGO_BIN_EXE_coordination-hub");
 
+/// Hostile and careless callers: paths, globs, caps, names.
+#[path = "coordination/hostile.rs"]
+mod hostile;
+
 /// A hub process on an ephemeral port with `flags`; its base URL.
 async fn start(flags: &[&str]) -> (tokio::process::Child, String) {
     a2a_tests::spawn_served_with(HUB, flags).await

@@ -20,6 +20,20 @@ struct HubFlags {
     /// The longest a `query_agent` may wait for its answer [default: 10m]
     #[arg(long, env = "HUB_MAX_WAIT", value_parser = humantime::parse_duration)]
     max_wait: Option<Duration>,
+    /// Compare reserved paths without regard to case, for teams on case-insensitive file
+    /// systems (macOS, Windows): `Src/X.rs` and `src/x.rs` are one file
+    #[arg(long, env = "HUB_PATHS_CASE_INSENSITIVE")]
+    paths_case_insensitive: bool,
+    /// How many messages an inbox holds; when it is full, read messages make room and unread
+    /// ones are never dropped (a sender is refused instead) [default: 500]
+    #[arg(long, env = "HUB_INBOX_SIZE")]
+    inbox_size: Option<usize>,
+    /// The most todos one agent holds in a project [default: 1000]
+    #[arg(long, env = "HUB_MAX_TODOS_PER_SESSION")]
+    max_todos_per_session: Option<usize>,
+    /// The most todos a project holds [default: 10000]
+    #[arg(long, env = "HUB_MAX_TODOS_PER_PROJECT")]
+    max_todos_per_project: Option<usize>,
 }
 
 impl HubFlags {
@@ -29,7 +43,16 @@ impl HubFlags {
             heartbeat_ttl: self.heartbeat_ttl.unwrap_or(defaults.heartbeat_ttl),
             reservation_ttl: self.reservation_ttl.unwrap_or(defaults.reservation_ttl),
             max_wait: self.max_wait.unwrap_or(defaults.max_wait),
-            ..defaults
+            paths: crate::PathRules {
+                case_insensitive: self.paths_case_insensitive,
+            },
+            inbox_size: self.inbox_size.unwrap_or(defaults.inbox_size),
+            max_todos_per_session: self
+                .max_todos_per_session
+                .unwrap_or(defaults.max_todos_per_session),
+            max_todos_per_project: self
+                .max_todos_per_project
+                .unwrap_or(defaults.max_todos_per_project),
         }
     }
 }

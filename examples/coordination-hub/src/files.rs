@@ -11,8 +11,14 @@ use crate::model::{FileChange, Reservation, ReservationMode};
 use crate::reservations::{Pattern, compatible};
 use crate::{Hub, HubClient, checked, collection, failure, new_id, now, store_failed};
 
-/// How many announced changes a project keeps.
+/// How many announced changes a project keeps (a log of what happened: the oldest go first).
 const RECENT_CHANGES: usize = 500;
+
+/// The most reservations one agent may hold in a project.
+pub const MAX_RESERVATIONS_PER_SESSION: usize = 100;
+
+/// The most reservations a project holds, over all its agents.
+pub const MAX_RESERVATIONS_PER_PROJECT: usize = 1000;
 
 /// What `announce_file_change` answers when the reservation is taken (or renewed).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -53,7 +59,8 @@ pub async fn announce_file_change(
     /// How long the reservation lasts unless announced again (the hub's default otherwise).
     ttl_seconds: Option<u64>,
 ) -> Result<Locked, SkillError> {
-    let pattern = Pattern::new(&file_path)?;
+    let rules = hub.settings().paths;
+    let pattern = Pattern::new(&file_path, rules)?;
     let mode = mode.unwrap_or_default();
     let ttl = ttl_seconds.map_or(hub.settings().reservation_ttl, Duration::from_secs);
     if ttl.is_zero() || ttl > Duration::from_secs(7 * 24 * 3600) {
@@ -67,19 +74,25 @@ pub async fn announce_file_change(
         .change_reservations(&project_id, acting, |entries| {
             let mut locked_at = now();
             for other in entries.iter() {
-                let overlaps = Pattern::new(&other.file_path).is_ok_and(|o| o.overlaps(&pattern));
+                let overlaps = match Pattern::new(&other.file_path, rules) {
+                    Ok(other) => other.overlaps(&pattern),
+                    // Stored before paths were checked as they are now: it stands in the way
+                    // of every reservation until its holder releases it or it lapses.
+                    Err(_) => true,
+                };
                 if !overlaps {
                     continue;
                 }
                 if other.session == session_name {
-                    if other.file_path == pattern.text {
+                    if pattern.is(&other.file_path, rules) {
                         locked_at = other.locked_at;
                     }
                 } else if !compatible(mode, other.mode) {
                     return Err(conflict(other));
                 }
             }
-            entries.retain(|r| !(r.session == session_name && r.file_path == pattern.text));
+            entries.retain(|r| !(r.session == session_name && pattern.is(&r.file_path, rules)));
+            check_room(entries, &session_name)?;
             let reservation = Reservation {
                 file_path: pattern.text.clone(),
                 session: session_name.clone(),
@@ -118,6 +131,34 @@ pub async fn announce_file_change(
     })
 }
 
+/// Refuses a new reservation of `session` when it, or its project, holds the most it may: the
+/// writer is told, and nobody's reservation is dropped to make room.
+fn check_room(entries: &[Reservation], session: &str) -> Result<(), SkillError> {
+    let own = entries.iter().filter(|r| r.session == session).count();
+    if own >= MAX_RESERVATIONS_PER_SESSION {
+        return Err(failure(
+            "limit_reached",
+            format!(
+                "{session} holds {own} reservations, the most one agent may; release some \
+                 (or reserve a glob covering several files)"
+            ),
+            json!({ "limit": MAX_RESERVATIONS_PER_SESSION }),
+        ));
+    }
+    if entries.len() >= MAX_RESERVATIONS_PER_PROJECT {
+        return Err(failure(
+            "limit_reached",
+            format!(
+                "the project holds {} reservations, the most it may; wait for some to be \
+                 released",
+                entries.len()
+            ),
+            json!({ "limit": MAX_RESERVATIONS_PER_PROJECT }),
+        ));
+    }
+    Ok(())
+}
+
 /// The seed's `conflict`: who holds what overlaps, and what to do.
 fn conflict(holder: &Reservation) -> SkillError {
     failure(
@@ -154,12 +195,13 @@ pub async fn release_file_lock(
     /// Path (or glob) of the reservation, as announced.
     file_path: String,
 ) -> Result<Released, SkillError> {
-    let pattern = Pattern::new(&file_path)?;
+    let rules = hub.settings().paths;
+    let pattern = Pattern::new(&file_path, rules)?;
     let acting = Some((&caller, session_name.as_str()));
     let released = hub
         .change_reservations(&project_id, acting, |entries| {
             let before = entries.len();
-            entries.retain(|r| !(r.session == session_name && r.file_path == pattern.text));
+            entries.retain(|r| !(r.session == session_name && pattern.is(&r.file_path, rules)));
             Ok(entries.len() < before)
         })
         .await?;

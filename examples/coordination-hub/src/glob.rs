@@ -7,22 +7,37 @@
 //! `{a,b}` for alternatives (expanded first); `\\` escapes. This is the syntax reservations are
 //! validated with (globset, `*` not crossing `/`).
 
-/// At most this many alternatives are expanded from braces; past it, patterns count as
-/// overlapping (a reservation errs on the side of caution).
-const MAX_ALTERNATIVES: usize = 64;
+/// At most this many alternatives are expanded from braces; a reservation with more is refused
+/// ([`check`]), and past it two patterns count as overlapping (erring on the side of caution).
+pub const MAX_ALTERNATIVES: usize = 64;
 
-/// Whether some path matches both `a` and `b`.
+/// At most this many bytes, over all of a pattern's alternatives: with [`MAX_ALTERNATIVES`], it
+/// bounds the work of comparing two patterns (the product of their sizes).
+pub const MAX_EXPANDED_BYTES: usize = 4096;
+
+/// Whether `pattern` is within the bounds an overlap check can afford; why not, if it is not.
+pub fn check(pattern: &str) -> Result<(), String> {
+    let alternatives = expand(pattern)
+        .ok_or_else(|| format!("has more than {MAX_ALTERNATIVES} alternatives in its braces"))?;
+    let bytes: usize = alternatives.iter().map(String::len).sum();
+    if bytes > MAX_EXPANDED_BYTES {
+        return Err(format!(
+            "stands for {bytes} bytes of patterns once its braces are expanded; at most \
+             {MAX_EXPANDED_BYTES} are accepted"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether some path matches both `a` and `b`. Polynomial in the patterns' sizes: the segment
+/// lists are walked as a product of two automata, each pair of positions visited once.
 pub fn intersect(a: &str, b: &str) -> bool {
     let (Some(a), Some(b)) = (expand(a), expand(b)) else {
         return true;
     };
-    a.iter().any(|a| {
-        b.iter().any(|b| {
-            let a: Vec<&str> = a.split('/').collect();
-            let b: Vec<&str> = b.split('/').collect();
-            paths(&a, &b)
-        })
-    })
+    let a: Vec<Segments> = a.iter().map(|a| Segments::of(a)).collect();
+    let b: Vec<Segments> = b.iter().map(|b| Segments::of(b)).collect();
+    a.iter().any(|a| b.iter().any(|b| paths(a, b)))
 }
 
 /// The alternatives `pattern`'s braces stand for, or `None` past [`MAX_ALTERNATIVES`].
@@ -62,15 +77,67 @@ fn unescaped(text: &str, c: char) -> Option<usize> {
     None
 }
 
-/// Whether two segment lists have a path in common.
-fn paths(a: &[&str], b: &[&str]) -> bool {
-    match (a.first(), b.first()) {
-        (None, None) => true,
-        (Some(&"**"), _) => paths(&a[1..], b) || (!b.is_empty() && paths(a, &b[1..])),
-        (_, Some(&"**")) => paths(a, &b[1..]) || (!a.is_empty() && paths(&a[1..], b)),
-        (None, _) | (_, None) => false,
-        (Some(x), Some(y)) => segments(&tokens(x), &tokens(y)) && paths(&a[1..], &b[1..]),
+/// One alternative of a pattern: its segments, each `**` (any number of segments) or the
+/// tokens of one segment.
+struct Segments(Vec<Segment>);
+
+enum Segment {
+    AnyDepth,
+    One(Vec<Token>),
+}
+
+impl Segments {
+    fn of(pattern: &str) -> Self {
+        Self(
+            pattern
+                .split('/')
+                .map(|segment| match segment {
+                    "**" => Segment::AnyDepth,
+                    segment => Segment::One(tokens(segment)),
+                })
+                .collect(),
+        )
     }
+}
+
+/// Whether two segment lists have a path in common: a walk over pairs of positions (`i` in
+/// `a`, `j` in `b`), each visited at most once, so the work is at most the product of their
+/// lengths (times the segments' own comparisons), however many `**` they hold.
+fn paths(a: &Segments, b: &Segments) -> bool {
+    let (a, b) = (&a.0, &b.0);
+    let width = b.len() + 1;
+    let mut seen = vec![false; (a.len() + 1) * width];
+    let mut stack = vec![(0, 0)];
+    while let Some((i, j)) = stack.pop() {
+        if std::mem::replace(&mut seen[i * width + j], true) {
+            continue;
+        }
+        match (a.get(i), b.get(j)) {
+            (None, None) => return true,
+            // `**` matches no segment, or one more segment of the other side.
+            (Some(Segment::AnyDepth), _) | (_, Some(Segment::AnyDepth)) => {
+                if matches!(a.get(i), Some(Segment::AnyDepth)) {
+                    stack.push((i + 1, j));
+                    if j < b.len() {
+                        stack.push((i, j + 1));
+                    }
+                }
+                if matches!(b.get(j), Some(Segment::AnyDepth)) {
+                    stack.push((i, j + 1));
+                    if i < a.len() {
+                        stack.push((i + 1, j));
+                    }
+                }
+            }
+            (Some(Segment::One(x)), Some(Segment::One(y))) => {
+                if segments(x, y) {
+                    stack.push((i + 1, j + 1));
+                }
+            }
+            (None, _) | (_, None) => {}
+        }
+    }
+    false
 }
 
 /// One position of a segment pattern.

@@ -5,10 +5,15 @@ use std::collections::BTreeMap;
 
 use a2a_runtime::mcp::Completion;
 use a2a_runtime::prelude::*;
+use a2a_runtime::records::RecordError;
 use a2a_runtime::serde_json::json;
 
 use crate::model::Interface;
 use crate::{Hub, HubClient, checked, collection, failure, now, store_failed};
+
+/// The most interfaces a project holds: past it a new name is refused (a registered name can
+/// still be replaced).
+pub const MAX_INTERFACES: usize = 1_000;
 
 /// The URI of interface `name` in `project`.
 pub fn interface_uri(project: &str, name: &str) -> String {
@@ -51,14 +56,29 @@ pub async fn register_interface(
         file_path,
         timestamp: now(),
     };
-    hub.records()
+    let written = hub
+        .records()
         .put(
             &collection::interfaces(&project_id),
             &interface_name,
             &interface,
         )
-        .await
-        .map_err(store_failed)?;
+        .at_most(MAX_INTERFACES)
+        .await;
+    match written {
+        Ok(_) => {}
+        Err(RecordError::Full { limit, .. }) => {
+            return Err(failure(
+                "limit_reached",
+                format!(
+                    "the project has {limit} interfaces, the most it may; register again under \
+                     an existing name to replace one"
+                ),
+                json!({ "limit": limit }),
+            ));
+        }
+        Err(other) => return Err(store_failed(other)),
+    }
     Ok(InterfaceRegistered {
         status: "registered".into(),
         message: "Interface registered and available to all agents".into(),

@@ -18,6 +18,7 @@
 
 pub mod client;
 mod command_line;
+mod delivery;
 mod files;
 mod follow;
 pub mod glob;
@@ -25,6 +26,7 @@ mod identity;
 mod interfaces;
 mod messages;
 pub mod model;
+pub mod paths;
 mod registry;
 mod reservations;
 mod todos;
@@ -40,6 +42,7 @@ pub use command_line::serve_from_command_line;
 pub use files::*;
 pub use interfaces::*;
 pub use messages::*;
+pub use paths::PathRules;
 pub use registry::*;
 pub use todos::*;
 
@@ -52,8 +55,15 @@ pub struct Settings {
     pub reservation_ttl: Duration,
     /// The longest a `query_agent` may wait for its answer.
     pub max_wait: Duration,
-    /// How many messages an inbox keeps (the oldest are dropped).
+    /// How many messages an inbox holds: past it, the oldest messages its agent has read make
+    /// room; an inbox full of unread messages refuses new ones (the sender is told).
     pub inbox_size: usize,
+    /// How paths and globs of file reservations are compared.
+    pub paths: PathRules,
+    /// The most todos one agent holds in a project.
+    pub max_todos_per_session: usize,
+    /// The most todos a project holds.
+    pub max_todos_per_project: usize,
 }
 
 impl Default for Settings {
@@ -63,6 +73,9 @@ impl Default for Settings {
             reservation_ttl: Duration::from_secs(3600),
             max_wait: Duration::from_secs(600),
             inbox_size: 500,
+            paths: PathRules::default(),
+            max_todos_per_session: 1_000,
+            max_todos_per_project: 10_000,
         }
     }
 }
@@ -159,10 +172,14 @@ pub(crate) fn store_failed(error: impl std::fmt::Display) -> SkillError {
 }
 
 /// Checks a project id, session, todo, message or interface name (`field` names it): 1 to 128
-/// letters, digits, `.`, `_` or `-`, so it is safe in keys and resource URIs.
+/// letters, digits, `.`, `_` or `-`, and not `.` or `..`, so it is safe in keys and resource
+/// URIs.
 pub(crate) fn checked<'a>(field: &str, value: &'a str) -> Result<&'a str, SkillError> {
+    // `.` and `..` are path segments in the resource URIs these names appear in.
     let ok = !value.is_empty()
         && value.len() <= 128
+        && value != "."
+        && value != ".."
         && value
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
@@ -170,7 +187,7 @@ pub(crate) fn checked<'a>(field: &str, value: &'a str) -> Result<&'a str, SkillE
         Ok(value)
     } else {
         Err(SkillError::invalid_input(format!(
-            "`{field}` must be 1 to 128 letters, digits, `.`, `_` or `-`; got {value:?}"
+            "`{field}` must be 1 to 128 letters, digits, `.`, `_` or `-` (not `.` or `..`); got {value:?}"
         )))
     }
 }

@@ -11,6 +11,7 @@ use a2a_runtime::records::{Changes, Entry, RecordError};
 use a2a_runtime::serde_json::json;
 use a2a_runtime::tokio;
 
+use crate::delivery::Delivered;
 use crate::model::{Answer, InboxMessage, MessageKind};
 use crate::registry::active;
 use crate::{Hub, HubClient, checked, collection, failure, new_id, now, store_failed};
@@ -93,7 +94,9 @@ pub async fn query_agent(
         true => Some(hub.records().watch(&answers).await.map_err(store_failed)?),
         false => None,
     };
-    hub.deliver(&project_id, &to_session, &message).await?;
+    hub.deliver(&project_id, &to_session, &message)
+        .await?
+        .or_refuse()?;
     let Some(mut changes) = changes else {
         return Ok(QueryResult {
             status: "sent".into(),
@@ -333,7 +336,9 @@ pub async fn respond_to_query(
     };
     // The asker may have left; the waiting asker has its answer regardless.
     if hub.registered(&project_id, &to_session).await.is_ok() {
-        hub.deliver(&project_id, &to_session, &reply).await?;
+        hub.deliver(&project_id, &to_session, &reply)
+            .await?
+            .or_refuse()?;
     }
     Ok(Responded {
         status: "response_sent".into(),
@@ -348,6 +353,10 @@ pub struct Broadcast {
     pub status: String,
     /// How many agents got it.
     pub recipients: usize,
+    /// The agents whose inbox could not take it (full of unread messages, or of this
+    /// sender's): they did not get it.
+    #[serde(default)]
+    pub undelivered: Vec<String>,
 }
 
 /// Sends a message to all other active agents in the project. Each recipient counts against
@@ -373,6 +382,7 @@ pub async fn broadcast_message(
         .filter(|name| *name != session_name)
         .collect();
     ctx.spend(u32::try_from(recipients.len()).unwrap_or(u32::MAX))?;
+    let (mut delivered, mut undelivered) = (0, Vec::new());
     for recipient in &recipients {
         let message = InboxMessage {
             id: new_id("msg"),
@@ -386,11 +396,15 @@ pub async fn broadcast_message(
             in_reply_to: None,
             read: false,
         };
-        hub.deliver(&project_id, recipient, &message).await?;
+        match hub.deliver(&project_id, recipient, &message).await? {
+            Delivered::Yes => delivered += 1,
+            Delivered::Full(_) => undelivered.push(recipient.clone()),
+        }
     }
     Ok(Broadcast {
         status: "broadcast_sent".into(),
-        recipients: recipients.len(),
+        recipients: delivered,
+        undelivered,
     })
 }
 
@@ -412,21 +426,4 @@ pub async fn inbox(
         .await
         .map_err(store_failed)?;
     Ok(Json(messages))
-}
-
-impl Hub {
-    /// Puts `message` in `session`'s inbox, which keeps its newest messages.
-    async fn deliver(
-        &self,
-        project: &str,
-        session: &str,
-        message: &InboxMessage,
-    ) -> Result<(), SkillError> {
-        self.records()
-            .put(&collection::inbox(project, session), &message.id, message)
-            .keep_newest(self.settings().inbox_size)
-            .await
-            .map(drop)
-            .map_err(store_failed)
-    }
 }

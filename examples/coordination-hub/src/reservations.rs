@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::identity::{AgentData, may_act, not_registered};
 use crate::model::{Reservation, ReservationMode};
+use crate::paths::{PathRules, Refused};
 use crate::{Hub, checked, collection, glob, now, store_failed};
 
 /// The key of the one record holding a project's reservations.
@@ -49,41 +50,35 @@ pub(crate) struct Table {
     pub(crate) entries: Vec<Reservation>,
 }
 
-/// A path or glob, checked.
+/// A path or glob, checked and normalized ([`crate::paths`]).
 #[derive(Debug)]
 pub(crate) struct Pattern {
     pub(crate) text: String,
 }
 
 impl Pattern {
-    /// `path` as a pattern: a repository-relative path or glob (`./` and a leading `/` are
-    /// dropped); `..` and empty paths are refused.
-    pub(crate) fn new(path: &str) -> Result<Self, SkillError> {
-        let text = path.trim().trim_start_matches("./").trim_start_matches('/');
-        if text.is_empty() || text.len() > 1024 {
-            return Err(SkillError::invalid_input(
-                "`file_path` must be a path or glob of 1 to 1024 bytes",
-            ));
-        }
-        if text.split('/').any(|segment| segment == "..") {
-            return Err(SkillError::invalid_input(format!(
-                "`file_path` must stay inside the repository; got {path:?}"
-            )));
-        }
-        GlobBuilder::new(text)
+    /// `path` as a pattern, normalized by `rules`: a repository-relative path or glob within
+    /// the bounds an overlap check can afford; anything else is refused naming `file_path`.
+    pub(crate) fn new(path: &str, rules: PathRules) -> Result<Self, SkillError> {
+        let refused = |why: String| SkillError::invalid_input(format!("`file_path` {why}"));
+        let text = rules.normalize(path).map_err(|Refused(why)| refused(why))?;
+        glob::check(&text).map_err(refused)?;
+        GlobBuilder::new(&text)
             .literal_separator(true)
             .build()
-            .map_err(|e| {
-                SkillError::invalid_input(format!("`file_path` is not a valid glob: {e}"))
-            })?;
-        Ok(Self {
-            text: text.to_owned(),
-        })
+            .map_err(|e| refused(format!("is not a valid glob: {e}")))?;
+        Ok(Self { text })
     }
 
     /// Whether some path matches both.
     pub(crate) fn overlaps(&self, other: &Pattern) -> bool {
         self.text == other.text || glob::intersect(&self.text, &other.text)
+    }
+
+    /// Whether `stored`, a reservation's path as stored (perhaps before paths were
+    /// normalized), names this pattern.
+    pub(crate) fn is(&self, stored: &str, rules: PathRules) -> bool {
+        stored == self.text || Pattern::new(stored, rules).is_ok_and(|p| p.text == self.text)
     }
 }
 

@@ -4,15 +4,12 @@
 use std::collections::BTreeMap;
 
 use a2a_runtime::prelude::*;
-use a2a_runtime::records::Entry;
+use a2a_runtime::records::{Entry, RecordError};
 use a2a_runtime::serde_json::json;
 
 use crate::model::{Todo, TodoStatus};
 use crate::registry::active;
 use crate::{Hub, HubClient, checked, collection, failure, new_id, now, store_failed};
-
-/// The most todos a project keeps (the oldest are dropped).
-const MAX_TODOS: usize = 10_000;
 
 /// What `add_todo` answers.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -48,6 +45,18 @@ pub async fn add_todo(
     if todo_item.trim().is_empty() {
         return Err(SkillError::invalid_input("`todo_item` is empty"));
     }
+    let todos = collection::todos(&project_id);
+    let held = todo_keys(&hub, &todos)
+        .await?
+        .filter(|key| key.split_once('/').is_some_and(|(s, _)| s == session_name))
+        .count();
+    let settings = hub.settings();
+    if held >= settings.max_todos_per_session {
+        return Err(full(format!(
+            "{session_name} has {held} todos, the most one agent may; complete and clear some \
+             first"
+        )));
+    }
     let todo = Todo {
         id: new_id("todo"),
         text: todo_item,
@@ -56,20 +65,41 @@ pub async fn add_todo(
         created_at: now(),
         completed_at: None,
     };
-    hub.records()
-        .put(
-            &collection::todos(&project_id),
-            &format!("{session_name}/{}", todo.id),
-            &todo,
-        )
-        .keep_newest(MAX_TODOS)
-        .await
-        .map_err(store_failed)?;
+    let written = hub
+        .records()
+        .put(&todos, &format!("{session_name}/{}", todo.id), &todo)
+        .at_most(settings.max_todos_per_project)
+        .await;
+    match written {
+        Ok(_) => {}
+        Err(RecordError::Full { limit, .. }) => {
+            return Err(full(format!(
+                "the project has {limit} todos, the most it may; no todo is dropped to make \
+                 room"
+            )));
+        }
+        Err(other) => return Err(store_failed(other)),
+    }
     Ok(TodoAdded {
         status: "added".into(),
         message: format!("Added todo: {}", todo.text),
         todo_id: todo.id,
     })
+}
+
+/// The keys of a project's todos (`{session}/{id}`).
+async fn todo_keys(hub: &Hub, todos: &str) -> Result<impl Iterator<Item = String>, SkillError> {
+    let entries: Vec<Entry<a2a_runtime::serde_json::Value>> = hub
+        .records()
+        .entries(todos, None)
+        .await
+        .map_err(store_failed)?;
+    Ok(entries.into_iter().map(|entry| entry.key))
+}
+
+/// A refused `add_todo`: the caller's list, or its project's, is full.
+fn full(message: String) -> SkillError {
+    failure("limit_reached", message, json!({}))
 }
 
 /// What `update_todo` answers.
@@ -124,7 +154,7 @@ pub async fn update_todo(
             .await;
         match written {
             Ok(_) => break,
-            Err(a2a_runtime::records::RecordError::Conflict { .. }) => {}
+            Err(RecordError::Conflict { .. }) => {}
             Err(other) => return Err(store_failed(other)),
         }
     }
