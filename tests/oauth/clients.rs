@@ -226,3 +226,41 @@ async fn registrations_from_one_address_are_rate_limited_with_retry_after() {
     let answer: Value = response.json().await.unwrap();
     assert_eq!(answer["error"], "temporarily_unavailable");
 }
+
+/// A person named administrator who signs in through the server's own sign-in (as the console
+/// does) is an administrator: their access token opens the client list; another person's does
+/// not.
+#[tokio::test]
+async fn an_administrator_signed_in_here_manages_clients_with_the_servers_own_token() {
+    let list = |server: &TestServer, token: String| {
+        let request = server
+            .http
+            .get(format!("{}oauth/clients", server.base))
+            .bearer_auth(token);
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        }
+    };
+    let server = library(OAuthServer::dev_user("alice").admin("alice")).await;
+    let mcp_url = format!("{}mcp", server.base);
+    let (client_id, tokens) = signed_in(&server, &mcp_url, LOAN_SCOPES).await;
+    let access = tokens["access_token"].as_str().unwrap().to_owned();
+    let (status, listed) = list(&server, access).await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["clients"][0]["client_id"], client_id.as_str());
+    // Signed in as alice, but the administrator is ops.
+    let other = library(OAuthServer::dev_user("alice").admin("ops")).await;
+    let (_, tokens) = signed_in(&other, &format!("{}mcp", other.base), LOAN_SCOPES).await;
+    let access = tokens["access_token"].as_str().unwrap().to_owned();
+    let (status, refused) = list(&other, access).await;
+    assert_eq!(status, 403, "{refused}");
+    assert!(
+        refused["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("alice is not an administrator"),
+        "{refused}"
+    );
+}

@@ -21,7 +21,7 @@ use crate::limits::Limited;
 use crate::page::{self, Consent};
 use crate::secret::{digest_of, is_s256_challenge, random_token, same};
 use crate::server::{AuthorizationServer, Inner};
-use crate::store::{CODES, PENDING, now};
+use crate::store::{CLIENTS, CODES, PENDING, now};
 use crate::web::{self, BROWSER_COOKIE};
 use crate::{OAuthError, User};
 
@@ -83,6 +83,13 @@ pub(crate) async fn authorize(
         Ok(found) => found,
         Err(error) => return page_for(&error),
     };
+    // Before anyone is asked, an error goes to the redirect URI only when it is trusted;
+    // else it is a page here.
+    let trusted = client.may_send_errors_to(&redirect_uri, &inner.settings.redirects);
+    let refuse = |error: OAuthError, state: Option<&str>| match trusted {
+        true => redirect_error(inner, &redirect_uri, state, &error),
+        false => page_for(&error),
+    };
     let state = web::param(&pairs, "state").map(str::to_owned);
     let (browser, new_cookie) = match web::cookie(&parts.headers, BROWSER_COOKIE) {
         Some(value) => (value.to_owned(), None),
@@ -94,10 +101,10 @@ pub(crate) async fn authorize(
     let browser = digest_of(&browser);
     let pending = match checked_request(inner, &client, &redirect_uri, &state, &pairs, browser) {
         Ok(pending) => pending,
-        Err(error) => return redirect_error(inner, &redirect_uri, state.as_deref(), &error),
+        Err(error) => return refuse(error, state.as_deref()),
     };
     if let Err(error) = inner.grants.put(PENDING, &pending.key, &pending).await {
-        return redirect_error(inner, &redirect_uri, state.as_deref(), &error);
+        return refuse(error, state.as_deref());
     }
     let mut response = consent_or_sign_in(inner, &pending, &parts).await;
     if let Some(value) = new_cookie {
@@ -181,16 +188,50 @@ pub(crate) async fn decide(
         .filter(|scope| pending.scopes.contains(scope))
         .collect();
     match issue_code(inner, &pending, &user, granted).await {
-        Ok(code) => redirect_with(
-            &pending.redirect_uri,
-            &[
-                ("code", Some(&code)),
-                ("state", state),
-                ("iss", Some(&inner.issuer)),
-            ],
-            StatusCode::SEE_OTHER,
-        ),
+        Ok(code) => {
+            remember_approval(inner, &pending).await;
+            redirect_with(
+                &pending.redirect_uri,
+                &[
+                    ("code", Some(&code)),
+                    ("state", state),
+                    ("iss", Some(&inner.issuer)),
+                ],
+                StatusCode::SEE_OTHER,
+            )
+        }
         Err(error) => redirect_error(inner, &pending.redirect_uri, state, &error),
+    }
+}
+
+/// Records that a person approved `pending`'s client at its redirect URI: the registration no
+/// longer lapses unused, and errors about its later requests may go to that URI. A failure to
+/// record it costs only that, so it is logged, not answered.
+async fn remember_approval(inner: &Inner, pending: &Pending) {
+    if crate::cimd::is_document_id(&pending.client_id) {
+        return;
+    }
+    let remembered = async {
+        let Some(mut client) = inner
+            .grants
+            .get::<Client>(CLIENTS, &pending.client_id)
+            .await?
+        else {
+            return Ok(());
+        };
+        if client.expires.is_none() && client.approved_redirects.contains(&pending.redirect_uri) {
+            return Ok(());
+        }
+        client.expires = None;
+        if !client.approved_redirects.contains(&pending.redirect_uri)
+            && client.approved_redirects.len() < client.redirect_uris.len().max(1)
+        {
+            client.approved_redirects.push(pending.redirect_uri.clone());
+        }
+        inner.grants.put(CLIENTS, &client.client_id, &client).await
+    };
+    if let Err(error) = remembered.await {
+        tracing::warn!(%error, client_id = %pending.client_id, "an approval was not recorded");
     }
 }
 

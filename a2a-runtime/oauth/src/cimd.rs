@@ -232,6 +232,8 @@ fn describe(
         secret_digest: None,
         registered: 0,
         metadata_document: true,
+        approved_redirects: Vec::new(),
+        expires: None,
     })
 }
 

@@ -43,6 +43,14 @@ pub struct Client {
     /// Whether it is described by a metadata document rather than registered.
     #[serde(default)]
     pub metadata_document: bool,
+    /// The redirect URIs at which a person has approved the client: errors about its later
+    /// requests may be sent there without asking anyone (RFC 9700 §4.11.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approved_redirects: Vec<String>,
+    /// When a registration no person has approved yet lapses (Unix seconds); none once one
+    /// has, and for metadata documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<i64>,
 }
 
 impl Client {
@@ -57,6 +65,30 @@ impl Client {
         self.redirect_uris.iter().any(|registered| {
             registered == redirect_uri || same_loopback_except_port(registered, redirect_uri)
         })
+    }
+
+    /// Whether errors about a request may be sent to `redirect_uri` (one of the client's)
+    /// before any person was asked: only to a URI a person has approved the client at, one the
+    /// operator's allow-list names, one on the origin of the client's own metadata document,
+    /// or a loopback one (the person's own machine, where a desktop client listens). Anything
+    /// else is an open redirector: anyone may register a client with a redirect of their
+    /// choosing and send browsers through this server to it.
+    pub(crate) fn may_send_errors_to(&self, redirect_uri: &str, policy: &RedirectPolicy) -> bool {
+        if self
+            .approved_redirects
+            .iter()
+            .any(|uri| uri == redirect_uri)
+        {
+            return true;
+        }
+        let Ok(url) = Url::parse(redirect_uri) else {
+            return false;
+        };
+        if is_loopback(&url) || policy.vouches_for(&url) {
+            return true;
+        }
+        self.metadata_document
+            && Url::parse(&self.client_id).is_ok_and(|id| id.origin() == url.origin())
     }
 
     /// What the consent page and the admin API show of it, without its secret.
@@ -128,6 +160,11 @@ impl RedirectPolicy {
     /// The https patterns allowed (empty: any).
     pub fn patterns(&self) -> &[String] {
         &self.allowed
+    }
+
+    /// Whether the operator named `uri` on the allow-list (an open policy names none).
+    fn vouches_for(&self, uri: &Url) -> bool {
+        !self.allowed.is_empty() && self.admits(uri)
     }
 
     /// Whether registration accepts `uri` (already checked to be https or loopback http).
@@ -372,6 +409,8 @@ mod tests {
             secret_digest: None,
             registered: 0,
             metadata_document: false,
+            approved_redirects: Vec::new(),
+            expires: None,
         };
         assert!(client.redirects_to("http://127.0.0.1:49152/callback"));
         assert!(!client.redirects_to("http://127.0.0.1:49152/other"));

@@ -63,6 +63,9 @@ pub enum OAuthError {
         /// When to try again.
         retry_after: Duration,
     },
+    /// The server holds as many registered clients as it may (`temporarily_unavailable`, 503).
+    #[error("{0}")]
+    TooManyClients(String),
     /// The server could not keep or read what the request needs (`server_error`, 503): nothing
     /// was granted.
     #[error("{0}")]
@@ -99,6 +102,7 @@ impl OAuthError {
             Self::Forbidden(_) => ("access_denied", StatusCode::FORBIDDEN),
             Self::NotFound(_) => ("not_found", StatusCode::NOT_FOUND),
             Self::RateLimited { .. } => ("temporarily_unavailable", StatusCode::TOO_MANY_REQUESTS),
+            Self::TooManyClients(_) => ("temporarily_unavailable", StatusCode::SERVICE_UNAVAILABLE),
             Self::Unavailable(_) => ("server_error", StatusCode::SERVICE_UNAVAILABLE),
         }
     }

@@ -71,11 +71,24 @@ async fn registered(server: &AuthorizationServer, request: Request) -> Result<Va
         secret_digest: secret.as_deref().map(digest_of),
         registered: now(),
         metadata_document: false,
+        approved_redirects: Vec::new(),
+        expires: Some(now().saturating_add(ttl_seconds(inner.settings.unused_client_ttl))),
     };
-    inner
+    let max = inner.settings.max_clients;
+    if !inner
         .grants
-        .put(CLIENTS, &client.client_id, &client)
-        .await?;
+        .put_new_within(CLIENTS, &client.client_id, &client, max)
+        .await?
+    {
+        tracing::warn!(
+            max,
+            "authorization server: registration refused, the client cap is reached"
+        );
+        return Err(OAuthError::TooManyClients(format!(
+            "this server holds {max} registered clients, its limit; try again later (unused \
+             registrations lapse, and administrators may delete clients)"
+        )));
+    }
     tracing::info!(
         client_id = %client.client_id,
         name = client.client_name.as_deref().unwrap_or(""),
@@ -113,4 +126,9 @@ async fn registered(server: &AuthorizationServer, request: Request) -> Result<Va
         answer["client_secret_expires_at"] = 0.into();
     }
     Ok(answer)
+}
+
+/// `ttl` in whole seconds, for the `expires` of a document.
+fn ttl_seconds(ttl: std::time::Duration) -> i64 {
+    i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX)
 }

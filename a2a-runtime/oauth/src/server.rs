@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use a2a_runtime_core::auth::jwt_verify::JwtAuthenticator;
 use a2a_runtime_core::auth::{JwtConfig, OAuthFlow, SecurityScheme};
 use a2a_runtime_types::util::BoxFuture;
 use http::request::Parts;
@@ -56,6 +57,9 @@ pub(crate) struct Inner {
     pub(crate) keys: Arc<SigningKeys>,
     pub(crate) documents: Option<Documents>,
     pub(crate) admin_auth: Option<Arc<dyn AdminAuth>>,
+    /// Verifies the access tokens this server signed, for any of its resources: a person
+    /// named an administrator who signed in here (the console does) is one.
+    pub(crate) own_tokens: JwtAuthenticator,
     pub(crate) limits: RateLimits,
     /// Whether the base URL is https (cookies are then `Secure`).
     pub(crate) secure: bool,
@@ -106,6 +110,8 @@ impl AuthorizationServer {
             .client_documents
             .then(|| Documents::new(settings.documents_allow_private, &settings.document_roots))
             .transpose()?;
+        let keys = Arc::new(keys);
+        let own_tokens = JwtAuthenticator::new("oauth2", &own_tokens(&keys, &issuer, &resources));
         Ok(Self {
             inner: Arc::new(Inner {
                 secure: url.scheme() == "https",
@@ -115,9 +121,10 @@ impl AuthorizationServer {
                 resources,
                 scopes: deployment.scopes,
                 grants,
-                keys: Arc::new(keys),
+                keys,
                 documents,
                 admin_auth: deployment.admin_auth,
+                own_tokens,
                 limits: RateLimits::default(),
             }),
         })
@@ -146,14 +153,7 @@ impl AuthorizationServer {
     /// How the resource server verifies this server's tokens, accepting those whose `aud` is
     /// one of `audiences` (the resources of one agent).
     pub fn verifier(&self, audiences: &[String]) -> JwtConfig {
-        let keys: Arc<dyn a2a_runtime_core::auth::KeyProvider> = self.inner.keys.clone();
-        // The issuer's clock is this server's (or a replica's): little skew to allow for.
-        let config = JwtConfig::provided(keys)
-            .issuer(&self.inner.issuer)
-            .leeway(std::time::Duration::from_secs(5));
-        audiences
-            .iter()
-            .fold(config, |config, audience| config.audience(audience))
+        own_tokens(&self.inner.keys, &self.inner.issuer, audiences)
     }
 
     /// The security scheme an agent card and the protected-resource metadata publish for it.
@@ -271,6 +271,18 @@ pub(crate) fn canonical(uri: &str) -> Option<String> {
     } else {
         text.to_owned()
     })
+}
+
+/// How the tokens `keys` sign as `issuer` are verified, for `audiences`.
+fn own_tokens(keys: &Arc<SigningKeys>, issuer: &str, audiences: &[String]) -> JwtConfig {
+    let keys: Arc<dyn a2a_runtime_core::auth::KeyProvider> = keys.clone();
+    // The issuer's clock is this server's (or a replica's): little skew to allow for.
+    let config = JwtConfig::provided(keys)
+        .issuer(issuer)
+        .leeway(std::time::Duration::from_secs(5));
+    audiences
+        .iter()
+        .fold(config, |config, audience| config.audience(audience))
 }
 
 #[cfg(test)]

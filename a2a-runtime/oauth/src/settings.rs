@@ -33,6 +33,8 @@ pub struct OAuthServer {
     pub(crate) key_rotation: Duration,
     pub(crate) signing_key_pem: Option<String>,
     pub(crate) registration: bool,
+    pub(crate) max_clients: usize,
+    pub(crate) unused_client_ttl: Duration,
     pub(crate) redirects: RedirectPolicy,
     pub(crate) client_documents: bool,
     pub(crate) documents_allow_private: bool,
@@ -48,6 +50,8 @@ impl std::fmt::Debug for OAuthServer {
             .field("refresh_token_ttl", &self.refresh_token_ttl)
             .field("code_ttl", &self.code_ttl)
             .field("registration", &self.registration)
+            .field("max_clients", &self.max_clients)
+            .field("unused_client_ttl", &self.unused_client_ttl)
             .field("redirects", &self.redirects)
             .field("client_documents", &self.client_documents)
             .field("admins", &self.admins)
@@ -71,6 +75,8 @@ impl OAuthServer {
             key_rotation: Duration::from_secs(30 * 24 * 3600),
             signing_key_pem: None,
             registration: true,
+            max_clients: 10_000,
+            unused_client_ttl: Duration::from_secs(24 * 3600),
             redirects: RedirectPolicy::open(),
             client_documents: true,
             documents_allow_private: false,
@@ -127,6 +133,23 @@ impl OAuthServer {
     #[must_use]
     pub fn dynamic_registration(mut self, on: bool) -> Self {
         self.registration = on;
+        self
+    }
+
+    /// The most clients registered at once (10 000 unless set): past it, registration is
+    /// refused (`temporarily_unavailable`, 503) until registrations lapse or an administrator
+    /// deletes some, so a flood of registrations cannot grow the store without bound.
+    #[must_use]
+    pub fn max_clients(mut self, max: usize) -> Self {
+        self.max_clients = max.max(1);
+        self
+    }
+
+    /// How long a registration lasts when no person approves it (a day unless set): one that
+    /// never completes a sign-in lapses then, and the client registers again if it comes back.
+    #[must_use]
+    pub fn unused_client_ttl(mut self, ttl: Duration) -> Self {
+        self.unused_client_ttl = ttl;
         self
     }
 

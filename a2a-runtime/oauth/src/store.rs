@@ -35,8 +35,10 @@ pub(crate) const KEYS: &str = "oauth_keys";
 /// Sign-ins under way at an upstream provider, by `state`.
 pub(crate) const UPSTREAM: &str = "oauth_upstream";
 
-/// The collections whose documents expire (each has `key` and `expires` fields).
-pub(crate) const EXPIRING: [&str; 8] = [
+/// The collections whose documents expire (each has `key`, or for clients `client_id`, and
+/// `expires` fields).
+pub(crate) const EXPIRING: [&str; 9] = [
+    CLIENTS,
     PENDING,
     CODES,
     SPENT_CODES,
@@ -79,6 +81,25 @@ pub trait GrantStore: Send + Sync + 'static {
         collection: &'a str,
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<Value>, String>>;
+
+    /// Stores `value` under `key`, new in `collection`, unless the collection already holds
+    /// `limit` documents; whether it was stored. This default counts by listing, so writers
+    /// racing for the last places may pass the limit by as many as race: a store that can count
+    /// and write in one step (as the server's records do) should.
+    fn put_within<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        value: Value,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<bool, String>> {
+        Box::pin(async move {
+            if self.list(collection, limit).await?.len() >= limit {
+                return Ok(false);
+            }
+            self.put(collection, key, value).await.map(|()| true)
+        })
+    }
 }
 
 /// Grants kept in memory: lost when the process ends (tests, and servers that keep tasks in
@@ -134,6 +155,26 @@ impl GrantStore for MemoryGrants {
             .remove(&(collection.to_owned(), key.to_owned()))
             .is_some();
         Box::pin(async move { Ok(removed) })
+    }
+
+    fn put_within<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        value: Value,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<bool, String>> {
+        let order = self
+            .written
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut documents = self.documents();
+        let id = (collection.to_owned(), key.to_owned());
+        let held = documents.keys().filter(|(c, _)| c == collection).count();
+        let stored = documents.contains_key(&id) || held < limit;
+        if stored {
+            documents.insert(id, (order, value));
+        }
+        Box::pin(async move { Ok(stored) })
     }
 
     fn list<'a>(
@@ -220,6 +261,22 @@ impl Grants {
         read(collection, value).map(Some)
     }
 
+    /// Stores `value` under `key` unless `collection` holds `limit` documents; whether it did.
+    pub(crate) async fn put_new_within<T: Serialize>(
+        &self,
+        collection: &str,
+        key: &str,
+        value: &T,
+        limit: usize,
+    ) -> Result<bool, OAuthError> {
+        let value = serde_json::to_value(value)
+            .map_err(|e| OAuthError::store(&format!("write {collection}"), e))?;
+        self.store
+            .put_within(collection, key, value, limit)
+            .await
+            .map_err(|e| OAuthError::store(&format!("write {collection}"), e))
+    }
+
     pub(crate) async fn delete(&self, collection: &str, key: &str) -> Result<bool, OAuthError> {
         self.store
             .delete(collection, key)
@@ -256,7 +313,8 @@ impl Grants {
                 .await
                 .map_err(|e| OAuthError::store(&format!("list {collection}"), e))?;
             for value in values.iter().filter(|value| expired(value, now)) {
-                if let Some(key) = value.get("key").and_then(Value::as_str)
+                let key = value.get("key").or_else(|| value.get("client_id"));
+                if let Some(key) = key.and_then(Value::as_str)
                     && self.delete(collection, key).await?
                 {
                     removed += 1;

@@ -488,6 +488,13 @@ pub(super) struct OAuthArgs {
     /// and tests; refused by default as server-side request forgery)
     #[arg(long, env = "A2A_OAUTH_ALLOW_PRIVATE_CLIENTS", value_parser = clap::builder::FalseyValueParser::new())]
     pub(super) oauth_allow_private_clients: bool,
+    /// The most clients registered at once; past it registration is refused until unused
+    /// registrations lapse or an administrator deletes some [default: 10000]
+    #[arg(long, env = "A2A_OAUTH_MAX_CLIENTS", value_name = "N")]
+    pub(super) oauth_max_clients: Option<usize>,
+    /// How long a registration no person approved lasts [default: 24h]
+    #[arg(long, env = "A2A_OAUTH_UNUSED_CLIENT_TTL", value_parser = duration, value_name = "DURATION")]
+    pub(super) oauth_unused_client_ttl: Option<Duration>,
 }
 
 #[cfg(feature = "oauth-server")]
@@ -520,5 +527,11 @@ impl OAuthArgs {
         options.admins.extend(self.oauth_admins);
         options.no_registration |= self.oauth_no_registration;
         options.allow_private_clients |= self.oauth_allow_private_clients;
+        if self.oauth_max_clients.is_some() {
+            options.max_clients = self.oauth_max_clients;
+        }
+        if self.oauth_unused_client_ttl.is_some() {
+            options.unused_client_ttl = self.oauth_unused_client_ttl;
+        }
     }
 }

@@ -69,6 +69,12 @@ impl Plan {
         if options.allow_private_clients {
             settings = settings.client_documents_allow_private(true);
         }
+        if let Some(max) = options.max_clients {
+            settings = settings.max_clients(max);
+        }
+        if let Some(ttl) = options.unused_client_ttl {
+            settings = settings.unused_client_ttl(ttl);
+        }
         Ok(Some(Self { settings }))
     }
 

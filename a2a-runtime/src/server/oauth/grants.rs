@@ -63,6 +63,23 @@ impl GrantStore for RecordGrants {
                 .map_err(|e| e.to_string())
         })
     }
+
+    fn put_within<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        value: Value,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<bool, String>> {
+        Box::pin(async move {
+            // Counted and written in one step: exact under racing registrations.
+            match self.0.put(collection, key, &value).at_most(limit).await {
+                Ok(_) => Ok(true),
+                Err(a2a_runtime_sql::records::RecordError::Full { .. }) => Ok(false),
+                Err(other) => Err(other.to_string()),
+            }
+        })
+    }
 }
 
 /// The grant store of a server keeping tasks at `location`: in memory beside memory, the

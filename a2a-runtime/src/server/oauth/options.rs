@@ -42,6 +42,11 @@ pub struct OAuthOptions {
     /// Fetch client metadata documents from loopback and private addresses too
     /// (`--oauth-allow-private-clients`; development and tests).
     pub allow_private_clients: bool,
+    /// The most clients registered at once (`--oauth-max-clients`; default 10 000).
+    pub max_clients: Option<usize>,
+    /// How long a registration no person approved lasts (`--oauth-unused-client-ttl`; default
+    /// a day).
+    pub unused_client_ttl: Option<Duration>,
 }
 
 impl OAuthOptions {
@@ -67,6 +72,8 @@ impl std::fmt::Debug for OAuthOptions {
             .field("admins", &self.admins)
             .field("no_registration", &self.no_registration)
             .field("allow_private_clients", &self.allow_private_clients)
+            .field("max_clients", &self.max_clients)
+            .field("unused_client_ttl", &self.unused_client_ttl)
             .finish()
     }
 }

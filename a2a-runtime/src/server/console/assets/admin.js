@@ -52,7 +52,7 @@ function cell(value) {
 }
 
 async function showClients() {
-  const answer = await read('admin-clients', '/oauth/clients');
+  const answer = await read('admin-clients', '/oauth/clients?page_size=1000');
   if (!answer) return false;
   const body = $('admin-clients-body');
   if (answer.status !== 200) {
