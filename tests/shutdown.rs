@@ -117,6 +117,40 @@ async fn shutdown_timeout_ends_a_stubborn_task_as_failed_and_exits_zero() {
     assert!(exit_status(&mut child).await.success());
 }
 
+/// A task waiting for an answer cannot finish without its client: a stop does not wait the
+/// whole drain for it (an orchestrator would kill the process first), but ends it at once and
+/// tells its subscriber why.
+#[tokio::test]
+async fn sigterm_ends_a_stream_of_a_task_waiting_for_input_at_once_with_a_final_event() {
+    let (mut child, base) = spawn_served_with(LAB, &["--shutdown-timeout", "1h"]).await;
+    let asked = post(
+        &base,
+        rpc("SendMessage", message("f", "fragile", json!({}))),
+    )
+    .await;
+    let asked: Value = asked.json().await.unwrap();
+    let task = &asked["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{asked}"
+    );
+    // A subscription stays open until the task ends.
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "SubscribeToTask",
+                           "params": {"id": task["id"]}});
+    let mut stream = SseStream::new(post(&base, subscribe.to_string()).await);
+    let first = stream.next_result().await.unwrap();
+    assert!(first.get("task").is_some(), "the task first: {first}");
+    signal(&child, "TERM").await;
+    let rest = tokio::time::timeout(GUARD, stream.rest()).await.unwrap();
+    assert_eq!(final_state(&rest), Some("TASK_STATE_FAILED"), "{rest:?}");
+    let last = rest.iter().rev().find(|e| state_of(e).is_some()).unwrap();
+    let reason = last["statusUpdate"]["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("server shut down"), "{last}");
+    assert!(exit_status(&mut child).await.success());
+}
+
 #[tokio::test]
 async fn a_skill_blocking_its_thread_does_not_hold_the_exit() {
     let (mut child, base) = spawn_served_with(LAB, &["--shutdown-timeout", "1s"]).await;

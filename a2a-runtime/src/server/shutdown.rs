@@ -3,7 +3,9 @@
 //! 1. The first SIGTERM or SIGINT (or the application's shutdown token) stops accepting
 //!    connections; idle keep-alive connections close.
 //! 2. In-flight requests and working tasks get up to `shutdown_timeout` to finish; streams of
-//!    those tasks carry on to their final event.
+//!    those tasks carry on to their final event. Tasks waiting for an answer (now, or once they
+//!    ask during the drain) end FAILED at once, saying the server shut down: nobody is to be
+//!    waited for, and their subscribers' streams end with that final event.
 //! 3. Then every task still live ends FAILED, saying the server shut down (its subscribers get
 //!    that final event), skills are cancelled, the remaining streams end, and `serve` returns.
 //!
@@ -54,7 +56,13 @@ pub(crate) async fn run(
         humantime::format_duration(timeout)
     );
     let idle = async {
-        while in_flight.count() > 0 || apps.iter().any(|app| app.manager.has_working_tasks()) {
+        loop {
+            for app in apps {
+                app.manager.end_waiting(SHUT_DOWN).await;
+            }
+            if in_flight.count() == 0 && !apps.iter().any(|app| app.manager.has_working_tasks()) {
+                break;
+            }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };

@@ -278,7 +278,25 @@ impl TaskManager {
     /// and stops its skill: the server is going away and will not finish them. Subscribers get
     /// the final status event.
     pub async fn shut_down(&self, reason: &str) -> usize {
-        let live: Vec<Arc<LiveTask>> = self.live_map().values().cloned().collect();
+        self.end_where(reason, |_| true).await
+    }
+
+    /// Ends the live tasks waiting for an answer (input or auth required) as FAILED with
+    /// `reason`, as [`shut_down`](Self::shut_down) would: a draining server does not wait for
+    /// answers that may never come, and their subscribers get the final event at once instead
+    /// of holding the drain open until its timeout.
+    pub async fn end_waiting(&self, reason: &str) -> usize {
+        self.end_where(reason, |state| state.is_interrupted()).await
+    }
+
+    /// Ends the live tasks whose state `which` picks.
+    async fn end_where(&self, reason: &str, which: impl Fn(&TaskState) -> bool) -> usize {
+        let live: Vec<Arc<LiveTask>> = self
+            .live_map()
+            .values()
+            .filter(|live| which(&live.state.borrow()))
+            .cloned()
+            .collect();
         let mut ended = 0;
         for live in live {
             let reason = Message::agent_text(reason).runtime_failure();
