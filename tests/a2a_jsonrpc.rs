@@ -402,6 +402,59 @@ async fn capability_gated_methods_give_their_a2a_errors() {
     assert_eq!(error_code(&inline_push), -32003);
 }
 
+/// An agent served without streaming says so in its card, and every version's streaming
+/// methods are unsupported operations there, never a stream.
+#[tokio::test]
+async fn without_streaming_the_card_says_so_and_streaming_methods_are_unsupported() {
+    let mut config = a2a_runtime::server::ServeConfig::default();
+    config.streaming = false;
+    let server = start(Lab.server().config(config)).await;
+    let card = server.card().await;
+    assert_eq!(card["capabilities"]["streaming"], false, "{card}");
+    let message = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}],
+                         "metadata": {"skill": "echo"}});
+    let refused = server
+        .rpc("SendStreamingMessage", json!({"message": message}))
+        .await;
+    assert_eq!(error_code(&refused), -32004, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("streaming")
+    );
+    let task = completed_task(&server).await;
+    let refused = server
+        .rpc("SubscribeToTask", json!({"id": task["id"]}))
+        .await;
+    assert_eq!(error_code(&refused), -32004, "{refused}");
+    // A2A 0.3's methods, and HTTP+JSON's route.
+    let legacy = json!({"jsonrpc": "2.0", "id": 3, "method": "message/stream", "params": {
+        "message": {"kind": "message", "messageId": "m3", "role": "user",
+                    "parts": [{"kind": "text", "text": "x"}], "metadata": {"skill": "echo"}}}});
+    let response = server
+        .http
+        .post(&server.base)
+        .header("content-type", "application/json")
+        .body(legacy.to_string())
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    assert!(text.contains("-32004"), "{text}");
+    let rest = server
+        .http
+        .post(format!("{}message:stream", server.base))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"message": message}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rest.status(), 400);
+    // Plain sends still work.
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+}
+
 #[tokio::test]
 async fn malformed_json_is_a_parse_error() {
     let server = lab().await;

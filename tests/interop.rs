@@ -175,6 +175,36 @@ async fn official_clients_play_every_tck_scenario_on_every_binding() {
     );
 }
 
+/// The conformance corpus's way (ACTS): behaviours named by a message's first text part, an
+/// opaque bearer token on every request (accepted through the SDK's own `Authenticator`), and
+/// a second, reduced card without streaming; the official client on both bindings.
+#[tokio::test]
+async fn official_client_plays_the_behaviours_the_conformance_corpus_names_in_text() {
+    require_packages().await;
+    let token = "tck-token-0123456789";
+    let (_server, base) = a2a_tests::spawn_served_with(
+        SCENARIOS,
+        &[
+            "--test-bearer",
+            token,
+            "--test-bearer-scopes",
+            "tck:read tck:write",
+        ],
+    )
+    .await;
+    let (_reduced, reduced) =
+        a2a_tests::spawn_served_with(SCENARIOS, &["--test-bearer", token, "--no-streaming"]).await;
+    let acts = script("a2a_acts.py");
+    let acts = acts.to_str().unwrap();
+    let python = python();
+    let jsonrpc = [acts, &base, "JSONRPC", token, &reduced];
+    let rest = [acts, &base, "HTTP+JSON", token, &reduced];
+    tokio::join!(
+        run_interpreter(&python, &jsonrpc),
+        run_interpreter(&python, &rest),
+    );
+}
+
 const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
 
 #[tokio::test]

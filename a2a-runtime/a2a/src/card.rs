@@ -122,16 +122,24 @@ pub enum CardView {
     Extended,
 }
 
+/// What an agent serves of A2A's optional capabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// It delivers push notifications.
+    pub push: bool,
+    /// It streams (`SendStreamingMessage`, `SubscribeToTask`).
+    pub streaming: bool,
+}
+
 /// Builds the 1.0 card for an agent served at `endpoints`. An agent with a security scheme
-/// offers the extended card (it requires authentication); `push`: it delivers push
-/// notifications.
+/// offers the extended card (it requires authentication).
 pub fn build(
     agent: &AgentDescriptor,
     registry: &Registry,
     endpoints: &Endpoints,
     security: &Security,
     view: CardView,
-    push: bool,
+    capabilities: Capabilities,
 ) -> v1::AgentCard {
     let listed: Vec<_> = registry
         .skills()
@@ -153,8 +161,8 @@ pub fn build(
         version: agent.version().to_owned(),
         documentation_url: agent.documentation_url().map(str::to_owned),
         capabilities: v1::AgentCapabilities {
-            streaming: true,
-            push_notifications: push,
+            streaming: capabilities.streaming,
+            push_notifications: capabilities.push,
             extended_agent_card: security.is_enabled(),
             extensions: extensions(agent, &listed),
         },

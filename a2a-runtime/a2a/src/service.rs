@@ -137,6 +137,8 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// Whether a JSON-RPC request must carry `A2A-Version`.
     pub require_version_header: bool,
+    /// Whether streaming is served; off, the streaming methods are unsupported operations.
+    pub streaming: bool,
     /// How often an idle SSE stream gets a keep-alive comment.
     pub sse_keep_alive: Duration,
     /// The most parts one message may hold.
@@ -236,6 +238,7 @@ impl A2aService {
         request: SendRequest,
         caller: &CallerId,
     ) -> Result<Streamed, A2aError> {
+        self.streams()?;
         history_view(request.history_length, "configuration.historyLength")?;
         // Taken first, so a refused stream creates no task.
         let slot = self.quotas.open_stream(caller)?;
@@ -320,9 +323,22 @@ impl A2aService {
         Ok(self.manager.cancel(id, caller.owner()).await?)
     }
 
+    /// Refuses a streaming method when the agent does not stream (its card says so).
+    fn streams(&self) -> Result<(), A2aError> {
+        if self.settings.streaming {
+            return Ok(());
+        }
+        Err(A2aError::Unsupported(
+            "this agent does not stream (capabilities.streaming is false): use SendMessage, and \
+             GetTask to follow a task"
+                .into(),
+        ))
+    }
+
     /// `SubscribeToTask`: a snapshot, then the task's events until it is terminal or
     /// interrupted; a task that already ended is an error, not a stream.
     pub async fn subscribe(&self, id: &str, caller: &CallerId) -> Result<TaskEvents, A2aError> {
+        self.streams()?;
         let slot = self.quotas.open_stream(caller)?;
         Ok(holding(
             self.manager.subscribe(id, caller.owner()).await?,

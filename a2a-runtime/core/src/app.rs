@@ -24,6 +24,8 @@ pub struct App {
     pub limits: Limits,
     /// Whether a JSON-RPC request must carry `A2A-Version`.
     pub require_version_header: bool,
+    /// Whether A2A streaming is served (and the card says so).
+    pub streaming: bool,
     /// Where the A2A HTTP+JSON routes are mounted: empty (the root) or `/segment…`.
     pub rest_prefix: String,
     /// Cancelled when the server shuts down: open streams end so connections can close.

@@ -172,6 +172,7 @@ impl AgentServer {
             manager,
             limits: limits.clone(),
             require_version_header: self.require_version_header,
+            streaming: server.streaming,
             rest_prefix: self.rest_prefix.clone(),
             shutdown,
             security: Arc::new(security),

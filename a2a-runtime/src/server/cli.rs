@@ -183,6 +183,9 @@ impl Cli {
         if network.console.is_some() {
             config.console = network.console;
         }
+        if network.no_streaming {
+            config.streaming = false;
+        }
         if self.storage.store.is_some() {
             config.store = self.storage.store;
         }

@@ -22,6 +22,11 @@ pub struct ServeConfig {
     /// The browser console at `/console`, and at `/` for a browser asking for HTML
     /// (`--console`, `A2A_CONSOLE`). `None`: served on a loopback bind only.
     pub console: Option<bool>,
+    /// A2A streaming (on unless `--no-streaming`, `A2A_NO_STREAMING`). Off, the card says
+    /// `capabilities.streaming: false` and the streaming methods of every A2A version
+    /// (`SendStreamingMessage`, `SubscribeToTask`, 0.3's `message/stream` and
+    /// `tasks/resubscribe`) are refused as unsupported operations; MCP is unaffected.
+    pub streaming: bool,
     /// Extra `Host` values accepted (`--allowed-host`, `A2A_ALLOWED_HOSTS`, comma separated).
     /// Loopback names are always accepted on loopback binds, and the public URL's host always.
     pub allowed_hosts: Vec<String>,
@@ -341,6 +346,7 @@ impl Default for ServeConfig {
             public_url: None,
             stdio: false,
             console: None,
+            streaming: true,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),

@@ -136,7 +136,10 @@ pub(crate) fn agent_routes(
             &endpoints,
             &app.security,
             view,
-            app.push.is_some(),
+            card::Capabilities {
+                push: app.push.is_some(),
+                streaming: app.streaming,
+            },
         );
         card::hybrid(&v1_card, &endpoints, &app.security)
     };
@@ -176,6 +179,7 @@ pub(crate) fn agent_routes(
         Settings {
             max_body_bytes: max_body,
             require_version_header: app.require_version_header,
+            streaming: app.streaming,
             sse_keep_alive: app.limits.sse_keep_alive,
             max_message_parts: app.limits.max_message_parts,
             max_part_bytes: app.limits.max_part_bytes,

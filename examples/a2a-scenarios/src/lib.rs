@@ -1,15 +1,22 @@
-//! The agent A2A test kits (TCKs) drive: what it does is chosen by the prefix of the incoming
-//! message's `messageId`, longest prefix first, so one agent can play every scenario a kit
-//! checks (a task that completes, waits for input, is rejected, answers with a message alone,
-//! produces each kind of artifact, streams, or runs long enough to resubscribe to). Written with
-//! the macros only: no protocol code. `tests/a2a_scenarios.rs` drives it with the official
-//! Python `a2a-sdk` client on every binding.
+//! The agent A2A test kits (TCKs) drive: what it does is chosen by the incoming message, so one
+//! agent can play every scenario a kit checks (a task that completes, fails, waits for input
+//! or authorization, keeps asking until told `done`, is rejected, answers with a message
+//! alone, produces each kind of artifact, streams, runs a while, or holds until canceled).
+//! Two corpora name scenarios two ways: the conformance corpus (ACTS) by the first text part,
+//! which starts with the behaviour's name (`tck-task-failure …`), and the earlier TCK by the
+//! `messageId`'s prefix, longest first. Written with the macros only: no protocol code.
+//! `tests/a2a_scenarios.rs` drives it with the official Python `a2a-sdk` client on every
+//! binding. `--no-streaming` serves the reduced card (no streaming) a kit's second pass checks.
+
+mod command_line;
 
 use std::time::Duration;
 
+use a2a_runtime::model::{A2aVersion, PartContent, Protocol};
 use a2a_runtime::prelude::*;
-use a2a_runtime::{model::A2aVersion, model::Protocol};
 use serde_json::json;
+
+pub use command_line::serve_from_command_line;
 
 /// Plays the scenarios of A2A test kits, chosen by the message id's prefix.
 #[agent(name = "A2A Scenarios")]
@@ -27,6 +34,16 @@ pub enum Scenario {
     MessageResponse,
     /// Ends REJECTED.
     RejectTask,
+    /// Ends FAILED.
+    TaskFailure,
+    /// Waits in AUTH_REQUIRED (for an authorization that arrives out of band).
+    AuthRequired,
+    /// Asks for more input until the caller says `done`, then completes.
+    MultiTurn,
+    /// Stays WORKING until the task is canceled.
+    HoldUntilCanceled,
+    /// Works for [`DELAYED_WORK`], then leaves an artifact and completes.
+    Delayed,
     /// A text artifact.
     ArtifactText,
     /// A file artifact with inline bytes.
@@ -57,6 +74,32 @@ pub const UNKNOWN_WORK: Duration = Duration::from_secs(3);
 /// How long the resubscription scenario keeps its task WORKING.
 pub const LONG_RUN: Duration = Duration::from_secs(10);
 
+/// How long `tck-long-running` works before it completes: long enough for a caller polling
+/// every second or two to see it WORKING, short enough not to slow a run down.
+pub const DELAYED_WORK: Duration = Duration::from_secs(1);
+
+/// The word that ends a multi-turn conversation.
+const DONE: &str = "done";
+
+/// The behaviours the conformance corpus names in a message's first text part.
+const NAMES: &[(&str, Scenario)] = &[
+    ("tck-complete-task", Scenario::CompleteTask),
+    ("tck-task-failure", Scenario::TaskFailure),
+    ("tck-reject-task", Scenario::RejectTask),
+    ("tck-input-required", Scenario::InputRequired),
+    ("tck-auth-required", Scenario::AuthRequired),
+    ("tck-multi-turn", Scenario::MultiTurn),
+    ("tck-cancel", Scenario::HoldUntilCanceled),
+    ("tck-long-running", Scenario::Delayed),
+    ("tck-message-response", Scenario::MessageResponse),
+    ("tck-stream-basic", Scenario::StreamText),
+    ("tck-stream-chunked", Scenario::StreamChunked),
+    ("tck-artifact-text", Scenario::ArtifactText),
+    ("tck-artifact-data", Scenario::ArtifactData),
+    ("tck-artifact-file", Scenario::ArtifactFile),
+    ("tck-artifact-file-url", Scenario::ArtifactFileUrl),
+];
+
 /// The prefixes, longest first wherever one starts another (`tck-artifact-file-url` before
 /// `tck-artifact-file`, `tck-stream-artifact-…` before `tck-stream-…`).
 const PREFIXES: &[(&str, Scenario)] = &[
@@ -77,6 +120,44 @@ const PREFIXES: &[(&str, Scenario)] = &[
     ("tck-reject-task", Scenario::RejectTask),
     ("test-resubscribe-message-id", Scenario::LongRunning),
 ];
+
+/// What a message asks for: a behaviour its first text part names, else its id's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selected {
+    /// A scenario this agent plays.
+    Play(Scenario),
+    /// A `tck-…` name this agent does not know: the task fails saying so, rather than passing
+    /// for a behaviour it never showed.
+    Unknown(String),
+}
+
+impl Selected {
+    /// What `message` asks for.
+    pub fn of(message: &Message) -> Self {
+        match named_in(message) {
+            Some(name) => NAMES
+                .iter()
+                .find(|(known, _)| *known == name)
+                .map_or_else(|| Self::Unknown(name.to_owned()), |(_, s)| Self::Play(*s)),
+            None => Self::Play(Scenario::of(&message.message_id)),
+        }
+    }
+}
+
+/// The behaviour a message's first text part starts with: `tck-` and hyphen-joined lowercase
+/// words, up to the first character that is none of those.
+fn named_in(message: &Message) -> Option<&str> {
+    let text = message.parts.iter().find_map(|part| match &part.content {
+        PartContent::Text(text) => Some(text.trim_start()),
+        _ => None,
+    })?;
+    let rest = text.strip_prefix("tck-")?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+        .unwrap_or(rest.len());
+    let name = text[..4 + end].trim_end_matches('-');
+    (name.len() > 4).then_some(name)
+}
 
 impl Scenario {
     /// The scenario a message id selects.
@@ -99,13 +180,21 @@ fn file_artifact() -> Artifact {
     Artifact::new(vec![part]).with_name("output.txt")
 }
 
-/// Play the scenario the message id names (any text is accepted).
+/// Play the scenario the message names (any text is accepted).
 #[skill(agent = Scenarios, default, examples = ["hello"])]
 pub async fn scenario(
     message: IncomingMessage,
     ctx: TaskContext,
 ) -> Result<SkillOutput, SkillError> {
-    let output = match Scenario::of(&message.message_id) {
+    let scenario = match Selected::of(&message) {
+        Selected::Play(scenario) => scenario,
+        Selected::Unknown(name) => {
+            return Err(SkillError::new(format!(
+                "this agent does not implement the behaviour `{name}`"
+            )));
+        }
+    };
+    let output = match scenario {
         Scenario::CompleteTask => SkillOutput::Text("Hello from TCK".into()),
         Scenario::MessageResponse => {
             SkillOutput::Message(Message::agent_text("Direct message response"))
@@ -114,6 +203,36 @@ pub async fn scenario(
             return Err(SkillError::rejected("Task rejected by the TCK scenario"));
         }
         Scenario::InputRequired => follow_up(&ctx).await?,
+        Scenario::TaskFailure => return Err(SkillError::new("Task failed by the TCK scenario")),
+        Scenario::AuthRequired => {
+            let prompt = format!("Authorize task {} to continue", ctx.task_id());
+            ctx.require_auth(prompt).await?;
+            SkillOutput::Text("Authorized".into())
+        }
+        Scenario::MultiTurn => {
+            let mut turns = 0;
+            loop {
+                let said = ctx.ask::<String>("More input, or `done` to finish").await?;
+                turns += 1;
+                if said.trim().to_ascii_lowercase().starts_with(DONE) {
+                    break SkillOutput::Text(format!("Multi-turn complete after {turns} turns"));
+                }
+            }
+        }
+        Scenario::HoldUntilCanceled => {
+            ctx.progress("Working until canceled");
+            ctx.cancelled().await;
+            return Err(SkillError::new("canceled"));
+        }
+        Scenario::Delayed => {
+            ctx.progress("Working for a while");
+            a2a_runtime::tokio::select! {
+                () = a2a_runtime::tokio::time::sleep(DELAYED_WORK) => {}
+                () = ctx.cancelled() => return Err(SkillError::new("canceled")),
+            }
+            ctx.artifact(text_artifact("Long running result"));
+            SkillOutput::Text("Long running work finished".into())
+        }
         Scenario::ArtifactText => SkillOutput::Artifact(text_artifact("Generated text content")),
         Scenario::ArtifactFile => SkillOutput::Artifact(file_artifact()),
         Scenario::ArtifactFileUrl => {
@@ -129,13 +248,11 @@ pub async fn scenario(
             // Each step is an event of its own: WORKING (with a message), the artifact, then
             // COMPLETED when the skill returns.
             ctx.progress("Working on it");
-            ctx.artifact(
-                if Scenario::of(&message.message_id) == Scenario::StreamFile {
-                    file_artifact()
-                } else {
-                    text_artifact("Streamed text content")
-                },
-            );
+            ctx.artifact(if scenario == Scenario::StreamFile {
+                file_artifact()
+            } else {
+                text_artifact("Streamed text content")
+            });
             SkillOutput::Empty
         }
         Scenario::StreamDirect => SkillOutput::Text("Done".into()),

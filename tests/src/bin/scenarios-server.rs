@@ -3,5 +3,5 @@
 
 #[a2a_runtime::tokio::main(crate = "a2a_runtime::tokio")]
 async fn main() -> Result<(), a2a_runtime::Error> {
-    a2a_scenarios::Scenarios.serve().await
+    a2a_scenarios::serve_from_command_line().await
 }

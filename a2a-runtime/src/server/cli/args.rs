@@ -267,6 +267,10 @@ pub(super) struct NetworkArgs {
     /// binds only]
     #[arg(long, env = "A2A_CONSOLE", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true")]
     pub(super) console: Option<bool>,
+    /// Serve A2A without streaming: the card says so and the streaming methods are refused as
+    /// unsupported (clients and test kits that check a reduced card)
+    #[arg(long, env = "A2A_NO_STREAMING", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) no_streaming: bool,
     /// Extra Host header values accepted (repeat, or comma separated) [default: loopback names
     /// on loopback binds, the public URL's host otherwise]
     #[arg(
