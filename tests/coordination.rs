@@ -211,19 +211,17 @@ async fn shared_reservations_stand_together_and_a_reservation_lapses_unless_rene
 
 #[tokio::test]
 async fn a_stdio_hub_sweeps_expired_registrations_on_its_own() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::AsyncWriteExt;
     let data = a2a_tests::scratch_dir();
-    let mut hub = tokio::process::Command::new(HUB)
-        .args(["--stdio", "--heartbeat-ttl", "1s", "--data-dir"])
-        .arg(&data)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = hub.stdin.take().unwrap();
-    let mut stdout = BufReader::new(hub.stdout.take().unwrap()).lines();
+    let data_arg = data.to_str().unwrap();
+    let a2a_tests::StdioServer {
+        child: mut hub,
+        mut stdin,
+        mut stdout,
+    } = a2a_tests::spawn_stdio(
+        HUB,
+        &["--stdio", "--heartbeat-ttl", "1s", "--data-dir", data_arg],
+    );
     let register = serde_json::json!({
         "jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "register_agent", "arguments": {

@@ -7,6 +7,9 @@ use a2a_tests::{TestServer, response_from, start};
 use currency::Currency;
 use serde_json::{Value, json};
 
+/// The currency agent, built inside the test crate, for its stdio transport.
+const CURRENCY: &str = env!("CARGO_BIN_EXE_interop-currency");
+
 async fn lab() -> TestServer {
     start(Lab.server()).await
 }
@@ -400,17 +403,12 @@ async fn binary_parts_become_image_content() {
 /// all answered, none refused as busy by limits meant to share a server among callers.
 #[tokio::test]
 async fn over_stdio_hundreds_of_pipelined_calls_are_all_answered() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_interop-currency"))
-        .args(["--stdio", "--store", "memory"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    use tokio::io::AsyncWriteExt as _;
+    let a2a_tests::StdioServer {
+        child: _child,
+        mut stdin,
+        mut stdout,
+    } = a2a_tests::spawn_stdio(CURRENCY, &["--stdio", "--store", "memory"]);
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});
@@ -440,17 +438,12 @@ async fn over_stdio_hundreds_of_pipelined_calls_are_all_answered() {
 
 #[tokio::test]
 async fn over_stdio_an_oversized_line_and_a_garbage_line_are_answered_and_serving_goes_on() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_interop-currency"))
-        .args(["--stdio", "--store", "memory"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    use tokio::io::AsyncWriteExt as _;
+    let a2a_tests::StdioServer {
+        mut child,
+        mut stdin,
+        mut stdout,
+    } = a2a_tests::spawn_stdio(CURRENCY, &["--stdio", "--store", "memory"]);
     let guard = std::time::Duration::from_secs(30);
     let mut next = async || {
         let line = tokio::time::timeout(guard, stdout.next_line()).await;

@@ -60,6 +60,13 @@ async fn exit_status(child: &mut Child) -> std::process::ExitStatus {
         .unwrap()
 }
 
+/// The text of the last status message among `events`.
+fn shutdown_reason(events: &[Value]) -> &str {
+    let last = events.iter().rev().find(|e| state_of(e).is_some());
+    last.and_then(|e| e["statusUpdate"]["status"]["message"]["parts"][0]["text"].as_str())
+        .unwrap_or_default()
+}
+
 fn final_state(events: &[Value]) -> Option<&str> {
     events.iter().rev().find_map(|e| state_of(e))
 }
@@ -109,11 +116,10 @@ async fn shutdown_timeout_ends_a_stubborn_task_as_failed_and_exits_zero() {
     signal(&child, "INT").await;
     let rest = tokio::time::timeout(GUARD, stream.rest()).await.unwrap();
     assert_eq!(final_state(&rest), Some("TASK_STATE_FAILED"), "{rest:?}");
-    let last = rest.iter().rev().find(|e| state_of(e).is_some()).unwrap();
-    let reason = last["statusUpdate"]["status"]["message"]["parts"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(reason.contains("server shut down"), "{last}");
+    assert!(
+        shutdown_reason(&rest).contains("server shut down"),
+        "{rest:?}"
+    );
     assert!(exit_status(&mut child).await.success());
 }
 
@@ -143,11 +149,10 @@ async fn sigterm_ends_a_stream_of_a_task_waiting_for_input_at_once_with_a_final_
     signal(&child, "TERM").await;
     let rest = tokio::time::timeout(GUARD, stream.rest()).await.unwrap();
     assert_eq!(final_state(&rest), Some("TASK_STATE_FAILED"), "{rest:?}");
-    let last = rest.iter().rev().find(|e| state_of(e).is_some()).unwrap();
-    let reason = last["statusUpdate"]["status"]["message"]["parts"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(reason.contains("server shut down"), "{last}");
+    assert!(
+        shutdown_reason(&rest).contains("server shut down"),
+        "{rest:?}"
+    );
     assert!(exit_status(&mut child).await.success());
 }
 

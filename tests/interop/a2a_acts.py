@@ -14,15 +14,13 @@ import uuid
 import httpx
 from google.protobuf import json_format
 
-from a2a.client import A2ACardResolver, ClientConfig, create_client
+from a2a.client import A2ACardResolver, create_client
 from a2a.types import a2a_pb2
 
+# The scenario script's helpers (check, kind, send, config), beside this file.
+from a2a_scenarios import check, config, kind, send
+
 S = a2a_pb2
-
-
-def check(condition, what):
-    if not condition:
-        raise SystemExit(f"acts failure: {what}")
 
 
 def request(text: str, task=None, return_immediately=False) -> a2a_pb2.SendMessageRequest:
@@ -36,25 +34,11 @@ def request(text: str, task=None, return_immediately=False) -> a2a_pb2.SendMessa
     return json_format.ParseDict(body, S.SendMessageRequest())
 
 
-def kind(event) -> str:
-    return event.WhichOneof("payload")
-
-
-async def send(client, req):
-    events = [event async for event in client.send_message(req)]
-    check(len(events) == 1, f"one answer, got {events}")
-    return events[0]
-
-
 async def task_of(client, text, state, task=None):
     answer = await send(client, request(text, task))
     check(kind(answer) == "task", f"{text}: a task, got {answer}")
     check(answer.task.status.state == state, f"{text}: state {answer.task.status.state}, wanted {state}")
     return answer.task
-
-
-def config(http, binding, streaming):
-    return ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=[binding])
 
 
 async def blocking(card, http, binding):

@@ -367,6 +367,36 @@ pub async fn spawn_served(binary: &str) -> (tokio::process::Child, String) {
     spawn_served_with(binary, &[]).await
 }
 
+/// A server process speaking MCP over its stdin and stdout, as an MCP host starts one.
+pub struct StdioServer {
+    /// The process (killed when this is dropped).
+    pub child: tokio::process::Child,
+    /// Its standard input: write one JSON-RPC message a line.
+    pub stdin: tokio::process::ChildStdin,
+    /// Its standard output, a line at a time.
+    pub stdout: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+/// Starts `binary` with `args` (which include `--stdio`), its stderr discarded.
+pub fn spawn_stdio<S: AsRef<std::ffi::OsStr>>(binary: &str, args: &[S]) -> StdioServer {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = tokio::process::Command::new(binary)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("a stdio server starts");
+    let stdin = child.stdin.take().expect("stdin piped");
+    let stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout piped")).lines();
+    StdioServer {
+        child,
+        stdin,
+        stdout,
+    }
+}
+
 /// A fresh, empty directory for one test's files (under the system temporary directory).
 pub fn scratch_dir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};

@@ -204,32 +204,32 @@ impl Issuer {
 /// The `crit` member of a token's header, if it has one (shown in part), read before anything
 /// is verified: a token that has one is refused whatever it names.
 fn critical_extensions(token: &str) -> Option<String> {
-    use base64::Engine as _;
-    let header = token.split('.').next()?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(header.trim_end_matches('='))
-        .ok()?;
     #[derive(serde::Deserialize)]
     struct Header {
         crit: Option<Value>,
     }
-    let crit = serde_json::from_slice::<Header>(&bytes).ok()?.crit?;
+    let crit = unverified_part::<Header>(token, 0)?.crit?;
     Some(a2a_runtime_types::util::echoed(&crit.to_string()).into_owned())
 }
 
 /// The `iss` a token claims, read without verifying anything: only to choose the issuer whose
 /// keys then verify it (and whose `iss` it must then be).
 fn unverified_issuer(token: &str) -> Option<String> {
-    use base64::Engine as _;
-    let payload = token.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload.trim_end_matches('='))
-        .ok()?;
     #[derive(serde::Deserialize)]
     struct Claims {
         iss: Option<String>,
     }
-    serde_json::from_slice::<Claims>(&bytes).ok()?.iss
+    unverified_part::<Claims>(token, 1)?.iss
+}
+
+/// Part `index` of a compact JWS (0 the header, 1 the payload) read as `T`, unverified.
+fn unverified_part<T: serde::de::DeserializeOwned>(token: &str, index: usize) -> Option<T> {
+    use base64::Engine as _;
+    let part = token.split('.').nth(index)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(part.trim_end_matches('='))
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// The scopes a token grants: OAuth's space-separated `scope`, or `scp` (a list or a string,
