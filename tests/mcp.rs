@@ -478,15 +478,15 @@ async fn over_stdio_an_oversized_line_and_a_garbage_line_are_answered_and_servin
         message.contains("1048576 bytes") && message.contains("--max-body-bytes"),
         "{message}"
     );
-    // The official Python SDK writes the id last (its models dump `method`, `params`, then
-    // `jsonrpc` and `id`): found there too.
-    let python_order = format!(
-        "{{\"method\":\"tools/call\",\"params\":{{\"name\":\"convert\",\"arguments\":{{\"x\":\"{}\"}}}},\"jsonrpc\":\"2.0\",\"id\":\"py-9\"}}\n",
+    // The official SDKs write the id before the params (checked above); a client whose
+    // serializer puts it last (members have no order) is answered under it too.
+    let id_last = format!(
+        "{{\"method\":\"tools/call\",\"params\":{{\"name\":\"convert\",\"arguments\":{{\"x\":\"{}\"}}}},\"jsonrpc\":\"2.0\",\"id\":\"last-9\"}}\n",
         "y".repeat(2 * 1024 * 1024)
     );
-    stdin.write_all(python_order.as_bytes()).await.unwrap();
+    stdin.write_all(id_last.as_bytes()).await.unwrap();
     let refused = next().await;
-    assert_eq!(refused["id"], "py-9", "{refused}");
+    assert_eq!(refused["id"], "last-9", "{refused}");
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
     stdin.write_all(b"this is not json\n").await.unwrap();
     let garbage = next().await;

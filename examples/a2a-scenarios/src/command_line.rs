@@ -40,14 +40,7 @@ impl Authenticator for TestBearer {
         &'a self,
         request: &'a http::request::Parts,
     ) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, AuthError>> + Send + 'a>> {
-        let presented = request
-            .headers
-            .get(http::header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.trim_start().split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim());
-        let verdict = match presented {
+        let verdict = match a2a_runtime::auth::bearer_token(&request.headers) {
             None => Ok(None),
             Some(token) if token == self.token => Ok(Some(
                 Caller::authenticated("testBearer", "test-kit").with_scopes(self.scopes.clone()),

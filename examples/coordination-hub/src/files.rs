@@ -74,11 +74,11 @@ pub async fn announce_file_change(
         .change_reservations(&project_id, acting, |entries| {
             let mut locked_at = now();
             for other in entries.iter() {
-                let overlaps = match Pattern::new(&other.file_path, rules) {
-                    Ok(other) => other.overlaps(&pattern),
+                let overlaps = match Pattern::stored(&other.file_path, rules) {
+                    Some(other) => other.overlaps(&pattern),
                     // Stored before paths were checked as they are now: it stands in the way
                     // of every reservation until its holder releases it or it lapses.
-                    Err(_) => true,
+                    None => true,
                 };
                 if !overlaps {
                     continue;

@@ -75,10 +75,16 @@ impl Pattern {
         self.text == other.text || glob::intersect(&self.text, &other.text)
     }
 
-    /// Whether `stored`, a reservation's path as stored (perhaps before paths were
-    /// normalized), names this pattern.
+    /// A reservation's path as stored: checked when it was written, so only normalized again
+    /// (it may predate normalization), not compiled as a glob for every comparison; `None`
+    /// when it is not one a reservation could take today.
+    pub(crate) fn stored(text: &str, rules: PathRules) -> Option<Self> {
+        rules.normalize(text).ok().map(|text| Self { text })
+    }
+
+    /// Whether `stored`, a reservation's path as stored, names this pattern.
     pub(crate) fn is(&self, stored: &str, rules: PathRules) -> bool {
-        stored == self.text || Pattern::new(stored, rules).is_ok_and(|p| p.text == self.text)
+        stored == self.text || Pattern::stored(stored, rules).is_some_and(|p| p.text == self.text)
     }
 }
 

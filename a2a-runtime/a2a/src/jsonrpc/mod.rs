@@ -178,11 +178,6 @@ pub fn tenant_of(body: &[u8]) -> Result<Option<String>, Box<Response>> {
         #[serde(borrow, default)]
         params: Option<&'a RawValue>,
     }
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow, default)]
-        tenant: Option<&'a RawValue>,
-    }
     let refused = |error: A2aError| Err(Box::new(refuse(body, &error)));
     let params = match serde_json::from_slice::<Envelope<'_>>(body) {
         Ok(envelope) => envelope.params,
@@ -195,14 +190,14 @@ pub fn tenant_of(body: &[u8]) -> Result<Option<String>, Box<Response>> {
     let Some(params) = params.filter(|raw| raw.get().starts_with('{')) else {
         return Ok(None);
     };
-    let tenant = match serde_json::from_str::<Params<'_>>(params.get()) {
-        Ok(params) => params.tenant,
-        Err(error) if error.to_string().contains("duplicate field `tenant`") => {
+    let tenant = match serde_json::from_str::<TenantMembers<'_>>(params.get()) {
+        Ok(TenantMembers(members)) if members.len() > 1 => {
             return refused(A2aError::invalid_params(
                 "tenant",
                 "appears more than once; name one agent",
             ));
         }
+        Ok(TenantMembers(mut members)) => members.pop(),
         Err(_) => None,
     };
     let Some(tenant) = tenant.filter(|raw| raw.get() != "null") else {
@@ -218,6 +213,37 @@ pub fn tenant_of(body: &[u8]) -> Result<Option<String>, Box<Response>> {
                 a2a_runtime_types::util::echoed(tenant.get())
             ),
         )),
+    }
+}
+
+/// Every `tenant` member of a params object, as sent: JSON lets a name appear twice, and which
+/// one a reader keeps differs, so a request naming two cannot say which agent it means.
+struct TenantMembers<'a>(Vec<&'a RawValue>);
+
+impl<'de> serde::Deserialize<'de> for TenantMembers<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = TenantMembers<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a params object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut found = Vec::new();
+                while let Some(name) = map.next_key::<Cow<'de, str>>()? {
+                    if name == "tenant" {
+                        found.push(map.next_value()?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(TenantMembers(found))
+            }
+        }
+        deserializer.deserialize_map(Members)
     }
 }
 

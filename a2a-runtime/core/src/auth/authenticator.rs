@@ -91,3 +91,14 @@ pub fn challenge(base: String, error_code: &str, error: Option<&AuthError>) -> S
         ),
     }
 }
+
+/// The token of an `Authorization: Bearer …` header, the scheme's name in any case (RFC 7235
+/// §2.1: `bearer` is `Bearer`). Every endpoint that takes a bearer token reads it here.
+pub fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
+    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|token| !token.is_empty())
+}

@@ -4,13 +4,12 @@
 
 use std::time::Duration;
 
-use http::header;
 use http::request::Parts;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use super::authenticator::challenge;
+use super::authenticator::{bearer_token, challenge};
 use super::jwks::KeySet;
 use super::jwt::{JwtConfig, KeySource};
 use super::token_cache::TokenCache;
@@ -139,12 +138,13 @@ impl Issuer {
     async fn verify(&self, token: &str) -> Result<Map<String, Value>, AuthError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| AuthError::invalid("the bearer token is not a JWT"))?;
-        if let Some(names) = critical_extensions(token) {
+        if let Some(names) = &header.crit {
             // RFC 7515 §4.1.11: a token naming extensions its recipient must understand, and
             // this one understands none.
             return Err(AuthError::invalid(format!(
                 "the token's header names critical extensions this server does not \
-                 understand (`crit`: {names})"
+                 understand (`crit`: {})",
+                a2a_runtime_types::util::echoed(&names.join(", "))
             )));
         }
         if self.access_tokens_only
@@ -201,35 +201,19 @@ impl Issuer {
     }
 }
 
-/// The `crit` member of a token's header, if it has one (shown in part), read before anything
-/// is verified: a token that has one is refused whatever it names.
-fn critical_extensions(token: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Header {
-        crit: Option<Value>,
-    }
-    let crit = unverified_part::<Header>(token, 0)?.crit?;
-    Some(a2a_runtime_types::util::echoed(&crit.to_string()).into_owned())
-}
-
 /// The `iss` a token claims, read without verifying anything: only to choose the issuer whose
 /// keys then verify it (and whose `iss` it must then be).
 fn unverified_issuer(token: &str) -> Option<String> {
+    use base64::Engine as _;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
     #[derive(serde::Deserialize)]
     struct Claims {
         iss: Option<String>,
     }
-    unverified_part::<Claims>(token, 1)?.iss
-}
-
-/// Part `index` of a compact JWS (0 the header, 1 the payload) read as `T`, unverified.
-fn unverified_part<T: serde::de::DeserializeOwned>(token: &str, index: usize) -> Option<T> {
-    use base64::Engine as _;
-    let part = token.split('.').nth(index)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(part.trim_end_matches('='))
-        .ok()?;
-    serde_json::from_slice(&bytes).ok()
+    serde_json::from_slice::<Claims>(&bytes).ok()?.iss
 }
 
 /// The scopes a token grants: OAuth's space-separated `scope`, or `scp` (a list or a string,
@@ -267,17 +251,6 @@ fn refusal(kind: &ErrorKind, issuer: &Option<String>, audience: &[String]) -> Au
         ErrorKind::InvalidClaimFormat(claim) => format!("the token's `{claim}` claim is malformed"),
         _ => "the bearer token is not valid".to_owned(),
     })
-}
-
-/// The token of an `Authorization: Bearer …` header, the scheme's name in any case (RFC 7235
-/// §2.1: `bearer` is `Bearer`). Every endpoint that takes a bearer token reads it here.
-pub fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.trim_start().split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim())
-        .filter(|token| !token.is_empty())
 }
 
 impl Authenticator for JwtAuthenticator {

@@ -24,7 +24,7 @@ pub mod token_cache;
 
 pub use api_key::{ApiKeys, ApiKeysError, DEFAULT_API_KEY_HEADER};
 pub use authenticator::{AuthError, Authenticator};
-pub use authenticator::{insufficient_scope, quoted};
+pub use authenticator::{bearer_token, insufficient_scope, quoted};
 pub use caller::Caller;
 pub use jwt::{JwtConfig, KeyProvider};
 pub use mtls::ClientCertificate;

@@ -36,7 +36,7 @@ pub(super) fn routes(metrics: Arc<Metrics>, token: Option<String>) -> Router {
 
 fn scrape(metrics: &Metrics, token: Option<&str>, headers: &HeaderMap) -> Response {
     if let Some(token) = token {
-        let presented = a2a_runtime_core::auth::jwt_verify::bearer_token(headers);
+        let presented = a2a_runtime_core::auth::bearer_token(headers);
         if !presented.is_some_and(|presented| same(presented, token)) {
             let mut response = (
                 StatusCode::UNAUTHORIZED,

@@ -1,8 +1,9 @@
 //! The id of a JSON-RPC request too long to read whole: a transport that refuses it should still
 //! answer under its id, or the client waits for an answer to a request that never gets one.
 //! Only the line's first and last bytes are kept, so the id is looked for where clients write
-//! it: before the params (`{"jsonrpc":"2.0","id":7,"method":…}`, as most SDKs order it) or as
-//! the object's last member (`…,"jsonrpc":"2.0","id":7}`, as the Python SDK's models dump it).
+//! it: before the params (`{"jsonrpc":"2.0","id":7,"method":…}`, the order the official SDKs
+//! write) or as the object's last member (`…,"params":{…},"id":7}`: JSON members have no order,
+//! and a serializer that sorts keys or appends the id puts it there).
 
 use serde_json::Value;
 
