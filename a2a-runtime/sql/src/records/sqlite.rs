@@ -207,7 +207,14 @@ impl SqliteRecords {
                 Vec::new(),
             ),
             (keep, at_most) => {
-                let mut tx = self.writer.begin().await.map_err(backend)?;
+                // Immediate: a bounded write reads its collection before it writes, and a
+                // deferred transaction whose snapshot another process wrote past cannot take
+                // the write lock (SQLite answers busy at once, with no wait).
+                let mut tx = self
+                    .writer
+                    .begin_with("BEGIN IMMEDIATE")
+                    .await
+                    .map_err(backend)?;
                 if let Some(limit) = at_most
                     && full(&mut tx, write, limit).await?
                 {
