@@ -131,7 +131,8 @@ const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
 
 /// Several agents on one server (examples/agent-host): the 1.x client reaches each by path and
 /// by tenant over both bindings, the 0.3 client by path, and the MCP client the shared endpoint
-/// and one agent's own; all against one server, whose tasks never cross agents.
+/// and one agent's own; all against one server, whose tasks never cross agents. The same host
+/// started with `--stdio` serves the shared endpoint's tools to the MCP client over stdio.
 #[tokio::test]
 async fn official_clients_reach_each_hosted_agent_by_path_and_by_tenant() {
     require_packages().await;
@@ -148,7 +149,7 @@ async fn official_clients_reach_each_hosted_agent_by_path_and_by_tenant() {
     for binding in ["JSONRPC", "HTTP+JSON"] {
         run_interpreter(&python03(), &[v03.to_str().unwrap(), &currency, binding]).await;
     }
-    run_python(&[script("host_mcp.py").to_str().unwrap(), &base]).await;
+    run_python(&[script("host_mcp.py").to_str().unwrap(), &base, HOST]).await;
 }
 
 const SCENARIOS: &str = env!("CARGO_BIN_EXE_scenarios-server");

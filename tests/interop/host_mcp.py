@@ -1,16 +1,19 @@
 """Drives the shared MCP endpoint of a server hosting several agents (examples/agent-host) with
 the official MCP Python SDK (mcp 2.x) client, in both eras.
 
-Usage: python host_mcp.py BASE_URL
+Usage: python host_mcp.py BASE_URL [HOST_BINARY]
 On BASE_URL/mcp the tools of every agent are listed as `{agent}_{tool}` and each call reaches its
 agent (with progress for a long one); on BASE_URL/hello/mcp only the hello agent's tools are
-listed, under their own names. Exits non-zero (with the reason) on any mismatch.
+listed, under their own names. With HOST_BINARY, the same host started with --stdio serves what
+its shared endpoint serves, over stdin and stdout. Exits non-zero (with the reason) on any
+mismatch.
 """
 
 import asyncio
 import sys
 
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 
 def check(condition, what):
@@ -46,11 +49,14 @@ async def own(url: str, mode: str) -> None:
         print(f"[{mode}] own ok: {names}")
 
 
-async def main(base_url: str) -> None:
+async def main(base_url: str, binary: str | None) -> None:
     for mode in ("legacy", "auto"):
         await shared(f"{base_url}mcp", mode)
         await own(f"{base_url}hello/mcp", mode)
+    if binary:
+        stdio = StdioServerParameters(command=binary, args=["--stdio", "--store", "memory"])
+        await shared(stdio, "legacy")
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))

@@ -13,7 +13,6 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::Response;
 use futures::future::BoxFuture;
-use rmcp::ServerHandler;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tower::Service;
@@ -21,27 +20,21 @@ use tower::Service;
 use super::{McpGate, McpHandler};
 use a2a_runtime_core::auth::security::Security;
 
-/// The rmcp service behind an endpoint serving handler `H` (one agent's, or several agents'
-/// under one endpoint).
-pub type RmcpService<H = McpHandler> = StreamableHttpService<H, LocalSessionManager>;
+/// The rmcp service behind an endpoint (one agent's, or several agents' under one endpoint).
+pub type RmcpService = StreamableHttpService<McpHandler, LocalSessionManager>;
 
 /// An MCP endpoint (cheap to clone).
-pub struct McpEndpoint<H = McpHandler>(Arc<Endpoint<H>>);
+#[derive(Clone)]
+pub struct McpEndpoint(Arc<Endpoint>);
 
-impl<H> Clone for McpEndpoint<H> {
-    fn clone(&self) -> Self {
-        Self(Arc::clone(&self.0))
-    }
-}
-
-struct Endpoint<H> {
+struct Endpoint {
     gate: McpGate,
     security: Arc<Security>,
-    rmcp: RmcpService<H>,
+    rmcp: RmcpService,
 }
 
-impl<H: ServerHandler + Clone + Send + Sync + 'static> McpEndpoint<H> {
-    pub fn new(gate: McpGate, security: Arc<Security>, rmcp: RmcpService<H>) -> Self {
+impl McpEndpoint {
+    pub fn new(gate: McpGate, security: Arc<Security>, rmcp: RmcpService) -> Self {
         Self(Arc::new(Endpoint {
             gate,
             security,
@@ -83,7 +76,7 @@ impl<H: ServerHandler + Clone + Send + Sync + 'static> McpEndpoint<H> {
     }
 }
 
-impl<H: ServerHandler + Clone + Send + Sync + 'static> Service<Request> for McpEndpoint<H> {
+impl Service<Request> for McpEndpoint {
     type Response = Response;
     type Error = Infallible;
     type Future = BoxFuture<'static, Result<Response, Infallible>>;

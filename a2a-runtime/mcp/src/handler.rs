@@ -1,434 +1,367 @@
-//! The rmcp glue: `McpHandler` is the agent as one session's MCP server, each capability
-//! handed to what serves it (tools and tasks to `McpService`, resources, prompts and completion
-//! to `content.rs` and `prompts.rs`, logging to the session's level).
+//! `McpHandler`: the agents of one MCP endpoint as one MCP server, for one session. An agent's
+//! own endpoint has one member, which keeps its names; a host's shared endpoint has every
+//! agent, whose tools and prompts are listed as `{agent}_{name}` (`namespace.rs`) and resources
+//! by their URIs. Each request goes to the agent it names, whose [`AgentMcp`] serves it with the
+//! agent's scopes, quotas and tasks; a task is found through the agent that owns it. The rmcp
+//! trait is implemented in `server_handler.rs`.
 
-use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-#[allow(deprecated)] // `logging/setLevel`: see `logging.rs`.
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, InitializeResult, JsonObject,
-    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourcesCapability,
-    ServerCapabilities, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    Implementation, InitializeResult, ListResourceTemplatesResult, ListToolsResult, Tool,
 };
-use rmcp::service::{RequestContext, SubscriptionContext};
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde_json::{Value, json};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde_json::json;
 
+use super::agent::AgentMcp;
 use super::content;
-use super::error::busy;
-use super::logging::SessionLevel;
-use super::metering::{content_call, content_ended, timed};
-use super::service::{McpService, caller_of, is_stateless};
-use super::subscriptions::Subscriptions;
-use super::tools::tool_list;
+use super::namespace::{collision, namespaced, split};
 use a2a_runtime_core::app::App;
-use a2a_runtime_core::dispatch::Dispatcher;
-use a2a_runtime_core::observe::{CallKind, Meter};
+use a2a_runtime_core::content::{ARTIFACT_TEMPLATE, ResourceUpdates};
+use a2a_runtime_core::observe::Meter;
 
-/// The MCP revisions this server implements.
-const VERSIONS: &[ProtocolVersion] = &[
-    ProtocolVersion::V_2026_07_28,
-    ProtocolVersion::V_2025_11_25,
-    ProtocolVersion::V_2025_06_18,
-    ProtocolVersion::V_2025_03_26,
-];
+/// One agent behind an endpoint: the prefix of its names (empty for an agent's own endpoint)
+/// and what serves it.
+#[derive(Clone)]
+pub struct Member {
+    pub prefix: String,
+    pub(crate) agent: AgentMcp,
+}
 
-/// One agent, served as an MCP server. One per session ([`for_session`](Self::for_session));
-/// the service is shared, the session's subscriptions and log level are its own.
+impl Member {
+    /// Agent `app` under `prefix`.
+    pub fn new(prefix: impl Into<String>, app: Arc<App>) -> Self {
+        Self {
+            prefix: prefix.into(),
+            agent: AgentMcp::new(app),
+        }
+    }
+}
+
+/// Who an endpoint of several agents says it is (one agent's endpoint says what the agent is).
+pub struct Identity<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+}
+
+/// The agents of an MCP endpoint as one MCP server; one per session (its members' sessions
+/// are its).
 #[derive(Clone)]
 pub struct McpHandler {
-    service: Arc<McpService>,
-    /// The agent's skills as MCP tools, built once.
-    tools: Arc<Vec<Tool>>,
-    /// The server's capabilities and description, built once.
-    info: Arc<InitializeResult>,
-    /// The resources this session follows.
-    subscriptions: Arc<Subscriptions>,
-    /// The least severe log messages this session wants (`logging/setLevel`).
-    log_level: Arc<SessionLevel>,
+    /// The agents' handlers every session shares.
+    pub(crate) shared: Arc<[Member]>,
+    /// This session's own handlers (their subscriptions and log levels), made when it first
+    /// needs them: most requests (every stateless one) never do, and pay nothing for them.
+    session: Arc<OnceLock<Arc<[Member]>>>,
+    /// Every agent's tools as listed, for rmcp's lookups by name.
+    pub(crate) tools: Arc<Vec<Tool>>,
+    /// Whether some member requires credentials: the others' tools then say they need none.
+    secured: bool,
+    pub(crate) info: Arc<InitializeResult>,
+    /// Every member's resource changes in one channel, started by the first
+    /// `subscriptions/listen` (until then no member sends its changes anywhere).
+    updates: Arc<OnceLock<ResourceUpdates>>,
+    /// Where the listings it answers itself are reported: the agent's meter for one agent,
+    /// the server's for several (a member reports what it serves).
+    pub(crate) meter: Meter,
 }
 
 impl McpHandler {
-    pub fn new(app: Arc<App>) -> Self {
+    /// One agent's endpoint: its names as they are, its own description.
+    pub fn agent(app: Arc<App>) -> Self {
+        let member = Member::new("", app);
+        let info = member.agent.info().clone();
+        let meter = member.agent.meter().clone();
+        Self::assemble(vec![member], info, meter)
+    }
+
+    /// An endpoint of several agents, each under its prefix, presented as `identity`; refused
+    /// when two members would list a tool or prompt under one name.
+    pub fn shared(identity: &Identity<'_>, members: Vec<Member>) -> Result<Self, String> {
+        check_names(&members)?;
+        let info = server_info(identity, &members);
+        let hub = members.first().and_then(|m| m.agent.meter().hub().cloned());
+        let meter = Meter::new(identity.name, hub);
+        Ok(Self::assemble(members, info, meter))
+    }
+
+    fn assemble(members: Vec<Member>, info: InitializeResult, meter: Meter) -> Self {
+        let secured = members.iter().any(|m| m.agent.app().security.is_enabled());
+        let tools = members
+            .iter()
+            .flat_map(|m| {
+                let registry = m.agent.app().dispatcher.registry();
+                registry.skills().iter().filter_map(|skill| {
+                    let mut tool = m.agent.tool(skill.descriptor.id())?;
+                    tool.name = namespaced(&m.prefix, &tool.name).into();
+                    Some(tool)
+                })
+            })
+            .collect();
         Self {
-            tools: Arc::new(tool_list(app.dispatcher.registry(), &app.security)),
-            info: Arc::new(server_info(&app)),
-            service: Arc::new(McpService::new(app)),
-            subscriptions: Arc::default(),
-            log_level: Arc::default(),
+            meter,
+            secured,
+            tools: Arc::new(tools),
+            session: Arc::default(),
+            shared: members.into(),
+            info: Arc::new(info),
+            updates: Arc::default(),
         }
     }
 
-    /// The handler of a new session: shared state, subscriptions of its own.
+    /// The handler of a new session (its members' sessions are made when first needed).
     pub fn for_session(&self) -> Self {
         Self {
-            subscriptions: Arc::default(),
-            log_level: Arc::default(),
+            session: Arc::default(),
             ..self.clone()
         }
     }
 
-    /// The agent this handler serves.
-    pub fn app(&self) -> &App {
-        &self.service.app
+    /// Where the endpoint's own requests are reported.
+    pub fn meter(&self) -> &Meter {
+        &self.meter
     }
 
-    /// Where this agent's requests are reported.
-    fn meter(&self) -> &Meter {
-        self.app().dispatcher.meter()
+    /// The agents it serves.
+    pub fn apps(&self) -> impl Iterator<Item = &App> {
+        self.shared.iter().map(|m| m.agent.app())
     }
 
-    /// The tools `context`'s caller is shown.
-    pub fn tool_list(&self, context: &RequestContext<RoleServer>) -> ListToolsResult {
-        // Tools the caller lacks scopes for are not listed, except to a caller without
-        // credentials (let in by public tools), who is shown every tool with what calling it
-        // takes, so a host signs its user in for the others.
-        let caller = caller_of(context);
-        let signed_out = self.app().security.is_enabled() && caller.caller().is_anonymous();
-        let registry = self.app().dispatcher.registry();
-        let mut scoped = signed_out;
-        let tools: Vec<Tool> = self
-            .tools
-            .iter()
-            .filter(|tool| {
-                let Some(skill) = registry.get(&tool.name) else {
-                    return true;
-                };
-                scoped |= !skill.descriptor.scopes().is_empty();
-                signed_out || Dispatcher::authorize(skill, caller.caller()).is_ok()
-            })
-            .cloned()
-            .collect();
-        super::tools::listed(tools, scoped)
+    /// The members serving this session: its own handlers once it has them, else the shared.
+    pub(crate) fn members(&self) -> &[Member] {
+        self.session.get().map_or(&self.shared, |own| own)
     }
 
-    /// Whether task `id` is this agent's and the request's caller's.
-    pub async fn owns_task(&self, id: &str, context: &RequestContext<RoleServer>) -> bool {
-        let caller = caller_of(context);
-        self.app()
-            .manager
-            .get(id, caller.owner(), Some(0))
-            .await
-            .is_ok()
-    }
-}
-
-/// rmcp moves each request's future, an enum as large as the largest of every method's, into
-/// a task of its own: a method whose states are large (a call's plain, parked and task states;
-/// a task lookup that may read the store) is boxed, so every request moves a few hundred bytes
-/// rather than kilobytes.
-impl ServerHandler for McpHandler {
-    fn get_info(&self) -> InitializeResult {
-        // rmcp asks for it on every stateless request.
-        (*self.info).clone()
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(VERSIONS)
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        let list = async { Ok(self.tool_list(&context)) };
-        timed(self.meter(), ("tools/list", None), &context, list).await
-    }
-
-    /// rmcp reads a request of a standard method whose params do not fit it as a custom one: it
-    /// is -32602 naming the field, as the gate would have said, rather than an unknown method.
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, McpError> {
-        let params = request
-            .params
-            .as_ref()
-            .map_or_else(|| "null".to_owned(), Value::to_string);
-        // Methods protocol 2026-07-28 removed are unknown there, whatever their params.
-        let stateless = is_stateless(&context);
-        let misshapen = if stateless && super::request_check::removed_in_2026(&request.method) {
-            None
-        } else {
-            super::request_check::misshapen(&request.method, &params)
-        };
-        match misshapen {
-            Some(message) => Err(McpError::invalid_params(message, None)),
-            None => Err(McpError::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                request.method,
-                None,
-            )),
+    /// The one agent of an agent's own endpoint, which every request goes to unrouted.
+    fn only(&self) -> Option<&Member> {
+        match self.members() {
+            [only] if only.prefix.is_empty() => Some(only),
+            _ => None,
         }
     }
 
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        Box::pin(async move {
-            // Labels name only this agent's tools, never a name a client made up.
-            let registry = self.app().dispatcher.registry();
-            let target = (self.meter().is_on())
-                .then(|| registry.get(&request.name))
-                .flatten()
-                .map(|skill| skill.descriptor.id().to_owned());
-            let call = self.service.call_tool(request, &context, &self.log_level);
-            timed(self.meter(), ("tools/call", target), &context, call).await
+    /// This session's own handlers, made now if need be (subscriptions, log levels).
+    pub(crate) fn session_members(&self) -> &[Member] {
+        self.session.get_or_init(|| {
+            self.shared
+                .iter()
+                .map(|m| Member {
+                    prefix: m.prefix.clone(),
+                    agent: m.agent.for_session(),
+                })
+                .collect()
         })
-        .await
     }
 
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, McpError> {
-        let list = async {
-            Ok(ListResourcesResult::with_all_items(content::resources(
-                self.app(),
-            )))
-        };
-        timed(self.meter(), ("resources/list", None), &context, list).await
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, McpError> {
-        let list = async {
-            Ok(ListResourceTemplatesResult::with_all_items(
-                content::templates(self.app()),
-            ))
-        };
-        let method = ("resources/templates/list", None);
-        timed(self.meter(), method, &context, list).await
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, McpError> {
-        Box::pin(async move {
-            let read = async {
-                let meter = self.meter();
-                let metered = content_call(meter, CallKind::Resource, &request.uri, &context);
-                let caller = caller_of(&context);
-                let read = content::read(self.app(), &request.uri, &caller)
-                    .await
-                    .map(|contents| {
-                        ReadResourceResponse::Complete(ReadResourceResult::new(contents))
-                    });
-                content_ended(metered, &read);
-                read
-            };
-            timed(self.meter(), ("resources/read", None), &context, read).await
-        })
-        .await
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        Some(super::subscriptions::accepted_filter(requested))
-    }
-
-    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
-        // An open stream counts against its caller's stream quota, as an A2A subscription does.
-        Box::pin(async move {
-            let caller = caller_of(subscription.request_context());
-            let _slot = self.app().quotas.open_stream(&caller).map_err(busy)?;
-            super::subscriptions::listen(&self.app().resource_updates, subscription).await;
-            Ok(())
-        })
-        .await
-    }
-
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        let uri = request.uri;
-        let subscribed = self.subscriptions.subscribe(
-            uri.clone(),
-            &self.app().resource_updates,
-            context.peer.clone(),
-        );
-        if subscribed {
-            Ok(())
-        } else {
-            Err(McpError::invalid_params(
-                format!(
-                    "this session already follows {} resources, the most it may; unsubscribe \
-                     from one first",
-                    super::subscriptions::MAX_SUBSCRIPTIONS
-                ),
-                Some(json!({ "uri": uri })),
-            ))
+    /// Every member's tools `context`'s caller is shown, under their listed names.
+    pub(crate) fn tool_list(&self, context: &RequestContext<RoleServer>) -> ListToolsResult {
+        if let Some(only) = self.only() {
+            return only.agent.tool_list(context);
         }
+        let mut tools = Vec::new();
+        let mut private = false;
+        for member in self.members() {
+            let listed = member.agent.tool_list(context);
+            private |= listed.cache_scope == Some(rmcp::model::CacheScope::Private);
+            let open = self.secured && !member.agent.app().security.is_enabled();
+            tools.extend(listed.tools.into_iter().map(|mut tool| {
+                tool.name = namespaced(&member.prefix, &tool.name).into();
+                if open {
+                    tool = super::tools::with_security(tool, json!([{ "type": "noauth" }]));
+                }
+                tool
+            }));
+        }
+        super::tools::listed(tools, private)
     }
 
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.subscriptions.unsubscribe(&request.uri);
-        Ok(())
-    }
-
-    async fn list_prompts(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, McpError> {
-        let list = async {
-            if !self.app().catalog.has_prompts() {
-                return Err(McpError::method_not_found::<ListPromptsRequestMethod>());
+    /// Every member's resource templates; the task-artifact template, which each lists, once.
+    pub(crate) fn templates(&self) -> ListResourceTemplatesResult {
+        let mut templates = Vec::new();
+        let mut artifacts = false;
+        for member in self.members() {
+            for template in content::templates(member.agent.app()) {
+                let artifact = template.uri_template == ARTIFACT_TEMPLATE;
+                if !(artifact && artifacts) {
+                    templates.push(template);
+                }
+                artifacts |= artifact;
             }
-            Ok(ListPromptsResult::with_all_items(content::prompts(
-                self.app(),
-            )))
-        };
-        timed(self.meter(), ("prompts/list", None), &context, list).await
+        }
+        ListResourceTemplatesResult::with_all_items(templates)
     }
 
-    async fn get_prompt(
+    fn prefixes(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.members()
+            .iter()
+            .enumerate()
+            .map(|(index, m)| (index, m.prefix.as_str()))
+    }
+
+    /// The member a listed tool name belongs to, and the tool's own name.
+    pub(crate) fn tool_owner<'n>(&self, name: &'n str) -> Option<(&Member, &'n str)> {
+        if let Some(only) = self.only() {
+            return Some((only, name));
+        }
+        let (index, own) = split(self.prefixes(), name, |index, own| {
+            let registry = self.members()[index].agent.app().dispatcher.registry();
+            registry.get(own).is_some()
+        })?;
+        Some((&self.members()[index], own))
+    }
+
+    /// The member a listed prompt name belongs to, and the prompt's own name.
+    pub(crate) fn prompt_owner<'n>(&self, name: &'n str) -> Option<(&Member, &'n str)> {
+        if let Some(only) = self.only() {
+            return Some((only, name));
+        }
+        let (index, own) = split(self.prefixes(), name, |index, own| {
+            let catalog = &self.members()[index].agent.app().catalog;
+            catalog.prompt(own).is_some()
+        })?;
+        Some((&self.members()[index], own))
+    }
+
+    /// The member whose resource or template `uri` is, else the one owning the task of an
+    /// artifact URI.
+    pub(crate) async fn resource_owner(
         &self,
-        request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, McpError> {
-        Box::pin(async move {
-            let meter = self.meter();
-            let catalog = &self.app().catalog;
-            let target = (meter.is_on())
-                .then(|| catalog.prompts().iter().find(|p| p.name() == request.name))
-                .flatten()
-                .map(|prompt| prompt.name().to_owned());
-            let get = async {
-                let metered = content_call(meter, CallKind::Prompt, &request.name, &context);
-                let got = self.service.get_prompt(request, &context).await;
-                content_ended(metered, &got);
-                got
-            };
-            timed(meter, ("prompts/get", target), &context, get).await
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<&Member> {
+        if let Some(only) = self.only() {
+            return Some(only);
+        }
+        if let Some(member) = self
+            .members()
+            .iter()
+            .find(|m| content::serves(m.agent.app(), uri))
+        {
+            return Some(member);
+        }
+        let task = content::artifact_task(uri)?;
+        self.task_owner(&task, context).await
+    }
+
+    /// The member owning task `id` (for the request's caller), if any.
+    pub(crate) async fn task_owner(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<&Member> {
+        if let Some(only) = self.only() {
+            return Some(only);
+        }
+        for member in self.members() {
+            if member.agent.owns_task(id, context).await {
+                return Some(member);
+            }
+        }
+        None
+    }
+
+    /// Every member's resource changes, in one channel (started on first use).
+    pub(crate) fn updates(&self) -> &ResourceUpdates {
+        if let Some(only) = self.only() {
+            return &only.agent.app().resource_updates;
+        }
+        self.updates.get_or_init(|| {
+            let merged = ResourceUpdates::new();
+            for member in self.members() {
+                let mut changes = member.agent.app().resource_updates.listen();
+                let merged = merged.clone();
+                tokio::spawn(async move {
+                    use tokio::sync::broadcast::error::RecvError;
+                    loop {
+                        match changes.recv().await {
+                            Ok(uri) => merged.notify(uri.as_ref()),
+                            Err(RecvError::Lagged(_)) => {}
+                            Err(RecvError::Closed) => return,
+                        }
+                    }
+                });
+            }
+            merged
         })
-        .await
-    }
-
-    #[allow(deprecated)] // See `logging.rs`.
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.log_level.set(request.level);
-        Ok(())
-    }
-
-    async fn complete(
-        &self,
-        request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, McpError> {
-        Box::pin(async move {
-            let caller = caller_of(&context);
-            let complete = content::complete(self.app(), &request, &caller);
-            timed(
-                self.meter(),
-                ("completion/complete", None),
-                &context,
-                complete,
-            )
-            .await
-        })
-        .await
-    }
-
-    async fn get_task(
-        &self,
-        request: GetTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetTaskResult, McpError> {
-        Box::pin(async move {
-            let get = self.service.get_task(request, &context);
-            timed(self.meter(), ("tasks/get", None), &context, get).await
-        })
-        .await
-    }
-
-    async fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        Box::pin(async move {
-            let update = self.service.update_task(request, &context);
-            timed(self.meter(), ("tasks/update", None), &context, update).await
-        })
-        .await
-    }
-
-    /// Cooperative, as the extension specifies: a task that already ended is acknowledged and
-    /// keeps its final status.
-    async fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        Box::pin(async move {
-            let cancel = self.service.cancel_task(request, &context);
-            timed(self.meter(), ("tasks/cancel", None), &context, cancel).await
-        })
-        .await
     }
 }
 
-/// What `initialize` (and every stateless request's server info) says of this agent.
-fn server_info(app: &App) -> InitializeResult {
-    let agent = app.agent;
-    let mut capabilities = ServerCapabilities::builder()
-        .enable_tools()
-        .enable_tasks()
-        .build();
-    // Task artifacts are resources, so every agent serves resources.
-    let mut resources = ResourcesCapability::default();
-    resources.subscribe = Some(true);
-    resources.list_changed = Some(false);
-    capabilities.resources = Some(resources);
-    if app.catalog.has_prompts() {
-        let mut prompts = PromptsCapability::default();
-        prompts.list_changed = Some(false);
-        capabilities.prompts = Some(prompts);
+/// Refused when two members would list a tool or a prompt under one name.
+fn check_names(members: &[Member]) -> Result<(), String> {
+    let tools = members.iter().map(|m| {
+        let registry = m.agent.app().dispatcher.registry();
+        let names = registry
+            .skills()
+            .iter()
+            .map(|s| s.descriptor.id())
+            .collect();
+        (m.prefix.as_str(), names)
+    });
+    if let Some((name, [a, b])) = collision(tools) {
+        return Err(format!(
+            "agents `{a}` and `{b}` would both list a tool `{name}` on the shared MCP endpoint; \
+             rename a skill or an agent id"
+        ));
     }
-    capabilities.completions = Some(JsonObject::new());
-    // Deprecated by SEP-2577 for the 2026-07-28 era, where the request's `_meta` level
-    // replaces it; 2025-era clients call `logging/setLevel` only when it is declared.
-    #[allow(deprecated)]
+    let prompts = members.iter().map(|m| {
+        let catalog = &m.agent.app().catalog;
+        let names = catalog.prompts().iter().map(|p| p.name()).collect();
+        (m.prefix.as_str(), names)
+    });
+    if let Some((name, [a, b])) = collision(prompts) {
+        return Err(format!(
+            "agents `{a}` and `{b}` would both list a prompt `{name}` on the shared MCP \
+             endpoint; rename a prompt or an agent id"
+        ));
+    }
+    Ok(())
+}
+
+/// What `initialize` says of an endpoint of several agents: every member's capabilities
+/// together, under the server's name.
+fn server_info(identity: &Identity<'_>, members: &[Member]) -> InitializeResult {
+    let mut info = members
+        .first()
+        .map(|m| m.agent.info().clone())
+        .unwrap_or_else(|| InitializeResult::new(Default::default()));
+    if let Some(member) = members
+        .iter()
+        .find(|m| m.agent.info().capabilities.prompts.is_some())
     {
-        capabilities.logging = Some(JsonObject::new());
+        info.capabilities.prompts = member.agent.info().capabilities.prompts.clone();
     }
-    InitializeResult::new(capabilities)
-        .with_server_info(
-            Implementation::new(agent.name(), agent.version())
-                .with_description(agent.description()),
-        )
-        .with_instructions(agent.description())
+    let Identity { name, description } = *identity;
+    info.with_server_info(
+        Implementation::new(name, env!("CARGO_PKG_VERSION")).with_description(description),
+    )
+    .with_instructions(description)
+}
+
+pub(crate) fn unknown_tool(name: &str) -> McpError {
+    McpError::invalid_params(
+        format!("unknown tool `{name}`: tools are named `{{agent}}_{{tool}}` here"),
+        Some(json!({ "name": name })),
+    )
+}
+
+pub(crate) fn unknown_task(id: &str) -> McpError {
+    McpError::invalid_params(
+        format!("unknown task `{id}`"),
+        Some(json!({ "taskId": id })),
+    )
+}
+
+pub(crate) fn unknown_resource(uri: &str) -> McpError {
+    McpError::invalid_params(
+        format!("resource not found: no agent of this server serves `{uri}`"),
+        Some(json!({ "uri": uri })),
+    )
+}
+
+pub(crate) fn unknown_prompt(name: &str) -> McpError {
+    McpError::invalid_params(
+        format!("unknown prompt `{name}`"),
+        Some(json!({ "prompt": name })),
+    )
 }

@@ -6,7 +6,7 @@
 //! with the server and are not API.
 
 #[doc(hidden)]
-pub mod aggregate;
+pub mod agent;
 #[doc(hidden)]
 pub mod asking;
 #[doc(hidden)]
@@ -38,6 +38,8 @@ pub mod request_check;
 #[doc(hidden)]
 pub mod results;
 #[doc(hidden)]
+pub mod server_handler;
+#[doc(hidden)]
 pub mod service;
 #[doc(hidden)]
 pub mod stdio;
@@ -51,6 +53,6 @@ pub mod tools;
 pub mod updates;
 
 pub use endpoint::{McpEndpoint, RmcpService};
-pub use handler::McpHandler;
+pub use handler::{Identity, McpHandler, Member};
 pub use parked::MIN_STATE_KEY_BYTES;
 pub use request_check::McpGate;

@@ -1,5 +1,5 @@
 //! The MCP service: the one place a tool call, a parked call's retry or a call made again
-//! becomes a `Call` and runs, as `A2aService` does for A2A. The rmcp glue (`handler.rs`) hands
+//! becomes a `Call` and runs, as `A2aService` does for A2A. The rmcp glue (`agent.rs`) hands
 //! each request here; the tasks extension's calls are in `task_calls.rs`.
 
 use std::sync::Arc;
@@ -65,11 +65,7 @@ impl McpService {
         // Over HTTP the MCP gate refuses with 403 before this; over stdio this is the check, and
         // it comes first, so a retry is checked as well and nothing is decoded for a caller
         // who may not call the tool. (`Call::new` asks it again for the calls it makes.)
-        if let Err(missing) = Dispatcher::authorize(skill, caller.caller()) {
-            let record = || record(tool, &caller, binding, 0);
-            meter.refused(record, CallOutcome::Forbidden, || missing.to_string());
-            return Err(forbidden(missing));
-        }
+        self.authorize(skill, &caller, binding)?;
         // Read from the request's `_meta` (or the session) once: each read parses it anew.
         let capabilities = context.client_capabilities();
         let tasks = capabilities
@@ -134,6 +130,22 @@ impl McpService {
         }
         self.run_plain(skill, call, quota, abilities, (stateless, context, metered))
             .await
+    }
+
+    /// Refuses (and reports) a call of `skill` its caller lacks the scopes for.
+    fn authorize(
+        &self,
+        skill: &SkillEntry,
+        caller: &CallerId,
+        binding: Binding,
+    ) -> Result<(), McpError> {
+        let Err(missing) = Dispatcher::authorize(skill, caller.caller()) else {
+            return Ok(());
+        };
+        let record = || record(skill.descriptor.id(), caller, binding, 0);
+        let meter = self.app.dispatcher.meter();
+        meter.refused(record, CallOutcome::Forbidden, || missing.to_string());
+        Err(forbidden(missing))
     }
 
     /// The skill a tool call names, or the error listing this server's tools.

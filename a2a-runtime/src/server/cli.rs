@@ -4,9 +4,10 @@
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 
+mod apply;
 mod args;
 
-use super::ServeConfig;
+use super::config::ServeConfig;
 use a2a_runtime_core::error::Error;
 use args::{AuthArgs, LimitArgs, NetworkArgs, ObserveArgs, PushArgs, StorageArgs, TlsArgs};
 
@@ -170,148 +171,17 @@ where
 }
 
 impl Cli {
+    /// Sets what the flags and environment variables give over `config`.
     fn apply(self, config: &mut ServeConfig) {
         #[cfg(feature = "oauth-server")]
         self.oauth.apply(&mut config.oauth);
         self.observe.apply(&mut config.observe);
-        let network = self.network;
-        set(&mut config.bind, network.bind);
-        if network.public_url.is_some() {
-            config.public_url = network.public_url;
-        }
-        set(&mut config.stdio, network.stdio);
-        if network.console.is_some() {
-            config.console = network.console;
-        }
-        if network.no_streaming {
-            config.streaming = false;
-        }
-        if self.storage.store.is_some() {
-            config.store = self.storage.store;
-        }
-        if self.storage.data_dir.is_some() {
-            config.data_dir = self.storage.data_dir;
-        }
-        if self.storage.replica_lease.is_some() {
-            config.replica_lease = self.storage.replica_lease;
-        }
-        if self.storage.state_key.is_some() {
-            config.state_key = self.storage.state_key;
-        }
-        let push = self.push;
-        if push.no_push {
-            config.push.enabled = false;
-        }
-        if push.push_allow_private {
-            config.push.allow_private = true;
-        }
-        set(&mut config.push.timeout, push.push_timeout);
-        set(&mut config.push.attempts, push.push_attempts);
-        set(&mut config.push.first_retry, push.push_retry);
-        set(&mut config.push.queue_per_config, push.push_queue);
-        config.allowed_hosts.extend(network.allowed_hosts);
-        config.allowed_origins.extend(network.allowed_origins);
-        config.cors_origins.extend(network.cors_origins);
-        config.cors_headers.extend(network.cors_headers);
-        let tls = self.tls;
-        if tls.tls_cert.is_some() {
-            config.tls.cert = tls.tls_cert;
-        }
-        if tls.tls_key.is_some() {
-            config.tls.key = tls.tls_key;
-        }
-        if tls.tls_client_ca.is_some() {
-            config.tls.client_ca = tls.tls_client_ca;
-        }
-        let auth = self.auth;
-        let settings = &mut config.auth;
-        if auth.api_keys.is_some() {
-            settings.api_keys = auth.api_keys;
-        }
-        if auth.api_keys_file.is_some() {
-            settings.api_keys_file = auth.api_keys_file;
-        }
-        if auth.jwt_secret.is_some() {
-            settings.jwt_secret = auth.jwt_secret;
-        }
-        if auth.jwks_url.is_some() {
-            settings.jwks_url = auth.jwks_url;
-        }
-        if auth.jwt_issuer.is_some() {
-            settings.jwt_issuer = auth.jwt_issuer;
-        }
-        if !auth.jwt_audience.is_empty() {
-            settings.jwt_audience = auth.jwt_audience;
-        }
-        if auth.jwt_cache_ttl.is_some() {
-            settings.jwt_cache_ttl = auth.jwt_cache_ttl;
-        }
-        if !auth.jwt_trusted_issuers.is_empty() {
-            settings.jwt_trusted_issuers = auth.jwt_trusted_issuers;
-        }
-        if auth.scope_implies.is_some() {
-            settings.scope_implies = auth.scope_implies;
-        }
-        let given = self.limits;
-        let limits = &mut config.limits;
-        set(&mut limits.max_body_bytes, given.max_body_bytes);
-        set(&mut limits.max_message_parts, given.max_message_parts);
-        set(&mut limits.max_part_bytes, given.max_part_bytes);
-        set(
-            &mut limits.max_task_history_bytes,
-            given.max_task_history_bytes,
-        );
-        set(
-            &mut limits.max_task_artifact_bytes,
-            given.max_task_artifact_bytes,
-        );
-        set(&mut limits.max_tasks, given.max_tasks);
-        set(&mut limits.max_store_bytes, given.max_store_bytes);
-        set(&mut limits.task_ttl, given.task_ttl);
-        set(&mut limits.max_list_bytes, given.max_list_bytes);
-        set(
-            &mut limits.max_running_per_caller,
-            given.max_running_per_caller,
-        );
-        set(
-            &mut limits.max_waiting_per_caller,
-            given.max_waiting_per_caller,
-        );
-        set(
-            &mut limits.max_streams_per_caller,
-            given.max_streams_per_caller,
-        );
-        set(
-            &mut limits.tasks_per_second_per_caller,
-            given.tasks_per_second_per_caller,
-        );
-        set(
-            &mut limits.task_burst_per_caller,
-            given.task_burst_per_caller,
-        );
-        set(&mut limits.max_waiting_tasks, given.max_waiting_tasks);
-        set(&mut limits.input_timeout, given.input_timeout);
-        set(&mut limits.cancel_grace, given.cancel_grace);
-        set(&mut limits.stream_buffer, given.stream_buffer);
-        set(&mut limits.sse_keep_alive, given.sse_keep_alive);
-        set(&mut limits.mcp_task_after, given.mcp_task_after);
-        set(&mut limits.max_mcp_sessions, given.max_mcp_sessions);
-        set(&mut limits.mcp_session_idle, given.mcp_session_idle);
-        set(&mut limits.max_connections, given.max_connections);
-        set(
-            &mut limits.max_connections_per_peer,
-            given.max_connections_per_peer,
-        );
-        set(&mut limits.header_timeout, given.header_timeout);
-        set(&mut limits.body_timeout, given.body_timeout);
-        set(&mut limits.body_deadline, given.body_deadline);
-        set(&mut limits.shutdown_timeout, given.shutdown_timeout);
-    }
-}
-
-fn set<T>(slot: &mut T, given: Option<T>) {
-    if let Some(value) = given {
-        *slot = value;
+        self.network.apply(config);
+        self.storage.apply(config);
+        self.push.apply(&mut config.push);
+        self.tls.apply(&mut config.tls);
+        self.auth.apply(&mut config.auth);
+        self.limits.apply(&mut config.limits);
     }
 }
 

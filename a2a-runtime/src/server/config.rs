@@ -4,9 +4,12 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
-use super::Limits;
 use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
 use a2a_runtime_core::error::Error;
+use a2a_runtime_core::limits::Limits;
+
+/// The default request body limit for A2A and MCP requests.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// Where and how a server listens, and its limits.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,25 +16,6 @@ use tower::Service;
 use super::guard::BrowserGuard;
 use super::in_flight::Tracking;
 use a2a_runtime_mcp::McpEndpoint;
-use a2a_runtime_mcp::aggregate::AggregateHandler;
-
-/// An MCP endpoint the front answers itself.
-#[derive(Clone)]
-pub(crate) enum DirectMcp {
-    /// One agent's.
-    Agent(McpEndpoint),
-    /// A host's, for all its agents.
-    Shared(McpEndpoint<AggregateHandler>),
-}
-
-impl DirectMcp {
-    fn call(&self, request: Request) -> BoxFuture<'static, Result<Response, Infallible>> {
-        match self {
-            Self::Agent(endpoint) => endpoint.handle(request),
-            Self::Shared(endpoint) => endpoint.handle(request),
-        }
-    }
-}
 
 /// See the module docs.
 #[derive(Clone)]
@@ -48,7 +29,7 @@ pub(crate) struct Front {
 #[derive(Clone)]
 struct Direct {
     guard: Arc<BrowserGuard>,
-    endpoints: Arc<[(String, DirectMcp)]>,
+    endpoints: Arc<[(String, McpEndpoint)]>,
 }
 
 /// The service the listener serves.
@@ -59,7 +40,7 @@ impl Front {
     pub(crate) fn new(
         router: Router,
         guard: Arc<BrowserGuard>,
-        endpoints: Vec<(String, DirectMcp)>,
+        endpoints: Vec<(String, McpEndpoint)>,
     ) -> Self {
         Self {
             router,
@@ -71,9 +52,9 @@ impl Front {
     }
 
     /// The endpoint answering `path` directly, if any.
-    fn direct(&self, path: &str) -> Option<(&BrowserGuard, &DirectMcp)> {
+    fn direct(&self, path: &str) -> Option<(&BrowserGuard, &McpEndpoint)> {
         let direct = self.direct.as_ref()?;
-        if !path.ends_with("/mcp") {
+        if !path.ends_with(super::paths::MCP) {
             return None;
         }
         direct
@@ -103,7 +84,7 @@ impl Service<Request> for Front {
         match self.direct(request.uri().path()) {
             Some((guard, endpoint)) => Either::Left(match guard.refusal(&request) {
                 Some(refusal) => Either::Left(ready(Ok(refusal))),
-                None => Either::Right(endpoint.call(request)),
+                None => Either::Right(endpoint.handle(request)),
             }),
             None => Either::Right(self.router.call(request)),
         }

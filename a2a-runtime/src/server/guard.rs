@@ -14,7 +14,7 @@ use futures::future::{Either, Ready, ready};
 use serde_json::json;
 use tower::{Layer, Service};
 
-use super::ServeConfig;
+use super::config::ServeConfig;
 
 /// Host names accepted on loopback binds.
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];

@@ -64,9 +64,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        if request.method() == Method::GET
-            && request.uri().path().starts_with(super::http::MCP_PATH)
-        {
+        if request.method() == Method::GET && request.uri().path().starts_with(super::paths::MCP) {
             return Either::Left(self.inner.call(request));
         }
         self.in_flight.0.fetch_add(1, Ordering::AcqRel);

@@ -15,10 +15,10 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use super::Limits;
 use super::front::Served;
 use super::peers::PeerConnections;
 use a2a_runtime_core::auth::ClientCertificate;
+use a2a_runtime_core::limits::Limits;
 use a2a_runtime_core::quota::PeerKey;
 
 /// The longest pause between accept attempts after errors.
@@ -41,17 +41,7 @@ pub(crate) async fn accept_until(
     let connections = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
-    let per_peer = limits.connections_per_peer();
-    if per_peer != limits.max_connections_per_peer {
-        tracing::warn!(
-            max_connections = limits.max_connections,
-            max_connections_per_peer = limits.max_connections_per_peer,
-            applied = per_peer,
-            "--max-connections-per-peer is above --max-connections, so one address could hold \
-             every connection: a quarter of --max-connections is applied per address instead \
-             (set both to the same number behind a reverse proxy)"
-        );
-    }
+    let per_peer = per_peer_cap(limits);
     let peers = PeerConnections::new(per_peer);
     let graceful = GracefulShutdown::new();
     let mut backoff = Duration::ZERO;
@@ -75,11 +65,10 @@ pub(crate) async fn accept_until(
         }
         let Some(peer_slot) = peers.admit(peer.ip()) else {
             tracing::debug!(%peer, "connection over the per-peer cap refused");
-            let cap = per_peer;
             let plain = tls.is_none();
             tokio::spawn(async move {
                 if plain {
-                    super::peers::refuse(stream, cap).await;
+                    super::peers::refuse(stream, per_peer).await;
                 }
                 drop(permit);
             });
@@ -116,6 +105,23 @@ pub(crate) async fn accept_until(
         match *tls {}
     }
     Draining { graceful }
+}
+
+/// The connections one address may hold: `--max-connections-per-peer`, unless that would let
+/// one address hold every connection (said once, at start).
+fn per_peer_cap(limits: &Limits) -> usize {
+    let per_peer = limits.connections_per_peer();
+    if per_peer != limits.max_connections_per_peer {
+        tracing::warn!(
+            max_connections = limits.max_connections,
+            max_connections_per_peer = limits.max_connections_per_peer,
+            applied = per_peer,
+            "--max-connections-per-peer is above --max-connections, so one address could hold \
+             every connection: a quarter of --max-connections is applied per address instead \
+             (set both to the same number behind a reverse proxy)"
+        );
+    }
+    per_peer
 }
 
 /// How often [`quiet_timers`] fires.

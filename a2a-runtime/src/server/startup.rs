@@ -3,7 +3,8 @@
 
 use a2a_runtime_core::agent::Agent;
 
-use super::{Error, ServeConfig, StoreLocation};
+use super::config::{ServeConfig, StoreLocation};
+use a2a_runtime_core::error::Error;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use a2a_runtime_sql::Records;
 

@@ -160,7 +160,7 @@ pub(super) struct StorageArgs {
     /// Where tasks are kept: memory, sqlite://PATH, or postgres://USER:PASSWORD@HOST/DB (shared
     /// by replicas) [default: a SQLite file under --data-dir]
     #[arg(long, env = "A2A_STORE", value_name = "STORE", hide_env_values = true)]
-    pub(super) store: Option<crate::server::StoreLocation>,
+    pub(super) store: Option<crate::server::config::StoreLocation>,
     /// The directory of the default SQLite store [default: $XDG_DATA_HOME/a2a-runtime, else
     /// ~/.local/share/a2a-runtime]
     #[arg(long, env = "A2A_DATA_DIR", value_name = "DIR")]

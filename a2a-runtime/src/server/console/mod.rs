@@ -18,7 +18,7 @@ use axum::http::header::{
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::server::ServeConfig;
+use crate::server::config::ServeConfig;
 
 /// The page.
 const INDEX: &str = include_str!("assets/index.html");
@@ -75,7 +75,7 @@ pub(crate) fn routes(
     }
     let mut admin = observed.to_vec();
     if oauth {
-        admin.push(crate::server::oauth::CLIENTS_PATH);
+        admin.push(crate::server::paths::OAUTH_CLIENTS);
     }
     let facts = Facts { host, oauth, admin };
     let facts = Bytes::from(serde_json::to_vec(&facts).unwrap_or_default());

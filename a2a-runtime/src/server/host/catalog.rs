@@ -48,7 +48,7 @@ impl AgentCatalog {
     }
 
     /// Fills the catalog; done once, when the host is built.
-    pub(super) fn fill(&self, entries: Vec<CatalogEntry>) -> Arc<[CatalogEntry]> {
+    pub(crate) fn fill(&self, entries: Vec<CatalogEntry>) -> Arc<[CatalogEntry]> {
         let entries: Arc<[CatalogEntry]> = entries.into();
         let _ = self.entries.set(Arc::clone(&entries));
         entries
@@ -56,6 +56,6 @@ impl AgentCatalog {
 }
 
 /// The body of `GET /agents`.
-pub(super) fn document(entries: &[CatalogEntry]) -> serde_json::Value {
+pub(crate) fn document(entries: &[CatalogEntry]) -> serde_json::Value {
     serde_json::json!({ "agents": entries })
 }

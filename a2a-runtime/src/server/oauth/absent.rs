@@ -7,7 +7,8 @@ use tokio_util::sync::CancellationToken;
 use a2a_runtime_core::auth::AuthConfig;
 
 use super::{AgentOAuth, OAuthOptions};
-use crate::server::{Error, ServeConfig, StoreLocation};
+use crate::server::config::{ServeConfig, StoreLocation};
+use a2a_runtime_core::error::Error;
 
 /// No application's authorization server exists in this build.
 #[derive(Clone)]

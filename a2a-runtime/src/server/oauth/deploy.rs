@@ -14,7 +14,8 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 use super::{AgentOAuth, OAuthOptions};
-use crate::server::{Error, ServeConfig, StoreLocation};
+use crate::server::config::{ServeConfig, StoreLocation};
+use a2a_runtime_core::error::Error;
 
 /// How often expired codes, requests and tokens are removed.
 const SWEEP_EVERY: Duration = Duration::from_secs(600);

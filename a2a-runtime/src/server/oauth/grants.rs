@@ -7,7 +7,8 @@ use a2a_runtime_oauth::{GrantStore, MemoryGrants};
 use a2a_runtime_types::util::BoxFuture;
 use serde_json::Value;
 
-use crate::server::{Error, StoreLocation};
+use crate::server::config::StoreLocation;
+use a2a_runtime_core::error::Error;
 
 /// Grants as [`Records`](a2a_runtime_sql::Records) documents.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -7,13 +7,8 @@ mod options;
 
 pub use options::OAuthOptions;
 
-/// The administrative API's listing of registered clients (the console shows it).
-pub(crate) const CLIENTS_PATH: &str = "/oauth/clients";
-
 #[cfg(not(feature = "oauth-server"))]
 mod absent;
-#[cfg(feature = "oauth-server")]
-mod builders;
 #[cfg(feature = "oauth-server")]
 mod deploy;
 #[cfg(feature = "oauth-server")]
@@ -47,17 +42,4 @@ impl AgentOAuth {
             schemes.push(self.scheme.clone());
         }
     }
-}
-
-/// The resources of a server of one agent at `base_url`: its MCP endpoint (the default) and
-/// its A2A URL.
-pub(crate) fn single_agent_resources(base_url: &str) -> Vec<String> {
-    vec![
-        format!(
-            "{}{}",
-            base_url.trim_end_matches('/'),
-            super::http::MCP_PATH
-        ),
-        base_url.to_owned(),
-    ]
 }

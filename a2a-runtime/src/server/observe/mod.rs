@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use axum::Router;
 
-use super::{ServeConfig, StoreLocation};
+use super::config::{ServeConfig, StoreLocation};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::observe::{CallObserver, Hub};

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tower::Layer as _;
 
 use super::metrics::Metrics;
-use crate::server::ServeConfig;
+use crate::server::config::ServeConfig;
 use crate::server::front::Front;
 use crate::server::guard::{BrowserGuard, GuardLayer};
 use crate::server::in_flight::{InFlight, TrackLayer};

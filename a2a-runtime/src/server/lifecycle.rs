@@ -1,0 +1,208 @@
+//! A server's one lifecycle, whatever its agents: read the command line, open the store,
+//! deploy the authorization server, build every agent, open the usage store, settle what an
+//! earlier run left, assemble the routes, announce them, serve until told to stop.
+
+use std::sync::Arc;
+
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+use super::config::StoreLocation;
+use super::front::Front;
+use super::mcp::Agents;
+use super::mounts::Mounts;
+use super::settings::Server;
+use super::shared::open_store;
+use super::{cli, http, oauth, observe, routes, shutdown};
+use a2a_runtime_core::app::{App, start_all};
+use a2a_runtime_core::auth::AuthConfig;
+use a2a_runtime_core::error::Error;
+use a2a_runtime_mcp::McpHandler;
+
+impl Server {
+    /// The routes of `mounts`, to serve or to mount in an existing app (see
+    /// `AgentServer::router`).
+    pub(crate) fn router(self, mounts: Mounts) -> Result<Router, Error> {
+        if let (None, Some(location @ (StoreLocation::Sqlite(_) | StoreLocation::Postgres(_)))) =
+            (&self.store, &self.config.store)
+        {
+            return Err(Error::Config(format!(
+                "the store {location} is opened asynchronously: pass \
+                 `SqliteTaskStore::open(..).await?` or `PostgresTaskStore::connect(..).await?` to \
+                 `.store(..)`, or serve with `serve()` / `serve_on()`"
+            )));
+        }
+        let base = self.config.base_url();
+        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+            Some(plan) => {
+                let (scopes, admins) = (mounts.skill_scopes()?, self.admin_auth(&mounts)?);
+                let resources = mounts.resources(&base);
+                Some(plan.deploy_at_once(&self.config, resources, scopes, &admins)?)
+            }
+            None => None,
+        };
+        let shutdown = self.shutdown.clone().unwrap_or_default();
+        let apps = mounts.build(&self, shutdown.clone(), deployed.as_ref(), &base)?;
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let starting = apps.clone();
+            runtime.spawn(async move {
+                // Usage records of a router are kept in memory (its store is the caller's).
+                if let Err(error) = observe::open(&starting, None).await {
+                    tracing::error!(%error, "the usage store could not be opened");
+                }
+                if let Err(error) = start_all(&starting).await {
+                    tracing::error!(%error, "settling tasks left by an earlier run failed");
+                }
+            });
+            if let Some(deployed) = &deployed {
+                deployed.sweep_until(shutdown);
+            }
+        }
+        let assembled = routes::assemble(&mounts, &apps, &self.config, deployed.as_ref())?;
+        Ok(assembled.router.merge(self.routes))
+    }
+
+    /// Serves `mounts` until SIGTERM or Ctrl-C, reading flags and environment variables
+    /// unless the whole configuration was given (see `AgentServer::serve`).
+    pub(crate) async fn serve(mut self, mounts: Mounts) -> Result<(), Error> {
+        if !self.config_overridden {
+            let identity = mounts.identity();
+            let args = std::env::args_os();
+            let defaults = self.config.clone();
+            let (program, version) = (identity.program, identity.version);
+            match cli::parse(args, defaults, program, version, identity.about)? {
+                cli::Command::Printed => return Ok(()),
+                cli::Command::Serve(config) => self.config = *config,
+            }
+        }
+        a2a_runtime_core::logging::init(self.config.stdio);
+        if self.store.is_none() {
+            // Over stdio each MCP host session is a process of its own (hosts often start
+            // several), so its tasks stay in memory unless a store is named.
+            let location = match (&self.config.store, self.config.stdio) {
+                (None, true) => StoreLocation::Memory,
+                _ => self.config.served_store(&mounts.identity().name),
+            };
+            if !matches!(location, StoreLocation::Memory) && !self.config.stdio {
+                eprintln!("tasks:        {location}");
+            }
+            self.store = Some(open_store(&location, &self.config.limits).await?);
+            self.store_location = Some(location);
+        }
+        if self.config.stdio {
+            return self.serve_stdio(mounts).await;
+        }
+        let bind = self.config.bind;
+        let listener = tokio::net::TcpListener::bind(bind)
+            .await
+            .map_err(|source| Error::Bind { addr: bind, source })?;
+        super::listener::check_descriptor_limit(self.config.limits.max_connections);
+        let stop = CancellationToken::new();
+        shutdown::on_signals(stop.clone())?;
+        let served = self.serve_until(mounts, listener, stop, true).await;
+        shutdown::start_watchdog();
+        served
+    }
+
+    /// Serves `mounts` on `listener` with this configuration (no flags are read) until the
+    /// shutdown signal.
+    pub(crate) async fn serve_on(
+        mut self,
+        mounts: Mounts,
+        listener: tokio::net::TcpListener,
+    ) -> Result<(), Error> {
+        if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
+            self.store = Some(open_store(&location, &self.config.limits).await?);
+            self.store_location = Some(location);
+        }
+        self.serve_until(mounts, listener, CancellationToken::new(), false)
+            .await
+    }
+
+    /// MCP over stdin and stdout: the agent, or a host's agents as its shared endpoint has them.
+    async fn serve_stdio(self, mounts: Mounts) -> Result<(), Error> {
+        let base = self.config.base_url();
+        let apps = mounts.build(&self, CancellationToken::new(), None, &base)?;
+        observe::open(&apps, self.store_location.as_ref()).await?;
+        start_all(&apps).await?;
+        let handler = stdio_handler(&mounts, &apps)?;
+        http::serve_stdio(handler, self.config.limits.max_body_bytes).await
+    }
+
+    async fn serve_until(
+        self,
+        mounts: Mounts,
+        listener: tokio::net::TcpListener,
+        stop: CancellationToken,
+        announce: bool,
+    ) -> Result<(), Error> {
+        if let Some(signal) = self.shutdown.clone() {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                signal.cancelled().await;
+                stop.cancel();
+            });
+        }
+        let bound = http::bound_config(&self.config, &listener)?;
+        let base = bound.base_url();
+        // Scopes and credentials are gathered only for an authorization server.
+        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+            Some(plan) => {
+                let location = self.store_location.as_ref();
+                let (scopes, admins) = (mounts.skill_scopes()?, self.admin_auth(&mounts)?);
+                let resources = mounts.resources(&base);
+                let deploying = plan.deploy_at(&bound, location, resources, scopes, &admins);
+                Some(deploying.await?)
+            }
+            None => None,
+        };
+        let apps = mounts.build(&self, CancellationToken::new(), deployed.as_ref(), &base)?;
+        observe::open(&apps, self.store_location.as_ref()).await?;
+        start_all(&apps).await?;
+        if let Some(deployed) = &deployed {
+            deployed.sweep_until(stop.clone());
+        }
+        let assembled = routes::assemble(&mounts, &apps, &bound, deployed.as_ref())?;
+        let router = assembled.router.merge(self.routes);
+        let front = Front::new(router, assembled.guard, assembled.direct);
+        http::warn_if_open(&apps, &bound, announce);
+        if announce {
+            super::banner::announce(&mounts, &apps, &bound, deployed.as_ref());
+        }
+        http::serve_front(&apps, &bound, front, listener, stop).await
+    }
+
+    /// The credentials of the server's administrators (of the authorization server's clients,
+    /// of usage): the server's own with the flags', and those of an agent at the root, which
+    /// is the server.
+    fn admin_auth(&self, mounts: &Mounts) -> Result<AuthConfig, Error> {
+        let mut auth = self.auth.clone();
+        if mounts.hosting.is_none()
+            && let Some(root) = mounts.agents.first()
+        {
+            auth.custom.extend(root.agent.auth.custom.iter().cloned());
+        }
+        self.config.auth.apply(&mut auth)?;
+        auth.client_certificates = self.config.tls.client_ca.is_some();
+        Ok(auth)
+    }
+}
+
+/// The MCP server stdio serves: the root agent's own, or a host's shared one.
+fn stdio_handler(mounts: &Mounts, apps: &[Arc<App>]) -> Result<McpHandler, Error> {
+    let Some(hosting) = &mounts.hosting else {
+        let app = apps
+            .first()
+            .ok_or_else(|| Error::Config("no agent to serve".into()))?;
+        return Agents::One(app).handler();
+    };
+    if !hosting.shared_mcp {
+        return Err(Error::Config(
+            "--stdio serves a host's agents as its shared MCP endpoint does, which \
+             shared_mcp(false) turns off"
+                .into(),
+        ));
+    }
+    let description = mounts.shared_description();
+    mounts.shared_agents(apps, &description).handler()
+}

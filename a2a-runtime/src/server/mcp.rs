@@ -1,0 +1,182 @@
+//! A server's MCP endpoints, built alike over 1..N agents: each agent's own (one agent, its
+//! names as they are) and a host's shared one (every agent, names prefixed by its id), each
+//! behind the gate of `a2a-runtime-mcp` and the schemes of its agents, with its
+//! protected-resource metadata.
+
+use std::sync::Arc;
+
+use axum::Router;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tower_http::cors::CorsLayer;
+
+use super::config::ServeConfig;
+use super::http::{metadata_routes, resource_metadata_url};
+use super::paths;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::security::Security;
+use a2a_runtime_core::error::Error;
+use a2a_runtime_core::limits::Limits;
+use a2a_runtime_mcp::namespace::ToolSkills;
+use a2a_runtime_mcp::{Identity, McpEndpoint, McpGate, McpHandler, Member, RmcpService};
+
+/// The agents one endpoint serves.
+pub(crate) enum Agents<'a> {
+    /// One agent's own endpoint.
+    One(&'a Arc<App>),
+    /// Several agents under their ids, as the server `identity` says.
+    Shared {
+        identity: Identity<'a>,
+        agents: Vec<(&'a str, &'a Arc<App>)>,
+    },
+}
+
+impl Agents<'_> {
+    /// Each agent with the prefix of its names.
+    fn prefixed(&self) -> Vec<(&str, &Arc<App>)> {
+        match self {
+            Self::One(app) => vec![("", *app)],
+            Self::Shared { agents, .. } => agents.clone(),
+        }
+    }
+
+    /// The handler serving them.
+    pub(crate) fn handler(&self) -> Result<McpHandler, Error> {
+        match self {
+            Self::One(app) => Ok(McpHandler::agent(Arc::clone(app))),
+            Self::Shared { identity, agents } => {
+                let members = agents
+                    .iter()
+                    .map(|(id, app)| Member::new(*id, Arc::clone(app)))
+                    .collect();
+                McpHandler::shared(identity, members).map_err(Error::Config)
+            }
+        }
+    }
+
+    /// The name its metadata gives the resource.
+    fn name(&self) -> &str {
+        match self {
+            Self::One(app) => app.agent.name(),
+            Self::Shared { identity, .. } => identity.name,
+        }
+    }
+}
+
+/// An endpoint at a path, and how it is served.
+pub(crate) struct Mcp {
+    endpoint: McpEndpoint,
+    cors: Option<CorsLayer>,
+    /// Its protected-resource metadata, when a scheme takes bearer tokens.
+    metadata: Option<serde_json::Value>,
+    path: String,
+}
+
+impl Mcp {
+    /// The endpoint at `path` on the server `config` describes, for `agents` authenticated by
+    /// `security`, within `limits`.
+    pub(crate) fn new(
+        path: &str,
+        agents: &Agents<'_>,
+        security: Arc<Security>,
+        limits: &Limits,
+        config: &ServeConfig,
+    ) -> Result<Self, Error> {
+        let handler = agents.handler()?;
+        let prefixed = agents.prefixed();
+        let Some((_, first)) = prefixed.first() else {
+            return Err(Error::Config("an MCP endpoint needs an agent".into()));
+        };
+        // The agents of a server share its shutdown token.
+        let (rmcp, sessions) = rmcp_service(limits, first.shutdown.clone(), handler.clone());
+        super::observe::watch_sessions(first, &sessions);
+        let server_url = config.base_url();
+        let tools = prefixed
+            .iter()
+            .map(|(prefix, app)| {
+                let open = !app.security.is_enabled();
+                ((*prefix).to_owned(), Arc::clone(&app.dispatcher), open)
+            })
+            .collect();
+        let gate = McpGate {
+            max_body: limits.max_body_bytes,
+            body_time: limits.body_time(),
+            sessions,
+            max_sessions: limits.max_mcp_sessions,
+            tools: ToolSkills::namespaced(tools),
+            resource_metadata: resource_metadata_url(&server_url, path),
+            meter: handler.meter().clone(),
+        };
+        let apps: Vec<&Arc<App>> = prefixed.iter().map(|(_, app)| *app).collect();
+        let metadata = metadata(&security, &apps, agents.name(), &server_url, path);
+        Ok(Self {
+            endpoint: McpEndpoint::new(gate, security, rmcp),
+            cors: super::http::cors(config),
+            metadata,
+            path: path.to_owned(),
+        })
+    }
+
+    /// A router serving the endpoint at `at` (its path, or the path below the router it is
+    /// nested in) and its metadata (at the root well-known URL too when the endpoint is the
+    /// server's `/mcp`), and the endpoint itself when it needs no layer (the server's front
+    /// answers it directly then).
+    pub(crate) fn mounted(self, at: &str) -> (Router, Router, Option<(String, McpEndpoint)>) {
+        let at_root = self.path == paths::MCP;
+        let metadata = metadata_routes(self.metadata, &self.path, at_root);
+        match self.cors {
+            Some(cors) => {
+                let layered = tower::Layer::layer(&cors, self.endpoint);
+                (Router::new().route_service(at, layered), metadata, None)
+            }
+            None => {
+                let route = Router::new().route_service(at, self.endpoint.clone());
+                (route, metadata, Some((self.path, self.endpoint)))
+            }
+        }
+    }
+}
+
+/// The protected-resource metadata of the endpoint at `path`: the schemes of `security`, and
+/// every scope and token issuer of `apps`.
+fn metadata(
+    security: &Security,
+    apps: &[&Arc<App>],
+    name: &str,
+    server_url: &str,
+    path: &str,
+) -> Option<serde_json::Value> {
+    let schemes: Vec<_> = security.schemes().cloned().collect();
+    let mut scopes: Vec<&str> = apps
+        .iter()
+        .flat_map(|app| app.dispatcher.registry().scopes().into_keys())
+        .collect();
+    scopes.sort_unstable();
+    scopes.dedup();
+    let jwt = apps.iter().flat_map(|app| &app.jwt);
+    let resource = format!("{}{path}", server_url.trim_end_matches('/'));
+    a2a_runtime_core::auth::metadata::document(&resource, name, &schemes, jwt, &scopes)
+}
+
+/// An rmcp service whose sessions each get `handler`'s session, within `limits`, ending at
+/// `shutdown`; its sessions idle out after `mcp_session_idle`.
+fn rmcp_service(
+    limits: &Limits,
+    shutdown: tokio_util::sync::CancellationToken,
+    handler: McpHandler,
+) -> (RmcpService, Arc<LocalSessionManager>) {
+    // Host and Origin are checked for every route by the browser guard.
+    let settings = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(limits.max_body_bytes)
+        .with_cancellation_token(shutdown)
+        .disable_allowed_hosts();
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(limits.mcp_session_idle);
+    let sessions = Arc::new(sessions);
+    let service = StreamableHttpService::new(
+        move || Ok(handler.for_session()),
+        Arc::clone(&sessions),
+        settings,
+    );
+    (service, sessions)
+}

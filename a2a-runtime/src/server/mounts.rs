@@ -1,0 +1,302 @@
+//! The agents of a server and where each sits: one agent at the root (a server of its own), or
+//! agents at `/{id}` with tenants, a catalog and a shared MCP endpoint at the root (a host).
+//! What differs between the two is decided here; everything else is built once for both.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::agent::{AgentSettings, Placement, check_rest_prefix};
+use super::host::AgentCatalog;
+use super::mcp::Agents;
+use super::oauth;
+use super::paths;
+use super::settings::Server;
+use super::shared::Shared;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::error::Error;
+
+/// The longest agent id: it is a path segment, a tenant and an MCP tool-name prefix.
+const MAX_ID_LEN: usize = 48;
+
+/// See the module docs.
+pub(crate) struct Mounts {
+    pub(crate) agents: Vec<Mounted>,
+    /// `None`: one agent at the root.
+    pub(crate) hosting: Option<Hosting>,
+}
+
+/// One agent and its id (empty at the root).
+pub(crate) struct Mounted {
+    pub(crate) id: String,
+    pub(crate) agent: AgentSettings,
+}
+
+/// What a host adds at its root.
+pub(crate) struct Hosting {
+    pub(crate) name: String,
+    /// The agent whose card the root serves and which a request naming no tenant reaches.
+    pub(crate) primary: Option<String>,
+    /// Whether `/mcp` serves every agent's tools together.
+    pub(crate) shared_mcp: bool,
+    pub(crate) catalog: AgentCatalog,
+    /// Mistakes made while the host was put together, reported when it is built.
+    pub(crate) refused: Vec<String>,
+}
+
+impl Hosting {
+    /// A host named `agent-host`, its first agent primary, sharing `/mcp`.
+    pub(crate) fn new() -> Self {
+        Self {
+            name: "agent-host".into(),
+            primary: None,
+            shared_mcp: true,
+            catalog: AgentCatalog::default(),
+            refused: Vec::new(),
+        }
+    }
+}
+
+/// What the server calls itself: on the command line, in traces, and in the data directory.
+pub(crate) struct Identity {
+    /// The name `--help` gives the program.
+    pub(crate) program: String,
+    pub(crate) name: String,
+    pub(crate) version: &'static str,
+    pub(crate) about: String,
+}
+
+impl Mounts {
+    /// `agent` alone at the root.
+    pub(crate) fn root(agent: AgentSettings) -> Self {
+        Self {
+            agents: vec![Mounted {
+                id: String::new(),
+                agent,
+            }],
+            hosting: None,
+        }
+    }
+
+    /// What the server calls itself.
+    pub(crate) fn identity(&self) -> Identity {
+        match (&self.hosting, self.agents.first()) {
+            (None, Some(root)) => {
+                let agent = root.agent.descriptor;
+                Identity {
+                    program: super::cli::program_name(),
+                    name: agent.name().to_owned(),
+                    version: agent.version(),
+                    about: format!("{}: {}", agent.name(), agent.description()),
+                }
+            }
+            (hosting, _) => {
+                let name = hosting
+                    .as_ref()
+                    .map_or("agent-host", |hosting| hosting.name.as_str());
+                Identity {
+                    program: name.to_owned(),
+                    name: name.to_owned(),
+                    version: env!("CARGO_PKG_VERSION"),
+                    about: format!("{name}: {} agents on one server", self.agents.len()),
+                }
+            }
+        }
+    }
+
+    /// The path an agent's routes sit below: empty at the root, else `/{id}`.
+    pub(crate) fn path_of(mounted: &Mounted) -> String {
+        match mounted.id.as_str() {
+            "" => String::new(),
+            id => format!("/{id}"),
+        }
+    }
+
+    /// The agent whose card the root well-known paths serve: the root agent, or a host's
+    /// primary (the first unless named).
+    pub(crate) fn primary_id(&self) -> Option<&str> {
+        let named = self.hosting.as_ref().and_then(|h| h.primary.as_deref());
+        named.or_else(|| self.agents.first().map(|m| m.id.as_str()))
+    }
+
+    /// Whether `/mcp` is a host's endpoint for every agent.
+    pub(crate) fn shared_mcp(&self) -> bool {
+        self.hosting.as_ref().is_some_and(|h| h.shared_mcp)
+    }
+
+    /// The agents' ids, in the order added.
+    pub(crate) fn ids(&self) -> Vec<&str> {
+        self.agents.iter().map(|m| m.id.as_str()).collect()
+    }
+
+    /// The resources tokens may be issued for on the server at `base` (the first is the
+    /// default): a host's shared MCP endpoint, each agent's MCP endpoint and URL, the root.
+    pub(crate) fn resources(&self, base: &str) -> Vec<String> {
+        let mut resources: Vec<String> = self.shared_resource(base).into_iter().collect();
+        let (mcp, urls): (Vec<_>, Vec<_>) =
+            self.agents.iter().map(|m| own_resources(base, m)).unzip();
+        resources.extend(mcp);
+        resources.extend(urls);
+        push_unique(&mut resources, base);
+        resources
+    }
+
+    /// The resources whose tokens `mounted` accepts: its own, and the shared MCP endpoint and
+    /// the root, which reach it too.
+    fn audiences(&self, base: &str, mounted: &Mounted) -> Vec<String> {
+        let (mcp, url) = own_resources(base, mounted);
+        let mut audiences: Vec<String> = self.shared_resource(base).into_iter().collect();
+        audiences.extend([mcp, url]);
+        push_unique(&mut audiences, base);
+        audiences
+    }
+
+    /// A host's shared MCP endpoint, as a resource.
+    pub(crate) fn shared_resource(&self, base: &str) -> Option<String> {
+        let trimmed = base.trim_end_matches('/');
+        self.shared_mcp()
+            .then(|| format!("{trimmed}{}", paths::MCP))
+    }
+
+    /// What a host's shared MCP endpoint says it serves.
+    pub(crate) fn shared_description(&self) -> String {
+        let name = self.hosting.as_ref().map_or("", |h| h.name.as_str());
+        format!("The agents of {name}: {}", self.ids().join(", "))
+    }
+
+    /// Every agent as `apps` serve them, under their ids, as a host's shared MCP endpoint
+    /// (described by `description`) serves them.
+    pub(crate) fn shared_agents<'a>(
+        &'a self,
+        apps: &'a [Arc<App>],
+        description: &'a str,
+    ) -> Agents<'a> {
+        let name = self.hosting.as_ref().map_or("", |h| h.name.as_str());
+        Agents::Shared {
+            identity: a2a_runtime_mcp::Identity { name, description },
+            agents: self
+                .agents
+                .iter()
+                .zip(apps)
+                .map(|(mounted, app)| (mounted.id.as_str(), app))
+                .collect(),
+        }
+    }
+
+    /// Every scope the agents' skills need.
+    pub(crate) fn skill_scopes(&self) -> Result<Vec<String>, Error> {
+        let mut scopes = std::collections::BTreeSet::new();
+        for mounted in &self.agents {
+            let registry = mounted.agent.registry()?;
+            scopes.extend(registry.scopes().into_keys().map(str::to_owned));
+        }
+        Ok(scopes.into_iter().collect())
+    }
+
+    /// Every agent's [`App`], in the order added, on what `server`'s agents share; each
+    /// accepts the tokens `oauth` issues for its resources at `base`.
+    pub(crate) fn build(
+        &self,
+        server: &Server,
+        shutdown: CancellationToken,
+        oauth: Option<&oauth::Deployed>,
+        base: &str,
+    ) -> Result<Vec<Arc<App>>, Error> {
+        let config = &server.config;
+        config.validate()?;
+        self.check()?;
+        let identity = self.identity();
+        let service = (identity.name.as_str(), identity.version);
+        let shared = Shared::new(
+            config,
+            server.store.clone(),
+            (&server.observers, service),
+            shutdown,
+        )?;
+        self.agents
+            .iter()
+            .map(|mounted| {
+                let agent_oauth = oauth.map(|d| d.for_agent(&self.audiences(base, mounted)));
+                let placement = Placement {
+                    key: &mounted.id,
+                    limits: mounted.agent.limits.as_ref().unwrap_or(&config.limits),
+                    server_auth: &server.auth,
+                    oauth: agent_oauth.as_ref(),
+                };
+                mounted.agent.build(placement, config, &shared)
+            })
+            .collect()
+    }
+
+    /// The agents are well placed: a root agent's REST prefix is well formed; a host's ids
+    /// are unique path segments of letters, digits, `-` and `_`, not taken by the server's own
+    /// paths, and its primary is one of them.
+    fn check(&self) -> Result<(), Error> {
+        let Some(hosting) = &self.hosting else {
+            return self
+                .agents
+                .iter()
+                .try_for_each(|m| check_rest_prefix(&m.agent.rest_prefix));
+        };
+        if self.agents.is_empty() {
+            return Err(Error::Config(
+                "a host needs at least one agent: Host::new().agent(\"id\", MyAgent)".into(),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for id in self.ids() {
+            check_id(id)?;
+            if !seen.insert(id) {
+                return Err(Error::Config(format!(
+                    "agent id `{id}` is used twice: every agent of a host needs its own"
+                )));
+            }
+        }
+        if let Some(refused) = hosting.refused.first() {
+            return Err(Error::Config(refused.clone()));
+        }
+        if let Some(primary) = &hosting.primary
+            && !seen.contains(primary.as_str())
+        {
+            return Err(Error::Config(format!(
+                "primary agent `{primary}` is not an agent of this host (it has {})",
+                self.ids().join(", ")
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// An agent's own MCP endpoint and URL on the server at `base`, as resources.
+fn own_resources(base: &str, mounted: &Mounted) -> (String, String) {
+    let at = Mounts::path_of(mounted);
+    let mcp = format!("{}{at}{}", base.trim_end_matches('/'), paths::MCP);
+    let url = match mounted.id.as_str() {
+        "" => base.to_owned(),
+        id => format!("{base}{id}/"),
+    };
+    (mcp, url)
+}
+
+fn push_unique(list: &mut Vec<String>, item: &str) {
+    if !list.iter().any(|present| present == item) {
+        list.push(item.to_owned());
+    }
+}
+
+/// An id is 1 to [`MAX_ID_LEN`] letters, digits, `-` or `_`, and no path of the server's.
+fn check_id(id: &str) -> Result<(), Error> {
+    let well_formed = !id.is_empty()
+        && id.len() <= MAX_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if well_formed && !paths::is_reserved(id) {
+        return Ok(());
+    }
+    Err(Error::Config(format!(
+        "agent id `{id}` must be 1 to {MAX_ID_LEN} letters, digits, `-` or `_`, and not one of \
+         {:?} (it is a URL path segment and a tenant)",
+        paths::reserved()
+    )))
+}

@@ -1,0 +1,76 @@
+//! Every path a server answers itself, in one table: the routes are built from these names,
+//! the browser guard and the request tracker test against them, and a host refuses an agent
+//! id that would shadow one.
+
+/// The MCP endpoint (an agent's own below its mount point; a host's shared one at the root).
+pub(crate) const MCP: &str = "/mcp";
+/// `ok` while every agent's task store takes writes.
+pub(crate) const HEALTHZ: &str = "/healthz";
+/// A host's catalog of its agents.
+pub(crate) const AGENTS: &str = "/agents";
+/// The browser console.
+pub(crate) const CONSOLE: &str = "/console";
+/// Prometheus metrics (the `metrics` feature).
+pub(crate) const METRICS: &str = "/metrics";
+/// Usage records for administrators (the `usage` feature).
+pub(crate) const USAGE: &str = "/usage";
+/// The authorization server's endpoints and its sign-in (the `oauth-server` feature).
+pub(crate) const OAUTH: &str = "/oauth";
+/// The administrative listing of the authorization server's clients.
+pub(crate) const OAUTH_CLIENTS: &str = "/oauth/clients";
+/// Where A2A 0.3's HTTP+JSON routes sit below an agent's URL.
+pub(crate) const A2A_V0_3_REST: &str = "/v1";
+/// The folder of every discovery document (agent cards, OAuth and protected-resource
+/// metadata).
+pub(crate) const WELL_KNOWN: &str = "/.well-known";
+/// RFC 9728 protected-resource metadata (followed by the path of an MCP endpoint).
+pub(crate) const PROTECTED_RESOURCE: &str = a2a_runtime_core::auth::metadata::WELL_KNOWN;
+/// The agent card, and the name A2A 0.3 clients read it under.
+pub(crate) const AGENT_CARDS: [&str; 2] =
+    ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+
+/// Every path above whose first segment the server takes for itself at its root.
+const SERVER_PATHS: &[&str] = &[
+    MCP,
+    HEALTHZ,
+    AGENTS,
+    CONSOLE,
+    METRICS,
+    USAGE,
+    OAUTH,
+    A2A_V0_3_REST,
+    WELL_KNOWN,
+];
+
+/// Whether `id` is the first segment of a path the server answers itself, which no hosted
+/// agent may take as its id (it is the agent's path segment).
+pub(crate) fn is_reserved(id: &str) -> bool {
+    SERVER_PATHS
+        .iter()
+        .any(|path| path.trim_start_matches('/') == id)
+}
+
+/// The reserved ids, for an error naming them.
+pub(crate) fn reserved() -> Vec<&'static str> {
+    SERVER_PATHS
+        .iter()
+        .map(|path| path.trim_start_matches('/'))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_server_path_is_a_reserved_id() {
+        for id in ["mcp", "healthz", "agents", "console", "metrics", "usage"] {
+            assert!(is_reserved(id), "{id}");
+        }
+        for id in ["oauth", "v1", ".well-known"] {
+            assert!(is_reserved(id), "{id}");
+        }
+        assert!(!is_reserved("booking"));
+        assert!(!is_reserved("mcp2"));
+    }
+}

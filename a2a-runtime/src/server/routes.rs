@@ -1,0 +1,219 @@
+//! A server's routes, assembled once whatever its agents: each agent's A2A routes, MCP
+//! endpoint, card and application routes at its mount point (the root, or `/{id}`); for a
+//! host, the tenant-selecting JSON-RPC endpoint, the shared MCP endpoint, the catalog and a
+//! not-found naming the agents at the root; then what every server has (console, health,
+//! metrics and usage, the authorization server), all behind one browser guard.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::Uri;
+use axum::routing::{get, post_service};
+
+use super::agent_routes::{JsonRpcEndpoint, agent_routes};
+use super::config::ServeConfig;
+use super::guard::{BrowserGuard, GuardLayer};
+use super::host::CatalogEntry;
+use super::http::{cors, healthz_route, readable_anywhere};
+use super::mcp::{Agents, Mcp};
+use super::mounts::{Hosting, Mounted, Mounts};
+use super::oauth::Deployed;
+use super::paths;
+use super::tenants::{TenantCalls, TenantEndpoint, unknown_agent};
+use a2a_runtime_a2a::card::Endpoints;
+use a2a_runtime_a2a::rest::Tenants;
+use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::{AudienceRule, Security};
+use a2a_runtime_core::error::Error;
+use a2a_runtime_mcp::McpEndpoint;
+
+/// A server's routes, and the MCP endpoints its front may answer without them.
+pub(crate) struct Assembled {
+    pub(crate) router: Router,
+    pub(crate) guard: Arc<BrowserGuard>,
+    /// The MCP endpoints answered directly, by path.
+    pub(crate) direct: Vec<(String, McpEndpoint)>,
+}
+
+/// The routes of the server `config` describes, serving `mounts` as `apps` (one per agent, in
+/// the order added; a host's catalog is filled), with the routes of `oauth` (an authorization
+/// server) behind the same browser guard.
+pub(crate) fn assemble(
+    mounts: &Mounts,
+    apps: &[Arc<App>],
+    config: &ServeConfig,
+    oauth: Option<&Deployed>,
+) -> Result<Assembled, Error> {
+    config.validate()?;
+    let mut assembly = Assembly {
+        router: Router::new(),
+        direct: Vec::new(),
+        entries: Vec::new(),
+        calls: HashMap::new(),
+        config,
+        base: config.base_url(),
+    };
+    for (mounted, app) in mounts.agents.iter().zip(apps) {
+        assembly.agent(mounts, mounted, app)?;
+    }
+    if let Some(hosting) = &mounts.hosting {
+        assembly.host_root(mounts, hosting, apps, oauth)?;
+    }
+    let (observed, observed_paths) = super::observe::routes(apps, config);
+    let host = mounts.hosting.is_some();
+    let console = super::console::routes(config, host, oauth.is_some(), &observed_paths);
+    let managers = apps.iter().map(|app| Arc::clone(&app.manager)).collect();
+    let guard = Arc::new(BrowserGuard::new(config, &assembly.base));
+    let router = assembly
+        .router
+        .merge(console)
+        .route(paths::HEALTHZ, healthz_route(managers))
+        .merge(observed)
+        .merge(oauth.map(Deployed::router).unwrap_or_default())
+        .layer(GuardLayer(Arc::clone(&guard)));
+    Ok(Assembled {
+        router,
+        guard,
+        direct: assembly.direct,
+    })
+}
+
+/// The routes gathered so far.
+struct Assembly<'a> {
+    router: Router,
+    direct: Vec<(String, McpEndpoint)>,
+    /// A host's catalog.
+    entries: Vec<CatalogEntry>,
+    /// Each hosted agent's JSON-RPC endpoint, for the root to hand requests to.
+    calls: HashMap<String, JsonRpcEndpoint>,
+    config: &'a ServeConfig,
+    base: String,
+}
+
+impl Assembly<'_> {
+    /// `app`'s routes at its mount point: at the root they are the server's; under `/{id}`
+    /// the agent is also a tenant of the root and an entry of the catalog.
+    fn agent(&mut self, mounts: &Mounts, mounted: &Mounted, app: &Arc<App>) -> Result<(), Error> {
+        let config = self.config;
+        let at = Mounts::path_of(mounted);
+        let (endpoints, tenants) = match mounted.id.as_str() {
+            "" => (Endpoints::new(&self.base, &app.rest_prefix), Tenants::Any),
+            id => (Endpoints::hosted(&self.base, id), Tenants::Mounted),
+        };
+        let agent = agent_routes(app, config, endpoints.clone(), tenants);
+        let mcp_path = format!("{at}{}", paths::MCP);
+        let security = Arc::clone(&app.security);
+        let mcp = Mcp::new(&mcp_path, &Agents::One(app), security, &app.limits, config)?;
+        let (mcp, metadata, direct) = mcp.mounted(paths::MCP);
+        self.direct.extend(direct);
+        let own = agent
+            .calls
+            .merge(mcp)
+            .merge(agent.card.clone())
+            .merge(mounted.agent.routes.clone());
+        let router = std::mem::take(&mut self.router).merge(metadata);
+        if at.is_empty() {
+            self.router = router.merge(own);
+            return Ok(());
+        }
+        let primary = mounts.primary_id() == Some(mounted.id.as_str());
+        let own = match config.console_enabled() {
+            true => own.merge(super::console::page()),
+            false => own,
+        };
+        // The agent's JSON-RPC URL ends in `/`, which nesting does not route.
+        self.router = router
+            .route(&format!("{at}/"), agent.jsonrpc)
+            .nest(&at, own)
+            .merge(if primary { agent.card } else { Router::new() });
+        self.entries.push(CatalogEntry {
+            id: mounted.id.clone(),
+            card_url: format!("{}{}", endpoints.jsonrpc, &paths::AGENT_CARDS[0][1..]),
+            url: endpoints.jsonrpc,
+            primary,
+            card: agent.public_card,
+        });
+        self.calls.insert(mounted.id.clone(), agent.endpoint);
+        Ok(())
+    }
+
+    /// A host's root: JSON-RPC reaching the agent a request's `tenant` names, the shared MCP
+    /// endpoint, the catalog, and a not-found naming the agents.
+    fn host_root(
+        &mut self,
+        mounts: &Mounts,
+        hosting: &Hosting,
+        apps: &[Arc<App>],
+        oauth: Option<&Deployed>,
+    ) -> Result<(), Error> {
+        let config = self.config;
+        let ids: Arc<[String]> = mounts.ids().into_iter().map(str::to_owned).collect();
+        let known = Arc::new(ids.join(", "));
+        let tenants = Arc::new(TenantCalls {
+            calls: std::mem::take(&mut self.calls),
+            // A built host has agents, so a primary one (the first unless named).
+            primary: mounts.primary_id().unwrap_or_default().to_owned(),
+            known: Arc::clone(&known),
+            max_body: config.limits.max_body_bytes,
+            body_time: config.limits.body_time(),
+        });
+        let mut root_call = post_service(TenantEndpoint(tenants));
+        // A browser at the host's URL gets the console (its agent picker), as at an agent's.
+        if config.console_enabled() {
+            root_call = root_call.get(super::console::at_root);
+        }
+        let mut root_call = Router::new().route("/", root_call);
+        if let Some(cors) = cors(config) {
+            root_call = root_call.layer(cors);
+        }
+        if hosting.shared_mcp {
+            self.shared_mcp(mounts, apps, oauth)?;
+        }
+        let entries = hosting.catalog.fill(std::mem::take(&mut self.entries));
+        let document = Arc::new(super::host::catalog_document(&entries));
+        let catalog = get(move || {
+            let document = Arc::clone(&document);
+            async move { axum::Json(document.as_ref().clone()) }
+        });
+        let catalog = Router::new()
+            .route(paths::AGENTS, catalog)
+            .layer(readable_anywhere());
+        self.router = std::mem::take(&mut self.router)
+            .merge(root_call)
+            .merge(catalog)
+            .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)));
+        Ok(())
+    }
+
+    /// A host's `/mcp`, for every agent: authenticated with every agent's schemes, it takes the
+    /// authorization server's tokens for itself (or the root) only.
+    fn shared_mcp(
+        &mut self,
+        mounts: &Mounts,
+        apps: &[Arc<App>],
+        oauth: Option<&Deployed>,
+    ) -> Result<(), Error> {
+        let mut security = Security::union(apps.iter().map(|app| &*app.security));
+        if let Some(deployed) = oauth {
+            security = security.restricted(AudienceRule {
+                issuer: deployed.issuer(),
+                audiences: mounts
+                    .shared_resource(&self.base)
+                    .into_iter()
+                    .chain([self.base.clone()])
+                    .collect(),
+            });
+        }
+        let description = mounts.shared_description();
+        let agents = mounts.shared_agents(apps, &description);
+        let limits = &self.config.limits;
+        let mcp = Mcp::new(paths::MCP, &agents, Arc::new(security), limits, self.config)?;
+        let (route, metadata, direct) = mcp.mounted(paths::MCP);
+        self.router = std::mem::take(&mut self.router)
+            .merge(route)
+            .merge(metadata);
+        self.direct.extend(direct);
+        Ok(())
+    }
+}

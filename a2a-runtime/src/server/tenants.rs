@@ -1,0 +1,127 @@
+//! A host's root: the JSON-RPC endpoint that hands each request to the agent its `tenant`
+//! names, and a not-found naming the agents for any other first segment.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes, HttpBody as _};
+use axum::extract::Request;
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+use futures::future::BoxFuture;
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use tower::Service;
+use tower::ServiceExt as _;
+
+use super::agent_routes::JsonRpcEndpoint;
+use a2a_runtime_a2a::A2aError;
+use a2a_runtime_core::body::{BodyTime, BodyTooSlow, BoxError, TimedBody, declared_over};
+
+/// What the root JSON-RPC endpoint selects among: each agent's JSON-RPC endpoint (its gate and
+/// handler), by id.
+pub(crate) struct TenantCalls {
+    pub(crate) calls: HashMap<String, JsonRpcEndpoint>,
+    pub(crate) primary: String,
+    /// The agents' ids, for errors.
+    pub(crate) known: Arc<String>,
+    pub(crate) max_body: usize,
+    pub(crate) body_time: BodyTime,
+}
+
+/// `POST /`: the JSON-RPC request goes to the agent its `tenant` names (the primary agent when
+/// it names none). A service of its own rather than a handler: it reads the request itself.
+#[derive(Clone)]
+pub(crate) struct TenantEndpoint(pub(crate) Arc<TenantCalls>);
+
+impl Service<Request> for TenantEndpoint {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let tenants = Arc::clone(&self.0);
+        Box::pin(async move { Ok(tenant_call(tenants, request).await) })
+    }
+}
+
+/// Reads the body first, within the server's size and time limits (which agent's credentials
+/// to check depends on it), then hands the request to the agent it names.
+async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
+    if declared_over(request.headers(), tenants.max_body) {
+        let limit = tenants.max_body;
+        return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, true);
+    }
+    let (parts, body) = request.into_parts();
+    let body = match read(body, tenants.max_body, tenants.body_time).await {
+        Ok(body) => body,
+        Err(error) => {
+            let error = unread(&*error, tenants.max_body);
+            return a2a_runtime_a2a::refusal(&error, true);
+        }
+    };
+    let tenant = match a2a_runtime_a2a::jsonrpc::tenant_of(&body) {
+        Ok(tenant) => tenant,
+        Err(response) => return *response,
+    };
+    let id = tenant.unwrap_or_else(|| tenants.primary.clone());
+    let Some(calls) = tenants.calls.get(&id) else {
+        let error = A2aError::unknown_tenant(&id, tenants.known.to_string());
+        return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
+    };
+    let request = Request::from_parts(parts, Body::from(body));
+    match calls.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// The whole of `body`, at most `limit` bytes, within `time`. A request's body usually comes in
+/// one frame, which is taken as it is; a longer one is gathered.
+async fn read(body: Body, limit: usize, time: BodyTime) -> Result<Bytes, BoxError> {
+    let body = Limited::new(TimedBody::new(body, time), limit);
+    let mut body = std::pin::pin!(body);
+    let first = match body.frame().await.transpose()? {
+        Some(frame) => frame.into_data().unwrap_or_default(),
+        None => return Ok(Bytes::new()),
+    };
+    if body.is_end_stream() {
+        return Ok(first);
+    }
+    let rest = body.as_mut().collect().await?.to_bytes();
+    let mut whole = Vec::with_capacity(first.len() + rest.len());
+    whole.extend_from_slice(&first);
+    whole.extend_from_slice(&rest);
+    Ok(Bytes::from(whole))
+}
+
+/// Why a body could not be read: too large, too slow, or broken off.
+fn unread(error: &(dyn std::error::Error + 'static), limit: usize) -> A2aError {
+    if error.is::<LengthLimitError>() {
+        return A2aError::PayloadTooLarge { limit };
+    }
+    match BodyTooSlow::of(error) {
+        Some(slow) => A2aError::BodyTooSlow(slow.to_string()),
+        None => A2aError::InvalidRequest(format!("the request body could not be read: {error}")),
+    }
+}
+
+/// A path no route takes: when its first segment is not an agent, a not-found naming the
+/// agents (HTTP+JSON's error body); any other path is a plain 404.
+pub(crate) async fn unknown_agent(uri: Uri, ids: Arc<[String]>, known: Arc<String>) -> Response {
+    let first = uri.path().trim_start_matches('/').split('/').next();
+    match first.filter(|segment| !segment.is_empty()) {
+        Some(segment) if !ids.iter().any(|id| id == segment) => {
+            a2a_runtime_a2a::rest::error_response(&A2aError::unknown_tenant(
+                segment,
+                known.to_string(),
+            ))
+        }
+        _ => axum::http::StatusCode::NOT_FOUND.into_response(),
+    }
+}
