@@ -7,6 +7,9 @@ use a2a_runtime::server::Host;
 use a2a_tests::{TestServer, response_from};
 use serde_json::{Value, json};
 
+#[path = "host/server_wide.rs"]
+mod server_wide;
+
 /// The currency and booking examples on one host, currency primary.
 fn two_agents() -> Host {
     Host::new()
