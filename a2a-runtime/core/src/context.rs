@@ -330,7 +330,12 @@ impl TaskContext {
     /// questions, [`Sampling`] requests and [`ListRoots`](crate::ListRoots), answered with the tuple of their
     /// outputs (or a `Vec` of items of one kind, answered with a `Vec`).
     ///
-    /// ```ignore
+    /// ```no_run
+    /// # use a2a_runtime_core::ask::{AskError, Input, ListRoots, Sampling};
+    /// # use a2a_runtime_core::context::TaskContext;
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// # struct Name { first: String }
+    /// # async fn greet(ctx: &TaskContext) -> Result<(), AskError> {
     /// let (name, greeting, roots) = ctx
     ///     .ask_all((
     ///         Input::<Name>::new("What is your name?").named("user_name"),
@@ -338,6 +343,9 @@ impl TaskContext {
     ///         ListRoots::new().named("client_roots"),
     ///     ))
     ///     .await?;
+    /// # let _ = (name.first, greeting, roots);
+    /// # Ok(())
+    /// # }
     /// ```
     ///
     /// An MCP client on protocol 2026-07-28 gets every item in one input-required result (one

@@ -259,31 +259,48 @@ pub(crate) fn read_metadata(
     policy: &RedirectPolicy,
     default_auth: &str,
 ) -> Result<Metadata, OAuthError> {
-    let bad = |why: String| OAuthError::InvalidClientMetadata(why);
-    let strings = |name: &str| -> Result<Option<Vec<String>>, OAuthError> {
-        match fields.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| {
-                    item.as_str()
-                        .map(str::to_owned)
-                        .ok_or_else(|| bad(format!("`{name}` must be an array of strings")))
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some),
-            Some(_) => Err(bad(format!("`{name}` must be an array of strings"))),
-        }
-    };
-    let text = |name: &str| -> Result<Option<String>, OAuthError> {
-        match fields.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if s.is_empty() => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(bad(format!("`{name}` must be a string"))),
-        }
-    };
-    let redirect_uris = strings("redirect_uris")?.unwrap_or_default();
+    let redirect_uris = redirect_uris(fields, policy)?;
+    let grant_types = grant_types(fields)?;
+    if let Some(types) = strings(fields, "response_types")?
+        && types.iter().any(|t| t != "code")
+    {
+        return Err(OAuthError::InvalidClientMetadata(format!(
+            "`response_types` is {types:?}; this server answers the `code` response type only"
+        )));
+    }
+    let method =
+        text(fields, "token_endpoint_auth_method")?.unwrap_or_else(|| default_auth.to_owned());
+    if !AUTH_METHODS.contains(&method.as_str()) {
+        return Err(OAuthError::InvalidClientMetadata(format!(
+            "`token_endpoint_auth_method` is `{method}`; this server supports {}",
+            AUTH_METHODS.join(", ")
+        )));
+    }
+    let client_name = text(fields, "client_name")?.map(|name| {
+        name.chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_NAME_CHARS)
+            .collect()
+    });
+    // A home page that is not https is dropped rather than shown as a link.
+    let client_uri = text(fields, "client_uri")?
+        .filter(|uri| Url::parse(uri).is_ok_and(|url| url.scheme() == "https"));
+    Ok(Metadata {
+        client_name,
+        client_uri,
+        redirect_uris,
+        grant_types,
+        token_endpoint_auth_method: method,
+    })
+}
+
+/// The metadata's `redirect_uris`: at least one, at most [`MAX_REDIRECT_URIS`], each allowed
+/// by `policy`.
+fn redirect_uris(
+    fields: &Map<String, Value>,
+    policy: &RedirectPolicy,
+) -> Result<Vec<String>, OAuthError> {
+    let redirect_uris = strings(fields, "redirect_uris")?.unwrap_or_default();
     if redirect_uris.is_empty() {
         return Err(OAuthError::InvalidRedirectUri(
             "`redirect_uris` is required: the authorization code flow sends the user back to \
@@ -300,51 +317,55 @@ pub(crate) fn read_metadata(
     for uri in &redirect_uris {
         check_redirect_uri(uri, policy)?;
     }
-    let grant_types = strings("grant_types")?.unwrap_or_else(|| vec!["authorization_code".into()]);
+    Ok(redirect_uris)
+}
+
+/// The metadata's `grant_types` (`authorization_code` when absent), which must include the
+/// authorization code and name nothing this server does not issue.
+fn grant_types(fields: &Map<String, Value>) -> Result<Vec<String>, OAuthError> {
+    let grant_types =
+        strings(fields, "grant_types")?.unwrap_or_else(|| vec!["authorization_code".into()]);
     if let Some(other) = grant_types
         .iter()
         .find(|g| !GRANT_TYPES.contains(&g.as_str()))
     {
-        return Err(bad(format!(
+        return Err(OAuthError::InvalidClientMetadata(format!(
             "`grant_types` names `{other}`; this server issues tokens for authorization_code \
              and refresh_token only"
         )));
     }
     if !grant_types.iter().any(|g| g == "authorization_code") {
-        return Err(bad(
-            "`grant_types` must include authorization_code".to_owned()
+        return Err(OAuthError::InvalidClientMetadata(
+            "`grant_types` must include authorization_code".to_owned(),
         ));
     }
-    if let Some(types) = strings("response_types")?
-        && types.iter().any(|t| t != "code")
-    {
-        return Err(bad(format!(
-            "`response_types` is {types:?}; this server answers the `code` response type only"
-        )));
+    Ok(grant_types)
+}
+
+/// Field `name` of `fields` as an array of strings, if present.
+fn strings(fields: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>>, OAuthError> {
+    let bad = || OAuthError::InvalidClientMetadata(format!("`{name}` must be an array of strings"));
+    match fields.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned).ok_or_else(bad))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(bad()),
     }
-    let method = text("token_endpoint_auth_method")?.unwrap_or_else(|| default_auth.to_owned());
-    if !AUTH_METHODS.contains(&method.as_str()) {
-        return Err(bad(format!(
-            "`token_endpoint_auth_method` is `{method}`; this server supports {}",
-            AUTH_METHODS.join(", ")
-        )));
+}
+
+/// Field `name` of `fields` as a string, if present and not empty.
+fn text(fields: &Map<String, Value>, name: &str) -> Result<Option<String>, OAuthError> {
+    match fields.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(OAuthError::InvalidClientMetadata(format!(
+            "`{name}` must be a string"
+        ))),
     }
-    let client_name = text("client_name")?.map(|name| {
-        name.chars()
-            .filter(|c| !c.is_control())
-            .take(MAX_NAME_CHARS)
-            .collect()
-    });
-    // A home page that is not https is dropped rather than shown as a link.
-    let client_uri =
-        text("client_uri")?.filter(|uri| Url::parse(uri).is_ok_and(|url| url.scheme() == "https"));
-    Ok(Metadata {
-        client_name,
-        client_uri,
-        redirect_uris,
-        grant_types,
-        token_endpoint_auth_method: method,
-    })
 }
 
 #[cfg(test)]

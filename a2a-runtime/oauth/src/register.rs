@@ -39,23 +39,7 @@ async fn registered(server: &AuthorizationServer, request: Request) -> Result<Va
     inner
         .limits
         .check(Limited::Register, &web::address(&parts))?;
-    let content_type = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !content_type
-        .split(';')
-        .next()
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-    {
-        return Err(OAuthError::InvalidClientMetadata(format!(
-            "a registration is application/json, not `{content_type}`"
-        )));
-    }
-    let bytes = web::read_body(body).await?;
-    let request: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| OAuthError::InvalidClientMetadata(format!("the body is not JSON: {e}")))?;
+    let request = registration(&parts, body).await?;
     let fields = request.as_object().ok_or_else(|| {
         OAuthError::InvalidClientMetadata("the registration must be a JSON object".into())
     })?;
@@ -94,6 +78,39 @@ async fn registered(server: &AuthorizationServer, request: Request) -> Result<Va
         name = client.client_name.as_deref().unwrap_or(""),
         "authorization server: a client registered"
     );
+    Ok(answered(&client, fields, secret))
+}
+
+/// The registration's body, which must be JSON.
+async fn registration(
+    parts: &axum::http::request::Parts,
+    body: axum::body::Body,
+) -> Result<Value, OAuthError> {
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !content_type
+        .split(';')
+        .next()
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+    {
+        return Err(OAuthError::InvalidClientMetadata(format!(
+            "a registration is application/json, not `{content_type}`"
+        )));
+    }
+    let bytes = web::read_body(body).await?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| OAuthError::InvalidClientMetadata(format!("the body is not JSON: {e}")))
+}
+
+/// The registration response (RFC 7591 §3.2.1) for `client`, registered with `fields`.
+fn answered(
+    client: &Client,
+    fields: &serde_json::Map<String, Value>,
+    secret: Option<String>,
+) -> Value {
     let mut answer = json!({
         "client_id": client.client_id,
         "client_id_issued_at": client.registered,
@@ -125,7 +142,7 @@ async fn registered(server: &AuthorizationServer, request: Request) -> Result<Va
         answer["client_secret"] = secret.into();
         answer["client_secret_expires_at"] = 0.into();
     }
-    Ok(answer)
+    answer
 }
 
 /// `ttl` in whole seconds, for the `expires` of a document.

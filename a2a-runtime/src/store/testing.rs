@@ -301,11 +301,25 @@ async fn lists_filter_page_and_bound(store: &dyn TaskStore) {
             .await
             .unwrap();
     }
-    let query = |owner: &str| ListQuery {
+    pages_cover_each_once(store).await;
+    filters_select(store).await;
+    views_trim_and_bound(store).await;
+    for id in ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "b0", "b1", "b2"] {
+        assert!(store.delete(id).await.unwrap(), "{id}");
+    }
+}
+
+/// A listing of `owner`'s tasks, three to a page.
+fn owned(owner: &str) -> ListQuery {
+    ListQuery {
         owner: Some(owner.into()),
         page_size: 3,
         ..ListQuery::default()
-    };
+    }
+}
+
+async fn pages_cover_each_once(store: &dyn TaskStore) {
+    let query = owned;
     // Pages of alice's tasks cover each once, newest first, and never show bob's.
     let mut seen = Vec::new();
     let mut q = query("alice");
@@ -324,6 +338,10 @@ async fn lists_filter_page_and_bound(store: &dyn TaskStore) {
         ["a0", "a1", "a2", "a3", "a4", "a5", "a6"],
         "newest first, once each"
     );
+}
+
+async fn filters_select(store: &dyn TaskStore) {
+    let query = owned;
     // Filters.
     let working = store
         .list(&ListQuery {
@@ -361,6 +379,10 @@ async fn lists_filter_page_and_bound(store: &dyn TaskStore) {
         .await
         .unwrap();
     assert_eq!(by_context.total_size, 3, "context filter across owners");
+}
+
+async fn views_trim_and_bound(store: &dyn TaskStore) {
+    let query = owned;
     // Views: history trimmed, artifacts dropped, pages bounded by bytes (at least one task).
     let trimmed = store
         .list(&ListQuery {
@@ -395,9 +417,6 @@ async fn lists_filter_page_and_bound(store: &dyn TaskStore) {
             .await,
         Err(StoreError::InvalidPageToken)
     ));
-    for id in ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "b0", "b1", "b2"] {
-        assert!(store.delete(id).await.unwrap(), "{id}");
-    }
 }
 
 async fn unfinished_and_delete(store: &dyn TaskStore) {

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use a2a_runtime::client::{
     A2aClient, ClientError, ListTasks, PushNotificationConfig, SendOptions, SendResult, Severity,
-    UsageRequest, fetch_usage,
+    UsageReport, UsageRequest, fetch_usage,
 };
 use a2a_runtime::futures::StreamExt;
 use a2a_runtime::{Message, Part};
@@ -94,47 +94,8 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
             url,
             input,
             no_wait,
-        } => {
-            let Ok(message) = message(input).map_err(|e| eprintln!("a2a: {e}")) else {
-                return Ok(ExitCode::from(2));
-            };
-            let agent = connect(&cli, url).await?;
-            let options = SendOptions {
-                return_immediately: *no_wait,
-                history_length: None,
-            };
-            let mut sent = agent.send_with(message, options).await?;
-            loop {
-                print::sent(&sent, json);
-                let SendResult::Task(task) = &sent else { break };
-                let Some(answer) = ask::answer(&cli, task.status.state, ask::Asked::of(task)).await
-                else {
-                    break;
-                };
-                sent = agent.send_with(answer, options).await?;
-            }
-        }
-        Command::Stream { url, input } => {
-            let Ok(message) = message(input).map_err(|e| eprintln!("a2a: {e}")) else {
-                return Ok(ExitCode::from(2));
-            };
-            let agent = connect(&cli, url).await?;
-            let mut events = agent.send_streaming(message).await?;
-            loop {
-                let mut last = None;
-                while let Some(event) = events.next().await {
-                    let event = event?;
-                    print::event(&event, json);
-                    last = ask::waiting(&event).or(last);
-                }
-                // The stream ends where the task asks; the answer streams the rest.
-                let Some((state, asked)) = last else { break };
-                let Some(answer) = ask::answer(&cli, state, asked).await else {
-                    break;
-                };
-                events = agent.send_streaming(answer).await?;
-            }
-        }
+        } => return send(&cli, url, input, *no_wait).await,
+        Command::Stream { url, input } => return stream(&cli, url, input).await,
         Command::Subscribe { url, task_id } => {
             let agent = connect(&cli, url).await?;
             let mut events = agent.subscribe(task_id).await?;
@@ -184,14 +145,65 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
                 agent: agent.clone(),
                 limit: *limit,
             };
-            let mut headers: Vec<(String, String)> = cli.headers.clone();
-            headers.extend(cli.api_keys.iter().cloned());
-            if let Some(token) = &cli.token {
-                headers.push(("authorization".into(), format!("Bearer {token}")));
-            }
-            let report = fetch_usage(url, &request, &headers, cli.timeout.into()).await?;
-            print::usage(&report, json);
+            print::usage(&usage(&cli, url, &request).await?, json);
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `a2a usage`: the server's usage report, with the command line's credentials.
+async fn usage(cli: &Cli, url: &str, request: &UsageRequest) -> Result<UsageReport, ClientError> {
+    let mut headers: Vec<(String, String)> = cli.headers.clone();
+    headers.extend(cli.api_keys.iter().cloned());
+    if let Some(token) = &cli.token {
+        headers.push(("authorization".into(), format!("Bearer {token}")));
+    }
+    fetch_usage(url, request, &headers, cli.timeout.into()).await
+}
+
+/// `a2a send`: sends the message, prints the answer, and asks the person for what the task
+/// asks until it ends (or `--no-wait`).
+async fn send(cli: &Cli, url: &str, input: &Input, no_wait: bool) -> Result<ExitCode, ClientError> {
+    let Ok(message) = message(input).map_err(|e| eprintln!("a2a: {e}")) else {
+        return Ok(ExitCode::from(2));
+    };
+    let agent = connect(cli, url).await?;
+    let options = SendOptions {
+        return_immediately: no_wait,
+        history_length: None,
+    };
+    let mut sent = agent.send_with(message, options).await?;
+    loop {
+        print::sent(&sent, cli.json);
+        let SendResult::Task(task) = &sent else { break };
+        let Some(answer) = ask::answer(cli, task.status.state, ask::Asked::of(task)).await else {
+            break;
+        };
+        sent = agent.send_with(answer, options).await?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `a2a stream`: streams the message's events, and what the task asks.
+async fn stream(cli: &Cli, url: &str, input: &Input) -> Result<ExitCode, ClientError> {
+    let Ok(message) = message(input).map_err(|e| eprintln!("a2a: {e}")) else {
+        return Ok(ExitCode::from(2));
+    };
+    let agent = connect(cli, url).await?;
+    let mut events = agent.send_streaming(message).await?;
+    loop {
+        let mut last = None;
+        while let Some(event) = events.next().await {
+            let event = event?;
+            print::event(&event, cli.json);
+            last = ask::waiting(&event).or(last);
+        }
+        // The stream ends where the task asks; the answer streams the rest.
+        let Some((state, asked)) = last else { break };
+        let Some(answer) = ask::answer(cli, state, asked).await else {
+            break;
+        };
+        events = agent.send_streaming(answer).await?;
     }
     Ok(ExitCode::SUCCESS)
 }

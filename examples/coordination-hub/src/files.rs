@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use crate::model::{FileChange, Reservation, ReservationMode};
 use crate::reservations::{Pattern, compatible};
-use crate::{Hub, HubClient, checked, collection, failure, new_id, now, store_failed};
+use crate::{Hub, HubClient, PathRules, checked, collection, failure, new_id, now, store_failed};
 
 /// How many announced changes a project keeps (a log of what happened: the oldest go first).
 const RECENT_CHANGES: usize = 500;
@@ -63,7 +63,7 @@ pub async fn announce_file_change(
     let pattern = Pattern::new(&file_path, rules)?;
     let mode = mode.unwrap_or_default();
     let ttl = ttl_seconds.map_or(hub.settings().reservation_ttl, Duration::from_secs);
-    if ttl.is_zero() || ttl > Duration::from_secs(7 * 24 * 3600) {
+    if ttl.is_zero() || ttl > MAX_TTL {
         return Err(SkillError::invalid_input(
             "`ttl_seconds` must be between 1 second and 7 days",
         ));
@@ -72,25 +72,7 @@ pub async fn announce_file_change(
     let acting = Some((&caller, session_name.as_str()));
     let reservation = hub
         .change_reservations(&project_id, acting, |entries| {
-            let mut locked_at = now();
-            for other in entries.iter() {
-                let overlaps = match Pattern::stored(&other.file_path, rules) {
-                    Some(other) => other.overlaps(&pattern),
-                    // Stored before paths were checked as they are now: it stands in the way
-                    // of every reservation until its holder releases it or it lapses.
-                    None => true,
-                };
-                if !overlaps {
-                    continue;
-                }
-                if other.session == session_name {
-                    if pattern.is(&other.file_path, rules) {
-                        locked_at = other.locked_at;
-                    }
-                } else if !compatible(mode, other.mode) {
-                    return Err(conflict(other));
-                }
-            }
+            let locked_at = locked_since(entries, &pattern, rules, &session_name, mode)?;
             entries.retain(|r| !(r.session == session_name && pattern.is(&r.file_path, rules)));
             check_room(entries, &session_name)?;
             let reservation = Reservation {
@@ -129,6 +111,40 @@ pub async fn announce_file_change(
         expires_at,
         message: "File locked successfully. Remember to release when done.".into(),
     })
+}
+
+/// The longest a reservation lasts without being announced again.
+const MAX_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Since when `session` holds `pattern` (now, for a new reservation), or the conflict with
+/// another agent's overlapping reservation that `mode` cannot share.
+fn locked_since(
+    entries: &[Reservation],
+    pattern: &Pattern,
+    rules: PathRules,
+    session: &str,
+    mode: ReservationMode,
+) -> Result<DateTime<Utc>, SkillError> {
+    let mut locked_at = now();
+    for other in entries {
+        let overlaps = match Pattern::stored(&other.file_path, rules) {
+            Some(other) => other.overlaps(pattern),
+            // Stored before paths were checked as they are now: it stands in the way of every
+            // reservation until its holder releases it or it lapses.
+            None => true,
+        };
+        if !overlaps {
+            continue;
+        }
+        if other.session == session {
+            if pattern.is(&other.file_path, rules) {
+                locked_at = other.locked_at;
+            }
+        } else if !compatible(mode, other.mode) {
+            return Err(conflict(other));
+        }
+    }
+    Ok(locked_at)
 }
 
 /// Refuses a new reservation of `session` when it, or its project, holds the most it may: the

@@ -105,11 +105,28 @@ pub async fn query_agent(
             responded_by: None,
         });
     };
+    let answer = awaited_answer(&hub, &answers, &mut changes, &message.id, limit).await?;
+    Ok(QueryResult {
+        status: "received".into(),
+        message_id: message.id,
+        response: Some(answer.response),
+        responded_by: Some(answer.from),
+    })
+}
+
+/// The answer to message `id` in `answers`, read again at each change, within `limit`.
+async fn awaited_answer(
+    hub: &Hub,
+    answers: &str,
+    changes: &mut Changes,
+    id: &str,
+    limit: Duration,
+) -> Result<Answer, SkillError> {
     let waited = tokio::time::timeout(limit, async {
         loop {
             if let Some(answer) = hub
                 .records()
-                .get::<Answer>(&answers, &message.id)
+                .get::<Answer>(answers, id)
                 .await
                 .map_err(store_failed)?
             {
@@ -120,22 +137,13 @@ pub async fn query_agent(
         }
     })
     .await;
-    match waited {
-        Ok(answer) => {
-            let answer: Answer = answer?;
-            Ok(QueryResult {
-                status: "received".into(),
-                message_id: message.id,
-                response: Some(answer.response),
-                responded_by: Some(answer.from),
-            })
-        }
-        Err(_) => Err(failure(
+    waited.unwrap_or_else(|_| {
+        Err(failure(
             "timeout",
             format!("No response received within {} seconds", limit.as_secs()),
-            json!({ "message_id": message.id }),
-        )),
-    }
+            json!({ "message_id": id }),
+        ))
+    })
 }
 
 /// Checks the agent's unread messages, oldest first, and marks them read (they stay in the

@@ -61,25 +61,13 @@ async fn commit(
         .collect()
 }
 
-/// The creates and updates at `indices` of `batch`, as one statement.
-async fn upsert(
-    connection: &mut SqliteConnection,
-    batch: &[Write],
-    indices: &[usize],
-) -> Vec<Result<u64, StoreError>> {
-    let rows: Vec<(&TaskRow, u64)> = indices
-        .iter()
-        .filter_map(|&i| match &batch[i].op {
-            Op::Create(row) => Some((row, 1)),
-            Op::Update(row, version) => Some((row, version + 1)),
-            _ => None,
-        })
-        .collect();
-    let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
+/// The statement writing `rows` task rows at once (nine parameters each).
+fn upsert_sql(rows: usize) -> String {
+    let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; rows].join(", ");
     // A create carries version 1 and may only insert; an update carries the version it makes
     // and may only replace the row at the version before it (so a missing task is not
     // recreated). Rows neither inserted nor updated are not returned.
-    let sql = format!(
+    format!(
         "INSERT INTO tasks
              (id, owner, context_id, state, status_us, finished_us, version, body, agent)
          SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9
@@ -94,7 +82,24 @@ async fn upsert(
              version = excluded.version, body = excluded.body
          WHERE tasks.version = excluded.version - 1
          RETURNING id"
-    );
+    )
+}
+
+/// The creates and updates at `indices` of `batch`, as one statement.
+async fn upsert(
+    connection: &mut SqliteConnection,
+    batch: &[Write],
+    indices: &[usize],
+) -> Vec<Result<u64, StoreError>> {
+    let rows: Vec<(&TaskRow, u64)> = indices
+        .iter()
+        .filter_map(|&i| match &batch[i].op {
+            Op::Create(row) => Some((row, 1)),
+            Op::Update(row, version) => Some((row, version + 1)),
+            _ => None,
+        })
+        .collect();
+    let sql = upsert_sql(rows.len());
     let mut query = sqlx::query(AssertSqlSafe(sql));
     for (row, version) in &rows {
         query = query

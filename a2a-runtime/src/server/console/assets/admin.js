@@ -38,10 +38,17 @@ function refusal(answer) {
 
 function table(caption, headings, rows) {
   // A table wider than a phone scrolls: focusable, so a keyboard can scroll it too.
-  return el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption }, el('table', {},
-    el('caption', { text: caption }),
-    el('thead', {}, el('tr', {}, ...headings.map((h) => el('th', { scope: 'col', text: h })))),
-    el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map(cell))))));
+  return el(
+    'div',
+    { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
+    el(
+      'table',
+      {},
+      el('caption', { text: caption }),
+      el('thead', {}, el('tr', {}, ...headings.map((h) => el('th', { scope: 'col', text: h })))),
+      el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map(cell)))),
+    ),
+  );
 }
 
 /** A cell: an element as it is, `{ code }` as an identifier that may break anywhere, or text. */
@@ -62,25 +69,40 @@ async function showClients() {
   const clients = answer.body.clients || [];
   // The action first: on a phone the table scrolls sideways, and the button stays in reach.
   const rows = clients.map((client) => [
-    deleteButton(client), client.client_name || '(unnamed)', { code: client.client_id },
+    deleteButton(client),
+    client.client_name || '(unnamed)',
+    { code: client.client_id },
     { code: (client.redirect_uris || []).join(' ') },
     client.registered ? new Date(client.registered * 1000).toLocaleString() : 'metadata document',
   ]);
-  body.replaceChildren(clients.length
-    ? table(`${clients.length} registered client${clients.length === 1 ? '' : 's'}`, ['Action', 'Name', 'Client id', 'Redirect URIs', 'Registered'], rows)
-    : el('p', { text: 'No client has registered.' }));
+  body.replaceChildren(
+    clients.length
+      ? table(
+          `${clients.length} registered client${clients.length === 1 ? '' : 's'}`,
+          ['Action', 'Name', 'Client id', 'Redirect URIs', 'Registered'],
+          rows,
+        )
+      : el('p', { text: 'No client has registered.' }),
+  );
   return true;
 }
 
 function deleteButton(client) {
   const name = client.client_name || client.client_id;
-  const button = el('button', { type: 'button', class: 'secondary', text: 'Delete', 'aria-label': `Delete client ${name}` });
+  const button = el('button', {
+    type: 'button',
+    class: 'secondary',
+    text: 'Delete',
+    'aria-label': `Delete client ${name}`,
+  });
   button.addEventListener('click', async () => {
     if (!window.confirm(`Delete the client ${name}? Its refresh tokens stop working at once.`)) return;
     const response = await fetch(`/oauth/clients/${encodeURIComponent(client.client_id)}`, {
-      method: 'DELETE', headers: credentialHeaders(),
+      method: 'DELETE',
+      headers: credentialHeaders(),
     });
-    $('admin-status').textContent = response.status === 204 ? `Deleted ${name}.` : `Not deleted: HTTP ${response.status}`;
+    $('admin-status').textContent =
+      response.status === 204 ? `Deleted ${name}.` : `Not deleted: HTTP ${response.status}`;
     await showClients();
   });
   return button;
@@ -97,12 +119,25 @@ async function showUsage() {
     return true;
   }
   const rows = (answer.body.usage || []).map((line) => [
-    line[by], line.calls, line.ran, line.failed, line.refused, `${line.durationMs} ms`, line.inputBytes, line.outputBytes,
+    line[by],
+    line.calls,
+    line.ran,
+    line.failed,
+    line.refused,
+    `${line.durationMs} ms`,
+    line.inputBytes,
+    line.outputBytes,
   ]);
   const since = new Date(answer.body.since).toLocaleDateString();
-  body.replaceChildren(rows.length
-    ? table(`Calls by ${by} since ${since}`, [by, 'Calls', 'Ran', 'Failed', 'Refused', 'Time', 'Bytes in', 'Bytes out'], rows)
-    : el('p', { text: `No calls recorded since ${since}.` }));
+  body.replaceChildren(
+    rows.length
+      ? table(
+          `Calls by ${by} since ${since}`,
+          [by, 'Calls', 'Ran', 'Failed', 'Refused', 'Time', 'Bytes in', 'Bytes out'],
+          rows,
+        )
+      : el('p', { text: `No calls recorded since ${since}.` }),
+  );
   return true;
 }
 
@@ -113,7 +148,8 @@ function samples(text) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!match) continue;
     const labels = {};
-    for (const [, name, value] of (match[2] || '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[name] = value;
+    for (const [, name, value] of (match[2] || '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[name] = value;
     found.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return found;
@@ -127,14 +163,19 @@ async function showMetrics() {
     body.replaceChildren(refusal(answer));
     return true;
   }
-  const mine = samples(answer.body).filter((s) => !agentId || !('agent' in s.labels) || s.labels.agent === agentId);
+  const mine = samples(answer.body).filter(
+    (s) => !agentId || !('agent' in s.labels) || s.labels.agent === agentId,
+  );
   const total = (name) => mine.filter((s) => s.name === name).reduce((sum, s) => sum + s.value, 0);
   const facts = el('dl', {});
   for (const [label, name] of [
-    ['Tasks working', 'a2a_tasks_working'], ['Questions waiting', 'a2a_questions_waiting'],
-    ['Streams open', 'a2a_streams_open'], ['MCP sessions', 'mcp_server_sessions_active'],
+    ['Tasks working', 'a2a_tasks_working'],
+    ['Questions waiting', 'a2a_questions_waiting'],
+    ['Streams open', 'a2a_streams_open'],
+    ['MCP sessions', 'mcp_server_sessions_active'],
     ['Refused as busy', 'a2a_quota_refusals_total'],
-  ]) facts.append(el('dt', { text: label }), el('dd', { text: String(total(name)) }));
+  ])
+    facts.append(el('dt', { text: label }), el('dd', { text: String(total(name)) }));
   const skills = new Map();
   for (const s of mine) {
     if (!s.name.startsWith('a2a_skill_call_duration_seconds_')) continue;
@@ -146,12 +187,24 @@ async function showMetrics() {
     if (s.name.endsWith('_sum')) line.seconds += s.value;
     skills.set(s.labels.skill, line);
   }
-  const rows = [...skills].sort(([a], [b]) => a.localeCompare(b)).map(([skill, line]) => [
-    skill, line.calls, line.failed, line.calls ? `${((line.seconds / line.calls) * 1000).toFixed(1)} ms` : '—',
-  ]);
-  body.replaceChildren(facts, rows.length
-    ? table('Skill calls since the server started, over both protocols', ['Skill', 'Calls', 'Not completed', 'Mean time'], rows)
-    : el('p', { text: 'No skill has been called yet.' }));
+  const rows = [...skills]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([skill, line]) => [
+      skill,
+      line.calls,
+      line.failed,
+      line.calls ? `${((line.seconds / line.calls) * 1000).toFixed(1)} ms` : '—',
+    ]);
+  body.replaceChildren(
+    facts,
+    rows.length
+      ? table(
+          'Skill calls since the server started, over both protocols',
+          ['Skill', 'Calls', 'Not completed', 'Mean time'],
+          rows,
+        )
+      : el('p', { text: 'No skill has been called yet.' }),
+  );
   return true;
 }
 

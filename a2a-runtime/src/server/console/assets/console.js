@@ -2,12 +2,12 @@
 // picker of the others from the host's catalog), reads its card and MCP tools, asks to sign in
 // when the agent answers 401, and fills the views: try, watch, MCP, administration.
 
-import { $, OPENED_UNDER, SignInNeeded, agent, el, mcp, remember, serverGet } from './http.js';
-import { cancel, skillForm } from './run.js';
-import { initWatch, listTasks } from './watch.js';
-import { showMcp } from './mcp.js';
 import { initAdmin, showAdmin } from './admin.js';
+import { $, agent, el, mcp, OPENED_UNDER, remember, SignInNeeded, serverGet } from './http.js';
+import { showMcp } from './mcp.js';
+import { cancel, skillForm } from './run.js';
 import { finishSignIn, startSignIn } from './signin.js';
+import { initWatch, listTasks } from './watch.js';
 
 function notice(text) {
   $('notice').textContent = text;
@@ -49,13 +49,20 @@ function showCard(card, tools) {
   document.title = `${card.name} — console`;
   const facts = $('card-facts');
   facts.replaceChildren();
-  const fact = (name, value) => { if (value) facts.append(el('dt', { text: name }), el('dd', { text: value })); };
+  const fact = (name, value) => {
+    if (value) facts.append(el('dt', { text: name }), el('dd', { text: value }));
+  };
   fact('Version', card.version);
   fact('Provider', card.provider ? `${card.provider.organization} (${card.provider.url})` : '');
-  fact('Protocol', (card.supportedInterfaces || []).map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', '));
+  fact(
+    'Protocol',
+    (card.supportedInterfaces || []).map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', '),
+  );
   fact('Streaming', card.capabilities?.streaming ? 'yes' : 'no');
   $('card').hidden = false;
-  $('skill-list').replaceChildren(...(card.skills || []).map((skill) => skillForm(skill, tools.get(skill.id))));
+  $('skill-list').replaceChildren(
+    ...(card.skills || []).map((skill) => skillForm(skill, tools.get(skill.id))),
+  );
   $('skills').hidden = false;
 }
 
@@ -76,7 +83,10 @@ async function load() {
   const server = await serverFacts();
   $('oauth-sign-in').hidden = !server.oauth;
   const hosted = await hostAgent(server);
-  const answer = await serverGet(`${agent.base}/.well-known/agent-card.json`).catch((error) => ({ status: 0, body: error.message }));
+  const answer = await serverGet(`${agent.base}/.well-known/agent-card.json`).catch((error) => ({
+    status: 0,
+    body: error.message,
+  }));
   if (answer.status !== 200) {
     notice(`The agent card could not be read: ${answer.status ? `HTTP ${answer.status}` : answer.body}`);
     return;

@@ -36,8 +36,11 @@ export function control(name, given, root, required) {
   const { schema, nullable } = unwrapped(resolved(given, root), root);
   const id = `field-${++fieldCount}`;
   const optional = !required || nullable;
-  const label = el('label', { for: id, text: name },
-    optional ? el('span', { class: 'hint', text: ' (optional)' }) : '');
+  const label = el(
+    'label',
+    { for: id, text: name },
+    optional ? el('span', { class: 'hint', text: ' (optional)' }) : '',
+  );
   const hint = schema.description || given.description;
   const described = hint ? el('span', { class: 'hint', id: `${id}-hint`, text: hint }) : '';
   const describedBy = hint ? `${id}-hint` : undefined;
@@ -46,7 +49,10 @@ export function control(name, given, root, required) {
   }
   if (schema.type === 'boolean') {
     const box = el('input', { id, type: 'checkbox', 'aria-describedby': describedBy });
-    return { element: el('div', { class: 'item' }, el('span', {}, box, ' ', label), described), read: () => box.checked };
+    return {
+      element: el('div', { class: 'item' }, el('span', {}, box, ' ', label), described),
+      read: () => box.checked,
+    };
   }
   if (schema.type === 'object' && schema.properties) {
     const fieldset = el('fieldset', {}, el('legend', { text: name }));
@@ -63,13 +69,17 @@ export function control(name, given, root, required) {
   if (schema.type === 'array') return list(name, schema, root, { optional, described });
   const numeric = schema.type === 'number' || schema.type === 'integer';
   const input = el('input', {
-    id, type: numeric ? 'number' : 'text', step: schema.type === 'integer' ? '1' : (numeric ? 'any' : undefined),
-    required: !optional, 'aria-describedby': describedBy, placeholder: given.examples?.[0] ?? undefined,
+    id,
+    type: numeric ? 'number' : 'text',
+    step: schema.type === 'integer' ? '1' : numeric ? 'any' : undefined,
+    required: !optional,
+    'aria-describedby': describedBy,
+    placeholder: given.examples?.[0] ?? undefined,
   });
   return {
     element: el('div', { class: 'item' }, label, described, input),
     read: () => {
-      if (input.value === '') return optional ? undefined : (numeric ? undefined : '');
+      if (input.value === '') return optional ? undefined : numeric ? undefined : '';
       return numeric ? Number(input.value) : input.value;
     },
   };
@@ -80,7 +90,8 @@ function choice(schema, { id, optional, label, described, describedBy }) {
   const values = schema.enum || schema.oneOf.map((o) => o.const);
   const select = el('select', { id, 'aria-describedby': describedBy });
   if (optional) select.append(el('option', { value: '', text: '—' }));
-  for (const value of values) select.append(el('option', { value: JSON.stringify(value), text: String(value) }));
+  for (const value of values)
+    select.append(el('option', { value: JSON.stringify(value), text: String(value) }));
   return {
     element: el('div', { class: 'item' }, label, described, select),
     read: () => (select.value === '' ? undefined : JSON.parse(select.value)),
@@ -96,12 +107,18 @@ function list(name, schema, root, { optional, described }) {
     const item = control(`${name} ${items.length + 1}`, schema.items || {}, root, true);
     const remove = el('button', { type: 'button', class: 'secondary', text: 'Remove' });
     const row = el('div', { class: 'item' }, item.element, remove);
-    remove.addEventListener('click', () => { row.remove(); items.splice(items.indexOf(item), 1); });
+    remove.addEventListener('click', () => {
+      row.remove();
+      items.splice(items.indexOf(item), 1);
+    });
     items.push(item);
     rows.append(row);
   });
   const fieldset = el('fieldset', {}, el('legend', { text: name }), described, rows, add);
-  return { element: fieldset, read: () => (optional && items.length === 0 ? undefined : items.map((i) => i.read())) };
+  return {
+    element: fieldset,
+    read: () => (optional && items.length === 0 ? undefined : items.map((i) => i.read())),
+  };
 }
 
 /** The controls of an object schema's properties, appended to `parent`. */

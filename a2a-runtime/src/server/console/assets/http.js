@@ -9,7 +9,12 @@ const MCP_VERSION = '2026-07-28';
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** The states after which a task changes no more. */
-export const TERMINAL = ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'];
+export const TERMINAL = [
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+];
 
 export const $ = (id) => document.getElementById(id);
 
@@ -50,7 +55,8 @@ export function credentialHeaders() {
 /** A response's body as text, refusing one larger than the page reads. */
 export async function bodyText(response) {
   const declared = Number(response.headers.get('Content-Length') || 0);
-  if (declared > MAX_RESPONSE_BYTES) throw new Error(`the answer is ${declared} bytes, more than the console reads`);
+  if (declared > MAX_RESPONSE_BYTES)
+    throw new Error(`the answer is ${declared} bytes, more than the console reads`);
   const text = await response.text();
   if (text.length > MAX_RESPONSE_BYTES) throw new Error('the answer is larger than the console reads');
   return text;
@@ -69,8 +75,10 @@ export async function postA2a(body, stream = false, signal = undefined) {
     method: 'POST',
     signal,
     headers: {
-      'Content-Type': 'application/json', Accept: stream ? 'text/event-stream' : 'application/json',
-      'A2A-Version': '1.0', ...credentialHeaders(),
+      'Content-Type': 'application/json',
+      Accept: stream ? 'text/event-stream' : 'application/json',
+      'A2A-Version': '1.0',
+      ...credentialHeaders(),
     },
     body: JSON.stringify(body),
   });
@@ -103,11 +111,14 @@ export async function readEvents(response, onEvent) {
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
     if (buffer.length > MAX_RESPONSE_BYTES) throw new Error('an event is larger than the console reads');
-    let end;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const event = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const data = event.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5)).join('\n');
+      const data = event
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5))
+        .join('\n');
       if (data.trim()) onEvent(JSON.parse(data));
     }
   }
@@ -116,23 +127,34 @@ export async function readEvents(response, onEvent) {
 /** The JSON-RPC responses in a body: one JSON document, or SSE `data:` lines. */
 function responses(text, contentType) {
   if (!contentType.includes('text/event-stream')) return [JSON.parse(text)];
-  return text.split('\n').filter((line) => line.startsWith('data:'))
-    .map((line) => line.slice(5).trim()).filter((data) => data).map((data) => JSON.parse(data));
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .filter((data) => data)
+    .map((data) => JSON.parse(data));
 }
 
 /** One MCP request (stateless, 2026-07-28) to this agent: its result. */
 export async function mcp(method, params = {}) {
   const body = request(method, {
-    ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MCP_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} },
+    ...params,
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': MCP_VERSION,
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
   });
   // 2026-07-28 mirrors the method, and the tool, prompt or resource named, in headers.
   const named = params.name ?? params.uri;
   const response = await fetch(`${agent.base}/mcp`, {
     method: 'POST',
     headers: {
-      'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': MCP_VERSION, 'Mcp-Method': method,
-      ...(named === undefined ? {} : { 'Mcp-Name': named }), ...credentialHeaders(),
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': MCP_VERSION,
+      'Mcp-Method': method,
+      ...(named === undefined ? {} : { 'Mcp-Name': named }),
+      ...credentialHeaders(),
     },
     body: JSON.stringify(body),
   });
@@ -149,7 +171,9 @@ export async function mcp(method, params = {}) {
  * console's bound), JSON or text as the server answers.
  */
 export async function serverGet(path) {
-  const response = await fetch(path, { headers: { Accept: 'application/json, text/plain', ...credentialHeaders() } });
+  const response = await fetch(path, {
+    headers: { Accept: 'application/json, text/plain', ...credentialHeaders() },
+  });
   const text = await bodyText(response);
   const json = (response.headers.get('Content-Type') || '').includes('json');
   return { status: response.status, body: json && text ? JSON.parse(text) : text };

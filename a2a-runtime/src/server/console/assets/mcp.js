@@ -1,8 +1,8 @@
 // The MCP view: the agent's tools (each with a form, called through `/mcp`), resources,
 // templates and prompts, as an MCP host sees them.
 
-import { $, SignInNeeded, el, mcp } from './http.js';
 import { objectControls, readFields } from './forms.js';
+import { $, el, mcp, SignInNeeded } from './http.js';
 
 /**
  * Fills the MCP view from `tools` (the `tools/list` answer, by name) and, as `server/discover`
@@ -14,17 +14,28 @@ export async function showMcp(tools) {
   const capabilities = discovered.capabilities || {};
   $('mcp-instructions').textContent = discovered.instructions || '';
   // A list the server does not declare is "method not found" (HTTP 404): not asked for.
-  const listed = async (method, capability) => (capabilities[capability] ? mcp(method).catch(() => ({})) : {});
+  const listed = async (method, capability) =>
+    capabilities[capability] ? mcp(method).catch(() => ({})) : {};
   const [resources, templates, prompts] = await Promise.all([
-    listed('resources/list', 'resources'), listed('resources/templates/list', 'resources'), listed('prompts/list', 'prompts'),
+    listed('resources/list', 'resources'),
+    listed('resources/templates/list', 'resources'),
+    listed('prompts/list', 'prompts'),
   ]);
   $('mcp-resource-list').replaceChildren(
-    ...(resources.resources || []).map((r) => el('li', { text: `${r.uri} — ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}` })),
-    ...(templates.resourceTemplates || []).map((t) => el('li', { text: `${t.uriTemplate} — ${t.name} (template)` })),
+    ...(resources.resources || []).map((r) =>
+      el('li', { text: `${r.uri} — ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}` }),
+    ),
+    ...(templates.resourceTemplates || []).map((t) =>
+      el('li', { text: `${t.uriTemplate} — ${t.name} (template)` }),
+    ),
   );
-  $('mcp-prompt-list').replaceChildren(...(prompts.prompts || []).map((p) => el('li', {
-    text: `${p.name}: ${p.description || ''}${(p.arguments || []).length ? ` (${p.arguments.map((a) => a.name).join(', ')})` : ''}`,
-  })));
+  $('mcp-prompt-list').replaceChildren(
+    ...(prompts.prompts || []).map((p) =>
+      el('li', {
+        text: `${p.name}: ${p.description || ''}${(p.arguments || []).length ? ` (${p.arguments.map((a) => a.name).join(', ')})` : ''}`,
+      }),
+    ),
+  );
   $('mcp').hidden = false;
 }
 
@@ -42,7 +53,10 @@ function toolForm(tool) {
     output.textContent = 'Calling…';
     try {
       const result = await mcp('tools/call', { name: tool.name, arguments: readFields(fields) });
-      const text = (result.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+      const text = (result.content || [])
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text)
+        .join('\n');
       const shown = result.structuredContent ? JSON.stringify(result.structuredContent, null, 2) : text;
       output.textContent = `${result.isError ? 'Tool error' : 'Result'} of ${tool.name}:\n${shown}`;
     } catch (error) {

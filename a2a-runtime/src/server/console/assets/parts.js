@@ -12,7 +12,12 @@ export function partView(part) {
     // Only web links: a part could name a `javascript:` URL.
     const safe = /^https?:\/\//i.test(part.url);
     return safe
-      ? el('a', { href: part.url, text: part.filename || part.url, rel: 'noopener noreferrer', target: '_blank' })
+      ? el('a', {
+          href: part.url,
+          text: part.filename || part.url,
+          rel: 'noopener noreferrer',
+          target: '_blank',
+        })
       : el('pre', { text: part.url });
   }
   return el('pre', { text: JSON.stringify(part) });
@@ -29,15 +34,27 @@ function fileView(part) {
     return el('p', { class: 'hint', text: `${name}: not valid base64` });
   }
   const url = URL.createObjectURL(new Blob([bytes], { type: mediaType }));
-  const download = el('a', { href: url, download: name, text: `Download ${name} (${mediaType}, ${bytes.length} bytes)` });
+  const download = el('a', {
+    href: url,
+    download: name,
+    text: `Download ${name} (${mediaType}, ${bytes.length} bytes)`,
+  });
   if (!mediaType.startsWith('image/')) return el('p', {}, download);
-  return el('figure', {}, el('img', { src: url, alt: part.filename || 'image' }), el('figcaption', {}, download));
+  return el(
+    'figure',
+    {},
+    el('img', { src: url, alt: part.filename || 'image' }),
+    el('figcaption', {}, download),
+  );
 }
 
 /** An artifact: its name as a heading, then its parts. */
 export function artifactView(artifact, heading = 'h3') {
-  const view = el('div', { class: 'artifact', 'data-artifact': artifact.name || artifact.artifactId },
-    el(heading, { text: artifact.name || 'Artifact' }));
+  const view = el(
+    'div',
+    { class: 'artifact', 'data-artifact': artifact.name || artifact.artifactId },
+    el(heading, { text: artifact.name || 'Artifact' }),
+  );
   for (const part of artifact.parts || []) view.append(partView(part));
   return view;
 }

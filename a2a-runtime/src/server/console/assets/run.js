@@ -2,8 +2,8 @@
 // task's status, progress, artifacts and questions shown as they come; cancel; the raw
 // exchange beside it.
 
-import { $, TERMINAL, SignInNeeded, bodyText, el, postA2a, readEvents, request, stateName } from './http.js';
 import { control, objectControls, readFields } from './forms.js';
+import { $, bodyText, el, postA2a, readEvents, request, SignInNeeded, stateName, TERMINAL } from './http.js';
 import { artifactView, partView } from './parts.js';
 
 const SCHEMA_MEDIA_TYPE = 'application/schema+json';
@@ -14,11 +14,18 @@ const artifactViews = new Map();
 
 /** A skill of the card as a section with its form. */
 export function skillForm(skill, tool) {
-  const details = el('details', { class: 'skill', id: `skill-${skill.id}` },
-    el('summary', {}, el('h3', { text: skill.name || skill.id })));
+  const details = el(
+    'details',
+    { class: 'skill', id: `skill-${skill.id}` },
+    el('summary', {}, el('h3', { text: skill.name || skill.id })),
+  );
   details.append(el('p', { text: skill.description || '' }));
-  if (skill.tags?.length) details.append(el('p', { class: 'tags' }, ...skill.tags.map((t) => el('span', { class: 'tag', text: t }))));
-  if (skill.examples?.length) details.append(el('p', { class: 'hint', text: `Examples: ${skill.examples.join('; ')}` }));
+  if (skill.tags?.length)
+    details.append(
+      el('p', { class: 'tags' }, ...skill.tags.map((t) => el('span', { class: 'tag', text: t }))),
+    );
+  if (skill.examples?.length)
+    details.append(el('p', { class: 'hint', text: `Examples: ${skill.examples.join('; ')}` }));
   const form = el('form', { 'aria-label': `Run ${skill.name || skill.id}` });
   const schema = tool?.inputSchema || { type: 'object', properties: {} };
   const fields = objectControls(schema, schema, form);
@@ -32,12 +39,15 @@ export function skillForm(skill, tool) {
 }
 
 function raw(label, value) {
-  $('raw').textContent += `${label}\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n\n`;
+  $('raw').textContent +=
+    `${label}\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n\n`;
 }
 
 /** Sends a message over SendStreamingMessage and shows its events as they arrive. */
 async function run(skill, message) {
-  const body = request('SendStreamingMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', ...message } });
+  const body = request('SendStreamingMessage', {
+    message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', ...message },
+  });
   if (!current || current.skill !== skill || !message.taskId) {
     $('run-output').replaceChildren();
     $('raw').textContent = '';
@@ -67,10 +77,16 @@ function show(skill, result) {
   const task = result.task;
   const status = task?.status || result.statusUpdate?.status;
   const taskId = task?.id || result.statusUpdate?.taskId || result.artifactUpdate?.taskId;
-  if (taskId) current = { skill, taskId, contextId: task?.contextId || result.statusUpdate?.contextId || current?.contextId };
+  if (taskId)
+    current = {
+      skill,
+      taskId,
+      contextId: task?.contextId || result.statusUpdate?.contextId || current?.contextId,
+    };
   for (const artifact of task?.artifacts || []) showArtifact(artifact, false);
   if (result.artifactUpdate) showArtifact(result.artifactUpdate.artifact, result.artifactUpdate.append);
-  if (result.message) $('run-output').append(el('div', { class: 'artifact' }, ...result.message.parts.map(partView)));
+  if (result.message)
+    $('run-output').append(el('div', { class: 'artifact' }, ...result.message.parts.map(partView)));
   if (status) showStatus(skill, status);
 }
 
@@ -80,19 +96,30 @@ function showStatus(skill, status) {
   const line = $('run-status');
   line.textContent = `State: ${name}`;
   line.className = `state-${name}`;
-  const text = (status.message?.parts || []).filter((p) => 'text' in p).map((p) => p.text).join(' ');
+  const text = (status.message?.parts || [])
+    .filter((p) => 'text' in p)
+    .map((p) => p.text)
+    .join(' ');
   $('run-progress').textContent = state === 'TASK_STATE_WORKING' ? text : '';
   $('cancel').hidden = TERMINAL.includes(state) || !current;
   $('run-question').replaceChildren();
   if (state === 'TASK_STATE_INPUT_REQUIRED') askForm(skill, status.message);
-  if (TERMINAL.includes(state) && text && state !== 'TASK_STATE_COMPLETED') $('run-progress').textContent = text;
+  if (TERMINAL.includes(state) && text && state !== 'TASK_STATE_COMPLETED')
+    $('run-progress').textContent = text;
 }
 
 /** A question as a form of its own schema; the answer continues the task. */
 function askForm(skill, message) {
-  const prompt = (message?.parts || []).filter((p) => 'text' in p).map((p) => p.text).join(' ');
+  const prompt = (message?.parts || [])
+    .filter((p) => 'text' in p)
+    .map((p) => p.text)
+    .join(' ');
   const schemaPart = (message?.parts || []).find((p) => p.mediaType === SCHEMA_MEDIA_TYPE && 'data' in p);
-  const form = el('form', { 'aria-label': 'Answer the question' }, el('p', { class: 'question', text: prompt }));
+  const form = el(
+    'form',
+    { 'aria-label': 'Answer the question' },
+    el('p', { class: 'question', text: prompt }),
+  );
   let read;
   if (schemaPart?.data?.type === 'object' && schemaPart.data.properties) {
     const fields = objectControls(schemaPart.data, schemaPart.data, form);

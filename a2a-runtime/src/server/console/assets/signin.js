@@ -13,7 +13,10 @@ const PENDING = 'a2a-console-oauth-pending';
 const REDIRECT_URI = `${location.origin}/console`;
 
 function base64url(bytes) {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 function randomToken() {
@@ -22,7 +25,8 @@ function randomToken() {
 
 async function metadata() {
   const answer = await serverGet('/.well-known/oauth-authorization-server');
-  if (answer.status !== 200) throw new Error(`the authorization server's metadata could not be read: HTTP ${answer.status}`);
+  if (answer.status !== 200)
+    throw new Error(`the authorization server's metadata could not be read: HTTP ${answer.status}`);
   return answer.body;
 }
 
@@ -34,13 +38,19 @@ async function clientId(server) {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
     body: JSON.stringify({
-      client_name: 'Agent console', redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code'], token_endpoint_auth_method: 'none',
+      client_name: 'Agent console',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      token_endpoint_auth_method: 'none',
     }),
   });
   const answer = JSON.parse(await bodyText(response));
-  if (!response.ok) throw new Error(`the console could not register: ${answer.error_description || answer.error}`);
-  localStorage.setItem(CLIENT, JSON.stringify({ issuer: server.issuer, redirectUri: REDIRECT_URI, clientId: answer.client_id }));
+  if (!response.ok)
+    throw new Error(`the console could not register: ${answer.error_description || answer.error}`);
+  localStorage.setItem(
+    CLIENT,
+    JSON.stringify({ issuer: server.issuer, redirectUri: REDIRECT_URI, clientId: answer.client_id }),
+  );
   return answer.client_id;
 }
 
@@ -52,15 +62,28 @@ export async function startSignIn() {
   const server = await metadata();
   const client = await clientId(server);
   const verifier = randomToken();
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))),
+  );
   const state = randomToken();
-  sessionStorage.setItem(PENDING, JSON.stringify({
-    verifier, state, client, issuer: server.issuer, tokenEndpoint: server.token_endpoint,
-    returnTo: location.pathname,
-  }));
+  sessionStorage.setItem(
+    PENDING,
+    JSON.stringify({
+      verifier,
+      state,
+      client,
+      issuer: server.issuer,
+      tokenEndpoint: server.token_endpoint,
+      returnTo: location.pathname,
+    }),
+  );
   const query = new URLSearchParams({
-    response_type: 'code', client_id: client, redirect_uri: REDIRECT_URI, state,
-    code_challenge: challenge, code_challenge_method: 'S256',
+    response_type: 'code',
+    client_id: client,
+    redirect_uri: REDIRECT_URI,
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
     // The server's URL: every agent it serves accepts tokens for it.
     resource: server.issuer,
   });
@@ -80,16 +103,23 @@ export async function finishSignIn() {
   // The code leaves the address bar (and the history) at once.
   const loadedAt = location.pathname;
   history.replaceState(null, '', loadedAt);
-  if (!pending || params.get('state') !== pending.state) throw new Error('This sign-in was not started here: try again.');
+  if (!pending || params.get('state') !== pending.state)
+    throw new Error('This sign-in was not started here: try again.');
   // RFC 9207: the answer names its issuer, so another server's code is never redeemed here.
-  if (params.get('iss') !== pending.issuer) throw new Error(`The sign-in answer came from ${params.get('iss')}, not ${pending.issuer}.`);
-  if (params.has('error')) throw new Error(`Sign-in refused: ${params.get('error_description') || params.get('error')}`);
+  if (params.get('iss') !== pending.issuer)
+    throw new Error(`The sign-in answer came from ${params.get('iss')}, not ${pending.issuer}.`);
+  if (params.has('error'))
+    throw new Error(`Sign-in refused: ${params.get('error_description') || params.get('error')}`);
   const response = await fetch(pending.tokenEndpoint, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
     body: new URLSearchParams({
-      grant_type: 'authorization_code', code: params.get('code') || '', redirect_uri: REDIRECT_URI,
-      client_id: pending.client, code_verifier: pending.verifier, resource: pending.issuer,
+      grant_type: 'authorization_code',
+      code: params.get('code') || '',
+      redirect_uri: REDIRECT_URI,
+      client_id: pending.client,
+      code_verifier: pending.verifier,
+      resource: pending.issuer,
     }),
   });
   const answer = JSON.parse(await bodyText(response));

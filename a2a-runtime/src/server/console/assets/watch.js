@@ -1,7 +1,7 @@
 // Watching the caller's tasks: ListTasks with filters and pages, one task's history and
 // artifacts (GetTask), and a running task followed live (SubscribeToTask).
 
-import { $, TERMINAL, SignInNeeded, a2a, el, postA2a, readEvents, request, stateName } from './http.js';
+import { $, a2a, el, postA2a, readEvents, request, SignInNeeded, stateName, TERMINAL } from './http.js';
 import { artifactView, partView } from './parts.js';
 
 /** The task shown in detail, and the stream following it, if any. */
@@ -42,13 +42,21 @@ export async function listTasks(more = false) {
 }
 
 function taskRow(task) {
-  const open = el('button', { type: 'button', class: 'link', text: task.id, 'aria-label': `Open task ${task.id}` });
+  const open = el('button', {
+    type: 'button',
+    class: 'link',
+    text: task.id,
+    'aria-label': `Open task ${task.id}`,
+  });
   open.addEventListener('click', () => openTask(task.id));
   const state = stateName(task.status?.state);
-  return el('tr', { 'data-task': task.id },
+  return el(
+    'tr',
+    { 'data-task': task.id },
     el('td', { class: 'code' }, open),
     el('td', { class: `state-${state}`, text: state }),
-    el('td', { text: task.status?.timestamp ? new Date(task.status.timestamp).toLocaleString() : '' }));
+    el('td', { text: task.status?.timestamp ? new Date(task.status.timestamp).toLocaleString() : '' }),
+  );
 }
 
 /** Shows task `id`: its state, history and artifacts; a running one can be followed. */
@@ -71,12 +79,20 @@ async function openTask(id) {
 
 function messageView(message) {
   const who = message.role === 'ROLE_AGENT' ? 'agent' : 'user';
-  return el('li', { class: `message from-${who}` }, el('strong', { text: who }), ...(message.parts || []).map(partView));
+  return el(
+    'li',
+    { class: `message from-${who}` },
+    el('strong', { text: who }),
+    ...(message.parts || []).map(partView),
+  );
 }
 
 function showState(status) {
   const state = status?.state || '';
-  const text = (status?.message?.parts || []).filter((p) => 'text' in p).map((p) => p.text).join(' ');
+  const text = (status?.message?.parts || [])
+    .filter((p) => 'text' in p)
+    .map((p) => p.text)
+    .join(' ');
   const line = $('task-state');
   line.textContent = `State: ${stateName(state)}${text ? ` — ${text}` : ''}`;
   line.className = `state-${stateName(state)}`;
@@ -111,11 +127,14 @@ function followed(result) {
   if (result.task) shown = { ...shown, ...result.task };
   if (result.statusUpdate) {
     shown.status = result.statusUpdate.status;
-    if (result.statusUpdate.status.message) $('task-history').append(messageView(result.statusUpdate.status.message));
+    if (result.statusUpdate.status.message)
+      $('task-history').append(messageView(result.statusUpdate.status.message));
   }
   if (result.artifactUpdate) {
     const { artifact, append } = result.artifactUpdate;
-    const existing = [...$('task-artifacts').children].find((view) => view.dataset.artifact === (artifact.name || artifact.artifactId));
+    const existing = [...$('task-artifacts').children].find(
+      (view) => view.dataset.artifact === (artifact.name || artifact.artifactId),
+    );
     if (existing && append) for (const part of artifact.parts || []) existing.append(partView(part));
     else if (existing) existing.replaceWith(artifactView(artifact, 'h5'));
     else $('task-artifacts').append(artifactView(artifact, 'h5'));
@@ -130,9 +149,17 @@ function stopFollowing() {
 
 /** Wires the view's controls. */
 export function initWatch() {
-  $('watch-filters').addEventListener('submit', (event) => { event.preventDefault(); listTasks(); });
+  $('watch-filters').addEventListener('submit', (event) => {
+    event.preventDefault();
+    listTasks();
+  });
   $('watch-more').addEventListener('click', () => listTasks(true));
   $('task-follow').addEventListener('click', follow);
-  $('task-stop').addEventListener('click', () => { stopFollowing(); showState(shown?.status); });
-  document.addEventListener('tasks-changed', () => { if (!$('watch').hidden) listTasks(); });
+  $('task-stop').addEventListener('click', () => {
+    stopFollowing();
+    showState(shown?.status);
+  });
+  document.addEventListener('tasks-changed', () => {
+    if (!$('watch').hidden) listTasks();
+  });
 }
