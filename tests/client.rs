@@ -33,6 +33,12 @@ use a2a_tests::start;
 use a2a_tests::vault::Vault;
 use serde_json::{Value, json};
 
+#[path = "client/delegation.rs"]
+mod delegation;
+
+#[path = "client/resilience.rs"]
+mod resilience;
+
 /// A message calling `skill` of the lab agent with `input`.
 fn call(skill: &str, input: Value) -> Message {
     let mut message = Message::user(vec![a2a_runtime::Part::data(input)]);
@@ -245,6 +251,40 @@ const EVERY_INTERFACE: [(Binding, &str); 4] = [
     (Binding::HttpJson, "0.3"),
 ];
 
+/// Pages of one task, and the canceled task `canceled_id` among the canceled ones, over
+/// `binding` in `version` (JSON-RPC 0.3 has no listing method).
+async fn lists_pages_and_states(
+    client: &A2aClient,
+    canceled_id: &str,
+    binding: &Binding,
+    version: &str,
+) {
+    let over = format!("{binding} {version}");
+    let query = ListTasks {
+        page_size: Some(1),
+        ..ListTasks::default()
+    };
+    match client.list_tasks_page(&query, None).await {
+        Ok(page) => {
+            assert_eq!(page.tasks.len(), 1, "{over}");
+            assert!(page.next_page_token.is_some(), "{over}");
+            let canceled = ListTasks {
+                state: Some(TaskState::Canceled),
+                ..ListTasks::default()
+            };
+            let listed = client.list_tasks_page(&canceled, None).await.unwrap();
+            assert!(
+                listed.tasks.iter().any(|t| t.id == canceled_id),
+                "{over}: {listed:?}"
+            );
+        }
+        // JSON-RPC 0.3 has no listing method.
+        Err(ClientError::Unsupported { .. })
+            if *binding == Binding::JsonRpc && version == "0.3" => {}
+        Err(error) => panic!("{over}: {error}"),
+    }
+}
+
 #[tokio::test]
 async fn every_operation_works_over_every_binding_and_version_the_sdk_serves() {
     let mut push = PushOptions::default();
@@ -311,53 +351,7 @@ async fn every_operation_works_over_every_binding_and_version_the_sdk_serves() {
             "{over}: {not_cancelable}"
         );
 
-        let query = ListTasks {
-            page_size: Some(1),
-            ..ListTasks::default()
-        };
-        match client.list_tasks_page(&query, None).await {
-            Ok(page) => {
-                assert_eq!(page.tasks.len(), 1, "{over}");
-                assert!(page.next_page_token.is_some(), "{over}");
-                let canceled = ListTasks {
-                    state: Some(TaskState::Canceled),
-                    ..ListTasks::default()
-                };
-                let listed = client.list_tasks_page(&canceled, None).await.unwrap();
-                assert!(
-                    listed.tasks.iter().any(|t| t.id == long.id),
-                    "{over}: {listed:?}"
-                );
-            }
-            // JSON-RPC 0.3 has no listing method.
-            Err(ClientError::Unsupported { .. })
-                if *binding == Binding::JsonRpc && *version == "0.3" => {}
-            Err(error) => panic!("{over}: {error}"),
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_stream_cut_mid_task_is_renewed_over_every_binding_and_version() {
-    let (proxy, base) = tracer_behind_a_proxy().await;
-    for (binding, version) in &EVERY_INTERFACE {
-        let client = client_over(&base, binding, version).await;
-        let stream = client
-            .send_streaming(call("drip", json!({"chunks": 8, "millis": 30})))
-            .await
-            .unwrap();
-        let events = read_through_a_cut(stream, &proxy, 3).await;
-        assert_completed(&events);
-        let StreamEvent::Task(first) = &events[0] else {
-            panic!("the stream starts with the task: {events:?}");
-        };
-        let settled = client.get_task(&first.id, None).await.unwrap();
-        let expected = artifacts_of(&[StreamEvent::Task(Box::new(settled))]);
-        assert_eq!(
-            artifacts_of(&events),
-            expected,
-            "{binding} {version}: {events:#?}"
-        );
+        lists_pages_and_states(&client, &long.id, binding, version).await;
     }
 }
 
@@ -516,381 +510,4 @@ async fn the_cards_this_sdk_serves_pass_validation() {
         let findings = client.card().validate();
         assert!(findings.is_empty(), "{}: {findings:#?}", client.card().name);
     }
-}
-
-#[tokio::test]
-async fn a_send_refused_for_its_rate_is_sent_again_when_the_agent_says() {
-    let mut limits = a2a_runtime::server::Limits::default();
-    limits.tasks_per_second_per_caller = 1;
-    limits.task_burst_per_caller = 1;
-    let server = start(Lab.server().limits(limits)).await;
-    let patient = A2aClient::connect(&server.base).await.unwrap();
-    let echo = || call("echo", json!({"text": "again"}));
-    task_of(patient.send(echo()).await.unwrap());
-    // Over the rate: refused with Retry-After, then accepted on the retry.
-    let retried = task_of(patient.send(echo()).await.unwrap());
-    assert_eq!(retried.status.state, TaskState::Completed);
-
-    let impatient = A2aClient::builder(&server.base)
-        .retry(RetryPolicy::none())
-        .connect()
-        .await
-        .unwrap();
-    let refused = impatient.send(echo()).await.unwrap_err();
-    let ClientError::Remote(remote) = &refused else {
-        panic!("expected the agent's refusal, got {refused}");
-    };
-    assert_eq!(remote.reason(), Some("RESOURCE_EXHAUSTED"), "{remote}");
-}
-
-/// An agent whose JSON-RPC endpoint answers 503 to the first `failures` requests, then a task
-/// to `GetTask` (and 503 to anything else); the requests it saw are counted.
-async fn flaky_agent(failures: usize) -> (String, Arc<AtomicUsize>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let seen = Arc::new(AtomicUsize::new(0));
-    let card = json!({
-        "name": "Flaky",
-        "supportedInterfaces": [
-            {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
-        ]
-    });
-    let counter = Arc::clone(&seen);
-    let rpc = move |axum::Json(request): axum::Json<Value>| {
-        let counter = Arc::clone(&counter);
-        async move {
-            let n = counter.fetch_add(1, Ordering::SeqCst);
-            if n < failures || request["method"] != "GetTask" {
-                return axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response();
-            }
-            let task = json!({"id": request["params"]["id"], "contextId": "c",
-                "status": {"state": "TASK_STATE_WORKING"}});
-            axum::Json(json!({"jsonrpc": "2.0", "id": request["id"], "result": task}))
-                .into_response()
-        }
-    };
-    let app = axum::Router::new()
-        .route(
-            "/.well-known/agent-card.json",
-            axum::routing::get(move || {
-                let card = card.clone();
-                async move { axum::Json(card) }
-            }),
-        )
-        .route("/", axum::routing::post(rpc));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (base, seen)
-}
-
-#[tokio::test]
-async fn a_read_is_retried_through_brief_unavailability_and_a_send_is_not() {
-    let (base, seen) = flaky_agent(2).await;
-    let policy = RetryPolicy {
-        initial_backoff: std::time::Duration::from_millis(10),
-        ..RetryPolicy::default()
-    };
-    let client = A2aClient::builder(&base)
-        .retry(policy)
-        .connect()
-        .await
-        .unwrap();
-    let read = client.get_task("t1", None).await.unwrap();
-    assert_eq!(read.id, "t1");
-    assert_eq!(read.status.state, TaskState::Working);
-    assert_eq!(
-        seen.load(Ordering::SeqCst),
-        3,
-        "two failures, then the answer"
-    );
-
-    let error = client.send(Message::user_text("x")).await.unwrap_err();
-    assert!(
-        matches!(error, ClientError::Http { status: 503, .. }),
-        "{error}"
-    );
-    assert_eq!(seen.load(Ordering::SeqCst), 4, "a send is made once");
-}
-
-/// An agent that calls agents.
-#[agent(name = "Tracer")]
-#[derive(Debug, Default)]
-pub struct Tracer;
-
-/// Say which trace this call runs in, as `trace-id/parent-id`.
-#[skill(agent = Tracer)]
-pub async fn whereami(ctx: TaskContext) -> String {
-    ctx.trace_context().map_or_else(
-        || "untraced".to_owned(),
-        |trace| format!("{}/{}", trace.trace_id(), trace.parent_id()),
-    )
-}
-
-/// Ask the agent at `url` which trace its call runs in.
-#[skill(agent = Tracer)]
-pub async fn relay(
-    /// The agent to ask.
-    url: String,
-) -> Result<String, SkillError> {
-    let failed = |e: ClientError| SkillError::new(e.to_string());
-    let client = A2aClient::connect(&url).await.map_err(failed)?;
-    let answer = client
-        .send(call("whereami", json!({})))
-        .await
-        .map_err(failed)?;
-    let SendResult::Task(task) = answer else {
-        return Err(SkillError::new("expected a task"));
-    };
-    match &task.artifacts[0].parts[0].content {
-        PartContent::Text(text) => Ok(text.clone()),
-        other => Err(SkillError::new(format!("expected text, got {other:?}"))),
-    }
-}
-
-/// The text a relay through `server` answers, its request carrying `traceparent` if given.
-async fn relayed(server: &a2a_tests::TestServer, traceparent: Option<&str>) -> String {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
-        "message": {"messageId": "m", "role": "ROLE_USER", "metadata": {"skill": "relay"},
-                    "parts": [{"data": {"url": server.base}}]}}});
-    let mut request = server
-        .http
-        .post(&server.base)
-        .header("A2A-Version", "1.0")
-        .json(&body);
-    if let Some(traceparent) = traceparent {
-        request = request.header("traceparent", traceparent);
-    }
-    let answer: Value = request.send().await.unwrap().json().await.unwrap();
-    let task = &answer["result"]["task"];
-    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
-    task["artifacts"][0]["parts"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
-#[tokio::test]
-async fn a_call_made_inside_a_traced_skill_continues_the_trace_with_a_span_of_its_own() {
-    let server = start(Tracer.server()).await;
-    let outer = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    let inner = relayed(&server, Some(outer)).await;
-    let (trace, parent) = inner.split_once('/').unwrap();
-    assert_eq!(trace, "4bf92f3577b34da6a3ce929d0e0e4736", "{inner}");
-    assert_ne!(
-        parent, "00f067aa0ba902b7",
-        "the outgoing call is a span of its own"
-    );
-    assert_eq!(relayed(&server, None).await, "untraced");
-}
-
-/// Append `chunks` chunks to one artifact, `millis` milliseconds apart.
-#[skill(agent = Tracer)]
-pub async fn drip(
-    ctx: TaskContext,
-    /// How many chunks.
-    chunks: u64,
-    /// The pause before each.
-    millis: u64,
-) -> String {
-    let mut writer = ctx.artifact_writer("drops");
-    for i in 0..chunks {
-        tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
-        writer.append(Part::text(format!("c{i}")));
-    }
-    writer.finish();
-    "dripped".into()
-}
-
-/// The tracer agent behind a cuttable proxy; its card names the proxy, so every call of a
-/// client goes through it. The proxy and the base URL.
-async fn tracer_behind_a_proxy() -> (a2a_tests::proxy::CuttableProxy, String) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let proxy = a2a_tests::proxy::CuttableProxy::start(listener.local_addr().unwrap()).await;
-    let base = format!("http://{}/", proxy.addr);
-    let server = Tracer.server().public_url(base.clone());
-    tokio::spawn(async move { server.serve_on(listener).await });
-    (proxy, base)
-}
-
-/// Call skill `skill` of the agent at `url` with `input`, and answer the text of its first
-/// artifact.
-#[skill(agent = Tracer)]
-pub async fn delegate(
-    ctx: TaskContext,
-    /// The agent to call.
-    url: String,
-    /// Its skill.
-    skill: String,
-    /// The skill's input.
-    input: Value,
-) -> Result<String, SkillError> {
-    let failed = |e: ClientError| SkillError::new(e.to_string());
-    let agent = A2aClient::connect(&url).await.map_err(failed)?;
-    let SendResult::Task(task) = ctx
-        .call_agent(&agent, call(&skill, input))
-        .await
-        .map_err(failed)?
-    else {
-        return Err(SkillError::new("expected a task"));
-    };
-    match &task.artifacts[0].parts[0].content {
-        PartContent::Text(text) => Ok(text.clone()),
-        other => Err(SkillError::new(format!("expected text, got {other:?}"))),
-    }
-}
-
-/// Polls `check` every 20 ms for up to 5 s.
-async fn eventually<T>(mut check: impl AsyncFnMut() -> Option<T>) -> T {
-    for _ in 0..250 {
-        if let Some(found) = check().await {
-            return found;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("not within 5 s");
-}
-
-#[tokio::test]
-async fn canceling_a_task_that_delegated_cancels_the_remote_task() {
-    let lab = start(Lab.server()).await;
-    let outer = start(Tracer.server()).await;
-    let client = A2aClient::connect(&outer.base).await.unwrap();
-    let options = no_wait();
-    let input = json!({"url": lab.base, "skill": "wait", "input": {"millis": 30_000}});
-    let delegating = task_of(
-        client
-            .send_with(call("delegate", input), options)
-            .await
-            .unwrap(),
-    );
-    // The delegated task runs on the lab agent, for the same (loopback) caller.
-    let lab_client = A2aClient::connect(&lab.base).await.unwrap();
-    let working = ListTasks {
-        state: Some(TaskState::Working),
-        ..ListTasks::default()
-    };
-    let remote = eventually(async || {
-        let page = lab_client.list_tasks_page(&working, None).await.unwrap();
-        page.tasks.into_iter().next()
-    })
-    .await;
-    client.cancel_task(&delegating.id).await.unwrap();
-    let settled = eventually(async || {
-        let task = lab_client.get_task(&remote.id, None).await.unwrap();
-        task.status.state.is_terminal().then_some(task)
-    })
-    .await;
-    assert_eq!(settled.status.state, TaskState::Canceled, "{settled:?}");
-}
-
-#[tokio::test]
-async fn a_delegated_tasks_progress_and_result_reach_the_caller() {
-    let lab = start(Lab.server()).await;
-    let outer = start(Tracer.server()).await;
-    let client = A2aClient::connect(&outer.base).await.unwrap();
-    let input = json!({"url": lab.base, "skill": "tick", "input": {"times": 3}});
-    let events = all_events(
-        client
-            .send_streaming(call("delegate", input))
-            .await
-            .unwrap(),
-    )
-    .await;
-    let relayed = events.iter().any(|e| {
-        matches!(e, StreamEvent::Status(u)
-            if u.metadata.as_ref().and_then(|m| m.get("progress")) == Some(&json!(3)))
-    });
-    assert!(relayed, "the remote progress is relayed: {events:#?}");
-    assert_completed(&events);
-    let StreamEvent::Task(first) = &events[0] else {
-        panic!("the stream starts with the task");
-    };
-    let done = client.get_task(&first.id, None).await.unwrap();
-    let texts: Vec<&PartContent> = done
-        .artifacts
-        .iter()
-        .flat_map(|a| a.parts.iter().map(|p| &p.content))
-        .collect();
-    assert!(
-        texts.contains(&&PartContent::Text("ticked 3 times".into())),
-        "{done:?}"
-    );
-}
-
-#[tokio::test]
-async fn a_stream_outlives_the_call_timeout_and_a_slow_call_does_not() {
-    let (proxy, base) = tracer_behind_a_proxy().await;
-    let client = A2aClient::builder(&base)
-        .timeout(std::time::Duration::from_millis(300))
-        .retry(RetryPolicy::none())
-        .connect()
-        .await
-        .unwrap();
-    // Four chunks 200 ms apart: the stream lasts well past the 300 ms call timeout.
-    let events = all_events(
-        client
-            .send_streaming(call("drip", json!({"chunks": 4, "millis": 200})))
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_completed(&events);
-    assert_eq!(proxy.connections(), 1, "one connection, never renewed");
-    // A call that takes longer than the timeout is abandoned.
-    let slow = client
-        .send(call("drip", json!({"chunks": 2, "millis": 400})))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&slow, ClientError::Transport { source, .. } if source.is_timeout()),
-        "{slow}"
-    );
-}
-
-#[tokio::test]
-async fn a_huge_card_a_huge_answer_and_a_silent_stream_end_in_clear_errors() {
-    use futures::StreamExt as _;
-    let base = a2a_tests::hostile::start().await;
-    // A hang guard: each must fail long before the agent could send its gigabyte.
-    let guard = std::time::Duration::from_secs(20);
-    for card in ["huge", "declared"] {
-        let connect = A2aClient::connect(format!("{base}/{card}"));
-        let error = tokio::time::timeout(guard, connect)
-            .await
-            .unwrap()
-            .unwrap_err();
-        assert!(matches!(error, ClientError::Card { .. }), "{error}");
-        assert!(
-            error.to_string().contains("larger than 16777216 bytes"),
-            "{error}"
-        );
-    }
-    let client = A2aClient::builder(&base)
-        .max_response_bytes(1024 * 1024)
-        .stream_idle_timeout(std::time::Duration::from_millis(300))
-        .connect()
-        .await
-        .unwrap();
-    let sent = tokio::time::timeout(guard, client.send(call("echo", json!({"text": "x"}))));
-    let error = sent.await.unwrap().unwrap_err();
-    assert!(
-        matches!(
-            error,
-            ClientError::TooLarge {
-                limit: 1_048_576,
-                ..
-            }
-        ),
-        "{error}"
-    );
-    let mut events = client
-        .send_streaming(call("echo", json!({"text": "x"})))
-        .await
-        .unwrap();
-    let last = tokio::time::timeout(guard, events.next()).await.unwrap();
-    let error = last.unwrap().unwrap_err();
-    assert!(matches!(error, ClientError::StreamIdle { .. }), "{error}");
-    assert!(
-        error.to_string().contains("sent nothing for 300ms"),
-        "{error}"
-    );
 }

@@ -18,6 +18,9 @@ const HUB: &str = env!("CARGO_BIN_EXE_coordination-hub");
 #[path = "coordination/hostile.rs"]
 mod hostile;
 
+#[path = "coordination/across_processes.rs"]
+mod across_processes;
+
 /// A hub process on an ephemeral port with `flags`; its base URL.
 async fn start(flags: &[&str]) -> (tokio::process::Child, String) {
     a2a_tests::spawn_served_with(HUB, flags).await
@@ -207,65 +210,6 @@ async fn shared_reservations_stand_together_and_a_reservation_lapses_unless_rene
     // Not renewed, it lapses.
     tokio::time::sleep(Duration::from_millis(1300)).await;
     reserve(&hub, "p", "bob", "src/x.rs", None).await.unwrap();
-}
-
-#[tokio::test]
-async fn a_stdio_hub_sweeps_expired_registrations_on_its_own() {
-    use tokio::io::AsyncWriteExt;
-    let data = a2a_tests::scratch_dir();
-    let data_arg = data.to_str().unwrap();
-    let a2a_tests::StdioServer {
-        child: mut hub,
-        mut stdin,
-        mut stdout,
-    } = a2a_tests::spawn_stdio(
-        HUB,
-        &["--stdio", "--heartbeat-ttl", "1s", "--data-dir", data_arg],
-    );
-    let register = serde_json::json!({
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "register_agent", "arguments": {
-            "project_id": "p", "session_name": "ann", "task_id": "1", "branch": "b",
-            "description": "d"}}});
-    for line in [
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        register,
-    ] {
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    let mut answered = 0;
-    while answered < 2 {
-        let line = stdout.next_line().await.unwrap().unwrap();
-        let reply: Value = serde_json::from_str(&line).unwrap();
-        if reply.get("id").is_some() {
-            assert!(reply.get("error").is_none(), "{reply}");
-            answered += 1;
-        }
-    }
-    let file = data.join("coordination-hub").join("records.sqlite3");
-    let url = format!("sqlite://{}", file.display());
-    let mut kept = i64::MAX;
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
-        kept = sqlx::query_scalar("SELECT COUNT(*) FROM records WHERE collection = 'hub/p/agents'")
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-        if kept == 0 {
-            break;
-        }
-    }
-    assert_eq!(kept, 0, "the stdio hub's sweep deleted the silent agent");
-    drop(stdin);
-    let _ = tokio::time::timeout(Duration::from_secs(10), hub.wait()).await;
 }
 
 #[tokio::test]
@@ -502,106 +446,6 @@ async fn a_question_waits_for_its_answer_and_times_out_without_one() {
         .await
         .unwrap_err();
     failure(unanswered, "timeout");
-}
-
-#[tokio::test]
-async fn a_killed_hub_restarts_with_todos_interfaces_reservations_and_unread_messages() {
-    let data = a2a_tests::scratch_dir();
-    let dir = data.to_str().unwrap();
-    let (mut first, base) = start(&["--data-dir", dir]).await;
-    let hub = mcp(&base).await;
-    register(&hub, "p", "ann").await;
-    register(&hub, "p", "bob").await;
-    let todo = hub
-        .add_todo(s("p"), s("ann"), s("schema"), 1)
-        .await
-        .unwrap();
-    hub.update_todo(
-        s("p"),
-        s("ann"),
-        todo.todo_id.clone(),
-        TodoStatus::InProgress,
-    )
-    .await
-    .unwrap();
-    hub.register_interface(s("p"), s("ann"), s("User"), s("interface User {}"), None)
-        .await
-        .unwrap();
-    let locked = reserve(&hub, "p", "ann", "src/user.ts", Some(600))
-        .await
-        .unwrap();
-    hub.broadcast_message(s("p"), s("bob"), s("info"), s("starting"))
-        .await
-        .unwrap();
-    first.start_kill().unwrap(); // SIGKILL: nothing is flushed on the way out.
-    first.wait().await.unwrap();
-
-    let (_second, base) = start(&["--data-dir", dir]).await;
-    let hub = mcp(&base).await;
-    let mine = hub.get_my_todos(s("p"), s("ann")).await.unwrap();
-    assert_eq!(mine.todos[0].status, TodoStatus::InProgress);
-    let interfaces = hub.list_interfaces(s("p")).await.unwrap();
-    assert_eq!(interfaces["User"].definition, "interface User {}");
-    let held = reserve(&hub, "p", "bob", "src/user.ts", None)
-        .await
-        .unwrap_err();
-    let data = failure(held, "conflict");
-    let expires: chrono::DateTime<chrono::Utc> =
-        serde_json::from_value(data["lock_info"]["expires_at"].clone()).unwrap();
-    assert_eq!(
-        expires, locked.expires_at,
-        "the reservation kept its expiry"
-    );
-    let unread = hub.check_messages(s("p"), s("ann")).await.unwrap();
-    assert_eq!(unread.len(), 1, "{unread:?}");
-    assert_eq!(unread[0].content, "starting");
-}
-
-#[tokio::test]
-async fn two_replicas_on_one_postgres_share_reservations_and_answers() {
-    let Some(url) = a2a_tests::postgres::fresh_database("hub").await else {
-        return;
-    };
-    let (_a, base_a) = start(&["--store", &url]).await;
-    let (_b, base_b) = start(&["--store", &url]).await;
-    let (a, b) = (mcp(&base_a).await, mcp(&base_b).await);
-    register(&a, "p", "ann").await;
-    register(&b, "p", "bob").await;
-    reserve(&a, "p", "ann", "src/**", None).await.unwrap();
-    let refused = reserve(&b, "p", "bob", "src/main.rs", None)
-        .await
-        .unwrap_err();
-    assert_eq!(failure(refused, "conflict")["lock_info"]["session"], "ann");
-    // A question asked on one replica is answered on the other.
-    let asking = tokio::spawn({
-        let b = b.clone();
-        async move {
-            b.query_agent(
-                s("p"),
-                s("bob"),
-                s("ann"),
-                s("status"),
-                s("done?"),
-                None,
-                Some(20),
-            )
-            .await
-        }
-    });
-    let mut question = None;
-    for _ in 0..100 {
-        if let Some(first) = a.check_messages(s("p"), s("ann")).await.unwrap().pop() {
-            question = Some(first);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let question = question.expect("the question reaches the other replica");
-    a.respond_to_query(s("p"), s("ann"), s("bob"), question.id, s("soon"))
-        .await
-        .unwrap();
-    let answered = asking.await.unwrap().unwrap();
-    assert_eq!(answered.response.as_deref(), Some("soon"));
 }
 
 #[test]

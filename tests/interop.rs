@@ -15,7 +15,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use a2a_runtime::client::{
-    Binding, ClientError, ListTasks, PushNotificationConfig, Severity, StreamEvent,
+    A2aClient, Binding, ClientError, ListTasks, PushNotificationConfig, Severity, StreamEvent,
 };
 use a2a_runtime::{Message, TaskState, model::PartContent};
 use a2a_tests::client_kit::{
@@ -29,6 +29,9 @@ use tokio::process::{Child, Command};
 
 #[path = "interop_oauth.rs"]
 mod oauth;
+
+#[path = "interop/mcp_clients.rs"]
+mod mcp_clients;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
 
@@ -263,60 +266,7 @@ async fn official_clients_register_push_configs_and_the_receiver_gets_every_even
     }
 }
 
-#[tokio::test]
-async fn official_mcp_client_calls_tools_with_progress_over_streamable_http() {
-    require_packages().await;
-    let (_server, base) = start_server().await;
-    run_python(&[
-        script("mcp_client.py").to_str().unwrap(),
-        "http",
-        &format!("{base}mcp"),
-    ])
-    .await;
-}
-
-#[tokio::test]
-async fn official_mcp_client_reads_resources_templates_prompts_and_task_artifacts() {
-    require_packages().await;
-    let (_server, base) = start_server().await;
-    let script = script("mcp_content.py");
-    run_python(&[script.to_str().unwrap(), &base]).await;
-}
-
-#[tokio::test]
-async fn official_mcp_client_calls_tools_with_progress_over_stdio() {
-    require_packages().await;
-    run_python(&[script("mcp_client.py").to_str().unwrap(), "stdio", SERVER]).await;
-}
-
 const BRIDGE: &str = env!("CARGO_BIN_EXE_interop-bridge");
-
-#[tokio::test]
-async fn official_mcp_client_drives_the_currency_agent_through_every_bridge_tool_over_stdio() {
-    require_packages().await;
-    let (_agent, base) = a2a_tests::spawn_served_with(SERVER, &["--push-allow-private"]).await;
-    let mut receiver = Receiver::start(RECEIVER, &[]).await;
-    let out = run_python(&[
-        script("mcp_bridge.py").to_str().unwrap(),
-        BRIDGE,
-        &base,
-        &receiver.url,
-    ])
-    .await;
-    // The webhook configured through the bridge got the canceled report's updates.
-    let task = out.trim().lines().last().unwrap().trim().to_owned();
-    let delivered = receiver.accepted_until_terminal().await;
-    let last = delivered.last().unwrap();
-    assert_eq!(last["taskId"], task.as_str(), "{delivered:#?}");
-    assert!(
-        last["state"]
-            .as_str()
-            .unwrap()
-            .to_ascii_lowercase()
-            .contains("cancel"),
-        "{delivered:#?}"
-    );
-}
 
 const HUB: &str = env!("CARGO_BIN_EXE_coordination-hub");
 
@@ -337,24 +287,6 @@ async fn official_a2a_client_completes_questions_and_sign_in() {
     require_packages().await;
     let (_server, base) = a2a_tests::spawn_served(BOOKING).await;
     run_python(&[script("a2a_ask.py").to_str().unwrap(), &base]).await;
-}
-
-#[tokio::test]
-async fn official_mcp_client_answers_questions_by_elicitation_and_input_required_retry() {
-    require_packages().await;
-    let (_server, base) = a2a_tests::spawn_served(BOOKING).await;
-    run_python(&[
-        script("mcp_ask.py").to_str().unwrap(),
-        "http",
-        &format!("{base}mcp"),
-    ])
-    .await;
-}
-
-#[tokio::test]
-async fn official_mcp_client_answers_questions_by_elicitation_over_stdio() {
-    require_packages().await;
-    run_python(&[script("mcp_ask.py").to_str().unwrap(), "stdio", BOOKING]).await;
 }
 
 const VAULT: &str = env!("CARGO_BIN_EXE_interop-vault");
@@ -477,6 +409,52 @@ async fn our_client_drives_agents_served_by_both_official_python_sdks_over_every
     }
 }
 
+/// Gives the Python agent's task `id` a webhook over `binding` in `version`, and reads it back.
+async fn configures_push(client: &A2aClient, id: &str, binding: &Binding, version: &str) {
+    let over = format!("{binding} {version}");
+    let mut hook = PushNotificationConfig::new(id, "https://receiver.example/hook");
+    hook.token = Some("t0k3n".into());
+    if version.starts_with('1') || *binding == Binding::JsonRpc {
+        push_round_trip(client, &hook).await;
+    } else {
+        // The 0.3 SDK's HTTP+JSON routes create and read configs (naming none unless asked),
+        // and have no listing (500) and no DELETE.
+        hook.id = Some("hook-1".into());
+        let stored = client.set_push_config(&hook).await.unwrap();
+        assert_eq!(stored.id.as_deref(), Some("hook-1"), "{over}");
+        let read = client.get_push_config(id, "hook-1").await.unwrap();
+        assert_eq!(
+            (read.url, read.token),
+            (hook.url.clone(), hook.token.clone())
+        );
+        let unlisted = client.list_push_configs(id).await.unwrap_err();
+        assert!(
+            matches!(&unlisted, ClientError::Remote(r) if r.http_status == Some(500)),
+            "{over}: {unlisted}"
+        );
+    }
+}
+
+/// Lists the Python agent's tasks one page at a time (1.0); 0.3 has no listing method over
+/// JSON-RPC, and its SDK does not implement its HTTP+JSON route.
+async fn lists_tasks(client: &A2aClient, binding: &Binding, version: &str) {
+    let over = format!("{binding} {version}");
+    let query = ListTasks {
+        page_size: Some(1),
+        ..ListTasks::default()
+    };
+    if version.starts_with('1') {
+        list_each_once(client, &query, 3).await;
+    } else {
+        let refused = client.list_tasks_page(&query, None).await.unwrap_err();
+        let expected = match binding {
+            Binding::JsonRpc => matches!(refused, ClientError::Unsupported { .. }),
+            _ => matches!(&refused, ClientError::Remote(r) if r.http_status == Some(500)),
+        };
+        assert!(expected, "{over}: {refused}");
+    }
+}
+
 /// Sends, streams, reads, configures push on, cancels and lists tasks of the Python agent at
 /// `base` through its interface of `binding` in `version`.
 async fn drive_python_agent(base: &str, binding: &Binding, version: &str) {
@@ -524,27 +502,7 @@ async fn drive_python_agent(base: &str, binding: &Binding, version: &str) {
     );
     let read = client.get_task(&working.id, None).await.unwrap();
     assert_eq!(read.id, working.id, "{over}");
-    let mut hook = PushNotificationConfig::new(&working.id, "https://receiver.example/hook");
-    hook.token = Some("t0k3n".into());
-    if version.starts_with('1') || *binding == Binding::JsonRpc {
-        push_round_trip(&client, &hook).await;
-    } else {
-        // The 0.3 SDK's HTTP+JSON routes create and read configs (naming none unless asked),
-        // and have no listing (500) and no DELETE.
-        hook.id = Some("hook-1".into());
-        let stored = client.set_push_config(&hook).await.unwrap();
-        assert_eq!(stored.id.as_deref(), Some("hook-1"), "{over}");
-        let read = client.get_push_config(&working.id, "hook-1").await.unwrap();
-        assert_eq!(
-            (read.url, read.token),
-            (hook.url.clone(), hook.token.clone())
-        );
-        let unlisted = client.list_push_configs(&working.id).await.unwrap_err();
-        assert!(
-            matches!(&unlisted, ClientError::Remote(r) if r.http_status == Some(500)),
-            "{over}: {unlisted}"
-        );
-    }
+    configures_push(&client, &working.id, binding, version).await;
     let canceled = client.cancel_task(&working.id).await.unwrap();
     assert_eq!(
         canceled.status.state,
@@ -552,22 +510,7 @@ async fn drive_python_agent(base: &str, binding: &Binding, version: &str) {
         "{over}: {canceled:?}"
     );
 
-    // Every task, one page at a time (1.0); 0.3 has no listing method over JSON-RPC, and its
-    // SDK does not implement its HTTP+JSON route.
-    let query = ListTasks {
-        page_size: Some(1),
-        ..ListTasks::default()
-    };
-    if version.starts_with('1') {
-        list_each_once(&client, &query, 3).await;
-    } else {
-        let refused = client.list_tasks_page(&query, None).await.unwrap_err();
-        let expected = match binding {
-            Binding::JsonRpc => matches!(refused, ClientError::Unsupported { .. }),
-            _ => matches!(&refused, ClientError::Remote(r) if r.http_status == Some(500)),
-        };
-        assert!(expected, "{over}: {refused}");
-    }
+    lists_tasks(&client, binding, version).await;
 
     // The agent's own error: the code of TASK_NOT_FOUND, or over 0.3 HTTP+JSON (whose errors
     // carry no reason) the HTTP status.

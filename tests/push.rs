@@ -15,6 +15,9 @@ use a2a_tests::vault::Vault;
 use a2a_tests::{TestServer, start};
 use serde_json::{Value, json};
 
+#[path = "push/ownership_and_versions.rs"]
+mod ownership_and_versions;
+
 const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
 const LAB: &str = env!("CARGO_BIN_EXE_lab-server");
 
@@ -301,6 +304,28 @@ async fn config_fields_are_checked_and_named() {
         )
         .await;
     assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
+    // A task holds at most 10 configs.
+    for i in 0..10 {
+        let created = server
+            .rpc(
+                "CreateTaskPushNotificationConfig",
+                json!({"taskId": task, "id": format!("c{i}"), "url": "http://127.0.0.1:9/"}),
+            )
+            .await;
+        assert!(created.get("result").is_some(), "{created}");
+    }
+    let over = server
+        .rpc(
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": task, "id": "c10", "url": "http://127.0.0.1:9/"}),
+        )
+        .await;
+    assert!(error_message(&over).contains("10 push configs"), "{over}");
+}
+
+#[tokio::test]
+async fn a_finished_task_takes_a_config_and_an_unknown_config_is_task_not_found() {
+    let server = lab().await;
     // A task that already finished takes a config too (a client registering right after a
     // fast task ends), and reads it back; an unknown config id is a not-found.
     let done = server
@@ -357,23 +382,36 @@ async fn config_fields_are_checked_and_named() {
         let reason = &body["error"]["details"][0]["reason"];
         assert_eq!(reason, "TASK_NOT_FOUND", "{method}: {body}");
     }
-    // A task holds at most 10 configs.
-    for i in 0..10 {
-        let created = server
-            .rpc(
-                "CreateTaskPushNotificationConfig",
-                json!({"taskId": task, "id": format!("c{i}"), "url": "http://127.0.0.1:9/"}),
-            )
-            .await;
-        assert!(created.get("result").is_some(), "{created}");
+}
+
+/// Config `hook` of `task` read and listed in every dialect: 1.0 JSON-RPC (get, list),
+/// HTTP+JSON 1.0 and 0.3 (get, list), 0.3 JSON-RPC (get, list).
+async fn read_in_every_dialect(server: &TestServer, task: &str) -> Vec<Value> {
+    let hook = json!({"taskId": task, "id": "hook"});
+    let mut bodies = vec![
+        server.rpc("GetTaskPushNotificationConfig", hook).await,
+        server
+            .rpc("ListTaskPushNotificationConfigs", json!({"taskId": task}))
+            .await,
+    ];
+    for path in [
+        format!("tasks/{task}/pushNotificationConfigs/hook"),
+        format!("tasks/{task}/pushNotificationConfigs"),
+        format!("v1/tasks/{task}/pushNotificationConfigs/hook"),
+        format!("v1/tasks/{task}/pushNotificationConfigs"),
+    ] {
+        let response = server.http.get(format!("{}{path}", server.base)).send();
+        bodies.push(response.await.unwrap().json::<Value>().await.unwrap());
     }
-    let over = server
-        .rpc(
-            "CreateTaskPushNotificationConfig",
-            json!({"taskId": task, "id": "c10", "url": "http://127.0.0.1:9/"}),
-        )
-        .await;
-    assert!(error_message(&over).contains("10 push configs"), "{over}");
+    for method in [
+        "tasks/pushNotificationConfig/get",
+        "tasks/pushNotificationConfig/list",
+    ] {
+        let params = json!({"id": task, "pushNotificationConfigId": "hook"});
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        bodies.push(server.post_raw(body.to_string(), None).await.1);
+    }
+    bodies
 }
 
 #[tokio::test]
@@ -403,78 +441,7 @@ async fn get_and_list_never_echo_credentials_on_any_dialect() {
             "authentication": {"scheme": "Bearer", "credentials": "********"},
         })
     );
-    let mut bodies = Vec::new();
-    bodies.push(
-        server
-            .rpc(
-                "GetTaskPushNotificationConfig",
-                json!({"taskId": task, "id": "hook"}),
-            )
-            .await,
-    );
-    bodies.push(
-        server
-            .rpc("ListTaskPushNotificationConfigs", json!({"taskId": task}))
-            .await,
-    );
-    let get = |path: String| {
-        let http = server.http.clone();
-        async move {
-            http.get(path)
-                .send()
-                .await
-                .unwrap()
-                .json::<Value>()
-                .await
-                .unwrap()
-        }
-    };
-    bodies.push(
-        get(format!(
-            "{}tasks/{task}/pushNotificationConfigs/hook",
-            server.base
-        ))
-        .await,
-    );
-    bodies.push(
-        get(format!(
-            "{}tasks/{task}/pushNotificationConfigs",
-            server.base
-        ))
-        .await,
-    );
-    bodies.push(
-        get(format!(
-            "{}v1/tasks/{task}/pushNotificationConfigs/hook",
-            server.base
-        ))
-        .await,
-    );
-    bodies.push(
-        get(format!(
-            "{}v1/tasks/{task}/pushNotificationConfigs",
-            server.base
-        ))
-        .await,
-    );
-    for method in [
-        "tasks/pushNotificationConfig/get",
-        "tasks/pushNotificationConfig/list",
-    ] {
-        let response = server
-            .http
-            .post(&server.base)
-            .header("content-type", "application/json")
-            .body(
-                json!({"jsonrpc": "2.0", "id": 1, "method": method,
-                       "params": {"id": task, "pushNotificationConfigId": "hook"}})
-                .to_string(),
-            )
-            .send()
-            .await
-            .unwrap();
-        bodies.push(response.json().await.unwrap());
-    }
+    let bodies = read_in_every_dialect(&server, &task).await;
     for body in &bodies {
         let text = body.to_string();
         assert!(!text.contains(secret), "{text}");
@@ -498,275 +465,6 @@ async fn get_and_list_never_echo_credentials_on_any_dialect() {
 
 const ALICE_KEY: &str = "alice-key-0123456789";
 const BOB_KEY: &str = "bob-key-9876543210abc";
-
-fn vault() -> AgentServer {
-    let keys = ApiKeys::parse(&format!("alice={ALICE_KEY},bob={BOB_KEY}")).unwrap();
-    Vault
-        .server()
-        .api_keys(keys)
-        .jwt(JwtConfig::hs256(a2a_tests::tokens::SECRET))
-        .push(local_push())
-}
-
-async fn rpc_as(server: &TestServer, key: &str, method: &str, params: Value) -> Value {
-    server
-        .http
-        .post(&server.base)
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .header("X-API-Key", key)
-        .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
-#[tokio::test]
-async fn another_caller_can_neither_see_nor_change_a_tasks_configs() {
-    let server = start(vault()).await;
-    let started = rpc_as(
-        &server,
-        ALICE_KEY,
-        "SendMessage",
-        send_params("hold", json!({}), json!({"returnImmediately": true})),
-    )
-    .await;
-    let task = started["result"]["task"]["id"].as_str().unwrap().to_owned();
-    let hook = json!({"taskId": task, "id": "hook", "url": "http://127.0.0.1:9/"});
-    let created = rpc_as(
-        &server,
-        ALICE_KEY,
-        "CreateTaskPushNotificationConfig",
-        hook.clone(),
-    )
-    .await;
-    assert_eq!(created["result"]["id"], "hook", "{created}");
-    let by_id = json!({"taskId": task, "id": "hook"});
-    for (method, params) in [
-        ("GetTaskPushNotificationConfig", by_id.clone()),
-        ("ListTaskPushNotificationConfigs", json!({"taskId": task})),
-        ("DeleteTaskPushNotificationConfig", by_id.clone()),
-        ("CreateTaskPushNotificationConfig", hook.clone()),
-    ] {
-        let refused = rpc_as(&server, BOB_KEY, method, params).await;
-        assert_eq!(refused["error"]["code"], -32001, "{method}: {refused}");
-    }
-    let listed = rpc_as(
-        &server,
-        ALICE_KEY,
-        "ListTaskPushNotificationConfigs",
-        json!({"taskId": task}),
-    )
-    .await;
-    assert_eq!(listed["result"]["configs"].as_array().unwrap().len(), 1);
-    // The owner deletes it; deleting again changes nothing and says it is not there.
-    let deleted = rpc_as(
-        &server,
-        ALICE_KEY,
-        "DeleteTaskPushNotificationConfig",
-        by_id.clone(),
-    )
-    .await;
-    assert_eq!(deleted["result"], Value::Null, "{deleted}");
-    let again = rpc_as(
-        &server,
-        ALICE_KEY,
-        "DeleteTaskPushNotificationConfig",
-        by_id.clone(),
-    )
-    .await;
-    assert_eq!(again["error"]["code"], -32001, "{again}");
-    let listed = rpc_as(
-        &server,
-        ALICE_KEY,
-        "ListTaskPushNotificationConfigs",
-        json!({"taskId": task}),
-    )
-    .await;
-    assert_eq!(listed["result"]["configs"], json!([]));
-}
-
-#[tokio::test]
-async fn each_delivery_goes_out_in_the_wire_version_that_registered_it() {
-    let mut v03 = Receiver::start(RECEIVER, &[]).await;
-    let mut draft = Receiver::start(RECEIVER, &[]).await;
-    let mut rest = Receiver::start(RECEIVER, &[]).await;
-    let server = lab().await;
-    // 0.3 JSON-RPC, inline.
-    let legacy = |method: &str, params: Value| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let server = TestServer::at(server.base.clone());
-        async move { server.post_raw(body.to_string(), None).await.1 }
-    };
-    let sent = legacy(
-        "message/send",
-        json!({
-            "message": {"kind": "message", "messageId": "m1", "role": "user",
-                        "parts": [{"kind": "data", "data": {"text": "hi"}}],
-                        "metadata": {"skill": "echo"}},
-            "configuration": {"pushNotificationConfig": {"url": v03.url, "token": "t03"}},
-        }),
-    )
-    .await;
-    assert_eq!(sent["result"]["status"]["state"], "completed", "{sent}");
-    let delivered = v03.accepted_until_terminal().await;
-    assert_eq!(delivered[0]["contentType"], "application/json");
-    assert_eq!(delivered[0]["token"], "t03");
-    // 0.3 receivers get the task as each event left it, as the 0.3 reference sends it.
-    assert!(
-        delivered.iter().all(|d| d["body"]["kind"] == "task"),
-        "{delivered:?}"
-    );
-    assert_eq!(delivered[0]["body"]["status"]["state"], "working");
-    assert_eq!(delivered[0]["body"]["id"], sent["result"]["id"]);
-    let last = &delivered.last().unwrap()["body"];
-    assert_eq!(last["status"]["state"], "completed");
-    assert_eq!(last["artifacts"][0]["parts"][0]["kind"], "text", "{last}");
-    assert_eq!(last["history"][0]["kind"], "message", "{last}");
-
-    // The early draft: set on the client's task id, events under that id.
-    let draft_send = legacy(
-        "tasks/send",
-        json!({"id": "my-task", "message": {"role": "user",
-               "parts": [{"type": "data", "data": {"millis": 600000}}],
-               "metadata": {"skill": "wait"}}}),
-    );
-    // The draft's send blocks until the task ends: run it alongside.
-    let pending = tokio::spawn(draft_send);
-    let set = loop {
-        let set = legacy(
-            "tasks/pushNotification/set",
-            json!({"id": "my-task", "pushNotificationConfig": {"url": draft.url,
-                   "authentication": {"schemes": ["Bearer"], "credentials": "dc"}}}),
-        )
-        .await;
-        if set["error"]["code"] != -32001 {
-            break set;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    assert_eq!(set["result"]["id"], "my-task", "{set}");
-    assert_eq!(
-        set["result"]["pushNotificationConfig"]["authentication"]["credentials"],
-        "********"
-    );
-    let got = legacy("tasks/pushNotification/get", json!({"id": "my-task"})).await;
-    assert_eq!(
-        got["result"]["pushNotificationConfig"]["url"],
-        draft.url.as_str()
-    );
-    let canceled = legacy("tasks/cancel", json!({"id": "my-task"})).await;
-    assert_eq!(
-        canceled["result"]["status"]["state"], "canceled",
-        "{canceled}"
-    );
-    let delivered = draft.accepted_until_terminal().await;
-    assert_eq!(delivered.len(), 1);
-    assert_eq!(delivered[0]["body"]["id"], "my-task");
-    assert_eq!(delivered[0]["body"]["final"], true);
-    assert_eq!(delivered[0]["authorization"], "Bearer dc");
-    let _ = pending.await;
-
-    // 1.0 HTTP+JSON: POST /tasks/{id}/pushNotificationConfigs.
-    let task = waiting_task(&server).await;
-    let created: Value = server
-        .http
-        .post(format!(
-            "{}tasks/{task}/pushNotificationConfigs",
-            server.base
-        ))
-        .header("content-type", "application/a2a+json")
-        .body(json!({"url": rest.url}).to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(created["taskId"], json!(task), "{created}");
-    let config = created["id"].as_str().unwrap().to_owned();
-    server.rpc("CancelTask", json!({"id": task})).await;
-    let delivered = rest.accepted_until_terminal().await;
-    assert_eq!(delivered[0]["contentType"], "application/a2a+json");
-    assert_eq!(
-        delivered[0]["body"]["statusUpdate"]["status"]["state"],
-        "TASK_STATE_CANCELED"
-    );
-    let deleted = server
-        .http
-        .delete(format!(
-            "{}tasks/{task}/pushNotificationConfigs/{config}",
-            server.base
-        ))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status().as_u16(), 200);
-}
-
-#[tokio::test]
-async fn deliveries_pending_at_kill_9_are_delivered_after_the_restart() {
-    // A receiver that refuses everything, so deliveries pile up pending.
-    let mut refusing = Receiver::start(RECEIVER, &["--fail-first", "1000000"]).await;
-    let port = refusing.port();
-    let data = a2a_tests::scratch_dir();
-    let store = format!("sqlite://{}", data.join("tasks.sqlite3").display());
-    let flags = [
-        "--store",
-        store.as_str(),
-        "--push-allow-private",
-        "--push-retry",
-        "200ms",
-        "--push-attempts",
-        "1000",
-    ];
-    let (mut agent, base) = a2a_tests::spawn_served_with(LAB, &flags).await;
-    let server = TestServer::at(base);
-    let sent = server
-        .rpc(
-            "SendMessage",
-            send_params(
-                "tick",
-                json!({"times": 2}),
-                json!({"taskPushNotificationConfig": {"url": refusing.url, "token": "kept"}}),
-            ),
-        )
-        .await;
-    let task = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
-    // The first event was tried twice: every event is queued, and saved, behind it.
-    for _ in 0..2 {
-        assert_eq!(refusing.next().await["answered"], 500);
-    }
-    agent.start_kill().unwrap();
-    agent.wait().await.unwrap();
-    refusing.kill().await;
-    let port = port.to_string();
-    let mut receiver = Receiver::start(
-        RECEIVER,
-        &["--bind", &format!("127.0.0.1:{port}"), "--token", "kept"],
-    )
-    .await;
-    let (_agent, _base) = a2a_tests::spawn_served_with(LAB, &flags).await;
-    let delivered = receiver.accepted_until_terminal().await;
-    let kinds = kinds(&delivered);
-    assert_eq!(
-        kinds,
-        [
-            "statusUpdate",
-            "statusUpdate",
-            "statusUpdate",
-            "artifactUpdate",
-            "artifactUpdate",
-            "statusUpdate"
-        ],
-        "{delivered:#?}"
-    );
-    assert!(delivered.iter().all(|d| d["taskId"] == json!(task)));
-    assert_eq!(delivered.last().unwrap()["state"], "TASK_STATE_COMPLETED");
-}
 
 /// The kind of each delivery the receiver printed, in order.
 fn kinds(deliveries: &[Value]) -> Vec<&str> {

@@ -63,6 +63,14 @@ async fn any_replica_serves_any_task() {
     let replicas = replicas(&url, 3).await;
     let (a, b, c) = (&replicas[0].1, &replicas[1].1, &replicas[2].1);
 
+    a_stream_on_b_follows_as_task_on_a(a, b, c).await;
+    a_cancel_on_c_stops_a_skill_on_a(a, b, c).await;
+    answers_through_b_and_c_reach_a_question_on_a(a, b, c).await;
+    an_mcp_task_on_a_is_polled_and_answered_on_c(a, b, c).await;
+}
+
+/// Sent on A, streamed from B: every event A's skill reports, in order, to the end; C reads it as A finished it.
+async fn a_stream_on_b_follows_as_task_on_a(a: &TestServer, b: &TestServer, c: &TestServer) {
     // Sent on A, streamed from B: every event A's skill reports, in order, to the end.
     let sent = a.rpc("SendMessage", report(300)).await;
     let task = sent["result"]["task"].clone();
@@ -81,7 +89,10 @@ async fn any_replica_serves_any_task() {
     // And C reads it as A finished it.
     let read = c.rpc("GetTask", json!({"id": id})).await;
     assert_eq!(read["result"]["status"]["state"], "TASK_STATE_COMPLETED");
+}
 
+/// Sent on A, canceled on C: A's skill stops.
+async fn a_cancel_on_c_stops_a_skill_on_a(a: &TestServer, b: &TestServer, c: &TestServer) {
     // Sent on A, canceled on C: A's skill stops.
     let slow = a.rpc("SendMessage", report(60_000)).await;
     let slow_id = slow["result"]["task"]["id"].as_str().unwrap().to_owned();
@@ -94,7 +105,14 @@ async fn any_replica_serves_any_task() {
     a.wait_for_state(&slow_id, "TASK_STATE_CANCELED").await;
     let again = b.rpc("CancelTask", json!({"id": slow_id})).await;
     assert_eq!(again["error"]["code"], -32002, "already canceled: {again}");
+}
 
+/// Asked on A, answered through B, then through C.
+async fn answers_through_b_and_c_reach_a_question_on_a(
+    a: &TestServer,
+    b: &TestServer,
+    c: &TestServer,
+) {
     // Asked on A, answered through B, then through C.
     let asked = a
         .rpc(
@@ -130,7 +148,14 @@ async fn any_replica_serves_any_task() {
     // The skill ran on A throughout (had another replica run it again, A's would still wait).
     let on_a = a.rpc("GetTask", json!({"id": waiting["id"]})).await;
     assert_eq!(on_a["result"]["status"]["state"], "TASK_STATE_COMPLETED");
+}
 
+/// An MCP task called on A, polled and answered on C, finished as A ran it.
+async fn an_mcp_task_on_a_is_polled_and_answered_on_c(
+    a: &TestServer,
+    b: &TestServer,
+    c: &TestServer,
+) {
     // An MCP task called on A, polled and answered on C, finished as A ran it.
     let capabilities = json!({ "extensions": { TASKS: {} }, "elicitation": {} });
     let (_, created) = a

@@ -10,25 +10,17 @@ use a2a_tests::library::Library;
 use a2a_tests::oauth_flow::{
     Browser, Outcome, Pkce, authorize_url, authorized_code, query, register, token,
 };
-use a2a_tests::{start, start_host};
+use a2a_tests::{TestServer, start, start_host};
 use serde_json::{Value, json};
 
 use super::super::{call, mcp};
 use super::{CALLBACK, LOAN_SCOPES, library, signed_in, text_of};
 
-#[tokio::test]
-async fn a_connector_discovers_registers_signs_in_calls_and_refreshes() {
-    let server = library(OAuthServer::dev_user("alice")).await;
+/// What a connector reads before it registers: the resource's metadata naming the issuer, the
+/// issuer's metadata (OAuth and OpenID Connect) and its keys.
+async fn discovery_says_where_to_sign_in(server: &TestServer) {
     let base = &server.base;
     let mcp_url = format!("{base}mcp");
-    let borrow = call("borrow", json!({"title": "Dune"}));
-    let (status, challenges, _) = mcp(&server, "mcp", None, "tools/call", borrow.clone()).await;
-    assert_eq!(status, 401);
-    assert!(
-        challenges[0].contains("resource_metadata="),
-        "{challenges:?}"
-    );
-
     let resource = server
         .get_json(".well-known/oauth-protected-resource/mcp")
         .await;
@@ -56,6 +48,22 @@ async fn a_connector_discovers_registers_signs_in_calls_and_refreshes() {
     assert_eq!(openid["token_endpoint"], metadata["token_endpoint"]);
     let keys = server.get_json("oauth/jwks").await;
     assert_eq!(keys["keys"][0]["alg"], "ES256");
+}
+
+#[tokio::test]
+async fn a_connector_discovers_registers_signs_in_calls_and_refreshes() {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let base = &server.base;
+    let mcp_url = format!("{base}mcp");
+    let borrow = call("borrow", json!({"title": "Dune"}));
+    let (status, challenges, _) = mcp(&server, "mcp", None, "tools/call", borrow.clone()).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenges[0].contains("resource_metadata="),
+        "{challenges:?}"
+    );
+
+    discovery_says_where_to_sign_in(&server).await;
 
     let (client_id, tokens) = signed_in(&server, &mcp_url, LOAN_SCOPES).await;
     assert_eq!(tokens["token_type"], "Bearer");
@@ -111,32 +119,42 @@ async fn a_connector_discovers_registers_signs_in_calls_and_refreshes() {
     );
 }
 
+/// The library with its authorization server, and a client registered with it.
+async fn registered_client() -> (TestServer, String) {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let (_, client) = register(&server.base, CALLBACK).await;
+    let client_id = client["client_id"].as_str().unwrap().to_owned();
+    (server, client_id)
+}
+
+/// An authorization request of `client_id` for the MCP endpoint, with `overrides` replacing
+/// its parameters (an empty value leaves one out).
+fn authorization(base: &str, client_id: &str, pkce: &Pkce, overrides: &[(&str, &str)]) -> String {
+    let mcp_url = format!("{base}mcp");
+    let mut params: Vec<(&str, &str)> = vec![
+        ("response_type", "code"),
+        ("client_id", client_id),
+        ("redirect_uri", CALLBACK),
+        ("state", "xyz"),
+        ("code_challenge", &pkce.challenge),
+        ("code_challenge_method", "S256"),
+        ("resource", &mcp_url),
+    ];
+    for (name, value) in overrides {
+        params.retain(|(n, _)| n != name);
+        if !value.is_empty() {
+            params.push((name, value));
+        }
+    }
+    authorize_url(base, &params)
+}
+
 #[tokio::test]
 async fn the_authorization_endpoint_sends_errors_back_only_to_a_verified_redirect() {
-    let server = library(OAuthServer::dev_user("alice")).await;
+    let (server, client_id) = registered_client().await;
     let base = &server.base;
-    let (_, client) = register(base, CALLBACK).await;
-    let client_id = client["client_id"].as_str().unwrap();
     let pkce = Pkce::new();
-    let mcp_url = format!("{base}mcp");
-    let request = |overrides: &[(&str, &str)]| {
-        let mut params: Vec<(&str, &str)> = vec![
-            ("response_type", "code"),
-            ("client_id", client_id),
-            ("redirect_uri", CALLBACK),
-            ("state", "xyz"),
-            ("code_challenge", &pkce.challenge),
-            ("code_challenge_method", "S256"),
-            ("resource", &mcp_url),
-        ];
-        for (name, value) in overrides {
-            params.retain(|(n, _)| n != name);
-            if !value.is_empty() {
-                params.push((name, value));
-            }
-        }
-        authorize_url(base, &params)
-    };
+    let request = |overrides: &[(&str, &str)]| authorization(base, &client_id, &pkce, overrides);
     let mut browser = Browser::new();
     for (overrides, error, says) in [
         (
@@ -195,6 +213,15 @@ async fn the_authorization_endpoint_sends_errors_back_only_to_a_verified_redirec
         assert_eq!(status, 400);
         assert!(html.contains(code), "{html}");
     }
+}
+
+#[tokio::test]
+async fn a_denial_is_sent_back_and_a_consent_cannot_be_replayed_nor_decided_elsewhere() {
+    let (server, client_id) = registered_client().await;
+    let base = &server.base;
+    let pkce = Pkce::new();
+    let request = |overrides: &[(&str, &str)]| authorization(base, &client_id, &pkce, overrides);
+    let mut browser = Browser::new();
     // Denying sends access_denied back.
     let Outcome::Consent {
         request: id, csrf, ..
@@ -226,6 +253,17 @@ async fn the_authorization_endpoint_sends_errors_back_only_to_a_verified_redirec
     assert_eq!(status, 400);
 }
 
+/// A token request refused as `invalid_grant`, saying `says`.
+fn refused((status, answer): (u16, Value), says: &str) {
+    assert_eq!(
+        (status, answer["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{answer}"
+    );
+    let description = answer["error_description"].as_str().unwrap();
+    assert!(description.contains(says), "{description}");
+}
+
 #[tokio::test]
 async fn codes_are_single_use_and_bound_to_client_redirect_and_verifier() {
     let server = library(OAuthServer::dev_user("alice")).await;
@@ -247,15 +285,6 @@ async fn codes_are_single_use_and_bound_to_client_redirect_and_verifier() {
             ],
         )
         .await
-    };
-    let refused = |(status, answer): (u16, Value), says: &str| {
-        assert_eq!(
-            (status, answer["error"].as_str()),
-            (400, Some("invalid_grant")),
-            "{answer}"
-        );
-        let description = answer["error_description"].as_str().unwrap();
-        assert!(description.contains(says), "{description}");
     };
     let (code, pkce) = authorized_code(base, client_id, CALLBACK, &mcp_url, LOAN_SCOPES).await;
     let wrong = Pkce::new().verifier;
@@ -296,15 +325,13 @@ async fn codes_are_single_use_and_bound_to_client_redirect_and_verifier() {
         "already redeemed",
     );
     // The second redemption revoked what the first was given.
-    let (status, revoked) = token(
-        base,
-        &[
-            ("grant_type", "refresh_token"),
-            ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
-            ("client_id", client_id),
-        ],
-    )
-    .await;
+    let refresh_token = tokens["refresh_token"].as_str().unwrap();
+    let refreshed = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", refresh_token),
+        ("client_id", client_id),
+    ];
+    let (status, revoked) = token(base, &refreshed).await;
     assert_eq!(
         (status, revoked["error"].as_str()),
         (400, Some("invalid_grant"))

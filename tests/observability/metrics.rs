@@ -84,6 +84,16 @@ pub(crate) async fn run_the_mix(server: &TestServer) -> usize {
         http: reqwest::Client::new(),
     };
     let (lab, library) = (agent("lab"), agent("library"));
+    a2a_part_of_the_mix(&lab).await;
+    let polls = mcp_part_of_the_mix(&lab).await;
+    refused_by_scope(&library).await;
+    polls
+}
+
+/// The mix's A2A calls: every binding and version the typed client speaks, and the early draft;
+/// a skill error, a question and its answer, a task canceled while another call is over the
+/// caller's quota of one working task.
+async fn a2a_part_of_the_mix(lab: &TestServer) {
     // A2A over every binding and version the typed client speaks, and the early draft.
     for (binding, version) in &EVERY_INTERFACE {
         let client = client_over(&lab.base, binding, version).await;
@@ -154,15 +164,19 @@ pub(crate) async fn run_the_mix(server: &TestServer) -> usize {
         "{canceled}"
     );
     lab.wait_for_state(&waiting, "TASK_STATE_CANCELED").await;
+}
+
+/// The mix's MCP calls; returns how many `tasks/get` it sent.
+async fn mcp_part_of_the_mix(lab: &TestServer) -> usize {
     // MCP: a plain call, a tool error, arguments that do not fit, a task.
-    let plain = tool(&lab, "echo", json!({"text": "hi"}), json!({})).await;
+    let plain = tool(lab, "echo", json!({"text": "hi"}), json!({})).await;
     assert_eq!(plain["content"][0]["text"], "hi", "{plain}");
-    let error = tool(&lab, "fail", json!({"reason": "no"}), json!({})).await;
+    let error = tool(lab, "fail", json!({"reason": "no"}), json!({})).await;
     assert_eq!(error["isError"], true, "{error}");
-    let invalid = tool(&lab, "add", json!({"a": "one"}), json!({})).await;
+    let invalid = tool(lab, "add", json!({"a": "one"}), json!({})).await;
     assert_eq!(invalid["isError"], true, "{invalid}");
     let tasks = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
-    let created = tool(&lab, "wait", json!({"millis": 50}), tasks.clone()).await;
+    let created = tool(lab, "wait", json!({"millis": 50}), tasks.clone()).await;
     assert_eq!(created["resultType"], "task", "{created}");
     let task_id = created["taskId"].as_str().unwrap();
     let mut polls = 0;
@@ -177,6 +191,11 @@ pub(crate) async fn run_the_mix(server: &TestServer) -> usize {
         assert!(polls < 1000, "the task never completed: {body}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    polls
+}
+
+/// Calls the library refuses for want of a scope, over MCP (the gate's 403) and A2A.
+async fn refused_by_scope(library: &TestServer) {
     // Refused by scope: over MCP (the gate's 403) and A2A.
     let mut ann = claims("ann", "library:members:read");
     ann["tenant"] = json!("acme");
@@ -202,7 +221,6 @@ pub(crate) async fn run_the_mix(server: &TestServer) -> usize {
         .await
         .unwrap();
     assert_eq!(refused.status(), 403);
-    polls
 }
 
 /// The count of skill calls with these labels.
@@ -223,43 +241,8 @@ fn calls(
     scrape.value("a2a_skill_call_duration_seconds_count", &labels)
 }
 
-#[tokio::test]
-async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
-    let server = start_host(observed_host()).await;
-    let polls = run_the_mix(&server).await;
-    let scrape = scrape(&server.base).await;
-    let a2a = |binding| ("a2a", binding);
-    let mcp = ("mcp", "streamable-http");
-    let expected = [
-        (("lab", "echo"), a2a("jsonrpc"), "completed", 3.0),
-        (("lab", "echo"), a2a("http+json"), "completed", 2.0),
-        (("lab", "fail"), a2a("jsonrpc"), "skill_error", 1.0),
-        (("lab", "nap"), a2a("jsonrpc"), "input_required", 1.0),
-        (("lab", "nap"), a2a("jsonrpc"), "completed", 1.0),
-        (("lab", "wait"), a2a("jsonrpc"), "canceled", 1.0),
-        (("lab", "echo"), a2a("jsonrpc"), "busy", 1.0),
-        (("lab", "echo"), mcp, "completed", 1.0),
-        (("lab", "fail"), mcp, "skill_error", 1.0),
-        (("lab", "add"), mcp, "invalid_input", 1.0),
-        (("lab", "wait"), mcp, "completed", 1.0),
-        (("library", "borrow"), mcp, "forbidden", 1.0),
-        (("library", "borrow"), a2a("jsonrpc"), "forbidden", 1.0),
-    ];
-    for (skill, via, outcome, count) in expected {
-        assert_eq!(
-            calls(&scrape, skill, via, outcome),
-            count,
-            "{skill:?} {via:?} {outcome}\n{}",
-            scrape.text
-        );
-    }
-    let total: f64 = expected.iter().map(|e| e.3).sum();
-    assert_eq!(
-        scrape.sum("a2a_skill_call_duration_seconds_count", &[]),
-        total,
-        "no other call was counted"
-    );
-
+/// The mix's requests, as A2A and MCP operations.
+fn operations_counted(scrape: &Exposition, polls: usize) {
     let a2a_ops = |method, version, binding, error| {
         let labels = [
             ("agent", "lab"),
@@ -302,7 +285,10 @@ async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
     assert_eq!(mcp_ops("tools/call", "add", "tool_error"), 1.0);
     assert_eq!(mcp_ops("tools/call", "wait", ""), 1.0);
     assert_eq!(mcp_ops("tasks/get", "", ""), polls as f64);
+}
 
+/// The mix's tasks entering each state, and the gauges once it is over.
+fn transitions_counted(scrape: &Exposition) {
     let entered = |state| {
         scrape.value(
             "a2a_task_transitions_total",
@@ -330,6 +316,47 @@ async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
             &[("outcome", "stored")]
         ) >= 11.0
     );
+}
+
+#[tokio::test]
+async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
+    let server = start_host(observed_host()).await;
+    let polls = run_the_mix(&server).await;
+    let scrape = scrape(&server.base).await;
+    let a2a = |binding| ("a2a", binding);
+    let mcp = ("mcp", "streamable-http");
+    let expected = [
+        (("lab", "echo"), a2a("jsonrpc"), "completed", 3.0),
+        (("lab", "echo"), a2a("http+json"), "completed", 2.0),
+        (("lab", "fail"), a2a("jsonrpc"), "skill_error", 1.0),
+        (("lab", "nap"), a2a("jsonrpc"), "input_required", 1.0),
+        (("lab", "nap"), a2a("jsonrpc"), "completed", 1.0),
+        (("lab", "wait"), a2a("jsonrpc"), "canceled", 1.0),
+        (("lab", "echo"), a2a("jsonrpc"), "busy", 1.0),
+        (("lab", "echo"), mcp, "completed", 1.0),
+        (("lab", "fail"), mcp, "skill_error", 1.0),
+        (("lab", "add"), mcp, "invalid_input", 1.0),
+        (("lab", "wait"), mcp, "completed", 1.0),
+        (("library", "borrow"), mcp, "forbidden", 1.0),
+        (("library", "borrow"), a2a("jsonrpc"), "forbidden", 1.0),
+    ];
+    for (skill, via, outcome, count) in expected {
+        assert_eq!(
+            calls(&scrape, skill, via, outcome),
+            count,
+            "{skill:?} {via:?} {outcome}\n{}",
+            scrape.text
+        );
+    }
+    let total: f64 = expected.iter().map(|e| e.3).sum();
+    assert_eq!(
+        scrape.sum("a2a_skill_call_duration_seconds_count", &[]),
+        total,
+        "no other call was counted"
+    );
+
+    operations_counted(&scrape, polls);
+    transitions_counted(&scrape);
 }
 
 #[tokio::test]

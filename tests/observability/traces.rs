@@ -21,6 +21,43 @@ async fn traced_lab(collector: &Collector) -> (tokio::process::Child, String) {
     spawn_served_with(lab, &flags).await
 }
 
+/// The kinds and attributes of the semantic conventions on the chain's spans: the first
+/// process's request and skill call (`relay`, whose task `sent` answered) and the second's call.
+fn follows_the_conventions(request: &Received, relay: &Received, echo: &Received, sent: &Value) {
+    // Kinds and attributes of the semantic conventions.
+    assert_eq!(request.span.kind, 2, "SERVER");
+    assert_eq!(relay.span.kind, 1, "INTERNAL");
+    assert_eq!(
+        request.attribute("rpc.method").as_deref(),
+        Some("SendMessage")
+    );
+    assert_eq!(
+        relay.attribute("gen_ai.operation.name").as_deref(),
+        Some("execute_tool")
+    );
+    assert_eq!(
+        relay.attribute("gen_ai.tool.name").as_deref(),
+        Some("relay")
+    );
+    assert_eq!(
+        relay.attribute("a2a.call.outcome").as_deref(),
+        Some("completed")
+    );
+    assert_eq!(
+        relay.attribute("a2a.task.id"),
+        sent["result"]["task"]["id"].as_str().map(str::to_owned)
+    );
+    assert!(request.span.start_time_unix_nano <= relay.span.start_time_unix_nano);
+    assert!(relay.span.end_time_unix_nano >= echo.span.end_time_unix_nano);
+    assert!(
+        request
+            .span
+            .status
+            .as_ref()
+            .is_none_or(|status| status.code == 0)
+    );
+}
+
 #[tokio::test]
 async fn a_chain_of_two_agents_exports_one_trace_with_parents_across_both_processes() {
     let collector = Collector::start().await;
@@ -76,38 +113,7 @@ async fn a_chain_of_two_agents_exports_one_trace_with_parents_across_both_proces
     );
     assert_eq!(request.resource("service.name").as_deref(), Some("Lab"));
 
-    // Kinds and attributes of the semantic conventions.
-    assert_eq!(request.span.kind, 2, "SERVER");
-    assert_eq!(relay.span.kind, 1, "INTERNAL");
-    assert_eq!(
-        request.attribute("rpc.method").as_deref(),
-        Some("SendMessage")
-    );
-    assert_eq!(
-        relay.attribute("gen_ai.operation.name").as_deref(),
-        Some("execute_tool")
-    );
-    assert_eq!(
-        relay.attribute("gen_ai.tool.name").as_deref(),
-        Some("relay")
-    );
-    assert_eq!(
-        relay.attribute("a2a.call.outcome").as_deref(),
-        Some("completed")
-    );
-    assert_eq!(
-        relay.attribute("a2a.task.id"),
-        sent["result"]["task"]["id"].as_str().map(str::to_owned)
-    );
-    assert!(request.span.start_time_unix_nano <= relay.span.start_time_unix_nano);
-    assert!(relay.span.end_time_unix_nano >= echo.span.end_time_unix_nano);
-    assert!(
-        request
-            .span
-            .status
-            .as_ref()
-            .is_none_or(|status| status.code == 0)
-    );
+    follows_the_conventions(request, relay, echo, &sent);
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! Test harness: serves an agent on an ephemeral loopback port and talks to it over HTTP, plus a
 //! "lab" agent whose skills exercise failure modes.
 
+mod browser;
 pub mod client_kit;
 pub mod hostile;
 pub mod lab;
@@ -9,6 +10,7 @@ pub mod oauth_flow;
 pub mod otlp;
 pub mod pki;
 pub mod postgres;
+mod processes;
 pub mod proxy;
 pub mod receiver;
 pub mod registry_agents;
@@ -17,6 +19,11 @@ pub mod stepper;
 pub mod talker;
 pub mod tokens;
 pub mod vault;
+
+pub use browser::{Browser, browser};
+pub use processes::{
+    StdioServer, rss_kb, scratch_dir, spawn_served, spawn_served_with, spawn_stdio,
+};
 
 use std::net::SocketAddr;
 
@@ -360,99 +367,6 @@ impl TestServer {
     }
 }
 
-/// Starts a binary that serves an agent through `serve()` on an ephemeral loopback port (with
-/// `--bind 127.0.0.1:0`); returns the child (killed when dropped) and its A2A base URL, read
-/// from the URLs it prints. Its stderr keeps being drained so it never blocks on a full pipe.
-pub async fn spawn_served(binary: &str) -> (tokio::process::Child, String) {
-    spawn_served_with(binary, &[]).await
-}
-
-/// A server process speaking MCP over its stdin and stdout, as an MCP host starts one.
-pub struct StdioServer {
-    /// The process (killed when this is dropped).
-    pub child: tokio::process::Child,
-    /// Its standard input: write one JSON-RPC message a line.
-    pub stdin: tokio::process::ChildStdin,
-    /// Its standard output, a line at a time.
-    pub stdout: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
-}
-
-/// Starts `binary` with `args` (which include `--stdio`), its stderr discarded.
-pub fn spawn_stdio<S: AsRef<std::ffi::OsStr>>(binary: &str, args: &[S]) -> StdioServer {
-    use tokio::io::AsyncBufReadExt as _;
-    let mut child = tokio::process::Command::new(binary)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("a stdio server starts");
-    let stdin = child.stdin.take().expect("stdin piped");
-    let stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout piped")).lines();
-    StdioServer {
-        child,
-        stdin,
-        stdout,
-    }
-}
-
-/// A fresh, empty directory for one test's files (under the system temporary directory).
-pub fn scratch_dir() -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "a2a-tests-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-/// Like [`spawn_served`], with extra command-line flags. Unless they name a store, the server
-/// keeps its tasks in its default SQLite file, under a data directory of its own.
-pub async fn spawn_served_with(binary: &str, flags: &[&str]) -> (tokio::process::Child, String) {
-    let names_store = flags.iter().any(|f| *f == "--store" || *f == "--data-dir");
-    let data_dir = scratch_dir();
-    let mut defaults = vec!["--bind", "127.0.0.1:0"];
-    if !names_store {
-        defaults.extend(["--data-dir", data_dir.to_str().expect("UTF-8 temp path")]);
-    }
-    spawn_with(binary, &defaults, flags).await
-}
-
-async fn spawn_with(
-    binary: &str,
-    defaults: &[&str],
-    flags: &[&str],
-) -> (tokio::process::Child, String) {
-    use tokio::io::{AsyncBufReadExt, BufReader};
-    let mut child = tokio::process::Command::new(binary)
-        .args(defaults)
-        .args(flags)
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
-    let stderr = child.stderr.take().expect("stderr piped");
-    let mut lines = BufReader::new(stderr).lines();
-    let base = tokio::time::timeout(std::time::Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.expect("server stderr") {
-            if let Some(url) = line.strip_prefix("A2A JSON-RPC: ") {
-                return url.trim().to_owned();
-            }
-        }
-        panic!("server exited before printing its URLs");
-    })
-    .await
-    .expect("server printed its URLs");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, base)
-}
-
 /// A minimal MCP streamable-HTTP client (legacy era, with a session).
 #[derive(Debug, Clone)]
 pub struct McpSession {
@@ -551,68 +465,4 @@ pub fn skill_ids(card: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The resident memory of process `pid`, in kB (from `/proc/<pid>/status`; benchmarks only).
-pub fn rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .expect("proc status")
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
-        .expect("VmRSS")
-}
-
-/// The Node interpreter and the Chromium that the browser tests drive through Playwright, as
-/// `scripts/test` installs them (`A2A_TEST_NODE`, `A2A_TEST_PLAYWRIGHT`, `A2A_TEST_CHROMIUM`), or
-/// `None`, having said which is missing.
-pub fn browser() -> Option<Browser> {
-    let (Ok(node), Ok(_)) = (
-        std::env::var("A2A_TEST_NODE"),
-        std::env::var("A2A_TEST_PLAYWRIGHT"),
-    ) else {
-        println!("skipped: A2A_TEST_NODE and A2A_TEST_PLAYWRIGHT (scripts/test sets them)");
-        return None;
-    };
-    let chromium =
-        std::env::var("A2A_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !std::path::Path::new(&chromium).exists() {
-        println!("skipped: no Chromium at {chromium} (.ci/run installs Debian's chromium)");
-        return None;
-    }
-    Some(Browser { node, chromium })
-}
-
-/// Node and Chromium, found by [`browser`], to run the scripts of `tests/browser/` with.
-#[derive(Debug, Clone)]
-pub struct Browser {
-    node: String,
-    chromium: String,
-}
-
-impl Browser {
-    /// Runs `tests/browser/{script}` with `args`: its standard output, once it has succeeded
-    /// within three minutes (a failure panics with what the script said).
-    pub async fn run(&self, script: &str, args: &[&str]) -> String {
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("browser")
-            .join(script);
-        let mut command = tokio::process::Command::new(&self.node);
-        command
-            .arg(script)
-            .args(args)
-            .env("A2A_TEST_CHROMIUM", &self.chromium)
-            .kill_on_drop(true);
-        let output = tokio::time::timeout(std::time::Duration::from_secs(180), command.output())
-            .await
-            .expect("the browser finished in time")
-            .expect("node runs");
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        assert!(
-            output.status.success(),
-            "the browser test failed: {}{stdout}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        stdout
-    }
 }

@@ -31,6 +31,29 @@ async fn main() {
     let agents = number(args.next(), 16);
     let registered = number(args.next(), 1000);
 
+    let clients = connect(&url, agents).await;
+    round_trips(&clients, 2).await; // warm up
+    let cpu = cpu_ticks(pid);
+    let started = Instant::now();
+    let trips = round_trips(&clients, seconds).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu_us = (cpu_ticks(pid) - cpu) as f64 * 1e6 / ticks_per_second();
+    println!(
+        "hub lock round trips: {:.0}/s from {agents} agents over MCP, hub CPU {:.0} us per round trip",
+        trips as f64 / elapsed,
+        cpu_us / trips as f64
+    );
+    let ceiling = leases_per_second(&records, agents, seconds.min(5)).await;
+    println!(
+        "store ceiling: {ceiling:.0} lease acquire+release/s in-process ({:.1}% reached through MCP)",
+        trips as f64 / elapsed * 100.0 / ceiling
+    );
+
+    memory_per_agent(pid, &clients[0], registered).await;
+}
+
+/// `agents` clients of the hub at `url`, each an agent registered in project `bench`.
+async fn connect(url: &str, agents: u64) -> Vec<HubClient> {
     let mcp = format!("{}/mcp", url.trim_end_matches('/'));
     let mut clients = Vec::new();
     for i in 0..agents {
@@ -47,65 +70,53 @@ async fn main() {
             .expect("registers");
         clients.push(client);
     }
-    let run = |seconds: u64| {
-        let clients = clients.clone();
-        async move {
-            let done = Arc::new(AtomicU64::new(0));
-            let deadline = Instant::now() + Duration::from_secs(seconds);
-            let workers: Vec<_> = clients
-                .into_iter()
-                .enumerate()
-                .map(|(i, client)| {
-                    let done = Arc::clone(&done);
-                    tokio::spawn(async move {
-                        let (session, path) = (format!("agent-{i}"), format!("src/file{i}.rs"));
-                        while Instant::now() < deadline {
-                            client
-                                .announce_file_change(
-                                    "bench".into(),
-                                    session.clone(),
-                                    path.clone(),
-                                    "modify".into(),
-                                    "bench".into(),
-                                    Some(ReservationMode::Exclusive),
-                                    None,
-                                )
-                                .await
-                                .expect("locks");
-                            client
-                                .release_file_lock("bench".into(), session.clone(), path.clone())
-                                .await
-                                .expect("releases");
-                            done.fetch_add(1, Ordering::Relaxed);
-                        }
-                    })
-                })
-                .collect();
-            for worker in workers {
-                worker.await.expect("worker");
-            }
-            done.load(Ordering::Relaxed)
-        }
-    };
-    run(2).await; // warm up
-    let cpu = cpu_ticks(pid);
-    let started = Instant::now();
-    let trips = run(seconds).await;
-    let elapsed = started.elapsed().as_secs_f64();
-    let cpu_us = (cpu_ticks(pid) - cpu) as f64 * 1e6 / ticks_per_second();
-    println!(
-        "hub lock round trips: {:.0}/s from {agents} agents over MCP, hub CPU {:.0} us per round trip",
-        trips as f64 / elapsed,
-        cpu_us / trips as f64
-    );
-    let ceiling = leases_per_second(&records, agents, seconds.min(5)).await;
-    println!(
-        "store ceiling: {ceiling:.0} lease acquire+release/s in-process ({:.1}% reached through MCP)",
-        trips as f64 / elapsed * 100.0 / ceiling
-    );
+    clients
+}
 
+/// Lock round trips (announce, then release) each client makes on a file of its own for
+/// `seconds`, all at once.
+async fn round_trips(clients: &[HubClient], seconds: u64) -> u64 {
+    let done = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let workers: Vec<_> = clients
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, client)| {
+            let done = Arc::clone(&done);
+            tokio::spawn(async move {
+                let (session, path) = (format!("agent-{i}"), format!("src/file{i}.rs"));
+                while Instant::now() < deadline {
+                    client
+                        .announce_file_change(
+                            "bench".into(),
+                            session.clone(),
+                            path.clone(),
+                            "modify".into(),
+                            "bench".into(),
+                            Some(ReservationMode::Exclusive),
+                            None,
+                        )
+                        .await
+                        .expect("locks");
+                    client
+                        .release_file_lock("bench".into(), session.clone(), path.clone())
+                        .await
+                        .expect("releases");
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.await.expect("worker");
+    }
+    done.load(Ordering::Relaxed)
+}
+
+/// The hub's resident memory before and after `registrar` registers `registered` more agents.
+async fn memory_per_agent(pid: u32, registrar: &HubClient, registered: u64) {
     let before = rss_kib(pid);
-    let registrar = &clients[0];
     for i in 0..registered {
         registrar
             .register_agent(

@@ -28,7 +28,42 @@ async fn main() {
     let store = args.next().unwrap_or_else(|| "memory".into());
     let data = a2a_tests::scratch_dir();
     println!("store: {store}");
+    let store_of = |name: &str| match store.as_str() {
+        "sqlite" => format!("sqlite://{}", data.join(name).display()),
+        _ => "memory".to_owned(),
+    };
+    let (received, hook) = receiver().await;
+    let (child, base) = start(&server, &store_of("tasks.sqlite3")).await;
+    let bench = Bench {
+        http: reqwest::Client::new(),
+        pid: child.id().expect("server pid"),
+        base,
+        received,
+    };
+    // Warm up connections and code paths.
+    bench.send(100, Some(&hook)).await;
+    bench.wait_for(per_task(100)).await;
+    bench.deliveries_per_second(events, &hook).await;
+    bench.cpu_per_event(events, &hook).await;
+    // A fresh server, so memory freed by the runs above does not hide what is held.
+    drop(child);
+    let (child, base) = start(&server, &store_of("pending.sqlite3")).await;
+    let bench = Bench {
+        pid: child.id().expect("server pid"),
+        base,
+        ..bench
+    };
+    bench.pending_memory().await;
+    drop(child);
+}
 
+/// Deliveries `tick(times)` makes: WORKING, `times` progress reports, two artifacts, COMPLETED.
+fn per_task(times: u64) -> u64 {
+    times + 4
+}
+
+/// A receiver in this process answering 200 at once: how many it received, and its URL.
+async fn receiver() -> (Arc<AtomicU64>, String) {
     let received = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&received);
     let receiver = axum::Router::new().route(
@@ -43,116 +78,107 @@ async fn main() {
         .expect("receiver port");
     let hook = format!("http://{}/", listener.local_addr().expect("bound address"));
     tokio::spawn(async move { axum::serve(listener, receiver).await });
+    (received, hook)
+}
 
-    let sqlite = |name: &str| format!("sqlite://{}", data.join(name).display());
-    let store_of = |name: &str| match store.as_str() {
-        "sqlite" => sqlite(name),
-        _ => "memory".to_owned(),
-    };
-    let (child, base) = start(&server, &store_of("tasks.sqlite3")).await;
-    let pid = child.id().expect("server pid");
-    let http = reqwest::Client::new();
-    let send =
-        |times: u64, url: Option<&str>| send_task(&http, &base, times, url.map(str::to_owned));
-    // tick(n): WORKING, n progress reports, two artifacts, COMPLETED.
-    let per_task = |times: u64| times + 4;
-    let wait_for = |target: u64| {
-        let received = Arc::clone(&received);
-        async move {
-            while received.load(Ordering::Relaxed) < target {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
+/// The server under measurement, and what the receiver got.
+struct Bench {
+    http: reqwest::Client,
+    base: String,
+    pid: u32,
+    received: Arc<AtomicU64>,
+}
+
+impl Bench {
+    async fn send(&self, times: u64, url: Option<&str>) {
+        send_task(&self.http, &self.base, times, url.map(str::to_owned)).await;
+    }
+
+    /// Until the receiver has `target` deliveries.
+    async fn wait_for(&self, target: u64) {
+        while self.received.load(Ordering::Relaxed) < target {
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-    };
-    // Warm up connections and code paths.
-    send(100, Some(&hook)).await;
-    wait_for(per_task(100)).await;
+    }
 
-    // 1a. One config: in order, one POST at a time.
-    received.store(0, Ordering::Relaxed);
-    let started = Instant::now();
-    send(events, Some(&hook)).await;
-    wait_for(per_task(events)).await;
-    let elapsed = started.elapsed().as_secs_f64();
-    println!(
-        "one task, one config: {} deliveries in {elapsed:.2} s = {:.0}/s",
-        per_task(events),
-        per_task(events) as f64 / elapsed
-    );
+    /// Deliveries per second (measure 1): one task's events through one config (in order, one
+    /// POST at a time), then many tasks' at once.
+    async fn deliveries_per_second(&self, events: u64, hook: &str) {
+        self.received.store(0, Ordering::Relaxed);
+        let started = Instant::now();
+        self.send(events, Some(hook)).await;
+        self.wait_for(per_task(events)).await;
+        let elapsed = started.elapsed().as_secs_f64();
+        println!(
+            "one task, one config: {} deliveries in {elapsed:.2} s = {:.0}/s",
+            per_task(events),
+            per_task(events) as f64 / elapsed
+        );
+        let tasks = 200;
+        let each = events / tasks;
+        self.received.store(0, Ordering::Relaxed);
+        let started = Instant::now();
+        let sends: Vec<_> = (0..tasks).map(|_| self.send(each, Some(hook))).collect();
+        futures::future::join_all(sends).await;
+        self.wait_for(tasks * per_task(each)).await;
+        let elapsed = started.elapsed().as_secs_f64();
+        println!(
+            "{tasks} tasks, a config each: {} deliveries in {elapsed:.2} s = {:.0}/s",
+            tasks * per_task(each),
+            (tasks * per_task(each)) as f64 / elapsed
+        );
+    }
 
-    // 1b. Many configs at once.
-    let tasks = 200;
-    let each = events / tasks;
-    received.store(0, Ordering::Relaxed);
-    let started = Instant::now();
-    let sends: Vec<_> = (0..tasks).map(|_| send(each, Some(&hook))).collect();
-    futures::future::join_all(sends).await;
-    wait_for(tasks * per_task(each)).await;
-    let elapsed = started.elapsed().as_secs_f64();
-    println!(
-        "{tasks} tasks, a config each: {} deliveries in {elapsed:.2} s = {:.0}/s",
-        tasks * per_task(each),
-        (tasks * per_task(each)) as f64 / elapsed
-    );
-
-    // 2. Server CPU per event, without and with a config.
-    let cpu_per_event = |with: bool| {
-        let send = &send;
-        let wait_for = &wait_for;
-        let received = Arc::clone(&received);
-        let hook = hook.clone();
-        async move {
-            received.store(0, Ordering::Relaxed);
-            let before = cpu_ms(pid);
-            send(events, with.then_some(hook.as_str())).await;
+    /// Server CPU per event, without and with a config (measure 2).
+    async fn cpu_per_event(&self, events: u64, hook: &str) {
+        let mut cost = [0.0; 2];
+        for (with, cost) in [false, true].into_iter().zip(&mut cost) {
+            self.received.store(0, Ordering::Relaxed);
+            let before = cpu_ms(self.pid);
+            self.send(events, with.then_some(hook)).await;
             if with {
-                wait_for(per_task(events)).await;
+                self.wait_for(per_task(events)).await;
             }
-            (cpu_ms(pid) - before) * 1000.0 / per_task(events) as f64
+            *cost = (cpu_ms(self.pid) - before) * 1000.0 / per_task(events) as f64;
         }
-    };
-    let without = cpu_per_event(false).await;
-    let with = cpu_per_event(true).await;
-    println!(
-        "server CPU per task event: {without:.1} µs without push, {with:.1} µs with a config \
-         (+{:.1} µs per delivered event)",
-        with - without
-    );
+        let [without, with] = cost;
+        println!(
+            "server CPU per task event: {without:.1} µs without push, {with:.1} µs with a config \
+             (+{:.1} µs per delivered event)",
+            with - without
+        );
+    }
 
-    // 3. Memory held by 10 000 pending deliveries to a receiver that is down.
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-        format!("http://{}/", listener.local_addr().expect("bound address"))
-    };
-    // A fresh server, so memory freed by the runs above does not hide what is held. The tasks
-    // themselves take memory too: run the same tasks without a config first and count only
-    // what the pending deliveries add on top.
-    drop(child);
-    let (child, base) = start(&server, &store_of("pending.sqlite3")).await;
-    let pid = child.id().expect("server pid");
-    let send =
-        |times: u64, url: Option<&str>| send_task(&http, &base, times, url.map(str::to_owned));
-    let pending_tasks = 100;
-    let run_tasks = |url: Option<&str>| {
-        let sends: Vec<_> = (0..pending_tasks).map(|_| send(96, url)).collect();
-        async move {
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            let before = a2a_tests::rss_kb(pid);
-            futures::future::join_all(sends).await;
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            a2a_tests::rss_kb(pid).saturating_sub(before)
-        }
-    };
-    let tasks_alone = run_tasks(None).await;
-    let with_pending = run_tasks(Some(&closed)).await;
-    let pending = pending_tasks * per_task(96);
-    let held = with_pending.saturating_sub(tasks_alone);
-    println!(
-        "{pending} deliveries pending for a receiver that is down: RSS +{with_pending} kB \
-         (+{tasks_alone} kB for the same tasks without push) = {:.2} kB each",
-        held as f64 / pending as f64
-    );
-    drop(child);
+    /// What `tasks` tasks of 96 ticks each (pushed to `url`, if given) add to the server's
+    /// resident memory.
+    async fn memory_of_tasks(&self, tasks: u64, url: Option<&str>) -> u64 {
+        let sends: Vec<_> = (0..tasks).map(|_| self.send(96, url)).collect();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let before = a2a_tests::rss_kb(self.pid);
+        futures::future::join_all(sends).await;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        a2a_tests::rss_kb(self.pid).saturating_sub(before)
+    }
+
+    /// Memory held by 10 000 deliveries pending for a receiver that is down, on a fresh server
+    /// (measure 3). The tasks themselves take memory too: the same tasks run without a config
+    /// first, and only what the pending deliveries add on top is counted.
+    async fn pending_memory(&self) {
+        let closed = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+            format!("http://{}/", listener.local_addr().expect("bound address"))
+        };
+        let pending_tasks = 100;
+        let tasks_alone = self.memory_of_tasks(pending_tasks, None).await;
+        let with_pending = self.memory_of_tasks(pending_tasks, Some(&closed)).await;
+        let pending = pending_tasks * per_task(96);
+        let held = with_pending.saturating_sub(tasks_alone);
+        println!(
+            "{pending} deliveries pending for a receiver that is down: RSS +{with_pending} kB \
+             (+{tasks_alone} kB for the same tasks without push) = {:.2} kB each",
+            held as f64 / pending as f64
+        );
+    }
 }
 
 /// Starts the lab agent on `store`, delivering to loopback, with limits no benchmark reaches.

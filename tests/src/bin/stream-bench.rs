@@ -45,43 +45,7 @@ async fn main() {
         .build()
         .expect("client");
 
-    // Baseline: what an idle HTTP/1.1 keep-alive connection costs the server by itself.
-    let rss_fresh = a2a_tests::rss_kb(pid);
-    let mut connections = Vec::with_capacity(idle);
-    for _ in 0..idle {
-        connections.push(keep_alive(&base).await);
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let rss_connections = a2a_tests::rss_kb(pid);
-    println!(
-        "baseline: {idle} idle keep-alive connections (after one GET /healthz each): {:.1} kB each",
-        rss_connections.saturating_sub(rss_fresh) as f64 / idle as f64
-    );
-    drop(connections);
-
-    // Idle subscribers, on the same server. One subscriber is attached before the first
-    // reading so the task's shared event buffer is not counted per subscriber.
-    let task_id = waiting_task(&http, &base).await;
-    let mut streams = vec![attach(&http, &base, &task_id).await];
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let before = a2a_tests::rss_kb(pid);
-    println!("idle subscribers on one waiting task (server RSS {before} kB with one):");
-    // The first batch partly reuses memory the baseline connections freed; the second batch
-    // shows the cost of fresh memory.
-    let mut last = before;
-    for batch in 1..=2 {
-        for _ in 0..idle {
-            streams.push(attach(&http, &base, &task_id).await);
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let rss = a2a_tests::rss_kb(pid);
-        println!(
-            "  batch {batch}: {idle} more open, RSS {rss} kB => {:.1} kB per idle subscriber",
-            rss.saturating_sub(last) as f64 / idle as f64
-        );
-        last = rss;
-    }
-    drop(streams);
+    memory_per_subscriber(&http, &base, pid, idle).await;
 
     println!("events per second (artifact chunks of 64 bytes, one task):");
     for round in 1..=3 {
@@ -99,6 +63,47 @@ async fn main() {
         total as f64 / elapsed.as_secs_f64()
     );
     child.kill().await.ok();
+}
+
+/// What an idle keep-alive connection costs the server, and then an idle subscriber.
+async fn memory_per_subscriber(http: &reqwest::Client, base: &str, pid: u32, idle: usize) {
+    // Baseline: what an idle HTTP/1.1 keep-alive connection costs the server by itself.
+    let rss_fresh = a2a_tests::rss_kb(pid);
+    let mut connections = Vec::with_capacity(idle);
+    for _ in 0..idle {
+        connections.push(keep_alive(base).await);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss_connections = a2a_tests::rss_kb(pid);
+    println!(
+        "baseline: {idle} idle keep-alive connections (after one GET /healthz each): {:.1} kB each",
+        rss_connections.saturating_sub(rss_fresh) as f64 / idle as f64
+    );
+    drop(connections);
+
+    // Idle subscribers, on the same server. One subscriber is attached before the first
+    // reading so the task's shared event buffer is not counted per subscriber.
+    let task_id = waiting_task(http, base).await;
+    let mut streams = vec![attach(http, base, &task_id).await];
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = a2a_tests::rss_kb(pid);
+    println!("idle subscribers on one waiting task (server RSS {before} kB with one):");
+    // The first batch partly reuses memory the baseline connections freed; the second batch
+    // shows the cost of fresh memory.
+    let mut last = before;
+    for batch in 1..=2 {
+        for _ in 0..idle {
+            streams.push(attach(http, base, &task_id).await);
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let rss = a2a_tests::rss_kb(pid);
+        println!(
+            "  batch {batch}: {idle} more open, RSS {rss} kB => {:.1} kB per idle subscriber",
+            rss.saturating_sub(last) as f64 / idle as f64
+        );
+        last = rss;
+    }
+    drop(streams);
 }
 
 fn message(skill: &str, input: Value) -> Value {

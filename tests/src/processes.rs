@@ -1,0 +1,105 @@
+//! The project's own binaries as processes: served over HTTP on an ephemeral port, or over
+//! stdio as an MCP host starts them; their data directories and memory.
+
+/// Starts a binary that serves an agent through `serve()` on an ephemeral loopback port (with
+/// `--bind 127.0.0.1:0`); returns the child (killed when dropped) and its A2A base URL, read
+/// from the URLs it prints. Its stderr keeps being drained so it never blocks on a full pipe.
+pub async fn spawn_served(binary: &str) -> (tokio::process::Child, String) {
+    spawn_served_with(binary, &[]).await
+}
+
+/// A server process speaking MCP over its stdin and stdout, as an MCP host starts one.
+pub struct StdioServer {
+    /// The process (killed when this is dropped).
+    pub child: tokio::process::Child,
+    /// Its standard input: write one JSON-RPC message a line.
+    pub stdin: tokio::process::ChildStdin,
+    /// Its standard output, a line at a time.
+    pub stdout: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+/// Starts `binary` with `args` (which include `--stdio`), its stderr discarded.
+pub fn spawn_stdio<S: AsRef<std::ffi::OsStr>>(binary: &str, args: &[S]) -> StdioServer {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = tokio::process::Command::new(binary)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("a stdio server starts");
+    let stdin = child.stdin.take().expect("stdin piped");
+    let stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout piped")).lines();
+    StdioServer {
+        child,
+        stdin,
+        stdout,
+    }
+}
+
+/// A fresh, empty directory for one test's files (under the system temporary directory).
+pub fn scratch_dir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "a2a-tests-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Like [`spawn_served`], with extra command-line flags. Unless they name a store, the server
+/// keeps its tasks in its default SQLite file, under a data directory of its own.
+pub async fn spawn_served_with(binary: &str, flags: &[&str]) -> (tokio::process::Child, String) {
+    let names_store = flags.iter().any(|f| *f == "--store" || *f == "--data-dir");
+    let data_dir = scratch_dir();
+    let mut defaults = vec!["--bind", "127.0.0.1:0"];
+    if !names_store {
+        defaults.extend(["--data-dir", data_dir.to_str().expect("UTF-8 temp path")]);
+    }
+    spawn_with(binary, &defaults, flags).await
+}
+
+async fn spawn_with(
+    binary: &str,
+    defaults: &[&str],
+    flags: &[&str],
+) -> (tokio::process::Child, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut child = tokio::process::Command::new(binary)
+        .args(defaults)
+        .args(flags)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("server starts");
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let base = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.expect("server stderr") {
+            if let Some(url) = line.strip_prefix("A2A JSON-RPC: ") {
+                return url.trim().to_owned();
+            }
+        }
+        panic!("server exited before printing its URLs");
+    })
+    .await
+    .expect("server printed its URLs");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, base)
+}
+
+/// The resident memory of process `pid`, in kB (from `/proc/<pid>/status`; benchmarks only).
+pub fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("proc status")
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .expect("VmRSS")
+}
