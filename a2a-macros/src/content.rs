@@ -354,7 +354,7 @@ fn build_resource(
     // An unreadable template is reported once, not again at every parameter.
     let variables = errors.handle(check::uri_template(&args.uri));
     if let Some(variables) = &variables {
-        check_variables((&args.uri, &uri), variables, &params, errors);
+        check_variables(&args.uri, &uri, variables, &params, errors);
     }
     let mime_type = args
         .mime_type
@@ -380,7 +380,8 @@ fn build_resource(
 /// The parameters of a resource fn against the `variables` of its URI template (`uri_lit`,
 /// `uri`): each value parameter is a variable, never optional, and each variable has one.
 fn check_variables(
-    (uri_lit, uri): (&syn::LitStr, &str),
+    uri_lit: &syn::LitStr,
+    uri: &str,
     variables: &[String],
     params: &[ContentParam],
     errors: &mut Errors,

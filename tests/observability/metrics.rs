@@ -226,11 +226,12 @@ async fn refused_by_scope(library: &TestServer) {
 /// The count of skill calls with these labels.
 fn calls(
     scrape: &Exposition,
-    (agent, skill): (&str, &str),
-    via: (&str, &str),
+    agent: &str,
+    skill: &str,
+    protocol: &str,
+    binding: &str,
     outcome: &str,
 ) -> f64 {
-    let (protocol, binding) = via;
     let labels = [
         ("agent", agent),
         ("skill", skill),
@@ -341,8 +342,9 @@ async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
         (("library", "borrow"), a2a("jsonrpc"), "forbidden", 1.0),
     ];
     for (skill, via, outcome, count) in expected {
+        let ((agent, name), (protocol, binding)) = (skill, via);
         assert_eq!(
-            calls(&scrape, skill, via, outcome),
+            calls(&scrape, agent, name, protocol, binding, outcome),
             count,
             "{skill:?} {via:?} {outcome}\n{}",
             scrape.text

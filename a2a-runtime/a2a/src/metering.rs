@@ -35,7 +35,9 @@ pub fn protocol(version: Version) -> Protocol {
 pub fn report(
     service: &A2aService,
     started: Option<Instant>,
-    (name, version, binding): (&'static str, Version, Binding),
+    name: &'static str,
+    version: Version,
+    binding: Binding,
     error: Option<&A2aError>,
     caller: &CallerId,
 ) {

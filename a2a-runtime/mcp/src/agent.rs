@@ -135,7 +135,7 @@ impl AgentMcp {
                 .flatten()
                 .map(|skill| skill.descriptor.id().to_owned());
             let call = self.service.call_tool(request, &context, &self.log_level);
-            timed(self.meter(), ("tools/call", target), &context, call).await
+            timed(self.meter(), "tools/call", target, &context, call).await
         })
         .await
     }
@@ -158,7 +158,7 @@ impl AgentMcp {
                 content_ended(metered, &read);
                 read
             };
-            timed(self.meter(), ("resources/read", None), &context, read).await
+            timed(self.meter(), "resources/read", None, &context, read).await
         })
         .await
     }
@@ -218,7 +218,7 @@ impl AgentMcp {
                 content_ended(metered, &got);
                 got
             };
-            timed(meter, ("prompts/get", target), &context, get).await
+            timed(meter, "prompts/get", target, &context, get).await
         })
         .await
     }
@@ -231,8 +231,8 @@ impl AgentMcp {
         Box::pin(async move {
             let caller = caller_of(&context);
             let complete = content::complete(self.app(), &request, &caller);
-            let method = ("completion/complete", None);
-            timed(self.meter(), method, &context, complete).await
+            let method = "completion/complete";
+            timed(self.meter(), method, None, &context, complete).await
         })
         .await
     }
@@ -244,7 +244,7 @@ impl AgentMcp {
     ) -> Result<GetTaskResult, McpError> {
         Box::pin(async move {
             let get = self.service.get_task(request, &context);
-            timed(self.meter(), ("tasks/get", None), &context, get).await
+            timed(self.meter(), "tasks/get", None, &context, get).await
         })
         .await
     }
@@ -256,7 +256,7 @@ impl AgentMcp {
     ) -> Result<(), McpError> {
         Box::pin(async move {
             let update = self.service.update_task(request, &context);
-            timed(self.meter(), ("tasks/update", None), &context, update).await
+            timed(self.meter(), "tasks/update", None, &context, update).await
         })
         .await
     }
@@ -270,7 +270,7 @@ impl AgentMcp {
     ) -> Result<(), McpError> {
         Box::pin(async move {
             let cancel = self.service.cancel_task(request, &context);
-            timed(self.meter(), ("tasks/cancel", None), &context, cancel).await
+            timed(self.meter(), "tasks/cancel", None, &context, cancel).await
         })
         .await
     }

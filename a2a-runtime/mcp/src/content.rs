@@ -239,9 +239,12 @@ fn argument(argument: &Argument) -> McpArgument {
 /// the capability for refuses the request (-32021).
 pub async fn get_prompt(
     app: &App,
-    (name, arguments, stateless): (&str, &serde_json::Value, bool),
+    name: &str,
+    arguments: &serde_json::Value,
+    stateless: bool,
     caller: &CallerId,
-    (asker, cancel): (Option<Arc<dyn Asker>>, CancellationToken),
+    asker: Option<Arc<dyn Asker>>,
+    cancel: CancellationToken,
 ) -> Result<GetPromptResult, McpError> {
     let Some(prompt) = app.catalog.prompt(name) else {
         let known: Vec<&str> = app.catalog.prompts().iter().map(|p| p.name()).collect();

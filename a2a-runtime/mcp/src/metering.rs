@@ -55,7 +55,8 @@ reported!(
 /// reports it to `meter`.
 pub async fn timed<T: Reported>(
     meter: &Meter,
-    (method, target): (&'static str, Option<String>),
+    method: &'static str,
+    target: Option<String>,
     context: &RequestContext<RoleServer>,
     run: impl Future<Output = Result<T, McpError>>,
 ) -> Result<T, McpError> {

@@ -154,13 +154,32 @@ pub enum Resumed {
     /// The retry did not answer every question: ask again for those it left (answers it did
     /// give are kept in the new state).
     Unanswered(InputRequiredResult),
-    /// The call was parked by another process: make it again with these arguments, its
-    /// questions answered with `answers` (the last ones answer the state's round) before any
-    /// is asked.
-    Rerun {
-        arguments: Value,
-        answers: Vec<Answer>,
-    },
+    /// The call was parked by another process: make it again.
+    Rerun(Rerun),
+}
+
+/// A call to make again: its arguments, its questions answered with `answers` (the last ones
+/// answer the state's round) before any is asked.
+pub struct Rerun {
+    pub arguments: Value,
+    pub answers: Vec<Answer>,
+}
+
+/// The answers a call starts with: those a call made again replays, in order, then the input
+/// responses sent with the call, by key.
+#[derive(Default)]
+pub struct Prior {
+    pub replay: Vec<Answer>,
+    pub offered: InputResponses,
+}
+
+/// How a detached call waits: its questions' limits, its cancellation grace, what the client
+/// can answer, and where its progress goes from the start.
+pub struct Detached {
+    pub limits: InputLimits,
+    pub grace: std::time::Duration,
+    pub abilities: Abilities,
+    pub progress: Option<Arc<ProgressForwarder>>,
 }
 
 /// The calls waiting for MRTR retries, and the key that seals their request states.
@@ -199,18 +218,24 @@ impl ParkedCalls {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Starts `call` detached, its questions answered through MRTR rounds; the first ones are
-    /// answered with `replay` (a call made again from another process's state), and a question
-    /// whose key `offered` holds (input responses sent with the call) with that response.
+    /// Starts `call` detached, its questions answered through MRTR rounds: first from `prior`
+    /// (the answers of a call made again from another process's state, then the input
+    /// responses sent with the call), the rest parked as `detached` says.
     pub fn start(
         self: &Arc<Self>,
         dispatcher: &Arc<Dispatcher>,
         call: Call,
-        (limits, grace): (InputLimits, std::time::Duration),
         quota: TaskSlot,
-        (replay, offered): (Vec<Answer>, InputResponses),
-        (abilities, progress): (Abilities, Option<Arc<ProgressForwarder>>),
+        prior: Prior,
+        detached: Detached,
     ) -> DetachedCall {
+        let Prior { replay, offered } = prior;
+        let Detached {
+            limits,
+            grace,
+            abilities,
+            progress,
+        } = detached;
         let record = Arc::new(Record {
             arguments: call.arguments.clone(),
             answers: Mutex::new(Vec::new()),
@@ -274,9 +299,10 @@ impl ParkedCalls {
     /// returned slot (the work then never resumes). `arguments` are sealed with the round.
     pub fn rerun_asker(
         arguments: Value,
-        (replay, offered): (Vec<Answer>, InputResponses),
+        prior: Prior,
         abilities: Abilities,
     ) -> (Arc<dyn Asker>, RerunAsked) {
+        let Prior { replay, offered } = prior;
         let slot = Arc::new(RerunSlot::default());
         let record = Arc::new(Record {
             arguments,
@@ -298,7 +324,8 @@ impl ParkedCalls {
         &self,
         asked: &RerunAsked,
         round: Round,
-        (name, owner): (&str, &str),
+        name: &str,
+        owner: &str,
         ttl: std::time::Duration,
     ) -> InputRequiredResult {
         let sealed = SealedState {
@@ -316,7 +343,8 @@ impl ParkedCalls {
     pub fn seal_handoff(
         &self,
         task_id: &str,
-        (tool, owner): (&str, &str),
+        tool: &str,
+        owner: &str,
         ttl: std::time::Duration,
     ) -> String {
         let content = serde_json::to_vec(&Handoff {
@@ -332,7 +360,7 @@ impl ParkedCalls {
     }
 
     /// The task a handoff `state` names, if it is one sealed here for `tool` and `owner`.
-    pub fn open_handoff(&self, state: &str, (tool, owner): (&str, &str)) -> Option<String> {
+    pub fn open_handoff(&self, state: &str, tool: &str, owner: &str) -> Option<String> {
         let content = self
             .codec
             .open_with(state, &sealed_to(&handoff_scope(tool), owner))
@@ -395,9 +423,11 @@ impl ParkedCalls {
     /// no longer holds (answered, expired) is [`ResumeError::Gone`].
     pub fn resume(
         &self,
-        (tool, owner): (&str, &str),
+        tool: &str,
+        owner: &str,
         state: &str,
-        (responses, progress): (Option<InputResponses>, Option<Arc<ProgressForwarder>>),
+        responses: Option<InputResponses>,
+        progress: Option<Arc<ProgressForwarder>>,
         ttl: std::time::Duration,
     ) -> Result<Resumed, ResumeError> {
         let mut sealed: SealedState = self
@@ -414,10 +444,10 @@ impl ParkedCalls {
                 Some(answers) => {
                     let mut replay = sealed.answers;
                     replay.extend(answers);
-                    Resumed::Rerun {
+                    Resumed::Rerun(Rerun {
                         arguments: sealed.arguments,
                         answers: replay,
-                    }
+                    })
                 }
             });
         }

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::asking::{Abilities, ElicitAsker};
 use super::content;
-use super::parked::{ParkedCalls, ResumeError, Resumed};
+use super::parked::{ParkedCalls, Prior, Rerun, ResumeError, Resumed};
 use super::service::{McpService, caller_of, is_stateless, state_error};
 use a2a_runtime_core::ask::Asker;
 
@@ -34,11 +34,9 @@ impl McpService {
         let (arguments, replay, offered) = match &request.request_state {
             Some(state) => {
                 let responses = request.input_responses.clone();
-                match self
-                    .parked
-                    .resume((&name, caller.owner()), state, (responses, None), ttl)
-                {
-                    Ok(Resumed::Rerun { arguments, answers }) => {
+                let owner = caller.owner();
+                match (self.parked).resume(&name, owner, state, responses, None, ttl) {
+                    Ok(Resumed::Rerun(Rerun { arguments, answers })) => {
                         (arguments, answers, InputResponses::new())
                     }
                     Ok(Resumed::Unanswered(result)) => {
@@ -61,12 +59,9 @@ impl McpService {
         let stateless = is_stateless(context);
         let abilities = Abilities::of(context.client_capabilities().as_ref());
         let get = |asker| {
-            content::get_prompt(
-                &self.app,
-                (&request.name, &arguments, stateless),
-                &caller,
-                (asker, context.ct.clone()),
-            )
+            let cancel = context.ct.clone();
+            let (name, app) = (&request.name, &self.app);
+            content::get_prompt(app, name, &arguments, stateless, &caller, asker, cancel)
         };
         if !stateless {
             let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
@@ -80,11 +75,11 @@ impl McpService {
             return Ok(GetPromptResponse::Complete(get(None).await?));
         }
         let (asker, asked) =
-            ParkedCalls::rerun_asker(arguments.clone(), (replay, offered), abilities);
+            ParkedCalls::rerun_asker(arguments.clone(), Prior { replay, offered }, abilities);
         tokio::select! {
             result = get(Some(asker)) => Ok(GetPromptResponse::Complete(result?)),
             round = asked.slot.asked() => Ok(GetPromptResponse::InputRequired(
-                self.parked.rerun_input_required(&asked, round, (&name, caller.owner()), ttl),
+                self.parked.rerun_input_required(&asked, round, &name, caller.owner(), ttl),
             )),
         }
     }

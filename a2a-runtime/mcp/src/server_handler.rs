@@ -48,7 +48,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let list = async { Ok(self.tool_list(&context)) };
-        timed(&self.meter, ("tools/list", None), &context, list).await
+        timed(&self.meter, "tools/list", None, &context, list).await
     }
 
     /// rmcp reads a request of a standard method whose params do not fit it as a custom one: it
@@ -110,7 +110,7 @@ impl ServerHandler for McpHandler {
                 .collect();
             Ok(ListResourcesResult::with_all_items(resources))
         };
-        timed(&self.meter, ("resources/list", None), &context, list).await
+        timed(&self.meter, "resources/list", None, &context, list).await
     }
 
     async fn list_resource_templates(
@@ -119,8 +119,8 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let list = async { Ok(self.templates()) };
-        let method = ("resources/templates/list", None);
-        timed(&self.meter, method, &context, list).await
+        let method = "resources/templates/list";
+        timed(&self.meter, method, None, &context, list).await
     }
 
     async fn read_resource(
@@ -202,7 +202,7 @@ impl ServerHandler for McpHandler {
             }
             Ok(ListPromptsResult::with_all_items(prompts))
         };
-        timed(&self.meter, ("prompts/list", None), &context, list).await
+        timed(&self.meter, "prompts/list", None, &context, list).await
     }
 
     async fn get_prompt(

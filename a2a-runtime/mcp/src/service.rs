@@ -15,19 +15,21 @@ use serde_json::{Value, json};
 use super::asking::{Abilities, ElicitAsker};
 use super::error::{busy, forbidden, missing_capability, tasks_required};
 use super::logging::{McpLogSink, SessionLevel};
-use super::parked::{CallEvent, DetachedCall, ParkedCalls, ResumeError, Resumed};
+use super::parked::{
+    CallEvent, Detached, DetachedCall, ParkedCalls, Prior, Rerun, ResumeError, Resumed,
+};
 use super::results::call_result;
 use super::task_calls::TaskMode;
 use super::updates::{ArtifactCollector, ProgressForwarder};
 use a2a_runtime_core::app::App;
-use a2a_runtime_core::ask::{Answer, Asker};
+use a2a_runtime_core::ask::Asker;
 use a2a_runtime_core::call::normalize_numbers;
 use a2a_runtime_core::context::UpdateSink;
 use a2a_runtime_core::descriptor::TaskSupport;
 use a2a_runtime_core::dispatch::{Attachments, Call, Dispatcher, Placement};
 use a2a_runtime_core::logging::LogSink;
 use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord, Metered};
-use a2a_runtime_core::quota::{CallerId, TaskSlot};
+use a2a_runtime_core::quota::{Busy, CallerId, TaskSlot};
 use a2a_runtime_core::registry::SkillEntry;
 use a2a_runtime_core::skill_error::SkillError;
 use a2a_runtime_types::model::{Binding, ByteSize, Protocol};
@@ -78,7 +80,7 @@ impl McpService {
         // The rarer paths are boxed: their futures would make every call's future (which rmcp
         // moves into a box of its own) as large as theirs.
         if let Some(state) = &request.request_state {
-            let retry = self.retry(tool, (state, request.input_responses), &caller, context);
+            let retry = self.retry(tool, state, request.input_responses, &caller, context);
             return Box::pin(retry).await;
         }
         // Responses sent with a fresh call answer the questions they name, when asked.
@@ -88,7 +90,7 @@ impl McpService {
         let metered = meter.start(|| record(tool, &caller, binding, input.byte_size()));
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
         let mut metered = metered;
-        let mut call = match self.assemble(skill, input, (&caller, binding))? {
+        let mut call = match self.assemble(skill, input, &caller, binding)? {
             Ok(call) => {
                 metered.set_trace(call.trace.as_ref());
                 call
@@ -108,10 +110,7 @@ impl McpService {
         // Every call counts against its caller's quota while it runs, as an A2A task does.
         let quota = match self.app.quotas.start_task(&caller) {
             Ok(quota) => quota,
-            Err(refused) => {
-                metered.fail(CallOutcome::Busy(refused.kind), 0, refused.reason.clone());
-                return Err(busy(refused));
-            }
+            Err(refused) => return Err(refused_busy(metered, refused)),
         };
         let abilities = Abilities::of(capabilities.as_ref());
         if tasks && task_support != TaskSupport::Forbidden {
@@ -119,17 +118,20 @@ impl McpService {
             metered.discard();
             let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
             let mode = TaskMode::of(task_support, stateless && abilities.any(), &self.app);
-            let task = self.call_as_task(call, (progress, mode), quota, &caller, context);
+            let task = self.call_as_task(call, progress, mode, quota, &caller, context);
             return Box::pin(task).await;
         }
         if stateless && abilities.any() {
             let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
-            let started = (abilities, progress.clone());
-            let call = self.start_parked(call, quota, (Vec::new(), offered), started);
-            return Box::pin(self.drive(call, (progress, metered), context)).await;
+            let prior = Prior {
+                replay: Vec::new(),
+                offered,
+            };
+            let call = self.start_parked(call, quota, prior, abilities, progress.clone());
+            return Box::pin(self.drive(call, progress, metered, context)).await;
         }
-        self.run_plain(skill, call, quota, abilities, (stateless, context, metered))
-            .await
+        let plain = Plain::new(abilities, stateless, context, metered);
+        self.run_plain(skill, call, quota, plain).await
     }
 
     /// Refuses (and reports) a call of `skill` its caller lacks the scopes for.
@@ -170,7 +172,8 @@ impl McpService {
         &self,
         skill: &SkillEntry,
         arguments: Value,
-        (caller, binding): (&CallerId, Binding),
+        caller: &CallerId,
+        binding: Binding,
     ) -> Result<Result<Call, String>, McpError> {
         let decoded = match skill.descriptor.decode_input(&arguments) {
             Ok(decoded) => decoded,
@@ -189,26 +192,24 @@ impl McpService {
         Ok(Ok(call))
     }
 
-    /// Starts `call` detached, parked at each question until a retry answers it; `answers`
-    /// are replayed first and `offered` answers the questions they name; its progress goes to
-    /// `progress` from the start.
+    /// Starts `call` detached, parked at each question until a retry answers it; `prior`
+    /// answers come first; its progress goes to `progress` from the start.
     fn start_parked(
         &self,
         call: Call,
         quota: TaskSlot,
-        (answers, offered): (Vec<Answer>, InputResponses),
-        abilities: (Abilities, Option<Arc<ProgressForwarder>>),
+        prior: Prior,
+        abilities: Abilities,
+        progress: Option<Arc<ProgressForwarder>>,
     ) -> DetachedCall {
-        let limits = self.app.manager.input_limits().clone();
-        let grace = self.app.manager.cancel_grace();
-        self.parked.start(
-            &self.app.dispatcher,
-            call,
-            (limits, grace),
-            quota,
-            (answers, offered),
+        let detached = Detached {
+            limits: self.app.manager.input_limits().clone(),
+            grace: self.app.manager.cancel_grace(),
             abilities,
-        )
+            progress,
+        };
+        let dispatcher = &self.app.dispatcher;
+        self.parked.start(dispatcher, call, quota, prior, detached)
     }
 
     /// Runs `call` on the open request: questions go to the client as elicitations (and
@@ -218,9 +219,14 @@ impl McpService {
         skill: &SkillEntry,
         call: Call,
         quota: TaskSlot,
-        abilities: Abilities,
-        (stateless, context, metered): (bool, &RequestContext<RoleServer>, Metered),
+        plain: Plain<'_>,
     ) -> Result<CallToolResponse, McpError> {
+        let Plain {
+            abilities,
+            stateless,
+            context,
+            metered,
+        } = plain;
         let limits = self.app.manager.input_limits().clone();
         let asker: Arc<dyn Asker> =
             Arc::new(ElicitAsker::new(context.peer.clone(), limits, abilities));
@@ -276,13 +282,14 @@ impl McpService {
     async fn retry(
         &self,
         tool: &'static str,
-        (state, responses): (&str, Option<InputResponses>),
+        state: &str,
+        responses: Option<InputResponses>,
         caller: &CallerId,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if let Some(task_id) = self.parked.open_handoff(state, (tool, caller.owner())) {
+        if let Some(task_id) = self.parked.open_handoff(state, tool, caller.owner()) {
             return self
-                .continue_handoff(&task_id, (state, responses), context)
+                .continue_handoff(&task_id, state, responses, context)
                 .await;
         }
         self.resume(tool, state, responses, caller, context).await
@@ -295,7 +302,8 @@ impl McpService {
     async fn drive(
         &self,
         mut call: DetachedCall,
-        (progress, metered): (Option<Arc<ProgressForwarder>>, Metered),
+        progress: Option<Arc<ProgressForwarder>>,
+        metered: Metered,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let relay = Arc::clone(&call.progress);
@@ -372,20 +380,16 @@ impl McpService {
             record(tool, caller, binding_of(context), input)
         });
         let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
-        let answered = (responses, progress.clone());
-        match self
-            .parked
-            .resume((tool, caller.owner()), state, answered, ttl)
-        {
-            Ok(Resumed::Answered(call)) => self.drive(call, (progress, metered), context).await,
+        let owner = caller.owner();
+        let resumed = (self.parked).resume(tool, owner, state, responses, progress.clone(), ttl);
+        match resumed {
+            Ok(Resumed::Answered(call)) => self.drive(call, progress, metered, context).await,
             Ok(Resumed::Unanswered(result)) => {
                 metered.finish(CallOutcome::InputRequired, 0);
                 Ok(CallToolResponse::InputRequired(result))
             }
-            Ok(Resumed::Rerun { arguments, answers }) => {
-                let progressed = (progress, metered);
-                self.rerun(tool, (arguments, answers), (caller, progressed), context)
-                    .await
+            Ok(Resumed::Rerun(rerun)) => {
+                (self.rerun(tool, rerun, caller, progress, metered, context)).await
             }
             Err(error) => {
                 metered.discard();
@@ -399,16 +403,19 @@ impl McpService {
     async fn rerun(
         &self,
         tool: &'static str,
-        (arguments, answers): (Value, Vec<Answer>),
-        (caller, (progress, metered)): (&CallerId, (Option<Arc<ProgressForwarder>>, Metered)),
+        rerun: Rerun,
+        caller: &CallerId,
+        progress: Option<Arc<ProgressForwarder>>,
+        metered: Metered,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let Rerun { arguments, answers } = rerun;
         let Some(skill) = self.app.dispatcher.registry().get(tool) else {
             metered.discard();
             return Ok(tool_error("the tool is no longer registered"));
         };
         let mut metered = metered;
-        let call = match self.assemble(skill, arguments, (caller, binding_of(context)))? {
+        let call = match self.assemble(skill, arguments, caller, binding_of(context))? {
             Ok(call) => {
                 metered.set_trace(call.trace.as_ref());
                 call
@@ -424,18 +431,48 @@ impl McpService {
         };
         let quota = match self.app.quotas.start_task(caller) {
             Ok(quota) => quota,
-            Err(refused) => {
-                metered.fail(CallOutcome::Busy(refused.kind), 0, refused.reason.clone());
-                return Err(busy(refused));
-            }
+            Err(refused) => return Err(refused_busy(metered, refused)),
         };
-        let abilities = (
-            Abilities::of(context.client_capabilities().as_ref()),
-            progress.clone(),
-        );
-        let call = self.start_parked(call, quota, (answers, InputResponses::new()), abilities);
-        self.drive(call, (progress, metered), context).await
+        let abilities = Abilities::of(context.client_capabilities().as_ref());
+        let prior = Prior {
+            replay: answers,
+            offered: InputResponses::new(),
+        };
+        let call = self.start_parked(call, quota, prior, abilities, progress.clone());
+        self.drive(call, progress, metered, context).await
     }
+}
+
+/// A call run on its open request: what the client can answer, whether it is of protocol
+/// 2026-07-28 (read once: in a session each read copies the version), the request, and the
+/// call's metering.
+struct Plain<'a> {
+    abilities: Abilities,
+    stateless: bool,
+    context: &'a RequestContext<RoleServer>,
+    metered: Metered,
+}
+
+impl<'a> Plain<'a> {
+    fn new(
+        abilities: Abilities,
+        stateless: bool,
+        context: &'a RequestContext<RoleServer>,
+        metered: Metered,
+    ) -> Self {
+        Self {
+            abilities,
+            stateless,
+            context,
+            metered,
+        }
+    }
+}
+
+/// A call refused as busy (its caller holds all the running calls it may), reported.
+fn refused_busy(metered: Metered, refused: Busy) -> McpError {
+    metered.fail(CallOutcome::Busy(refused.kind), 0, refused.reason.clone());
+    busy(refused)
 }
 
 /// The record of a call of `tool` by `caller` over MCP, given `input` bytes.

@@ -69,7 +69,8 @@ impl McpService {
     pub async fn call_as_task(
         &self,
         call: Call,
-        (progress, mode): (Option<Arc<ProgressForwarder>>, TaskMode),
+        progress: Option<Arc<ProgressForwarder>>,
+        mode: TaskMode,
         quota: TaskSlot,
         caller: &CallerId,
         context: &RequestContext<RoleServer>,
@@ -152,7 +153,7 @@ impl McpService {
         let state = state.map_or_else(
             || {
                 self.parked
-                    .seal_handoff(&task.id, (tool, caller.owner()), ttl)
+                    .seal_handoff(&task.id, tool, caller.owner(), ttl)
             },
             str::to_owned,
         );
@@ -168,7 +169,8 @@ impl McpService {
     pub async fn continue_handoff(
         &self,
         task_id: &str,
-        (state, responses): (&str, Option<InputResponses>),
+        state: &str,
+        responses: Option<InputResponses>,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let caller = caller_of(context);

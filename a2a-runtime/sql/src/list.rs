@@ -15,8 +15,14 @@ pub(crate) enum SqlValue {
 /// the cursor, newest first, one more row than the page holds), each with its values in the
 /// order of its placeholders. Only fixed fragments make up the SQL; every value is bound.
 pub(crate) struct ListSql {
-    pub(crate) count: (String, Vec<SqlValue>),
-    pub(crate) page: (String, Vec<SqlValue>),
+    pub(crate) count: Statement,
+    pub(crate) page: Statement,
+}
+
+/// A SQL statement and the values bound to its placeholders, in order.
+pub(crate) struct Statement {
+    pub(crate) sql: String,
+    pub(crate) values: Vec<SqlValue>,
 }
 
 /// [`ListSql`] for `query` over `table` (columns `id`, `owner`, `agent`, `context_id`, `state`,
@@ -80,8 +86,11 @@ pub(crate) fn list_sql(
         i64::try_from(query.page_size.clamp(1, 100) + 1).unwrap_or(101),
     ));
     Ok(ListSql {
-        count: (count_sql, count_values),
-        page: (page, values),
+        count: Statement {
+            sql: count_sql,
+            values: count_values,
+        },
+        page: Statement { sql: page, values },
     })
 }
 

@@ -19,7 +19,7 @@ use sqlx::sqlite::{
 use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::list::{ListSql, PageBuilder, SqlValue, list_sql, state_name};
+use crate::list::{ListSql, PageBuilder, SqlValue, Statement, list_sql, state_name};
 use a2a_runtime_core::task::StoredTask;
 use a2a_runtime_core::task::outbox::{Outbox, OutboxBackend, OutboxEntry};
 use a2a_runtime_core::task::{ListQuery, StoreError, TaskPage, TaskStore};
@@ -247,10 +247,11 @@ impl SqliteTaskStore {
     }
 }
 
-/// A query of `sql` with `values` bound in order.
+/// The query of `statement`, its values bound in order.
 fn bound(
-    (sql, values): (String, Vec<SqlValue>),
+    statement: Statement,
 ) -> sqlx::query::Query<'static, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    let Statement { sql, values } = statement;
     let mut query = sqlx::query(AssertSqlSafe(sql));
     for value in values {
         query = match value {

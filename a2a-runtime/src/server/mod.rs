@@ -4,6 +4,7 @@ mod agent;
 mod agent_routes;
 mod agent_server;
 mod banner;
+mod catalog;
 mod cli;
 mod config;
 mod console;

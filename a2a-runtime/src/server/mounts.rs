@@ -7,9 +7,10 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::agent::{AgentSettings, Placement, check_rest_prefix};
-use super::host::AgentCatalog;
+use super::catalog::AgentCatalog;
 use super::mcp::Agents;
 use super::oauth;
+use super::observe::Service;
 use super::paths;
 use super::settings::Server;
 use super::shared::Shared;
@@ -206,13 +207,12 @@ impl Mounts {
         config.validate()?;
         self.check()?;
         let identity = self.identity();
-        let service = (identity.name.as_str(), identity.version);
-        let shared = Shared::new(
-            config,
-            server.store.clone(),
-            (&server.observers, service),
-            shutdown,
-        )?;
+        let service = Service {
+            name: &identity.name,
+            version: identity.version,
+        };
+        let store = server.store.clone();
+        let shared = Shared::new(config, store, &server.observers, service, shutdown)?;
         self.agents
             .iter()
             .map(|mounted| {

@@ -12,9 +12,9 @@ use axum::http::Uri;
 use axum::routing::{get, post_service};
 
 use super::agent_routes::{JsonRpcEndpoint, agent_routes};
+use super::catalog::{self, CatalogEntry};
 use super::config::ServeConfig;
 use super::guard::{BrowserGuard, GuardLayer};
-use super::host::CatalogEntry;
 use super::http::{cors, healthz_route, readable_anywhere};
 use super::mcp::{Agents, Mcp};
 use super::mounts::{Hosting, Mounted, Mounts};
@@ -171,7 +171,7 @@ impl Assembly<'_> {
             self.shared_mcp(mounts, apps, oauth)?;
         }
         let entries = hosting.catalog.fill(std::mem::take(&mut self.entries));
-        let document = Arc::new(super::host::catalog_document(&entries));
+        let document = Arc::new(catalog::document(&entries));
         let catalog = get(move || {
             let document = Arc::clone(&document);
             async move { axum::Json(document.as_ref().clone()) }

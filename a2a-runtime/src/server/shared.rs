@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::config::{PushOptions, ServeConfig, StoreLocation};
+use super::observe::Service;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
 use a2a_runtime_core::observe::{CallObserver, Hub, Meter};
@@ -33,9 +34,6 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
 }
 
-/// What a server's observers report it as: its name and version.
-pub(crate) type Service<'a> = (&'a str, &'a str);
-
 impl Shared {
     /// The machinery for a server configured by `config`, keeping tasks in `store` (memory
     /// within `config`'s limits when `None`), observed by `observers` as `service`, ending its
@@ -43,14 +41,15 @@ impl Shared {
     pub(crate) fn new(
         config: &ServeConfig,
         store: Option<Arc<dyn TaskStore>>,
-        (observers, service): (&[Arc<dyn CallObserver>], Service<'_>),
+        observers: &[Arc<dyn CallObserver>],
+        service: Service<'_>,
         shutdown: CancellationToken,
     ) -> Result<Self, Error> {
         let limits = &config.limits;
         let store = store.unwrap_or_else(|| Arc::new(memory_store(limits)));
         let state_key = state_key(config, store.coordination().is_some())?;
         let quotas = Quotas::new(quota_limits(config));
-        let hub = super::observe::hub(config, (observers, &quotas), service)?;
+        let hub = super::observe::hub(config, observers, &quotas, service)?;
         let push = pusher(&config.push, &store, Meter::new("", hub.clone()));
         Ok(Self {
             tasks: SharedTasks::new(store, quotas, limits.stream_buffer),

@@ -91,20 +91,11 @@ pub async fn handle(
         return error_response(&id, &error, version);
     }
     let streams_0_3 = version == Version::V0_3 && v0_3::streams(&method);
-    let reply = match version {
-        Version::V1_0 => v1::call(service, &caller, &id, &method, params).await,
-        Version::V0_3 => match params.into_value() {
-            Ok(params) => v0_3::call(service, &caller, &id, &method, params).await,
-            Err(error) => Err(error),
-        },
-        Version::V0_1 => match params.into_value() {
-            Ok(params) => v0_1::call(&endpoint, &caller, &id, &method, params).await,
-            Err(error) => Err(error),
-        },
-    };
+    let reply = call(&endpoint, &caller, &id, &method, params, version).await;
     if started.is_some() {
-        let operation = (operation_name(version, &method), version, Binding::JsonRpc);
-        report(service, started, operation, reply.as_ref().err(), &caller);
+        let (name, error) = (operation_name(version, &method), reply.as_ref().err());
+        let binding = Binding::JsonRpc;
+        report(service, started, name, version, binding, error, &caller);
     }
     // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5),
     // except in 0.3, whose clients read a streaming method's answer as SSE whatever it is (the
@@ -120,6 +111,23 @@ pub async fn handle(
             service.shutdown.clone(),
         ),
         Err(error) => error_response(&id, &error, version),
+    }
+}
+
+/// Method `method` called with `params` in `version`, by that version's adapter.
+async fn call(
+    endpoint: &Arc<JsonRpc>,
+    caller: &CallerId,
+    id: &Value,
+    method: &str,
+    params: Params<'_>,
+    version: Version,
+) -> Result<Reply, A2aError> {
+    let service = &endpoint.service;
+    match version {
+        Version::V1_0 => v1::call(service, caller, id, method, params).await,
+        Version::V0_3 => v0_3::call(service, caller, id, method, params.into_value()?).await,
+        Version::V0_1 => v0_1::call(endpoint, caller, id, method, params.into_value()?).await,
     }
 }
 

@@ -232,8 +232,8 @@ fn respond(
             version,
             started,
         } = operation;
-        let named = (name, version, Binding::HttpJson);
-        crate::metering::report(service, started, named, reply.as_ref().err(), caller);
+        let (binding, error) = (Binding::HttpJson, reply.as_ref().err());
+        crate::metering::report(service, started, name, version, binding, error, caller);
     }
     match reply {
         Ok(Reply::Json(body)) => (

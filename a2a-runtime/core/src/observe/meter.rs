@@ -376,7 +376,8 @@ impl Metered {
         &mut self,
         outcome: CallOutcome,
         output_bytes: usize,
-        (error, last): (Option<String>, bool),
+        error: Option<String>,
+        last: bool,
     ) {
         self.close(outcome, output_bytes, error, last);
     }

@@ -14,6 +14,13 @@ use crate::dispatch::Dispatcher;
 use crate::quota::CallerId;
 use a2a_runtime_types::model::{Message, Part, Role, Task};
 
+/// The question an answer is for: its kind, and its id when the answerer named one.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Addressed<'a> {
+    pub(super) kind: QuestionKind,
+    pub(super) question: Option<&'a str>,
+}
+
 impl TaskManager {
     /// Answers the question task `task_id` waits on with `message`. Checked before anything is
     /// written (a2a-spec.md §11.1): an unknown task, a contextId mismatch, a finished task and a
@@ -71,15 +78,12 @@ impl TaskManager {
             }),
             Answer::Message(_) | Answer::Declined => None,
         };
-        self.answer_with(
-            task_id,
-            (QuestionKind::Input, Some(question_id)),
-            answer,
-            history,
-            Some(caller),
-            caller.owner(),
-        )
-        .await
+        let to = Addressed {
+            kind: QuestionKind::Input,
+            question: Some(question_id),
+        };
+        self.answer_with(task_id, to, answer, history, Some(caller), caller.owner())
+            .await
     }
 
     /// Tells task `task_id`, waiting in AUTH_REQUIRED, that its authorization arrived; the
@@ -91,15 +95,12 @@ impl TaskManager {
         owner: &str,
     ) -> Result<(), TaskError> {
         let answer = Answer::Value(credential);
-        self.answer_with(
-            task_id,
-            (QuestionKind::Auth, None),
-            answer,
-            None,
-            None,
-            owner,
-        )
-        .await
+        let to = Addressed {
+            kind: QuestionKind::Auth,
+            question: None,
+        };
+        self.answer_with(task_id, to, answer, None, None, owner)
+            .await
     }
 
     /// Delivers an answer of `kind` (to question `id`, when given) to the live task, or resumes
@@ -108,12 +109,13 @@ impl TaskManager {
     async fn answer_with(
         self: &Arc<Self>,
         task_id: &str,
-        (kind, question): (QuestionKind, Option<&str>),
+        to: Addressed<'_>,
         answer: Answer,
         history: Option<Message>,
         caller: Option<&CallerId>,
         owner: &str,
     ) -> Result<(), TaskError> {
+        let Addressed { kind, question } = to;
         let (live, revived) = match self.live(task_id, owner) {
             Some(live) => (live, None),
             None => {
@@ -121,7 +123,7 @@ impl TaskManager {
                     .answer_remote(
                         task_id,
                         owner,
-                        (kind, question),
+                        to,
                         answer.clone(),
                         history.clone(),
                         caller.map(CallerId::caller),

@@ -2,8 +2,7 @@
 //! (`a2a/error.rs`, `mcp/error.rs`).
 
 use super::durability::NotStored;
-use super::live::Refusal;
-use super::store::StoreError;
+use super::store_error::StoreError;
 use crate::ask::QuestionKind;
 use crate::dispatch::MissingScope;
 use crate::quota::Busy;
@@ -87,4 +86,17 @@ pub(super) fn refused(id: &str, refusal: Refusal, offered: QuestionKind) -> Task
         QuestionKind::Input if state == TaskState::AuthRequired => TaskError::AwaitingAuth(id),
         QuestionKind::Input => TaskError::Busy(id),
     }
+}
+
+/// Why a task took no answer.
+#[derive(Debug, Clone)]
+pub enum Refusal {
+    /// The task already ended.
+    Ended(TaskState),
+    /// The task is not waiting for anything.
+    NotWaiting(TaskState),
+    /// The task waits for the other kind of answer.
+    WaitsFor(QuestionKind),
+    /// The task waits on a question other than the one answered (named here).
+    OtherQuestion(String),
 }

@@ -8,16 +8,15 @@ use futures::Stream;
 
 use super::error::TaskError;
 use super::live::{LiveTask, Shape, Subscribed};
-use super::manager::TaskManager;
 use super::store::TaskStore;
-use super::subscription::{self, StreamItem, Until};
+use super::subscription::{self, StreamItem, TaskSource, Until};
 use a2a_runtime_types::model::{Message, Task, TaskState};
 
 /// A task's events, for a subscriber: a snapshot first, then updates in order.
 pub type TaskEvents = std::pin::Pin<Box<dyn Stream<Item = StreamItem> + Send>>;
 
-/// A task the manager holds live: just created (its skill starts with
-/// [`TaskManager::run`]) or resumed by an answer. Callers watch it through this handle.
+/// A task the manager holds live: just created (its skill starts with the manager's `run`)
+/// or resumed by an answer. Callers watch it through this handle.
 pub struct TaskHandle {
     pub(super) live: Arc<LiveTask>,
     /// For a task an answer resumed: the subscription taken as the answer was handed over.
@@ -135,8 +134,9 @@ impl TaskHandle {
     }
 
     /// The task's events from now on: a snapshot, then updates until it is terminal or
-    /// interrupted. Taken before [`TaskManager::run`], it holds every event of the run.
-    pub fn events(&mut self, manager: &Arc<TaskManager>) -> TaskEvents {
+    /// interrupted, as `manager` (the task manager) keeps them. Taken before the manager's
+    /// `run`, it holds every event of the run.
+    pub fn events<M: TaskSource>(&mut self, manager: &Arc<M>) -> TaskEvents {
         let first = self.resumed.take().unwrap_or_else(|| self.live.subscribe());
         Box::pin(subscription::stream(
             Arc::clone(manager),

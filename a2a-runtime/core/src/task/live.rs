@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::checkpoint::{Checkpoint, PendingCheckpoint};
 use super::durability::Durability;
-use super::error::TaskError;
+use super::error::{Refusal, TaskError};
 use super::hook::Observers;
 use super::record::StoredTask;
 use super::watched::Watched;
@@ -130,19 +130,6 @@ struct Waiter {
     answer: oneshot::Sender<Answer>,
     /// The answers given so far to the parts of a grouped question, by key.
     partial: serde_json::Map<String, serde_json::Value>,
-}
-
-/// Why a task took no answer.
-#[derive(Debug, Clone)]
-pub enum Refusal {
-    /// The task already ended.
-    Ended(TaskState),
-    /// The task is not waiting for anything.
-    NotWaiting(TaskState),
-    /// The task waits for the other kind of answer.
-    WaitsFor(QuestionKind),
-    /// The task waits on a question other than the one answered (named here).
-    OtherQuestion(String),
 }
 
 /// What a new subscriber starts from: the task as it is now and, unless it already ended, the
@@ -278,7 +265,7 @@ impl LiveTask {
         let mut inner = self.lock();
         let output = inner.artifact_bytes + reply;
         // A skill's error or reply ends its run: no answer follows.
-        inner.turn.end_turn(outcome, output, (error, true));
+        inner.turn.end_turn(outcome, output, error, true);
     }
 
     /// A mirror of a task another replica runs, as it was at `revision` there: the events that

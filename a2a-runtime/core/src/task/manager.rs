@@ -16,7 +16,7 @@ use super::live::{Budget, LiveTask, Subscribed};
 use super::record::StoredTask;
 pub use super::shared::SharedTasks;
 use super::store::{ListQuery, TaskPage, TaskStore};
-use super::subscription::{self, Until};
+use super::subscription::{self, TaskSource, Until};
 use crate::ask::InputLimits;
 use crate::auth::Caller;
 use crate::descriptor::Resume;
@@ -540,5 +540,27 @@ impl TaskManager {
         self.store.update(&stored).await?;
         self.announce(&stored);
         Ok(stored.task)
+    }
+}
+
+impl TaskSource for TaskManager {
+    fn durable(&self, id: &str, owner: &str) -> impl Future<Output = Result<(), TaskError>> + Send {
+        TaskManager::durable(self, id, owner)
+    }
+
+    fn resubscribe(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> impl Future<Output = Result<Subscribed, TaskError>> + Send {
+        TaskManager::resubscribe(self, id, owner)
+    }
+
+    fn current(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> impl Future<Output = Result<Task, TaskError>> + Send {
+        self.get(id, owner, None)
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::store::StoreError;
+use super::store_error::StoreError;
 use a2a_runtime_types::util::BoxFuture;
 
 /// One pending delivery as a store keeps it.

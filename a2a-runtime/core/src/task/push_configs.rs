@@ -2,52 +2,15 @@
 //! (so the store keeps them with it). A change goes to the task's authoritative copy: the live
 //! task here, the replica running it, or the stored task when nothing runs it.
 
-use serde::{Deserialize, Serialize};
-
 use super::cluster::{Outcome, Request};
 use super::error::TaskError;
 use super::manager::TaskManager;
+pub use super::push_edit::PushEdit;
 use super::store::StoreError;
 use a2a_runtime_types::model::PushConfig;
 
 /// Attempts at a conditional write of a stored task's configs (another write may come first).
 const EDIT_ATTEMPTS: u32 = 5;
-
-/// A change to a task's push configs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "edit", rename_all = "camelCase")]
-pub enum PushEdit {
-    /// Adds the config, or replaces the one with its id; a task holds at most `limit`.
-    Set { config: PushConfig, limit: usize },
-    /// Removes the config with this id (nothing happens if there is none).
-    Delete { id: String },
-}
-
-impl PushEdit {
-    /// Applies the edit to `configs` of task `task`.
-    fn apply(&self, task: &str, configs: &mut Vec<PushConfig>) -> Result<(), TaskError> {
-        match self {
-            Self::Set { config, limit } => {
-                let count = configs.len();
-                match configs.iter_mut().find(|c| c.id == config.id) {
-                    Some(existing) => *existing = config.clone(),
-                    None if count >= *limit => {
-                        return Err(TaskError::PushConfigLimit {
-                            id: task.to_owned(),
-                            limit: *limit,
-                        });
-                    }
-                    None => configs.push(config.clone()),
-                }
-                Ok(())
-            }
-            Self::Delete { id } => {
-                configs.retain(|c| c.id != *id);
-                Ok(())
-            }
-        }
-    }
-}
 
 impl TaskManager {
     /// Makes `edit` to the push configs of task `task_id`, which `owner` must own.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::Checkpoint;
-use super::store::StoreError;
+use super::store_error::StoreError;
 use a2a_runtime_types::model::{Artifact, JsonObject, Message, PushConfig, Task, TaskStatus};
 
 /// A task as stored: the task clients see, the server's own record of it, and the version its

@@ -6,14 +6,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::cluster::{Answering, Outcome, Request, RequestError};
+use super::answers::Addressed;
+use super::cluster::{Answering, Member, Outcome, Request, RequestError};
 use super::error::TaskError;
 use super::handle::TaskHandle;
 use super::live::{LiveTask, Subscribed};
 use super::manager::TaskManager;
+use super::push_edit::PushEdit;
 use crate::ask::{Answer, QuestionKind};
 use crate::auth::Caller;
 use a2a_runtime_types::model::{Message, Task};
+use a2a_runtime_types::util::BoxFuture;
 
 /// How long an answered mirror may take to show the answer's effect.
 const APPLIED_WAIT: Duration = Duration::from_secs(10);
@@ -87,7 +90,7 @@ impl TaskManager {
         &self,
         task: &str,
         owner: &str,
-        (kind, question): (QuestionKind, Option<&str>),
+        to: Addressed<'_>,
         answer: Answer,
         history: Option<Message>,
         caller: Option<&Caller>,
@@ -98,8 +101,8 @@ impl TaskManager {
         let request = Request::Answer(Box::new(Answering {
             task: task.to_owned(),
             owner: owner.to_owned(),
-            kind,
-            question: question.map(str::to_owned),
+            kind: to.kind,
+            question: to.question.map(str::to_owned),
             answer,
             history,
             caller: caller.cloned(),
@@ -190,5 +193,36 @@ impl TaskManager {
         self.deliver(&live, kind, question.as_deref(), answer, history)
             .await?;
         Ok(live.revision())
+    }
+}
+
+impl Member for TaskManager {
+    fn agent(&self) -> &str {
+        TaskManager::agent(self)
+    }
+
+    fn live(&self, task: &str, owner: &str) -> Option<Arc<LiveTask>> {
+        TaskManager::live(self, task, owner)
+    }
+
+    fn cancel_here<'a>(
+        &'a self,
+        task: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Task, TaskError>> {
+        Box::pin(TaskManager::cancel_here(self, task, owner))
+    }
+
+    fn edit_here<'a>(
+        &'a self,
+        task: &'a str,
+        owner: &'a str,
+        edit: &'a PushEdit,
+    ) -> BoxFuture<'a, Option<Result<(), TaskError>>> {
+        Box::pin(TaskManager::edit_here(self, task, owner, edit))
+    }
+
+    fn answer_here(&self, answering: Answering) -> BoxFuture<'_, Result<u64, TaskError>> {
+        Box::pin(TaskManager::answer_here(self, answering))
     }
 }

@@ -10,8 +10,9 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use super::checkpoint::Checkpoint;
+use super::error::Refusal;
 use super::error::{TaskError, refused};
-use super::live::{LiveTask, Refusal};
+use super::live::LiveTask;
 use super::manager::TaskManager;
 use super::record::StoredTask;
 use super::store::StoreError;

@@ -4,50 +4,12 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 
-use super::cluster::Coordination;
+use super::coordination::Coordination;
 use super::outbox::Outbox;
 use super::record::StoredTask;
+pub use super::store_error::StoreError;
 use a2a_runtime_types::model::{Task, TaskState};
 use a2a_runtime_types::util::BoxFuture;
-
-/// A storage failure.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StoreError {
-    /// The store holds its maximum number of tasks and none can be evicted.
-    #[error("the task store is full ({0} tasks held, none finished); retry later")]
-    Full(usize),
-    /// A page token this store did not issue.
-    #[error("pageToken is not a token this server issued")]
-    InvalidPageToken,
-    /// A conditional write found another version than the writer read: someone else wrote the
-    /// task in between, and nothing was written.
-    #[error("task `{id}` changed meanwhile (version {actual}, the write expected {expected})")]
-    Conflict {
-        /// The task.
-        id: String,
-        /// The version the writer read.
-        expected: u64,
-        /// The version stored.
-        actual: u64,
-    },
-    /// `create` of an id already stored.
-    #[error("task `{0}` already exists")]
-    Exists(String),
-    /// `update` of an id not stored (deleted or expired meanwhile).
-    #[error("task `{0}` is not stored")]
-    Missing(String),
-    /// A backend failure (I/O, the database).
-    #[error("task store failure: {0}")]
-    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
-}
-
-impl StoreError {
-    /// A backend failure from any error.
-    pub fn backend(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        Self::Backend(error.into())
-    }
-}
 
 /// Filters and paging for [`TaskStore::list`].
 #[derive(Debug, Clone, Default)]

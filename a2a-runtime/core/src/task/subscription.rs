@@ -7,9 +7,29 @@ use std::sync::Arc;
 use futures::Stream;
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use super::TaskManager;
+use super::error::TaskError;
 use super::live::Subscribed;
 use a2a_runtime_types::model::{Message, Task, TaskEvent, TaskState};
+
+/// What a subscription asks of the tasks it follows (the task manager, narrowed to it): to see
+/// a final state stored before showing it, a fresh start for a subscriber that fell behind, and
+/// the stored task when the runner vanished.
+pub trait TaskSource: Send + Sync + 'static {
+    /// Waits until task `id`'s state is stored (an error: the store refused it).
+    fn durable(&self, id: &str, owner: &str) -> impl Future<Output = Result<(), TaskError>> + Send;
+    /// A new subscription to task `id`.
+    fn resubscribe(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> impl Future<Output = Result<Subscribed, TaskError>> + Send;
+    /// Task `id` as it stands.
+    fn current(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> impl Future<Output = Result<Task, TaskError>> + Send;
+}
 
 /// One item of a task's event stream.
 #[derive(Debug, Clone)]
@@ -54,8 +74,8 @@ enum Phase {
 }
 
 /// The stream of one subscription.
-pub fn stream(
-    manager: Arc<TaskManager>,
+pub fn stream<M: TaskSource>(
+    manager: Arc<M>,
     task_id: String,
     owner: String,
     first: Subscribed,
@@ -104,7 +124,7 @@ pub fn stream(
                 // The sender is dropped only after the terminal event, which ends the stream
                 // first; if the runner vanished anyway, finish with the stored state.
                 Err(RecvError::Closed) => {
-                    let task = manager.get(&task_id, &owner, None).await.ok()?;
+                    let task = manager.current(&task_id, &owner).await.ok()?;
                     Some((StreamItem::Snapshot(Box::new(task)), Phase::Done))
                 }
             }

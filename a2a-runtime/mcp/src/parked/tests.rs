@@ -66,20 +66,17 @@ async fn an_expired_question_is_reaped_and_frees_its_slot() {
     let state = parked.input_required(&sealed, "t", "anonymous", Duration::from_secs(1));
     let state = state.request_state.expect("sealed state");
     assert!(matches!(
-        parked.resume(
-            ("t", "anonymous"),
-            &state,
-            (None, None),
-            Duration::from_secs(1)
-        ),
+        parked.resume("t", "anonymous", &state, None, None, Duration::from_secs(1)),
         Err(ResumeError::Gone)
     ));
     // Sealed to its caller: another one cannot even learn that it is gone.
     assert!(matches!(
         parked.resume(
-            ("t", "bearer:mallory"),
+            "t",
+            "bearer:mallory",
             &state,
-            (None, None),
+            None,
+            None,
             Duration::from_secs(1)
         ),
         Err(ResumeError::Forged)
@@ -152,7 +149,7 @@ async fn a_retry_that_answers_part_of_a_round_is_asked_for_the_rest() {
     let state = result.request_state.expect("state");
     let partial = InputResponses::from([("first".to_owned(), accept("one"))]);
     let Ok(Resumed::Unanswered(again)) =
-        parked.resume(("t", "anonymous"), &state, (Some(partial), None), ttl)
+        parked.resume("t", "anonymous", &state, Some(partial), None, ttl)
     else {
         panic!("the rest is asked for");
     };
@@ -166,7 +163,7 @@ async fn a_retry_that_answers_part_of_a_round_is_asked_for_the_rest() {
     let rest = InputResponses::from([("second".to_owned(), accept("two"))]);
     let state = again.request_state.expect("a new state");
     assert!(matches!(
-        parked.resume(("t", "anonymous"), &state, (Some(rest), None), ttl),
+        parked.resume("t", "anonymous", &state, Some(rest), None, ttl),
         Ok(Resumed::Answered(_))
     ));
     let answers = waiting.await.expect("asker task").expect("answers");

@@ -19,7 +19,7 @@ use sqlx::{AssertSqlSafe, Row};
 
 use std::sync::Arc;
 
-use crate::list::{ListSql, PageBuilder, SqlValue, list_sql, state_name};
+use crate::list::{ListSql, PageBuilder, SqlValue, Statement, list_sql, state_name};
 use a2a_runtime_core::task::StoredTask;
 use a2a_runtime_core::task::cluster::Coordination;
 use a2a_runtime_core::task::outbox::Outbox;
@@ -223,10 +223,11 @@ fn stored(
     Ok(StoredTask::from_json(row.get::<&str, _>(1), version)?.with_history(history_length))
 }
 
-/// A query of `sql` with `values` bound in order.
+/// The query of `statement`, its values bound in order.
 fn bound(
-    (sql, values): (String, Vec<SqlValue>),
+    statement: Statement,
 ) -> sqlx::query::Query<'static, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    let Statement { sql, values } = statement;
     let mut query = sqlx::query(AssertSqlSafe(sql));
     for value in values {
         query = match value {

@@ -303,7 +303,7 @@ impl SqliteRecords {
         let Some(expires_us) = expiry else {
             return Ok(false);
         };
-        log(&mut tx, (collection, key, ChangeKind::Deleted), origin, now).await?;
+        log(&mut tx, collection, key, ChangeKind::Deleted, origin, now).await?;
         tx.commit().await.map_err(backend)?;
         Ok(expires_us.is_none_or(|at| at > now))
     }
@@ -324,7 +324,7 @@ impl SqliteRecords {
         .await
         .map_err(backend)?;
         for (collection, key) in &expired {
-            log(&mut tx, (collection, key, ChangeKind::Expired), origin, now).await?;
+            log(&mut tx, collection, key, ChangeKind::Expired, origin, now).await?;
         }
         sqlx::query("DELETE FROM record_changes WHERE at_us < ?")
             .bind(now - LOG_KEEPS_US)
@@ -455,7 +455,9 @@ async fn migrate(pool: &SqlitePool) -> Result<(), RecordError> {
 /// is also the version of a write.
 async fn log(
     conn: &mut SqliteConnection,
-    (collection, key, kind): (&str, &str, ChangeKind),
+    collection: &str,
+    key: &str,
+    kind: ChangeKind,
     origin: i64,
     now: i64,
 ) -> Result<i64, RecordError> {
@@ -512,8 +514,8 @@ async fn trim(
     .await
     .map_err(backend)?;
     for key in &gone {
-        let change = (write.collection, key.as_str(), ChangeKind::Deleted);
-        log(conn, change, write.origin, write.now_us).await?;
+        let (collection, deleted) = (write.collection, ChangeKind::Deleted);
+        log(conn, collection, key, deleted, write.origin, write.now_us).await?;
     }
     Ok(gone)
 }

@@ -1,15 +1,12 @@
 #![doc = include_str!("../../../docs/hosting.md")]
 
-mod catalog;
-
 use super::agent::AgentSettings;
 use super::agent_server::AgentServer;
+pub use super::catalog::{AgentCatalog, CatalogEntry};
 use super::mounts::{Hosting, Mounted, Mounts};
 use super::settings::{Server, server_builder};
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::limits::Limits;
-pub(crate) use catalog::document as catalog_document;
-pub use catalog::{AgentCatalog, CatalogEntry};
 
 /// Serves several agents in one process: `/{id}/` for each, tenants at the root, a catalog at
 /// `GET /agents`, and the primary agent's card at the root well-known paths.

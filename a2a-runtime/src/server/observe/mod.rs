@@ -159,13 +159,21 @@ impl ObserveOptions {
     }
 }
 
+/// What a server's observers report it as: its name and version (in traces, the service).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Service<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) version: &'a str,
+}
+
 /// The hub of a server configured by `config`, with the application's `observers` (each behind
 /// a queue of its own); `None` when nothing observes it. `service` names the server (and its
 /// version) in the traces it exports.
 pub(crate) fn hub(
     config: &ServeConfig,
-    (observers, quotas): (&[Arc<dyn CallObserver>], &Quotas),
-    service: (&str, &str),
+    observers: &[Arc<dyn CallObserver>],
+    quotas: &Quotas,
+    service: Service<'_>,
 ) -> Result<Option<Arc<Hub>>, Error> {
     let mut builder = Hub::builder().capacity(config.observe.observer_queue);
     #[cfg(feature = "usage")]

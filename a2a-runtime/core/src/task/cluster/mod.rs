@@ -15,10 +15,13 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+pub use super::coordination::{Coordination, Coordinator};
+use super::error::TaskError;
 use super::live::LiveTask;
-use super::manager::TaskManager;
+use super::push_edit::PushEdit;
 use super::store::StoreError;
 use crate::auth::Caller;
+use a2a_runtime_types::model::Task;
 use a2a_runtime_types::model::new_id;
 use a2a_runtime_types::util::BoxFuture;
 use wire::Envelope;
@@ -27,43 +30,29 @@ pub use wire::{Answering, Outcome, RemoteError, Request};
 /// How long a replica waits for another to answer a request before giving up on it.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// What a store shared by replicas provides so they can coordinate.
-pub trait Coordinator: Send + Sync + 'static {
-    /// This replica's id.
-    fn replica(&self) -> &str;
-    /// How long a replica that stopped renewing its lease counts as alive.
-    fn lease(&self) -> Duration;
-    /// The live replica, other than this one, running unfinished task `task`, if any.
-    fn runner<'a>(&'a self, task: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
-    /// Puts `message` in replica `to`'s mailbox.
-    fn send<'a>(&'a self, to: &'a str, message: String) -> BoxFuture<'a, Result<(), StoreError>>;
-    /// Holds this replica's lease and hands its messages to `inbox`, in the order sent by each
-    /// sender, until `stop`; then gives the lease up.
-    fn run(
-        &self,
-        inbox: mpsc::UnboundedSender<String>,
-        stop: CancellationToken,
-    ) -> BoxFuture<'static, ()>;
-}
-
-/// How the replicas sharing a store coordinate; returned by
-/// [`TaskStore::coordination`](super::TaskStore::coordination) of the stores that support
-/// several replicas (the Postgres store). Built over the store's [`Coordinator`].
-#[derive(Clone)]
-pub struct Coordination(Arc<dyn Coordinator>);
-
-impl Coordination {
-    pub fn new(coordinator: Arc<dyn Coordinator>) -> Self {
-        Self(coordinator)
-    }
-}
-
-impl std::fmt::Debug for Coordination {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Coordination")
-            .field(&self.0.replica())
-            .finish()
-    }
+/// What the replica protocol asks of an agent's task manager on this replica (the manager,
+/// narrowed to it): the tasks live here, and the cancels, push edits and answers other
+/// replicas forward for them.
+pub trait Member: Send + Sync + 'static {
+    /// The key of the agent whose tasks it runs.
+    fn agent(&self) -> &str;
+    /// Task `task` of `owner`, if it is live here.
+    fn live(&self, task: &str, owner: &str) -> Option<Arc<LiveTask>>;
+    /// Cancels task `task`, live here.
+    fn cancel_here<'a>(
+        &'a self,
+        task: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Task, TaskError>>;
+    /// Applies `edit` to the push configs of task `task`, if it is live here.
+    fn edit_here<'a>(
+        &'a self,
+        task: &'a str,
+        owner: &'a str,
+        edit: &'a PushEdit,
+    ) -> BoxFuture<'a, Option<Result<(), TaskError>>>;
+    /// Hands an answer to the question of a task live here; the task's revision after it.
+    fn answer_here(&self, answering: Answering) -> BoxFuture<'_, Result<u64, TaskError>>;
 }
 
 /// This replica's side of the protocol: requests in flight, and the mirrors of tasks other
@@ -72,7 +61,7 @@ pub struct Cluster {
     coordinator: Arc<dyn Coordinator>,
     /// The task managers of this replica, by agent key: a request names the agent whose
     /// manager serves it. Weak, so a manager dropped (a server built and not served) goes.
-    members: Mutex<HashMap<String, Weak<TaskManager>>>,
+    members: Mutex<HashMap<String, Weak<dyn Member>>>,
     /// Set once this replica holds its lease and reads its mailbox.
     joined: std::sync::atomic::AtomicBool,
     pending: Mutex<HashMap<String, Pending>>,
@@ -87,7 +76,7 @@ pub struct Cluster {
 impl Cluster {
     pub fn new(coordination: Coordination, buffer: usize) -> Arc<Self> {
         Arc::new(Self {
-            coordinator: coordination.0,
+            coordinator: coordination.into_inner(),
             members: Mutex::new(HashMap::new()),
             joined: std::sync::atomic::AtomicBool::new(false),
             pending: Mutex::new(HashMap::new()),
@@ -114,11 +103,12 @@ impl Cluster {
     /// Joins the replicas with `manager`'s agent: the first manager to join makes this replica
     /// hold its lease and serve requests for the tasks running here, until
     /// [`leave`](Self::leave); each request goes to the manager of the agent it names.
-    pub fn start(self: &Arc<Self>, manager: &Arc<TaskManager>) {
+    pub fn start<M: Member>(self: &Arc<Self>, manager: &Arc<M>) {
+        let member: Weak<dyn Member> = Arc::downgrade(manager) as Weak<M>;
         self.members
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(manager.agent().to_owned(), Arc::downgrade(manager));
+            .insert(manager.agent().to_owned(), member);
         if self.joined.swap(true, std::sync::atomic::Ordering::AcqRel) {
             return;
         }
@@ -136,7 +126,7 @@ impl Cluster {
     }
 
     /// The manager here of the agent keyed `agent`.
-    fn member(&self, agent: &str) -> Option<Arc<TaskManager>> {
+    fn member(&self, agent: &str) -> Option<Arc<dyn Member>> {
         self.members
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

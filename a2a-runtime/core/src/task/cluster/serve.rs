@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::Cluster;
 use super::wire::{Envelope, Outcome, RemoteError, Request};
+use super::{Cluster, Member};
 use crate::task::live::LiveTask;
-use crate::task::manager::TaskManager;
 
 /// How long a finished task's forwarder waits for its final state to be stored.
 const FINAL_WRITE_WAIT: Duration = Duration::from_secs(10);
@@ -19,7 +18,7 @@ impl Cluster {
     /// that agent is not served here, so neither is its task) and replies.
     pub(super) async fn serve(
         self: &Arc<Self>,
-        manager: Option<Arc<TaskManager>>,
+        manager: Option<Arc<dyn Member>>,
         id: String,
         from: String,
         request: Request,
@@ -38,7 +37,7 @@ impl Cluster {
     /// The outcome of `request` served by `manager`; `None` when a watch took the reply over.
     async fn serve_with(
         self: &Arc<Self>,
-        manager: &Arc<TaskManager>,
+        manager: &Arc<dyn Member>,
         id: String,
         from: &str,
         request: Request,

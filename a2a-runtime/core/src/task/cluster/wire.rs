@@ -8,8 +8,8 @@ use crate::dispatch::MissingScope;
 use crate::quota::{Busy, BusyKind};
 use crate::registry::Registry;
 use crate::task::error::TaskError;
-use crate::task::push_configs::PushEdit;
-use crate::task::store::StoreError;
+use crate::task::push_edit::PushEdit;
+use crate::task::store_error::StoreError;
 use a2a_runtime_types::model::{Message, Task, TaskEvent, TaskState};
 
 /// One message between replicas.

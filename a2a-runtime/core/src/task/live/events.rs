@@ -111,11 +111,10 @@ impl LiveTask {
         }
         if state.is_terminal() || state.is_interrupted() {
             let output = inner.artifact_bytes;
-            inner.turn.end_turn(
-                CallOutcome::of_state(state),
-                output,
-                (None, state.is_terminal()),
-            );
+            let outcome = CallOutcome::of_state(state);
+            inner
+                .turn
+                .end_turn(outcome, output, None, state.is_terminal());
         }
     }
 

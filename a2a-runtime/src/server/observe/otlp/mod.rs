@@ -57,7 +57,7 @@ impl Otlp {
     pub(super) fn new(
         endpoint: &str,
         headers: &[(String, String)],
-        (service, version): (&str, &str),
+        service: super::Service<'_>,
     ) -> Result<Self, Error> {
         let url = format!("{}/v1/traces", endpoint.trim_end_matches('/'));
         let mut map = HeaderMap::new();
@@ -83,8 +83,8 @@ impl Otlp {
             .map_err(|e| Error::Config(format!("the OTLP client could not be built: {e}")))?;
         let resource = Resource {
             attributes: vec![
-                KeyValue::text("service.name", service),
-                KeyValue::text("service.version", version),
+                KeyValue::text("service.name", service.name),
+                KeyValue::text("service.version", service.version),
                 // Tells replicas (and two runs) of one service apart.
                 KeyValue::text("service.instance.id", a2a_runtime_types::model::new_id()),
                 KeyValue::text("telemetry.sdk.name", "a2a-runtime"),

@@ -54,14 +54,8 @@ pub(super) fn of_operation(operation: &OperationRecord) -> Option<Span> {
             code: STATUS_CODE_ERROR,
         }
     });
-    let (start, end) = times(operation.started_at, operation.duration);
-    Some(span(
-        trace,
-        (name, SPAN_KIND_SERVER),
-        (start, end),
-        attributes,
-        status,
-    ))
+    let at = times(operation.started_at, operation.duration);
+    Some(span(trace, name, SPAN_KIND_SERVER, at, attributes, status))
 }
 
 /// The span of a call, when it is one of a sampled trace.
@@ -102,11 +96,12 @@ pub(super) fn of_call(call: &CallRecord) -> Option<Span> {
             code: STATUS_CODE_ERROR,
         }
     });
-    let (start, end) = times(call.started_at, call.duration);
+    let at = times(call.started_at, call.duration);
     Some(span(
         trace,
-        (name, SPAN_KIND_INTERNAL),
-        (start, end),
+        name,
+        SPAN_KIND_INTERNAL,
+        at,
         attributes,
         status,
     ))
@@ -130,8 +125,9 @@ fn sampled(trace: Option<&TraceContext>) -> Option<&TraceContext> {
 
 fn span(
     trace: &TraceContext,
-    (name, kind): (String, i32),
-    (start, end): (u64, u64),
+    name: String,
+    kind: i32,
+    at: Interval,
     attributes: Vec<KeyValue>,
     status: Option<Status>,
 ) -> Span {
@@ -144,15 +140,21 @@ fn span(
         flags: u32::from(trace.is_sampled()),
         name,
         kind,
-        start_time_unix_nano: start,
-        end_time_unix_nano: end,
+        start_time_unix_nano: at.start,
+        end_time_unix_nano: at.end,
         attributes,
         status,
     }
 }
 
 /// Nanoseconds since the epoch at `started` and `duration` later.
-fn times(started: SystemTime, duration: Duration) -> (u64, u64) {
+/// When a span started and ended, in nanoseconds since the epoch.
+struct Interval {
+    start: u64,
+    end: u64,
+}
+
+fn times(started: SystemTime, duration: Duration) -> Interval {
     let nanos = |at: SystemTime| {
         at.duration_since(SystemTime::UNIX_EPOCH)
             .map_or(0, |since| {
@@ -161,7 +163,10 @@ fn times(started: SystemTime, duration: Duration) -> (u64, u64) {
     };
     let start = nanos(started);
     let length = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
-    (start, start.saturating_add(length))
+    Interval {
+        start,
+        end: start.saturating_add(length),
+    }
 }
 
 /// The bytes of a lower-case hex id (the W3C form, already validated).

@@ -22,7 +22,7 @@ pub struct CatalogEntry {
     pub card: serde_json::Value,
 }
 
-/// A handle on a host's catalog, taken with [`Host::catalog`](super::Host::catalog) before the
+/// A handle on a host's catalog, taken with [`Host::catalog`](super::host::Host::catalog) before the
 /// host is built and filled once it is. Cheap to clone.
 #[derive(Debug, Clone, Default)]
 pub struct AgentCatalog {
