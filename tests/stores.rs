@@ -18,6 +18,9 @@ async fn the_memory_store_keeps_the_store_contract() {
     .await;
 }
 
+#[path = "stores/opened_once.rs"]
+mod opened_once;
+
 /// A fresh directory under the system's temporary one for one test.
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("a2a-store-{name}-{}", std::process::id()));

@@ -37,4 +37,4 @@ pub use routes::CROSS_ORIGIN_PATHS;
 pub use server::{AdminAuth, AuthorizationServer, Deployment};
 pub use settings::{MAX_CODE_TTL, OAuthServer};
 pub use signin::{DevSignIn, SignIn, SignInContext, User, is_local_path};
-pub use store::{GrantStore, MemoryGrants};
+pub use store::{GrantStore, GrantStoreError, MemoryGrants};

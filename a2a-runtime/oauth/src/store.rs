@@ -49,6 +49,22 @@ pub(crate) const EXPIRING: [&str; 9] = [
     UPSTREAM,
 ];
 
+/// Why a [`GrantStore`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GrantStoreError {
+    /// The database underneath failed (its own words).
+    #[error("{0}")]
+    Backend(String),
+}
+
+impl GrantStoreError {
+    /// The database's failure `error`.
+    pub fn backend(error: impl std::fmt::Display) -> Self {
+        Self::Backend(error.to_string())
+    }
+}
+
 /// JSON documents by collection and key. Of several callers deleting one document at once,
 /// exactly one must be told it was there: that is what makes codes and refresh tokens
 /// single-use.
@@ -59,28 +75,28 @@ pub trait GrantStore: Send + Sync + 'static {
         collection: &'a str,
         key: &'a str,
         value: Value,
-    ) -> BoxFuture<'a, Result<(), String>>;
+    ) -> BoxFuture<'a, Result<(), GrantStoreError>>;
 
     /// The value under `key`, if any.
     fn get<'a>(
         &'a self,
         collection: &'a str,
         key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, String>>;
+    ) -> BoxFuture<'a, Result<Option<Value>, GrantStoreError>>;
 
     /// Removes the value under `key`; whether it was there.
     fn delete<'a>(
         &'a self,
         collection: &'a str,
         key: &'a str,
-    ) -> BoxFuture<'a, Result<bool, String>>;
+    ) -> BoxFuture<'a, Result<bool, GrantStoreError>>;
 
     /// The values of `collection`, the most recently written first, at most `limit`.
     fn list<'a>(
         &'a self,
         collection: &'a str,
         limit: usize,
-    ) -> BoxFuture<'a, Result<Vec<Value>, String>>;
+    ) -> BoxFuture<'a, Result<Vec<Value>, GrantStoreError>>;
 
     /// Stores `value` under `key`, new in `collection`, unless the collection already holds
     /// `limit` documents; whether it was stored. This default counts by listing, so writers
@@ -92,7 +108,7 @@ pub trait GrantStore: Send + Sync + 'static {
         key: &'a str,
         value: Value,
         limit: usize,
-    ) -> BoxFuture<'a, Result<bool, String>> {
+    ) -> BoxFuture<'a, Result<bool, GrantStoreError>> {
         Box::pin(async move {
             if self.list(collection, limit).await?.len() >= limit {
                 return Ok(false);
@@ -124,7 +140,7 @@ impl GrantStore for MemoryGrants {
         collection: &'a str,
         key: &'a str,
         value: Value,
-    ) -> BoxFuture<'a, Result<(), String>> {
+    ) -> BoxFuture<'a, Result<(), GrantStoreError>> {
         let order = self
             .written
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -137,7 +153,7 @@ impl GrantStore for MemoryGrants {
         &'a self,
         collection: &'a str,
         key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, String>> {
+    ) -> BoxFuture<'a, Result<Option<Value>, GrantStoreError>> {
         let value = self
             .documents()
             .get(&(collection.to_owned(), key.to_owned()))
@@ -149,7 +165,7 @@ impl GrantStore for MemoryGrants {
         &'a self,
         collection: &'a str,
         key: &'a str,
-    ) -> BoxFuture<'a, Result<bool, String>> {
+    ) -> BoxFuture<'a, Result<bool, GrantStoreError>> {
         let removed = self
             .documents()
             .remove(&(collection.to_owned(), key.to_owned()))
@@ -163,7 +179,7 @@ impl GrantStore for MemoryGrants {
         key: &'a str,
         value: Value,
         limit: usize,
-    ) -> BoxFuture<'a, Result<bool, String>> {
+    ) -> BoxFuture<'a, Result<bool, GrantStoreError>> {
         let order = self
             .written
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -181,7 +197,7 @@ impl GrantStore for MemoryGrants {
         &'a self,
         collection: &'a str,
         limit: usize,
-    ) -> BoxFuture<'a, Result<Vec<Value>, String>> {
+    ) -> BoxFuture<'a, Result<Vec<Value>, GrantStoreError>> {
         let mut rows: Vec<(u64, Value)> = self
             .documents()
             .iter()

@@ -12,7 +12,7 @@ use super::front::Front;
 use super::mcp::Agents;
 use super::mounts::Mounts;
 use super::settings::Server;
-use super::shared::open_store;
+use super::storage::Storage;
 use super::{cli, http, oauth, observe, routes, shutdown};
 use a2a_runtime_core::app::{App, start_all};
 use a2a_runtime_core::auth::AuthConfig;
@@ -86,8 +86,7 @@ impl Server {
             if !matches!(location, StoreLocation::Memory) && !self.config.stdio {
                 eprintln!("tasks:        {location}");
             }
-            self.store = Some(open_store(&location, &self.config.limits).await?);
-            self.store_location = Some(location);
+            self.open_storage(&location).await?;
         }
         if self.config.stdio {
             return self.serve_stdio(mounts).await;
@@ -112,18 +111,25 @@ impl Server {
         listener: tokio::net::TcpListener,
     ) -> Result<(), Error> {
         if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
-            self.store = Some(open_store(&location, &self.config.limits).await?);
-            self.store_location = Some(location);
+            self.open_storage(&location).await?;
         }
         self.serve_until(mounts, listener, CancellationToken::new(), false)
             .await
+    }
+
+    /// Opens what the server keeps at `location`: its task store, and the records beside it.
+    async fn open_storage(&mut self, location: &StoreLocation) -> Result<(), Error> {
+        let storage = Storage::open(location, &self.config.limits).await?;
+        self.store = Some(storage.tasks());
+        self.storage = Some(Arc::new(storage));
+        Ok(())
     }
 
     /// MCP over stdin and stdout: the agent, or a host's agents as its shared endpoint has them.
     async fn serve_stdio(self, mounts: Mounts) -> Result<(), Error> {
         let base = self.config.base_url();
         let apps = mounts.build(&self, CancellationToken::new(), None, &base)?;
-        observe::open(&apps, self.store_location.as_ref()).await?;
+        observe::open(&apps, self.storage.as_deref()).await?;
         start_all(&apps).await?;
         let handler = stdio_handler(&mounts, &apps)?;
         http::serve_stdio(handler, self.config.limits.max_body_bytes).await
@@ -148,16 +154,16 @@ impl Server {
         // Scopes and credentials are gathered only for an authorization server.
         let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
             Some(plan) => {
-                let location = self.store_location.as_ref();
+                let storage = self.storage.as_deref();
                 let (scopes, admins) = (mounts.skill_scopes()?, self.admin_auth(&mounts)?);
                 let resources = mounts.resources(&base);
-                let deploying = plan.deploy_at(&bound, location, resources, scopes, &admins);
+                let deploying = plan.deploy_at(&bound, storage, resources, scopes, &admins);
                 Some(deploying.await?)
             }
             None => None,
         };
         let apps = mounts.build(&self, CancellationToken::new(), deployed.as_ref(), &base)?;
-        observe::open(&apps, self.store_location.as_ref()).await?;
+        observe::open(&apps, self.storage.as_deref()).await?;
         start_all(&apps).await?;
         if let Some(deployed) = &deployed {
             deployed.sweep_until(stop.clone());

@@ -26,6 +26,7 @@ mod settings;
 mod shared;
 mod shutdown;
 mod startup;
+mod storage;
 mod tasks;
 mod tenants;
 #[cfg(feature = "tls")]

@@ -10,8 +10,9 @@ use std::sync::Arc;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-use super::config::{ServeConfig, StoreLocation};
+use super::config::ServeConfig;
 use super::oauth;
+use super::storage::Storage;
 use a2a_runtime_core::auth::AuthConfig;
 use a2a_runtime_core::observe::CallObserver;
 use a2a_runtime_core::task::TaskStore;
@@ -24,8 +25,9 @@ pub(crate) struct Server {
     pub(crate) config_overridden: bool,
     /// Where tasks are kept, when the application gives the store itself.
     pub(crate) store: Option<Arc<dyn TaskStore>>,
-    /// Where the lifecycle opened the task store (the server's other records go beside).
-    pub(crate) store_location: Option<StoreLocation>,
+    /// What the lifecycle opened where the configuration keeps tasks (the server's other
+    /// records go beside them).
+    pub(crate) storage: Option<Arc<Storage>>,
     /// Credentials every agent of the server accepts; they also authenticate its
     /// administrators.
     pub(crate) auth: AuthConfig,

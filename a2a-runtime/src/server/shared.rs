@@ -1,12 +1,11 @@
 //! What the agents of one server share: the task store and the replicas on it, the callers'
-//! quotas, push delivery, the observers' hub, the state key and the shutdown token; and
-//! opening the store tasks are kept in.
+//! quotas, push delivery, the observers' hub, the state key and the shutdown token.
 
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::config::{PushOptions, ServeConfig, StoreLocation};
+use super::config::{PushOptions, ServeConfig};
 use super::observe::Service;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
@@ -16,10 +15,6 @@ use a2a_runtime_core::quota::{QuotaLimits, Quotas};
 use a2a_runtime_core::task::{
     InMemoryTaskStore, MemoryStoreLimits, SharedTasks, TaskConfig, TaskStore,
 };
-#[cfg(feature = "postgres")]
-use a2a_runtime_sql::{PostgresStoreOptions, PostgresTaskStore};
-#[cfg(feature = "sqlite")]
-use a2a_runtime_sql::{SqliteStoreOptions, SqliteTaskStore};
 
 /// What the agents of one server share: where tasks are kept (and the replicas on it), the
 /// callers' quotas, and push delivery.
@@ -86,28 +81,8 @@ fn quota_limits(config: &ServeConfig) -> QuotaLimits {
     }
 }
 
-/// Opens the store at `location`, a memory store within `limits`.
-pub(crate) async fn open_store(
-    location: &StoreLocation,
-    limits: &Limits,
-) -> Result<Arc<dyn TaskStore>, Error> {
-    Ok(match location {
-        StoreLocation::Memory => Arc::new(memory_store(limits)),
-        #[cfg(feature = "sqlite")]
-        StoreLocation::Sqlite(path) => {
-            Arc::new(SqliteTaskStore::open(path, SqliteStoreOptions::default()).await?)
-        }
-        #[cfg(feature = "postgres")]
-        StoreLocation::Postgres(url) => {
-            Arc::new(PostgresTaskStore::connect(url, PostgresStoreOptions::default()).await?)
-        }
-        #[allow(unreachable_patterns)] // Only when a feature is left out.
-        other => return Err(missing_store_feature(other)),
-    })
-}
-
 /// A memory store within `limits`.
-fn memory_store(limits: &Limits) -> InMemoryTaskStore {
+pub(crate) fn memory_store(limits: &Limits) -> InMemoryTaskStore {
     InMemoryTaskStore::new(MemoryStoreLimits {
         max_tasks: limits.max_tasks,
         max_bytes: limits.max_store_bytes,
@@ -151,20 +126,6 @@ fn pusher(options: &PushOptions, store: &Arc<dyn TaskStore>, meter: Meter) -> Op
         queue: options.queue_per_config,
     };
     Some(Arc::new(Pusher::metered(settings, store.outbox(), meter)))
-}
-
-/// The error for a store this build cannot open: its feature was left out.
-#[allow(dead_code)] // Unused when every store feature is on.
-fn missing_store_feature(location: &StoreLocation) -> Error {
-    let feature = match location {
-        StoreLocation::Sqlite(_) => "sqlite",
-        StoreLocation::Postgres(_) => "postgres",
-        StoreLocation::Memory => "server",
-    };
-    Error::Config(format!(
-        "--store {location}: this store needs the `{feature}` feature of a2a-runtime, which \
-         this build leaves out (add it to the a2a-runtime dependency in Cargo.toml)"
-    ))
 }
 
 /// The task layer's share of the limits.

@@ -38,7 +38,7 @@ impl ServeConfig {
     /// too, so the processes MCP hosts start for their sessions share it.
     pub fn records_location(&self, agent_name: &str) -> StoreLocation {
         match &self.store {
-            Some(tasks) => records_beside(tasks),
+            Some(tasks) => super::storage::records_beside(tasks),
             None if cfg!(feature = "sqlite") => StoreLocation::Sqlite(
                 a2a_runtime_core::data_dir::agent_data_dir(self.data_dir.clone(), agent_name)
                     .join("records.sqlite3"),
@@ -50,36 +50,8 @@ impl ServeConfig {
     /// Opens the agent's records at [`records_location`](Self::records_location).
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub async fn open_records(&self, agent_name: &str) -> Result<Records, Error> {
-        open_records(&self.records_location(agent_name))
+        super::storage::open_records(&self.records_location(agent_name))
             .await
             .map_err(|e| Error::Config(format!("the agent's records: {e}")))
-    }
-}
-
-/// Where the server's own records go beside tasks kept at `tasks` (grants, usage, an agent's
-/// records): `records.sqlite3` beside a SQLite store's file, the same Postgres database, memory
-/// beside memory.
-pub(crate) fn records_beside(tasks: &StoreLocation) -> StoreLocation {
-    match tasks {
-        StoreLocation::Sqlite(path) => {
-            StoreLocation::Sqlite(path.with_file_name("records.sqlite3"))
-        }
-        other => other.clone(),
-    }
-}
-
-/// Records at `location` (for a SQLite location, that very file).
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) async fn open_records(location: &StoreLocation) -> Result<Records, String> {
-    match location {
-        StoreLocation::Memory => Ok(Records::memory()),
-        #[cfg(feature = "sqlite")]
-        StoreLocation::Sqlite(path) => Records::sqlite(path).await.map_err(|e| e.to_string()),
-        #[cfg(feature = "postgres")]
-        StoreLocation::Postgres(url) => Records::postgres(url).await.map_err(|e| e.to_string()),
-        #[allow(unreachable_patterns)] // Only when a store feature is left out.
-        other => Err(format!(
-            "the store {other} needs a feature this build leaves out"
-        )),
     }
 }

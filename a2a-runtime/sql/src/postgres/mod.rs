@@ -136,6 +136,13 @@ impl PostgresTaskStore {
             .connect_with(connect.application_name("a2a-runtime"))
             .await
             .map_err(StoreError::backend)?;
+        Self::on_pool(pool, options).await
+    }
+
+    /// The store in the database `pool` connects to, through that pool (the one the server's
+    /// other records share: [`Records::postgres_pool`](crate::Records::postgres_pool)); runs
+    /// the schema's migrations.
+    pub async fn on_pool(pool: PgPool, options: PostgresStoreOptions) -> Result<Self, StoreError> {
         migrate(&pool).await?;
         let replicas = Replicas::join(pool.clone(), options.lease).await?;
         let writer = Writer::start(pool.clone());

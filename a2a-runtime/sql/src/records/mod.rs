@@ -37,6 +37,7 @@ mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod put;
+mod shared;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
@@ -229,6 +230,49 @@ impl Records {
         Ok(Self::with(Backend::Postgres(
             postgres::PgRecords::connect(url).await?,
         )))
+    }
+
+    /// The records of the SQLite file at `path` this process shares: every caller gets one
+    /// handle (one writer connection, one background task) while any holds it, so what the
+    /// server keeps beside its tasks (an agent's records, grants, usage) goes through one
+    /// writer. [`sqlite`](Self::sqlite) opens a handle of its own, as another process would.
+    #[cfg(feature = "sqlite")]
+    pub async fn shared_sqlite(path: impl AsRef<Path>) -> Result<Self, RecordError> {
+        let path = path.as_ref();
+        let key = format!("sqlite:{}", shared::canonical(path)?.display());
+        shared::get_or_open(key, Self::sqlite(path)).await
+    }
+
+    /// The records of the Postgres database at `url` this process shares, over one pool of
+    /// `max_connections` (made by the first caller), which the task store and usage on that
+    /// database take too ([`postgres_pool`](Self::postgres_pool)).
+    #[cfg(feature = "postgres")]
+    pub async fn shared_postgres(url: &str, max_connections: u32) -> Result<Self, RecordError> {
+        let open = async {
+            let pool = postgres::pool(url, max_connections).await?;
+            Ok(Self::with(Backend::Postgres(
+                postgres::PgRecords::on(pool).await?,
+            )))
+        };
+        shared::get_or_open(format!("postgres:{url}"), open).await
+    }
+
+    /// The SQLite writer and readers of the file these records are in, if they are in one.
+    #[cfg(feature = "sqlite")]
+    pub(crate) fn sqlite_pools(&self) -> Option<(sqlx::SqlitePool, sqlx::SqlitePool)> {
+        match &self.inner.backend {
+            Backend::Sqlite(sqlite) => Some(sqlite.pools()),
+            _ => None,
+        }
+    }
+
+    /// The Postgres pool of the database these records are in, if they are in one.
+    #[cfg(feature = "postgres")]
+    pub fn postgres_pool(&self) -> Option<sqlx::PgPool> {
+        match &self.inner.backend {
+            Backend::Postgres(postgres) => Some(postgres.pool()),
+            _ => None,
+        }
     }
 
     /// The records of the agent named `agent_name` where `serve()` keeps its tasks by default:

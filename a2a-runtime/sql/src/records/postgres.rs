@@ -125,6 +125,17 @@ pub(super) struct PgRecords {
     listening: tokio::sync::OnceCell<()>,
 }
 
+/// A pool on the database at `url`, of at most `max_connections`.
+pub(super) async fn pool(url: &str, max_connections: u32) -> Result<PgPool, RecordError> {
+    let options: PgConnectOptions = url.parse().map_err(backend)?;
+    PgPoolOptions::new()
+        .max_connections(max_connections.max(2))
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options.application_name("a2a-runtime"))
+        .await
+        .map_err(backend)
+}
+
 impl PgRecords {
     pub(super) async fn connect(url: &str) -> Result<Self, RecordError> {
         let options: PgConnectOptions = url.parse().map_err(backend)?;
@@ -134,6 +145,11 @@ impl PgRecords {
             .connect_with(options.application_name("a2a-runtime records"))
             .await
             .map_err(backend)?;
+        Self::on(pool).await
+    }
+
+    /// The records of the database `pool` connects to, through that pool.
+    pub(super) async fn on(pool: PgPool) -> Result<Self, RecordError> {
         // Replicas starting together take turns.
         let mut tx = pool.begin().await.map_err(backend)?;
         sqlx::query("SELECT pg_advisory_xact_lock(hashtext('a2a_records'))")
@@ -148,6 +164,11 @@ impl PgRecords {
             pool,
             listening: tokio::sync::OnceCell::new(),
         })
+    }
+
+    /// The pool, for others of this process that keep their tables in the database (usage).
+    pub(crate) fn pool(&self) -> PgPool {
+        self.pool.clone()
     }
 
     pub(super) async fn write(&self, write: &Write<'_>) -> Result<Written, RecordError> {

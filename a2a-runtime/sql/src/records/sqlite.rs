@@ -161,6 +161,12 @@ impl SqliteRecords {
         })
     }
 
+    /// The file's writer connection and readers, for others of this process that keep their
+    /// tables in it (usage): writes from one process go through one connection.
+    pub(crate) fn pools(&self) -> (SqlitePool, SqlitePool) {
+        (self.writer.clone(), self.pool.clone())
+    }
+
     /// Checkpoints the write-ahead log and truncates it, when it is over [`WAL_LIMIT_BYTES`]
     /// and this process has not written for [`QUIET_US`]: run by the background task. Readers
     /// in other processes may keep the checkpoint from finishing; it is tried again later.

@@ -236,6 +236,25 @@ impl UsageStore {
         )))
     }
 
+    /// Usage beside `records`, in the same database and through its connections: the SQLite
+    /// file's one writer, or the Postgres pool; in memory beside memory records.
+    pub async fn beside(records: &crate::Records) -> Result<Self, UsageError> {
+        #[cfg(feature = "sqlite")]
+        if let Some((writer, reads)) = records.sqlite_pools() {
+            return Ok(Self::with(Backend::Sqlite(
+                sqlite::SqliteUsage::on(writer, reads).await?,
+            )));
+        }
+        #[cfg(feature = "postgres")]
+        if let Some(pool) = records.postgres_pool() {
+            return Ok(Self::with(Backend::Postgres(
+                postgres::PgUsage::on(pool).await?,
+            )));
+        }
+        let _ = records;
+        Ok(Self::memory())
+    }
+
     /// Writes `rows` and adds them to their rollups, all or nothing.
     pub async fn record(&self, rows: &[UsageRow]) -> Result<(), UsageError> {
         if rows.is_empty() {

@@ -63,6 +63,11 @@ impl PgUsage {
             .connect_with(options.application_name("a2a-runtime usage"))
             .await
             .map_err(backend)?;
+        Self::on(pool).await
+    }
+
+    /// Usage in the database `pool` connects to, through that pool.
+    pub(super) async fn on(pool: PgPool) -> Result<Self, UsageError> {
         for statement in SCHEMA {
             // Replicas starting together may race to create a table; the loser's error is
             // harmless once it exists, so the statement runs again.

@@ -12,7 +12,10 @@ use super::{RollupKey, UsageError, UsageQuery, UsageRow, UsageTotal, backend};
 /// The usage tables of one SQLite file.
 #[derive(Debug)]
 pub(super) struct SqliteUsage {
+    /// Writes (the file's one writer connection when it is shared with records).
     pool: SqlitePool,
+    /// Reads.
+    reads: SqlitePool,
 }
 
 const SCHEMA: [&str; 3] = [
@@ -71,13 +74,21 @@ impl SqliteUsage {
             .connect_with(options)
             .await
             .map_err(backend)?;
+        Self::on(pool.clone(), pool).await
+    }
+
+    /// Usage in the file `writer` writes (and `reads` reads), beside what else is kept there.
+    pub(super) async fn on(writer: SqlitePool, reads: SqlitePool) -> Result<Self, UsageError> {
         for statement in SCHEMA {
             sqlx::query(statement)
-                .execute(&pool)
+                .execute(&writer)
                 .await
                 .map_err(backend)?;
         }
-        Ok(Self { pool })
+        Ok(Self {
+            pool: writer,
+            reads,
+        })
     }
 
     pub(super) async fn record(
@@ -165,7 +176,7 @@ impl SqliteUsage {
             .bind(&query.agent)
             .bind(&query.agent)
             .bind(limit)
-            .fetch_all(&self.pool)
+            .fetch_all(&self.reads)
             .await
             .map_err(backend)?;
         rows.iter().map(total).collect()
@@ -180,7 +191,7 @@ impl SqliteUsage {
              GROUP BY caller",
         )
         .bind(since_us)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.reads)
         .await
         .map_err(backend)?;
         rows.iter()

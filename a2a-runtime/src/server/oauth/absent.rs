@@ -7,7 +7,8 @@ use tokio_util::sync::CancellationToken;
 use a2a_runtime_core::auth::AuthConfig;
 
 use super::{AgentOAuth, OAuthOptions};
-use crate::server::config::{ServeConfig, StoreLocation};
+use crate::server::config::ServeConfig;
+use crate::server::storage::Storage;
 use a2a_runtime_core::error::Error;
 
 /// No application's authorization server exists in this build.
@@ -36,7 +37,7 @@ impl Plan {
     pub(crate) async fn deploy_at(
         self,
         _bound: &ServeConfig,
-        _location: Option<&StoreLocation>,
+        _storage: Option<&Storage>,
         _resources: Vec<String>,
         _scopes: Vec<String>,
         _auth: &AuthConfig,

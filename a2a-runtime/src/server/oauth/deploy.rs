@@ -14,7 +14,8 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 use super::{AgentOAuth, OAuthOptions};
-use crate::server::config::{ServeConfig, StoreLocation};
+use crate::server::config::ServeConfig;
+use crate::server::storage::Storage;
 use a2a_runtime_core::error::Error;
 
 /// How often expired codes, requests and tokens are removed.
@@ -84,13 +85,13 @@ impl Plan {
     pub(crate) async fn deploy_at(
         self,
         bound: &ServeConfig,
-        location: Option<&StoreLocation>,
+        storage: Option<&Storage>,
         resources: Vec<String>,
         scopes: Vec<String>,
         auth: &AuthConfig,
     ) -> Result<Deployed, Error> {
-        let store: Arc<dyn GrantStore> = match location {
-            Some(location) if !self.settings.has_store() => super::grants::open(location).await?,
+        let store: Arc<dyn GrantStore> = match storage {
+            Some(storage) if !self.settings.has_store() => super::grants::open(storage).await?,
             _ => Arc::new(MemoryGrants::default()),
         };
         self.deploy(bound, resources, scopes, auth, store)

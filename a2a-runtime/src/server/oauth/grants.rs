@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use a2a_runtime_oauth::{GrantStore, MemoryGrants};
+use a2a_runtime_oauth::{GrantStore, GrantStoreError, MemoryGrants};
 use a2a_runtime_types::util::BoxFuture;
 use serde_json::Value;
 
 use crate::server::config::StoreLocation;
+use crate::server::storage::Storage;
 use a2a_runtime_core::error::Error;
 
 /// Grants as [`Records`](a2a_runtime_sql::Records) documents.
@@ -21,13 +22,13 @@ impl GrantStore for RecordGrants {
         collection: &'a str,
         key: &'a str,
         value: Value,
-    ) -> BoxFuture<'a, Result<(), String>> {
+    ) -> BoxFuture<'a, Result<(), GrantStoreError>> {
         Box::pin(async move {
             self.0
                 .put(collection, key, &value)
                 .await
                 .map(drop)
-                .map_err(|e| e.to_string())
+                .map_err(GrantStoreError::backend)
         })
     }
 
@@ -35,20 +36,25 @@ impl GrantStore for RecordGrants {
         &'a self,
         collection: &'a str,
         key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, String>> {
-        Box::pin(async move { self.0.get(collection, key).await.map_err(|e| e.to_string()) })
+    ) -> BoxFuture<'a, Result<Option<Value>, GrantStoreError>> {
+        Box::pin(async move {
+            self.0
+                .get(collection, key)
+                .await
+                .map_err(GrantStoreError::backend)
+        })
     }
 
     fn delete<'a>(
         &'a self,
         collection: &'a str,
         key: &'a str,
-    ) -> BoxFuture<'a, Result<bool, String>> {
+    ) -> BoxFuture<'a, Result<bool, GrantStoreError>> {
         Box::pin(async move {
             self.0
                 .delete(collection, key)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(GrantStoreError::backend)
         })
     }
 
@@ -56,12 +62,12 @@ impl GrantStore for RecordGrants {
         &'a self,
         collection: &'a str,
         limit: usize,
-    ) -> BoxFuture<'a, Result<Vec<Value>, String>> {
+    ) -> BoxFuture<'a, Result<Vec<Value>, GrantStoreError>> {
         Box::pin(async move {
             self.0
                 .list(collection, Some(limit))
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(GrantStoreError::backend)
         })
     }
 
@@ -71,37 +77,32 @@ impl GrantStore for RecordGrants {
         key: &'a str,
         value: Value,
         limit: usize,
-    ) -> BoxFuture<'a, Result<bool, String>> {
+    ) -> BoxFuture<'a, Result<bool, GrantStoreError>> {
         Box::pin(async move {
             // Counted and written in one step: exact under racing registrations.
             match self.0.put(collection, key, &value).at_most(limit).await {
                 Ok(_) => Ok(true),
                 Err(a2a_runtime_sql::records::RecordError::Full { .. }) => Ok(false),
-                Err(other) => Err(other.to_string()),
+                Err(other) => Err(GrantStoreError::backend(other)),
             }
         })
     }
 }
 
-/// The grant store of a server keeping tasks at `location`: in memory beside memory, the
-/// `records.sqlite3` file beside a SQLite store's, the same Postgres database.
-pub(crate) async fn open(location: &StoreLocation) -> Result<Arc<dyn GrantStore>, Error> {
-    let failed = |e: &dyn std::fmt::Display| {
-        Error::Config(format!("the authorization server's grant store: {e}"))
-    };
-    if let StoreLocation::Memory = location {
+/// The grant store of a server keeping what `storage` keeps: the records beside its tasks
+/// (shared with the rest of the server), in memory beside memory.
+pub(crate) async fn open(storage: &Storage) -> Result<Arc<dyn GrantStore>, Error> {
+    if let StoreLocation::Memory = storage.location {
         return Ok(Arc::new(MemoryGrants::default()));
     }
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     {
-        let location = crate::server::startup::records_beside(location);
-        let records = crate::server::startup::open_records(&location)
-            .await
-            .map_err(|e| failed(&e))?;
-        Ok(Arc::new(RecordGrants(records)))
+        Ok(Arc::new(RecordGrants(storage.records().await?)))
     }
     #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
-    Err(failed(&format!(
-        "the store {location} needs a feature this build leaves out"
+    Err(Error::Config(format!(
+        "the authorization server's grant store: the store {} needs a feature this build \
+         leaves out",
+        storage.location
     )))
 }

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use axum::Router;
 
-use super::config::{ServeConfig, StoreLocation};
+use super::config::ServeConfig;
+use super::storage::Storage;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::observe::{CallObserver, Hub};
@@ -161,6 +162,7 @@ impl ObserveOptions {
 
 /// What a server's observers report it as: its name and version (in traces, the service).
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "otlp"), allow(dead_code))] // Only traces name the service.
 pub(crate) struct Service<'a> {
     pub(crate) name: &'a str,
     pub(crate) version: &'a str,
@@ -211,36 +213,27 @@ pub(crate) fn hub(
     Ok(builder.build())
 }
 
-/// Opens the usage store of a server keeping tasks at `location` (memory beside memory, the
-/// `records.sqlite3` file beside a SQLite store, the same Postgres database), when it records
-/// usage.
-pub(crate) async fn open(apps: &[Arc<App>], location: Option<&StoreLocation>) -> Result<(), Error> {
+/// Opens the usage store of a server, when it records usage: beside the tasks of `storage`
+/// (through the records database it shares), in memory without one.
+pub(crate) async fn open(apps: &[Arc<App>], storage: Option<&Storage>) -> Result<(), Error> {
     #[cfg(feature = "usage")]
     if let Some(recorder) = apps
         .first()
         .and_then(|app| usage::of(app.dispatcher.meter()))
     {
         let failed = |e: &dyn std::fmt::Display| Error::Config(format!("the usage store: {e}"));
-        let store = match location.map(crate::server::startup::records_beside) {
-            None | Some(StoreLocation::Memory) => a2a_runtime_sql::UsageStore::memory(),
-            Some(StoreLocation::Sqlite(records)) => a2a_runtime_sql::UsageStore::sqlite(records)
-                .await
-                .map_err(|e| failed(&e))?,
-            #[cfg(feature = "postgres")]
-            Some(StoreLocation::Postgres(url)) => a2a_runtime_sql::UsageStore::postgres(&url)
-                .await
-                .map_err(|e| failed(&e))?,
-            #[allow(unreachable_patterns)] // Only when a store feature is left out.
-            Some(other) => {
-                return Err(failed(&format!(
-                    "the store {other} needs a feature this build leaves out"
-                )));
+        let store = match storage {
+            None => a2a_runtime_sql::UsageStore::memory(),
+            Some(storage) => {
+                let records = storage.records().await?;
+                let beside = a2a_runtime_sql::UsageStore::beside(&records);
+                beside.await.map_err(|e| failed(&e))?
             }
         };
         recorder.open(store).await.map_err(|e| failed(&e))?;
     }
     #[cfg(not(feature = "usage"))]
-    let _ = (apps, location);
+    let _ = (apps, storage);
     Ok(())
 }
 
