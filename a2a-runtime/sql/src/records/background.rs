@@ -9,8 +9,6 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-#[cfg(feature = "sqlite")]
-use super::Backend;
 use super::Inner;
 
 /// How often the background task wakes: the latency of another process's change.
@@ -88,14 +86,8 @@ async fn run(inner: Weak<Inner>, stop: CancellationToken) {
             if let Err(error) = records.sweep().await {
                 tracing::warn!(%error, "expired records were not swept");
             }
-            #[cfg(feature = "sqlite")]
-            if let Backend::Sqlite(sqlite) = &inner.backend {
-                sqlite.trim_log(super::now_us()).await;
-            }
         }
-        #[cfg(feature = "sqlite")]
-        if let Backend::Sqlite(sqlite) = &inner.backend {
-            sqlite.poll(&inner.feed).await;
-        }
+        let sweeping = since_sweep.is_zero();
+        inner.backend.tick(&inner.feed, sweeping).await;
     }
 }

@@ -30,6 +30,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+mod backend;
 mod background;
 mod changes;
 mod lease;
@@ -45,6 +46,7 @@ pub use changes::{Change, ChangeKind, Changes, Missed};
 pub use lease::{Lease, LeaseError, Leases};
 pub use put::Put;
 
+use backend::Backend;
 use changes::Feed;
 
 /// The longest collection name or key, in bytes: a change must fit a Postgres notification.
@@ -172,19 +174,10 @@ pub(crate) enum Written {
     Full,
 }
 
-#[derive(Debug)]
-enum Backend {
-    Memory(memory::MemoryRecords),
-    #[cfg(feature = "sqlite")]
-    Sqlite(sqlite::SqliteRecords),
-    #[cfg(feature = "postgres")]
-    Postgres(postgres::PgRecords),
-}
-
 /// What every clone of one [`Records`] shares.
 #[derive(Debug)]
 struct Inner {
-    backend: Backend,
+    backend: Box<dyn Backend>,
     feed: Feed,
     background: background::Background,
 }
@@ -198,10 +191,10 @@ pub struct Records {
 impl Records {
     /// Records kept in memory, lost when the process ends.
     pub fn memory() -> Self {
-        Self::with(Backend::Memory(memory::MemoryRecords::default()))
+        Self::with(Box::new(memory::MemoryRecords::default()))
     }
 
-    fn with(backend: Backend) -> Self {
+    fn with(backend: Box<dyn Backend>) -> Self {
         let records = Self {
             inner: Arc::new(Inner {
                 backend,
@@ -217,7 +210,7 @@ impl Records {
     /// processes may share the file: each sees the others' writes and is told of their changes.
     #[cfg(feature = "sqlite")]
     pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self, RecordError> {
-        Ok(Self::with(Backend::Sqlite(
+        Ok(Self::with(Box::new(
             sqlite::SqliteRecords::open(path.as_ref()).await?,
         )))
     }
@@ -227,7 +220,7 @@ impl Records {
     /// changes reach the other replicas as notifications on the channel `a2a_records`.
     #[cfg(feature = "postgres")]
     pub async fn postgres(url: &str) -> Result<Self, RecordError> {
-        Ok(Self::with(Backend::Postgres(
+        Ok(Self::with(Box::new(
             postgres::PgRecords::connect(url).await?,
         )))
     }
@@ -250,9 +243,7 @@ impl Records {
     pub async fn shared_postgres(url: &str, max_connections: u32) -> Result<Self, RecordError> {
         let open = async {
             let pool = postgres::pool(url, max_connections).await?;
-            Ok(Self::with(Backend::Postgres(
-                postgres::PgRecords::on(pool).await?,
-            )))
+            Ok(Self::with(Box::new(postgres::PgRecords::on(pool).await?)))
         };
         shared::get_or_open(format!("postgres:{url}"), open).await
     }
@@ -260,19 +251,13 @@ impl Records {
     /// The SQLite writer and readers of the file these records are in, if they are in one.
     #[cfg(feature = "sqlite")]
     pub(crate) fn sqlite_pools(&self) -> Option<(sqlx::SqlitePool, sqlx::SqlitePool)> {
-        match &self.inner.backend {
-            Backend::Sqlite(sqlite) => Some(sqlite.pools()),
-            _ => None,
-        }
+        self.inner.backend.sqlite_pools()
     }
 
     /// The Postgres pool of the database these records are in, if they are in one.
     #[cfg(feature = "postgres")]
     pub fn postgres_pool(&self) -> Option<sqlx::PgPool> {
-        match &self.inner.backend {
-            Backend::Postgres(postgres) => Some(postgres.pool()),
-            _ => None,
-        }
+        self.inner.backend.postgres_pool()
     }
 
     /// The records of the agent named `agent_name` where `serve()` keeps its tasks by default:
@@ -299,11 +284,10 @@ impl Records {
 
     /// The SQLite file, unless the records are elsewhere.
     pub fn path(&self) -> Option<&Path> {
-        match &self.inner.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => Some(&sqlite.path),
-            _ => None,
-        }
+        #[cfg(feature = "sqlite")]
+        return self.inner.backend.path();
+        #[cfg(not(feature = "sqlite"))]
+        None
     }
 
     /// Stores `value` under `collection` and `key`, replacing what was there, and answers its
@@ -346,13 +330,7 @@ impl Records {
         key: &str,
     ) -> Result<Option<Entry<T>>, RecordError> {
         let now = now_us();
-        let row = match &self.inner.backend {
-            Backend::Memory(memory) => memory.get(collection, key, now),
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.get(collection, key, now).await?,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.get(collection, key, now).await?,
-        };
+        let row = self.inner.backend.get(collection, key, now).await?;
         row.map(|row| entry(collection, row)).transpose()
     }
 
@@ -375,13 +353,7 @@ impl Records {
     ) -> Result<Vec<Entry<T>>, RecordError> {
         let limit = limit.unwrap_or(usize::MAX);
         let now = now_us();
-        let rows = match &self.inner.backend {
-            Backend::Memory(memory) => memory.list(collection, limit, now),
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.list(collection, sql_limit(limit), now).await?,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.list(collection, sql_limit(limit), now).await?,
-        };
+        let rows = self.inner.backend.list(collection, limit, now).await?;
         rows.into_iter().map(|row| entry(collection, row)).collect()
     }
 
@@ -412,17 +384,10 @@ impl Records {
         check_names(collection, key)?;
         let now = now_us();
         let origin = self.inner.feed.origin();
-        let removed = match &self.inner.backend {
-            Backend::Memory(memory) => memory.delete(collection, key, version, now),
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.delete(collection, key, version, now, origin).await?,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => {
-                postgres
-                    .delete(collection, key, version, now, origin)
-                    .await?
-            }
-        };
+        let backend = &self.inner.backend;
+        let removed = backend
+            .delete(collection, key, version, now, origin)
+            .await?;
         if removed {
             self.inner
                 .feed
@@ -436,17 +401,10 @@ impl Records {
     /// before reading what you wait on, so a change in between is not lost.
     pub async fn watch(&self, prefix: &str) -> Result<Changes, RecordError> {
         let receiver = self.inner.feed.subscribe();
-        match &self.inner.backend {
-            Backend::Memory(_) => {}
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.follow().await?,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => {
-                postgres
-                    .listen(Arc::downgrade(&self.inner), self.inner.feed.origin())
-                    .await?;
-            }
-        }
+        let origin = self.inner.feed.origin();
+        (self.inner.backend)
+            .follow(Arc::downgrade(&self.inner), origin)
+            .await?;
         Ok(Changes::new(receiver, prefix, self.clone()))
     }
 
@@ -455,13 +413,7 @@ impl Records {
     pub async fn sweep(&self) -> Result<usize, RecordError> {
         let now = now_us();
         let origin = self.inner.feed.origin();
-        let expired = match &self.inner.backend {
-            Backend::Memory(memory) => memory.sweep(now),
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.sweep(now, origin).await?,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.sweep(now, origin).await?,
-        };
+        let expired = self.inner.backend.sweep(now, origin).await?;
         let count = expired.len();
         for (collection, key) in expired {
             self.inner
@@ -479,13 +431,7 @@ impl Records {
     /// Runs `write` on the backend and announces what it changed.
     async fn write(&self, write: Write<'_>) -> Result<u64, RecordError> {
         let (collection, key) = (write.collection, write.key);
-        let written = match &self.inner.backend {
-            Backend::Memory(memory) => memory.write(&write),
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.write(&write).await?,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.write(&write).await?,
-        };
+        let written = self.inner.backend.write(&write).await?;
         match written {
             Written::Stored { version, trimmed } => {
                 let feed = &self.inner.feed;

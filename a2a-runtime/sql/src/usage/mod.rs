@@ -5,8 +5,11 @@
 use std::collections::HashMap;
 #[cfg(feature = "sqlite")]
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
+use a2a_runtime_types::util::BoxFuture;
+
+mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "sqlite")]
@@ -183,37 +186,50 @@ fn rollups(rows: &[UsageRow]) -> HashMap<RollupKey, UsageTotal> {
     sums
 }
 
-/// The most rows a memory store keeps; the oldest go first (rollups stay whole).
-const MEMORY_ROWS: usize = 100_000;
+/// What a place usage is kept in does, one implementation per database (memory, SQLite,
+/// Postgres): [`UsageStore`] holds one behind this trait.
+trait UsageBackend: std::fmt::Debug + Send + Sync + 'static {
+    /// Writes `rows` and adds `sums` to their rollups, all or nothing.
+    fn record<'a>(
+        &'a self,
+        rows: &'a [UsageRow],
+        sums: HashMap<RollupKey, UsageTotal>,
+    ) -> BoxFuture<'a, Result<(), UsageError>>;
 
-#[derive(Debug, Default)]
-struct Memory {
-    rows: std::collections::VecDeque<UsageRow>,
-    rollups: HashMap<RollupKey, UsageTotal>,
-}
+    /// Totals from the rollups of hours from `since`, as `query` asks.
+    fn totals<'a>(
+        &'a self,
+        query: &'a UsageQuery,
+        since: i64,
+    ) -> BoxFuture<'a, Result<Vec<UsageTotal>, UsageError>>;
 
-#[derive(Debug)]
-enum Backend {
-    Memory(Mutex<Memory>),
-    #[cfg(feature = "sqlite")]
-    Sqlite(sqlite::SqliteUsage),
-    #[cfg(feature = "postgres")]
-    Postgres(postgres::PgUsage),
+    /// Skill calls that ran since `since_us`, by caller.
+    fn skill_calls_since(
+        &self,
+        since_us: i64,
+    ) -> BoxFuture<'_, Result<HashMap<String, u64>, UsageError>>;
+
+    /// Forgets older rows and rollups; how many rows went.
+    fn sweep(
+        &self,
+        rows_before_us: i64,
+        rollups_before_us: i64,
+    ) -> BoxFuture<'_, Result<u64, UsageError>>;
 }
 
 /// Calls as usage rows and hourly rollups. Cheap to clone; clones share the store.
 #[derive(Debug, Clone)]
 pub struct UsageStore {
-    backend: Arc<Backend>,
+    backend: Arc<dyn UsageBackend>,
 }
 
 impl UsageStore {
     /// Usage kept in memory, lost when the process ends.
     pub fn memory() -> Self {
-        Self::with(Backend::Memory(Mutex::default()))
+        Self::with(memory::MemoryUsage::default())
     }
 
-    fn with(backend: Backend) -> Self {
+    fn with(backend: impl UsageBackend) -> Self {
         Self {
             backend: Arc::new(backend),
         }
@@ -222,18 +238,14 @@ impl UsageStore {
     /// Usage in the SQLite file at `path` (tables `usage_calls` and `usage_hourly`).
     #[cfg(feature = "sqlite")]
     pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self, UsageError> {
-        Ok(Self::with(Backend::Sqlite(
-            sqlite::SqliteUsage::open(path.as_ref()).await?,
-        )))
+        Ok(Self::with(sqlite::SqliteUsage::open(path.as_ref()).await?))
     }
 
     /// Usage in the Postgres database at `url` (tables `a2a_usage_calls` and
     /// `a2a_usage_hourly`), which every replica using it shares.
     #[cfg(feature = "postgres")]
     pub async fn postgres(url: &str) -> Result<Self, UsageError> {
-        Ok(Self::with(Backend::Postgres(
-            postgres::PgUsage::connect(url).await?,
-        )))
+        Ok(Self::with(postgres::PgUsage::connect(url).await?))
     }
 
     /// Usage beside `records`, in the same database and through its connections: the SQLite
@@ -241,15 +253,11 @@ impl UsageStore {
     pub async fn beside(records: &crate::Records) -> Result<Self, UsageError> {
         #[cfg(feature = "sqlite")]
         if let Some((writer, reads)) = records.sqlite_pools() {
-            return Ok(Self::with(Backend::Sqlite(
-                sqlite::SqliteUsage::on(writer, reads).await?,
-            )));
+            return Ok(Self::with(sqlite::SqliteUsage::on(writer, reads).await?));
         }
         #[cfg(feature = "postgres")]
         if let Some(pool) = records.postgres_pool() {
-            return Ok(Self::with(Backend::Postgres(
-                postgres::PgUsage::on(pool).await?,
-            )));
+            return Ok(Self::with(postgres::PgUsage::on(pool).await?));
         }
         let _ = records;
         Ok(Self::memory())
@@ -260,57 +268,13 @@ impl UsageStore {
         if rows.is_empty() {
             return Ok(());
         }
-        let sums = rollups(rows);
-        match &*self.backend {
-            Backend::Memory(memory) => {
-                let mut memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
-                memory.rows.extend(rows.iter().cloned());
-                let excess = memory.rows.len().saturating_sub(MEMORY_ROWS);
-                memory.rows.drain(..excess);
-                for (key, sum) in sums {
-                    memory.rollups.entry(key).or_default().merge(&sum);
-                }
-                Ok(())
-            }
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.record(rows, &sums).await,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.record(rows, &sums).await,
-        }
+        self.backend.record(rows, rollups(rows)).await
     }
 
     /// Usage totals from the rollups, grouped as `query` asks, the busiest first.
     pub async fn totals(&self, query: &UsageQuery) -> Result<Vec<UsageTotal>, UsageError> {
         let since = query.since_us - query.since_us.rem_euclid(HOUR_US);
-        match &*self.backend {
-            Backend::Memory(memory) => {
-                let memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
-                let mut groups: HashMap<String, UsageTotal> = HashMap::new();
-                let matching = memory.rollups.iter().filter(|((hour, agent, ..), _)| {
-                    *hour >= since
-                        && *hour < query.until_us
-                        && query.agent.as_ref().is_none_or(|only| only == agent)
-                });
-                for ((_, agent, _, name, caller), sum) in matching {
-                    let key = match query.by {
-                        UsageBy::Caller => caller,
-                        UsageBy::Skill => name,
-                        UsageBy::Agent => agent,
-                    };
-                    let group = groups.entry(key.clone()).or_default();
-                    group.key.clone_from(key);
-                    group.merge(sum);
-                }
-                let mut totals: Vec<UsageTotal> = groups.into_values().collect();
-                totals.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.key.cmp(&b.key)));
-                totals.truncate(query.limit);
-                Ok(totals)
-            }
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.totals(query, since).await,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.totals(query, since).await,
-        }
+        self.backend.totals(query, since).await
     }
 
     /// Skill calls that ran since `since_us` (an hour's start), by caller: what call budgets
@@ -319,23 +283,7 @@ impl UsageStore {
         &self,
         since_us: i64,
     ) -> Result<HashMap<String, u64>, UsageError> {
-        match &*self.backend {
-            Backend::Memory(memory) => {
-                let memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
-                let mut counts: HashMap<String, u64> = HashMap::new();
-                for ((hour, _, kind, _, caller), sum) in &memory.rollups {
-                    if *hour >= since_us && kind == "skill" {
-                        *counts.entry(caller.clone()).or_default() +=
-                            u64::try_from(sum.ran).unwrap_or(0);
-                    }
-                }
-                Ok(counts)
-            }
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.skill_calls_since(since_us).await,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.skill_calls_since(since_us).await,
-        }
+        self.backend.skill_calls_since(since_us).await
     }
 
     /// Forgets rows that started before `rows_before_us` and rollups of hours before
@@ -345,20 +293,6 @@ impl UsageStore {
         rows_before_us: i64,
         rollups_before_us: i64,
     ) -> Result<u64, UsageError> {
-        match &*self.backend {
-            Backend::Memory(memory) => {
-                let mut memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
-                let before = memory.rows.len();
-                memory.rows.retain(|row| row.at_us >= rows_before_us);
-                memory
-                    .rollups
-                    .retain(|(hour, ..), _| *hour >= rollups_before_us);
-                Ok((before - memory.rows.len()) as u64)
-            }
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(sqlite) => sqlite.sweep(rows_before_us, rollups_before_us).await,
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(postgres) => postgres.sweep(rows_before_us, rollups_before_us).await,
-        }
+        self.backend.sweep(rows_before_us, rollups_before_us).await
     }
 }

@@ -1,0 +1,234 @@
+//! What a place records are kept in does, one implementation per database (memory, a SQLite
+//! file, a Postgres database): [`Records`](super::Records) holds one behind this trait, as sqlx
+//! holds a driver behind its own, so a new database is one more implementation, not one more
+//! arm in every operation.
+
+#[cfg(feature = "sqlite")]
+use std::path::Path;
+use std::sync::Weak;
+
+use a2a_runtime_types::util::BoxFuture;
+
+use super::changes::Feed;
+use super::{Inner, RecordError, Row, Write, Written};
+
+/// The rows a sweep removed: each expired record's collection and key.
+pub(crate) type Expired = Vec<(String, String)>;
+
+/// See the module docs. Times are microseconds since the epoch; `origin` names this process's
+/// writes, so it knows its own changes when the database reports them back.
+pub(crate) trait Backend: std::fmt::Debug + Send + Sync + 'static {
+    /// The live record under `collection` and `key`.
+    fn get<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Option<Row>, RecordError>>;
+
+    /// The live records of `collection`, newest first, at most `limit`.
+    fn list<'a>(
+        &'a self,
+        collection: &'a str,
+        limit: usize,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>>;
+
+    /// Removes the record (only at `version`, when given); whether it was there.
+    fn delete<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        version: Option<u64>,
+        now: i64,
+        origin: i64,
+    ) -> BoxFuture<'a, Result<bool, RecordError>>;
+
+    /// Makes `write`.
+    fn write<'a>(&'a self, write: &'a Write<'a>) -> BoxFuture<'a, Result<Written, RecordError>>;
+
+    /// Removes what has expired.
+    fn sweep(&self, now: i64, origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>>;
+
+    /// Starts following the changes others sharing the database make, for `inner`'s watchers.
+    fn follow(&self, _inner: Weak<Inner>, _origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    /// What the background task does at each tick besides sweeping: hands `feed` the changes
+    /// other processes made, and on a sweep's tick (`sweeping`) tidies up.
+    fn tick<'a>(&'a self, _feed: &'a Feed, _sweeping: bool) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+
+    /// The SQLite file, for records kept in one.
+    #[cfg(feature = "sqlite")]
+    fn path(&self) -> Option<&Path> {
+        None
+    }
+
+    /// The file's writer connection and readers, for records kept in a SQLite file.
+    #[cfg(feature = "sqlite")]
+    fn sqlite_pools(&self) -> Option<(sqlx::SqlitePool, sqlx::SqlitePool)> {
+        None
+    }
+
+    /// The pool, for records kept in a Postgres database.
+    #[cfg(feature = "postgres")]
+    fn postgres_pool(&self) -> Option<sqlx::PgPool> {
+        None
+    }
+}
+
+impl Backend for super::memory::MemoryRecords {
+    fn get<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Option<Row>, RecordError>> {
+        let row = Self::get(self, collection, key, now);
+        Box::pin(async move { Ok(row) })
+    }
+
+    fn list<'a>(
+        &'a self,
+        collection: &'a str,
+        limit: usize,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>> {
+        let rows = Self::list(self, collection, limit, now);
+        Box::pin(async move { Ok(rows) })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        version: Option<u64>,
+        now: i64,
+        _origin: i64,
+    ) -> BoxFuture<'a, Result<bool, RecordError>> {
+        let removed = Self::delete(self, collection, key, version, now);
+        Box::pin(async move { Ok(removed) })
+    }
+
+    fn write<'a>(&'a self, write: &'a Write<'a>) -> BoxFuture<'a, Result<Written, RecordError>> {
+        let written = Self::write(self, write);
+        Box::pin(async move { Ok(written) })
+    }
+
+    fn sweep(&self, now: i64, _origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>> {
+        let expired = Self::sweep(self, now);
+        Box::pin(async move { Ok(expired) })
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl Backend for super::sqlite::SqliteRecords {
+    fn get<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Option<Row>, RecordError>> {
+        Box::pin(Self::get(self, collection, key, now))
+    }
+
+    fn list<'a>(
+        &'a self,
+        collection: &'a str,
+        limit: usize,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>> {
+        Box::pin(Self::list(self, collection, super::sql_limit(limit), now))
+    }
+
+    fn delete<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        version: Option<u64>,
+        now: i64,
+        origin: i64,
+    ) -> BoxFuture<'a, Result<bool, RecordError>> {
+        Box::pin(Self::delete(self, collection, key, version, now, origin))
+    }
+
+    fn write<'a>(&'a self, write: &'a Write<'a>) -> BoxFuture<'a, Result<Written, RecordError>> {
+        Box::pin(Self::write(self, write))
+    }
+
+    fn sweep(&self, now: i64, origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>> {
+        Box::pin(Self::sweep(self, now, origin))
+    }
+
+    fn follow(&self, _inner: Weak<Inner>, _origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
+        Box::pin(Self::follow(self))
+    }
+
+    fn tick<'a>(&'a self, feed: &'a Feed, sweeping: bool) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if sweeping {
+                self.trim_log(super::now_us()).await;
+            }
+            self.poll(feed).await;
+        })
+    }
+
+    fn path(&self) -> Option<&Path> {
+        Some(&self.path)
+    }
+
+    fn sqlite_pools(&self) -> Option<(sqlx::SqlitePool, sqlx::SqlitePool)> {
+        Some(self.pools())
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Backend for super::postgres::PgRecords {
+    fn get<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Option<Row>, RecordError>> {
+        Box::pin(Self::get(self, collection, key, now))
+    }
+
+    fn list<'a>(
+        &'a self,
+        collection: &'a str,
+        limit: usize,
+        now: i64,
+    ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>> {
+        Box::pin(Self::list(self, collection, super::sql_limit(limit), now))
+    }
+
+    fn delete<'a>(
+        &'a self,
+        collection: &'a str,
+        key: &'a str,
+        version: Option<u64>,
+        now: i64,
+        origin: i64,
+    ) -> BoxFuture<'a, Result<bool, RecordError>> {
+        Box::pin(Self::delete(self, collection, key, version, now, origin))
+    }
+
+    fn write<'a>(&'a self, write: &'a Write<'a>) -> BoxFuture<'a, Result<Written, RecordError>> {
+        Box::pin(Self::write(self, write))
+    }
+
+    fn sweep(&self, now: i64, origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>> {
+        Box::pin(Self::sweep(self, now, origin))
+    }
+
+    fn follow(&self, inner: Weak<Inner>, origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
+        Box::pin(self.listen(inner, origin))
+    }
+
+    fn postgres_pool(&self) -> Option<sqlx::PgPool> {
+        Some(self.pool())
+    }
+}
