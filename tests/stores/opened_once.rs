@@ -40,6 +40,20 @@ async fn keep_something(server: &TestServer) {
     assert_eq!(registered.status(), 201);
 }
 
+/// Serves the lab keeping its tasks at `store`, with the agent's own records opened before the
+/// server as an application does (and returned), and keeps something of every kind.
+async fn serve_keeping_everything(store: StoreLocation) -> a2a_runtime::records::Records {
+    let config = keeping_everything(store);
+    let records = config.open_records("Lab").await.unwrap();
+    records.put("notes", "first", &1).await.unwrap();
+    let server = Lab
+        .server()
+        .config(config)
+        .authorization_server(OAuthServer::dev_user("alice"));
+    keep_something(&start(server).await).await;
+    records
+}
+
 /// The connections this process holds on the SQLite file `path` (each has it open once).
 fn connections_on(path: &std::path::Path) -> usize {
     std::fs::read_dir("/proc/self/fd")
@@ -54,16 +68,7 @@ async fn the_agents_records_grants_and_usage_share_one_connection_to_the_records
     let dir = scratch("opened-once");
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.canonicalize().unwrap();
-    let config = keeping_everything(StoreLocation::Sqlite(dir.join("tasks.sqlite3")));
-    // The agent's own records, opened before the server as an application does.
-    let records = config.open_records("Lab").await.unwrap();
-    records.put("notes", "first", &1).await.unwrap();
-    let server = Lab
-        .server()
-        .config(config)
-        .authorization_server(OAuthServer::dev_user("alice"));
-    let server = start(server).await;
-    keep_something(&server).await;
+    let records = serve_keeping_everything(StoreLocation::Sqlite(dir.join("tasks.sqlite3"))).await;
     records.put("notes", "second", &2).await.unwrap();
     // One handle: its writer and the readers a sequential use opened. Three handles (the
     // agent's, the grants', usage's) would hold at least five: a writer and a reader each,
@@ -81,15 +86,7 @@ async fn on_postgres_the_tasks_records_grants_and_usage_share_one_pool() {
     let Some(url) = a2a_tests::postgres::fresh_database("opened_once").await else {
         return;
     };
-    let config = keeping_everything(StoreLocation::Postgres(url.clone()));
-    let records = config.open_records("Lab").await.unwrap();
-    records.put("notes", "first", &1).await.unwrap();
-    let server = Lab
-        .server()
-        .config(config)
-        .authorization_server(OAuthServer::dev_user("alice"));
-    let server = start(server).await;
-    keep_something(&server).await;
+    let _records = serve_keeping_everything(StoreLocation::Postgres(url.clone())).await;
     // Every connection of this process to the database is of one pool, named once.
     let names = application_names(&url).await;
     assert_eq!(names, ["a2a-runtime"], "the pools connected: {names:?}");

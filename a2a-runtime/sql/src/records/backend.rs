@@ -124,44 +124,56 @@ impl Backend for super::memory::MemoryRecords {
     }
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+/// The operations a SQL database's records implement as inherent `async fn`s of the same names
+/// (a list's limit as SQL's `i64`).
+macro_rules! sql_operations {
+    () => {
+        fn get<'a>(
+            &'a self,
+            collection: &'a str,
+            key: &'a str,
+            now: i64,
+        ) -> BoxFuture<'a, Result<Option<Row>, RecordError>> {
+            Box::pin(Self::get(self, collection, key, now))
+        }
+
+        fn list<'a>(
+            &'a self,
+            collection: &'a str,
+            limit: usize,
+            now: i64,
+        ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>> {
+            Box::pin(Self::list(self, collection, super::sql_limit(limit), now))
+        }
+
+        fn delete<'a>(
+            &'a self,
+            collection: &'a str,
+            key: &'a str,
+            version: Option<u64>,
+            now: i64,
+            origin: i64,
+        ) -> BoxFuture<'a, Result<bool, RecordError>> {
+            Box::pin(Self::delete(self, collection, key, version, now, origin))
+        }
+
+        fn write<'a>(
+            &'a self,
+            write: &'a Write<'a>,
+        ) -> BoxFuture<'a, Result<Written, RecordError>> {
+            Box::pin(Self::write(self, write))
+        }
+
+        fn sweep(&self, now: i64, origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>> {
+            Box::pin(Self::sweep(self, now, origin))
+        }
+    };
+}
+
 #[cfg(feature = "sqlite")]
 impl Backend for super::sqlite::SqliteRecords {
-    fn get<'a>(
-        &'a self,
-        collection: &'a str,
-        key: &'a str,
-        now: i64,
-    ) -> BoxFuture<'a, Result<Option<Row>, RecordError>> {
-        Box::pin(Self::get(self, collection, key, now))
-    }
-
-    fn list<'a>(
-        &'a self,
-        collection: &'a str,
-        limit: usize,
-        now: i64,
-    ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>> {
-        Box::pin(Self::list(self, collection, super::sql_limit(limit), now))
-    }
-
-    fn delete<'a>(
-        &'a self,
-        collection: &'a str,
-        key: &'a str,
-        version: Option<u64>,
-        now: i64,
-        origin: i64,
-    ) -> BoxFuture<'a, Result<bool, RecordError>> {
-        Box::pin(Self::delete(self, collection, key, version, now, origin))
-    }
-
-    fn write<'a>(&'a self, write: &'a Write<'a>) -> BoxFuture<'a, Result<Written, RecordError>> {
-        Box::pin(Self::write(self, write))
-    }
-
-    fn sweep(&self, now: i64, origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>> {
-        Box::pin(Self::sweep(self, now, origin))
-    }
+    sql_operations!();
 
     fn follow(&self, _inner: Weak<Inner>, _origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
         Box::pin(Self::follow(self))
@@ -187,42 +199,7 @@ impl Backend for super::sqlite::SqliteRecords {
 
 #[cfg(feature = "postgres")]
 impl Backend for super::postgres::PgRecords {
-    fn get<'a>(
-        &'a self,
-        collection: &'a str,
-        key: &'a str,
-        now: i64,
-    ) -> BoxFuture<'a, Result<Option<Row>, RecordError>> {
-        Box::pin(Self::get(self, collection, key, now))
-    }
-
-    fn list<'a>(
-        &'a self,
-        collection: &'a str,
-        limit: usize,
-        now: i64,
-    ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>> {
-        Box::pin(Self::list(self, collection, super::sql_limit(limit), now))
-    }
-
-    fn delete<'a>(
-        &'a self,
-        collection: &'a str,
-        key: &'a str,
-        version: Option<u64>,
-        now: i64,
-        origin: i64,
-    ) -> BoxFuture<'a, Result<bool, RecordError>> {
-        Box::pin(Self::delete(self, collection, key, version, now, origin))
-    }
-
-    fn write<'a>(&'a self, write: &'a Write<'a>) -> BoxFuture<'a, Result<Written, RecordError>> {
-        Box::pin(Self::write(self, write))
-    }
-
-    fn sweep(&self, now: i64, origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>> {
-        Box::pin(Self::sweep(self, now, origin))
-    }
+    sql_operations!();
 
     fn follow(&self, inner: Weak<Inner>, origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
         Box::pin(self.listen(inner, origin))

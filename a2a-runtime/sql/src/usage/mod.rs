@@ -7,7 +7,45 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use a2a_runtime_types::util::BoxFuture;
+/// A SQL database's [`UsageBackend`]: its inherent `async fn`s of the same names.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+macro_rules! sql_usage_backend {
+    ($ty:ty) => {
+        impl super::UsageBackend for $ty {
+            fn record<'a>(
+                &'a self,
+                rows: &'a [UsageRow],
+                sums: HashMap<RollupKey, UsageTotal>,
+            ) -> a2a_runtime_types::util::BoxFuture<'a, Result<(), UsageError>> {
+                Box::pin(async move { Self::record(self, rows, &sums).await })
+            }
+
+            fn totals<'a>(
+                &'a self,
+                query: &'a UsageQuery,
+                since: i64,
+            ) -> a2a_runtime_types::util::BoxFuture<'a, Result<Vec<UsageTotal>, UsageError>> {
+                Box::pin(Self::totals(self, query, since))
+            }
+
+            fn skill_calls_since(
+                &self,
+                since_us: i64,
+            ) -> a2a_runtime_types::util::BoxFuture<'_, Result<HashMap<String, u64>, UsageError>>
+            {
+                Box::pin(Self::skill_calls_since(self, since_us))
+            }
+
+            fn sweep(
+                &self,
+                rows_before_us: i64,
+                rollups_before_us: i64,
+            ) -> a2a_runtime_types::util::BoxFuture<'_, Result<u64, UsageError>> {
+                Box::pin(Self::sweep(self, rows_before_us, rollups_before_us))
+            }
+        }
+    };
+}
 
 mod memory;
 #[cfg(feature = "postgres")]
@@ -194,27 +232,27 @@ trait UsageBackend: std::fmt::Debug + Send + Sync + 'static {
         &'a self,
         rows: &'a [UsageRow],
         sums: HashMap<RollupKey, UsageTotal>,
-    ) -> BoxFuture<'a, Result<(), UsageError>>;
+    ) -> a2a_runtime_types::util::BoxFuture<'a, Result<(), UsageError>>;
 
     /// Totals from the rollups of hours from `since`, as `query` asks.
     fn totals<'a>(
         &'a self,
         query: &'a UsageQuery,
         since: i64,
-    ) -> BoxFuture<'a, Result<Vec<UsageTotal>, UsageError>>;
+    ) -> a2a_runtime_types::util::BoxFuture<'a, Result<Vec<UsageTotal>, UsageError>>;
 
     /// Skill calls that ran since `since_us`, by caller.
     fn skill_calls_since(
         &self,
         since_us: i64,
-    ) -> BoxFuture<'_, Result<HashMap<String, u64>, UsageError>>;
+    ) -> a2a_runtime_types::util::BoxFuture<'_, Result<HashMap<String, u64>, UsageError>>;
 
     /// Forgets older rows and rollups; how many rows went.
     fn sweep(
         &self,
         rows_before_us: i64,
         rollups_before_us: i64,
-    ) -> BoxFuture<'_, Result<u64, UsageError>>;
+    ) -> a2a_runtime_types::util::BoxFuture<'_, Result<u64, UsageError>>;
 }
 
 /// Calls as usage rows and hourly rollups. Cheap to clone; clones share the store.

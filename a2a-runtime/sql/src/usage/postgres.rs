@@ -6,8 +6,6 @@ use std::time::Duration;
 use sqlx::Row as _;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
-use a2a_runtime_types::util::BoxFuture;
-
 use super::{RollupKey, UsageError, UsageQuery, UsageRow, UsageTotal, backend};
 
 /// The usage tables of one database.
@@ -230,35 +228,4 @@ fn total(row: &sqlx::postgres::PgRow) -> Result<UsageTotal, UsageError> {
     })
 }
 
-impl super::UsageBackend for PgUsage {
-    fn record<'a>(
-        &'a self,
-        rows: &'a [UsageRow],
-        sums: HashMap<RollupKey, UsageTotal>,
-    ) -> BoxFuture<'a, Result<(), UsageError>> {
-        Box::pin(async move { Self::record(self, rows, &sums).await })
-    }
-
-    fn totals<'a>(
-        &'a self,
-        query: &'a UsageQuery,
-        since: i64,
-    ) -> BoxFuture<'a, Result<Vec<UsageTotal>, UsageError>> {
-        Box::pin(Self::totals(self, query, since))
-    }
-
-    fn skill_calls_since(
-        &self,
-        since_us: i64,
-    ) -> BoxFuture<'_, Result<HashMap<String, u64>, UsageError>> {
-        Box::pin(Self::skill_calls_since(self, since_us))
-    }
-
-    fn sweep(
-        &self,
-        rows_before_us: i64,
-        rollups_before_us: i64,
-    ) -> BoxFuture<'_, Result<u64, UsageError>> {
-        Box::pin(Self::sweep(self, rows_before_us, rollups_before_us))
-    }
-}
+sql_usage_backend!(PgUsage);
