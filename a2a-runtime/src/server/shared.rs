@@ -12,9 +12,7 @@ use a2a_runtime_core::limits::Limits;
 use a2a_runtime_core::observe::{CallObserver, Hub, Meter};
 use a2a_runtime_core::push::{PushSettings, Pusher};
 use a2a_runtime_core::quota::{QuotaLimits, Quotas};
-use a2a_runtime_core::task::{
-    InMemoryTaskStore, MemoryStoreLimits, SharedTasks, TaskConfig, TaskStore,
-};
+use a2a_runtime_core::task::{SharedTasks, TaskConfig, TaskStore};
 
 /// What the agents of one server share: where tasks are kept (and the replicas on it), the
 /// callers' quotas, and push delivery.
@@ -41,7 +39,7 @@ impl Shared {
         shutdown: CancellationToken,
     ) -> Result<Self, Error> {
         let limits = &config.limits;
-        let store = store.unwrap_or_else(|| Arc::new(memory_store(limits)));
+        let store = store.unwrap_or_else(|| Arc::new(super::storage::memory_store(limits)));
         let state_key = state_key(config, store.coordination().is_some())?;
         let quotas = Quotas::new(quota_limits(config));
         let hub = super::observe::hub(config, observers, &quotas, service)?;
@@ -79,15 +77,6 @@ fn quota_limits(config: &ServeConfig) -> QuotaLimits {
         tasks_per_second: limits.tasks_per_second_per_caller,
         burst: limits.task_burst_per_caller,
     }
-}
-
-/// A memory store within `limits`.
-pub(crate) fn memory_store(limits: &Limits) -> InMemoryTaskStore {
-    InMemoryTaskStore::new(MemoryStoreLimits {
-        max_tasks: limits.max_tasks,
-        max_bytes: limits.max_store_bytes,
-        ttl: limits.task_ttl,
-    })
 }
 
 /// The key MCP `requestState`s are sealed with, at least as long as it must be; replicas

@@ -7,10 +7,9 @@
 use std::sync::Arc;
 
 use super::config::StoreLocation;
-use super::shared::memory_store;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
-use a2a_runtime_core::task::TaskStore;
+use a2a_runtime_core::task::{InMemoryTaskStore, MemoryStoreLimits, TaskStore};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use a2a_runtime_sql::Records;
 
@@ -97,6 +96,15 @@ impl Storage {
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 fn records_failed(error: &dyn std::fmt::Display) -> Error {
     Error::Config(format!("the records beside the tasks: {error}"))
+}
+
+/// A memory store within `limits`.
+pub(crate) fn memory_store(limits: &Limits) -> InMemoryTaskStore {
+    InMemoryTaskStore::new(MemoryStoreLimits {
+        max_tasks: limits.max_tasks,
+        max_bytes: limits.max_store_bytes,
+        ttl: limits.task_ttl,
+    })
 }
 
 /// Where the server's own records go beside tasks kept at `tasks` (grants, usage, an agent's
