@@ -6,6 +6,7 @@
 mod abuse;
 mod clients;
 mod durability;
+mod field;
 mod flow;
 mod sign_in;
 

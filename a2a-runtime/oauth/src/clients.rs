@@ -183,9 +183,32 @@ impl RedirectPolicy {
     }
 }
 
-/// Checks one redirect URI: https, or http on a loopback address (any port), no fragment,
-/// and admitted by `policy`.
-pub(crate) fn check_redirect_uri(uri: &str, policy: &RedirectPolicy) -> Result<(), OAuthError> {
+/// Schemes no app may claim as its own: they reach a browser, a file or a script.
+const NOT_PRIVATE_SCHEMES: [&str; 13] = [
+    "http",
+    "javascript",
+    "data",
+    "file",
+    "vbscript",
+    "about",
+    "blob",
+    "ftp",
+    "ws",
+    "wss",
+    "mailto",
+    "tel",
+    "chrome",
+];
+
+/// Checks one redirect URI: https, or http on a loopback address (any port), no fragment, and
+/// admitted by `policy`; `native_public` also admits a public native app's private-use
+/// scheme (RFC 8252 §7.1: `com.example.app:/cb`, or a vendor's such as `cursor://`), which only
+/// that app on the user's machine receives.
+fn check_redirect(
+    uri: &str,
+    policy: &RedirectPolicy,
+    native_public: bool,
+) -> Result<(), OAuthError> {
     let bad = |why: &str| OAuthError::InvalidRedirectUri(format!("redirect URI `{uri}` {why}"));
     let url = Url::parse(uri).map_err(|e| bad(&format!("is not an absolute URL ({e})")))?;
     if url.fragment().is_some() {
@@ -196,6 +219,7 @@ pub(crate) fn check_redirect_uri(uri: &str, policy: &RedirectPolicy) -> Result<(
     match url.scheme() {
         "https" if url.host().is_some() => {}
         "http" if is_loopback(&url) => {}
+        scheme if native_public && !NOT_PRIVATE_SCHEMES.contains(&scheme) => return Ok(()),
         "http" => {
             return Err(bad(
                 "is plain http on a host that is not loopback; use https, or http on \
@@ -244,6 +268,7 @@ fn same_loopback_except_port(registered: &str, presented: &str) -> bool {
 }
 
 /// The fields of a client's metadata both registration and metadata documents read.
+#[derive(Debug)]
 pub(crate) struct Metadata {
     pub(crate) client_name: Option<String>,
     pub(crate) client_uri: Option<String>,
@@ -259,21 +284,23 @@ pub(crate) fn read_metadata(
     policy: &RedirectPolicy,
     default_auth: &str,
 ) -> Result<Metadata, OAuthError> {
-    let redirect_uris = redirect_uris(fields, policy)?;
-    let grant_types = grant_types(fields)?;
-    if let Some(types) = strings(fields, "response_types")?
-        && types.iter().any(|t| t != "code")
-    {
-        return Err(OAuthError::InvalidClientMetadata(format!(
-            "`response_types` is {types:?}; this server answers the `code` response type only"
-        )));
-    }
     let method =
         text(fields, "token_endpoint_auth_method")?.unwrap_or_else(|| default_auth.to_owned());
     if !AUTH_METHODS.contains(&method.as_str()) {
         return Err(OAuthError::InvalidClientMetadata(format!(
             "`token_endpoint_auth_method` is `{method}`; this server supports {}",
             AUTH_METHODS.join(", ")
+        )));
+    }
+    // A public native app may name a private-use scheme of its own (RFC 8252 §7.1).
+    let native = text(fields, "application_type")?.as_deref() == Some("native");
+    let redirect_uris = redirect_uris(fields, policy, native && method == "none")?;
+    let grant_types = grant_types(fields)?;
+    if let Some(types) = strings(fields, "response_types")?
+        && !types.iter().any(|t| t == "code")
+    {
+        return Err(OAuthError::InvalidClientMetadata(format!(
+            "`response_types` is {types:?}; this server answers the `code` response type only"
         )));
     }
     let client_name = text(fields, "client_name")?.map(|name| {
@@ -294,11 +321,14 @@ pub(crate) fn read_metadata(
     })
 }
 
-/// The metadata's `redirect_uris`: at least one, at most [`MAX_REDIRECT_URIS`], each allowed
-/// by `policy`.
+/// The metadata's `redirect_uris` that `policy` allows (private-use schemes too for a public
+/// native app): at most [`MAX_REDIRECT_URIS`] listed, at least one kept. As RFC 7591 §2 lets a
+/// server, the others are dropped rather than failing the registration (the answer lists what
+/// was kept): clients list several callbacks, and one refusal would lock them out.
 fn redirect_uris(
     fields: &Map<String, Value>,
     policy: &RedirectPolicy,
+    native_public: bool,
 ) -> Result<Vec<String>, OAuthError> {
     let redirect_uris = strings(fields, "redirect_uris")?.unwrap_or_default();
     if redirect_uris.is_empty() {
@@ -314,26 +344,31 @@ fn redirect_uris(
             redirect_uris.len()
         )));
     }
-    for uri in &redirect_uris {
-        check_redirect_uri(uri, policy)?;
+    let mut kept = Vec::new();
+    let mut first_refusal = None;
+    for uri in redirect_uris {
+        match check_redirect(&uri, policy, native_public) {
+            Ok(()) => kept.push(uri),
+            Err(refused) => {
+                tracing::debug!(%uri, %refused, "authorization server: a redirect URI dropped");
+                first_refusal.get_or_insert(refused);
+            }
+        }
     }
-    Ok(redirect_uris)
+    match (kept.is_empty(), first_refusal) {
+        (true, Some(refused)) => Err(refused),
+        _ => Ok(kept),
+    }
 }
 
-/// The metadata's `grant_types` (`authorization_code` when absent), which must include the
-/// authorization code and name nothing this server does not issue.
+/// The metadata's `grant_types` (`authorization_code` when absent) this server issues tokens
+/// for: others (a JWT bearer or device code grant) are dropped, as RFC 7591 §2 lets a server,
+/// and the answer lists what was kept; the authorization code must be among them.
 fn grant_types(fields: &Map<String, Value>) -> Result<Vec<String>, OAuthError> {
-    let grant_types =
+    let mut grant_types =
         strings(fields, "grant_types")?.unwrap_or_else(|| vec!["authorization_code".into()]);
-    if let Some(other) = grant_types
-        .iter()
-        .find(|g| !GRANT_TYPES.contains(&g.as_str()))
-    {
-        return Err(OAuthError::InvalidClientMetadata(format!(
-            "`grant_types` names `{other}`; this server issues tokens for authorization_code \
-             and refresh_token only"
-        )));
-    }
+    grant_types.retain(|grant| GRANT_TYPES.contains(&grant.as_str()));
+    grant_types.dedup();
     if !grant_types.iter().any(|g| g == "authorization_code") {
         return Err(OAuthError::InvalidClientMetadata(
             "`grant_types` must include authorization_code".to_owned(),
@@ -381,7 +416,7 @@ mod tests {
             "http://[::1]:8080/cb",
             "http://localhost:3000/callback",
         ] {
-            assert!(check_redirect_uri(good, &open).is_ok(), "{good}");
+            assert!(check_redirect(good, &open, false).is_ok(), "{good}");
         }
         for bad in [
             "http://app.example/cb",
@@ -390,9 +425,88 @@ mod tests {
             "/relative",
             "javascript:alert(1)",
         ] {
-            let refused = check_redirect_uri(bad, &open).unwrap_err();
+            let refused = check_redirect(bad, &open, false).unwrap_err();
             assert_eq!(refused.code(), "invalid_redirect_uri", "{bad}");
         }
+    }
+
+    /// The metadata a client sends, as JSON.
+    fn fields(metadata: serde_json::Value) -> Map<String, Value> {
+        metadata.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn grants_this_server_does_not_issue_are_dropped_not_refused() {
+        // claude.ai's client ID metadata document (anthropics/claude-ai-mcp issues;
+        // PostHog/posthog#48397).
+        let claude = fields(serde_json::json!({
+            "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"],
+            "grant_types": ["authorization_code", "refresh_token",
+                            "urn:ietf:params:oauth:grant-type:jwt-bearer"],
+            "token_endpoint_auth_method": "none",
+        }));
+        let read = read_metadata(&claude, &RedirectPolicy::open(), "none").unwrap();
+        assert_eq!(read.grant_types, ["authorization_code", "refresh_token"]);
+        let device_only = fields(serde_json::json!({
+            "redirect_uris": ["https://app.example/cb"],
+            "grant_types": ["urn:ietf:params:oauth:grant-type:device_code"],
+        }));
+        let refused = read_metadata(&device_only, &RedirectPolicy::open(), "none").unwrap_err();
+        assert!(
+            refused.to_string().contains("authorization_code"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn refused_redirect_uris_are_dropped_while_one_remains() {
+        // Cursor's registration: its app scheme, its web callback and a loopback one
+        // (erp-mafia/accounted PR #2225; laravel/mcp #173).
+        let cursor = fields(serde_json::json!({
+            "redirect_uris": ["cursor://anysphere.cursor-mcp/oauth/callback",
+                              "https://www.cursor.com/agents/mcp/oauth/callback",
+                              "http://localhost:8787/callback"],
+            "token_endpoint_auth_method": "none",
+        }));
+        let read = read_metadata(&cursor, &RedirectPolicy::open(), "none").unwrap();
+        assert_eq!(
+            read.redirect_uris,
+            [
+                "https://www.cursor.com/agents/mcp/oauth/callback",
+                "http://localhost:8787/callback"
+            ],
+            "a private scheme is a native app's only"
+        );
+        let mut native = cursor.clone();
+        native.insert("application_type".into(), "native".into());
+        let read = read_metadata(&native, &RedirectPolicy::open(), "none").unwrap();
+        assert_eq!(read.redirect_uris.len(), 3, "{:?}", read.redirect_uris);
+        // A confidential client never gets one, nor does anyone get a script or a file.
+        let mut secret = native.clone();
+        secret.insert(
+            "token_endpoint_auth_method".into(),
+            "client_secret_post".into(),
+        );
+        let read = read_metadata(&secret, &RedirectPolicy::open(), "none").unwrap();
+        assert_eq!(read.redirect_uris.len(), 2);
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:text/html,x",
+        ] {
+            assert!(
+                check_redirect(bad, &RedirectPolicy::open(), true).is_err(),
+                "{bad}"
+            );
+        }
+        // Nothing usable left: the first refusal, naming the URI.
+        let none_left = fields(serde_json::json!({"redirect_uris": ["http://app.example/cb"]}));
+        let refused = read_metadata(&none_left, &RedirectPolicy::open(), "none").unwrap_err();
+        assert_eq!(refused.code(), "invalid_redirect_uri");
+        assert!(
+            refused.to_string().contains("http://app.example/cb"),
+            "{refused}"
+        );
     }
 
     #[test]
@@ -402,13 +516,17 @@ mod tests {
             .unwrap()
             .preset("claude")
             .unwrap();
-        assert!(check_redirect_uri("https://chatgpt.com/connector/oauth/abc123", &policy).is_ok());
-        assert!(check_redirect_uri("https://claude.ai/api/mcp/auth_callback", &policy).is_ok());
-        assert!(check_redirect_uri("http://127.0.0.1:5555/cb", &policy).is_ok());
-        let refused = check_redirect_uri("https://evil.example/cb", &policy).unwrap_err();
+        assert!(
+            check_redirect("https://chatgpt.com/connector/oauth/abc123", &policy, false).is_ok()
+        );
+        assert!(check_redirect("https://claude.ai/api/mcp/auth_callback", &policy, false).is_ok());
+        assert!(check_redirect("http://127.0.0.1:5555/cb", &policy, false).is_ok());
+        let refused = check_redirect("https://evil.example/cb", &policy, false).unwrap_err();
         assert!(refused.to_string().contains("allow-list"), "{refused}");
         // The seed's callback path is not Claude's.
-        assert!(check_redirect_uri("https://claude.ai/api/mcp/oauth/callback", &policy).is_err());
+        assert!(
+            check_redirect("https://claude.ai/api/mcp/oauth/callback", &policy, false).is_err()
+        );
         assert!(RedirectPolicy::open().allow("https://*").is_err());
         assert!(
             RedirectPolicy::open()
