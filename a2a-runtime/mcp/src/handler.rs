@@ -79,6 +79,10 @@ impl McpHandler {
     /// An endpoint of several agents, each under its prefix, presented as `identity`; refused
     /// when two members would list a tool or prompt under one name.
     pub fn shared(identity: &Identity<'_>, members: Vec<Member>) -> Result<Self, String> {
+        // Requests no member names (a listen, a completion) go to the first member.
+        if members.is_empty() {
+            return Err(format!("{} serves no agent over MCP", identity.name));
+        }
         check_names(&members)?;
         let info = server_info(identity, &members);
         let hub = members.first().and_then(|m| m.agent.meter().hub().cloned());
@@ -318,13 +322,10 @@ fn check_names(members: &[Member]) -> Result<(), String> {
     Ok(())
 }
 
-/// What `initialize` says of an endpoint of several agents: every member's capabilities
-/// together, under the server's name.
+/// What `initialize` says of an endpoint of several agents (at least one): every member's
+/// capabilities together, under the server's name.
 fn server_info(identity: &Identity<'_>, members: &[Member]) -> InitializeResult {
-    let mut info = members
-        .first()
-        .map(|m| m.agent.info().clone())
-        .unwrap_or_else(|| InitializeResult::new(Default::default()));
+    let mut info = members[0].agent.info().clone();
     if let Some(member) = members
         .iter()
         .find(|m| m.agent.info().capabilities.prompts.is_some())
