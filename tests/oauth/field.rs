@@ -1,104 +1,219 @@
-//! Registrations as real clients send them (each fixture names its public source): what this
-//! server does not do is dropped rather than failing the registration, and the client signs in,
-//! calls a tool and refreshes with what was kept.
+//! Registrations and client ID metadata documents as real clients send them (the fixtures, in
+//! `field_clients.rs`, name their public sources): what this server does not do is dropped
+//! rather than failing the client, and every client signs in, calls a tool and refreshes —
+//! with no redirect preset, with every preset, and under presets that are not its own.
 
 use a2a_runtime::oauth::OAuthServer;
-use a2a_tests::oauth_flow::{authorized_code, register_with, token};
+use a2a_tests::oauth_flow::{
+    Browser, Outcome, Pkce, authorize_url, authorized_code, document_server, query, register_with,
+    token,
+};
+use a2a_tests::pki::TestCa;
 use serde_json::{Value, json};
 
 use super::super::{call, mcp};
+use super::field_clients::{FieldClient, Introduction, cursor, field_clients, vscode};
 use super::{LOAN_SCOPES, library, text_of};
 
-/// Cursor's dynamic registration: its app's private scheme, its web callback and a loopback
-/// one in one request, as a public client (erp-mafia/accounted PR #2225; laravel/mcp #173;
-/// soflyy/agent-connector-for-wp#111).
-fn cursor() -> Value {
-    json!({
-        "client_name": "Cursor",
-        "redirect_uris": [
-            "cursor://anysphere.cursor-mcp/oauth/callback",
-            "https://www.cursor.com/agents/mcp/oauth/callback",
-            "http://localhost:8787/callback",
-        ],
-        "grant_types": ["authorization_code", "refresh_token"],
-        "response_types": ["code"],
-        "token_endpoint_auth_method": "none",
-    })
+/// A client as the server knows it once it introduced itself: its id, and its secret if it
+/// is confidential.
+struct Known {
+    client_id: String,
+    secret: Option<String>,
 }
 
-/// VS Code's dynamic registration (microsoft/vscode `src/vs/base/common/oauth.ts`;
-/// microsoft/vscode#278512): its web redirects and two loopback ones, a native public client
-/// asking for the protected resource's scopes joined (empty here).
-fn vscode() -> Value {
-    json!({
-        "client_name": "Visual Studio Code",
-        "client_uri": "https://code.visualstudio.com/",
-        "redirect_uris": [
-            "https://insiders.vscode.dev/redirect",
-            "https://vscode.dev/redirect",
-            "http://127.0.0.1/",
-            "http://127.0.0.1:33418/",
-        ],
-        "grant_types": ["authorization_code", "refresh_token"],
-        "response_types": ["code"],
-        "token_endpoint_auth_method": "none",
-        "application_type": "native",
-        "scope": "",
-    })
-}
-
-/// Signs in as the public client `client_id` through `redirect`, borrows a book over MCP with
-/// the token, and refreshes it.
+/// Signs in as `client` through its redirect, borrows a book over MCP with the token, and
+/// refreshes it.
 async fn signs_in_calls_and_refreshes(
     server: &a2a_tests::TestServer,
-    client_id: &str,
+    client: &Known,
     redirect: &str,
 ) {
     let base = &server.base;
+    let client_id = client.client_id.as_str();
     let resource = format!("{base}mcp");
     let (code, pkce) = authorized_code(base, client_id, redirect, &resource, LOAN_SCOPES).await;
-    let exchange = [
+    let secret = client.secret.as_deref().map(|s| ("client_secret", s));
+    let exchange: Vec<(&str, &str)> = [
         ("grant_type", "authorization_code"),
         ("code", code.as_str()),
         ("redirect_uri", redirect),
         ("client_id", client_id),
         ("code_verifier", pkce.verifier.as_str()),
         ("resource", resource.as_str()),
-    ];
+    ]
+    .into_iter()
+    .chain(secret)
+    .collect();
     let (status, tokens) = token(base, &exchange).await;
-    assert_eq!(status, 200, "{tokens}");
+    assert_eq!(status, 200, "{client_id}: {tokens}");
     let access = tokens["access_token"].as_str().unwrap();
     let borrow = call("borrow", json!({"title": "Dune"}));
     let (status, _, called) = mcp(server, "mcp", Some(access), "tools/call", borrow).await;
     assert_eq!(
         (status, text_of(&called).as_str()),
-        (200, "alice borrowed Dune")
+        (200, "alice borrowed Dune"),
+        "{client_id}"
     );
-    let refresh_token = tokens["refresh_token"].as_str().unwrap();
-    let refresh = [
+    let refresh_token = tokens["refresh_token"].as_str().expect("a refresh token");
+    let refresh: Vec<(&str, &str)> = [
         ("grant_type", "refresh_token"),
         ("refresh_token", refresh_token),
         ("client_id", client_id),
-    ];
+    ]
+    .into_iter()
+    .chain(secret)
+    .collect();
     let (status, renewed) = token(base, &refresh).await;
-    assert_eq!(status, 200, "{renewed}");
+    assert_eq!(status, 200, "{client_id}: {renewed}");
+}
+
+/// Registers `body` as a client: the answer, after checking it was accepted.
+async fn registered(server: &a2a_tests::TestServer, name: &str, body: Value) -> Value {
+    let (status, client) = register_with(&server.base, body).await;
+    assert_eq!(status, 201, "{name}: {client}");
+    client
+}
+
+/// Serves every field client's metadata document on loopback (`/{name}.json`), starts the
+/// library with `settings` trusting them, and runs each client's whole flow.
+async fn every_field_client_completes_the_flow(settings: OAuthServer) -> a2a_tests::TestServer {
+    let ca = TestCa::new("field-documents");
+    let clients = field_clients();
+    let documents = document_server(&ca, |base| {
+        clients
+            .iter()
+            .filter_map(|client| match client.introduction {
+                Introduction::Documented(document) => Some((
+                    format!("/{}.json", client.name),
+                    document(&format!("{base}{}.json", client.name)),
+                )),
+                Introduction::Registers(_) => None,
+            })
+            .collect()
+    })
+    .await;
+    let settings = settings
+        .client_documents_allow_private(true)
+        .client_documents_ca(ca.cert_pem.clone());
+    let server = library(settings).await;
+    for FieldClient {
+        name,
+        introduction,
+        redirect,
+    } in clients
+    {
+        let known = match introduction {
+            Introduction::Registers(body) => {
+                let client = registered(&server, name, body).await;
+                Known {
+                    client_id: client["client_id"].as_str().unwrap().to_owned(),
+                    secret: client["client_secret"].as_str().map(str::to_owned),
+                }
+            }
+            Introduction::Documented(_) => Known {
+                client_id: format!("{documents}{name}.json"),
+                secret: None,
+            },
+        };
+        signs_in_calls_and_refreshes(&server, &known, redirect).await;
+    }
+    server
 }
 
 #[tokio::test]
-async fn cursor_registers_with_its_web_and_loopback_callbacks_and_signs_in() {
-    let server = library(OAuthServer::dev_user("alice")).await;
-    let (status, client) = register_with(&server.base, cursor()).await;
-    assert_eq!(status, 201, "{client}");
+async fn every_field_client_signs_in_calls_and_refreshes_with_no_preset() {
+    let server = every_field_client_completes_the_flow(OAuthServer::dev_user("alice")).await;
+    // Open: Cursor's app scheme is a native app's only, and Cursor does not say it is one.
+    let client = registered(&server, "cursor", cursor()).await;
     assert_eq!(
         client["redirect_uris"],
         json!([
             "https://www.cursor.com/agents/mcp/oauth/callback",
             "http://localhost:8787/callback"
         ]),
-        "its app scheme is a native app's only: dropped, the rest kept"
     );
+}
+
+#[tokio::test]
+async fn every_field_client_signs_in_calls_and_refreshes_under_every_preset() {
+    let all = OAuthServer::dev_user("alice")
+        .redirect_preset("all")
+        .unwrap();
+    let server = every_field_client_completes_the_flow(all).await;
+    // The operator named Cursor's app callback, so it is kept; an app nobody named is not.
+    let client = registered(&server, "cursor", cursor()).await;
+    assert_eq!(client["redirect_uris"].as_array().map(Vec::len), Some(3));
+    let mut stranger = cursor();
+    stranger["redirect_uris"] = json!(["stranger://app/cb", "https://stranger.example/cb"]);
+    stranger["application_type"] = "native".into();
+    let (status, refused) = register_with(&server.base, stranger).await;
+    assert_eq!(status, 400);
+    assert_eq!(refused["error"], "invalid_redirect_uri");
+    assert!(
+        refused["error_description"]
+            .as_str()
+            .is_some_and(|d| d.contains("stranger://app/cb") && d.contains("allow-list")),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn an_app_redirect_is_named_by_its_scheme_on_the_consent_page_and_receives_the_code() {
+    let settings = OAuthServer::dev_user("alice")
+        .redirect_preset("cursor")
+        .unwrap();
+    let server = library(settings).await;
+    let base = &server.base;
+    let client = registered(&server, "cursor", cursor()).await;
     let client_id = client["client_id"].as_str().unwrap();
-    signs_in_calls_and_refreshes(&server, client_id, "http://localhost:8787/callback").await;
+    let app = "cursor://anysphere.cursor-mcp/oauth/callback";
+    let pkce = Pkce::new();
+    let url = authorize_url(
+        base,
+        &[
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", app),
+            ("code_challenge", &pkce.challenge),
+            ("code_challenge_method", "S256"),
+            ("scope", "library:loans:write"),
+        ],
+    );
+    let mut browser = Browser::new();
+    let Outcome::Consent {
+        html,
+        request,
+        csrf,
+        policy,
+    } = browser.open(&url).await
+    else {
+        panic!("no consent page for the app redirect");
+    };
+    assert!(
+        html.contains("<strong>cursor:</strong>") && html.contains("an app on your own computer"),
+        "{html}"
+    );
+    assert!(policy.contains("form-action 'self' cursor:;"), "{policy}");
+    let action = format!("{base}oauth/consent");
+    let scopes = ["library:loans:write"];
+    let Outcome::Redirect(back) = browser
+        .decide(&action, &request, &csrf, "approve", &scopes)
+        .await
+    else {
+        panic!("approving did not send the code to the app");
+    };
+    assert_eq!(back.scheme(), "cursor");
+    let code = query(&back, "code").expect("a code for the app");
+    let exchange = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", app),
+        ("client_id", client_id),
+        ("code_verifier", pkce.verifier.as_str()),
+    ];
+    let (status, tokens) = token(base, &exchange).await;
+    assert_eq!(status, 200, "{tokens}");
 }
 
 #[tokio::test]
@@ -108,14 +223,36 @@ async fn vscode_registers_under_an_allow_list_of_other_assistants_with_its_loopb
         .and_then(|settings| settings.redirect_preset("chatgpt"))
         .unwrap();
     let server = library(settings).await;
-    let (status, client) = register_with(&server.base, vscode()).await;
-    assert_eq!(status, 201, "{client}");
+    let client = registered(&server, "vscode", vscode()).await;
     assert_eq!(
         client["redirect_uris"],
         json!(["http://127.0.0.1/", "http://127.0.0.1:33418/"]),
         "the web redirects no preset allows are dropped"
     );
     assert_eq!(client["application_type"], "native");
-    let client_id = client["client_id"].as_str().unwrap();
-    signs_in_calls_and_refreshes(&server, client_id, "http://127.0.0.1:33418/").await;
+    let known = Known {
+        client_id: client["client_id"].as_str().unwrap().to_owned(),
+        secret: None,
+    };
+    signs_in_calls_and_refreshes(&server, &known, "http://127.0.0.1:33418/").await;
+}
+
+#[tokio::test]
+async fn a_loopback_only_preset_closes_registration_to_web_redirects() {
+    let settings = OAuthServer::dev_user("alice")
+        .redirect_preset("claude-code")
+        .unwrap();
+    let server = library(settings).await;
+    let (status, refused) = register_with(
+        &server.base,
+        json!({"redirect_uris": ["https://claude.ai/api/mcp/auth_callback"]}),
+    )
+    .await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused["error_description"]
+            .as_str()
+            .is_some_and(|d| d.contains("loopback redirects only")),
+        "{refused}"
+    );
 }

@@ -7,6 +7,7 @@ mod abuse;
 mod clients;
 mod durability;
 mod field;
+mod field_clients;
 mod flow;
 mod sign_in;
 

@@ -120,6 +120,7 @@ async fn an_application_sign_in_of_its_own_decides_who_approves() {
         html,
         request,
         csrf,
+        ..
     } = browser.open(consent.as_str()).await
     else {
         panic!("no consent page after signing in");

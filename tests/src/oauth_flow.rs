@@ -63,6 +63,8 @@ pub enum Outcome {
         request: String,
         /// The form's one-time token.
         csrf: String,
+        /// Its `Content-Security-Policy`.
+        policy: String,
     },
     /// A redirect, to this location.
     Redirect(url::Url),
@@ -162,6 +164,12 @@ async fn outcome(response: reqwest::Response) -> Outcome {
         let location = response.url().join(location).expect("a Location URL");
         return Outcome::Redirect(location);
     }
+    let policy = response
+        .headers()
+        .get("content-security-policy")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
     let html = response.text().await.unwrap_or_default();
     if status == 200 && html.contains("name=\"csrf\"") {
         let request = hidden(&html, "request");
@@ -170,6 +178,7 @@ async fn outcome(response: reqwest::Response) -> Outcome {
             html,
             request,
             csrf,
+            policy,
         };
     }
     Outcome::Page(status, html)
@@ -264,8 +273,9 @@ pub async fn authorized_code(
         ],
     );
     let mut browser = Browser::new();
-    let Outcome::Consent { request, csrf, .. } = browser.open(&url).await else {
-        panic!("the consent page was not shown");
+    let outcome = browser.open(&url).await;
+    let Outcome::Consent { request, csrf, .. } = outcome else {
+        panic!("the consent page was not shown for {client_id}: {outcome:?}");
     };
     let scopes: Vec<&str> = scope.split_whitespace().collect();
     let action = format!("{base}oauth/consent");

@@ -16,9 +16,10 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use crate::clients::{Client, is_loopback};
+use crate::clients::Client;
 use crate::limits::Limited;
-use crate::page::{self, Consent};
+use crate::page::{self, Consent, Destination};
+use crate::redirects::is_loopback;
 use crate::secret::{digest_of, is_s256_challenge, random_token, same};
 use crate::server::{AuthorizationServer, Inner};
 use crate::store::{CLIENTS, CODES, PENDING, now};
@@ -395,20 +396,29 @@ async fn issue_code(
 
 fn consent_page(inner: &Inner, pending: &Pending, user: &User) -> Response {
     let url = Url::parse(&pending.redirect_uri).ok();
-    let host = url
-        .as_ref()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_default();
-    let origin = url
-        .as_ref()
-        .map(|u| u.origin().ascii_serialization())
-        .unwrap_or_default();
+    let destination = match &url {
+        Some(url) if is_loopback(url) => Destination::Loopback,
+        Some(url) if !matches!(url.scheme(), "http" | "https") => Destination::App,
+        _ => Destination::Web,
+    };
+    // An app's private-use URI has no host and an opaque origin: it is named, and allowed as
+    // a form target, by its scheme.
+    let (host, origin) = match (&url, destination) {
+        (Some(url), Destination::App) => {
+            (format!("{}:", url.scheme()), format!("{}:", url.scheme()))
+        }
+        (Some(url), _) => (
+            url.host_str().unwrap_or_default().to_owned(),
+            url.origin().ascii_serialization(),
+        ),
+        (None, _) => (String::new(), String::new()),
+    };
     page::consent(&Consent {
         client_name: pending.client_name.as_deref(),
         client_id: &pending.client_id,
         redirect_uri: &pending.redirect_uri,
         redirect_host: &host,
-        loopback: url.as_ref().is_some_and(is_loopback),
+        destination,
         user: user.name.as_deref().unwrap_or(&user.subject),
         resource: &pending.resource,
         scopes: &pending.scopes,

@@ -13,7 +13,8 @@ use futures::StreamExt as _;
 use url::Url;
 
 use crate::OAuthError;
-use crate::clients::{Client, RedirectPolicy, read_metadata};
+use crate::clients::{Client, read_metadata};
+use crate::redirects::RedirectPolicy;
 
 /// The largest document accepted.
 pub(crate) const MAX_DOCUMENT_BYTES: usize = 5 * 1024;

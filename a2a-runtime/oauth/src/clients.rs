@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use url::{Host, Url};
+use url::Url;
 
 use crate::OAuthError;
+use crate::redirects::{RedirectPolicy, check_redirect, is_loopback, same_loopback_except_port};
 
 /// The grant types a client may register; `authorization_code` is always among them.
 const GRANT_TYPES: [&str; 2] = ["authorization_code", "refresh_token"];
@@ -99,172 +100,6 @@ impl Client {
         }
         view
     }
-}
-
-/// Which redirect URIs registration accepts beyond loopback ones: exact URLs, or prefixes
-/// ending in `*` whose scheme and host are fixed. Empty: any https URI.
-#[derive(Debug, Clone, Default)]
-pub struct RedirectPolicy {
-    allowed: Vec<String>,
-    /// Whether loopback http URIs (desktop clients) are accepted.
-    pub loopback: bool,
-}
-
-impl RedirectPolicy {
-    /// Any https redirect URI, and loopback ones.
-    pub fn open() -> Self {
-        Self {
-            allowed: Vec::new(),
-            loopback: true,
-        }
-    }
-
-    /// Also (or, once any is given, only) the https URIs `pattern` matches: an exact URL, or a
-    /// prefix ending in `*` (`https://chatgpt.com/connector/oauth/*`).
-    pub fn allow(mut self, pattern: &str) -> Result<Self, String> {
-        let prefix = pattern.strip_suffix('*').unwrap_or(pattern);
-        let url = Url::parse(prefix).map_err(|e| format!("`{pattern}` is not a URL: {e}"))?;
-        let host_fixed = url.scheme() == "https"
-            && url.host().is_some()
-            && prefix.len() > url.origin().ascii_serialization().len();
-        if !host_fixed {
-            return Err(format!(
-                "`{pattern}`: a redirect allow-list entry is an https URL (or one ending in `*` \
-                 after its host's `/`), so it cannot send codes to another host"
-            ));
-        }
-        self.allowed.push(pattern.to_owned());
-        Ok(self)
-    }
-
-    /// The redirect URIs of a hosted assistant: `chatgpt` or `claude`.
-    pub fn preset(self, assistant: &str) -> Result<Self, String> {
-        let patterns: &[&str] = match assistant.to_ascii_lowercase().as_str() {
-            "chatgpt" => &[
-                "https://chatgpt.com/connector_platform_oauth_redirect",
-                "https://chatgpt.com/connector/oauth/*",
-            ],
-            "claude" => &[
-                "https://claude.ai/api/mcp/auth_callback",
-                "https://claude.com/api/mcp/auth_callback",
-            ],
-            other => {
-                return Err(format!(
-                    "no redirect preset `{other}`; the presets are chatgpt and claude"
-                ));
-            }
-        };
-        patterns.iter().try_fold(self, |policy, p| policy.allow(p))
-    }
-
-    /// The https patterns allowed (empty: any).
-    pub fn patterns(&self) -> &[String] {
-        &self.allowed
-    }
-
-    /// Whether the operator named `uri` on the allow-list (an open policy names none).
-    fn vouches_for(&self, uri: &Url) -> bool {
-        !self.allowed.is_empty() && self.admits(uri)
-    }
-
-    /// Whether registration accepts `uri` (already checked to be https or loopback http).
-    fn admits(&self, uri: &Url) -> bool {
-        if is_loopback(uri) && uri.scheme() == "http" {
-            return self.loopback;
-        }
-        self.allowed.is_empty()
-            || self
-                .allowed
-                .iter()
-                .any(|pattern| match pattern.strip_suffix('*') {
-                    Some(prefix) => uri.as_str().starts_with(prefix),
-                    None => uri.as_str() == pattern,
-                })
-    }
-}
-
-/// Schemes no app may claim as its own: they reach a browser, a file or a script.
-const NOT_PRIVATE_SCHEMES: [&str; 13] = [
-    "http",
-    "javascript",
-    "data",
-    "file",
-    "vbscript",
-    "about",
-    "blob",
-    "ftp",
-    "ws",
-    "wss",
-    "mailto",
-    "tel",
-    "chrome",
-];
-
-/// Checks one redirect URI: https, or http on a loopback address (any port), no fragment, and
-/// admitted by `policy`; `native_public` also admits a public native app's private-use
-/// scheme (RFC 8252 §7.1: `com.example.app:/cb`, or a vendor's such as `cursor://`), which only
-/// that app on the user's machine receives.
-fn check_redirect(
-    uri: &str,
-    policy: &RedirectPolicy,
-    native_public: bool,
-) -> Result<(), OAuthError> {
-    let bad = |why: &str| OAuthError::InvalidRedirectUri(format!("redirect URI `{uri}` {why}"));
-    let url = Url::parse(uri).map_err(|e| bad(&format!("is not an absolute URL ({e})")))?;
-    if url.fragment().is_some() {
-        return Err(bad(
-            "has a fragment, which redirect URIs may not (RFC 6749 §3.1.2)",
-        ));
-    }
-    match url.scheme() {
-        "https" if url.host().is_some() => {}
-        "http" if is_loopback(&url) => {}
-        scheme if native_public && !NOT_PRIVATE_SCHEMES.contains(&scheme) => return Ok(()),
-        "http" => {
-            return Err(bad(
-                "is plain http on a host that is not loopback; use https, or http on \
-                 127.0.0.1, [::1] or localhost",
-            ));
-        }
-        other => {
-            return Err(bad(&format!(
-                "uses the scheme `{other}`; redirect URIs are https, or http on a loopback \
-                 address"
-            )));
-        }
-    }
-    if !policy.admits(&url) {
-        return Err(bad(&format!(
-            "is not on this server's redirect allow-list ({})",
-            policy.patterns().join(", ")
-        )));
-    }
-    Ok(())
-}
-
-/// Whether `url` names a loopback host: 127.0.0.0/8, ::1, or `localhost`.
-pub(crate) fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        None => false,
-    }
-}
-
-/// Whether two URIs are the same loopback http URI but for the port.
-fn same_loopback_except_port(registered: &str, presented: &str) -> bool {
-    let (Ok(mut a), Ok(mut b)) = (Url::parse(registered), Url::parse(presented)) else {
-        return false;
-    };
-    if a.scheme() != "http" || !is_loopback(&a) || !is_loopback(&b) {
-        return false;
-    }
-    // Setting a port only fails for URLs that cannot have one, which these are not.
-    if a.set_port(None).is_err() || b.set_port(None).is_err() {
-        return false;
-    }
-    a == b
 }
 
 /// The fields of a client's metadata both registration and metadata documents read.
@@ -407,29 +242,6 @@ fn text(fields: &Map<String, Value>, name: &str) -> Result<Option<String>, OAuth
 mod tests {
     use super::*;
 
-    #[test]
-    fn redirect_uris_are_https_or_loopback_http() {
-        let open = RedirectPolicy::open();
-        for good in [
-            "https://app.example/cb",
-            "http://127.0.0.1:33418/callback",
-            "http://[::1]:8080/cb",
-            "http://localhost:3000/callback",
-        ] {
-            assert!(check_redirect(good, &open, false).is_ok(), "{good}");
-        }
-        for bad in [
-            "http://app.example/cb",
-            "cursor://anysphere/cb",
-            "https://app.example/cb#frag",
-            "/relative",
-            "javascript:alert(1)",
-        ] {
-            let refused = check_redirect(bad, &open, false).unwrap_err();
-            assert_eq!(refused.code(), "invalid_redirect_uri", "{bad}");
-        }
-    }
-
     /// The metadata a client sends, as JSON.
     fn fields(metadata: serde_json::Value) -> Map<String, Value> {
         metadata.as_object().cloned().unwrap()
@@ -507,33 +319,6 @@ mod tests {
             refused.to_string().contains("http://app.example/cb"),
             "{refused}"
         );
-    }
-
-    #[test]
-    fn an_allow_list_admits_its_patterns_and_loopback_only() {
-        let policy = RedirectPolicy::open()
-            .preset("chatgpt")
-            .unwrap()
-            .preset("claude")
-            .unwrap();
-        assert!(
-            check_redirect("https://chatgpt.com/connector/oauth/abc123", &policy, false).is_ok()
-        );
-        assert!(check_redirect("https://claude.ai/api/mcp/auth_callback", &policy, false).is_ok());
-        assert!(check_redirect("http://127.0.0.1:5555/cb", &policy, false).is_ok());
-        let refused = check_redirect("https://evil.example/cb", &policy, false).unwrap_err();
-        assert!(refused.to_string().contains("allow-list"), "{refused}");
-        // The seed's callback path is not Claude's.
-        assert!(
-            check_redirect("https://claude.ai/api/mcp/oauth/callback", &policy, false).is_err()
-        );
-        assert!(RedirectPolicy::open().allow("https://*").is_err());
-        assert!(
-            RedirectPolicy::open()
-                .allow("http://app.example/*")
-                .is_err()
-        );
-        assert!(RedirectPolicy::open().preset("gemini").is_err());
     }
 
     #[test]

@@ -21,13 +21,24 @@ button[value=approve]{background:#1d4ed8;color:#fff}button[value=deny]{backgroun
 button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}\
 @media (max-width:36rem){main{margin:0;border-radius:0}}";
 
+/// Where the answer goes, which the person is warned about when it is their own machine.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Destination {
+    /// A web site.
+    Web,
+    /// A program listening on the person's computer (a loopback address).
+    Loopback,
+    /// The app that claimed a private-use URI scheme on the person's computer.
+    App,
+}
+
 /// What the consent page shows and submits.
 pub(crate) struct Consent<'a> {
     pub(crate) client_name: Option<&'a str>,
     pub(crate) client_id: &'a str,
     pub(crate) redirect_uri: &'a str,
     pub(crate) redirect_host: &'a str,
-    pub(crate) loopback: bool,
+    pub(crate) destination: Destination,
     pub(crate) user: &'a str,
     pub(crate) resource: &'a str,
     pub(crate) scopes: &'a [String],
@@ -55,11 +66,17 @@ pub(crate) fn consent(page: &Consent<'_>) -> Response {
             })
             .collect()
     };
-    let loopback = if page.loopback {
-        "<p class=\"warn\" role=\"note\">This application runs on your own computer (its \
-         answer goes to a local address). Allow it only if you started it yourself just now.</p>"
-    } else {
-        ""
+    let local = match page.destination {
+        Destination::Web => "",
+        Destination::Loopback => {
+            "<p class=\"warn\" role=\"note\">This application runs on your own computer (its \
+             answer goes to a local address). Allow it only if you started it yourself just now.</p>"
+        }
+        Destination::App => {
+            "<p class=\"warn\" role=\"note\">The answer goes to an app on your own computer \
+             (the one that opens links of this scheme). Allow it only if you started connecting \
+             from that app just now.</p>"
+        }
     };
     let body = format!(
         "<main><h1>Allow {name} to use your agents?</h1>\
@@ -67,7 +84,7 @@ pub(crate) fn consent(page: &Consent<'_>) -> Response {
          <dl><dt>Signed in as</dt><dd>{user}</dd>\
          <dt>Application</dt><dd><code>{client_id}</code></dd>\
          <dt>Sends you back to</dt><dd><strong>{host}</strong> <span class=\"note\">({redirect})</span></dd>\
-         <dt>Access to</dt><dd><code>{resource}</code></dd></dl>{loopback}\
+         <dt>Access to</dt><dd><code>{resource}</code></dd></dl>{local}\
          <form method=\"post\" action=\"{action}\">\
          <input type=\"hidden\" name=\"request\" value=\"{request}\">\
          <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clients::RedirectPolicy;
+use crate::redirects::RedirectPolicy;
 use crate::signin::{DevSignIn, SignIn};
 use crate::store::GrantStore;
 
@@ -175,16 +175,19 @@ impl OAuthServer {
         self
     }
 
-    /// Registration accepts https redirect URIs matching `pattern` (an exact URL, or a prefix
-    /// ending in `*`); once any is given, only those (and loopback ones).
+    /// Registration accepts redirect URIs matching `pattern` (an https URL, exact or a prefix
+    /// ending in `*`; an app's exact private-use URI); once any is given, only those (and
+    /// loopback ones).
     pub fn allow_redirect(mut self, pattern: &str) -> Result<Self, String> {
         self.redirects = self.redirects.allow(pattern)?;
         Ok(self)
     }
 
-    /// Allows the documented callback URLs of a hosted assistant: `chatgpt` or `claude`.
-    pub fn redirect_preset(mut self, assistant: &str) -> Result<Self, String> {
-        self.redirects = self.redirects.preset(assistant)?;
+    /// Allows the documented callbacks of a mainstream client (`chatgpt`, `claude`, `vscode`,
+    /// `cursor`, `claude-code`, `inspector`) or of all of them (`all`); once any is given, only
+    /// those (and loopback ones).
+    pub fn redirect_preset(mut self, client: &str) -> Result<Self, String> {
+        self.redirects = self.redirects.preset(client)?;
         Ok(self)
     }
 

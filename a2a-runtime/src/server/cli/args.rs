@@ -463,12 +463,13 @@ pub(super) struct OAuthArgs {
         value_name = "URL"
     )]
     pub(super) oauth_redirect_allow: Vec<String>,
-    /// Hosted assistants whose documented callback URLs registration accepts: chatgpt, claude
+    /// Clients whose documented callbacks registration accepts, and only those (with loopback
+    /// ones): chatgpt, claude, vscode, cursor, claude-code, inspector, or all
     #[arg(
         long = "oauth-connector",
         env = "A2A_OAUTH_CONNECTORS",
         value_delimiter = ',',
-        value_name = "ASSISTANT"
+        value_name = "CLIENT"
     )]
     pub(super) oauth_connectors: Vec<String>,
     /// How long access tokens live [default: 15m]

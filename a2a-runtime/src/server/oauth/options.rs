@@ -26,8 +26,9 @@ pub struct OAuthOptions {
     /// (`--oauth-redirect-allow`, `A2A_OAUTH_REDIRECT_ALLOW`); once any is given, only those
     /// and loopback ones.
     pub redirect_allow: Vec<String>,
-    /// Hosted assistants whose documented callback URLs registration accepts: `chatgpt`,
-    /// `claude` (`--oauth-connector`, `A2A_OAUTH_CONNECTORS`).
+    /// Clients whose documented callbacks registration accepts: the presets `chatgpt`,
+    /// `claude`, `vscode`, `cursor`, `claude-code`, `inspector`, or `all`
+    /// (`--oauth-connector`, `A2A_OAUTH_CONNECTORS`).
     pub connectors: Vec<String>,
     /// How long access tokens live (`--oauth-token-ttl`; default 15 minutes).
     pub access_token_ttl: Option<Duration>,
