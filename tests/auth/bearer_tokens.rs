@@ -14,11 +14,21 @@ async fn expired_future_wrong_or_missing_audience_and_issuer_tokens_are_refused_
     fn remove(claims: &mut Value, claim: &str) {
         claims.as_object_mut().unwrap().remove(claim);
     }
-    let cases: [(&str, Spoil); 6] = [
+    let cases: [(&str, Spoil); 7] = [
         ("expired", |c| c["exp"] = json!(tokens::now() - 3600)),
         ("not valid yet", |c| c["nbf"] = json!(tokens::now() + 3600)),
-        ("`aud` does not", |c| c["aud"] = json!("someone-else")),
-        ("`iss` is not", |c| c["iss"] = json!("https://evil.test")),
+        // What the token carried, and what was expected.
+        (
+            "`aud` is `someone-else`, which does not include `vault`",
+            |c| c["aud"] = json!("someone-else"),
+        ),
+        (
+            "`iss` is `https://evil.test`, not `https://issuer.test`",
+            |c| c["iss"] = json!("https://evil.test"),
+        ),
+        ("differ only in the trailing `/`", |c| {
+            c["iss"] = json!("https://issuer.test/");
+        }),
         // A configured audience or issuer is required, not only checked when present.
         ("no `aud` claim", |c| remove(c, "aud")),
         ("no `iss` claim", |c| remove(c, "iss")),

@@ -182,6 +182,12 @@ async fn the_authorization_endpoint_sends_errors_back_only_to_a_verified_redirec
             "invalid_target",
             "resource",
         ),
+        // Only unknown scopes: a mistake to name, not a token that reaches nothing.
+        (
+            vec![("scope", "library:loans:raed offline_access")],
+            "invalid_scope",
+            "library:loans:raed",
+        ),
     ] {
         let Outcome::Redirect(back) = browser.open(&request(&overrides)).await else {
             panic!("{overrides:?} was not sent back to the client");
@@ -262,6 +268,17 @@ fn refused((status, answer): (u16, Value), says: &str) {
     );
     let description = answer["error_description"].as_str().unwrap();
     assert!(description.contains(says), "{description}");
+}
+
+#[tokio::test]
+async fn identity_scopes_and_unknown_ones_beside_known_ones_are_left_out_of_the_token() {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let resource = format!("{}mcp", server.base);
+    // As SEP-2207 clients ask: the resource's scope, plus offline_access for a refresh token.
+    let asked = "library:loans:write offline_access openid library:other";
+    let (_, tokens) = signed_in(&server, &resource, asked).await;
+    assert_eq!(tokens["scope"], "library:loans:write", "{tokens}");
+    assert!(tokens["refresh_token"].is_string(), "{tokens}");
 }
 
 #[tokio::test]

@@ -324,7 +324,7 @@ fn checked_request(
         state: state.clone(),
         challenge: challenge.to_owned(),
         resource,
-        scopes: inner.scopes_of(web::param(pairs, "scope")),
+        scopes: inner.scopes_of(web::param(pairs, "scope"))?,
         browser,
         csrf: random_token(),
         expires: now() + PENDING_TTL,

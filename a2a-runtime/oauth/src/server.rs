@@ -18,6 +18,10 @@ use crate::limits::RateLimits;
 use crate::settings::OAuthServer;
 use crate::store::{CLIENTS, GrantStore, Grants};
 
+/// OpenID Connect's scopes about the person or the session rather than an agent: accepted in a
+/// request, never granted in a token.
+pub(crate) const IDENTITY_SCOPES: [&str; 4] = ["openid", "profile", "email", "offline_access"];
+
 /// Authenticates a request to the administrative API, answering its principal.
 pub trait AdminAuth: Send + Sync + 'static {
     /// The principal `request` authenticates as, if any.
@@ -239,22 +243,37 @@ impl Inner {
             .cloned()
     }
 
-    /// The scopes granted of those `requested`: the known ones (an unknown scope is left out,
-    /// as RFC 6749 §3.3 allows; the token response says what was granted). Nothing requested
-    /// means every scope the agents use.
-    pub(crate) fn scopes_of(&self, requested: Option<&str>) -> Vec<String> {
-        match requested.map(str::split_whitespace) {
-            None => self.scopes.clone(),
-            Some(words) => {
-                let mut granted: Vec<String> = Vec::new();
-                for word in words {
-                    if self.scopes.iter().any(|s| s == word) && !granted.iter().any(|g| g == word) {
-                        granted.push(word.to_owned());
-                    }
+    /// The scopes that may be granted of those `requested` (RFC 6749 §3.3). Nothing requested
+    /// means every scope the agents use. OpenID Connect's identity scopes (`openid`, `profile`,
+    /// `email`, and `offline_access`, which SEP-2207 lets clients add to ask for a refresh token;
+    /// refresh tokens go to clients that registered the `refresh_token` grant) are accepted and
+    /// left out of the token, and so is a scope this server does not know beside known ones: the
+    /// token response says what was granted. A request naming only unknown scopes is refused
+    /// with `invalid_scope`, naming them: it is a mistake (a misspelt scope, another server's),
+    /// and granting nothing in silence would leave the client with a token that reaches nothing.
+    pub(crate) fn scopes_of(&self, requested: Option<&str>) -> Result<Vec<String>, OAuthError> {
+        let Some(words) = requested else {
+            return Ok(self.scopes.clone());
+        };
+        let mut granted: Vec<String> = Vec::new();
+        let mut unknown: Vec<&str> = Vec::new();
+        for word in words.split_whitespace() {
+            if self.scopes.iter().any(|s| s == word) {
+                if !granted.iter().any(|g| g == word) {
+                    granted.push(word.to_owned());
                 }
-                granted
+            } else if !IDENTITY_SCOPES.contains(&word) {
+                unknown.push(word);
             }
         }
+        if granted.is_empty() && !unknown.is_empty() {
+            return Err(OAuthError::InvalidScope(format!(
+                "`scope` names {} that this server does not grant; its scopes are {}",
+                a2a_runtime_types::util::echoed(&unknown.join(" ")),
+                self.scopes.join(" ")
+            )));
+        }
+        Ok(granted)
     }
 }
 
@@ -325,12 +344,23 @@ mod tests {
     }
 
     #[test]
-    fn unknown_scopes_are_left_out_and_none_requested_means_all() {
+    fn unknown_scopes_are_left_out_beside_known_ones_and_refused_alone() {
         let server = server("http://127.0.0.1:8080");
+        let granted = |scope: Option<&str>| server.inner.scopes_of(scope).unwrap();
         assert_eq!(
-            server.inner.scopes_of(Some("notes:read openid notes:read")),
+            granted(Some("notes:read openid other:x notes:read offline_access")),
             ["notes:read"]
         );
-        assert_eq!(server.inner.scopes_of(None), ["notes:read", "notes:write"]);
+        assert_eq!(granted(None), ["notes:read", "notes:write"]);
+        assert!(granted(Some("offline_access openid")).is_empty());
+        assert!(granted(Some("")).is_empty());
+        let refused = server.inner.scopes_of(Some("notes:raed offline_access"));
+        let refused = refused.unwrap_err();
+        assert_eq!(refused.code(), "invalid_scope");
+        assert!(
+            refused.to_string().contains("notes:raed")
+                && refused.to_string().contains("notes:write"),
+            "{refused}"
+        );
     }
 }

@@ -16,7 +16,7 @@ use crate::authorize::Code;
 use crate::clients::Client;
 use crate::limits::Limited;
 use crate::secret::{digest_of, is_verifier, random_token, s256, same};
-use crate::server::{AuthorizationServer, Inner};
+use crate::server::{AuthorizationServer, IDENTITY_SCOPES, Inner};
 use crate::store::{CODES, FAMILIES, REFRESH, SPENT_CODES, SPENT_REFRESH, now};
 use crate::web;
 
@@ -267,7 +267,11 @@ async fn rotate_refresh(
     let scopes = match web::param(pairs, "scope") {
         None => record.scopes.clone(),
         Some(asked) => {
-            let asked: Vec<String> = asked.split_whitespace().map(str::to_owned).collect();
+            let asked: Vec<String> = asked
+                .split_whitespace()
+                .filter(|scope| !IDENTITY_SCOPES.contains(scope))
+                .map(str::to_owned)
+                .collect();
             if let Some(extra) = asked.iter().find(|s| !record.scopes.contains(s)) {
                 return Err(OAuthError::InvalidScope(format!(
                     "`{extra}` was not granted to this refresh token; authorize again for it"

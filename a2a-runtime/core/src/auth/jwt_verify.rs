@@ -197,23 +197,61 @@ impl Issuer {
         validation.set_required_spec_claims(&required);
         jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
             .map(|data| data.claims)
-            .map_err(|e| refusal(e.kind(), &issuer, &self.audience))
+            .map_err(|e| refusal(e.kind(), token, &issuer, &self.audience))
     }
 }
 
-/// The `iss` a token claims, read without verifying anything: only to choose the issuer whose
-/// keys then verify it (and whose `iss` it must then be).
-fn unverified_issuer(token: &str) -> Option<String> {
+/// The claims of a token, read without verifying anything: only to choose the issuer whose
+/// keys then verify it, and to say what a refused token carried.
+fn unverified_claims(token: &str) -> Option<Map<String, Value>> {
     use base64::Engine as _;
     let payload = token.split('.').nth(1)?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(payload.trim_end_matches('='))
         .ok()?;
-    #[derive(serde::Deserialize)]
-    struct Claims {
-        iss: Option<String>,
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The `iss` a token claims, unverified (see [`unverified_claims`]).
+fn unverified_issuer(token: &str) -> Option<String> {
+    unverified_claims(token)?
+        .get("iss")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// What a refused token carried in claim `name`, quoted for an error message.
+fn carried(token: &str, name: &str) -> String {
+    let values: Vec<String> = match unverified_claims(token).and_then(|c| c.get(name).cloned()) {
+        Some(Value::String(one)) => vec![one],
+        Some(Value::Array(many)) => many
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => return "nothing".to_owned(),
+    };
+    let quoted: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+    a2a_runtime_types::util::echoed(&quoted.join(", ")).into_owned()
+}
+
+/// A hint when a refused `iss` or `aud` differs from the expected one only in a way people
+/// get wrong: a trailing `/`, or `localhost` for `127.0.0.1` (different names to OAuth).
+fn near_miss(found: &str, expected: &[String]) -> &'static str {
+    let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+    let loopback = |a: &str| a.replace("://localhost", "://127.0.0.1");
+    if expected.iter().any(|e| same(e, found)) {
+        " (they differ only in the trailing `/`: use the value exactly as the authorization \
+         server's metadata gives it)"
+    } else if expected
+        .iter()
+        .any(|e| same(&loopback(e), &loopback(found)))
+    {
+        " (`localhost` and `127.0.0.1` are different names to OAuth: use the one the server's \
+         public URL names)"
+    } else {
+        ""
     }
-    serde_json::from_slice::<Claims>(&bytes).ok()?.iss
 }
 
 /// The scopes a token grants: OAuth's space-separated `scope`, or `scp` (a list or a string,
@@ -233,18 +271,35 @@ fn scopes_of(claims: &Map<String, Value>) -> Vec<String> {
 }
 
 /// Why a token was refused, in words a client can act on.
-fn refusal(kind: &ErrorKind, issuer: &Option<String>, audience: &[String]) -> AuthError {
+fn refusal(
+    kind: &ErrorKind,
+    token: &str,
+    issuer: &Option<String>,
+    audience: &[String],
+) -> AuthError {
     AuthError::invalid(match kind {
         ErrorKind::ExpiredSignature => "the token expired".to_owned(),
         ErrorKind::ImmatureSignature => "the token is not valid yet (`nbf`)".to_owned(),
-        ErrorKind::InvalidIssuer => format!(
-            "the token's `iss` is not {}",
-            issuer.as_deref().unwrap_or("the expected issuer")
-        ),
-        ErrorKind::InvalidAudience => format!(
-            "the token's `aud` does not include {}",
-            audience.join(" or ")
-        ),
+        ErrorKind::InvalidIssuer => {
+            let expected: Vec<String> = issuer.iter().cloned().collect();
+            let found = unverified_issuer(token).unwrap_or_default();
+            format!(
+                "the token's `iss` is {}, not `{}`{}",
+                carried(token, "iss"),
+                issuer.as_deref().unwrap_or("the expected issuer"),
+                near_miss(&found, &expected)
+            )
+        }
+        ErrorKind::InvalidAudience => {
+            let found = carried(token, "aud");
+            let hint = unverified_claims(token)
+                .and_then(|c| c.get("aud").and_then(Value::as_str).map(str::to_owned))
+                .map_or("", |aud| near_miss(&aud, audience));
+            format!(
+                "the token's `aud` is {found}, which does not include `{}`{hint}",
+                audience.join("` or `")
+            )
+        }
         ErrorKind::InvalidSignature => "the token's signature does not verify".to_owned(),
         ErrorKind::InvalidAlgorithm => "the token's algorithm does not match its key".to_owned(),
         ErrorKind::MissingRequiredClaim(claim) => format!("the token has no `{claim}` claim"),
@@ -275,6 +330,14 @@ impl Authenticator for JwtAuthenticator {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_near_miss_of_issuer_or_audience_is_named() {
+        let expected = ["http://127.0.0.1:8080/".to_owned()];
+        assert!(near_miss("http://127.0.0.1:8080", &expected).contains("trailing `/`"));
+        assert!(near_miss("http://localhost:8080/", &expected).contains("`localhost`"));
+        assert_eq!(near_miss("https://other.example/", &expected), "");
+    }
 
     #[test]
     fn scopes_come_from_scope_or_scp() {

@@ -213,12 +213,21 @@ impl Security {
                         .as_ref()
                         .is_some_and(|rule| !rule.admits(&caller)) =>
                 {
+                    let rule = self.audience.as_ref().map(|rule| &rule.audiences);
                     refused.get_or_insert((
                         index,
-                        AuthError::invalid(
-                            "the token was issued for another resource (its `aud`); ask for a \
-                             token for this endpoint",
-                        ),
+                        AuthError::invalid(format!(
+                            "the token was issued for another resource (its `aud` is {}); ask \
+                             for a token for this endpoint: `{}`",
+                            a2a_runtime_types::util::echoed(
+                                &caller
+                                    .claims()
+                                    .get("aud")
+                                    .map(ToString::to_string)
+                                    .unwrap_or_default()
+                            ),
+                            rule.map(|a| a.join("` or `")).unwrap_or_default()
+                        )),
                     ));
                 }
                 Ok(Some(caller)) if self.implications.is_empty() => return Ok(caller),
