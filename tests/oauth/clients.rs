@@ -227,6 +227,57 @@ async fn registrations_from_one_address_are_rate_limited_with_retry_after() {
     assert_eq!(answer["error"], "temporarily_unavailable");
 }
 
+/// `n` registrations through `client` at `base`: their statuses.
+async fn registrations(base: &str, client: &reqwest::Client, spoof: bool, n: usize) -> Vec<u16> {
+    let mut statuses = Vec::new();
+    for i in 0..n {
+        let mut request = client
+            .post(format!("{base}oauth/register"))
+            .json(&json!({"redirect_uris": [CALLBACK]}));
+        if spoof {
+            request = request.header("x-forwarded-for", format!("198.51.100.{i}"));
+        }
+        statuses.push(request.send().await.unwrap().status().as_u16());
+    }
+    statuses
+}
+
+/// Behind a reverse proxy the operator trusts, each client it forwards for has a registration
+/// limit of its own; without that trust every client of the proxy shares the proxy's, and a
+/// client calling the server itself cannot choose its address with the header.
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_registration_limit() {
+    use a2a_runtime::server::ServeConfig;
+    use a2a_tests::reverse_proxy::{self, client_from};
+    for trusted in [true, false] {
+        let mut config = ServeConfig::default();
+        if trusted {
+            config.trusted_proxies = "127.0.0.1/32".parse().unwrap();
+        }
+        let agent = Library
+            .server()
+            .config(config)
+            .authorization_server(OAuthServer::dev_user("alice"));
+        let server = start(agent).await;
+        let proxy = reverse_proxy::start(&server.base).await;
+        let first = registrations(&proxy, &client_from("127.0.0.2"), false, 11).await;
+        assert!(first[..10].iter().all(|s| *s == 201), "{first:?}");
+        assert_eq!(first[10], 429, "{first:?}");
+        let second = registrations(&proxy, &client_from("127.0.0.3"), false, 1).await;
+        assert_eq!(
+            second,
+            [if trusted { 201 } else { 429 }],
+            "trusted: {trusted}"
+        );
+        if trusted {
+            // Straight to the server from an address that is no proxy: the header is ignored.
+            let direct = client_from("127.0.0.4");
+            let spoofing = registrations(&server.base, &direct, true, 11).await;
+            assert_eq!(spoofing[10], 429, "{spoofing:?}");
+        }
+    }
+}
+
 /// A person named administrator who signs in through the server's own sign-in (as the console
 /// does) is an administrator: their access token opens the client list; another person's does
 /// not.

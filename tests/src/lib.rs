@@ -14,6 +14,7 @@ mod processes;
 pub mod proxy;
 pub mod receiver;
 pub mod registry_agents;
+pub mod reverse_proxy;
 pub mod sse;
 pub mod stepper;
 pub mod talker;

@@ -43,6 +43,9 @@ pub struct ServeConfig {
     /// Request headers those origins may send besides the protocols' own (`--cors-header`,
     /// `A2A_CORS_HEADERS`): what a browser client adds, such as a tracing header.
     pub cors_headers: Vec<String>,
+    /// The reverse proxies in front of the server, whose `Forwarded` and `X-Forwarded-*`
+    /// headers are believed (`--trusted-proxy`, `A2A_TRUSTED_PROXIES`; none by default).
+    pub trusted_proxies: super::TrustedProxies,
     /// Limits on requests, tasks, callers, connections and shutdown.
     pub limits: Limits,
     /// Credentials the built-in security schemes verify.
@@ -354,6 +357,7 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),
             cors_headers: Vec::new(),
+            trusted_proxies: super::TrustedProxies::default(),
             limits: Limits::default(),
             auth: AuthSettings::default(),
             tls: TlsSettings::default(),

@@ -163,10 +163,17 @@ where
 impl BrowserGuard {
     /// The 403 for a request from a host or origin this agent does not answer to.
     pub(crate) fn refusal(&self, request: &Request) -> Option<Response> {
-        let host = request
-            .headers()
-            .get(header::HOST)
-            .and_then(|v| v.to_str().ok());
+        // Behind a trusted proxy, the host the browser asked for is the one the proxy names.
+        let forwarded = request
+            .extensions()
+            .get::<super::proxies::Forwarded>()
+            .and_then(|forwarded| forwarded.host.as_deref());
+        let host = forwarded.or_else(|| {
+            request
+                .headers()
+                .get(header::HOST)
+                .and_then(|v| v.to_str().ok())
+        });
         if !self.host_allowed(host) {
             let host = host.unwrap_or_default();
             return Some(forbidden(&format!(

@@ -150,6 +150,13 @@ pub(crate) fn warn_if_open(apps: &[Arc<App>], bound: &ServeConfig, announce: boo
             "listening on all interfaces; pass --public-url so the agent card names a reachable URL"
         );
     }
+    if !bound.trusted_proxies.is_empty() && bound.public_url.is_none() {
+        tracing::warn!(
+            "--trusted-proxy without --public-url: the card, the resource metadata and the \
+             token issuer name the bind address, which clients behind the proxy cannot reach; \
+             pass the URL they use"
+        );
+    }
     // Reachable from elsewhere and open to anyone: say so where the operator looks.
     let open_to_all =
         apps.iter().any(|app| !app.security.is_enabled()) && !local.ip().is_loopback();
@@ -183,7 +190,12 @@ pub(crate) async fn serve_front(
     let router = TrackLayer(Arc::clone(&in_flight)).layer(front);
     tokio::spawn(super::listener::quiet_timers(stop.clone()));
     let metrics = super::observe::serve_apart(apps, bound, stop.clone());
-    let serve = super::shutdown::run(apps, &bound.limits, router, listener, tls, stop, in_flight);
+    let listening = super::listener::Listening {
+        listener,
+        tls,
+        proxies: bound.trusted_proxies.clone(),
+    };
+    let serve = super::shutdown::run(apps, &bound.limits, router, listening, stop, in_flight);
     let (metrics, ()) = tokio::join!(metrics, serve);
     super::observe::flush(apps).await;
     metrics

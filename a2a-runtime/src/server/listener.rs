@@ -17,6 +17,7 @@ use tower::ServiceExt;
 
 use super::front::Served;
 use super::peers::PeerConnections;
+use super::proxies::TrustedProxies;
 use a2a_runtime_core::auth::ClientCertificate;
 use a2a_runtime_core::limits::Limits;
 use a2a_runtime_core::quota::PeerKey;
@@ -24,16 +25,28 @@ use a2a_runtime_core::quota::PeerKey;
 /// The longest pause between accept attempts after errors.
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
-/// Serves `router` on `listener` until `stop` is cancelled, then stops accepting and asks every
-/// connection to close once its in-flight request is answered. Returns the connections still
-/// open, to wait on.
+/// Where a server accepts connections: its socket, TLS over it if asked, and the reverse
+/// proxies whose forwarding headers its requests may carry.
+pub(crate) struct Listening {
+    pub(crate) listener: TcpListener,
+    pub(crate) tls: Option<super::tls::Acceptor>,
+    pub(crate) proxies: TrustedProxies,
+}
+
+/// Serves `router` on `listening` until `stop` is cancelled, then stops accepting and asks
+/// every connection to close once its in-flight request is answered. Returns the connections
+/// still open, to wait on.
 pub(crate) async fn accept_until(
-    listener: TcpListener,
-    tls: Option<super::tls::Acceptor>,
+    listening: Listening,
     router: Served,
     limits: &Limits,
     stop: CancellationToken,
 ) -> Draining {
+    let Listening {
+        listener,
+        tls,
+        proxies,
+    } = listening;
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -63,7 +76,13 @@ pub(crate) async fn accept_until(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        let Some(peer_slot) = peers.admit(peer.ip()) else {
+        // A trusted proxy carries every client's connections: the cap would refuse them all.
+        let proxy = (!proxies.is_empty() && proxies.trusts(peer.ip())).then(|| proxies.clone());
+        let peer_slot = if proxy.is_some() {
+            None
+        } else if let Some(slot) = peers.admit(peer.ip()) {
+            Some(slot)
+        } else {
             tracing::debug!(%peer, "connection over the per-peer cap refused");
             let plain = tls.is_none();
             tokio::spawn(async move {
@@ -76,7 +95,7 @@ pub(crate) async fn accept_until(
         };
         let router = router.clone();
         let Some(tls) = &tls else {
-            let service = TowerToHyperService::new(tagged(router, peer, None));
+            let service = TowerToHyperService::new(tagged(router, peer, proxy, None));
             let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
             tokio::spawn(async move {
                 if let Err(error) = connection.await {
@@ -98,7 +117,7 @@ pub(crate) async fn accept_until(
             };
             tokio::spawn(async move {
                 let _slots = (permit, peer_slot);
-                connection.serve(stream, peer, router).await;
+                connection.serve(stream, peer, proxy, router).await;
             });
         }
         #[cfg(not(feature = "tls"))]
@@ -203,6 +222,7 @@ impl TlsConnection {
         self,
         stream: tokio::net::TcpStream,
         peer: std::net::SocketAddr,
+        proxy: Option<TrustedProxies>,
         router: Served,
     ) {
         let accepted = tokio::time::timeout(self.handshake_timeout, self.tls.accept(stream)).await;
@@ -223,7 +243,7 @@ impl TlsConnection {
             .peer_certificates()
             .and_then(<[_]>::first)
             .map(|leaf| ClientCertificate(Arc::from(leaf.as_ref())));
-        let service = TowerToHyperService::new(tagged(router, peer, certificate));
+        let service = TowerToHyperService::new(tagged(router, peer, proxy, certificate));
         let connection = self
             .watcher
             .watch(self.http.serve_connection(TokioIo::new(stream), service));
@@ -234,10 +254,13 @@ impl TlsConnection {
 }
 
 /// `router` with every request tagged with the connection's peer address (and the caller key
-/// it makes) and, over TLS, the client certificate the handshake verified.
+/// it makes) and, over TLS, the client certificate the handshake verified. When the peer is a
+/// trusted `proxy`, each request is tagged with the client the proxy forwarded it for instead,
+/// and with what the proxy said (the host the client asked for).
 fn tagged(
     router: Served,
     peer: std::net::SocketAddr,
+    proxy: Option<TrustedProxies>,
     certificate: Option<ClientCertificate>,
 ) -> impl tower::Service<
     axum::http::Request<Incoming>,
@@ -248,8 +271,19 @@ fn tagged(
     let key = PeerKey::of(peer);
     router.map_request(move |request: axum::http::Request<Incoming>| {
         let mut request = request.map(axum::body::Body::new);
-        request.extensions_mut().insert(ConnectInfo(peer));
-        request.extensions_mut().insert(key.clone());
+        if let Some(proxy) = &proxy {
+            let forwarded = proxy.forwarded(peer, request.headers());
+            request
+                .extensions_mut()
+                .insert(ConnectInfo(forwarded.client));
+            request
+                .extensions_mut()
+                .insert(PeerKey::of(forwarded.client));
+            request.extensions_mut().insert(forwarded);
+        } else {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request.extensions_mut().insert(key.clone());
+        }
         if let Some(certificate) = &certificate {
             request.extensions_mut().insert(certificate.clone());
         }

@@ -21,6 +21,7 @@ mod oauth;
 mod observe;
 mod paths;
 mod peers;
+mod proxies;
 mod routes;
 mod settings;
 mod shared;
@@ -44,6 +45,7 @@ pub use config::{
 pub use host::{AgentCatalog, CatalogEntry, Host};
 pub use oauth::OAuthOptions;
 pub use observe::ObserveOptions;
+pub use proxies::TrustedProxies;
 pub use tasks::{Tasks, TasksError};
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.
 pub use tokio_util::sync::CancellationToken;

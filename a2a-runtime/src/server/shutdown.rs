@@ -15,7 +15,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::front::Served;
@@ -40,13 +39,12 @@ pub(crate) async fn run(
     apps: &[Arc<App>],
     limits: &Limits,
     router: Served,
-    listener: TcpListener,
-    tls: Option<super::tls::Acceptor>,
+    listening: listener::Listening,
     stop: CancellationToken,
     in_flight: Arc<InFlight>,
 ) {
     let timeout = limits.shutdown_timeout;
-    let draining = listener::accept_until(listener, tls, router, limits, stop).await;
+    let draining = listener::accept_until(listening, router, limits, stop).await;
     tracing::info!(
         ?timeout,
         "shutting down: finishing in-flight requests and tasks"

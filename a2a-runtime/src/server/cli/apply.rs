@@ -28,6 +28,7 @@ impl NetworkArgs {
         if self.no_streaming {
             config.streaming = false;
         }
+        config.trusted_proxies.extend(self.trusted_proxies);
         config.allowed_hosts.extend(self.allowed_hosts);
         config.allowed_origins.extend(self.allowed_origins);
         config.cors_origins.extend(self.cors_origins);

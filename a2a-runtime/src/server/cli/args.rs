@@ -271,6 +271,17 @@ pub(super) struct NetworkArgs {
     /// unsupported (clients and test kits that check a reduced card)
     #[arg(long, env = "A2A_NO_STREAMING", value_parser = clap::builder::FalseyValueParser::new())]
     pub(super) no_streaming: bool,
+    /// Reverse proxies in front of the server (CIDRs or addresses; repeat, or comma separated):
+    /// only from them are Forwarded and X-Forwarded-* believed, for the client's address (rate
+    /// limits, quotas, usage) and host; the per-peer connection cap leaves them alone
+    #[arg(
+        long = "trusted-proxy",
+        env = "A2A_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_name = "CIDR",
+        value_parser = |item: &str| crate::server::proxies::range(item.trim())
+    )]
+    pub(super) trusted_proxies: Vec<ipnet::IpNet>,
     /// Extra Host header values accepted (repeat, or comma separated) [default: loopback names
     /// on loopback binds, the public URL's host otherwise]
     #[arg(

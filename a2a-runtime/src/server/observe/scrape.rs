@@ -86,8 +86,12 @@ pub(super) async fn serve_apart(
     let router = routes(metrics, token).layer(GuardLayer(Arc::clone(&guard)));
     let front = Front::new(router, guard, Vec::new());
     let served = TrackLayer(Arc::new(InFlight::default())).layer(front);
-    let draining =
-        crate::server::listener::accept_until(listener, None, served, limits, stop).await;
+    let listening = crate::server::listener::Listening {
+        listener,
+        tls: None,
+        proxies: crate::server::TrustedProxies::default(),
+    };
+    let draining = crate::server::listener::accept_until(listening, served, limits, stop).await;
     draining.wait(std::time::Duration::from_secs(1)).await;
     Ok(())
 }
