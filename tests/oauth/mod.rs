@@ -3,6 +3,7 @@
 //! refresh rotation, client metadata documents, sign-ins, durability, and every refusal the
 //! flow owes a client. (Modules of the `connectors` test binary.)
 
+mod a2a_discovery;
 mod abuse;
 mod clients;
 mod durability;

@@ -39,6 +39,10 @@ pub struct GateSettings {
     pub jsonrpc: bool,
     /// The agent's meter: a request's span starts here when the server traces requests.
     pub meter: Meter,
+    /// Where the agent's protected-resource metadata is (RFC 9728), when a scheme takes
+    /// bearer tokens: every Bearer challenge of a 401 or 403 names it, so an A2A client finds
+    /// the authorization server as an MCP client does.
+    pub resource_metadata: Option<Arc<str>>,
 }
 
 /// The layer putting [`A2aGate`] in front of every A2A route.
@@ -106,7 +110,8 @@ where
                         let error = A2aError::Unauthenticated(refusal.reason.clone());
                         let mut response = super::refusal(&error, settings.jsonrpc);
                         *response.status_mut() = StatusCode::UNAUTHORIZED;
-                        for challenge in refusal.challenge_headers(None) {
+                        let metadata = settings.resource_metadata.as_deref();
+                        for challenge in refusal.challenge_headers(metadata) {
                             response
                                 .headers_mut()
                                 .append(header::WWW_AUTHENTICATE, challenge);
@@ -118,6 +123,7 @@ where
                 match pass(&settings, &mut inner, request) {
                     GateFuture::Passed { future, activated } => {
                         let response = future.await?;
+                        let response = naming_metadata(response, &settings);
                         Ok(echo(response, &activated))
                     }
                     GateFuture::Refused { response } => Ok(response.unwrap_or_default()),
@@ -151,6 +157,40 @@ where
         future: inner.call(request),
         activated,
     }
+}
+
+/// `response` with the resource's metadata named in its Bearer challenges: a handler refusing
+/// a call for missing scope (403) challenges without knowing where the agent is served, which
+/// only the gate does. Responses without a challenge pass untouched.
+fn naming_metadata(mut response: Response, settings: &GateSettings) -> Response {
+    let Some(url) = &settings.resource_metadata else {
+        return response;
+    };
+    if !response.headers().contains_key(header::WWW_AUTHENTICATE) {
+        return response;
+    }
+    let challenges: Vec<HeaderValue> = response
+        .headers()
+        .get_all(header::WWW_AUTHENTICATE)
+        .iter()
+        .map(|value| match value.to_str() {
+            Ok(text) if text.starts_with("Bearer") && !text.contains("resource_metadata=") => {
+                let named = format!(
+                    "{text}, resource_metadata={}",
+                    a2a_runtime_core::auth::quoted(url)
+                );
+                HeaderValue::from_str(&named).unwrap_or_else(|_| value.clone())
+            }
+            _ => value.clone(),
+        })
+        .collect();
+    response.headers_mut().remove(header::WWW_AUTHENTICATE);
+    for challenge in challenges {
+        response
+            .headers_mut()
+            .append(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
 }
 
 /// The response naming, in `A2A-Extensions`, the request's extensions the agent supports.

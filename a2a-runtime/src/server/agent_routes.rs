@@ -38,12 +38,14 @@ pub(crate) type JsonRpcEndpoint =
     tower::util::BoxCloneSyncService<axum::extract::Request, Response, std::convert::Infallible>;
 
 /// The A2A routes of `app` reached at `endpoints` (which its card names), with its HTTP+JSON
-/// routes taking `tenants`.
+/// routes taking `tenants`; their Bearer challenges name `resource_metadata`, when it is
+/// served.
 pub(crate) fn agent_routes(
     app: &Arc<App>,
     config: &ServeConfig,
     endpoints: card::Endpoints,
     tenants: Tenants,
+    resource_metadata: Option<Arc<str>>,
 ) -> AgentRoutes {
     let cards = Cards::of(app, &endpoints);
     let extensions = Arc::new(Extensions::new(app.agent.extensions()));
@@ -64,6 +66,7 @@ pub(crate) fn agent_routes(
                 body_time: app.limits.body_time(),
                 jsonrpc,
                 meter: app.dispatcher.meter().clone(),
+                resource_metadata: resource_metadata.clone(),
             })))
             .layer(DefaultBodyLimit::max(max_body))
     };

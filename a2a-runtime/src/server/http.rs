@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -79,40 +77,6 @@ pub(crate) fn cors(config: &ServeConfig) -> Option<CorsLayer> {
                 HeaderName::from_static("mcp-session-id"),
                 HeaderName::from_static("a2a-extensions"),
             ]),
-    )
-}
-
-/// Serves `document` (if any) as the metadata of the MCP endpoint at `mcp_path` (and at the
-/// root well-known URL with `at_root`).
-pub(crate) fn metadata_routes(
-    document: Option<serde_json::Value>,
-    mcp_path: &str,
-    at_root: bool,
-) -> Router {
-    let Some(document) = document else {
-        return Router::new();
-    };
-    let document = Arc::new(document);
-    // Public metadata, as the card is: hosted assistants read it from their web apps.
-    let route = get(
-        |State(document): State<Arc<serde_json::Value>>| async move {
-            axum::Json(document.as_ref().clone()).into_response()
-        },
-    );
-    let suffixed = format!("{}{mcp_path}", super::paths::PROTECTED_RESOURCE);
-    let mut router = Router::new().route(&suffixed, route.clone());
-    if at_root {
-        router = router.route(super::paths::PROTECTED_RESOURCE, route);
-    }
-    router.with_state(document).layer(readable_anywhere())
-}
-
-/// The URL of the protected-resource metadata for the MCP endpoint at `mcp_path`.
-pub(crate) fn resource_metadata_url(base_url: &str, mcp_path: &str) -> String {
-    format!(
-        "{}{}{mcp_path}",
-        base_url.trim_end_matches('/'),
-        super::paths::PROTECTED_RESOURCE
     )
 }
 

@@ -11,8 +11,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_http::cors::CorsLayer;
 
 use super::config::ServeConfig;
-use super::http::{metadata_routes, resource_metadata_url};
-use super::paths;
+use super::resource_metadata::{ResourceMetadata, url_of};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_core::error::Error;
@@ -68,7 +67,7 @@ pub(crate) struct Mcp {
     endpoint: McpEndpoint,
     cors: Option<CorsLayer>,
     /// Its protected-resource metadata, when a scheme takes bearer tokens.
-    metadata: Option<serde_json::Value>,
+    metadata: Option<ResourceMetadata>,
     path: String,
 }
 
@@ -104,11 +103,11 @@ impl Mcp {
             sessions,
             max_sessions: limits.max_mcp_sessions,
             tools: ToolSkills::namespaced(tools),
-            resource_metadata: resource_metadata_url(&server_url, path),
+            resource_metadata: url_of(&server_url, path),
             meter: handler.meter().clone(),
         };
         let apps: Vec<&Arc<App>> = prefixed.iter().map(|(_, app)| *app).collect();
-        let metadata = metadata(&security, &apps, agents.name(), &server_url, path);
+        let metadata = ResourceMetadata::new(&security, &apps, agents.name(), &server_url, path);
         Ok(Self {
             endpoint: McpEndpoint::new(gate, security, rmcp),
             cors: super::http::cors(config),
@@ -122,8 +121,10 @@ impl Mcp {
     /// server's `/mcp`), and the endpoint itself when it needs no layer (the server's front
     /// answers it directly then).
     pub(crate) fn mounted(self, at: &str) -> (Router, Router, Option<(String, McpEndpoint)>) {
-        let at_root = self.path == paths::MCP;
-        let metadata = metadata_routes(self.metadata, &self.path, at_root);
+        let metadata = self
+            .metadata
+            .map(ResourceMetadata::routes)
+            .unwrap_or_default();
         match self.cors {
             Some(cors) => {
                 let layered = tower::Layer::layer(&cors, self.endpoint);
@@ -135,27 +136,6 @@ impl Mcp {
             }
         }
     }
-}
-
-/// The protected-resource metadata of the endpoint at `path`: the schemes of `security`, and
-/// every scope and token issuer of `apps`.
-fn metadata(
-    security: &Security,
-    apps: &[&Arc<App>],
-    name: &str,
-    server_url: &str,
-    path: &str,
-) -> Option<serde_json::Value> {
-    let schemes: Vec<_> = security.schemes().cloned().collect();
-    let mut scopes: Vec<&str> = apps
-        .iter()
-        .flat_map(|app| app.dispatcher.registry().scopes().into_keys())
-        .collect();
-    scopes.sort_unstable();
-    scopes.dedup();
-    let jwt = apps.iter().flat_map(|app| &app.jwt);
-    let resource = format!("{}{path}", server_url.trim_end_matches('/'));
-    a2a_runtime_core::auth::metadata::document(&resource, name, &schemes, jwt, &scopes)
 }
 
 /// An rmcp service whose sessions each get `handler`'s session, within `limits`, ending at

@@ -22,6 +22,7 @@ mod observe;
 mod paths;
 mod peers;
 mod proxies;
+mod resource_metadata;
 mod routes;
 mod settings;
 mod shared;

@@ -20,6 +20,7 @@ use super::mcp::{Agents, Mcp};
 use super::mounts::{Hosting, Mounted, Mounts};
 use super::oauth::Deployed;
 use super::paths;
+use super::resource_metadata::ResourceMetadata;
 use super::tenants::{TenantCalls, TenantEndpoint, unknown_agent};
 use a2a_runtime_a2a::card::Endpoints;
 use a2a_runtime_a2a::rest::Tenants;
@@ -101,7 +102,18 @@ impl Assembly<'_> {
             "" => (Endpoints::new(&self.base, &app.rest_prefix), Tenants::Any),
             id => (Endpoints::hosted(&self.base, id), Tenants::Mounted),
         };
-        let agent = agent_routes(app, config, endpoints.clone(), tenants);
+        // The agent's URL as a protected resource: at the root well-known URL for the root
+        // agent, below it for a hosted one (RFC 9728 §3.1 inserts the resource's path).
+        let suffix = match mounted.id.as_str() {
+            "" => String::new(),
+            id => format!("/{id}/"),
+        };
+        let metadata =
+            ResourceMetadata::new(&app.security, &[app], app.agent.name(), &self.base, &suffix);
+        let metadata_url = metadata.as_ref().map(|m| Arc::from(m.url()));
+        let agent = agent_routes(app, config, endpoints.clone(), tenants, metadata_url);
+        self.router = std::mem::take(&mut self.router)
+            .merge(metadata.map(ResourceMetadata::routes).unwrap_or_default());
         let mcp_path = format!("{at}{}", paths::MCP);
         let security = Arc::clone(&app.security);
         let mcp = Mcp::new(&mcp_path, &Agents::One(app), security, &app.limits, config)?;
@@ -170,6 +182,11 @@ impl Assembly<'_> {
         if hosting.shared_mcp {
             self.shared_mcp(mounts, apps, oauth)?;
         }
+        // The host's URL, which reaches every agent by tenant, as a protected resource.
+        let security = Security::union(apps.iter().map(|app| &*app.security));
+        let all: Vec<&Arc<App>> = apps.iter().collect();
+        let metadata = ResourceMetadata::new(&security, &all, &hosting.name, &self.base, "");
+        let metadata = metadata.map(ResourceMetadata::routes).unwrap_or_default();
         let entries = hosting.catalog.fill(std::mem::take(&mut self.entries));
         let document = Arc::new(catalog::document(&entries));
         let catalog = get(move || {
@@ -182,6 +199,7 @@ impl Assembly<'_> {
         self.router = std::mem::take(&mut self.router)
             .merge(root_call)
             .merge(catalog)
+            .merge(metadata)
             .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)));
         Ok(())
     }
