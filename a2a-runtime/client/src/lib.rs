@@ -14,6 +14,8 @@ mod fetch;
 mod follow;
 mod jsonrpc;
 mod list;
+#[cfg(feature = "login")]
+pub mod login;
 mod mcp;
 mod push;
 mod rest;

@@ -64,6 +64,31 @@ pub(crate) struct Input {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Sign in to an agent through its authorization server (found from the agent's 401):
+    /// your browser consents, and later commands to that agent send the saved tokens,
+    /// refreshed as they expire.
+    Login {
+        /// The agent's base URL.
+        url: String,
+        /// The scopes to ask for, space separated [default: every scope the agent lists].
+        #[arg(long)]
+        scope: Option<String>,
+        /// A client registered beforehand (a public client redirecting to
+        /// http://127.0.0.1/callback) [default: register one].
+        #[arg(long)]
+        client_id: Option<String>,
+        /// The loopback port the browser comes back to [default: any free one].
+        #[arg(long)]
+        port: Option<u16>,
+        /// Print the URL only; do not open a browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget the saved sign-in to an agent.
+    Logout {
+        /// The agent's base URL.
+        url: String,
+    },
     /// Print the agent's card.
     Card {
         /// The agent's base URL, or its card's URL.

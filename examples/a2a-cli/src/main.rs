@@ -7,6 +7,7 @@
 
 mod ask;
 mod cli;
+mod login;
 mod print;
 
 use std::process::ExitCode;
@@ -33,6 +34,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(code) = runtime.block_on(signing(&cli)) {
+        return code;
+    }
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(error) => {
@@ -42,12 +46,35 @@ fn main() -> ExitCode {
     }
 }
 
+/// `a2a login` and `a2a logout`, run apart from the calls: their exit status, or `None` for
+/// any other command.
+async fn signing(cli: &Cli) -> Option<ExitCode> {
+    let done = match &cli.command {
+        Command::Login {
+            url,
+            scope,
+            client_id,
+            port,
+            no_browser,
+        } => {
+            let scope = scope.as_deref();
+            login::login(url, scope, client_id.as_deref(), *port, !no_browser).await
+        }
+        Command::Logout { url } => login::logout(url),
+        _ => return None,
+    };
+    Some(done.unwrap_or_else(|error| {
+        eprintln!("a2a: {error}");
+        ExitCode::FAILURE
+    }))
+}
+
 async fn connect(cli: &Cli, url: &str) -> Result<A2aClient, ClientError> {
     let mut builder = A2aClient::builder(url)
         .timeout(cli.timeout.into())
         .stream_idle_timeout(cli.timeout.into());
-    if let Some(token) = &cli.token {
-        builder = builder.bearer_token(token);
+    if let Some(token) = login::bearer(cli, url).await {
+        builder = builder.bearer_token(&token);
     }
     for (name, value) in cli.headers.iter().chain(&cli.api_keys) {
         builder = builder.header(name, value);
@@ -130,6 +157,8 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
             }
         }
         Command::Push(push) => return run_push(&cli, push).await,
+        // Run before any call, in `signing`.
+        Command::Login { .. } | Command::Logout { .. } => {}
         Command::Usage {
             url,
             since,
@@ -155,7 +184,7 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
 async fn usage(cli: &Cli, url: &str, request: &UsageRequest) -> Result<UsageReport, ClientError> {
     let mut headers: Vec<(String, String)> = cli.headers.clone();
     headers.extend(cli.api_keys.iter().cloned());
-    if let Some(token) = &cli.token {
+    if let Some(token) = login::bearer(cli, url).await {
         headers.push(("authorization".into(), format!("Bearer {token}")));
     }
     fetch_usage(url, request, &headers, cli.timeout.into()).await

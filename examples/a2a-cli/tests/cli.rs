@@ -15,7 +15,22 @@ use tokio::process::Command;
 const A2A: &str = env!("CARGO_BIN_EXE_a2a");
 
 async fn a2a(args: &[&str]) -> Output {
-    Command::new(A2A).args(args).output().await.unwrap()
+    a2a_in(&config_dir("none"), args).await
+}
+
+/// `a2a ARGS` keeping its sign-ins in `config` (never the user's own).
+async fn a2a_in(config: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(A2A)
+        .args(args)
+        .env("A2A_CONFIG_DIR", config)
+        .output()
+        .await
+        .unwrap()
+}
+
+/// A configuration directory of this test run's own, named `name`.
+fn config_dir(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("a2a-cli-{}-{name}", std::process::id()))
 }
 
 /// `a2a COMMAND BASE --skill SKILL --data DATA [EXTRA…]`'s standard output.
@@ -284,4 +299,109 @@ async fn usage_prints_a_servers_calls_by_skill_for_an_admin() {
         String::from_utf8_lossy(&refused.stderr).contains("403"),
         "{refused:?}"
     );
+}
+
+/// The saved sign-in files in `config`.
+fn saved_logins(config: &std::path::Path) -> Vec<Value> {
+    let Ok(entries) = std::fs::read_dir(config.join("logins")) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .map(|e| serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn login_signs_in_through_the_agents_authorization_server_and_later_calls_send_and_refresh_it()
+ {
+    use a2a_runtime::oauth::OAuthServer;
+    use a2a_tests::oauth_flow::{Browser, Outcome};
+    use tokio::io::AsyncBufReadExt;
+    // Tokens live less than the minute before expiry a saved one is refreshed: each call
+    // refreshes.
+    let settings =
+        OAuthServer::dev_user("alice").access_token_ttl(std::time::Duration::from_secs(30));
+    let server = start(
+        a2a_tests::library::Library
+            .server()
+            .authorization_server(settings),
+    )
+    .await;
+    let base = server.base.as_str();
+    let config = config_dir("login");
+    let mut login = Command::new(A2A)
+        .args(["login", base, "--no-browser"])
+        .env("A2A_CONFIG_DIR", &config)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(login.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("a2a login prints the URL");
+        if let Some(url) = line.trim().strip_prefix(&format!("{base}oauth/authorize")) {
+            break format!("{base}oauth/authorize{url}");
+        }
+    };
+    // The person: consents in the browser, which is sent back to the command's listener.
+    let mut browser = Browser::new();
+    let Outcome::Consent {
+        html,
+        request,
+        csrf,
+        ..
+    } = browser.open(&url).await
+    else {
+        panic!("no consent page for {url}");
+    };
+    assert!(html.contains("a2a (command line)"), "{html}");
+    let scopes = ["library:loans:write", "library:members:read"];
+    let Outcome::Redirect(back) = browser
+        .decide(
+            &format!("{base}oauth/consent"),
+            &request,
+            &csrf,
+            "approve",
+            &scopes,
+        )
+        .await
+    else {
+        panic!("approving did not send the browser back");
+    };
+    assert_eq!(back.host_str(), Some("127.0.0.1"));
+    let landed = reqwest::get(back.as_str()).await.unwrap();
+    assert!(landed.text().await.unwrap().contains("Signed in"));
+    let status = login.wait().await.unwrap();
+    while let Ok(Some(line)) = lines.next_line().await {
+        assert!(!line.contains("a2a:"), "{line}");
+    }
+    assert!(status.success());
+    let saved = saved_logins(&config);
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(saved[0]["resource"], base);
+    // A later call sends the saved token, refreshed and saved again.
+    let args = [
+        "send",
+        base,
+        "--skill",
+        "borrow",
+        "--data",
+        r#"{"title":"Dune"}"#,
+    ];
+    let sent = stdout(&a2a_in(&config, &args).await);
+    assert!(sent.contains("alice borrowed Dune"), "{sent}");
+    let refreshed = saved_logins(&config);
+    assert_ne!(refreshed[0]["access_token"], saved[0]["access_token"]);
+    assert_ne!(refreshed[0]["refresh_token"], saved[0]["refresh_token"]);
+    // Signed out, the agent refuses the call and says what it needs.
+    stdout(&a2a_in(&config, &["logout", base]).await);
+    let refused = a2a_in(&config, &args).await;
+    assert!(!refused.status.success());
+    assert!(saved_logins(&config).is_empty());
+    let _ = std::fs::remove_dir_all(&config);
 }
