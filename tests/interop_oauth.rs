@@ -2,13 +2,10 @@
 //! the development sign-in (dynamic registration and a client ID metadata document) and proxy
 //! mode at a real OpenID Connect provider. (A module of the `interop` test binary.)
 
-use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
+use a2a_tests::upstream::Provider;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::Command;
 
 use super::{require_packages, run_python, script};
 
@@ -58,33 +55,16 @@ async fn official_mcp_client_signs_in_through_the_authorization_server_and_refre
 async fn official_mcp_client_signs_in_through_an_upstream_openid_provider() {
     use a2a_runtime::server::ServeConfig;
     require_packages().await;
-    let (Ok(node), Ok(_)) = (
-        std::env::var("A2A_TEST_NODE"),
-        std::env::var("A2A_TEST_OIDC_PROVIDER"),
-    ) else {
-        println!("skipped: A2A_TEST_NODE and A2A_TEST_OIDC_PROVIDER (scripts/test sets them)");
-        return;
-    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/", listener.local_addr().unwrap());
     let callback = format!("{base}oauth/upstream/callback");
-    let mut provider = Command::new(node)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("oidc/provider.mjs"))
-        .args(["a2a-host", "upstream-secret-0123456789", &callback])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node runs");
-    let mut lines = BufReader::new(provider.stdout.take().unwrap()).lines();
-    let issuer = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("the provider started in time")
-        .unwrap()
-        .expect("the provider printed its issuer");
+    let secret = "upstream-secret-0123456789";
+    let Some(provider) = Provider::start("a2a-host", secret, &callback).await else {
+        println!("skipped: A2A_TEST_NODE and A2A_TEST_OIDC_PROVIDER (scripts/test sets them)");
+        return;
+    };
     let mut config = ServeConfig::default();
-    config.oauth.proxy_issuer = Some(issuer);
+    config.oauth.proxy_issuer = Some(provider.issuer.clone());
     config.oauth.proxy_client_id = Some("a2a-host".into());
     config.oauth.proxy_client_secret = Some("upstream-secret-0123456789".into());
     config.oauth.access_token_ttl = Some(Duration::from_secs(2));

@@ -1,8 +1,9 @@
 #![doc = include_str!("../docs/oauth-server.md")]
 
 pub use a2a_runtime_oauth::{
-    Client, DevSignIn, GrantStore, GrantStoreError, MAX_CODE_TTL, MemoryGrants, OAuthError,
-    OAuthServer, ProxySignIn, RedirectPolicy, SignIn, SignInContext, User, is_local_path,
+    AccessPolicy, Client, DevSignIn, GrantStore, GrantStoreError, MAX_CODE_TTL, MemoryGrants,
+    OAuthError, OAuthServer, ProxySignIn, RedirectPolicy, SignIn, SignInContext, User,
+    is_local_path, preset_names,
 };
 /// The boxed future a [`SignIn`] answers with.
 pub use a2a_runtime_types::util::BoxFuture;

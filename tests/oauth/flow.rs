@@ -256,7 +256,7 @@ async fn a_denial_is_sent_back_and_a_consent_cannot_be_replayed_nor_decided_else
     else {
         panic!("another browser's decision was taken");
     };
-    assert_eq!(status, 400);
+    assert_eq!(status, 403);
 }
 
 /// A token request refused as `invalid_grant`, saying `says`.

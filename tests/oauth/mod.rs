@@ -10,6 +10,7 @@ mod durability;
 mod field;
 mod field_clients;
 mod flow;
+mod policy;
 mod sign_in;
 
 use a2a_runtime::oauth::OAuthServer;

@@ -1,6 +1,9 @@
 // An OpenID Connect provider on loopback for the proxy-mode tests: the npm `oidc-provider`
 // package (A2A_TEST_OIDC_PROVIDER names its directory) with its development sign-in pages,
-// one confidential client, and accounts named by whatever login is typed.
+// one confidential client, and accounts named by whatever login is typed. An account whose
+// login starts with `fin` is in the groups `finance` and `staff`, any other in `staff`; the
+// account `mallory` has an email at evil.test, any other at example.test (the `groups` scope
+// asks for the groups, which come, as the core spec says, from userinfo).
 //
 // Usage: node provider.mjs CLIENT_ID CLIENT_SECRET REDIRECT_URI
 // Prints the issuer URL once listening; stops when its standard input closes.
@@ -25,10 +28,18 @@ server.listen(0, '127.0.0.1', () => {
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
     }],
-    claims: { openid: ['sub'], profile: ['name'], email: ['email'] },
+    claims: {
+      openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'], groups: ['groups'],
+    },
     findAccount: (ctx, id) => ({
       accountId: id,
-      claims: () => ({ sub: id, name: `${id} (upstream)`, email: `${id}@example.test` }),
+      claims: () => ({
+        sub: id,
+        name: `${id} (upstream)`,
+        email: id === 'mallory' ? 'mallory@evil.test' : `${id}@example.test`,
+        email_verified: true,
+        groups: id.startsWith('fin') ? ['finance', 'staff'] : ['staff'],
+      }),
     }),
     features: { devInteractions: { enabled: true } },
   });

@@ -19,6 +19,7 @@ pub mod sse;
 pub mod stepper;
 pub mod talker;
 pub mod tokens;
+pub mod upstream;
 pub mod vault;
 
 pub use browser::{Browser, browser};

@@ -136,7 +136,11 @@ async fn consent_or_sign_in(
     parts: &http::request::Parts,
 ) -> Response {
     match inner.settings.sign_in.user(parts).await {
-        Ok(Some(user)) => consent_page(inner, pending, &user),
+        // Someone the policy leaves out is told here, before any code exists.
+        Ok(Some(user)) => match inner.settings.policy.admit(&user) {
+            Ok(()) => consent_page(inner, pending, &user),
+            Err(refused) => page_for(&refused),
+        },
         Ok(None) => sign_in_redirect(inner, &pending.key),
         Err(error) => page_for(&error),
     }
@@ -171,6 +175,9 @@ pub(crate) async fn decide(
         Ok(None) => return sign_in_redirect(inner, &pending.key),
         Err(error) => return page_for(&error),
     };
+    if let Err(refused) = inner.settings.policy.admit(&user) {
+        return page_for(&refused);
+    }
     // Taken once: a second submission of the same form finds nothing.
     let pending = match inner.grants.take::<Pending>(PENDING, &pending.key).await {
         Ok(Some(pending)) => pending,
@@ -182,11 +189,13 @@ pub(crate) async fn decide(
         let denied = OAuthError::AccessDenied(format!("{} did not allow access", user.subject));
         return redirect_error(inner, &pending.redirect_uri, state, &denied);
     }
+    // Only what was asked for and this person may grant, whatever the form says.
+    let grantable = inner.settings.policy.grantable(&user, &pending.scopes);
     let granted: Vec<String> = pairs
         .iter()
         .filter(|(name, _)| name == "scope")
         .map(|(_, scope)| scope.clone())
-        .filter(|scope| pending.scopes.contains(scope))
+        .filter(|scope| grantable.contains(scope))
         .collect();
     match issue_code(inner, &pending, &user, granted).await {
         Ok(code) => {
@@ -395,6 +404,13 @@ async fn issue_code(
 }
 
 fn consent_page(inner: &Inner, pending: &Pending, user: &User) -> Response {
+    let grantable = inner.settings.policy.grantable(user, &pending.scopes);
+    let withheld: Vec<String> = pending
+        .scopes
+        .iter()
+        .filter(|scope| !grantable.contains(scope))
+        .cloned()
+        .collect();
     let url = Url::parse(&pending.redirect_uri).ok();
     let destination = match &url {
         Some(url) if is_loopback(url) => Destination::Loopback,
@@ -421,7 +437,8 @@ fn consent_page(inner: &Inner, pending: &Pending, user: &User) -> Response {
         destination,
         user: user.name.as_deref().unwrap_or(&user.subject),
         resource: &pending.resource,
-        scopes: &pending.scopes,
+        scopes: &grantable,
+        withheld: &withheld,
         action: &inner.endpoint("consent"),
         request: &pending.key,
         csrf: &pending.csrf,
@@ -439,6 +456,8 @@ fn page_for(error: &OAuthError) -> Response {
     let status = match error {
         OAuthError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         OAuthError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+        // Someone the policy leaves out, or another browser's form: forbidden, not malformed.
+        OAuthError::AccessDenied(_) => StatusCode::FORBIDDEN,
         _ => StatusCode::BAD_REQUEST,
     };
     page::error(status, error.code(), &error.to_string())

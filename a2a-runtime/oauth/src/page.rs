@@ -42,6 +42,8 @@ pub(crate) struct Consent<'a> {
     pub(crate) user: &'a str,
     pub(crate) resource: &'a str,
     pub(crate) scopes: &'a [String],
+    /// Scopes asked for that this person may not grant (the operator's policy).
+    pub(crate) withheld: &'a [String],
     pub(crate) action: &'a str,
     pub(crate) request: &'a str,
     pub(crate) csrf: &'a str,
@@ -66,6 +68,19 @@ pub(crate) fn consent(page: &Consent<'_>) -> Response {
             })
             .collect()
     };
+    let withheld = if page.withheld.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = page
+            .withheld
+            .iter()
+            .map(|scope| format!("<code>{}</code>", escape(scope)))
+            .collect();
+        format!(
+            "<p class=\"note\">Also asked for, which this server does not let you grant: {}.</p>",
+            names.join(", ")
+        )
+    };
     let local = match page.destination {
         Destination::Web => "",
         Destination::Loopback => {
@@ -88,7 +103,7 @@ pub(crate) fn consent(page: &Consent<'_>) -> Response {
          <form method=\"post\" action=\"{action}\">\
          <input type=\"hidden\" name=\"request\" value=\"{request}\">\
          <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
-         <fieldset><legend>Permissions</legend>{scopes}</fieldset>\
+         <fieldset><legend>Permissions</legend>{scopes}{withheld}</fieldset>\
          <div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"approve\">Allow</button>\
          <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></div></form></main>",
         name = escape(name),

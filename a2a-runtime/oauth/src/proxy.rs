@@ -24,6 +24,7 @@ use tokio::sync::OnceCell;
 use crate::secret::{digest_of, random_token, s256};
 use crate::signin::{SignIn, SignInContext, User, is_local_path};
 use crate::store::{Grants, SESSIONS, UPSTREAM, now};
+use crate::upstream_user::{Profile, completed};
 use crate::{OAuthError, page, web};
 
 /// The browser's session cookie with this server.
@@ -83,6 +84,8 @@ struct Provider {
     token_endpoint: String,
     #[serde(default)]
     token_endpoint_auth_methods_supported: Vec<String>,
+    #[serde(default)]
+    userinfo_endpoint: Option<String>,
 }
 
 /// A sign-in under way at the provider (stored by its `state`).
@@ -101,6 +104,12 @@ struct Session {
     key: String,
     subject: String,
     name: Option<String>,
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    hosted_domain: Option<String>,
+    #[serde(default)]
+    groups: Vec<String>,
     expires: i64,
 }
 
@@ -159,9 +168,12 @@ impl SignIn for ProxySignIn {
                 .grants
                 .get::<Session>(SESSIONS, &digest_of(cookie))
                 .await?;
-            Ok(session.map(|session| User {
-                subject: session.subject,
-                name: session.name,
+            Ok(session.map(|session| {
+                let mut user = User::new(session.subject).groups(session.groups);
+                user.name = session.name;
+                user.email = session.email;
+                user.hosted_domain = session.hosted_domain;
+                user
             }))
         })
     }
@@ -285,7 +297,7 @@ async fn finish(proxy: &Proxy, parts: &Parts) -> Result<(String, String, bool), 
         )));
     }
     let code = web::required(&pairs, "code")?;
-    let id_token = redeem(
+    let (id_token, access_token) = redeem(
         proxy,
         provider,
         &deployed.callback,
@@ -293,21 +305,26 @@ async fn finish(proxy: &Proxy, parts: &Parts) -> Result<(String, String, bool), 
         &upstream.verifier,
     )
     .await?;
-    let claims = verify(proxy, provider, &id_token, &upstream.nonce).await?;
+    let mut claims = verify(proxy, provider, &id_token, &upstream.nonce).await?;
+    if let (Some(endpoint), Some(access_token)) = (&provider.userinfo_endpoint, &access_token)
+        && Profile::of(&claims).incomplete()
+    {
+        claims = completed(&proxy.http, endpoint, access_token, claims).await;
+    }
     let subject = claims
         .get("sub")
         .and_then(Value::as_str)
         .filter(|sub| !sub.is_empty())
         .ok_or_else(|| upstream_failed("its ID token names no `sub`"))?;
-    let name = ["name", "email", "preferred_username"]
-        .iter()
-        .find_map(|claim| claims.get(*claim).and_then(Value::as_str))
-        .map(str::to_owned);
+    let profile = Profile::of(&claims);
     let cookie = random_token();
     let session = Session {
         key: digest_of(&cookie),
         subject: subject.to_owned(),
-        name,
+        name: profile.name,
+        email: profile.email,
+        hosted_domain: profile.hosted_domain,
+        groups: profile.groups,
         expires: now() + SESSION_TTL,
     };
     deployed
@@ -318,14 +335,14 @@ async fn finish(proxy: &Proxy, parts: &Parts) -> Result<(String, String, bool), 
     Ok((cookie, upstream.return_to, deployed.secure))
 }
 
-/// The ID token the provider gives for `code`.
+/// The ID token the provider gives for `code`, and its access token (for userinfo).
 async fn redeem(
     proxy: &Proxy,
     provider: &Provider,
     callback: &str,
     code: &str,
     verifier: &str,
-) -> Result<String, OAuthError> {
+) -> Result<(String, Option<String>), OAuthError> {
     let mut form = vec![
         ("grant_type", "authorization_code"),
         ("code", code),
@@ -368,10 +385,14 @@ async fn redeem(
             "its token endpoint refused the code ({status}): {answer}"
         )));
     }
+    let access_token = answer
+        .get("access_token")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     answer
         .get("id_token")
         .and_then(Value::as_str)
-        .map(str::to_owned)
+        .map(|id_token| (id_token.to_owned(), access_token))
         .ok_or_else(|| upstream_failed("its token endpoint gave no ID token"))
 }
 

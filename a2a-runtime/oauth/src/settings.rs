@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::policy::AccessPolicy;
 use crate::redirects::RedirectPolicy;
 use crate::signin::{DevSignIn, SignIn};
 use crate::store::GrantStore;
@@ -41,6 +42,7 @@ pub struct OAuthServer {
     pub(crate) document_roots: Vec<String>,
     pub(crate) admins: Vec<String>,
     pub(crate) store: Option<Arc<dyn GrantStore>>,
+    pub(crate) policy: AccessPolicy,
 }
 
 impl std::fmt::Debug for OAuthServer {
@@ -55,6 +57,7 @@ impl std::fmt::Debug for OAuthServer {
             .field("redirects", &self.redirects)
             .field("client_documents", &self.client_documents)
             .field("admins", &self.admins)
+            .field("policy", &self.policy)
             .finish_non_exhaustive()
     }
 }
@@ -83,6 +86,7 @@ impl OAuthServer {
             document_roots: Vec::new(),
             admins: Vec::new(),
             store: None,
+            policy: AccessPolicy::default(),
         }
     }
 
@@ -196,6 +200,29 @@ impl OAuthServer {
     pub fn loopback_redirects(mut self, allow: bool) -> Self {
         self.redirects.loopback = allow;
         self
+    }
+
+    /// Who may sign in and which scopes each person may grant (by default everyone signed in,
+    /// every scope): people and email domains admitted, and the scopes each group may grant.
+    ///
+    /// ```
+    /// use a2a_runtime_oauth::{AccessPolicy, OAuthServer};
+    ///
+    /// let policy = AccessPolicy::default()
+    ///     .allow_domain("corp.example")
+    ///     .group_scopes("finance", "currency:*")
+    ///     .group_scopes("*", "library:members:read");
+    /// let server = OAuthServer::dev_user("alice").access_policy(policy);
+    /// ```
+    #[must_use]
+    pub fn access_policy(mut self, policy: AccessPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The access policy, to add rules to (what `--oauth-allow-users` and the like do).
+    pub fn policy_mut(&mut self) -> &mut AccessPolicy {
+        &mut self.policy
     }
 
     /// The principal (as the server's security schemes authenticate it: an API key's name, a

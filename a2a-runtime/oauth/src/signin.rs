@@ -12,11 +12,18 @@ use crate::OAuthError;
 
 /// A signed-in user.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct User {
     /// The stable identifier tokens carry as `sub` (tasks belong to it).
     pub subject: String,
     /// What the consent page calls the user, when known.
     pub name: Option<String>,
+    /// Their email address, when the sign-in vouches for it (a provider's verified email).
+    pub email: Option<String>,
+    /// The domain an identity provider hosts the account in (Google's `hd`), when it says.
+    pub hosted_domain: Option<String>,
+    /// The groups the sign-in says they belong to (an ID token's or userinfo's `groups`).
+    pub groups: Vec<String>,
 }
 
 impl User {
@@ -25,6 +32,9 @@ impl User {
         Self {
             subject: subject.into(),
             name: None,
+            email: None,
+            hosted_domain: None,
+            groups: Vec::new(),
         }
     }
 
@@ -32,6 +42,27 @@ impl User {
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
+        self
+    }
+
+    /// With a (verified) email address.
+    #[must_use]
+    pub fn email(mut self, email: impl Into<String>) -> Self {
+        self.email = Some(email.into());
+        self
+    }
+
+    /// With the domain the account is hosted in.
+    #[must_use]
+    pub fn hosted_domain(mut self, domain: impl Into<String>) -> Self {
+        self.hosted_domain = Some(domain.into());
+        self
+    }
+
+    /// In `groups`.
+    #[must_use]
+    pub fn groups(mut self, groups: impl IntoIterator<Item = String>) -> Self {
+        self.groups = groups.into_iter().collect();
         self
     }
 }

@@ -6,6 +6,8 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 
 mod apply;
 mod args;
+#[cfg(feature = "oauth-server")]
+mod oauth_args;
 
 use super::config::ServeConfig;
 use a2a_runtime_core::error::Error;
@@ -89,7 +91,7 @@ struct Cli {
     observe: ObserveArgs,
     #[cfg(feature = "oauth-server")]
     #[command(flatten)]
-    oauth: args::OAuthArgs,
+    oauth: oauth_args::OAuthArgs,
 }
 
 /// The name this program was started as (`--help` shows it), `agent` if it cannot tell.

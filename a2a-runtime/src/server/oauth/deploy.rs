@@ -65,6 +65,19 @@ impl Plan {
         for admin in &options.admins {
             settings = settings.admin(admin);
         }
+        let mut policy = std::mem::take(settings.policy_mut());
+        for user in &options.allow_users {
+            policy = policy.allow_user(user.trim());
+        }
+        for domain in &options.allow_domains {
+            policy = policy.allow_domain(domain.trim());
+        }
+        for rule in &options.group_scopes {
+            policy = policy
+                .group_rule(rule)
+                .map_err(|e| config(format!("--oauth-group-scopes: {e}")))?;
+        }
+        settings = settings.access_policy(policy);
         if options.no_registration {
             settings = settings.dynamic_registration(false);
         }

@@ -48,6 +48,12 @@ pub struct OAuthOptions {
     /// How long a registration no person approved lasts (`--oauth-unused-client-ttl`; default
     /// a day).
     pub unused_client_ttl: Option<Duration>,
+    /// People who may sign in, by subject or email (`--oauth-allow-users`).
+    pub allow_users: Vec<String>,
+    /// Email domains whose people may sign in (`--oauth-allow-domains`).
+    pub allow_domains: Vec<String>,
+    /// Which scopes each group may grant, as `GROUP=SCOPE` (`--oauth-group-scopes`).
+    pub group_scopes: Vec<String>,
 }
 
 impl OAuthOptions {
@@ -75,6 +81,9 @@ impl std::fmt::Debug for OAuthOptions {
             .field("allow_private_clients", &self.allow_private_clients)
             .field("max_clients", &self.max_clients)
             .field("unused_client_ttl", &self.unused_client_ttl)
+            .field("allow_users", &self.allow_users)
+            .field("allow_domains", &self.allow_domains)
+            .field("group_scopes", &self.group_scopes)
             .finish()
     }
 }
