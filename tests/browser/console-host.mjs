@@ -42,7 +42,7 @@ async function refreshedUntil(page, locator, text) {
   for (let attempt = 0; attempt < 40; attempt++) {
     if ((await locator.innerText()).includes(text)) return true;
     await page.waitForTimeout(250);
-    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('button', { name: 'Refresh', exact: true }).click();
   }
   return false;
 }
@@ -72,6 +72,8 @@ try {
   await page.locator('#admin-status', { hasText: `Deleted ${clientName}` }).waitFor();
   await clients.getByText('No client has registered.').waitFor();
   check(await refreshedUntil(page, page.locator('#admin-usage'), 'convert'), 'usage lists convert');
+  // The credential's own calls: the administrator ran convert, so theirs lists it too.
+  check(await refreshedUntil(page, page.locator('#mine'), 'convert'), 'your usage lists convert');
   check(await refreshedUntil(page, page.locator('#admin-metrics'), 'convert'), 'the metrics list convert');
   const metrics = await page.locator('#admin-metrics tbody').innerText();
   check(/convert\s+1\s+0/.test(metrics), `one convert call, completed: ${metrics}`);

@@ -177,7 +177,8 @@ async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_
         .await;
     assert_eq!(
         facts,
-        json!({"host": true, "oauth": true, "admin": ["/metrics", "/usage", "/oauth/clients"]})
+        json!({"host": true, "oauth": true,
+               "admin": ["/metrics", "/usage", "/usage/me", "/oauth/clients"]})
     );
     let client = "Console test client";
     let (status, _) = register_with(

@@ -121,6 +121,20 @@ async fn the_mix_recorded_at(store: StoreLocation) -> TestServer {
             .any(|c| c["caller"].as_str().unwrap().ends_with(":ann")),
         "{callers:?}"
     );
+    // A caller's own calls, from the same rollups: ann's two refused borrows, no one else's.
+    let mine: Value = server
+        .http
+        .get(format!("{}usage/me", server.base))
+        .bearer_auth(token("ann", ""))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(mine["usage"].as_array().map(Vec::len), Some(1), "{mine}");
+    assert_eq!(mine["usage"][0]["skill"], "borrow", "{mine}");
+    assert_eq!(mine["usage"][0]["refused"], 2, "{mine}");
     server
 }
 
@@ -232,6 +246,65 @@ async fn usage_is_for_callers_granted_the_admin_scope() {
     let (status, answer, _) = usage(&server, "by=skill", Some(&admin)).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["by"], "skill");
+}
+
+#[tokio::test]
+async fn every_caller_sees_its_own_usage_and_only_its_own() {
+    let mut config = ServeConfig::default();
+    config.observe.usage = true;
+    let server = start(
+        Library
+            .server()
+            .jwt(a2a_runtime::auth::JwtConfig::hs256(SECRET))
+            .config(config),
+    )
+    .await;
+    for sub in ["ann", "ann", "bob"] {
+        let done = borrow(&server, sub).await;
+        assert_eq!(
+            done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+            "{done}"
+        );
+    }
+    totals(&server, "caller", 3).await;
+    // No admin scope needed: a caller's own calls, by skill unless asked by agent.
+    let ann = token("ann", "library:members:read");
+    let (status, mine, _) = usage(&server, "", Some(&ann)).await;
+    assert_eq!(status, 403, "{mine}");
+    let me = |query: &'static str, bearer: Option<String>| {
+        let server = &server;
+        async move {
+            let mut request = server.http.get(format!("{}usage/me?{query}", server.base));
+            if let Some(bearer) = bearer {
+                request = request.bearer_auth(bearer);
+            }
+            let response = request.send().await.unwrap();
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
+        }
+    };
+    let (status, mine) = me("", Some(ann.clone())).await;
+    assert_eq!(status, 200, "{mine}");
+    assert_eq!(mine["by"], "skill");
+    assert!(mine["caller"].as_str().unwrap().ends_with("ann"), "{mine}");
+    assert_eq!(mine["usage"][0]["skill"], "borrow");
+    assert_eq!(
+        mine["usage"][0]["calls"], 2,
+        "bob's call is not ann's: {mine}"
+    );
+    let (status, bobs) = me("by=agent", Some(token("bob", ""))).await;
+    assert_eq!(status, 200, "{bobs}");
+    assert_eq!(bobs["usage"][0]["calls"], 1, "{bobs}");
+    let (status, refused) = me("by=caller", Some(ann)).await;
+    assert_eq!(
+        (status, &refused["parameter"]),
+        (400, &json!("by")),
+        "{refused}"
+    );
+    let (status, _) = me("", None).await;
+    assert_eq!(status, 401);
 }
 
 /// `borrow` by `sub` over A2A: the JSON-RPC response.

@@ -1,5 +1,6 @@
-//! Reading a server's usage (`GET /usage`, which its admins may read when it records usage):
-//! totals per caller, skill or agent over a span of hours, bounded in size and time.
+//! Reading a server's usage (`GET /usage`, which its admins may read when it records usage, and
+//! `GET /usage/me`, a caller's own): totals per caller, skill or agent over a span of hours,
+//! bounded in size and time.
 
 use std::time::Duration;
 
@@ -22,6 +23,9 @@ pub struct UsageRequest {
     pub agent: Option<String>,
     /// At most this many groups (1 to 1000; default 100).
     pub limit: Option<usize>,
+    /// Only the calls of the caller the credentials name (`/usage/me`, which any
+    /// authenticated caller may read), grouped by `skill` (the default) or `agent`.
+    pub mine: bool,
 }
 
 /// What `/usage` answered.
@@ -80,7 +84,7 @@ pub async fn fetch_usage(
         reason,
     };
     let mut url = reqwest::Url::parse(server_url).map_err(|e| invalid(e.to_string()))?;
-    url.set_path("/usage");
+    url.set_path(if request.mine { "/usage/me" } else { "/usage" });
     let query = [
         ("since", request.since.clone()),
         ("until", request.until.clone()),

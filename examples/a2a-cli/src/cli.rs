@@ -155,7 +155,7 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Push(PushCommand),
     /// Print a server's usage (calls, failures, time, bytes) per caller, skill or agent; needs
-    /// credentials granted its admin scope (`--token`).
+    /// credentials granted its admin scope (`--token`), or `--mine` for your own.
     Usage {
         /// The server's URL (a host's root, not an agent's path under it).
         url: String,
@@ -165,9 +165,12 @@ pub(crate) enum Command {
         /// Until this time (RFC 3339) [default: now].
         #[arg(long)]
         until: Option<String>,
-        /// Group by `caller`, `skill` or `agent`.
-        #[arg(long, default_value = "caller", value_parser = ["caller", "skill", "agent"])]
-        by: String,
+        /// Group by `caller`, `skill` or `agent` [default: caller; skill with --mine].
+        #[arg(long, value_parser = ["caller", "skill", "agent"])]
+        by: Option<String>,
+        /// Only your own calls (any signed-in caller may see theirs; no admin scope needed).
+        #[arg(long)]
+        mine: bool,
         /// Only this agent's calls.
         #[arg(long)]
         agent: Option<String>,

@@ -164,15 +164,17 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
             since,
             until,
             by,
+            mine,
             agent,
             limit,
         } => {
             let request = UsageRequest {
                 since: since.clone(),
                 until: until.clone(),
-                by: Some(by.clone()),
+                by: by.clone(),
                 agent: agent.clone(),
                 limit: *limit,
+                mine: *mine,
             };
             print::usage(&usage(&cli, url, &request).await?, json);
         }

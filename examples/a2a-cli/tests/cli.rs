@@ -293,6 +293,28 @@ async fn usage_prints_a_servers_calls_by_skill_for_an_admin() {
         table.lines().any(|line| line.starts_with("search ")),
         "{table}"
     );
+    // Without the admin scope, a caller reads its own calls.
+    let mine = stdout(
+        &a2a(&[
+            "usage",
+            &server.base,
+            "--mine",
+            "--json",
+            "--token",
+            &reader,
+        ])
+        .await,
+    );
+    let mine: Value = serde_json::from_str(&mine).unwrap();
+    assert_eq!(mine["usage"][0]["skill"], "search", "{mine}");
+    let admins =
+        stdout(&a2a(&["usage", &server.base, "--mine", "--json", "--token", &admin]).await);
+    let admins: Value = serde_json::from_str(&admins).unwrap();
+    assert_eq!(
+        admins["usage"],
+        serde_json::json!([]),
+        "the admin called nothing: {admins}"
+    );
     let refused = a2a(&["usage", &server.base, "--token", &reader]).await;
     assert!(!refused.status.success());
     assert!(

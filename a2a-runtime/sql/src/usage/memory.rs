@@ -38,11 +38,15 @@ impl MemoryUsage {
     fn totals(&self, query: &UsageQuery, since: i64) -> Vec<UsageTotal> {
         let memory = self.lock();
         let mut groups: HashMap<String, UsageTotal> = HashMap::new();
-        let matching = memory.rollups.iter().filter(|((hour, agent, ..), _)| {
-            *hour >= since
-                && *hour < query.until_us
-                && query.agent.as_ref().is_none_or(|only| only == agent)
-        });
+        let matching = memory
+            .rollups
+            .iter()
+            .filter(|((hour, agent, _, _, caller), _)| {
+                *hour >= since
+                    && *hour < query.until_us
+                    && query.agent.as_ref().is_none_or(|only| only == agent)
+                    && query.caller.as_ref().is_none_or(|only| only == caller)
+            });
         for ((_, agent, _, name, caller), sum) in matching {
             let key = match query.by {
                 UsageBy::Caller => caller,

@@ -158,6 +158,8 @@ pub struct UsageQuery {
     pub by: UsageBy,
     /// Only this agent's calls.
     pub agent: Option<String>,
+    /// Only this caller's calls (its owner key): what a caller may see of its own.
+    pub caller: Option<String>,
     /// At most this many groups, the busiest first.
     pub limit: usize,
 }

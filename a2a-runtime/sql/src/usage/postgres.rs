@@ -159,6 +159,7 @@ impl PgUsage {
              SUM(output_bytes)::BIGINT
              FROM a2a_usage_hourly
              WHERE hour_us >= $1 AND hour_us < $2 AND ($3::TEXT IS NULL OR agent = $3)
+             AND ($5::TEXT IS NULL OR caller = $5)
              GROUP BY {column} ORDER BY SUM(calls) DESC, key LIMIT $4"
         );
         let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
@@ -167,6 +168,7 @@ impl PgUsage {
             .bind(query.until_us)
             .bind(&query.agent)
             .bind(limit)
+            .bind(&query.caller)
             .fetch_all(&self.pool)
             .await
             .map_err(backend)?;

@@ -167,6 +167,7 @@ impl SqliteUsage {
             "SELECT {column} AS key, SUM(calls), SUM(ran), SUM(failed), SUM(refused),
              SUM(duration_us), SUM(input_bytes), SUM(output_bytes)
              FROM usage_hourly WHERE hour_us >= ? AND hour_us < ? AND (? IS NULL OR agent = ?)
+             AND (? IS NULL OR caller = ?)
              GROUP BY {column} ORDER BY SUM(calls) DESC, key LIMIT ?"
         );
         let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
@@ -175,6 +176,8 @@ impl SqliteUsage {
             .bind(query.until_us)
             .bind(&query.agent)
             .bind(&query.agent)
+            .bind(&query.caller)
+            .bind(&query.caller)
             .bind(limit)
             .fetch_all(&self.reads)
             .await

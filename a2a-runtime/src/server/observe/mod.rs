@@ -297,6 +297,10 @@ pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> (Router, Vec<&'
         if let Some(route) = route {
             router = router.merge(route);
             paths.push(path);
+            // Beside `/usage` (for administrators), every caller's own.
+            if path == "/usage" {
+                paths.push("/usage/me");
+            }
         }
     }
     (router, paths)

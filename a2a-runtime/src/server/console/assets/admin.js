@@ -1,8 +1,8 @@
 // What the server's operators see, where those features are on and the credential entered may
 // see them: the authorization server's registered clients (and deleting one), usage totals from
-// the usage records, and a summary of the Prometheus metrics. Each panel shows only when the
-// server has its endpoint and lets this credential read it; another failure is shown as the
-// server words it.
+// the usage records, and a summary of the Prometheus metrics; and what any caller sees of its
+// own: its usage. Each panel shows only when the server has its endpoint and lets this
+// credential read it; another failure is shown as the server words it.
 
 import { $, credentialHeaders, el, serverGet } from './http.js';
 
@@ -15,8 +15,8 @@ let endpoints = [];
 export async function showAdmin(served, hostAgent) {
   endpoints = served || [];
   agentId = hostAgent;
-  const shown = await Promise.all([showClients(), showUsage(), showMetrics()]);
-  $('admin').hidden = !shown.some(Boolean);
+  const shown = await Promise.all([showClients(), showUsage(), showMetrics(), showMyUsage()]);
+  $('admin').hidden = !shown.slice(0, 3).some(Boolean);
 }
 
 /**
@@ -113,11 +113,21 @@ async function showUsage() {
   const agent = agentId ? `&agent=${encodeURIComponent(agentId)}` : '';
   const answer = await read('admin-usage', `/usage?by=${by}${agent}`);
   if (!answer) return false;
-  const body = $('admin-usage-body');
-  if (answer.status !== 200) {
-    body.replaceChildren(refusal(answer));
-    return true;
-  }
+  $('admin-usage-body').replaceChildren(answer.status === 200 ? usageTable(answer, by) : refusal(answer));
+  return true;
+}
+
+/** The credential's own calls (`/usage/me`), by skill: any signed-in caller may see them. */
+async function showMyUsage() {
+  const agent = agentId ? `&agent=${encodeURIComponent(agentId)}` : '';
+  const answer = await read('mine', `/usage/me?by=skill${agent}`);
+  if (!answer) return false;
+  $('mine-body').replaceChildren(answer.status === 200 ? usageTable(answer, 'skill') : refusal(answer));
+  return true;
+}
+
+/** The totals of a usage `answer`, grouped `by`, as a table (or a line saying there are none). */
+function usageTable(answer, by) {
   const rows = (answer.body.usage || []).map((line) => [
     line[by],
     line.calls,
@@ -129,16 +139,13 @@ async function showUsage() {
     line.outputBytes,
   ]);
   const since = new Date(answer.body.since).toLocaleDateString();
-  body.replaceChildren(
-    rows.length
-      ? table(
-          `Calls by ${by} since ${since}`,
-          [by, 'Calls', 'Ran', 'Failed', 'Refused', 'Time', 'Bytes in', 'Bytes out'],
-          rows,
-        )
-      : el('p', { text: `No calls recorded since ${since}.` }),
-  );
-  return true;
+  return rows.length
+    ? table(
+        `Calls by ${by} since ${since}`,
+        [by, 'Calls', 'Ran', 'Failed', 'Refused', 'Time', 'Bytes in', 'Bytes out'],
+        rows,
+      )
+    : el('p', { text: `No calls recorded since ${since}.` });
 }
 
 /** Prometheus text as samples: name, labels, value. */
@@ -212,4 +219,5 @@ async function showMetrics() {
 export function initAdmin() {
   $('usage-by').addEventListener('change', showUsage);
   $('admin-refresh').addEventListener('click', () => showAdmin(endpoints, agentId));
+  $('mine-refresh').addEventListener('click', showMyUsage);
 }

@@ -1,5 +1,6 @@
 //! `GET /usage`: usage totals from the hourly rollups, for callers holding the admin scope
-//! (`?since=…&until=…&by=caller|skill|agent&agent=…&limit=…`).
+//! (`?since=…&until=…&by=caller|skill|agent&agent=…&limit=…`); `GET /usage/me`: the same of
+//! the caller's own calls only, for any authenticated caller (`by=skill|agent`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,15 +24,28 @@ const DEFAULT_SPAN: chrono::TimeDelta = chrono::TimeDelta::days(30);
 /// The most groups one answer lists.
 const MAX_LIMIT: usize = 1000;
 
-/// The `/usage` route over `usage`, for callers `security` authenticates with its admin scope.
+/// Whose calls a request may see.
+#[derive(Clone, Copy)]
+enum Seen {
+    /// Everyone's: the admin scope is required.
+    All,
+    /// The caller's own.
+    Own,
+}
+
+/// The `/usage` route over `usage`, for callers `security` authenticates with its admin scope,
+/// and `/usage/me` for any caller it authenticates.
 pub(in crate::server::observe) fn routes(usage: Arc<Usage>, security: Arc<Security>) -> Router {
-    Router::new().route(
-        "/usage",
+    let route = |seen: Seen| {
+        let (usage, security) = (Arc::clone(&usage), Arc::clone(&security));
         get(move |parts: Parts, query: Query<HashMap<String, String>>| {
             let (usage, security) = (Arc::clone(&usage), Arc::clone(&security));
-            async move { answer(&usage, &security, &parts, &query).await }
-        }),
-    )
+            async move { answer(&usage, &security, &parts, &query, seen).await }
+        })
+    };
+    Router::new()
+        .route("/usage", route(Seen::All))
+        .route("/usage/me", route(Seen::Own))
 }
 
 async fn answer(
@@ -39,11 +53,19 @@ async fn answer(
     security: &Security,
     parts: &Parts,
     query: &HashMap<String, String>,
+    seen: Seen,
 ) -> Response {
-    if let Some(refusal) = admit(usage, security, parts).await {
-        return refusal;
-    }
-    let question = match read(query) {
+    let own = match seen {
+        Seen::All => match admit(usage, security, parts).await {
+            Some(refusal) => return refusal,
+            None => None,
+        },
+        Seen::Own => match identify(security, parts).await {
+            Ok(caller) => Some(caller),
+            Err(refusal) => return refusal,
+        },
+    };
+    let question = match read(query).and_then(|question| mine(question, own.as_deref(), query)) {
         Ok(question) => question,
         Err((parameter, reason)) => {
             let error = json!({"error": "invalid_request", "parameter": parameter,
@@ -55,9 +77,60 @@ async fn answer(
         return unavailable("the usage store is not open yet");
     };
     match store.totals(&question).await {
-        Ok(totals) => Json(document(&question, &totals)).into_response(),
+        Ok(totals) => {
+            let mut document = document(&question, &totals);
+            if let Some(caller) = &question.caller {
+                document["caller"] = caller.clone().into();
+            }
+            Json(document).into_response()
+        }
         Err(error) => unavailable(&error.to_string()),
     }
+}
+
+/// The owner key of an authenticated caller of `/usage/me` (the key its calls are recorded
+/// under), or the refusal of an unauthenticated one.
+async fn identify(security: &Security, parts: &Parts) -> Result<String, Response> {
+    if !security.is_enabled() {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            "/usage/me shows an authenticated caller its own calls, and this server \
+             authenticates no one: every caller is the one anonymous principal",
+        ));
+    }
+    match security.authenticate(parts).await {
+        Ok(caller) => Ok(caller.owner().to_owned()),
+        Err(refusal) => {
+            let mut response = refused(StatusCode::UNAUTHORIZED, &refusal.reason);
+            for challenge in refusal.challenge_headers(None) {
+                response
+                    .headers_mut()
+                    .append(header::WWW_AUTHENTICATE, challenge);
+            }
+            Err(response)
+        }
+    }
+}
+
+/// `question` narrowed to the calls of `own`, when the caller sees only its own: grouped by
+/// skill unless asked by agent (by caller would be one line).
+fn mine(
+    mut question: UsageQuery,
+    own: Option<&str>,
+    query: &HashMap<String, String>,
+) -> Result<UsageQuery, (&'static str, String)> {
+    let Some(own) = own else {
+        return Ok(question);
+    };
+    match query.get("by").map(String::as_str) {
+        None => question.by = UsageBy::Skill,
+        Some("caller") => {
+            return Err(("by", "must be skill or agent on /usage/me".into()));
+        }
+        Some(_) => {}
+    }
+    question.caller = Some(own.to_owned());
+    Ok(question)
 }
 
 /// The refusal of a caller without the admin scope: 401 with a challenge per scheme without
@@ -154,6 +227,7 @@ fn read(query: &HashMap<String, String>) -> Result<UsageQuery, (&'static str, St
         until_us: until.timestamp_micros(),
         by,
         agent: query.get("agent").cloned(),
+        caller: None,
         limit,
     })
 }
