@@ -121,6 +121,20 @@ async fn the_mix_recorded_at(store: StoreLocation) -> TestServer {
             .any(|c| c["caller"].as_str().unwrap().ends_with(":ann")),
         "{callers:?}"
     );
+    // By a claim kept with the rows: ann's token names tenant acme, the anonymous calls none.
+    let tenants = totals(&server, "claim:tenant", 16).await;
+    assert_eq!(line(&tenants, "tenant", "acme")["calls"], 2, "{tenants:?}");
+    assert_eq!(line(&tenants, "tenant", "")["calls"], 14, "{tenants:?}");
+    let admin = token("root", "a2a:admin");
+    let (status, refused, _) = usage(&server, "by=claim:plan", Some(&admin)).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("keeps tenant"),
+        "{refused}"
+    );
     // A caller's own calls, from the same rollups: ann's two refused borrows, no one else's.
     let mine: Value = server
         .http

@@ -136,6 +136,8 @@ pub async fn fetch_usage(
 }
 
 fn report(wire: Wire) -> UsageReport {
+    // Grouped `claim:NAME`, each line names its group under the claim's name.
+    let field = wire.by.strip_prefix("claim:").unwrap_or(&wire.by).to_owned();
     let totals = wire
         .usage
         .iter()
@@ -143,7 +145,7 @@ fn report(wire: Wire) -> UsageReport {
             let count = |name: &str| line.get(name).and_then(Value::as_u64).unwrap_or(0);
             UsageLine {
                 key: line
-                    .get(wire.by.as_str())
+                    .get(field.as_str())
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_owned(),

@@ -165,8 +165,9 @@ pub(crate) enum Command {
         /// Until this time (RFC 3339) [default: now].
         #[arg(long)]
         until: Option<String>,
-        /// Group by `caller`, `skill` or `agent` [default: caller; skill with --mine].
-        #[arg(long, value_parser = ["caller", "skill", "agent"])]
+        /// Group by `caller`, `skill`, `agent` or `claim:NAME` (a claim the server keeps with
+        /// its rows) [default: caller; skill with --mine].
+        #[arg(long)]
         by: Option<String>,
         /// Only your own calls (any signed-in caller may see theirs; no admin scope needed).
         #[arg(long)]

@@ -106,15 +106,12 @@ pub struct UsageRow {
 impl UsageRow {
     /// Whether the call ran (it was not refused).
     pub fn ran(&self) -> bool {
-        !matches!(self.outcome.as_str(), "forbidden" | "busy")
+        !REFUSED.contains(&self.outcome.as_str())
     }
 
     /// Whether it failed (the skill's error, bad input, or a failure of the runtime).
     pub fn failed(&self) -> bool {
-        matches!(
-            self.outcome.as_str(),
-            "skill_error" | "invalid_input" | "failed"
-        )
+        FAILED.contains(&self.outcome.as_str())
     }
 
     /// The start of its hour, in microseconds since the epoch.
@@ -160,8 +157,34 @@ pub struct UsageQuery {
     pub agent: Option<String>,
     /// Only this caller's calls (its owner key): what a caller may see of its own.
     pub caller: Option<String>,
+    /// Grouped by this token claim kept with the rows (`--usage-claim`) instead of `by`: read
+    /// from the rows, so over their retention only (`""` for calls without it).
+    pub claim: Option<String>,
     /// At most this many groups, the busiest first.
     pub limit: usize,
+}
+
+/// The outcomes of a call refused (by scope, or as busy): it never ran.
+const REFUSED: [&str; 2] = ["forbidden", "busy"];
+/// The outcomes of a call that failed.
+const FAILED: [&str; 3] = ["skill_error", "invalid_input", "failed"];
+
+/// The SQL columns of a [`UsageTotal`] summed over `usage_calls` rows (after the key column),
+/// each cast with `cast` (Postgres sums are NUMERIC).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn row_sums(cast: &str) -> String {
+    let list = |outcomes: &[&str]| {
+        let quoted: Vec<String> = outcomes.iter().map(|o| format!("'{o}'")).collect();
+        quoted.join(", ")
+    };
+    let (refused, failed) = (list(&REFUSED), list(&FAILED));
+    format!(
+        "COUNT(*){cast},
+         SUM(CASE WHEN outcome IN ({refused}) THEN 0 ELSE 1 END){cast},
+         SUM(CASE WHEN outcome IN ({failed}) THEN 1 ELSE 0 END){cast},
+         SUM(CASE WHEN outcome IN ({refused}) THEN 1 ELSE 0 END){cast},
+         SUM(duration_us){cast}, SUM(input_bytes){cast}, SUM(output_bytes){cast}"
+    )
 }
 
 /// One group's usage.

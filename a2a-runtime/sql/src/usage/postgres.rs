@@ -151,6 +151,9 @@ impl PgUsage {
         query: &UsageQuery,
         since: i64,
     ) -> Result<Vec<UsageTotal>, UsageError> {
+        if let Some(claim) = &query.claim {
+            return self.claim_totals(query, claim, since).await;
+        }
         // The grouping column is one of three names this module chooses, never a caller's text.
         let column = query.by.column();
         let sql = format!(
@@ -169,6 +172,36 @@ impl PgUsage {
             .bind(&query.agent)
             .bind(limit)
             .bind(&query.caller)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+        rows.iter().map(total).collect()
+    }
+
+    /// Totals grouped by the value of `claim` in the rows (a string as it is, anything else
+    /// as its JSON).
+    async fn claim_totals(
+        &self,
+        query: &UsageQuery,
+        claim: &str,
+        since: i64,
+    ) -> Result<Vec<UsageTotal>, UsageError> {
+        let sql = format!(
+            "SELECT COALESCE(claims::JSONB ->> $1, '') AS key, {}
+             FROM a2a_usage_calls
+             WHERE at_us >= $2 AND at_us < $3 AND ($4::TEXT IS NULL OR agent = $4)
+             AND ($5::TEXT IS NULL OR caller = $5)
+             GROUP BY key ORDER BY COUNT(*) DESC, key LIMIT $6",
+            super::row_sums("::BIGINT")
+        );
+        let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(claim)
+            .bind(since)
+            .bind(query.until_us)
+            .bind(&query.agent)
+            .bind(&query.caller)
+            .bind(limit)
             .fetch_all(&self.pool)
             .await
             .map_err(backend)?;

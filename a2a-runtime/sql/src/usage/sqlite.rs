@@ -161,6 +161,9 @@ impl SqliteUsage {
         query: &UsageQuery,
         since: i64,
     ) -> Result<Vec<UsageTotal>, UsageError> {
+        if let Some(claim) = &query.claim {
+            return self.claim_totals(query, claim, since).await;
+        }
         // The grouping column is one of three names this module chooses, never a caller's text.
         let column = query.by.column();
         let sql = format!(
@@ -172,6 +175,39 @@ impl SqliteUsage {
         );
         let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(since)
+            .bind(query.until_us)
+            .bind(&query.agent)
+            .bind(&query.agent)
+            .bind(&query.caller)
+            .bind(&query.caller)
+            .bind(limit)
+            .fetch_all(&self.reads)
+            .await
+            .map_err(backend)?;
+        rows.iter().map(total).collect()
+    }
+
+    /// Totals grouped by the value of `claim` in the rows (a string as it is, anything else
+    /// as its JSON).
+    async fn claim_totals(
+        &self,
+        query: &UsageQuery,
+        claim: &str,
+        since: i64,
+    ) -> Result<Vec<UsageTotal>, UsageError> {
+        let sql = format!(
+            "SELECT COALESCE(CAST(json_extract(claims, ?) AS TEXT), '') AS key, {}
+             FROM usage_calls WHERE at_us >= ? AND at_us < ? AND (? IS NULL OR agent = ?)
+             AND (? IS NULL OR caller = ?)
+             GROUP BY key ORDER BY COUNT(*) DESC, key LIMIT ?",
+            super::row_sums("")
+        );
+        let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+        // The claim is a JSON path member, quoted: its name never reaches the SQL text.
+        let path = format!("$.\"{}\"", claim.replace('"', ""));
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(path)
             .bind(since)
             .bind(query.until_us)
             .bind(&query.agent)

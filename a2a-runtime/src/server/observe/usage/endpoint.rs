@@ -1,6 +1,7 @@
 //! `GET /usage`: usage totals from the hourly rollups, for callers holding the admin scope
-//! (`?since=…&until=…&by=caller|skill|agent&agent=…&limit=…`); `GET /usage/me`: the same of
-//! the caller's own calls only, for any authenticated caller (`by=skill|agent`).
+//! (`?since=…&until=…&by=caller|skill|agent|claim:NAME&agent=…&limit=…`; a claim kept with the
+//! rows groups the rows themselves); `GET /usage/me`: the same of the caller's own calls only,
+//! for any authenticated caller (`by=skill|agent`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -65,7 +66,9 @@ async fn answer(
             Err(refusal) => return refusal,
         },
     };
-    let question = match read(query).and_then(|question| mine(question, own.as_deref(), query)) {
+    let question =
+        read(query, usage.claims()).and_then(|question| mine(question, own.as_deref(), query));
+    let question = match question {
         Ok(question) => question,
         Err((parameter, reason)) => {
             let error = json!({"error": "invalid_request", "parameter": parameter,
@@ -124,10 +127,8 @@ fn mine(
     };
     match query.get("by").map(String::as_str) {
         None => question.by = UsageBy::Skill,
-        Some("caller") => {
-            return Err(("by", "must be skill or agent on /usage/me".into()));
-        }
-        Some(_) => {}
+        Some("skill" | "agent") => {}
+        Some(_) => return Err(("by", "must be skill or agent on /usage/me".into())),
     }
     question.caller = Some(own.to_owned());
     Ok(question)
@@ -187,8 +188,12 @@ fn unavailable(message: &str) -> Response {
     (StatusCode::SERVICE_UNAVAILABLE, Json(error)).into_response()
 }
 
-/// The query's question, or the parameter at fault and why.
-fn read(query: &HashMap<String, String>) -> Result<UsageQuery, (&'static str, String)> {
+/// The query's question (`claims` are those kept with the rows, which it may group by), or
+/// the parameter at fault and why.
+fn read(
+    query: &HashMap<String, String>,
+    claims: &[String],
+) -> Result<UsageQuery, (&'static str, String)> {
     let instant = |name: &'static str| {
         query
             .get(name)
@@ -204,16 +209,37 @@ fn read(query: &HashMap<String, String>) -> Result<UsageQuery, (&'static str, St
     if since > until {
         return Err(("since", "must not be after `until`".into()));
     }
+    let mut claim = None;
     let by = match query.get("by").map(String::as_str) {
         None | Some("caller") => UsageBy::Caller,
         Some("skill") => UsageBy::Skill,
         Some("agent") => UsageBy::Agent,
-        Some(other) => {
-            return Err((
-                "by",
-                format!("must be caller, skill or agent, got `{other}`"),
-            ));
-        }
+        Some(other) => match other.strip_prefix("claim:") {
+            Some(name) if claims.iter().any(|kept| kept == name) => {
+                claim = Some(name.to_owned());
+                UsageBy::Caller
+            }
+            Some(name) => {
+                return Err((
+                    "by",
+                    format!(
+                        "names the claim `{name}`, which the rows do not keep (--usage-claim \
+                         keeps {})",
+                        if claims.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            claims.join(", ")
+                        }
+                    ),
+                ));
+            }
+            None => {
+                return Err((
+                    "by",
+                    format!("must be caller, skill, agent or claim:NAME, got `{other}`"),
+                ));
+            }
+        },
     };
     let limit = match query.get("limit") {
         None => 100,
@@ -228,16 +254,18 @@ fn read(query: &HashMap<String, String>) -> Result<UsageQuery, (&'static str, St
         by,
         agent: query.get("agent").cloned(),
         caller: None,
+        claim,
         limit,
     })
 }
 
 /// The answer's JSON.
 fn document(question: &UsageQuery, totals: &[UsageTotal]) -> Value {
-    let (by, name) = match question.by {
-        UsageBy::Caller => ("caller", "caller"),
-        UsageBy::Skill => ("skill", "skill"),
-        UsageBy::Agent => ("agent", "agent"),
+    let (by, name) = match (&question.claim, question.by) {
+        (Some(claim), _) => (format!("claim:{claim}"), claim.as_str()),
+        (None, UsageBy::Caller) => ("caller".to_owned(), "caller"),
+        (None, UsageBy::Skill) => ("skill".to_owned(), "skill"),
+        (None, UsageBy::Agent) => ("agent".to_owned(), "agent"),
     };
     let stamp = |micros: i64| {
         DateTime::from_timestamp_micros(micros)

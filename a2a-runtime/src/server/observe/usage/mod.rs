@@ -91,6 +91,11 @@ impl Usage {
         &self.0.settings.admin_scope
     }
 
+    /// The token claims kept with each row (`--usage-claim`), which `/usage` may group by.
+    pub(super) fn claims(&self) -> &[String] {
+        &self.0.settings.claims
+    }
+
     /// Rows dropped so far (the store was down longer than the buffer lasts, or refused them).
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))] // Metrics count them.
     pub(super) fn dropped(&self) -> u64 {
