@@ -76,6 +76,50 @@ async fn mcp(
     (status, challenges, response_from(&text))
 }
 
+#[tokio::test]
+async fn with_a_token_required_even_discovery_without_one_answers_401() {
+    for required in [false, true] {
+        let mut config = a2a_runtime::server::ServeConfig::default();
+        config.oauth.require_token_for_initialize = required;
+        let server = a2a_tests::start(
+            Library
+                .server()
+                .jwt(a2a_runtime::auth::JwtConfig::hs256(SECRET))
+                .config(config),
+        )
+        .await;
+        let (status, challenges, _) = mcp(&server, "mcp", None, "server/discover", json!({})).await;
+        let (listed, _, _) = mcp(&server, "mcp", None, "tools/list", json!({})).await;
+        // A 2025 client's first request.
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "stalling client", "version": "1"}}});
+        let initialized = server
+            .http
+            .post(format!("{}mcp", server.base))
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+        if required {
+            assert_eq!((status, listed, initialized), (401, 401, 401));
+            assert!(
+                challenges.iter().any(|c| c.contains("resource_metadata=")),
+                "{challenges:?}"
+            );
+        } else {
+            assert_eq!((status, listed, initialized), (200, 200, 200));
+        }
+        // A valid token passes either way.
+        let token = token("ann", "library:members:read");
+        let (status, _, _) = mcp(&server, "mcp", Some(&token), "tools/list", json!({})).await;
+        assert_eq!(status, 200);
+    }
+}
+
 fn call(name: &str, arguments: Value) -> Value {
     json!({"name": name, "arguments": arguments})
 }

@@ -137,7 +137,11 @@ pub async fn fetch_usage(
 
 fn report(wire: Wire) -> UsageReport {
     // Grouped `claim:NAME`, each line names its group under the claim's name.
-    let field = wire.by.strip_prefix("claim:").unwrap_or(&wire.by).to_owned();
+    let field = wire
+        .by
+        .strip_prefix("claim:")
+        .unwrap_or(&wire.by)
+        .to_owned();
     let totals = wire
         .usage
         .iter()

@@ -1,9 +1,9 @@
 //! Authentication and scopes on `/mcp`, applied by the MCP gate once the body is read: what
 //! hosted MCP connectors need. Discovery (`initialize`, `ping`, notifications) works before
-//! authentication, and a stale token on such a method is ignored rather than refused; every
-//! other request without valid credentials is 401 with a `resource_metadata` challenge (RFC
-//! 9728), and a `tools/call` of a tool whose scopes the caller lacks is 403 naming the scope,
-//! before any work.
+//! authentication (unless the gate requires a token for everything), and a stale token on such
+//! a method is ignored rather than refused; every other request without valid credentials is
+//! 401 with a `resource_metadata` challenge (RFC 9728), and a `tools/call` of a tool whose
+//! scopes the caller lacks is 403 naming the scope, before any work.
 
 use std::borrow::Cow;
 
@@ -63,7 +63,7 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
     if let Some(refusal) = parts.extensions.remove::<Unauthenticated>() {
         let public =
             method.is_some_and(|m| PUBLIC_METHODS.contains(&m) || m.starts_with("notifications/"));
-        if public || public_tool_request(gate, method, body) {
+        if !gate.token_required && (public || public_tool_request(gate, method, body)) {
             return None;
         }
         return Some(unauthenticated(&refusal, &gate.resource_metadata));

@@ -67,6 +67,10 @@ pub struct McpGate {
     pub tools: super::namespace::ToolSkills,
     /// The protected-resource metadata URL named in 401 challenges.
     pub resource_metadata: String,
+    /// Whether a request without valid credentials is refused whatever it asks, `initialize`
+    /// and discovery included: for clients that start their sign-in only on a 401 there, and
+    /// stall when an anonymous session is granted.
+    pub token_required: bool,
     /// A meter of the server's: a request's span starts at the endpoint when it traces them.
     pub meter: a2a_runtime_core::observe::Meter,
 }

@@ -104,6 +104,7 @@ impl Mcp {
             max_sessions: limits.max_mcp_sessions,
             tools: ToolSkills::namespaced(tools),
             resource_metadata: url_of(&server_url, path),
+            token_required: config.oauth.require_token_for_initialize,
             meter: handler.meter().clone(),
         };
         let apps: Vec<&Arc<App>> = prefixed.iter().map(|(_, app)| *app).collect();

@@ -103,6 +103,10 @@ pub(super) struct OAuthArgs {
         value_name = "GROUP=SCOPE"
     )]
     pub(super) oauth_group_scopes: Vec<String>,
+    /// Answer every MCP request without valid credentials with 401, `initialize` included (for
+    /// clients that start signing in only then; by default discovery and public tools are open)
+    #[arg(long, env = "A2A_OAUTH_REQUIRE_TOKEN_FOR_INITIALIZE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) oauth_require_token_for_initialize: bool,
     /// How long a registration no person approved lasts [default: 24h]
     #[arg(long, env = "A2A_OAUTH_UNUSED_CLIENT_TTL", value_parser = duration, value_name = "DURATION")]
     pub(super) oauth_unused_client_ttl: Option<Duration>,
@@ -146,5 +150,6 @@ impl OAuthArgs {
         options.allow_users.extend(self.oauth_allow_users);
         options.allow_domains.extend(self.oauth_allow_domains);
         options.group_scopes.extend(self.oauth_group_scopes);
+        options.require_token_for_initialize |= self.oauth_require_token_for_initialize;
     }
 }

@@ -54,6 +54,10 @@ pub struct OAuthOptions {
     pub allow_domains: Vec<String>,
     /// Which scopes each group may grant, as `GROUP=SCOPE` (`--oauth-group-scopes`).
     pub group_scopes: Vec<String>,
+    /// Refuse every MCP request without valid credentials with 401, `initialize` and
+    /// discovery included, on agents with a scheme (`--oauth-require-token-for-initialize`):
+    /// for clients that start signing in only then. Off: discovery and public tools stay open.
+    pub require_token_for_initialize: bool,
 }
 
 impl OAuthOptions {
@@ -84,6 +88,10 @@ impl std::fmt::Debug for OAuthOptions {
             .field("allow_users", &self.allow_users)
             .field("allow_domains", &self.allow_domains)
             .field("group_scopes", &self.group_scopes)
+            .field(
+                "require_token_for_initialize",
+                &self.require_token_for_initialize,
+            )
             .finish()
     }
 }
