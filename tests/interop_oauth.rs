@@ -48,6 +48,45 @@ async fn official_mcp_client_signs_in_through_the_authorization_server_and_refre
     run_python(&[oauth.to_str().unwrap(), &mcp_url, "alice", &document]).await;
 }
 
+/// The official MCP TypeScript SDK's OAuth client (from npm, pinned by scripts/test) signs in
+/// through a server's own authorization server the way it does against any: from the 401 of a
+/// protected tool call, dynamic registration, consent (played here), `finishAuth`, the call as
+/// the user, and a refresh once the access token expires.
+#[tokio::test]
+async fn official_typescript_mcp_client_signs_in_through_the_authorization_server_and_refreshes()
+{
+    use a2a_runtime::oauth::OAuthServer;
+    let (Ok(node), Ok(_)) = (
+        std::env::var("A2A_TEST_NODE"),
+        std::env::var("A2A_TEST_MCP_SDK"),
+    ) else {
+        println!("skipped: A2A_TEST_NODE and A2A_TEST_MCP_SDK (scripts/test sets them)");
+        return;
+    };
+    let settings = OAuthServer::dev_user("alice").access_token_ttl(Duration::from_secs(2));
+    let library = a2a_tests::library::Library
+        .server()
+        .authorization_server(settings);
+    let server = a2a_tests::start(library).await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/mcp_oauth.mjs");
+    let ran = tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::process::Command::new(node)
+            .arg(script)
+            .args([&format!("{}mcp", server.base), "alice"])
+            .output(),
+    )
+    .await
+    .expect("the TypeScript client finished in time")
+    .expect("node runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr),
+    );
+    assert!(ran.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("signed in as alice"), "{stdout}");
+}
+
 /// Proxy mode: users sign in at a real OpenID Connect provider (npm's `oidc-provider`, started
 /// here on loopback), configured through the `--oauth-proxy` settings; the official MCP client
 /// ends up with this server's tokens naming the upstream account, and refreshes them.

@@ -1,0 +1,128 @@
+// Signs in to an agent through its own authorization server with the official MCP TypeScript
+// SDK's OAuth client (an `OAuthClientProvider` given to `StreamableHTTPClientTransport`),
+// playing the browser: the SDK connects, a protected tool call answers 401, the SDK discovers
+// the authorization server from the challenge, registers, and sends the person to consent;
+// the consent page is approved, the code handed to `finishAuth`; the call is made again as the
+// signed-in user; after the access token expires the SDK refreshes it and a third call works.
+//
+// Usage: node mcp_oauth.mjs MCP_URL PRINCIPAL
+// A2A_TEST_MCP_SDK names the SDK's package directory. Exits non-zero, saying why, on a mismatch.
+
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [mcpUrl, principal] = process.argv.slice(2);
+const sdk = (file) => import(pathToFileURL(path.join(process.env.A2A_TEST_MCP_SDK, 'dist', 'esm', file)).href);
+const { Client } = await sdk('client/index.js');
+const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
+const { UnauthorizedError } = await sdk('client/auth.js');
+
+const REDIRECT = 'http://127.0.0.1:3031/callback';
+
+function check(condition, what) {
+  if (!condition) {
+    console.error(`interop failure: ${what}`);
+    process.exit(1);
+  }
+}
+
+/** The SDK's provider: what it registers as, and where it keeps what it learns. */
+class Provider {
+  constructor() {
+    this.saved = [];
+    this.authorizationUrl = null;
+  }
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'TypeScript interop client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  state() {
+    return 'ts-interop-state';
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(client) {
+    this.client = client;
+  }
+  tokens() {
+    return this.saved.at(-1);
+  }
+  saveTokens(tokens) {
+    this.saved.push(tokens);
+  }
+  redirectToAuthorization(url) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/** The person's browser: opens the authorization URL, approves every scope on the consent page. */
+async function approve(url) {
+  const opened = await fetch(url, { redirect: 'manual' });
+  check(opened.status === 200, `the consent page: HTTP ${opened.status}`);
+  const cookie = (opened.headers.getSetCookie() || []).map((c) => c.split(';')[0]).join('; ');
+  const html = await opened.text();
+  const field = (name) => html.match(new RegExp(`name="${name}" value="([^"]*)"`))[1];
+  const action = new URL(html.match(/<form[^>]* action="([^"]+)"/)[1], url);
+  const form = new URLSearchParams({ request: field('request'), csrf: field('csrf'), decision: 'approve' });
+  for (const [, scope] of html.matchAll(/name="scope" value="([^"]+)"/g)) form.append('scope', scope);
+  const decided = await fetch(action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: action.origin },
+    body: form,
+  });
+  check(decided.status === 303, `the consent answer: HTTP ${decided.status} ${await decided.text()}`);
+  const back = new URL(decided.headers.get('location'));
+  check(back.href.startsWith(REDIRECT), `sent back to ${back}`);
+  check(back.searchParams.get('state') === 'ts-interop-state', 'the state comes back');
+  check(back.searchParams.get('iss') !== null, 'the answer names its issuer (RFC 9207)');
+  return back.searchParams.get('code');
+}
+
+const borrow = { name: 'borrow', arguments: { title: 'Dune' } };
+const text = (result) => result.content?.[0]?.text;
+
+const provider = new Provider();
+let transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+let client = new Client({ name: 'ts-interop', version: '1.0.0' });
+await client.connect(transport);
+try {
+  await client.callTool(borrow);
+  check(false, 'a protected tool answered without a token');
+} catch (error) {
+  check(error instanceof UnauthorizedError, `the first call: ${error}`);
+}
+check(provider.authorizationUrl !== null, 'the SDK asked to send the person to sign in');
+check(provider.authorizationUrl.searchParams.get('resource') !== null, 'the request names the resource (RFC 8707)');
+await transport.finishAuth(await approve(provider.authorizationUrl));
+check(provider.saved.length === 1, 'the code was exchanged for tokens');
+// A new connection with the tokens, as an application does after finishing the sign-in.
+transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+client = new Client({ name: 'ts-interop', version: '1.0.0' });
+await client.connect(transport);
+const called = await client.callTool(borrow);
+check(text(called) === `${principal} borrowed Dune`, `the call as the user: ${JSON.stringify(called)}`);
+// The access token expires (two seconds of life, five of tolerated clock skew): the SDK
+// refreshes it on the 401 and the call goes through.
+await new Promise((resolve) => setTimeout(resolve, 9000));
+const again = await client.callTool(borrow);
+check(text(again) === `${principal} borrowed Dune`, `the call after expiry: ${JSON.stringify(again)}`);
+check(provider.saved.length >= 2, 'the tokens were refreshed');
+check(provider.saved.at(-1).refresh_token !== provider.saved[0].refresh_token, 'the refresh token rotated');
+await client.close();
+console.log(`signed in as ${principal}, called, refreshed`);
