@@ -53,8 +53,7 @@ async fn official_mcp_client_signs_in_through_the_authorization_server_and_refre
 /// protected tool call, dynamic registration, consent (played here), `finishAuth`, the call as
 /// the user, and a refresh once the access token expires.
 #[tokio::test]
-async fn official_typescript_mcp_client_signs_in_through_the_authorization_server_and_refreshes()
-{
+async fn official_typescript_mcp_client_signs_in_through_the_authorization_server_and_refreshes() {
     use a2a_runtime::oauth::OAuthServer;
     let (Ok(node), Ok(_)) = (
         std::env::var("A2A_TEST_NODE"),

@@ -6,6 +6,7 @@
 mod a2a_discovery;
 mod abuse;
 mod clients;
+mod conformance;
 mod durability;
 mod field;
 mod field_clients;

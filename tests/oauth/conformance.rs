@@ -1,0 +1,98 @@
+//! The official MCP conformance suite's authorization-server scenarios against this server's
+//! own authorization server: its metadata, and a whole authorization code grant, the consent
+//! approved by the test's browser, the code sent to the suite's callback listener.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use a2a_runtime::oauth::OAuthServer;
+use a2a_tests::oauth_flow::{Browser, Outcome, register};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+use super::library;
+
+#[tokio::test]
+async fn the_conformance_suites_authorization_scenarios_pass_without_warnings() {
+    let (Ok(node), Ok(suite)) = (
+        std::env::var("A2A_TEST_NODE"),
+        std::env::var("A2A_TEST_CONFORMANCE"),
+    ) else {
+        println!("skipped: A2A_TEST_NODE and A2A_TEST_CONFORMANCE (scripts/test sets them)");
+        return;
+    };
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let base = server.base.as_str();
+    // The suite's callback listener, on a port free now.
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let callback = format!("http://127.0.0.1:{port}/callback");
+    let (status, client) = register(base, &callback).await;
+    assert_eq!(status, 201, "{client}");
+    let client_id = client["client_id"].as_str().unwrap();
+    let output = std::env::temp_dir().join(format!("a2a-as-conformance-{}", std::process::id()));
+    let mut run = tokio::process::Command::new(node)
+        .arg(suite)
+        .args(["authorization", "--url", base, "--client-id", client_id])
+        .args([
+            "--resource",
+            &format!("{base}mcp"),
+            "--port",
+            &port.to_string(),
+        ])
+        .arg("--output-dir")
+        .arg(&output)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node runs");
+    let mut lines = BufReader::new(run.stdout.take().unwrap()).lines();
+    let mut printed = String::new();
+    // The suite prints the authorization URL for a person to open: this test is the person.
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the suite printed the authorization URL in time")
+            .unwrap()
+            .unwrap_or_else(|| panic!("the suite ended first:\n{printed}"));
+        printed.push_str(&line);
+        printed.push('\n');
+        if line.starts_with(&format!("{base}oauth/authorize?")) {
+            break line;
+        }
+    };
+    let mut browser = Browser::new();
+    let Outcome::Consent { request, csrf, .. } = browser.open(&url).await else {
+        panic!("no consent page for {url}");
+    };
+    let Outcome::Redirect(back) = browser
+        .decide(
+            &format!("{base}oauth/consent"),
+            &request,
+            &csrf,
+            "approve",
+            &[],
+        )
+        .await
+    else {
+        panic!("approving did not send the browser back");
+    };
+    assert!(back.as_str().starts_with(&callback), "{back}");
+    reqwest::get(back.as_str())
+        .await
+        .expect("the suite's callback answers");
+    while let Ok(Some(line)) = lines.next_line().await {
+        printed.push_str(&line);
+        printed.push('\n');
+    }
+    let mut errors = String::new();
+    let _ = run.stderr.take().unwrap().read_to_string(&mut errors).await;
+    let status = run.wait().await.unwrap();
+    let _ = std::fs::remove_dir_all(&output);
+    assert!(status.success(), "{printed}\n{errors}");
+    // Both scenarios ran their three checks, none failed and none warned.
+    assert!(printed.contains("Total: 3 passed, 0 failed"), "{printed}");
+    assert!(!printed.to_lowercase().contains("warning"), "{printed}");
+}
