@@ -23,10 +23,10 @@ async fn the_conformance_suites_authorization_scenarios_pass_without_warnings() 
     let server = library(OAuthServer::dev_user("alice")).await;
     let base = server.base.as_str();
     // The suite's callback listener, on a port free now.
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        probe.local_addr().unwrap().port()
-    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|probe| probe.local_addr())
+        .unwrap()
+        .port();
     let callback = format!("http://127.0.0.1:{port}/callback");
     let (status, client) = register(base, &callback).await;
     assert_eq!(status, 201, "{client}");
@@ -51,18 +51,8 @@ async fn the_conformance_suites_authorization_scenarios_pass_without_warnings() 
     let mut lines = BufReader::new(run.stdout.take().unwrap()).lines();
     let mut printed = String::new();
     // The suite prints the authorization URL for a person to open: this test is the person.
-    let url = loop {
-        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-            .await
-            .expect("the suite printed the authorization URL in time")
-            .unwrap()
-            .unwrap_or_else(|| panic!("the suite ended first:\n{printed}"));
-        printed.push_str(&line);
-        printed.push('\n');
-        if line.starts_with(&format!("{base}oauth/authorize?")) {
-            break line;
-        }
-    };
+    let prefix = format!("{base}oauth/authorize?");
+    let url = line_starting(&mut lines, &prefix, &mut printed).await;
     let mut browser = Browser::new();
     let Outcome::Consent { request, csrf, .. } = browser.open(&url).await else {
         panic!("no consent page for {url}");
@@ -95,4 +85,24 @@ async fn the_conformance_suites_authorization_scenarios_pass_without_warnings() 
     // Both scenarios ran their three checks, none failed and none warned.
     assert!(printed.contains("Total: 3 passed, 0 failed"), "{printed}");
     assert!(!printed.to_lowercase().contains("warning"), "{printed}");
+}
+
+/// The first line of `lines` starting with `prefix`, each line read kept in `printed`.
+async fn line_starting(
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    prefix: &str,
+    printed: &mut String,
+) -> String {
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the suite printed the line in time")
+            .unwrap()
+            .unwrap_or_else(|| panic!("the suite ended first:\n{printed}"));
+        printed.push_str(&line);
+        printed.push('\n');
+        if line.starts_with(prefix) {
+            return line;
+        }
+    }
 }

@@ -76,21 +76,9 @@ pub(crate) async fn accept_until(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        // A trusted proxy carries every client's connections: the cap would refuse them all.
-        let proxy = (!proxies.is_empty() && proxies.trusts(peer.ip())).then(|| proxies.clone());
-        let peer_slot = if proxy.is_some() {
-            None
-        } else if let Some(slot) = peers.admit(peer.ip()) {
-            Some(slot)
-        } else {
+        let Some((proxy, peer_slot)) = admit(&peers, &proxies, peer) else {
             tracing::debug!(%peer, "connection over the per-peer cap refused");
-            let plain = tls.is_none();
-            tokio::spawn(async move {
-                if plain {
-                    super::peers::refuse(stream, per_peer).await;
-                }
-                drop(permit);
-            });
+            refuse(stream, permit, tls.is_none(), per_peer);
             continue;
         };
         let router = router.clone();
@@ -124,6 +112,36 @@ pub(crate) async fn accept_until(
         match *tls {}
     }
     Draining { graceful }
+}
+
+/// How a connection from `peer` is admitted: from a trusted proxy, which carries every client's
+/// connections and so holds no per-peer slot (the cap would refuse them all), or with one of
+/// its address's slots; `None` when that address holds its cap already.
+fn admit(
+    peers: &Arc<PeerConnections>,
+    proxies: &TrustedProxies,
+    peer: std::net::SocketAddr,
+) -> Option<(Option<TrustedProxies>, Option<super::peers::PeerSlot>)> {
+    if !proxies.is_empty() && proxies.trusts(peer.ip()) {
+        return Some((Some(proxies.clone()), None));
+    }
+    peers.admit(peer.ip()).map(|slot| (None, Some(slot)))
+}
+
+/// Answers a connection over the per-peer cap with 429 (over plain HTTP; a TLS one is just
+/// closed) on a task of its own, then gives its connection `permit` back.
+fn refuse(
+    stream: tokio::net::TcpStream,
+    permit: tokio::sync::OwnedSemaphorePermit,
+    plain: bool,
+    per_peer: usize,
+) {
+    tokio::spawn(async move {
+        if plain {
+            super::peers::refuse(stream, per_peer).await;
+        }
+        drop(permit);
+    });
 }
 
 /// The connections one address may hold: `--max-connections-per-peer`, unless that would let

@@ -238,6 +238,13 @@ async fn without_a_terminal_or_interactive_a_question_leaves_the_task_waiting() 
     assert!(stderr.contains("still waits"), "{stderr}");
 }
 
+/// `a2a usage BASE --mine --json` with `token`: the usage lines printed.
+async fn own_usage(base: &str, token: &str) -> Vec<Value> {
+    let printed = stdout(&a2a(&["usage", base, "--mine", "--json", "--token", token]).await);
+    let report: Value = serde_json::from_str(&printed).unwrap();
+    report["usage"].as_array().cloned().unwrap_or_default()
+}
+
 #[tokio::test]
 async fn usage_prints_a_servers_calls_by_skill_for_an_admin() {
     use a2a_tests::tokens::{SECRET, claims, hs256};
@@ -294,27 +301,9 @@ async fn usage_prints_a_servers_calls_by_skill_for_an_admin() {
         "{table}"
     );
     // Without the admin scope, a caller reads its own calls.
-    let mine = stdout(
-        &a2a(&[
-            "usage",
-            &server.base,
-            "--mine",
-            "--json",
-            "--token",
-            &reader,
-        ])
-        .await,
-    );
-    let mine: Value = serde_json::from_str(&mine).unwrap();
-    assert_eq!(mine["usage"][0]["skill"], "search", "{mine}");
-    let admins =
-        stdout(&a2a(&["usage", &server.base, "--mine", "--json", "--token", &admin]).await);
-    let admins: Value = serde_json::from_str(&admins).unwrap();
-    assert_eq!(
-        admins["usage"],
-        serde_json::json!([]),
-        "the admin called nothing: {admins}"
-    );
+    assert_eq!(own_usage(&server.base, &reader).await[0]["skill"], "search");
+    let admins = own_usage(&server.base, &admin).await;
+    assert!(admins.is_empty(), "the admin called nothing: {admins:?}");
     let refused = a2a(&["usage", &server.base, "--token", &reader]).await;
     assert!(!refused.status.success());
     assert!(
@@ -335,11 +324,44 @@ fn saved_logins(config: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
+/// A person consenting, in a browser, to what the authorization `url` of the server at `base`
+/// asks, as the command line client that registered itself; the browser is sent back to the
+/// command's loopback listener.
+async fn consents(base: &str, url: &str) {
+    use a2a_tests::oauth_flow::{Browser, Outcome};
+    let mut browser = Browser::new();
+    let Outcome::Consent {
+        html,
+        request,
+        csrf,
+        ..
+    } = browser.open(url).await
+    else {
+        panic!("no consent page for {url}");
+    };
+    assert!(html.contains("a2a (command line)"), "{html}");
+    let scopes = ["library:loans:write", "library:members:read"];
+    let Outcome::Redirect(back) = browser
+        .decide(
+            &format!("{base}oauth/consent"),
+            &request,
+            &csrf,
+            "approve",
+            &scopes,
+        )
+        .await
+    else {
+        panic!("approving did not send the browser back");
+    };
+    assert_eq!(back.host_str(), Some("127.0.0.1"));
+    let landed = reqwest::get(back.as_str()).await.unwrap();
+    assert!(landed.text().await.unwrap().contains("Signed in"));
+}
+
 #[tokio::test]
 async fn login_signs_in_through_the_agents_authorization_server_and_later_calls_send_and_refresh_it()
  {
     use a2a_runtime::oauth::OAuthServer;
-    use a2a_tests::oauth_flow::{Browser, Outcome};
     use tokio::io::AsyncBufReadExt;
     // Tokens live less than the minute before expiry a saved one is refreshed: each call
     // refreshes.
@@ -371,33 +393,7 @@ async fn login_signs_in_through_the_agents_authorization_server_and_later_calls_
         }
     };
     // The person: consents in the browser, which is sent back to the command's listener.
-    let mut browser = Browser::new();
-    let Outcome::Consent {
-        html,
-        request,
-        csrf,
-        ..
-    } = browser.open(&url).await
-    else {
-        panic!("no consent page for {url}");
-    };
-    assert!(html.contains("a2a (command line)"), "{html}");
-    let scopes = ["library:loans:write", "library:members:read"];
-    let Outcome::Redirect(back) = browser
-        .decide(
-            &format!("{base}oauth/consent"),
-            &request,
-            &csrf,
-            "approve",
-            &scopes,
-        )
-        .await
-    else {
-        panic!("approving did not send the browser back");
-    };
-    assert_eq!(back.host_str(), Some("127.0.0.1"));
-    let landed = reqwest::get(back.as_str()).await.unwrap();
-    assert!(landed.text().await.unwrap().contains("Signed in"));
+    consents(base, &url).await;
     let status = login.wait().await.unwrap();
     while let Ok(Some(line)) = lines.next_line().await {
         assert!(!line.contains("a2a:"), "{line}");

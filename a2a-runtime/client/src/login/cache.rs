@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::Digest as _;
 
-use super::flow::token_request;
+use super::token::token_request;
 use super::{Login, LoginError};
 
 /// How long before its expiry an access token is refreshed rather than sent.

@@ -5,12 +5,13 @@
 use std::time::Duration;
 
 use base64::Engine as _;
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::Digest as _;
 use tokio::net::TcpListener;
 
 use super::cache::SavedLogin;
 use super::callback::{CALLBACK_PATH, receive};
+use super::token::{refused, token_request, unreachable};
 use super::{Login, LoginError, http, json_of};
 
 /// How long a person has to sign in and consent.
@@ -142,51 +143,6 @@ impl Login {
             });
         }
         param("code").ok_or_else(|| LoginError::Callback("the answer carries no code".into()))
-    }
-}
-
-/// POSTs `form` to the token endpoint: the tokens, or the server's refusal of `step`.
-pub(super) async fn token_request(
-    endpoint: &str,
-    form: &[(&str, &str)],
-    step: &'static str,
-) -> Result<Value, LoginError> {
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(form)
-        .finish();
-    let response = http()
-        .post(endpoint)
-        .header(
-            reqwest::header::CONTENT_TYPE,
-            "application/x-www-form-urlencoded",
-        )
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| unreachable(endpoint, &e))?;
-    let status = response.status();
-    let answer = json_of(endpoint, response).await?;
-    if !status.is_success() || answer["access_token"].as_str().is_none() {
-        return Err(refused(step, &answer));
-    }
-    Ok(answer)
-}
-
-fn refused(step: &'static str, answer: &Value) -> LoginError {
-    LoginError::Refused {
-        step,
-        error: answer["error"]
-            .as_str()
-            .unwrap_or("no error code")
-            .to_owned(),
-        description: answer["error_description"].as_str().map(str::to_owned),
-    }
-}
-
-fn unreachable(url: &str, error: &reqwest::Error) -> LoginError {
-    LoginError::Unreachable {
-        url: url.to_owned(),
-        reason: error.to_string(),
     }
 }
 

@@ -27,6 +27,7 @@ mod cache;
 mod callback;
 mod discover;
 mod flow;
+mod token;
 
 pub use cache::{SavedLogin, config_dir};
 pub use discover::Login;
