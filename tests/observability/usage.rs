@@ -19,13 +19,23 @@ fn token(sub: &str, scope: &str) -> String {
     hs256(&claims(sub, scope))
 }
 
-/// `GET /usage?{query}` with `bearer`: the status and the JSON answer.
+/// `GET /usage?{query}` with `bearer`: the status, the JSON answer and the challenge.
 async fn usage(
     server: &TestServer,
     query: &str,
     bearer: Option<&str>,
 ) -> (u16, Value, Option<String>) {
-    let mut request = server.http.get(format!("{}usage?{query}", server.base));
+    usage_at(server, "usage", query, bearer).await
+}
+
+/// `GET /{path}?{query}` with `bearer`: the status, the JSON answer and the challenge.
+async fn usage_at(
+    server: &TestServer,
+    path: &str,
+    query: &str,
+    bearer: Option<&str>,
+) -> (u16, Value, Option<String>) {
+    let mut request = server.http.get(format!("{}{path}?{query}", server.base));
     if let Some(bearer) = bearer {
         request = request.bearer_auth(bearer);
     }
@@ -285,21 +295,7 @@ async fn every_caller_sees_its_own_usage_and_only_its_own() {
     let ann = token("ann", "library:members:read");
     let (status, mine, _) = usage(&server, "", Some(&ann)).await;
     assert_eq!(status, 403, "{mine}");
-    let me = |query: &'static str, bearer: Option<String>| {
-        let server = &server;
-        async move {
-            let mut request = server.http.get(format!("{}usage/me?{query}", server.base));
-            if let Some(bearer) = bearer {
-                request = request.bearer_auth(bearer);
-            }
-            let response = request.send().await.unwrap();
-            (
-                response.status().as_u16(),
-                response.json::<Value>().await.unwrap(),
-            )
-        }
-    };
-    let (status, mine) = me("", Some(ann.clone())).await;
+    let (status, mine, _) = usage_at(&server, "usage/me", "", Some(&ann)).await;
     assert_eq!(status, 200, "{mine}");
     assert_eq!(mine["by"], "skill");
     assert!(mine["caller"].as_str().unwrap().ends_with("ann"), "{mine}");
@@ -308,16 +304,17 @@ async fn every_caller_sees_its_own_usage_and_only_its_own() {
         mine["usage"][0]["calls"], 2,
         "bob's call is not ann's: {mine}"
     );
-    let (status, bobs) = me("by=agent", Some(token("bob", ""))).await;
+    let bob = token("bob", "");
+    let (status, bobs, _) = usage_at(&server, "usage/me", "by=agent", Some(&bob)).await;
     assert_eq!(status, 200, "{bobs}");
     assert_eq!(bobs["usage"][0]["calls"], 1, "{bobs}");
-    let (status, refused) = me("by=caller", Some(ann)).await;
+    let (status, refused, _) = usage_at(&server, "usage/me", "by=caller", Some(&ann)).await;
     assert_eq!(
         (status, &refused["parameter"]),
         (400, &json!("by")),
         "{refused}"
     );
-    let (status, _) = me("", None).await;
+    let (status, _, _) = usage_at(&server, "usage/me", "", None).await;
     assert_eq!(status, 401);
 }
 

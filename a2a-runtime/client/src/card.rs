@@ -125,7 +125,8 @@ fn text(value: &Value, key: &str) -> String {
         .to_owned()
 }
 
-fn texts(value: &Value, key: &str) -> Vec<String> {
+/// The strings of the array `key` of `value` (none when it is missing or not an array).
+pub(crate) fn texts(value: &Value, key: &str) -> Vec<String> {
     value
         .get(key)
         .and_then(Value::as_array)

@@ -6,6 +6,7 @@ use reqwest::header::WWW_AUTHENTICATE;
 use serde_json::{Value, json};
 use url::Url;
 
+use super::token::unreachable;
 use super::{LoginError, http, json_of};
 
 /// What signing in to one agent needs: the resource, its authorization server's endpoints,
@@ -67,7 +68,7 @@ impl Login {
             authorization_endpoint: text(&server, "authorization_endpoint", &server_url)?,
             token_endpoint: text(&server, "token_endpoint", &server_url)?,
             registration_endpoint: server["registration_endpoint"].as_str().map(str::to_owned),
-            scopes: strings(&resource["scopes_supported"]),
+            scopes: crate::card::texts(&resource, "scopes_supported"),
             client_id: None,
         })
     }
@@ -108,10 +109,7 @@ async fn challenged(http: &reqwest::Client, url: &str) -> Result<Option<String>,
         .json(&probe)
         .send()
         .await
-        .map_err(|e| LoginError::Unreachable {
-            url: url.to_owned(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| unreachable(url, &e))?;
     if response.status() != reqwest::StatusCode::UNAUTHORIZED {
         return Ok(None);
     }
@@ -171,10 +169,7 @@ async fn get_json(http: &reqwest::Client, url: &str) -> Result<Value, LoginError
         .get(url)
         .send()
         .await
-        .map_err(|e| LoginError::Unreachable {
-            url: url.to_owned(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| unreachable(url, &e))?;
     if !response.status().is_success() {
         return Err(LoginError::Unreachable {
             url: url.to_owned(),
@@ -192,19 +187,6 @@ fn text(document: &Value, field: &str, url: &str) -> Result<String, LoginError> 
             url: url.to_owned(),
             reason: format!("the metadata has no `{field}`"),
         })
-}
-
-fn strings(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
