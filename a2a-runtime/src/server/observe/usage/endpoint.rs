@@ -103,15 +103,7 @@ async fn identify(security: &Security, parts: &Parts) -> Result<String, Response
     }
     match security.authenticate(parts).await {
         Ok(caller) => Ok(caller.owner().to_owned()),
-        Err(refusal) => {
-            let mut response = refused(StatusCode::UNAUTHORIZED, &refusal.reason);
-            for challenge in refusal.challenge_headers(None) {
-                response
-                    .headers_mut()
-                    .append(header::WWW_AUTHENTICATE, challenge);
-            }
-            Err(response)
-        }
+        Err(refusal) => Err(unauthenticated(&refusal)),
     }
 }
 
@@ -149,15 +141,7 @@ async fn admit(usage: &Usage, security: &Security, parts: &Parts) -> Option<Resp
     }
     let caller = match security.authenticate(parts).await {
         Ok(caller) => caller,
-        Err(refusal) => {
-            let mut response = refused(StatusCode::UNAUTHORIZED, &refusal.reason);
-            for challenge in refusal.challenge_headers(None) {
-                response
-                    .headers_mut()
-                    .append(header::WWW_AUTHENTICATE, challenge);
-            }
-            return Some(response);
-        }
+        Err(refusal) => return Some(unauthenticated(&refusal)),
     };
     if caller.missing_scopes(&[scope]).is_empty() {
         return None;
@@ -173,6 +157,17 @@ async fn admit(usage: &Usage, security: &Security, parts: &Parts) -> Option<Resp
             .insert(header::WWW_AUTHENTICATE, challenge);
     }
     Some(response)
+}
+
+/// The 401 of a caller no scheme authenticated: one challenge per scheme.
+fn unauthenticated(refusal: &a2a_runtime_core::auth::security::Unauthenticated) -> Response {
+    let mut response = refused(StatusCode::UNAUTHORIZED, &refusal.reason);
+    for challenge in refusal.challenge_headers(None) {
+        response
+            .headers_mut()
+            .append(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
 }
 
 fn refused(status: StatusCode, message: &str) -> Response {
