@@ -21,6 +21,10 @@ mod hostile;
 #[path = "coordination/across_processes.rs"]
 mod across_processes;
 
+/// Liveness, hooks and the overseer's view, as coding agents meet them.
+#[path = "coordination/field.rs"]
+mod field;
+
 /// A hub process on an ephemeral port with `flags`; its base URL.
 async fn start(flags: &[&str]) -> (tokio::process::Child, String) {
     a2a_tests::spawn_served_with(HUB, flags).await
@@ -39,7 +43,7 @@ fn s(text: &str) -> String {
 async fn register(hub: &HubClient, project: &str, session: &str) {
     let registered = hub
         .register_agent(
-            s(project),
+            Some(s(project)),
             s(session),
             s("t"),
             s("main"),
@@ -58,7 +62,7 @@ async fn reserve(
     ttl: Option<u64>,
 ) -> Result<Locked, ClientError> {
     hub.announce_file_change(
-        s(project),
+        Some(s(project)),
         s(session),
         s(path),
         s("modify"),
@@ -106,11 +110,11 @@ async fn a_silent_agent_is_reaped_and_its_glob_reservation_released_while_a_rene
     // Bob keeps beating past the TTL, ann stays silent.
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_millis(700)).await;
-        hub.heartbeat(s("shop"), s("bob")).await.unwrap();
+        hub.heartbeat(Some(s("shop")), s("bob")).await.unwrap();
     }
-    let active = hub.list_active_agents(s("shop")).await.unwrap();
+    let active = hub.list_active_agents(Some(s("shop"))).await.unwrap();
     assert_eq!(active.keys().collect::<Vec<_>>(), ["bob"], "{active:?}");
-    let reaped = hub.heartbeat(s("shop"), s("ann")).await.unwrap_err();
+    let reaped = hub.heartbeat(Some(s("shop")), s("ann")).await.unwrap_err();
     failure(reaped, "not_found");
     // Her reservation went with her; bob's own stayed.
     reserve(&hub, "shop", "bob", "src/api/users.rs", None)
@@ -144,23 +148,29 @@ async fn a_session_belongs_to_the_authenticated_caller_that_registered_it() {
     // Registering again as the same caller updates; another caller cannot take the name.
     register(&ann, "p", "builder").await;
     let taken = bob
-        .register_agent(s("p"), s("builder"), s("t"), s("b"), s("d"))
+        .register_agent(Some(s("p")), s("builder"), s("t"), s("b"), s("d"))
         .await
         .unwrap_err();
     failure(taken, "conflict");
     // Nor act as it.
-    let heartbeat = bob.heartbeat(s("p"), s("builder")).await.unwrap_err();
+    let heartbeat = bob.heartbeat(Some(s("p")), s("builder")).await.unwrap_err();
     failure(heartbeat, "forbidden");
     let lock = reserve(&bob, "p", "builder", "src/lib.rs", None)
         .await
         .unwrap_err();
     failure(lock, "forbidden");
-    let inbox = bob.check_messages(s("p"), s("builder")).await.unwrap_err();
+    let inbox = bob
+        .check_messages(Some(s("p")), s("builder"))
+        .await
+        .unwrap_err();
     failure(inbox, "forbidden");
-    ann.heartbeat(s("p"), s("builder")).await.unwrap();
+    ann.heartbeat(Some(s("p")), s("builder")).await.unwrap();
     // Without credentials nothing is reached.
     let anonymous = HubClient::connect(&base).await.unwrap();
-    let refused = anonymous.list_active_agents(s("p")).await.unwrap_err();
+    let refused = anonymous
+        .list_active_agents(Some(s("p")))
+        .await
+        .unwrap_err();
     assert!(
         !matches!(refused, ClientError::SkillFailed { .. }),
         "{refused}"
@@ -176,7 +186,7 @@ async fn shared_reservations_stand_together_and_a_reservation_lapses_unless_rene
     }
     let shared = |session: &'static str, path: &'static str| {
         hub.announce_file_change(
-            s("p"),
+            Some(s("p")),
             s(session),
             s(path),
             s("modify"),
@@ -217,13 +227,13 @@ async fn bad_input_is_refused_naming_the_field() {
     let (_hub, base) = start(&[]).await;
     let hub = mcp(&base).await;
     let bad = hub
-        .register_agent(s("shop/../x"), s("ann"), s("t"), s("b"), s("d"))
+        .register_agent(Some(s("shop/../x")), s("ann"), s("t"), s("b"), s("d"))
         .await
         .unwrap_err();
     assert!(bad.to_string().contains("`project_id`"), "{bad}");
     register(&hub, "shop", "ann").await;
     let priority = hub
-        .add_todo(s("shop"), s("ann"), s("write tests"), 7)
+        .add_todo(Some(s("shop")), s("ann"), s("write tests"), 7)
         .await
         .unwrap_err();
     assert!(priority.to_string().contains("`priority`"), "{priority}");
@@ -239,11 +249,19 @@ async fn bad_input_is_refused_naming_the_field() {
         .unwrap_err();
     assert!(glob.to_string().contains("not a valid glob"), "{glob}");
     let unknown = hub
-        .update_todo(s("shop"), s("ann"), s("todo-nope"), TodoStatus::Completed)
+        .update_todo(
+            Some(s("shop")),
+            s("ann"),
+            s("todo-nope"),
+            TodoStatus::Completed,
+        )
         .await
         .unwrap_err();
     failure(unknown, "not_found");
-    let missing = hub.query_interface(s("shop"), s("Usr")).await.unwrap_err();
+    let missing = hub
+        .query_interface(Some(s("shop")), s("Usr"))
+        .await
+        .unwrap_err();
     assert_eq!(
         failure(missing, "not_found")["similar"],
         serde_json::json!([])
@@ -266,7 +284,7 @@ async fn a_broadcast_is_charged_per_recipient_to_the_callers_rate() {
         register(&hub, "p", session).await;
     }
     let refused = hub
-        .broadcast_message(s("p"), s("ann"), s("info"), s("hello all"))
+        .broadcast_message(Some(s("p")), s("ann"), s("info"), s("hello all"))
         .await
         .unwrap_err();
     assert!(
@@ -275,7 +293,7 @@ async fn a_broadcast_is_charged_per_recipient_to_the_callers_rate() {
     );
     tokio::time::sleep(Duration::from_secs(3)).await;
     let sent = hub
-        .broadcast_message(s("p"), s("ann"), s("info"), s("hello all"))
+        .broadcast_message(Some(s("p")), s("ann"), s("info"), s("hello all"))
         .await
         .unwrap();
     assert_eq!(sent.recipients, 2);
@@ -323,7 +341,7 @@ async fn an_a2a_follower_is_pushed_each_new_message_as_it_arrives() {
     let hub = mcp(&base).await;
     register(&hub, "p", "ann").await;
     register(&hub, "p", "bob").await;
-    hub.broadcast_message(s("p"), s("bob"), s("info"), s("before"))
+    hub.broadcast_message(Some(s("p")), s("bob"), s("info"), s("before"))
         .await
         .unwrap();
     let a2a = A2aClient::connect(&base).await.unwrap();
@@ -355,7 +373,7 @@ async fn an_a2a_follower_is_pushed_each_new_message_as_it_arrives() {
                     }
                 }
                 if seen == ["before"] {
-                    hub.broadcast_message(s("p"), s("bob"), s("info"), s("while following"))
+                    hub.broadcast_message(Some(s("p")), s("bob"), s("info"), s("while following"))
                         .await
                         .unwrap();
                 }
@@ -366,7 +384,7 @@ async fn an_a2a_follower_is_pushed_each_new_message_as_it_arrives() {
     assert_eq!(seen, ["before", "while following"]);
     // Sent while followed, they are read: nothing is left for check_messages.
     assert!(
-        hub.check_messages(s("p"), s("ann"))
+        hub.check_messages(Some(s("p")), s("ann"))
             .await
             .unwrap()
             .is_empty()
@@ -384,7 +402,7 @@ async fn a_question_waits_for_its_answer_and_times_out_without_one() {
         let ann = ann.clone();
         async move {
             ann.query_agent(
-                s("p"),
+                Some(s("p")),
                 s("ann"),
                 s("bob"),
                 s("interface"),
@@ -398,7 +416,7 @@ async fn a_question_waits_for_its_answer_and_times_out_without_one() {
     // Bob finds the question in his inbox and answers it.
     let mut question = None;
     for _ in 0..100 {
-        let unread = bob.check_messages(s("p"), s("bob")).await.unwrap();
+        let unread = bob.check_messages(Some(s("p")), s("bob")).await.unwrap();
         if let Some(first) = unread.into_iter().next() {
             question = Some(first);
             break;
@@ -411,14 +429,14 @@ async fn a_question_waits_for_its_answer_and_times_out_without_one() {
         ("ann", "User fields?")
     );
     assert!(
-        bob.check_messages(s("p"), s("bob"))
+        bob.check_messages(Some(s("p")), s("bob"))
             .await
             .unwrap()
             .is_empty(),
         "read once"
     );
     bob.respond_to_query(
-        s("p"),
+        Some(s("p")),
         s("bob"),
         s("ann"),
         question.id.clone(),
@@ -431,11 +449,11 @@ async fn a_question_waits_for_its_answer_and_times_out_without_one() {
     assert_eq!(answered.response.as_deref(), Some("id, email"));
     assert_eq!(answered.message_id, question.id);
     // The answer is in ann's inbox too.
-    let inbox = ann.check_messages(s("p"), s("ann")).await.unwrap();
+    let inbox = ann.check_messages(Some(s("p")), s("ann")).await.unwrap();
     assert_eq!(inbox[0].in_reply_to.as_deref(), Some(question.id.as_str()));
     let unanswered = ann
         .query_agent(
-            s("p"),
+            Some(s("p")),
             s("ann"),
             s("bob"),
             s("status"),

@@ -37,6 +37,7 @@ const _: () = {
         version: "1.2.0",
         provider: ::core::option::Option::Some(("Acme", "https://acme.example")),
         documentation_url: ::core::option::Option::None,
+        instructions: ::core::option::Option::None,
         icon_url: ::core::option::Option::None,
         default_input_modes: ::core::option::Option::None,
         default_output_modes: ::core::option::Option::None,

@@ -115,6 +115,7 @@ fn build(item: syn::ItemStruct, args: AgentArgs, errors: &mut Errors) -> Option<
         version: args.version,
         provider: args.provider.map(|p| (p.organization, p.url)),
         documentation_url: args.documentation_url.map(|u| (*u).clone()),
+        instructions: args.instructions,
         icon_url: args.icon_url.map(|u| (*u).clone()),
         default_input_modes,
         default_output_modes,

@@ -63,6 +63,8 @@ pub(crate) struct AgentArgs {
     pub(crate) version: Option<String>,
     pub(crate) provider: Option<ProviderArgs>,
     pub(crate) documentation_url: Option<SpannedValue<String>>,
+    /// What MCP's `initialize` tells a model about using the agent (its description otherwise).
+    pub(crate) instructions: Option<String>,
     pub(crate) icon_url: Option<SpannedValue<String>>,
     pub(crate) default_input_modes: Option<StrList>,
     pub(crate) default_output_modes: Option<StrList>,

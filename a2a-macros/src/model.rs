@@ -110,6 +110,7 @@ pub(crate) struct Agent {
     pub(crate) version: Option<String>,
     pub(crate) provider: Option<(String, String)>,
     pub(crate) documentation_url: Option<String>,
+    pub(crate) instructions: Option<String>,
     pub(crate) icon_url: Option<String>,
     pub(crate) default_input_modes: Option<Vec<String>>,
     pub(crate) default_output_modes: Option<Vec<String>>,

@@ -1,10 +1,10 @@
-//! The hub across processes and restarts: a stdio hub sweeping on its own, a killed hub that
+//! The hub across processes and restarts: a stdio registration tied to its pipe, a killed hub that
 //! comes back with everything it held, replicas sharing one Postgres.
 
 use super::*;
 
 #[tokio::test]
-async fn a_stdio_hub_sweeps_expired_registrations_on_its_own() {
+async fn a_stdio_registration_lives_while_its_pipe_is_open_and_ends_with_it() {
     use tokio::io::AsyncWriteExt;
     let data = a2a_tests::scratch_dir();
     let data_arg = data.to_str().unwrap();
@@ -44,21 +44,32 @@ async fn a_stdio_hub_sweeps_expired_registrations_on_its_own() {
     }
     let file = data.join("coordination-hub").join("records.sqlite3");
     let url = format!("sqlite://{}", file.display());
+    let registered = || async {
+        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+        let count: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM records WHERE collection = 'hub/p/agents' \
+             AND (expires_us IS NULL OR expires_us > ?)",
+        )
+        .bind(chrono::Utc::now().timestamp_micros())
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+        count
+    };
+    // Silent for more than twice its TTL, but its host is still there.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(registered().await, 1, "the open pipe keeps ann registered");
+    drop(stdin);
     let mut kept = i64::MAX;
     for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
-        kept = sqlx::query_scalar("SELECT COUNT(*) FROM records WHERE collection = 'hub/p/agents'")
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
+        kept = registered().await;
         if kept == 0 {
             break;
         }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(kept, 0, "the stdio hub's sweep deleted the silent agent");
-    drop(stdin);
+    assert_eq!(kept, 0, "closing the pipe ends the registration");
     let _ = tokio::time::timeout(Duration::from_secs(10), hub.wait()).await;
 }
 
@@ -71,24 +82,30 @@ async fn a_killed_hub_restarts_with_todos_interfaces_reservations_and_unread_mes
     register(&hub, "p", "ann").await;
     register(&hub, "p", "bob").await;
     let todo = hub
-        .add_todo(s("p"), s("ann"), s("schema"), 1)
+        .add_todo(Some(s("p")), s("ann"), s("schema"), 1)
         .await
         .unwrap();
     hub.update_todo(
-        s("p"),
+        Some(s("p")),
         s("ann"),
         todo.todo_id.clone(),
         TodoStatus::InProgress,
     )
     .await
     .unwrap();
-    hub.register_interface(s("p"), s("ann"), s("User"), s("interface User {}"), None)
-        .await
-        .unwrap();
+    hub.register_interface(
+        Some(s("p")),
+        s("ann"),
+        s("User"),
+        s("interface User {}"),
+        None,
+    )
+    .await
+    .unwrap();
     let locked = reserve(&hub, "p", "ann", "src/user.ts", Some(600))
         .await
         .unwrap();
-    hub.broadcast_message(s("p"), s("bob"), s("info"), s("starting"))
+    hub.broadcast_message(Some(s("p")), s("bob"), s("info"), s("starting"))
         .await
         .unwrap();
     first.start_kill().unwrap(); // SIGKILL: nothing is flushed on the way out.
@@ -96,9 +113,9 @@ async fn a_killed_hub_restarts_with_todos_interfaces_reservations_and_unread_mes
 
     let (_second, base) = start(&["--data-dir", dir]).await;
     let hub = mcp(&base).await;
-    let mine = hub.get_my_todos(s("p"), s("ann")).await.unwrap();
+    let mine = hub.get_my_todos(Some(s("p")), s("ann")).await.unwrap();
     assert_eq!(mine.todos[0].status, TodoStatus::InProgress);
-    let interfaces = hub.list_interfaces(s("p")).await.unwrap();
+    let interfaces = hub.list_interfaces(Some(s("p"))).await.unwrap();
     assert_eq!(interfaces["User"].definition, "interface User {}");
     let held = reserve(&hub, "p", "bob", "src/user.ts", None)
         .await
@@ -110,7 +127,7 @@ async fn a_killed_hub_restarts_with_todos_interfaces_reservations_and_unread_mes
         expires, locked.expires_at,
         "the reservation kept its expiry"
     );
-    let unread = hub.check_messages(s("p"), s("ann")).await.unwrap();
+    let unread = hub.check_messages(Some(s("p")), s("ann")).await.unwrap();
     assert_eq!(unread.len(), 1, "{unread:?}");
     assert_eq!(unread[0].content, "starting");
 }
@@ -135,7 +152,7 @@ async fn two_replicas_on_one_postgres_share_reservations_and_answers() {
         let b = b.clone();
         async move {
             b.query_agent(
-                s("p"),
+                Some(s("p")),
                 s("bob"),
                 s("ann"),
                 s("status"),
@@ -148,14 +165,19 @@ async fn two_replicas_on_one_postgres_share_reservations_and_answers() {
     });
     let mut question = None;
     for _ in 0..100 {
-        if let Some(first) = a.check_messages(s("p"), s("ann")).await.unwrap().pop() {
+        if let Some(first) = a
+            .check_messages(Some(s("p")), s("ann"))
+            .await
+            .unwrap()
+            .pop()
+        {
             question = Some(first);
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let question = question.expect("the question reaches the other replica");
-    a.respond_to_query(s("p"), s("ann"), s("bob"), question.id, s("soon"))
+    a.respond_to_query(Some(s("p")), s("ann"), s("bob"), question.id, s("soon"))
         .await
         .unwrap();
     let answered = asking.await.unwrap().unwrap();

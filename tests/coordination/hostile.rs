@@ -35,7 +35,7 @@ async fn one_file_under_two_spellings_is_one_reservation() {
         .await
         .unwrap();
     assert_eq!(renewed.file_path, "src/x.rs");
-    hub.release_file_lock(s("shop"), s("ann"), s("./src/x.rs/"))
+    hub.release_file_lock(Some(s("shop")), s("ann"), s("./src/x.rs/"))
         .await
         .unwrap();
     reserve(&hub, "shop", "bob", "src/x.rs", None)
@@ -153,22 +153,22 @@ async fn an_agent_at_its_cap_is_refused_and_nobody_elses_todos_are_dropped() {
         register(&hub, "shop", session).await;
     }
     for i in 0..3 {
-        hub.add_todo(s("shop"), s("ann"), format!("ann's {i}"), 1)
+        hub.add_todo(Some(s("shop")), s("ann"), format!("ann's {i}"), 1)
             .await
             .unwrap();
     }
     for i in 0..5 {
-        hub.add_todo(s("shop"), s("bob"), format!("bob's {i}"), 2)
+        hub.add_todo(Some(s("shop")), s("bob"), format!("bob's {i}"), 2)
             .await
             .unwrap();
     }
     let own_cap = hub
-        .add_todo(s("shop"), s("bob"), s("one more"), 2)
+        .add_todo(Some(s("shop")), s("bob"), s("one more"), 2)
         .await
         .unwrap_err();
     failure(own_cap, "limit_reached");
     let project_cap = hub
-        .add_todo(s("shop"), s("cat"), s("cat's first"), 3)
+        .add_todo(Some(s("shop")), s("cat"), s("cat's first"), 3)
         .await
         .unwrap_err();
     let details = failure(project_cap, "limit_reached");
@@ -176,15 +176,22 @@ async fn an_agent_at_its_cap_is_refused_and_nobody_elses_todos_are_dropped() {
         details["error"].as_str().unwrap().contains("8 todos"),
         "{details}"
     );
-    let ann = hub.get_my_todos(s("shop"), s("ann")).await.unwrap();
+    let ann = hub.get_my_todos(Some(s("shop")), s("ann")).await.unwrap();
     assert_eq!(ann.total, 3, "ann's todos are all there");
     // Completing and leaving frees room for others.
     let first = &ann.todos[0].id;
-    hub.update_todo(s("shop"), s("ann"), first.clone(), TodoStatus::Completed)
+    hub.update_todo(
+        Some(s("shop")),
+        s("ann"),
+        first.clone(),
+        TodoStatus::Completed,
+    )
+    .await
+    .unwrap();
+    hub.unregister_agent(Some(s("shop")), s("bob"))
         .await
         .unwrap();
-    hub.unregister_agent(s("shop"), s("bob")).await.unwrap();
-    hub.add_todo(s("shop"), s("cat"), s("cat's first"), 3)
+    hub.add_todo(Some(s("shop")), s("cat"), s("cat's first"), 3)
         .await
         .unwrap();
 }
@@ -200,7 +207,7 @@ async fn a_full_inbox_refuses_the_sender_and_never_drops_an_unread_message() {
         let hub = &hub;
         async move {
             hub.query_agent(
-                s("shop"),
+                Some(s("shop")),
                 s(from),
                 s("ann"),
                 s("status"),
@@ -224,18 +231,18 @@ async fn a_full_inbox_refuses_the_sender_and_never_drops_an_unread_message() {
     failure(ask("gus", 1).await.unwrap_err(), "inbox_full");
     // A broadcast says whom it did not reach.
     let broadcast = hub
-        .broadcast_message(s("shop"), s("gus"), s("info"), s("lunch"))
+        .broadcast_message(Some(s("shop")), s("gus"), s("info"), s("lunch"))
         .await
         .unwrap();
     assert_eq!(broadcast.undelivered, ["ann"]);
     assert_eq!(broadcast.recipients, 5);
     // Ann reads all ten; read messages then make room for new ones.
-    let read = hub.check_messages(s("shop"), s("ann")).await.unwrap();
+    let read = hub.check_messages(Some(s("shop")), s("ann")).await.unwrap();
     assert_eq!(read.len(), 10, "no unread message was dropped");
     ask("gus", 1).await.unwrap();
     ask("gus", 2).await.unwrap();
     failure(ask("gus", 3).await.unwrap_err(), "inbox_full");
-    let unread = hub.check_messages(s("shop"), s("ann")).await.unwrap();
+    let unread = hub.check_messages(Some(s("shop")), s("ann")).await.unwrap();
     assert_eq!(unread.len(), 2, "gus's two, in room the read ones made");
 }
 
@@ -249,7 +256,7 @@ async fn dot_and_dot_dot_are_not_project_or_session_names() {
         ("shop", "..", "session_name"),
     ] {
         let refused = hub
-            .register_agent(s(project), s(session), s("t"), s("b"), s("d"))
+            .register_agent(Some(s(project)), s(session), s("t"), s("b"), s("d"))
             .await
             .unwrap_err();
         assert!(

@@ -61,6 +61,7 @@ fn agent_parts(agent: &Agent, private: &TokenStream) -> TokenStream {
     };
     let documentation_url = opt_str(agent.documentation_url.as_ref());
     let icon_url = opt_str(agent.icon_url.as_ref());
+    let instructions = opt_str(agent.instructions.as_ref());
     let modes = |modes: &Option<Vec<String>>| match modes {
         Some(modes) => {
             let slice = str_slice(modes);
@@ -108,6 +109,7 @@ fn agent_parts(agent: &Agent, private: &TokenStream) -> TokenStream {
                 version: #version,
                 provider: #provider,
                 documentation_url: #documentation_url,
+                instructions: #instructions,
                 icon_url: #icon_url,
                 default_input_modes: #default_input_modes,
                 default_output_modes: #default_output_modes,

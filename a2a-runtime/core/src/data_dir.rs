@@ -12,7 +12,7 @@ pub fn agent_data_dir(data_dir: Option<PathBuf>, agent_name: &str) -> PathBuf {
 }
 
 /// `$XDG_DATA_HOME/a2a-runtime`, else `~/.local/share/a2a-runtime`, else `./a2a-data`.
-fn default_data_dir() -> PathBuf {
+pub fn default_data_dir() -> PathBuf {
     let from = |var: &str| {
         std::env::var_os(var)
             .filter(|v| !v.is_empty())

@@ -269,6 +269,7 @@ pub struct AgentParts {
     pub version: &'static str,
     pub provider: Option<(&'static str, &'static str)>,
     pub documentation_url: Option<&'static str>,
+    pub instructions: Option<&'static str>,
     pub icon_url: Option<&'static str>,
     pub default_input_modes: Option<&'static [&'static str]>,
     pub default_output_modes: Option<&'static [&'static str]>,
@@ -313,6 +314,7 @@ impl AgentDescriptor {
         version: "",
         provider: None,
         documentation_url: None,
+        instructions: None,
         icon_url: None,
         default_input_modes: None,
         default_output_modes: None,
@@ -345,6 +347,12 @@ impl AgentDescriptor {
     /// Documentation URL.
     pub fn documentation_url(&self) -> Option<&'static str> {
         self.parts.documentation_url
+    }
+    /// What MCP's `initialize` tells a client (and its model) about using the agent
+    /// (`#[agent(instructions = "…")]`): how to call its tools in order, what they expect of the
+    /// caller. Its description when it says none.
+    pub fn instructions(&self) -> &'static str {
+        self.parts.instructions.unwrap_or(self.parts.description)
     }
     /// Icon URL.
     pub fn icon_url(&self) -> Option<&'static str> {

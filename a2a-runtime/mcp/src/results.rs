@@ -20,12 +20,7 @@ pub fn call_result(
 ) -> CallToolResult {
     let output = match result {
         Ok(output) => output,
-        Err(error) => {
-            let mut result =
-                CallToolResult::error(vec![ContentBlock::text(error.message().to_owned())]);
-            result.structured_content = error.data().cloned();
-            return result;
-        }
+        Err(error) => return failed(error.message().to_owned(), error.data().cloned()),
     };
     let last = match output {
         SkillOutput::Data(value) => structured(value, wraps_output(skill)),
@@ -56,12 +51,11 @@ pub fn task_result(task: &Task, registry: &Registry) -> CallToolResult {
             })
             .collect::<Vec<_>>()
             .join("\n");
-        let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
-        result.structured_content = parts.iter().find_map(|p| match &p.content {
+        let data = parts.iter().find_map(|p| match &p.content {
             PartContent::Data(value) => Some(value.clone()),
             _ => None,
         });
-        return result;
+        return failed(text, data);
     }
     let (published, last) = match task.artifacts.split_last() {
         Some((last, earlier)) => match (last.parts.as_slice(), &last.name) {
@@ -87,12 +81,26 @@ pub fn task_result(task: &Task, registry: &Registry) -> CallToolResult {
     after_published(published, last)
 }
 
+/// A tool error: its message, or, when the failure carries details, those details as JSON, the
+/// same as its `structuredContent`. Claude Code and Cursor show a model only the text, so the
+/// details (who holds a lock, what to try instead) must be there for it to act on them.
+fn failed(message: String, data: Option<Value>) -> CallToolResult {
+    let text = data.as_ref().map_or(message, Value::to_string);
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    result.structured_content = data;
+    result
+}
+
+/// A structured result. A wrapped output's text mirror is the value itself (the list a model
+/// expects, not `{"result": [...]}`): the wrapper exists only because 2025 clients require
+/// `structuredContent` to be an object.
 fn structured(value: Value, wrap: bool) -> CallToolResult {
-    if wrap {
-        CallToolResult::structured(json!({ "result": value }))
-    } else {
-        CallToolResult::structured(value)
+    if !wrap {
+        return CallToolResult::structured(value);
     }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+    result.structured_content = Some(json!({ "result": value }));
+    result
 }
 
 fn after_published(published: &[Artifact], mut last: CallToolResult) -> CallToolResult {

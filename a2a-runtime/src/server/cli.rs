@@ -142,11 +142,20 @@ where
     I: IntoIterator<Item = S>,
     S: Into<std::ffi::OsString> + Clone,
 {
+    // The application's own closing text (`#[command(after_help = "…")]` on `X`: its
+    // subcommands, say) comes before the server's.
+    let own = X::augment_args(clap::Command::new(""))
+        .get_after_help()
+        .map(ToString::to_string);
+    let after = match own {
+        Some(own) => format!("{own}\n\n{}", after_help()),
+        None => after_help(),
+    };
     let command = X::augment_args(Cli::command())
         .name(name)
         .version(version)
         .about(about)
-        .after_help(after_help());
+        .after_help(after);
     let matches = match command.try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(error)

@@ -194,6 +194,15 @@ impl ServeConfig {
         self.console.unwrap_or_else(|| self.bind.ip().is_loopback())
     }
 
+    /// The data directory: [`data_dir`](Self::data_dir), else the default
+    /// (`$XDG_DATA_HOME/a2a-runtime`, else `~/.local/share/a2a-runtime`), for a tool that
+    /// writes it into a configuration so the processes it starts agree on it.
+    pub fn data_dir_or_default(&self) -> PathBuf {
+        self.data_dir
+            .clone()
+            .unwrap_or_else(a2a_runtime_core::data_dir::default_data_dir)
+    }
+
     /// Where `serve()` keeps tasks: the configured store, else `tasks.sqlite3` in a directory
     /// named after the agent under the data directory (in memory when the build leaves the
     /// `sqlite` feature out).

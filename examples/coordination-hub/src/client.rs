@@ -24,7 +24,7 @@ impl HubClient {
     ) -> Result<FileLock, ClientError> {
         let locked = self
             .announce_file_change(
-                project_id.to_owned(),
+                Some(project_id.to_owned()),
                 session_name.to_owned(),
                 file_path.to_owned(),
                 "modify".to_owned(),
@@ -66,7 +66,7 @@ impl FileLock {
         self.released = true;
         self.client
             .release_file_lock(
-                self.project_id.clone(),
+                Some(self.project_id.clone()),
                 self.session_name.clone(),
                 self.locked.file_path.clone(),
             )
@@ -86,7 +86,7 @@ impl Drop for FileLock {
         let (project, session) = (self.project_id.clone(), self.session_name.clone());
         let path = self.locked.file_path.clone();
         runtime.spawn(async move {
-            if let Err(error) = client.release_file_lock(project, session, path).await {
+            if let Err(error) = client.release_file_lock(Some(project), session, path).await {
                 a2a_runtime::tracing::warn!(%error, "a dropped file lock was not released");
             }
         });

@@ -4,12 +4,21 @@ use std::time::Duration;
 
 use a2a_runtime::Agent as _;
 use a2a_runtime::server::ServeConfig;
+use a2a_runtime::tokio;
 
 use crate::{Hub, Settings};
 
 /// The hub's own flags, beside the server's.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Commands (`coordination-hub COMMAND --help`):
+  init     write the MCP configuration of Claude Code, Cursor, VS Code or Codex into this repository
+  hook     check (pre-edit) or announce (post-edit) a file reservation, as a Claude Code hook
+  status   show the project's agents, their reservations, todos and unanswered questions")]
 struct HubFlags {
+    /// The project of calls that name none: an MCP host starts the hub for one repository, so
+    /// its agents need not repeat it
+    #[arg(long, env = "HUB_PROJECT_ID")]
+    project: Option<String>,
     /// An agent that sends no heartbeat for this long is reaped and its reservations released
     /// [default: 2m]
     #[arg(long, env = "HUB_HEARTBEAT_TTL", value_parser = humantime::parse_duration)]
@@ -58,14 +67,50 @@ impl HubFlags {
 }
 
 /// Serves the hub as the command line and environment say (`--help` lists the flags), its
-/// records where the configuration keeps the agent's tasks, until SIGTERM or Ctrl-C.
+/// records where the configuration keeps the agent's tasks, until SIGTERM or Ctrl-C (over
+/// `--stdio`, until the host closes stdin: then the sessions registered through this process
+/// are released, as [`Hub::tethered_to_process`] says).
 pub async fn serve_from_command_line() -> Result<(), a2a_runtime::Error> {
     let Some((config, flags)) = ServeConfig::from_command_line::<Hub, HubFlags>()? else {
         return Ok(());
     };
     let records = config.open_records(Hub::descriptor().name()).await?;
-    let hub = Hub::new(records, flags.settings());
+    let mut hub = Hub::new(records, flags.settings());
+    if let Some(project) = &flags.project {
+        hub = hub
+            .with_default_project(project)
+            .map_err(|e| a2a_runtime::Error::Config(format!("--project: {}", e.message())))?;
+    }
+    let stdio = config.stdio;
+    if stdio {
+        hub = hub.tethered_to_process();
+    }
     let server = hub.clone().server().config(config);
     crate::follow(&hub, server.resource_updates());
-    server.serve().await
+    if !stdio {
+        return server.serve().await;
+    }
+    let served = tokio::select! {
+        served = server.serve() => served,
+        () = hub.keep_tethered_alive() => Ok(()),
+        () = terminated() => Ok(()),
+    };
+    hub.release_tethered().await;
+    served
+}
+
+/// SIGTERM or Ctrl-C: an MCP host that does not close stdin stops its server with them.
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

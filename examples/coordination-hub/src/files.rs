@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use crate::model::{FileChange, Reservation, ReservationMode};
 use crate::reservations::{Pattern, compatible};
-use crate::{Hub, HubClient, PathRules, checked, collection, failure, new_id, now, store_failed};
+use crate::{Hub, HubClient, PathRules, collection, failure, new_id, now, store_failed};
 
 /// How many announced changes a project keeps (a log of what happened: the oldest go first).
 const RECENT_CHANGES: usize = 500;
@@ -44,8 +44,8 @@ pub struct Locked {
 pub async fn announce_file_change(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
     /// Path (or glob) of the files, relative to the repository.
@@ -59,58 +59,103 @@ pub async fn announce_file_change(
     /// How long the reservation lasts unless announced again (the hub's default otherwise).
     ttl_seconds: Option<u64>,
 ) -> Result<Locked, SkillError> {
-    let rules = hub.settings().paths;
-    let pattern = Pattern::new(&file_path, rules)?;
-    let mode = mode.unwrap_or_default();
-    let ttl = ttl_seconds.map_or(hub.settings().reservation_ttl, Duration::from_secs);
-    if ttl.is_zero() || ttl > MAX_TTL {
-        return Err(SkillError::invalid_input(
-            "`ttl_seconds` must be between 1 second and 7 days",
-        ));
-    }
-    let expires_at = now() + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
-    let acting = Some((&caller, session_name.as_str()));
-    let reservation = hub
-        .change_reservations(&project_id, acting, |entries| {
-            let locked_at = locked_since(entries, &pattern, rules, &session_name, mode)?;
-            entries.retain(|r| !(r.session == session_name && pattern.is(&r.file_path, rules)));
-            check_room(entries, &session_name)?;
-            let reservation = Reservation {
-                file_path: pattern.text.clone(),
-                session: session_name.clone(),
-                mode,
-                change_type: change_type.clone(),
-                description: description.clone(),
-                locked_at,
-                expires_at,
-            };
-            entries.push(reservation.clone());
-            Ok(reservation)
-        })
-        .await?;
-    let change = FileChange {
+    let announcement = Announcement {
+        project: hub.project(project_id)?,
         session: session_name,
-        file_path: reservation.file_path.clone(),
+        file_path,
         change_type,
         description,
-        timestamp: now(),
+        mode: mode.unwrap_or_default(),
+        ttl: ttl_seconds.map(Duration::from_secs),
     };
-    hub.records()
-        .put(
-            &collection::changes(&project_id),
-            &new_id("change"),
-            &change,
-        )
-        .keep_newest(RECENT_CHANGES)
-        .await
-        .map_err(store_failed)?;
-    Ok(Locked {
-        status: "locked".into(),
-        file_path: reservation.file_path,
-        mode,
-        expires_at,
-        message: "File locked successfully. Remember to release when done.".into(),
-    })
+    hub.announce(&caller, announcement).await
+}
+
+/// A reservation to take (or renew), as `announce_file_change` asks for it.
+#[derive(Debug, Clone)]
+pub struct Announcement {
+    /// The project.
+    pub project: String,
+    /// The agent taking it.
+    pub session: String,
+    /// The path or glob.
+    pub file_path: String,
+    /// `create`, `modify`, `delete` or `refactor`.
+    pub change_type: String,
+    /// What the agent plans to do.
+    pub description: String,
+    /// Exclusive or shared.
+    pub mode: ReservationMode,
+    /// How long it lasts unless announced again (the hub's default when `None`).
+    pub ttl: Option<Duration>,
+}
+
+impl Hub {
+    /// Takes (or renews) the reservation `announcement` asks for, for `caller` acting as its
+    /// session, and records the change: `announce_file_change`, for callers in this process
+    /// (the command line's hooks over the shared data directory).
+    pub async fn announce(
+        &self,
+        caller: &Caller,
+        announcement: Announcement,
+    ) -> Result<Locked, SkillError> {
+        let Announcement {
+            project,
+            session,
+            file_path,
+            change_type,
+            description,
+            mode,
+            ttl,
+        } = announcement;
+        let rules = self.settings().paths;
+        let pattern = Pattern::new(&file_path, rules)?;
+        let ttl = ttl.unwrap_or(self.settings().reservation_ttl);
+        if ttl.is_zero() || ttl > MAX_TTL {
+            return Err(SkillError::invalid_input(
+                "`ttl_seconds` must be between 1 second and 7 days",
+            ));
+        }
+        let expires_at = now() + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
+        let acting = Some((caller, session.as_str()));
+        let reservation = self
+            .change_reservations(&project, acting, |entries| {
+                let locked_at = locked_since(entries, &pattern, rules, &session, mode)?;
+                entries.retain(|r| !(r.session == session && pattern.is(&r.file_path, rules)));
+                check_room(entries, &session)?;
+                let reservation = Reservation {
+                    file_path: pattern.text.clone(),
+                    session: session.clone(),
+                    mode,
+                    change_type: change_type.clone(),
+                    description: description.clone(),
+                    locked_at,
+                    expires_at,
+                };
+                entries.push(reservation.clone());
+                Ok(reservation)
+            })
+            .await?;
+        let change = FileChange {
+            session,
+            file_path: reservation.file_path.clone(),
+            change_type,
+            description,
+            timestamp: now(),
+        };
+        self.records()
+            .put(&collection::changes(&project), &new_id("change"), &change)
+            .keep_newest(RECENT_CHANGES)
+            .await
+            .map_err(store_failed)?;
+        Ok(Locked {
+            status: "locked".into(),
+            file_path: reservation.file_path,
+            mode,
+            expires_at,
+            message: "File locked successfully. Remember to release when done.".into(),
+        })
+    }
 }
 
 /// The longest a reservation lasts without being announced again.
@@ -176,7 +221,7 @@ fn check_room(entries: &[Reservation], session: &str) -> Result<(), SkillError> 
 }
 
 /// The seed's `conflict`: who holds what overlaps, and what to do.
-fn conflict(holder: &Reservation) -> SkillError {
+pub(crate) fn conflict(holder: &Reservation) -> SkillError {
     failure(
         "conflict",
         format!(
@@ -204,13 +249,14 @@ pub struct Released {
 pub async fn release_file_lock(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
     /// Path (or glob) of the reservation, as announced.
     file_path: String,
 ) -> Result<Released, SkillError> {
+    let project_id = hub.project(project_id)?;
     let rules = hub.settings().paths;
     let pattern = Pattern::new(&file_path, rules)?;
     let acting = Some((&caller, session_name.as_str()));
@@ -238,12 +284,12 @@ pub async fn release_file_lock(
 #[skill(agent = Hub, read_only = true)]
 pub async fn get_recent_changes(
     hub: State<Hub>,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// Maximum number of changes to return (default 20).
     limit: Option<usize>,
 ) -> Result<Vec<FileChange>, SkillError> {
-    checked("project_id", &project_id)?;
+    let project_id = hub.project(project_id)?;
     hub.records()
         .list(&collection::changes(&project_id), Some(limit.unwrap_or(20)))
         .await

@@ -55,8 +55,9 @@ impl Hub {
         self.records.leases(collection::agents(project))
     }
 
-    /// `session`'s registration in `project`, if `caller` may act as it: `not_found` if it is
-    /// not registered (or was reaped), `forbidden` if another caller registered it.
+    /// `session`'s registration in `project`, if `caller` may act as it, renewed by this call
+    /// ([`keep_alive`](Self::keep_alive)): `not_found` if it is not registered (saying what it
+    /// lost if it was reaped), `forbidden` if another caller registered it.
     pub(crate) async fn acting(
         &self,
         caller: &Caller,
@@ -65,8 +66,11 @@ impl Hub {
     ) -> Result<Lease<AgentData>, SkillError> {
         checked("project_id", project)?;
         checked("session_name", session)?;
-        let lease = self.registered(project, session).await?;
+        let Some(lease) = self.lease(project, session).await? else {
+            return Err(self.unregistered(project, session).await);
+        };
         may_act(caller, &lease)?;
+        self.keep_alive(project, caller, &lease).await?;
         Ok(lease)
     }
 
@@ -76,10 +80,19 @@ impl Hub {
         project: &str,
         session: &str,
     ) -> Result<Lease<AgentData>, SkillError> {
+        self.lease(project, session)
+            .await?
+            .ok_or_else(|| not_registered(project, session))
+    }
+
+    async fn lease(
+        &self,
+        project: &str,
+        session: &str,
+    ) -> Result<Option<Lease<AgentData>>, SkillError> {
         self.agents(project)
             .inspect(session)
             .await
-            .map_err(store_failed)?
-            .ok_or_else(|| not_registered(project, session))
+            .map_err(store_failed)
     }
 }

@@ -37,8 +37,8 @@ pub struct InterfaceRegistered {
 pub async fn register_interface(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
     /// Name of the interface or type.
@@ -48,6 +48,7 @@ pub async fn register_interface(
     /// Where it is defined.
     file_path: Option<String>,
 ) -> Result<InterfaceRegistered, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     checked("interface_name", &interface_name)?;
     let interface = Interface {
@@ -91,12 +92,12 @@ pub async fn register_interface(
 #[skill(agent = Hub, read_only = true)]
 pub async fn query_interface(
     hub: State<Hub>,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// Name of the interface.
     interface_name: String,
 ) -> Result<Interface, SkillError> {
-    checked("project_id", &project_id)?;
+    let project_id = hub.project(project_id)?;
     checked("interface_name", &interface_name)?;
     find(&hub, &project_id, &interface_name).await
 }
@@ -105,10 +106,10 @@ pub async fn query_interface(
 #[skill(agent = Hub, read_only = true)]
 pub async fn list_interfaces(
     hub: State<Hub>,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
 ) -> Result<BTreeMap<String, Interface>, SkillError> {
-    checked("project_id", &project_id)?;
+    let project_id = hub.project(project_id)?;
     all(&hub, &project_id).await
 }
 

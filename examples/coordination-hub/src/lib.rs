@@ -18,15 +18,21 @@
 
 pub mod client;
 mod command_line;
+pub mod commands;
 mod delivery;
 mod files;
 mod follow;
 pub mod glob;
+mod guidance;
+mod holders;
 mod identity;
 mod interfaces;
+mod liveness;
 mod messages;
 pub mod model;
+mod overview;
 pub mod paths;
+mod process;
 mod registry;
 mod reservations;
 mod todos;
@@ -40,8 +46,11 @@ use a2a_runtime::serde_json::{Value, json};
 pub use client::FileLock;
 pub use command_line::serve_from_command_line;
 pub use files::*;
+pub use holders::*;
 pub use interfaces::*;
+pub use liveness::Lost;
 pub use messages::*;
+pub use overview::*;
 pub use paths::PathRules;
 pub use registry::*;
 pub use todos::*;
@@ -85,7 +94,15 @@ impl Default for Settings {
 /// shared interface definitions, per project.
 #[agent(
     name = "Coordination Hub",
-    provider(organization = "a2a-runtime", url = "https://a2a-protocol.org")
+    provider(organization = "a2a-runtime", url = "https://a2a-protocol.org"),
+    instructions = "This hub coordinates the AI coding agents working on this repository at the same time. Follow its protocol:
+1. First call `register_agent` with a session name unique to you (your task id, say) and use that `session_name` in every call. `project_id` may be omitted: the hub was started for this repository.
+2. Before editing a file, call `announce_file_change` with its path (or a glob such as `src/api/**`). If the answer is a `conflict`, do not edit it: the answer names the agent holding it; ask it with `query_agent`, or work on something else first.
+3. Call `release_file_lock` as soon as you are done with a file.
+4. Between steps, call `check_messages`, and answer each query that `requires_response` with `respond_to_query`.
+5. Each call keeps you registered. If you will make no call for longer than two minutes, call `heartbeat` first. If a call says you were reaped, register again and announce the files you still need before editing them.
+6. When your task is done, call `unregister_agent`: it releases everything you hold.
+Prompts `start_task`, `status` and `finish_task` walk you through these steps."
 )]
 #[derive(Debug, Clone)]
 pub struct Hub {
@@ -95,6 +112,10 @@ pub struct Hub {
     /// agents queue instead of racing each other's compare-and-set; the record's version still
     /// arbitrates between processes and replicas.
     turns: reservations::Turns,
+    /// The project of calls that name none (`--project`, `HUB_PROJECT_ID`).
+    default_project: Option<String>,
+    /// Over stdio, the sessions registered through this process (`process`).
+    tethered: Option<process::Tethered>,
 }
 
 impl Hub {
@@ -104,6 +125,34 @@ impl Hub {
             records,
             settings,
             turns: reservations::Turns::default(),
+            default_project: None,
+            tethered: None,
+        }
+    }
+
+    /// The hub with `project` as the project of calls that name none (an MCP host starts one
+    /// hub per repository, so its agents need not repeat it); refused unless it is a valid
+    /// project id.
+    pub fn with_default_project(mut self, project: impl Into<String>) -> Result<Self, SkillError> {
+        let project = project.into();
+        checked("project_id", &project)?;
+        self.default_project = Some(project);
+        Ok(self)
+    }
+
+    /// The project of calls that name none, if the hub has one.
+    pub fn default_project(&self) -> Option<&str> {
+        self.default_project.as_deref()
+    }
+
+    /// The project a call names, checked, or the hub's default when it names none.
+    pub(crate) fn project(&self, named: Option<String>) -> Result<String, SkillError> {
+        match named.or_else(|| self.default_project.clone()) {
+            Some(project) => checked("project_id", &project).map(str::to_owned),
+            None => Err(SkillError::invalid_input(
+                "`project_id` is missing, and this hub has no default project (start it with \
+                 `--project NAME` or `HUB_PROJECT_ID`)",
+            )),
         }
     }
 
@@ -148,6 +197,11 @@ pub(crate) mod collection {
     /// Announced file changes.
     pub(crate) fn changes(project: &str) -> String {
         format!("hub/{project}/changes")
+    }
+
+    /// What lapsed agents lost, by session, until they are told.
+    pub(crate) fn losses(project: &str) -> String {
+        format!("hub/{project}/losses")
     }
 
     /// Shared interfaces, by name.

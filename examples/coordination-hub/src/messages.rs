@@ -49,8 +49,8 @@ pub struct QueryResult {
 pub async fn query_agent(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// Your session name.
     from_session: String,
     /// The target agent's session name.
@@ -64,6 +64,7 @@ pub async fn query_agent(
     /// Seconds to wait for the response (default 30).
     timeout: Option<u64>,
 ) -> Result<QueryResult, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &from_session).await?;
     checked("to_session", &to_session)?;
     hub.registered(&project_id, &to_session).await?;
@@ -152,11 +153,12 @@ async fn awaited_answer(
 pub async fn check_messages(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
 ) -> Result<Vec<InboxMessage>, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     hub.take_unread(&project_id, &session_name).await
 }
@@ -170,13 +172,14 @@ pub async fn check_messages(
 pub async fn follow_inbox(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
     /// How long to follow, in seconds (default 60).
     for_seconds: Option<u64>,
 ) -> Result<impl Stream<Item = Result<Json<InboxMessage>, SkillError>>, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     let span = Duration::from_secs(for_seconds.unwrap_or(60));
     if span > hub.settings().max_wait {
@@ -294,8 +297,8 @@ pub struct Responded {
 pub async fn respond_to_query(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// Your session name.
     from_session: String,
     /// Session that sent the query.
@@ -305,6 +308,7 @@ pub async fn respond_to_query(
     /// Your response.
     response: String,
 ) -> Result<Responded, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &from_session).await?;
     checked("to_session", &to_session)?;
     checked("message_id", &message_id)?;
@@ -374,8 +378,8 @@ pub async fn broadcast_message(
     hub: State<Hub>,
     caller: Caller,
     ctx: TaskContext,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// Your session name.
     session_name: String,
     /// Type of broadcast (`info`, `warning`, `help_needed`).
@@ -383,6 +387,7 @@ pub async fn broadcast_message(
     /// The message content.
     content: String,
 ) -> Result<Broadcast, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     let recipients: Vec<String> = active(&hub, &project_id)
         .await?
@@ -392,18 +397,7 @@ pub async fn broadcast_message(
     ctx.spend(u32::try_from(recipients.len()).unwrap_or(u32::MAX))?;
     let (mut delivered, mut undelivered) = (0, Vec::new());
     for recipient in &recipients {
-        let message = InboxMessage {
-            id: new_id("msg"),
-            from: session_name.clone(),
-            kind: MessageKind::Broadcast,
-            query_type: None,
-            message_type: Some(message_type.clone()),
-            content: content.clone(),
-            timestamp: now(),
-            requires_response: false,
-            in_reply_to: None,
-            read: false,
-        };
+        let message = InboxMessage::broadcast(&session_name, &message_type, &content);
         match hub.deliver(&project_id, recipient, &message).await? {
             Delivered::Yes => delivered += 1,
             Delivered::Full(_) => undelivered.push(recipient.clone()),

@@ -94,6 +94,24 @@ pub struct InboxMessage {
     pub read: bool,
 }
 
+impl InboxMessage {
+    /// A broadcast of `message_type` from `from`, new and unread.
+    pub(crate) fn broadcast(from: &str, message_type: &str, content: &str) -> Self {
+        Self {
+            id: crate::new_id("msg"),
+            from: from.to_owned(),
+            kind: MessageKind::Broadcast,
+            query_type: None,
+            message_type: Some(message_type.to_owned()),
+            content: content.to_owned(),
+            timestamp: crate::now(),
+            requires_response: false,
+            in_reply_to: None,
+            read: false,
+        }
+    }
+}
+
 /// The answer to a query, kept for the asker who waits for it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Answer {

@@ -9,6 +9,7 @@ use a2a_runtime::serde_json::json;
 use chrono::{DateTime, Utc};
 
 use crate::identity::{AgentData, holder};
+use crate::liveness::Lost;
 use crate::model::AgentInfo;
 use crate::todos::TodoSummary;
 use crate::{Hub, HubClient, checked, failure, store_failed};
@@ -26,18 +27,23 @@ pub struct Registered {
     pub other_active_agents: Vec<String>,
     /// What happened, for a person.
     pub message: String,
+    /// When this session was reaped before (it made no call for longer than the heartbeat
+    /// TTL), the reservations it lost then: another agent may hold them now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<Lost>,
 }
 
-/// Registers an agent with the hub. This must be the first call an agent makes; it must then
-/// call `heartbeat` more often than the hub's heartbeat TTL, or it is reaped and its file
-/// reservations released. Registering again (same caller) updates the task, branch and
-/// description.
+/// Registers an agent with the hub. This must be the first call an agent makes, with a session
+/// name it then uses in every call. Each call renews the registration; an agent that makes no
+/// call for longer than the hub's heartbeat TTL (two minutes by default; `heartbeat` renews it
+/// without doing anything else) is reaped and its file reservations released. Registering
+/// again (same caller) updates the task, branch and description.
 #[skill(agent = Hub)]
 pub async fn register_agent(
     hub: State<Hub>,
     caller: Caller,
-    /// Unique project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// Unique session name for this agent (e.g. `task-001`).
     session_name: String,
     /// Task identifier.
@@ -47,7 +53,7 @@ pub async fn register_agent(
     /// Brief description of the task.
     description: String,
 ) -> Result<Registered, SkillError> {
-    checked("project_id", &project_id)?;
+    let project_id = hub.project(project_id)?;
     checked("session_name", &session_name)?;
     let data = AgentData {
         task_id,
@@ -55,6 +61,7 @@ pub async fn register_agent(
         description,
     };
     let who = holder(&caller, &session_name);
+    let lost = hub.take_lost(&project_id, &session_name).await?;
     let ttl = hub.settings().heartbeat_ttl;
     match hub
         .agents(&project_id)
@@ -71,20 +78,26 @@ pub async fn register_agent(
         }
         Err(other) => return Err(store_failed(other)),
     }
+    hub.tether(&project_id, &session_name, Some(&who));
     let others: Vec<String> = active(&hub, &project_id)
         .await?
         .into_keys()
         .filter(|name| *name != session_name)
         .collect();
+    let mut message = format!(
+        "Successfully registered. {} other agents are active in this project.",
+        others.len()
+    );
+    if let Some(lost) = &lost {
+        message = format!("{message} {}", lost.notice(&session_name));
+    }
     Ok(Registered {
         status: "registered".into(),
-        message: format!(
-            "Successfully registered. {} other agents are active in this project.",
-            others.len()
-        ),
+        message,
         project_id,
         session_name,
         other_active_agents: others,
+        lost,
     })
 }
 
@@ -99,17 +112,19 @@ pub struct Heartbeat {
     pub expires_at: DateTime<Utc>,
 }
 
-/// Sends a keep-alive signal. Call it more often than the hub's heartbeat TTL (two minutes by
-/// default) or the agent is considered gone: reaped, its file reservations released.
+/// Sends a keep-alive signal. Every call of a registered agent renews its registration, so call
+/// this only when making no other call for longer than the hub's heartbeat TTL (two minutes by
+/// default): an agent silent past it is reaped, its file reservations released.
 #[skill(agent = Hub)]
 pub async fn heartbeat(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
 ) -> Result<Heartbeat, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     let who = holder(&caller, &session_name);
     let renewed: Lease<AgentData> = hub
@@ -135,10 +150,10 @@ pub async fn heartbeat(
 #[skill(agent = Hub, read_only = true)]
 pub async fn list_active_agents(
     hub: State<Hub>,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
 ) -> Result<BTreeMap<String, AgentInfo>, SkillError> {
-    checked("project_id", &project_id)?;
+    let project_id = hub.project(project_id)?;
     active(&hub, &project_id).await
 }
 
@@ -159,14 +174,16 @@ pub struct Unregistered {
 pub async fn unregister_agent(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
 ) -> Result<Unregistered, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     let summary = hub.clear_todos(&project_id, &session_name).await?;
     hub.release_all(&project_id, &session_name).await?;
+    hub.tether(&project_id, &session_name, None);
     let who = holder(&caller, &session_name);
     hub.agents(&project_id)
         .release(&session_name, &who)

@@ -12,7 +12,7 @@ use a2a_runtime::tokio;
 use globset::GlobBuilder;
 use serde::{Deserialize, Serialize};
 
-use crate::identity::{AgentData, may_act, not_registered};
+use crate::identity::{AgentData, may_act};
 use crate::model::{Reservation, ReservationMode};
 use crate::paths::{PathRules, Refused};
 use crate::{Hub, checked, collection, glob, now, store_failed};
@@ -108,63 +108,111 @@ impl Hub {
         if let Some((_, session)) = acting {
             checked("session_name", session)?;
         }
-        let collection = collection::reservations(project);
-        let _turn = self.turns.take(project).await;
+        let turn = self.turns.take(project).await;
         for _ in 0..RETRIES {
             let agents: Vec<Lease<AgentData>> =
                 self.agents(project).list().await.map_err(store_failed)?;
+            let mut lease = None;
             if let Some((caller, session)) = acting {
-                let lease = agents.iter().find(|lease| lease.key == session);
-                may_act(
-                    caller,
-                    lease.ok_or_else(|| not_registered(project, session))?,
-                )?;
+                let Some(found) = agents.iter().find(|lease| lease.key == session) else {
+                    // Telling it what it lost sweeps the table: that takes this turn.
+                    drop(turn);
+                    return Err(self.unregistered(project, session).await);
+                };
+                may_act(caller, found)?;
+                lease = Some((caller, found));
             }
-            let live: HashSet<&str> = agents.iter().map(|lease| lease.key.as_str()).collect();
-            let entry: Option<Entry<Table>> = self
-                .records()
-                .entry(&collection, TABLE)
-                .await
-                .map_err(store_failed)?;
-            let version = entry.as_ref().map(|e| e.version);
-            let before = entry.map(|e| e.value.entries).unwrap_or_default();
-            let at = now();
-            let mut entries: Vec<Reservation> = before
-                .iter()
-                .filter(|r| r.expires_at > at && live.contains(r.session.as_str()))
-                .cloned()
-                .collect();
-            let answer = change(&mut entries)?;
-            if entries == before {
-                return Ok(answer);
-            }
-            let table = Table { entries };
-            let put = self.records().put(&collection, TABLE, &table);
-            let written = match version {
-                Some(version) => put.if_version(version).await,
-                None => put.if_absent().await,
+            let Some(changed) = self.try_change(project, &agents, &mut change).await? else {
+                continue;
             };
-            match written {
-                Ok(_) => return Ok(answer),
-                Err(RecordError::Conflict { .. }) => {}
-                Err(other) => return Err(store_failed(other)),
+            if let Some((caller, lease)) = lease {
+                self.keep_alive(project, caller, lease).await?;
             }
+            return Ok(changed);
         }
         Err(SkillError::new(
             "the file reservations changed too often to update; try again",
         ))
     }
 
-    /// Releases every reservation of `session` in `project` (it left, or was reaped).
+    /// One attempt of [`change_reservations`](Self::change_reservations) with the project's
+    /// registrations `agents`: what `change` answered, or `None` when another writer changed
+    /// the table first. Reservations dropped because their agent lapsed become its losses.
+    async fn try_change<R>(
+        &self,
+        project: &str,
+        agents: &[Lease<AgentData>],
+        change: &mut impl FnMut(&mut Vec<Reservation>) -> Result<R, SkillError>,
+    ) -> Result<Option<R>, SkillError> {
+        let collection = collection::reservations(project);
+        let live: HashSet<&str> = agents.iter().map(|lease| lease.key.as_str()).collect();
+        let entry: Option<Entry<Table>> = self
+            .records()
+            .entry(&collection, TABLE)
+            .await
+            .map_err(store_failed)?;
+        let version = entry.as_ref().map(|e| e.version);
+        let before = entry.map(|e| e.value.entries).unwrap_or_default();
+        let at = now();
+        let (mut entries, lapsed): (Vec<Reservation>, Vec<Reservation>) = before
+            .iter()
+            .filter(|r| r.expires_at > at)
+            .cloned()
+            .partition(|r| live.contains(r.session.as_str()));
+        let answer = change(&mut entries)?;
+        if entries == before {
+            return Ok(Some(answer));
+        }
+        let table = Table { entries };
+        let put = self.records().put(&collection, TABLE, &table);
+        let written = match version {
+            Some(version) => put.if_version(version).await,
+            None => put.if_absent().await,
+        };
+        match written {
+            Ok(_) => {}
+            Err(RecordError::Conflict { .. }) => return Ok(None),
+            Err(other) => return Err(store_failed(other)),
+        }
+        if !lapsed.is_empty() {
+            self.record_losses(project, lapsed).await?;
+        }
+        Ok(Some(answer))
+    }
+
+    /// `project`'s reservations in force: unexpired, of registered agents.
+    pub(crate) async fn reservations(&self, project: &str) -> Result<Vec<Reservation>, SkillError> {
+        checked("project_id", project)?;
+        let agents: Vec<Lease<AgentData>> =
+            self.agents(project).list().await.map_err(store_failed)?;
+        let live: HashSet<&str> = agents.iter().map(|lease| lease.key.as_str()).collect();
+        let table: Option<Table> = self
+            .records()
+            .get(&collection::reservations(project), TABLE)
+            .await
+            .map_err(store_failed)?;
+        let at = now();
+        Ok(table
+            .map(|t| t.entries)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r.expires_at > at && live.contains(r.session.as_str()))
+            .collect())
+    }
+
+    /// Releases every reservation of `session` in `project` (it left, or was reaped): those
+    /// it held.
     pub(crate) async fn release_all(
         &self,
         project: &str,
         session: &str,
-    ) -> Result<usize, SkillError> {
+    ) -> Result<Vec<Reservation>, SkillError> {
         self.change_reservations(project, None, |entries| {
-            let before = entries.len();
-            entries.retain(|r| r.session != session);
-            Ok(before - entries.len())
+            let (released, kept) = std::mem::take(entries)
+                .into_iter()
+                .partition(|r| r.session == session);
+            *entries = kept;
+            Ok(released)
         })
         .await
     }

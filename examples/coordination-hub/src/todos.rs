@@ -27,8 +27,8 @@ pub struct TodoAdded {
 pub async fn add_todo(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
     /// Description of the todo.
@@ -36,6 +36,7 @@ pub async fn add_todo(
     /// Priority: 1 high, 2 medium, 3 low.
     priority: u8,
 ) -> Result<TodoAdded, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     if !(1..=3).contains(&priority) {
         return Err(SkillError::invalid_input(format!(
@@ -118,8 +119,8 @@ pub struct TodoUpdated {
 pub async fn update_todo(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
     /// ID of the todo to update.
@@ -127,6 +128,7 @@ pub async fn update_todo(
     /// New status.
     status: TodoStatus,
 ) -> Result<TodoUpdated, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     checked("todo_id", &todo_id)?;
     let todos = collection::todos(&project_id);
@@ -181,11 +183,12 @@ pub struct MyTodos {
 pub async fn get_my_todos(
     hub: State<Hub>,
     caller: Caller,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
     /// The agent's session name.
     session_name: String,
 ) -> Result<MyTodos, SkillError> {
+    let project_id = hub.project(project_id)?;
     hub.acting(&caller, &project_id, &session_name).await?;
     let todos = by_session(&hub, &project_id)
         .await?
@@ -218,10 +221,10 @@ pub struct AgentTodos {
 #[skill(agent = Hub, read_only = true)]
 pub async fn get_all_todos(
     hub: State<Hub>,
-    /// Project identifier.
-    project_id: String,
+    /// Project identifier (the hub's default project when omitted).
+    project_id: Option<String>,
 ) -> Result<BTreeMap<String, AgentTodos>, SkillError> {
-    checked("project_id", &project_id)?;
+    let project_id = hub.project(project_id)?;
     let mut todos = by_session(&hub, &project_id).await?;
     Ok(active(&hub, &project_id)
         .await?
@@ -291,7 +294,10 @@ impl Hub {
 }
 
 /// Every todo of `project`, by session, each list by priority then oldest first.
-async fn by_session(hub: &Hub, project: &str) -> Result<BTreeMap<String, Vec<Todo>>, SkillError> {
+pub(crate) async fn by_session(
+    hub: &Hub,
+    project: &str,
+) -> Result<BTreeMap<String, Vec<Todo>>, SkillError> {
     let entries: Vec<Entry<Todo>> = hub
         .records()
         .entries(&collection::todos(project), None)

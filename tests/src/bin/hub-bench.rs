@@ -60,7 +60,7 @@ async fn connect(url: &str, agents: u64) -> Vec<HubClient> {
         let client = HubClient::connect_mcp(mcp.clone()).await.expect("the hub");
         client
             .register_agent(
-                "bench".into(),
+                Some("bench".into()),
                 format!("agent-{i}"),
                 "t".into(),
                 "main".into(),
@@ -89,7 +89,7 @@ async fn round_trips(clients: &[HubClient], seconds: u64) -> u64 {
                 while Instant::now() < deadline {
                     client
                         .announce_file_change(
-                            "bench".into(),
+                            Some("bench".into()),
                             session.clone(),
                             path.clone(),
                             "modify".into(),
@@ -100,7 +100,7 @@ async fn round_trips(clients: &[HubClient], seconds: u64) -> u64 {
                         .await
                         .expect("locks");
                     client
-                        .release_file_lock("bench".into(), session.clone(), path.clone())
+                        .release_file_lock(Some("bench".into()), session.clone(), path.clone())
                         .await
                         .expect("releases");
                     done.fetch_add(1, Ordering::Relaxed);
@@ -120,7 +120,7 @@ async fn memory_per_agent(pid: u32, registrar: &HubClient, registered: u64) {
     for i in 0..registered {
         registrar
             .register_agent(
-                "crowd".into(),
+                Some("crowd".into()),
                 format!("member-{i}"),
                 format!("{i}"),
                 "main".into(),
@@ -130,7 +130,7 @@ async fn memory_per_agent(pid: u32, registrar: &HubClient, registered: u64) {
             .expect("registers");
     }
     let listed = registrar
-        .list_active_agents("crowd".into())
+        .list_active_agents(Some("crowd".into()))
         .await
         .expect("lists");
     assert_eq!(listed.len() as u64, registered);

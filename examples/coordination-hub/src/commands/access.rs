@@ -1,0 +1,140 @@
+//! The hub a command talks to: an HTTP hub's MCP endpoint (`--hub URL`), or the records the
+//! stdio hubs of this machine share (`--data-dir`, the default data directory otherwise),
+//! opened in this process.
+
+use std::path::PathBuf;
+
+use a2a_runtime::client::ClientError;
+use a2a_runtime::prelude::*;
+use a2a_runtime::serde_json::Value;
+use a2a_runtime::server::ServeConfig;
+
+use super::project::{default_project, repository_root};
+use crate::{Announcement, FileCheck, Hub, HubClient, Locked, Overview, Settings};
+
+/// Where the hub is, and the project: the flags every command beside `init` shares.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct HubArgs {
+    /// The project [default: the repository's folder name]
+    #[arg(long, env = "HUB_PROJECT_ID")]
+    pub(crate) project: Option<String>,
+    /// An HTTP hub's MCP endpoint (`http://127.0.0.1:8080/mcp`)
+    #[arg(long, env = "HUB_URL", conflicts_with = "data_dir")]
+    hub: Option<String>,
+    /// The data directory the stdio hubs share [default: the default data directory]
+    #[arg(long, env = "HUB_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+/// A refusal from the hub: its message, and its structured details (`status`, the holder…).
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    pub(crate) message: String,
+    pub(crate) data: Option<Value>,
+}
+
+impl Refusal {
+    /// The hub's `status` for it (`conflict`, `not_found`…), if it said one.
+    pub(crate) fn status(&self) -> Option<&str> {
+        self.data.as_ref()?.get("status")?.as_str()
+    }
+}
+
+impl From<SkillError> for Refusal {
+    fn from(error: SkillError) -> Self {
+        Self {
+            message: error.message().to_owned(),
+            data: error.data().cloned(),
+        }
+    }
+}
+
+impl From<ClientError> for Refusal {
+    fn from(error: ClientError) -> Self {
+        match error {
+            ClientError::SkillFailed { message, data, .. } => Self { message, data },
+            other => Self {
+                message: other.to_string(),
+                data: None,
+            },
+        }
+    }
+}
+
+/// A hub, over MCP or in this process.
+pub(crate) enum Access {
+    Remote(HubClient),
+    Local(Hub),
+}
+
+impl HubArgs {
+    /// The project: `--project`, else the current repository's.
+    pub(crate) fn project(&self, cwd: &std::path::Path) -> String {
+        self.project
+            .clone()
+            .unwrap_or_else(|| default_project(&repository_root(cwd)))
+    }
+
+    /// Connects to the hub these flags name.
+    pub(crate) async fn open(&self) -> Result<Access, Refusal> {
+        if let Some(url) = &self.hub {
+            return Ok(Access::Remote(HubClient::connect_mcp(url.clone()).await?));
+        }
+        let mut config = ServeConfig::default();
+        config.data_dir = self.data_dir.clone();
+        let records = config
+            .open_records(Hub::descriptor().name())
+            .await
+            .map_err(|e| Refusal {
+                message: e.to_string(),
+                data: None,
+            })?;
+        Ok(Access::Local(Hub::new(records, Settings::default())))
+    }
+}
+
+impl Access {
+    /// `check_file`.
+    pub(crate) async fn check_file(
+        &self,
+        project: &str,
+        session: &str,
+        path: &str,
+    ) -> Result<FileCheck, Refusal> {
+        Ok(match self {
+            Access::Remote(hub) => {
+                hub.check_file(Some(project.into()), session.into(), path.into())
+                    .await?
+            }
+            Access::Local(hub) => hub.check_file(project, session, path).await?,
+        })
+    }
+
+    /// `announce_file_change`, acting as the announcement's session.
+    pub(crate) async fn announce(&self, announcement: Announcement) -> Result<Locked, Refusal> {
+        Ok(match self {
+            Access::Remote(hub) => {
+                hub.announce_file_change(
+                    Some(announcement.project),
+                    announcement.session,
+                    announcement.file_path,
+                    announcement.change_type,
+                    announcement.description,
+                    Some(announcement.mode),
+                    announcement.ttl.map(|ttl| ttl.as_secs()),
+                )
+                .await?
+            }
+            // The stdio hubs serve anonymous callers, who act as the session they name.
+            Access::Local(hub) => hub.announce(&Caller::anonymous(), announcement).await?,
+        })
+    }
+
+    /// `project_overview`.
+    pub(crate) async fn overview(&self, project: &str) -> Result<Overview, Refusal> {
+        Ok(match self {
+            Access::Remote(hub) => hub.project_overview(Some(project.into())).await?,
+            Access::Local(hub) => hub.overview(project).await?,
+        })
+    }
+}

@@ -1,0 +1,217 @@
+//! The hub as coding agents live with it: registrations kept alive by their calls and the loss
+//! reported after a lapse, Claude Code's pre-edit hook fed the JSON Claude Code sends, and the
+//! overseer's `status`.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use super::*;
+
+/// The scratch git repository `name` (a `.git` folder is all `init` and the hooks look for).
+fn repository(name: &str) -> std::path::PathBuf {
+    let root = a2a_tests::scratch_dir().join(name);
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    root
+}
+
+/// Runs `coordination-hub ARGS` in `dir` with `stdin`: its exit code, stdout and stderr.
+async fn command(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(HUB)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("HUB_PROJECT_ID")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).await.unwrap();
+    drop(input);
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("the command ends")
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (
+        output.status.code().unwrap_or(-1),
+        text(&output.stdout),
+        text(&output.stderr),
+    )
+}
+
+/// What Claude Code sends a `PreToolUse` hook for an `Edit` of `file` in `repository`.
+fn pre_tool_use(repository: &Path, file: &str) -> String {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join("claude-code")
+        .join("pre-tool-use-edit.json");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    text.replace(
+        "REPOSITORY/FILE",
+        &format!("{}/{file}", repository.display()),
+    )
+    .replace("REPOSITORY", &repository.display().to_string())
+}
+
+#[tokio::test]
+async fn the_pre_edit_hook_blocks_a_file_another_agent_holds_and_lets_a_free_one_through() {
+    let data = a2a_tests::scratch_dir();
+    let data = data.to_str().unwrap();
+    let (_hub, base) = start(&["--data-dir", data]).await;
+    let hub = mcp(&base).await;
+    let repo = repository("shop");
+    register(&hub, "shop", "ann").await;
+    register(&hub, "shop", "bob").await;
+    reserve(&hub, "shop", "ann", "src/**", None).await.unwrap();
+
+    let as_bob = ["hook", "pre-edit", "--session", "bob", "--data-dir", data];
+    let (code, _, stderr) = command(&repo, &as_bob, &pre_tool_use(&repo, "src/lib.rs")).await;
+    assert_eq!(code, 2, "a reserved file is blocked: {stderr}");
+    assert!(
+        stderr.contains("ann") && stderr.contains("src/**"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("query_agent"),
+        "the model is told what to do: {stderr}"
+    );
+
+    let (code, _, stderr) = command(&repo, &as_bob, &pre_tool_use(&repo, "docs/guide.md")).await;
+    assert_eq!(code, 0, "a free file goes through: {stderr}");
+    let overview = hub.project_overview(Some(s("shop"))).await.unwrap();
+    let bob = overview
+        .agents
+        .iter()
+        .find(|a| a.session_name == "bob")
+        .unwrap();
+    assert_eq!(
+        bob.reservations[0].file_path, "docs/guide.md",
+        "and is reserved for bob"
+    );
+
+    // The same through an HTTP hub's MCP endpoint.
+    let url = format!("{}/mcp", base.trim_end_matches('/'));
+    let over_http = ["hook", "pre-edit", "--session", "bob", "--hub", &url];
+    let (code, _, stderr) = command(&repo, &over_http, &pre_tool_use(&repo, "src/a.rs")).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("ann"), "{stderr}");
+
+    // An agent that never registered is told to, before it edits anything.
+    let as_carl = ["hook", "pre-edit", "--session", "carl", "--data-dir", data];
+    let (code, _, stderr) = command(&repo, &as_carl, &pre_tool_use(&repo, "README.md")).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("register_agent"), "{stderr}");
+
+    // A file outside the repository is none of the hub's business.
+    let outside = pre_tool_use(&repo, "../elsewhere.txt");
+    let (code, _, stderr) = command(&repo, &as_carl, &outside).await;
+    assert_eq!(code, 0, "{stderr}");
+
+    // A broken hook never blocks: its input is not JSON.
+    let (code, _, stderr) = command(&repo, &as_bob, "not json").await;
+    assert_eq!(code, 1, "{stderr}");
+}
+
+#[tokio::test]
+async fn status_prints_every_agent_with_what_it_holds() {
+    let (_hub, base) = start(&[]).await;
+    let hub = mcp(&base).await;
+    for (agent, path) in [
+        ("ann", "src/api/**"),
+        ("bob", "web/app.ts"),
+        ("carl", "docs/*.md"),
+    ] {
+        register(&hub, "shop", agent).await;
+        reserve(&hub, "shop", agent, path, None).await.unwrap();
+    }
+    hub.add_todo(Some(s("shop")), s("bob"), s("wire the form"), 1)
+        .await
+        .unwrap();
+    let url = format!("{}/mcp", base.trim_end_matches('/'));
+    let repo = repository("shop");
+    let (code, stdout, stderr) = command(&repo, &["status", "--hub", &url], "").await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("3 active agent(s)"), "{stdout}");
+    for expected in [
+        "ann",
+        "src/api/**",
+        "bob",
+        "web/app.ts",
+        "carl",
+        "docs/*.md",
+        "wire the form",
+    ] {
+        assert!(stdout.contains(expected), "{expected} in {stdout}");
+    }
+}
+
+#[tokio::test]
+async fn every_call_keeps_an_agent_registered_and_a_lapsed_one_is_told_what_it_lost() {
+    // The field's 120 s TTL and a call every 90 s, scaled down: 4 s and 3 s.
+    let (_hub, base) = start(&["--heartbeat-ttl", "4s"]).await;
+    let hub = mcp(&base).await;
+    register(&hub, "shop", "ann").await;
+    register(&hub, "shop", "bob").await;
+    reserve(&hub, "shop", "ann", "src/**", None).await.unwrap();
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        hub.get_my_todos(Some(s("shop")), s("ann")).await.unwrap();
+        hub.heartbeat(Some(s("shop")), s("bob")).await.unwrap();
+    }
+    let agents = hub.list_active_agents(Some(s("shop"))).await.unwrap();
+    assert!(
+        agents.contains_key("ann"),
+        "still registered after 12 s: {agents:?}"
+    );
+    let held = reserve(&hub, "shop", "bob", "src/main.rs", None).await;
+    failure(held.unwrap_err(), "conflict");
+
+    // Silent past the TTL: reaped, and its next call says what it lost.
+    for _ in 0..2 {
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        hub.heartbeat(Some(s("shop")), s("bob")).await.unwrap();
+    }
+    reserve(&hub, "shop", "bob", "src/main.rs", None)
+        .await
+        .unwrap();
+    let error = hub
+        .check_messages(Some(s("shop")), s("ann"))
+        .await
+        .unwrap_err();
+    let data = failure(error, "not_found");
+    assert_eq!(
+        data["lost_reservations"][0]["file_path"], "src/**",
+        "{data}"
+    );
+    assert!(data["error"].as_str().unwrap().contains("src/**"), "{data}");
+    // Told once: registering again starts afresh.
+    let again = hub
+        .register_agent(Some(s("shop")), s("ann"), s("t"), s("main"), s("back"))
+        .await
+        .unwrap();
+    assert!(again.lost.is_none(), "{:?}", again.lost);
+}
+
+#[tokio::test]
+async fn registering_again_after_a_lapse_reports_the_reservations_lost() {
+    let (_hub, base) = start(&["--heartbeat-ttl", "1s"]).await;
+    let hub = mcp(&base).await;
+    register(&hub, "shop", "ann").await;
+    reserve(&hub, "shop", "ann", "web/**", None).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let again = hub
+        .register_agent(Some(s("shop")), s("ann"), s("t"), s("main"), s("back"))
+        .await
+        .unwrap();
+    let lost = again.lost.expect("the loss is reported");
+    assert_eq!(lost.reservations[0].file_path, "web/**");
+    assert!(again.message.contains("web/**"), "{}", again.message);
+    let overview = hub.project_overview(Some(s("shop"))).await.unwrap();
+    assert!(
+        overview.agents[0].reservations.is_empty(),
+        "a lapsed reservation does not come back with its agent: {overview:?}"
+    );
+}
