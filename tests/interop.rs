@@ -33,6 +33,9 @@ mod oauth;
 #[path = "interop/mcp_clients.rs"]
 mod mcp_clients;
 
+#[path = "interop/hub_install.rs"]
+mod hub_install;
+
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
 
 fn python() -> String {

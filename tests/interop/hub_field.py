@@ -68,9 +68,9 @@ async def told_and_released(bob, started):
 
 async def main(repository):
     project = os.path.basename(repository.rstrip("/"))
-    async with AsyncExitStack() as ann_stack, AsyncExitStack() as bob_stack:
+    # bob's host opens first, so ann's (inside it) can exit first: task scopes close in order.
+    async with Client(server_as_written(repository)) as bob, AsyncExitStack() as ann_stack:
         ann = await ann_stack.enter_async_context(Client(server_as_written(repository)))
-        bob = await bob_stack.enter_async_context(Client(server_as_written(repository)))
 
         check("register_agent" in (ann.instructions or ""), f"instructions: {ann.instructions}")
         prompts = {p.name for p in (await ann.list_prompts()).prompts}

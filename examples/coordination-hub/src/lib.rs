@@ -13,8 +13,11 @@
 //! agent is a resource (`hub://projects/{project_id}/inbox/{session_name}`) that clients
 //! subscribe to, so new messages are pushed to them.
 //!
-//! Run: `cargo run -p coordination-hub -- --stdio` for a coding agent's MCP host, or without
-//! `--stdio` to serve MCP at `/mcp` (and A2A) over HTTP for many agents.
+//! Install: `cargo install --path examples/coordination-hub`; then `coordination-hub init` in a
+//! repository writes the MCP hosts' configuration that starts it with `--stdio`
+//! ([`commands`]); without `--stdio` it serves MCP at `/mcp` (and A2A) over HTTP for many
+//! agents. Every call keeps its agent registered, and a stdio registration lives with its
+//! process (`liveness`, `process`).
 
 pub mod client;
 mod command_line;

@@ -1,0 +1,89 @@
+//! The coordination hub as a new user gets it: installed with `cargo install` from this
+//! checkout, configured with `init --client all` in a repository, started by the official MCP
+//! client exactly as the generated `.mcp.json` says (`hub_field.py`).
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+/// The target directory the tests were built in: `cargo install` builds there too, so the
+/// install reuses this build instead of compiling everything again.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary");
+    // target/<profile>/deps/<test binary>
+    exe.ancestors()
+        .nth(3)
+        .expect("a target directory")
+        .to_path_buf()
+}
+
+/// `cargo install --path examples/coordination-hub --root ROOT`, offline and locked to this
+/// checkout's `Cargo.lock`: the installed binary.
+async fn install_hub(root: &Path) -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "install",
+            "--quiet",
+            "--offline",
+            "--locked",
+            "--debug",
+            "--path",
+        ])
+        .arg(workspace.join("examples").join("coordination-hub"))
+        .arg("--root")
+        .arg(root)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .kill_on_drop(true)
+        .status();
+    let status = tokio::time::timeout(Duration::from_secs(900), status)
+        .await
+        .expect("cargo install finished in time")
+        .expect("cargo runs");
+    assert!(status.success(), "cargo install failed");
+    root.join("bin").join("coordination-hub")
+}
+
+#[tokio::test]
+async fn an_installed_hub_configured_by_init_is_started_as_written_by_the_official_client() {
+    require_packages().await;
+    let scratch = a2a_tests::scratch_dir();
+    let hub = install_hub(&scratch.join("installed")).await;
+    let version = Command::new(&hub).arg("--version").output().await.unwrap();
+    let version = String::from_utf8_lossy(&version.stdout).into_owned();
+    assert!(version.starts_with("coordination-hub "), "{version}");
+
+    let repository = scratch.join("my-shop");
+    std::fs::create_dir_all(repository.join(".git")).unwrap();
+    let data = scratch.join("hub-data");
+    let init = Command::new(&hub)
+        .args(["init", "--client", "all", "--data-dir"])
+        .arg(&data)
+        .current_dir(&repository)
+        .env_remove("HUB_PROJECT_ID")
+        .output()
+        .await
+        .unwrap();
+    let printed = String::from_utf8_lossy(&init.stdout).into_owned();
+    assert!(
+        init.status.success(),
+        "{printed}{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    assert!(printed.contains("claude mcp add"), "{printed}");
+    for file in [
+        ".mcp.json",
+        ".cursor/mcp.json",
+        ".vscode/mcp.json",
+        ".codex/config.toml",
+    ] {
+        let text = std::fs::read_to_string(repository.join(file)).unwrap();
+        assert!(text.contains(&hub.display().to_string()), "{file}: {text}");
+        assert!(text.contains("my-shop"), "{file} names the project: {text}");
+    }
+    run_python(&[
+        script("hub_field.py").to_str().unwrap(),
+        repository.to_str().unwrap(),
+    ])
+    .await;
+}
