@@ -1,6 +1,6 @@
 //! The hub as coding agents live with it: registrations kept alive by their calls and the loss
 //! reported after a lapse, Claude Code's pre-edit hook fed the JSON Claude Code sends, and the
-//! overseer's `status`.
+//! overseer's `status` and page (in Chromium, `tests/browser/hub.mjs`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -214,4 +214,112 @@ async fn registering_again_after_a_lapse_reports_the_reservations_lost() {
         overview.agents[0].reservations.is_empty(),
         "a lapsed reservation does not come back with its agent: {overview:?}"
     );
+}
+
+#[tokio::test]
+async fn the_hub_page_shows_each_agent_with_what_it_holds_and_refreshes_in_chromium() {
+    const ANN: &str = "ann-key-0123456789abcdef";
+    const BOB: &str = "bob-key-0123456789abcdef";
+    const CARL: &str = "carl-key-0123456789abcdef";
+    const LEAD: &str = "lead-key-0123456789abcdef";
+    let keys = format!("ann={ANN},bob={BOB},carl={CARL},lead={LEAD}");
+    let (_hub, base) = start(&["--api-keys", &keys, "--project", "shop"]).await;
+    // The page is static and strict; what it shows comes through the MCP endpoint's checks.
+    let page = reqwest::get(format!("{base}hub")).await.unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    let policy = page.headers()["content-security-policy"].to_str().unwrap();
+    assert!(policy.contains("connect-src 'self'"), "{policy}");
+    let Some(browser) = a2a_tests::browser() else {
+        return;
+    };
+    let (ann, bob, carl) = (
+        with_key(&base, ANN).await,
+        with_key(&base, BOB).await,
+        with_key(&base, CARL).await,
+    );
+    for (client, session) in [(&ann, "ann"), (&bob, "bob")] {
+        let registered = client
+            .register_agent(
+                None,
+                s(session),
+                s("t"),
+                s("main"),
+                format!("{session}'s work"),
+            )
+            .await
+            .unwrap();
+        assert_eq!(registered.project_id, "shop");
+    }
+    reserve(&ann, "shop", "ann", "src/api/**", None)
+        .await
+        .unwrap();
+    ann.add_todo(None, s("ann"), s("write the tests"), 1)
+        .await
+        .unwrap();
+    bob.announce_file_change(
+        None,
+        s("bob"),
+        s("docs/guide.md"),
+        s("modify"),
+        s("reading"),
+        Some(ReservationMode::Shared),
+        None,
+    )
+    .await
+    .unwrap();
+    // Ann waits for bob's answer while the page is looked at.
+    let question = tokio::spawn(async move {
+        let asked = ann.query_agent(
+            None,
+            s("ann"),
+            s("bob"),
+            s("interface"),
+            s("Which fields?"),
+            None,
+            Some(120),
+        );
+        asked.await
+    });
+    let lead = with_key(&base, LEAD).await;
+    for _ in 0..100 {
+        let overview = lead.project_overview(None).await.unwrap();
+        if overview
+            .agents
+            .iter()
+            .any(|agent| !agent.unanswered.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Carl arrives once the page has shown the first two.
+    let arrival = a2a_tests::scratch_dir().join("arrived");
+    let arrives = async {
+        while !arrival.exists() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        register(&carl, "shop", "carl").await;
+        reserve(&carl, "shop", "carl", "src/ui/app.ts", None)
+            .await
+            .unwrap();
+    };
+    let screenshots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots/hub");
+    std::fs::create_dir_all(&screenshots).unwrap();
+    let args = [
+        base.as_str(),
+        screenshots.to_str().unwrap(),
+        LEAD,
+        arrival.to_str().unwrap(),
+    ];
+    let (stdout, ()) = tokio::join!(browser.run("hub.mjs", &args), arrives);
+    assert!(stdout.contains("hub page ok"), "{stdout}");
+    assert!(stdout.contains("accessibility:"), "axe-core ran: {stdout}");
+    question.abort();
+}
+
+#[tokio::test]
+async fn the_hub_page_is_off_where_the_console_is() {
+    let (_hub, base) = start(&["--console", "false"]).await;
+    let page = reqwest::get(format!("{base}hub")).await.unwrap();
+    assert_eq!(page.status().as_u16(), 404);
 }

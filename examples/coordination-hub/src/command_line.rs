@@ -85,7 +85,12 @@ pub async fn serve_from_command_line() -> Result<(), a2a_runtime::Error> {
     if stdio {
         hub = hub.tethered_to_process();
     }
-    let server = hub.clone().server().config(config);
+    // The overseer's page goes where the SDK's console goes (loopback by default, `--console`).
+    let page = !stdio && config.console_enabled();
+    let mut server = hub.clone().server().config(config);
+    if page {
+        server = server.routes(crate::overview_page());
+    }
     crate::follow(&hub, server.resource_updates());
     if !stdio {
         return server.serve().await;

@@ -16,8 +16,9 @@
 //! Install: `cargo install --path examples/coordination-hub`; then `coordination-hub init` in a
 //! repository writes the MCP hosts' configuration that starts it with `--stdio`
 //! ([`commands`]); without `--stdio` it serves MCP at `/mcp` (and A2A) over HTTP for many
-//! agents. Every call keeps its agent registered, and a stdio registration lives with its
-//! process (`liveness`, `process`).
+//! agents, with a page at `/hub` for the person overseeing them ([`overview_page`]). Every
+//! call keeps its agent registered, and a stdio registration lives with its process
+//! (`liveness`, `process`).
 
 pub mod client;
 mod command_line;
@@ -34,6 +35,7 @@ mod liveness;
 mod messages;
 pub mod model;
 mod overview;
+mod page;
 pub mod paths;
 mod process;
 mod registry;
@@ -54,6 +56,7 @@ pub use interfaces::*;
 pub use liveness::Lost;
 pub use messages::*;
 pub use overview::*;
+pub use page::overview_page;
 pub use paths::PathRules;
 pub use registry::*;
 pub use todos::*;
