@@ -216,3 +216,37 @@ async fn a_task_artifact_resource_is_readable_by_its_owner_only() {
     let (status, _, _) = mcp(&server, Auth::None, "resources/read", json!({"uri": uri})).await;
     assert_eq!(status, 401);
 }
+
+#[tokio::test]
+async fn a_skill_client_over_mcp_calls_as_its_credential() {
+    use a2a_runtime::client::{ClientError, McpCredential, SkillClient};
+    let server = start(secured()).await;
+    let url = format!("{}mcp", server.base);
+    let whoami =
+        |skills: SkillClient| async move { skills.call("whoami", Default::default()).await };
+    let mut claims = tokens::claims("carol", "");
+    claims["iss"] = json!("https://issuer.test");
+    claims["aud"] = json!("vault");
+    let bearer = McpCredential::Bearer(tokens::hs256(&claims));
+    let skills = SkillClient::connect_mcp_as(&url, bearer).await.unwrap();
+    let answer = whoami(skills).await.unwrap();
+    assert!(
+        answer.as_str().unwrap().starts_with("carol via "),
+        "{answer}"
+    );
+    let key = McpCredential::Header("X-API-Key".into(), ALICE_KEY.into());
+    let skills = SkillClient::connect_mcp_as(&url, key).await.unwrap();
+    let answer = whoami(skills).await.unwrap();
+    assert!(
+        answer.as_str().unwrap().starts_with("alice via "),
+        "{answer}"
+    );
+    // Without one the call is refused by the endpoint, not by the skill.
+    let anonymous = SkillClient::connect_mcp(&url).await.unwrap();
+    let refused = whoami(anonymous).await.unwrap_err();
+    assert!(matches!(refused, ClientError::Mcp { .. }), "{refused}");
+    // A header that cannot be sent is refused before anything is, naming it.
+    let bad = McpCredential::Header("X-API-Key".into(), "line\nbreak".into());
+    let refused = SkillClient::connect_mcp_as(&url, bad).await.unwrap_err();
+    assert!(refused.to_string().contains("X-API-Key"), "{refused}");
+}

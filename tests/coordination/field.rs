@@ -3,7 +3,6 @@
 //! overseer's `status` and page (in Chromium, `tests/browser/hub.mjs`).
 
 use std::path::Path;
-use std::process::Stdio;
 
 use super::*;
 
@@ -16,24 +15,12 @@ fn repository(name: &str) -> std::path::PathBuf {
 
 /// Runs `coordination-hub ARGS` in `dir` with `stdin`: its exit code, stdout and stderr.
 async fn command(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
-    use tokio::io::AsyncWriteExt;
-    let mut child = tokio::process::Command::new(HUB)
+    let mut command = tokio::process::Command::new(HUB);
+    command
         .args(args)
         .current_dir(dir)
-        .env_remove("HUB_PROJECT_ID")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.as_bytes()).await.unwrap();
-    drop(input);
-    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
-        .await
-        .expect("the command ends")
-        .unwrap();
+        .env_remove("HUB_PROJECT_ID");
+    let output = a2a_tests::run_with_input(command, stdin).await;
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     (
         output.status.code().unwrap_or(-1),
@@ -113,6 +100,46 @@ async fn the_pre_edit_hook_blocks_a_file_another_agent_holds_and_lets_a_free_one
     // A broken hook never blocks: its input is not JSON.
     let (code, _, stderr) = command(&repo, &as_bob, "not json").await;
     assert_eq!(code, 1, "{stderr}");
+}
+
+#[tokio::test]
+async fn the_hook_acts_as_its_agent_on_a_hub_that_asks_who_calls() {
+    const ANN: &str = "ann-key-0123456789abcdef";
+    const BOB: &str = "bob-key-0123456789abcdef";
+    let keys = format!("ann={ANN},bob={BOB}");
+    let (_hub, base) = start(&["--api-keys", &keys]).await;
+    let (ann, bob) = (with_key(&base, ANN).await, with_key(&base, BOB).await);
+    register(&ann, "shop", "ann").await;
+    register(&bob, "shop", "bob").await;
+    reserve(&ann, "shop", "ann", "src/**", None).await.unwrap();
+    let repo = repository("shop");
+    let url = format!("{}/mcp", base.trim_end_matches('/'));
+    let as_bob = ["hook", "pre-edit", "--session", "bob", "--hub", &url];
+
+    // With bob's own key: ann's file is blocked, a free one reserved for him.
+    let with_bobs_key = [&as_bob[..], &["--api-key", BOB]].concat();
+    let (code, _, stderr) = command(&repo, &with_bobs_key, &pre_tool_use(&repo, "src/a.rs")).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("reserved by ann"), "{stderr}");
+    let (code, _, stderr) = command(&repo, &with_bobs_key, &pre_tool_use(&repo, "docs/x.md")).await;
+    assert_eq!(code, 0, "{stderr}");
+    let checked = bob
+        .check_file(Some(s("shop")), s("bob"), s("docs/x.md"))
+        .await
+        .unwrap();
+    assert_eq!(checked.reservation.unwrap().session, "bob");
+
+    // Without a key, or with another agent's, the hook fails itself (exit 1, which never
+    // blocks) and says why.
+    let (code, _, stderr) = command(&repo, &as_bob, &pre_tool_use(&repo, "docs/y.md")).await;
+    assert_eq!(code, 1, "{stderr}");
+    let with_anns_key = [&as_bob[..], &["--api-key", ANN]].concat();
+    let (code, _, stderr) = command(&repo, &with_anns_key, &pre_tool_use(&repo, "docs/y.md")).await;
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("bob"),
+        "the refusal names the session: {stderr}"
+    );
 }
 
 #[tokio::test]

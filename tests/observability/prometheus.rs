@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use a2a_tests::{scratch_dir, start_host};
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 
 use super::metrics::{observed_host, run_the_mix, scrape};
 
@@ -44,18 +43,9 @@ async fn promtool_accepts_the_exposition_and_a_prometheus_server_scrapes_it() {
     run_the_mix(&server).await;
     let exposition = scrape(&server.base).await;
 
-    let mut check = tokio::process::Command::new(&promtool)
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = check.stdin.take().unwrap();
-    stdin.write_all(exposition.text.as_bytes()).await.unwrap();
-    drop(stdin);
-    let checked = check.wait_with_output().await.unwrap();
+    let mut check = tokio::process::Command::new(&promtool);
+    check.args(["check", "metrics"]);
+    let checked = a2a_tests::run_with_input(check, &exposition.text).await;
     let said = String::from_utf8_lossy(&checked.stdout) + String::from_utf8_lossy(&checked.stderr);
     assert!(checked.status.success(), "promtool: {said}");
     assert!(said.trim().is_empty(), "promtool found problems: {said}");

@@ -24,7 +24,7 @@ pub mod vault;
 
 pub use browser::{Browser, browser};
 pub use processes::{
-    StdioServer, rss_kb, scratch_dir, spawn_served, spawn_served_with, spawn_stdio,
+    StdioServer, rss_kb, run_with_input, scratch_dir, spawn_served, spawn_served_with, spawn_stdio,
 };
 
 use std::net::SocketAddr;

@@ -38,6 +38,31 @@ pub fn spawn_stdio<S: AsRef<std::ffi::OsStr>>(binary: &str, args: &[S]) -> Stdio
     }
 }
 
+/// Runs `command` to its end with `input` on its standard input (closed after it), within a
+/// minute: its output, both streams captured.
+pub async fn run_with_input(
+    mut command: tokio::process::Command,
+    input: &str,
+) -> std::process::Output {
+    use std::process::Stdio;
+    use tokio::io::AsyncWriteExt as _;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the command starts");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    // A command that exits without reading all of it closes the pipe: not this helper's error.
+    let _ = stdin.write_all(input.as_bytes()).await;
+    drop(stdin);
+    tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("the command ends within a minute")
+        .expect("its output is read")
+}
+
 /// A fresh, empty directory for one test's files (under the system temporary directory).
 pub fn scratch_dir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};

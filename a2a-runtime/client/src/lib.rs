@@ -38,6 +38,7 @@ use serde_json::{Value, json};
 pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
 pub use error::{ClientError, ErrorInfo, RemoteError};
 pub use list::{ListTasks, TaskPage};
+pub use mcp::McpCredential;
 pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;
 pub use skills::{Answerer, Question, SkillClient, decode_output};

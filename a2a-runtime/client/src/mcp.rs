@@ -2,13 +2,17 @@
 //! skills' questions (elicitations, and 2026-07-28 `input_required` rounds, which rmcp turns into
 //! the same requests) go to the [`SkillClient`](super::SkillClient)'s answerer.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+
+use reqwest::header::{HeaderName, HeaderValue};
 
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
 };
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 
@@ -82,6 +86,50 @@ impl ClientHandler for Elicitor {
     }
 }
 
+/// The credential an MCP endpoint is called with, on every request of the session.
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum McpCredential {
+    /// `Authorization: Bearer <token>`.
+    Bearer(String),
+    /// A header of the caller's choosing, such as an API key: its name and value.
+    Header(String, String),
+}
+
+impl std::fmt::Debug for McpCredential {
+    /// Names the kind, never the secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Bearer(_) => f.write_str("Bearer(..)"),
+            Self::Header(name, _) => write!(f, "Header({name}, ..)"),
+        }
+    }
+}
+
+/// The transport's settings for `url` with `credential`: a header that cannot be sent is an
+/// error naming it, before anything is sent.
+fn transport_config(
+    url: &str,
+    credential: Option<&McpCredential>,
+) -> Result<StreamableHttpClientTransportConfig, ClientError> {
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    Ok(match credential {
+        None => config,
+        Some(McpCredential::Bearer(token)) => config.auth_header(token.clone()),
+        Some(McpCredential::Header(name, value)) => {
+            let invalid = |reason: String| ClientError::InvalidResponse {
+                field: format!("header `{name}`"),
+                reason: format!("cannot be sent: {reason}"),
+            };
+            let name = HeaderName::try_from(name.as_str()).map_err(|e| invalid(e.to_string()))?;
+            let mut value =
+                HeaderValue::try_from(value.as_str()).map_err(|e| invalid(e.to_string()))?;
+            value.set_sensitive(true);
+            config.custom_headers(HashMap::from([(name, value)]))
+        }
+    })
+}
+
 /// An MCP session with an agent, whose tools are its skills.
 pub(crate) struct McpSkills {
     url: String,
@@ -91,15 +139,19 @@ pub(crate) struct McpSkills {
 }
 
 impl McpSkills {
-    /// Opens a session with the MCP endpoint at `url`.
-    pub(crate) async fn connect(url: String) -> Result<Self, ClientError> {
+    /// Opens a session with the MCP endpoint at `url`, sending `credential` with each request.
+    pub(crate) async fn connect(
+        url: String,
+        credential: Option<&McpCredential>,
+    ) -> Result<Self, ClientError> {
+        let config = transport_config(&url, credential)?;
         let answerer = Arc::new(Mutex::new(None));
         let calling = Arc::new(Mutex::new(Vec::new()));
         let elicitor = Elicitor {
             answerer: Arc::clone(&answerer),
             calling: Arc::clone(&calling),
         };
-        let transport = StreamableHttpClientTransport::from_uri(url.clone());
+        let transport = StreamableHttpClientTransport::from_config(config);
         let service = elicitor
             .serve(transport)
             .await
@@ -154,9 +206,10 @@ impl McpSkills {
             .filter_map(|c| c.as_text().map(|t| t.text.clone()))
             .collect();
         if result.is_error == Some(true) {
+            let text = text.join("\n");
             return Err(ClientError::SkillFailed {
                 skill: skill.to_owned(),
-                message: text.join("\n"),
+                message: failure_message(text, result.structured_content.as_ref()),
                 data: result.structured_content,
             });
         }
@@ -166,4 +219,11 @@ impl McpSkills {
             None => Value::String(text.join("\n")),
         })
     }
+}
+
+/// A tool error's message. An error with details has their JSON as its text (what a model is
+/// shown); its message is then their `message` (or `error`) string, when they have one.
+fn failure_message(text: String, details: Option<&Value>) -> String {
+    let said = |key: &str| details?.get(key)?.as_str().map(str::to_owned);
+    said("message").or_else(|| said("error")).unwrap_or(text)
 }

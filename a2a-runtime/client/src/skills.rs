@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::mcp::McpSkills;
+use super::mcp::{McpCredential, McpSkills};
 use super::{A2aClient, ClientError, SendResult, StreamEvent};
 use a2a_runtime_types::model::{Message, Part, PartContent, Task, TaskState};
 use a2a_runtime_types::util::BoxFuture;
@@ -77,7 +77,33 @@ impl SkillClient {
 
     /// Calls over MCP (streamable HTTP) at `url`, the agent's MCP endpoint (`…/mcp`).
     pub async fn connect_mcp(url: impl Into<String>) -> Result<Self, ClientError> {
-        let skills = McpSkills::connect(url.into()).await?;
+        Self::mcp_session(url.into(), None).await
+    }
+
+    /// Like [`connect_mcp`](Self::connect_mcp), for an endpoint that asks who calls: every
+    /// request carries `credential`.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), a2a_runtime_client::ClientError> {
+    /// use a2a_runtime_client::{McpCredential, SkillClient};
+    /// let key = McpCredential::Header("X-API-Key".into(), "ann-key-0123456789abcdef".into());
+    /// let skills = SkillClient::connect_mcp_as("http://127.0.0.1:8080/mcp", key).await?;
+    /// # let _ = skills;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn connect_mcp_as(
+        url: impl Into<String>,
+        credential: McpCredential,
+    ) -> Result<Self, ClientError> {
+        Self::mcp_session(url.into(), Some(&credential)).await
+    }
+
+    async fn mcp_session(
+        url: String,
+        credential: Option<&McpCredential>,
+    ) -> Result<Self, ClientError> {
+        let skills = McpSkills::connect(url, credential).await?;
         Ok(Self {
             transport: Transport::Mcp(Arc::new(skills)),
             answerer: None,

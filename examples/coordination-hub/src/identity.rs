@@ -64,13 +64,24 @@ impl Hub {
         project: &str,
         session: &str,
     ) -> Result<Lease<AgentData>, SkillError> {
+        let lease = self.acting_unrenewed(caller, project, session).await?;
+        self.keep_alive(project, caller, &lease).await?;
+        Ok(lease)
+    }
+
+    /// [`acting`](Self::acting) without the renewal, for `heartbeat`, which renews anyway.
+    pub(crate) async fn acting_unrenewed(
+        &self,
+        caller: &Caller,
+        project: &str,
+        session: &str,
+    ) -> Result<Lease<AgentData>, SkillError> {
         checked("project_id", project)?;
         checked("session_name", session)?;
         let Some(lease) = self.lease(project, session).await? else {
             return Err(self.unregistered(project, session).await);
         };
         may_act(caller, &lease)?;
-        self.keep_alive(project, caller, &lease).await?;
         Ok(lease)
     }
 

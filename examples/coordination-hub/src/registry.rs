@@ -125,20 +125,21 @@ pub async fn heartbeat(
     session_name: String,
 ) -> Result<Heartbeat, SkillError> {
     let project_id = hub.project(project_id)?;
-    hub.acting(&caller, &project_id, &session_name).await?;
+    hub.acting_unrenewed(&caller, &project_id, &session_name)
+        .await?;
     let who = holder(&caller, &session_name);
-    let renewed: Lease<AgentData> = hub
+    let renewed: Lease<AgentData> = match hub
         .agents(&project_id)
         .renew(&session_name, &who, hub.settings().heartbeat_ttl)
         .await
-        .map_err(|error| match error {
-            LeaseError::NotHeld { .. } => failure(
-                "not_found",
-                format!("Agent {session_name} was reaped; register again"),
-                json!({}),
-            ),
-            other => store_failed(other),
-        })?;
+    {
+        Ok(renewed) => renewed,
+        // Reaped between the check and the renewal: told what it lost, as any call is.
+        Err(LeaseError::NotHeld { .. }) => {
+            return Err(hub.unregistered(&project_id, &session_name).await);
+        }
+        Err(other) => return Err(store_failed(other)),
+    };
     Ok(Heartbeat {
         status: "ok".into(),
         timestamp: crate::now(),

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use a2a_runtime::client::ClientError;
+use a2a_runtime::client::{ClientError, McpCredential, SkillClient};
 use a2a_runtime::prelude::*;
 use a2a_runtime::serde_json::Value;
 use a2a_runtime::server::ServeConfig;
@@ -24,6 +24,18 @@ pub(crate) struct HubArgs {
     /// The data directory the stdio hubs share [default: the default data directory]
     #[arg(long, env = "HUB_DATA_DIR")]
     data_dir: Option<PathBuf>,
+    /// A bearer token for `--hub`, when it asks who calls (the session's agent's own, since a
+    /// session belongs to the caller that registered it)
+    #[arg(
+        long,
+        env = "HUB_TOKEN",
+        conflicts_with = "api_key",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// An API key for `--hub`, sent as `X-API-Key` (the session's agent's own)
+    #[arg(long, env = "HUB_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
 }
 
 /// A refusal from the hub: its message, and its structured details (`status`, the holder…).
@@ -78,7 +90,16 @@ impl HubArgs {
     /// Connects to the hub these flags name.
     pub(crate) async fn open(&self) -> Result<Access, Refusal> {
         if let Some(url) = &self.hub {
-            return Ok(Access::Remote(HubClient::connect_mcp(url.clone()).await?));
+            let credential = match (&self.token, &self.api_key) {
+                (Some(token), _) => Some(McpCredential::Bearer(token.clone())),
+                (None, Some(key)) => Some(McpCredential::Header("X-API-Key".into(), key.clone())),
+                (None, None) => None,
+            };
+            let skills = match credential {
+                Some(credential) => SkillClient::connect_mcp_as(url.clone(), credential).await?,
+                None => SkillClient::connect_mcp(url.clone()).await?,
+            };
+            return Ok(Access::Remote(HubClient::from_skills(skills)));
         }
         let mut config = ServeConfig::default();
         config.data_dir = self.data_dir.clone();

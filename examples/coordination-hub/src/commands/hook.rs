@@ -114,10 +114,10 @@ fn refused(refusal: &Refusal, path: &str, session: &str) -> u8 {
         }
         Some("not_found") => {
             eprintln!(
-                "The coordination hub does not know session `{session}`: {} Call \
+                "The coordination hub does not know session `{session}`: {}. Call \
                  register_agent with session_name `{session}` (this repository's hooks act as \
                  it), then edit {path}.",
-                refusal.message
+                refusal.message.trim_end_matches('.')
             );
             BLOCK
         }

@@ -10,9 +10,9 @@ use a2a_runtime::serde_json::{Value, json};
 use super::configs::{self, Launch, RawObject, Written};
 use super::project::{default_project, repository_root};
 
-/// The MCP hosts `init` configures.
+/// What `--client` names: one MCP host `init` configures, or all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Host {
+pub(crate) enum Client {
     /// Claude Code: `.mcp.json`.
     ClaudeCode,
     /// Cursor: `.cursor/mcp.json`.
@@ -25,6 +25,27 @@ pub(crate) enum Host {
     All,
 }
 
+/// An MCP host `init` writes the configuration of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Host {
+    ClaudeCode,
+    Cursor,
+    Vscode,
+    Codex,
+}
+
+impl Client {
+    fn hosts(self) -> &'static [Host] {
+        match self {
+            Client::ClaudeCode => &[Host::ClaudeCode],
+            Client::Cursor => &[Host::Cursor],
+            Client::Vscode => &[Host::Vscode],
+            Client::Codex => &[Host::Codex],
+            Client::All => &[Host::ClaudeCode, Host::Cursor, Host::Vscode, Host::Codex],
+        }
+    }
+}
+
 /// `init`'s flags.
 #[derive(Debug, clap::Args)]
 pub(crate) struct InitArgs {
@@ -33,7 +54,7 @@ pub(crate) struct InitArgs {
     project: Option<String>,
     /// The MCP hosts to configure, comma-separated
     #[arg(long, value_enum, value_delimiter = ',', default_value = "claude-code")]
-    client: Vec<Host>,
+    client: Vec<Client>,
     /// The data directory the hub processes share [default: the default data directory]
     #[arg(long, env = "HUB_DATA_DIR")]
     data_dir: Option<PathBuf>,
@@ -74,11 +95,13 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
         ],
         env: vec![("HUB_PROJECT_ID".into(), project.clone())],
     };
-    let hosts = if args.client.contains(&Host::All) {
-        vec![Host::ClaudeCode, Host::Cursor, Host::Vscode, Host::Codex]
-    } else {
-        args.client.clone()
-    };
+    // Each host once, in the order named (`--client all,cursor` is all four).
+    let mut hosts = Vec::new();
+    for host in args.client.iter().flat_map(|client| client.hosts()) {
+        if !hosts.contains(host) {
+            hosts.push(*host);
+        }
+    }
     let mut failed = Vec::new();
     for host in hosts {
         let (path, written) = write_host(&root, host, &args, &launch);
@@ -109,7 +132,7 @@ fn write_host(
 ) -> (PathBuf, Result<Written, String>) {
     let (name, force) = (args.name.as_str(), args.force);
     match host {
-        Host::ClaudeCode | Host::All => {
+        Host::ClaudeCode => {
             let path = root.join(".mcp.json");
             let entry = configs::json_entry(launch, false);
             let written = configs::put_json_server(&path, "mcpServers", name, &entry, force);
