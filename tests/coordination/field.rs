@@ -243,6 +243,70 @@ async fn registering_again_after_a_lapse_reports_the_reservations_lost() {
     );
 }
 
+/// Ann holds a glob and has a todo, bob reads a file, and ann waits for bob's answer to her
+/// question (the task returned) until `lead` sees it unanswered.
+async fn ann_and_bob_at_work(
+    ann: HubClient,
+    bob: &HubClient,
+    lead: &HubClient,
+) -> tokio::task::JoinHandle<Result<coordination_hub::QueryResult, ClientError>> {
+    for (client, session) in [(&ann, "ann"), (bob, "bob")] {
+        let registered = client
+            .register_agent(
+                None,
+                s(session),
+                s("t"),
+                s("main"),
+                format!("{session}'s work"),
+            )
+            .await
+            .unwrap();
+        assert_eq!(registered.project_id, "shop");
+    }
+    reserve(&ann, "shop", "ann", "src/api/**", None)
+        .await
+        .unwrap();
+    ann.add_todo(None, s("ann"), s("write the tests"), 1)
+        .await
+        .unwrap();
+    let shared = Some(ReservationMode::Shared);
+    bob.announce_file_change(
+        None,
+        s("bob"),
+        s("docs/guide.md"),
+        s("modify"),
+        s("reading"),
+        shared,
+        None,
+    )
+    .await
+    .unwrap();
+    let question = tokio::spawn(async move {
+        let asked = ann.query_agent(
+            None,
+            s("ann"),
+            s("bob"),
+            s("interface"),
+            s("Which fields?"),
+            None,
+            Some(120),
+        );
+        asked.await
+    });
+    for _ in 0..100 {
+        let overview = lead.project_overview(None).await.unwrap();
+        if overview
+            .agents
+            .iter()
+            .any(|agent| !agent.unanswered.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    question
+}
+
 #[tokio::test]
 async fn the_hub_page_shows_each_agent_with_what_it_holds_and_refreshes_in_chromium() {
     const ANN: &str = "ann-key-0123456789abcdef";
@@ -264,61 +328,7 @@ async fn the_hub_page_shows_each_agent_with_what_it_holds_and_refreshes_in_chrom
         with_key(&base, BOB).await,
         with_key(&base, CARL).await,
     );
-    for (client, session) in [(&ann, "ann"), (&bob, "bob")] {
-        let registered = client
-            .register_agent(
-                None,
-                s(session),
-                s("t"),
-                s("main"),
-                format!("{session}'s work"),
-            )
-            .await
-            .unwrap();
-        assert_eq!(registered.project_id, "shop");
-    }
-    reserve(&ann, "shop", "ann", "src/api/**", None)
-        .await
-        .unwrap();
-    ann.add_todo(None, s("ann"), s("write the tests"), 1)
-        .await
-        .unwrap();
-    bob.announce_file_change(
-        None,
-        s("bob"),
-        s("docs/guide.md"),
-        s("modify"),
-        s("reading"),
-        Some(ReservationMode::Shared),
-        None,
-    )
-    .await
-    .unwrap();
-    // Ann waits for bob's answer while the page is looked at.
-    let question = tokio::spawn(async move {
-        let asked = ann.query_agent(
-            None,
-            s("ann"),
-            s("bob"),
-            s("interface"),
-            s("Which fields?"),
-            None,
-            Some(120),
-        );
-        asked.await
-    });
-    let lead = with_key(&base, LEAD).await;
-    for _ in 0..100 {
-        let overview = lead.project_overview(None).await.unwrap();
-        if overview
-            .agents
-            .iter()
-            .any(|agent| !agent.unanswered.is_empty())
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let question = ann_and_bob_at_work(ann, &bob, &with_key(&base, LEAD).await).await;
     // Carl arrives once the page has shown the first two.
     let arrival = a2a_tests::scratch_dir().join("arrived");
     let arrives = async {
