@@ -1,6 +1,8 @@
 //! A2A wire formats, one module per protocol version. The early draft shares its part shapes
 //! with 0.3 (`v0_3::Tag::Type`).
 
+#[cfg(feature = "grpc")]
+pub mod grpc;
 pub mod proto_json;
 pub mod push;
 pub mod v0_1;
