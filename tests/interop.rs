@@ -55,7 +55,7 @@ fn python03() -> String {
 async fn require_packages() {
     require(
         &python(),
-        "import a2a.client, mcp",
+        "import a2a.client, mcp, grpc",
         "tests/interop/requirements.txt",
     )
     .await;
@@ -127,6 +127,8 @@ async fn official_clients_of_both_generations_share_one_server_over_every_bindin
     let v1 = script("a2a_client.py");
     let v03 = script("a2a_v03_client.py");
     run_python(&[v1.to_str().unwrap(), &base, "HTTP+JSON"]).await;
+    // gRPC on the same port (HTTP/2 in clear text), from the card's GRPC interface.
+    run_python(&[v1.to_str().unwrap(), &base, "GRPC"]).await;
     run_interpreter(&python03(), &[v03.to_str().unwrap(), &base, "JSONRPC"]).await;
     run_interpreter(&python03(), &[v03.to_str().unwrap(), &base, "HTTP+JSON"]).await;
     // And the 1.x JSON-RPC client after them: the dialects share one task store.

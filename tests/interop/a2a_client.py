@@ -1,7 +1,8 @@
 """Drives a served agent with the official A2A Python SDK (a2a-sdk 1.x) client.
 
 Usage: python a2a_client.py BASE_URL [BINDING]
-BINDING is the protocol binding the client is restricted to: JSONRPC (the default) or HTTP+JSON.
+BINDING is the protocol binding the client is restricted to: JSONRPC (the default), HTTP+JSON or
+GRPC (the card's GRPC interface, over an insecure channel: the test server is on loopback).
 Fetches the agent card, sends a structured message and a text message, reads the task back and
 lists tasks; then streams a long report, leaves the stream mid-task and resubscribes, and cancels
 a streamed task. Exits non-zero (with the reason) on any mismatch.
@@ -11,11 +12,20 @@ import asyncio
 import sys
 from contextlib import aclosing
 
+import grpc
 import httpx
 from google.protobuf import json_format
 
 from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.types import a2a_pb2
+
+
+def config(streaming: bool, binding: str) -> ClientConfig:
+    return ClientConfig(
+        streaming=streaming,
+        supported_protocol_bindings=[binding],
+        grpc_channel_factory=grpc.aio.insecure_channel,
+    )
 
 
 def check(condition, what):
@@ -31,9 +41,9 @@ async def main(base_url: str, binding: str) -> None:
     check(card.supported_interfaces[0].protocol_version == "1.0", "interface version")
     print("card ok:", card.name, card.version)
 
-    client = await create_client(card, client_config=ClientConfig(streaming=False, supported_protocol_bindings=[binding]))
+    client = await create_client(card, client_config=config(False, binding))
     transport = type(client._transport).__name__
-    check(transport == {"JSONRPC": "JsonRpcTransport", "HTTP+JSON": "RestTransport"}[binding], f"transport {transport}")
+    check(transport == {"JSONRPC": "JsonRpcTransport", "HTTP+JSON": "RestTransport", "GRPC": "GrpcTransport"}[binding], f"transport {transport}")
     print("binding:", binding, transport)
     request = json_format.ParseDict(
         {
@@ -95,7 +105,7 @@ def kind(event) -> str:
 
 async def streaming(card, binding: str) -> None:
     # A streaming client: the default for an agent whose card says streaming is on.
-    client = await create_client(card, client_config=ClientConfig(streaming=True, supported_protocol_bindings=[binding]))
+    client = await create_client(card, client_config=config(True, binding))
 
     # Read the stream until the report's first chunk, then leave it.
     seen = []

@@ -24,6 +24,9 @@ pub struct Endpoints {
     pub jsonrpc: String,
     pub rest: String,
     pub tenant: Option<TenantEndpoints>,
+    /// The gRPC address (`host:port`), where the server serves gRPC: a gRPC path names the
+    /// service, not the agent, so an agent of a host is reached there by its tenant.
+    pub grpc: Option<String>,
 }
 
 /// The bindings of an agent at a URL several agents share, reached with its `tenant`.
@@ -42,6 +45,7 @@ impl Endpoints {
             jsonrpc: base_url.to_owned(),
             rest: format!("{}{rest_prefix}", base_url.trim_end_matches('/')),
             tenant: None,
+            grpc: None,
         }
     }
 
@@ -56,6 +60,20 @@ impl Endpoints {
                 rest: server_url.trim_end_matches('/').to_owned(),
             }),
             ..Self::new(&format!("{server_url}{id}/"), "")
+        }
+    }
+
+    /// These endpoints, with gRPC served at the authority (`host:port`) of `server_url`.
+    pub fn with_grpc(self, server_url: &str) -> Self {
+        let authority = server_url
+            .split_once("://")
+            .map_or(server_url, |(_, rest)| rest)
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        Self {
+            grpc: Some(authority.to_owned()),
+            ..self
         }
     }
 }
@@ -206,6 +224,15 @@ fn interfaces(endpoints: &Endpoints) -> Vec<v1::AgentInterface> {
                 },
             ),
         );
+    }
+    if let Some(address) = &endpoints.grpc {
+        interfaces.push(v1::AgentInterface {
+            tenant: endpoints
+                .tenant
+                .as_ref()
+                .map(|shared| shared.tenant.clone()),
+            ..own(address, "GRPC", v1::VERSION)
+        });
     }
     interfaces.extend([
         own(&endpoints.jsonrpc, "JSONRPC", "0.3"),

@@ -314,6 +314,11 @@ impl A2aError {
         }
     }
 
+    /// The gRPC status name of the error (`NOT_FOUND`), as the table gives it.
+    pub fn grpc_status(&self) -> &'static str {
+        self.kind().status
+    }
+
     /// The HTTP status of an HTTP+JSON error response.
     pub fn http_status(&self) -> StatusCode {
         self.kind().http

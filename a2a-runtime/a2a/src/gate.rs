@@ -13,7 +13,7 @@ use std::task::{Context, Poll, ready};
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use futures::future::BoxFuture;
 use tower::Service;
@@ -22,6 +22,7 @@ use super::A2aError;
 use super::extensions::{self, Extensions};
 use a2a_runtime_core::auth::Security;
 use a2a_runtime_core::body::{BodyTime, TimedBody, declared_over};
+use a2a_runtime_types::model::Binding;
 
 /// The settings of [`A2aGate`].
 #[derive(Clone)]
@@ -34,9 +35,9 @@ pub struct GateSettings {
     pub max_body: usize,
     /// How long a body may take.
     pub body_time: BodyTime,
-    /// Whether the gate is in front of a JSON-RPC endpoint (its refusals are JSON-RPC errors)
-    /// rather than HTTP+JSON routes (`google.rpc.Status` bodies).
-    pub jsonrpc: bool,
+    /// The binding behind the gate, whose error form its refusals take: JSON-RPC errors,
+    /// gRPC statuses, or HTTP+JSON `google.rpc.Status` bodies.
+    pub binding: Binding,
     /// The agent's meter: a request's span starts here when the server traces requests.
     pub meter: Meter,
     /// Where the agent's protected-resource metadata is (RFC 9728), when a scheme takes
@@ -108,8 +109,8 @@ where
                     }
                     Err(refusal) => {
                         let error = A2aError::Unauthenticated(refusal.reason.clone());
-                        let mut response = super::refusal(&error, settings.jsonrpc);
-                        *response.status_mut() = StatusCode::UNAUTHORIZED;
+                        // 401 over HTTP; a gRPC status in a 200 for gRPC.
+                        let mut response = super::refusal(&error, settings.binding);
                         let metadata = settings.resource_metadata.as_deref();
                         for challenge in refusal.challenge_headers(metadata) {
                             response
@@ -141,12 +142,11 @@ where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
     if declared_over(request.headers(), settings.max_body) {
-        let jsonrpc = settings.jsonrpc;
         let limit = settings.max_body;
         return GateFuture::Refused {
             response: Some(super::refusal(
                 &A2aError::PayloadTooLarge { limit },
-                jsonrpc,
+                settings.binding,
             )),
         };
     }

@@ -18,6 +18,9 @@ pub mod error;
 pub mod extensions;
 #[doc(hidden)]
 pub mod gate;
+#[cfg(feature = "grpc")]
+#[doc(hidden)]
+pub mod grpc;
 #[doc(hidden)]
 pub mod jsonrpc;
 #[doc(hidden)]
@@ -103,12 +106,17 @@ fn add_error_headers(response: &mut axum::response::Response, error: &A2aError) 
 }
 
 /// A request refused before it reached a binding, in the binding's error form: a JSON-RPC
-/// error (`jsonrpc`) or an HTTP+JSON `google.rpc.Status`.
-pub fn refusal(error: &A2aError, jsonrpc: bool) -> axum::response::Response {
-    if jsonrpc {
-        jsonrpc::error_response(&serde_json::Value::Null, error, Version::V1_0)
-    } else {
-        rest::error_response(error)
+/// error, a gRPC status, or an HTTP+JSON `google.rpc.Status`.
+pub fn refusal(
+    error: &A2aError,
+    binding: a2a_runtime_types::model::Binding,
+) -> axum::response::Response {
+    use a2a_runtime_types::model::Binding;
+    match binding {
+        Binding::JsonRpc => jsonrpc::error_response(&serde_json::Value::Null, error, Version::V1_0),
+        #[cfg(feature = "grpc")]
+        Binding::Grpc => grpc::refusal(error),
+        _ => rest::error_response(error),
     }
 }
 

@@ -76,6 +76,10 @@ pub struct Limits {
     /// above `max_connections` would let one address hold every slot, so it is then taken as a
     /// quarter of `max_connections` ([`Limits::connections_per_peer`]).
     pub max_connections_per_peer: usize,
+    /// The most HTTP/2 streams (gRPC calls) one connection may have open at once (default 100);
+    /// the client is told in its SETTINGS and further streams are refused, so one connection
+    /// cannot start unbounded work.
+    pub max_streams_per_connection: u32,
     /// How long a client may take to send a request's headers, counted from when the server
     /// starts waiting for them; it also closes keep-alive connections idle that long (default
     /// 15 s).
@@ -117,6 +121,7 @@ impl Default for Limits {
             mcp_session_idle: Duration::from_secs(5 * 60),
             max_connections: 512,
             max_connections_per_peer: 128,
+            max_streams_per_connection: 100,
             header_timeout: Duration::from_secs(15),
             body_timeout: Duration::from_secs(15),
             body_deadline: Duration::from_secs(30),

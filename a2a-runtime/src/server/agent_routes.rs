@@ -18,6 +18,7 @@ use a2a_runtime_a2a::jsonrpc::{Aliases, JsonRpc};
 use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_a2a::{A2aService, PushSupport, Settings};
 use a2a_runtime_core::app::App;
+use a2a_runtime_types::model::Binding;
 
 /// One agent's routes, before the server adds its own and the browser guard.
 pub(crate) struct AgentRoutes {
@@ -57,14 +58,14 @@ pub(crate) fn agent_routes(
     let max_body = app.limits.max_body_bytes;
     // Every A2A route (`/mcp` takes the same steps in its endpoint) behind one gate; CORS
     // preflights (outside it) need no credentials.
-    let gate = |jsonrpc: bool| {
+    let gate = |binding: Binding| {
         tower::ServiceBuilder::new()
             .layer(A2aGateLayer(Arc::new(GateSettings {
                 security: Arc::clone(&app.security),
                 extensions: Arc::clone(&extensions),
                 max_body,
                 body_time: app.limits.body_time(),
-                jsonrpc,
+                binding,
                 meter: app.dispatcher.meter().clone(),
                 resource_metadata: resource_metadata.clone(),
             })))
@@ -73,25 +74,37 @@ pub(crate) fn agent_routes(
     // The endpoint alone, cheap to clone, for a host's tenant endpoint to call (behind its own
     // CORS layer); the route, for routers.
     let endpoint = JsonRpcEndpoint::new(tower::Layer::layer(
-        &gate(true),
+        &gate(Binding::JsonRpc),
         axum::handler::Handler::with_state(a2a_runtime_a2a::jsonrpc::handle, Arc::clone(&jsonrpc)),
     ));
     let mut jsonrpc = post(a2a_runtime_a2a::jsonrpc::handle)
         .with_state(jsonrpc)
-        .layer(gate(true));
+        .layer(gate(Binding::JsonRpc));
     // An agent shows a browser its console at its URL, beside JSON-RPC (inside the CORS layer,
     // which answers preflights for the whole route).
     if config.console_enabled() {
         jsonrpc = jsonrpc.get(super::console::at_root);
     }
-    let mut rest =
-        a2a_runtime_a2a::rest::routes(service, &app.rest_prefix, tenants).layer(gate(false));
+    // gRPC is HTTP/2 only and never called from a browser: no CORS.
+    #[cfg(feature = "grpc")]
+    let grpc = Router::new()
+        .route(
+            a2a_runtime_a2a::grpc::ROUTE,
+            post(a2a_runtime_a2a::grpc::handle),
+        )
+        .with_state(Arc::clone(&service))
+        .layer(gate(Binding::Grpc));
+    let mut rest = a2a_runtime_a2a::rest::routes(service, &app.rest_prefix, tenants)
+        .layer(gate(Binding::HttpJson));
     if let Some(cors) = super::http::cors(config) {
         jsonrpc = jsonrpc.layer(cors.clone());
         rest = rest.layer(cors);
     }
+    let calls = Router::new().route("/", jsonrpc.clone()).merge(rest);
+    #[cfg(feature = "grpc")]
+    let calls = calls.merge(grpc);
     AgentRoutes {
-        calls: Router::new().route("/", jsonrpc.clone()).merge(rest),
+        calls,
         jsonrpc,
         endpoint,
         card: cards.routes,

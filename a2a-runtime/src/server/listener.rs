@@ -1,6 +1,7 @@
-//! The connection loop: accepts TCP connections up to a cap, serves HTTP/1.1 on each with a
-//! header-read timeout, backs off on accept errors (a full descriptor table does not spin), tells
-//! handlers the peer's address, and drains gracefully when asked.
+//! The connection loop: accepts TCP connections up to a cap, serves HTTP/1.1 (and HTTP/2 with
+//! the `grpc` feature) on each with a header-read timeout, backs off on accept errors (a full
+//! descriptor table does not spin), tells handlers the peer's address, and drains gracefully
+//! when asked.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,10 +48,7 @@ pub(crate) async fn accept_until(
         tls,
         proxies,
     } = listening;
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .keep_alive(true);
+    let http = http(limits);
     let connections = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
@@ -84,8 +82,10 @@ pub(crate) async fn accept_until(
         let router = router.clone();
         let Some(tls) = &tls else {
             let service = TowerToHyperService::new(tagged(router, peer, proxy, None));
-            let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+            let (http, watcher) = (http.clone(), graceful.watcher());
             tokio::spawn(async move {
+                let connection =
+                    watcher.watch(http.serve_connection(TokioIo::new(stream), service));
                 if let Err(error) = connection.await {
                     tracing::debug!(%peer, %error, "connection ended with an error");
                 }
@@ -112,6 +112,41 @@ pub(crate) async fn accept_until(
         match *tls {}
     }
     Draining { graceful }
+}
+
+/// How connections speak HTTP: HTTP/1.1, and with the `grpc` feature HTTP/2 as well (chosen
+/// per connection: the HTTP/2 preface, which gRPC clients send in clear text, or ALPN `h2`).
+#[cfg(not(feature = "grpc"))]
+type Http = hyper::server::conn::http1::Builder;
+#[cfg(feature = "grpc")]
+type Http = hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>;
+
+/// The connections' HTTP settings from `limits`. HTTP/1.1 has a header timeout, which also ends
+/// idle keep-alive connections. HTTP/2 streams are bounded per connection, with hyper's
+/// bounded windows (1 MiB), header list (16 KiB) and send buffer; idle connections are pinged
+/// and closed when the peer stops answering.
+#[cfg(not(feature = "grpc"))]
+fn http(limits: &Limits) -> Http {
+    let mut http = Http::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    http
+}
+
+#[cfg(feature = "grpc")]
+fn http(limits: &Limits) -> Http {
+    let mut http = Http::new(hyper_util::rt::TokioExecutor::new());
+    http.http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    http.http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.max_streams_per_connection)
+        .keep_alive_interval(limits.header_timeout)
+        .keep_alive_timeout(limits.header_timeout);
+    http
 }
 
 /// How a connection from `peer` is admitted: from a trusted proxy, which carries every client's
@@ -227,7 +262,7 @@ async fn accept(
 /// HTTP over it, watched for graceful shutdown.
 struct TlsConnection {
     tls: super::tls::Acceptor,
-    http: hyper::server::conn::http1::Builder,
+    http: Http,
     watcher: hyper_util::server::graceful::Watcher,
     handshake_timeout: Duration,
 }

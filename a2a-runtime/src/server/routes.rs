@@ -102,6 +102,8 @@ impl Assembly<'_> {
             "" => (Endpoints::new(&self.base, &app.rest_prefix), Tenants::Any),
             id => (Endpoints::hosted(&self.base, id), Tenants::Mounted),
         };
+        #[cfg(feature = "grpc")]
+        let endpoints = endpoints.with_grpc(&self.base);
         // The agent's URL as a protected resource: at the root well-known URL for the root
         // agent, below it for a hosted one (RFC 9728 §3.1 inserts the resource's path).
         let suffix = match mounted.id.as_str() {

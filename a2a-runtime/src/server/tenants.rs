@@ -18,6 +18,7 @@ use tower::ServiceExt as _;
 use super::agent_routes::JsonRpcEndpoint;
 use a2a_runtime_a2a::A2aError;
 use a2a_runtime_core::body::{BodyTime, BodyTooSlow, BoxError, TimedBody, declared_over};
+use a2a_runtime_types::model::Binding;
 
 /// What the root JSON-RPC endpoint selects among: each agent's JSON-RPC endpoint (its gate and
 /// handler), by id.
@@ -55,14 +56,14 @@ impl Service<Request> for TenantEndpoint {
 async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
     if declared_over(request.headers(), tenants.max_body) {
         let limit = tenants.max_body;
-        return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, true);
+        return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, Binding::JsonRpc);
     }
     let (parts, body) = request.into_parts();
     let body = match read(body, tenants.max_body, tenants.body_time).await {
         Ok(body) => body,
         Err(error) => {
             let error = unread(&*error, tenants.max_body);
-            return a2a_runtime_a2a::refusal(&error, true);
+            return a2a_runtime_a2a::refusal(&error, Binding::JsonRpc);
         }
     };
     let tenant = match a2a_runtime_a2a::jsonrpc::tenant_of(&body) {

@@ -61,7 +61,15 @@ pub(crate) fn acceptor(settings: &TlsSettings) -> Result<Option<Acceptor>, Error
             "--tls-cert and --tls-key do not make a usable pair: {error}"
         ))
     })?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // HTTP/2 is offered where it is served (gRPC needs it); HTTP/1.1 always.
+    #[cfg(feature = "grpc")]
+    {
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    }
+    #[cfg(not(feature = "grpc"))]
+    {
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    }
     Ok(Some(TlsAcceptor::from(Arc::new(config))))
 }
 

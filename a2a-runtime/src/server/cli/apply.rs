@@ -151,6 +151,10 @@ impl LimitArgs {
             &mut limits.max_connections_per_peer,
             self.max_connections_per_peer,
         );
+        set(
+            &mut limits.max_streams_per_connection,
+            self.max_streams_per_connection,
+        );
         set(&mut limits.header_timeout, self.header_timeout);
         set(&mut limits.body_timeout, self.body_timeout);
         set(&mut limits.body_deadline, self.body_deadline);

@@ -396,6 +396,9 @@ pub(super) struct LimitArgs {
     /// Open connections from one IP address at once [default: 128]
     #[arg(long, env = "A2A_MAX_CONNECTIONS_PER_PEER", value_name = "N")]
     pub(super) max_connections_per_peer: Option<usize>,
+    /// HTTP/2 streams (gRPC calls) open at once on one connection [default: 100]
+    #[arg(long, env = "A2A_MAX_STREAMS_PER_CONNECTION", value_name = "N")]
+    pub(super) max_streams_per_connection: Option<u32>,
     /// Time to send request headers; also the keep-alive idle timeout [default: 15s]
     #[arg(long, env = "A2A_HEADER_TIMEOUT", value_parser = duration, value_name = "DURATION")]
     pub(super) header_timeout: Option<Duration>,

@@ -69,6 +69,9 @@ pub enum Binding {
     /// A2A over HTTP+JSON (REST).
     #[serde(rename = "http+json")]
     HttpJson,
+    /// A2A over gRPC.
+    #[serde(rename = "grpc")]
+    Grpc,
     /// MCP over streamable HTTP.
     #[serde(rename = "streamable-http")]
     StreamableHttp,
@@ -78,11 +81,13 @@ pub enum Binding {
 }
 
 impl Binding {
-    /// The binding as labels name it: `jsonrpc`, `http+json`, `streamable-http`, `stdio`.
+    /// The binding as labels name it: `jsonrpc`, `http+json`, `grpc`, `streamable-http`,
+    /// `stdio`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::JsonRpc => "jsonrpc",
             Self::HttpJson => "http+json",
+            Self::Grpc => "grpc",
             Self::StreamableHttp => "streamable-http",
             Self::Stdio => "stdio",
         }
@@ -93,6 +98,7 @@ impl Binding {
         [
             Self::JsonRpc,
             Self::HttpJson,
+            Self::Grpc,
             Self::StreamableHttp,
             Self::Stdio,
         ]

@@ -83,7 +83,8 @@ fn fields(value: Value, path: &str) -> Result<ConfigFields, (String, String)> {
     })
 }
 
-fn redacted_credentials(authentication: &PushAuthentication) -> Option<&'static str> {
+/// What a config's output says of its credentials: that there are some, never what they are.
+pub(crate) fn redacted_credentials(authentication: &PushAuthentication) -> Option<&'static str> {
     authentication
         .credentials
         .as_ref()

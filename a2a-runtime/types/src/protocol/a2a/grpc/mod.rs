@@ -6,6 +6,7 @@ pub mod card;
 pub mod convert;
 pub mod json;
 pub mod messages;
+pub mod push;
 pub mod status;
 
 /// The service's full name: request paths are `/{SERVICE}/{method}`.

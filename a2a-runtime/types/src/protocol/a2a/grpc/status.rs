@@ -9,6 +9,12 @@ pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
 /// The type URL of an `ErrorInfo` packed in an `Any`.
 pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 
+/// The type URL of a `BadRequest` packed in an `Any`.
+pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
+
+/// The type URL of a `RetryInfo` packed in an `Any`.
+pub const RETRY_INFO_TYPE: &str = "type.googleapis.com/google.rpc.RetryInfo";
+
 /// `google.rpc.Status`.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct RpcStatus {
@@ -37,7 +43,49 @@ pub struct ErrorInfo {
     pub metadata: HashMap<String, String>,
 }
 
+/// `google.rpc.BadRequest`: the fields at fault.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct BadRequest {
+    /// One per field.
+    #[prost(message, repeated, tag = "1")]
+    pub field_violations: Vec<FieldViolation>,
+}
+
+/// `google.rpc.BadRequest.FieldViolation`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FieldViolation {
+    /// The field's path (`message.parts[0]`).
+    #[prost(string, tag = "1")]
+    pub field: String,
+    /// What is wrong with it.
+    #[prost(string, tag = "2")]
+    pub description: String,
+}
+
+/// `google.rpc.RetryInfo`: when to try again.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RetryInfo {
+    /// How long to wait.
+    #[prost(message, optional, tag = "1")]
+    pub retry_delay: Option<prost_types::Duration>,
+}
+
 impl RpcStatus {
+    /// A status of `code` with `message` and `details`, the ProtoJSON `Any` objects an A2A
+    /// error carries on the JSON bindings (`ErrorInfo`, `BadRequest`, `RetryInfo`), packed as
+    /// binary `Any`s; details of other types are left out.
+    pub fn from_json_details(code: i32, message: &str, details: &serde_json::Value) -> Self {
+        let details = details
+            .as_array()
+            .map(|details| details.iter().filter_map(any_of).collect())
+            .unwrap_or_default();
+        Self {
+            code,
+            message: message.to_owned(),
+            details,
+        }
+    }
+
     /// A status of `code` with `message`, whose `ErrorInfo` names A2A error `reason`.
     pub fn a2a(code: i32, message: &str, reason: &str, metadata: HashMap<String, String>) -> Self {
         let info = ErrorInfo {
@@ -64,4 +112,64 @@ impl RpcStatus {
             .filter_map(|any| <ErrorInfo as prost::Message>::decode(any.value.as_slice()).ok())
             .find(|info| info.domain == ERROR_DOMAIN)
     }
+}
+
+/// One ProtoJSON detail as a binary `Any`, when its type is one of the three.
+fn any_of(detail: &serde_json::Value) -> Option<prost_types::Any> {
+    let text = |value: &serde_json::Value| value.as_str().unwrap_or_default().to_owned();
+    let (type_url, value) = match detail["@type"].as_str()? {
+        ERROR_INFO_TYPE => {
+            let metadata = detail["metadata"]
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| {
+                            (
+                                k.clone(),
+                                v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let info = ErrorInfo {
+                reason: text(&detail["reason"]),
+                domain: text(&detail["domain"]),
+                metadata,
+            };
+            (ERROR_INFO_TYPE, prost::Message::encode_to_vec(&info))
+        }
+        BAD_REQUEST_TYPE => {
+            let field_violations = detail["fieldViolations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| FieldViolation {
+                    field: text(&v["field"]),
+                    description: text(&v["description"]),
+                })
+                .collect();
+            (
+                BAD_REQUEST_TYPE,
+                prost::Message::encode_to_vec(&BadRequest { field_violations }),
+            )
+        }
+        RETRY_INFO_TYPE => {
+            let seconds = detail["retryDelay"]
+                .as_str()?
+                .trim_end_matches('s')
+                .parse()
+                .ok()?;
+            let retry_delay = Some(prost_types::Duration { seconds, nanos: 0 });
+            (
+                RETRY_INFO_TYPE,
+                prost::Message::encode_to_vec(&RetryInfo { retry_delay }),
+            )
+        }
+        _ => return None,
+    };
+    Some(prost_types::Any {
+        type_url: type_url.to_owned(),
+        value,
+    })
 }
