@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -18,6 +18,7 @@ use tower::ServiceExt;
 
 use super::front::Served;
 use super::peers::PeerConnections;
+use super::protocols::Protocols;
 use super::proxies::TrustedProxies;
 use a2a_runtime_core::auth::ClientCertificate;
 use a2a_runtime_core::limits::Limits;
@@ -48,7 +49,7 @@ pub(crate) async fn accept_until(
         tls,
         proxies,
     } = listening;
-    let http = http(limits);
+    let protocols = Protocols::new(limits);
     let connections = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
@@ -82,12 +83,13 @@ pub(crate) async fn accept_until(
         let router = router.clone();
         let Some(tls) = &tls else {
             let service = TowerToHyperService::new(tagged(router, peer, proxy, None));
-            let (http, watcher) = (http.clone(), graceful.watcher());
+            let (protocols, watcher) = (protocols.clone(), graceful.watcher());
             tokio::spawn(async move {
-                let connection =
-                    watcher.watch(http.serve_connection(TokioIo::new(stream), service));
-                if let Err(error) = connection.await {
-                    tracing::debug!(%peer, %error, "connection ended with an error");
+                if let Some(version) = protocols.version(&stream).await {
+                    let io = TokioIo::new(stream);
+                    if let Err(error) = protocols.serve(io, version, service, watcher).await {
+                        tracing::debug!(%peer, %error, "connection ended with an error");
+                    }
                 }
                 drop((permit, peer_slot));
             });
@@ -99,7 +101,7 @@ pub(crate) async fn accept_until(
         {
             let connection = TlsConnection {
                 tls: tls.clone(),
-                http: http.clone(),
+                protocols: protocols.clone(),
                 watcher: graceful.watcher(),
                 handshake_timeout: limits.header_timeout,
             };
@@ -112,41 +114,6 @@ pub(crate) async fn accept_until(
         match *tls {}
     }
     Draining { graceful }
-}
-
-/// How connections speak HTTP: HTTP/1.1, and with the `grpc` feature HTTP/2 as well (chosen
-/// per connection: the HTTP/2 preface, which gRPC clients send in clear text, or ALPN `h2`).
-#[cfg(not(feature = "grpc"))]
-type Http = hyper::server::conn::http1::Builder;
-#[cfg(feature = "grpc")]
-type Http = hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>;
-
-/// The connections' HTTP settings from `limits`. HTTP/1.1 has a header timeout, which also ends
-/// idle keep-alive connections. HTTP/2 streams are bounded per connection, with hyper's
-/// bounded windows (1 MiB), header list (16 KiB) and send buffer; idle connections are pinged
-/// and closed when the peer stops answering.
-#[cfg(not(feature = "grpc"))]
-fn http(limits: &Limits) -> Http {
-    let mut http = Http::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .keep_alive(true);
-    http
-}
-
-#[cfg(feature = "grpc")]
-fn http(limits: &Limits) -> Http {
-    let mut http = Http::new(hyper_util::rt::TokioExecutor::new());
-    http.http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .keep_alive(true);
-    http.http2()
-        .timer(TokioTimer::new())
-        .max_concurrent_streams(limits.max_streams_per_connection)
-        .keep_alive_interval(limits.header_timeout)
-        .keep_alive_timeout(limits.header_timeout);
-    http
 }
 
 /// How a connection from `peer` is admitted: from a trusted proxy, which carries every client's
@@ -262,7 +229,7 @@ async fn accept(
 /// HTTP over it, watched for graceful shutdown.
 struct TlsConnection {
     tls: super::tls::Acceptor,
-    http: Http,
+    protocols: Protocols,
     watcher: hyper_util::server::graceful::Watcher,
     handshake_timeout: Duration,
 }
@@ -296,11 +263,17 @@ impl TlsConnection {
             .peer_certificates()
             .and_then(<[_]>::first)
             .map(|leaf| ClientCertificate(Arc::from(leaf.as_ref())));
+        // HTTP/2 when the client asked for it in the handshake (ALPN `h2`, offered only where
+        // it is served).
+        let version = match stream.get_ref().1.alpn_protocol() {
+            #[cfg(feature = "grpc")]
+            Some(b"h2") => super::protocols::Version::Http2,
+            _ => super::protocols::Version::Http1,
+        };
         let service = TowerToHyperService::new(tagged(router, peer, proxy, certificate));
-        let connection = self
-            .watcher
-            .watch(self.http.serve_connection(TokioIo::new(stream), service));
-        if let Err(error) = connection.await {
+        let io = TokioIo::new(stream);
+        let served = self.protocols.serve(io, version, service, self.watcher);
+        if let Err(error) = served.await {
             tracing::debug!(%peer, %error, "connection ended with an error");
         }
     }

@@ -21,6 +21,7 @@ mod oauth;
 mod observe;
 mod paths;
 mod peers;
+mod protocols;
 mod proxies;
 mod resource_metadata;
 mod routes;
