@@ -411,11 +411,18 @@ async fn the_card_lists_every_binding_and_carries_the_0_3_fields() {
         [
             ("JSONRPC", "1.0"),
             ("HTTP+JSON", "1.0"),
+            ("GRPC", "1.0"),
             ("JSONRPC", "0.3"),
             ("HTTP+JSON", "0.3")
         ]
         .map(|(b, v)| (b.to_owned(), v.to_owned()))
     );
+    // gRPC names the server's address, not a URL: its paths name the service.
+    let address = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    assert_eq!(card["supportedInterfaces"][2]["url"], address);
     assert_eq!(card["url"], server.base);
     assert_eq!(card["preferredTransport"], "JSONRPC");
     assert_eq!(card["protocolVersion"], "0.3.0");

@@ -198,12 +198,21 @@ async fn the_catalog_lists_every_agent_and_the_primary_card_is_at_the_root() {
         .iter()
         .filter(|i| i["tenant"] == "booking")
         .collect();
+    let bindings: Vec<&str> = shared
+        .iter()
+        .map(|i| i["protocolBinding"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        shared.len(),
-        2,
-        "JSON-RPC and HTTP+JSON at the shared URL: {interfaces:?}"
+        bindings,
+        ["JSONRPC", "HTTP+JSON", "GRPC"],
+        "every binding at the shared URL: {interfaces:?}"
     );
     assert_eq!(shared[0]["url"], server.base.as_str());
+    let address = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    assert_eq!(shared[2]["url"], address, "gRPC at the host's address");
     assert_eq!(
         card["url"],
         format!("{}booking/", server.base),

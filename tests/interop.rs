@@ -36,6 +36,10 @@ mod mcp_clients;
 #[path = "interop/hub_install.rs"]
 mod hub_install;
 
+/// gRPC's refusals as the official gRPC library sees them.
+#[path = "interop/grpc.rs"]
+mod grpc;
+
 const SERVER: &str = env!("CARGO_BIN_EXE_interop-currency");
 
 fn python() -> String {
@@ -138,7 +142,7 @@ async fn official_clients_of_both_generations_share_one_server_over_every_bindin
 const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
 
 /// Several agents on one server (examples/agent-host): the 1.x client reaches each by path and
-/// by tenant over both bindings, the 0.3 client by path, and the MCP client the shared endpoint
+/// by tenant over both HTTP bindings and by tenant over gRPC, the 0.3 client by path, and the MCP client the shared endpoint
 /// and one agent's own; all against one server, whose tasks never cross agents. The same host
 /// started with `--stdio` serves the shared endpoint's tools to the MCP client over stdio.
 #[tokio::test]
@@ -152,6 +156,8 @@ async fn official_clients_reach_each_hosted_agent_by_path_and_by_tenant() {
             run_python(&[host.to_str().unwrap(), &base, addressing, binding]).await;
         }
     }
+    // gRPC reaches a hosted agent by its tenant only: its paths name the service.
+    run_python(&[host.to_str().unwrap(), &base, "tenant", "GRPC"]).await;
     let v03 = script("a2a_v03_client.py");
     let currency = format!("{base}currency/");
     for binding in ["JSONRPC", "HTTP+JSON"] {

@@ -164,7 +164,8 @@ async def scenarios(card, http, binding) -> None:
     check(card.capabilities.streaming and card.capabilities.push_notifications, f"capabilities {card.capabilities}")
     check(not card.capabilities.extended_agent_card, "no extended card without a security scheme")
     bindings = {(i.protocol_binding, i.protocol_version) for i in card.supported_interfaces}
-    check(bindings == {("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "0.3")}, f"interfaces {bindings}")
+    expected = {("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("GRPC", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "0.3")}
+    check(bindings == expected, f"interfaces {bindings}")
     await asyncio.gather(blocking(card, http, binding), streaming(card, http, binding))
 
 

@@ -4,7 +4,8 @@
 Usage: python host_client.py BASE_URL ADDRESSING BINDING
 ADDRESSING is `path` (each agent at BASE_URL{id}/, as its card's first interfaces say) or
 `tenant` (the interfaces at BASE_URL with the agent's id as tenant, which the client copies into
-every request). BINDING is JSONRPC or HTTP+JSON. For the currency and hello agents: reads the
+every request). BINDING is JSONRPC, HTTP+JSON or GRPC (by tenant only: a gRPC path names the
+service, so the card offers gRPC at the host's address with the agent's id as the tenant). For the currency and hello agents: reads the
 card, sends, gets, lists and streams; cancels a streamed currency task, and a completed greeting
 (refused: it finished); and checks that a task of one agent is not found through the other and
 that lists never mix. Exits non-zero (with the
@@ -16,6 +17,7 @@ import sys
 import uuid
 from contextlib import aclosing
 
+import grpc
 import httpx
 from google.protobuf import json_format
 
@@ -55,11 +57,14 @@ def addressed(card, addressing: str, agent: str, base_url: str):
         for i in card.supported_interfaces
         if i.protocol_version == "1.0" and (bool(i.tenant) == (addressing == "tenant"))
     ]
-    check(len(interfaces) == 2, f"{agent}: two 1.0 interfaces for {addressing}: {card.supported_interfaces}")
+    expected = ["JSONRPC", "HTTP+JSON", "GRPC"] if addressing == "tenant" else ["JSONRPC", "HTTP+JSON"]
+    check([i.protocol_binding for i in interfaces] == expected, f"{agent}: 1.0 interfaces for {addressing}: {card.supported_interfaces}")
+    address = base_url.split("://", 1)[1].rstrip("/")
     for interface in interfaces:
         if addressing == "tenant":
             check(interface.tenant == agent, f"{agent}: tenant {interface.tenant!r}")
-            check(interface.url.rstrip("/") == base_url.rstrip("/"), f"{agent}: shared URL {interface.url}")
+            shared = address if interface.protocol_binding == "GRPC" else base_url.rstrip("/")
+            check(interface.url.rstrip("/") == shared, f"{agent}: shared URL {interface.url}")
         else:
             check(interface.url.rstrip("/") == f"{base_url}{agent}", f"{agent}: own URL {interface.url}")
     del card.supported_interfaces[:]
@@ -71,7 +76,11 @@ async def client_for(base_url: str, addressing: str, agent: str, binding: str, s
     async with httpx.AsyncClient(timeout=30) as http:
         card = await A2ACardResolver(http, f"{base_url}{agent}/").get_agent_card()
     card = addressed(card, addressing, agent, base_url)
-    config = ClientConfig(streaming=streaming, supported_protocol_bindings=[binding])
+    config = ClientConfig(
+        streaming=streaming,
+        supported_protocol_bindings=[binding],
+        grpc_channel_factory=grpc.aio.insecure_channel,
+    )
     return await create_client(card, client_config=config)
 
 

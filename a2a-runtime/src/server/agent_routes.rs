@@ -28,13 +28,16 @@ pub(crate) struct AgentRoutes {
     pub(crate) jsonrpc: axum::routing::MethodRouter,
     /// The same endpoint without CORS, to call directly.
     pub(crate) endpoint: JsonRpcEndpoint,
+    /// The gRPC service behind its gate, for a host's root to hand requests to by tenant.
+    #[cfg(feature = "grpc")]
+    pub(crate) grpc: JsonRpcEndpoint,
     /// The card at the well-known paths, readable from any origin.
     pub(crate) card: Router,
     /// The public card, as served.
     pub(crate) public_card: serde_json::Value,
 }
 
-/// An agent's JSON-RPC endpoint (its gate and handler) as a service.
+/// An agent's JSON-RPC endpoint (its gate and handler) as a service; its gRPC service too.
 pub(crate) type JsonRpcEndpoint =
     tower::util::BoxCloneSyncService<axum::extract::Request, Response, std::convert::Infallible>;
 
@@ -87,12 +90,16 @@ pub(crate) fn agent_routes(
     }
     // gRPC is HTTP/2 only and never called from a browser: no CORS.
     #[cfg(feature = "grpc")]
+    let grpc_handler = post(a2a_runtime_a2a::grpc::handle).with_state(Arc::clone(&service));
+    #[cfg(feature = "grpc")]
+    let grpc_endpoint = JsonRpcEndpoint::new(
+        Router::new()
+            .route(a2a_runtime_a2a::grpc::ROUTE, grpc_handler.clone())
+            .layer(gate(Binding::Grpc)),
+    );
+    #[cfg(feature = "grpc")]
     let grpc = Router::new()
-        .route(
-            a2a_runtime_a2a::grpc::ROUTE,
-            post(a2a_runtime_a2a::grpc::handle),
-        )
-        .with_state(Arc::clone(&service))
+        .route(a2a_runtime_a2a::grpc::ROUTE, grpc_handler)
         .layer(gate(Binding::Grpc));
     let mut rest = a2a_runtime_a2a::rest::routes(service, &app.rest_prefix, tenants)
         .layer(gate(Binding::HttpJson));
@@ -107,6 +114,8 @@ pub(crate) fn agent_routes(
         calls,
         jsonrpc,
         endpoint,
+        #[cfg(feature = "grpc")]
+        grpc: grpc_endpoint,
         card: cards.routes,
         public_card: cards.public,
     }

@@ -11,7 +11,7 @@ use axum::Router;
 use axum::http::Uri;
 use axum::routing::{get, post_service};
 
-use super::agent_routes::{JsonRpcEndpoint, agent_routes};
+use super::agent_routes::agent_routes;
 use super::catalog::{self, CatalogEntry};
 use super::config::ServeConfig;
 use super::guard::{BrowserGuard, GuardLayer};
@@ -21,7 +21,7 @@ use super::mounts::{Hosting, Mounted, Mounts};
 use super::oauth::Deployed;
 use super::paths;
 use super::resource_metadata::ResourceMetadata;
-use super::tenants::{TenantCalls, TenantEndpoint, unknown_agent};
+use super::tenants::{AgentCalls, TenantCalls, TenantEndpoint, unknown_agent};
 use a2a_runtime_a2a::card::Endpoints;
 use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_core::app::App;
@@ -86,8 +86,8 @@ struct Assembly<'a> {
     direct: Vec<(String, McpEndpoint)>,
     /// A host's catalog.
     entries: Vec<CatalogEntry>,
-    /// Each hosted agent's JSON-RPC endpoint, for the root to hand requests to.
-    calls: HashMap<String, JsonRpcEndpoint>,
+    /// Each hosted agent's endpoints, for the root to hand requests to.
+    calls: HashMap<String, AgentCalls>,
     config: &'a ServeConfig,
     base: String,
 }
@@ -148,7 +148,12 @@ impl Assembly<'_> {
             primary,
             card: agent.public_card,
         });
-        self.calls.insert(mounted.id.clone(), agent.endpoint);
+        let calls = AgentCalls {
+            jsonrpc: agent.endpoint,
+            #[cfg(feature = "grpc")]
+            grpc: agent.grpc,
+        };
+        self.calls.insert(mounted.id.clone(), calls);
         Ok(())
     }
 
@@ -172,7 +177,7 @@ impl Assembly<'_> {
             max_body: config.limits.max_body_bytes,
             body_time: config.limits.body_time(),
         });
-        let mut root_call = post_service(TenantEndpoint(tenants));
+        let mut root_call = post_service(TenantEndpoint(Arc::clone(&tenants)));
         // A browser at the host's URL gets the console (its agent picker), as at an agent's.
         if config.console_enabled() {
             root_call = root_call.get(super::console::at_root);
@@ -181,6 +186,13 @@ impl Assembly<'_> {
         if let Some(cors) = cors(config) {
             root_call = root_call.layer(cors);
         }
+        // gRPC paths name the service: at the root, each request reaches its tenant's agent
+        // (never from a browser: no CORS).
+        #[cfg(feature = "grpc")]
+        let root_call = root_call.route(
+            a2a_runtime_a2a::grpc::ROUTE,
+            post_service(super::tenants::GrpcTenantEndpoint(tenants)),
+        );
         if hosting.shared_mcp {
             self.shared_mcp(mounts, apps, oauth)?;
         }

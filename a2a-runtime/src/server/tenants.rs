@@ -1,5 +1,6 @@
-//! A host's root: the JSON-RPC endpoint that hands each request to the agent its `tenant`
-//! names, and a not-found naming the agents for any other first segment.
+//! A host's root: the JSON-RPC endpoint (and with the `grpc` feature the gRPC service) that
+//! hands each request to the agent its `tenant` names, and a not-found naming the agents for
+//! any other first segment.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -20,10 +21,16 @@ use a2a_runtime_a2a::A2aError;
 use a2a_runtime_core::body::{BodyTime, BodyTooSlow, BoxError, TimedBody, declared_over};
 use a2a_runtime_types::model::Binding;
 
-/// What the root JSON-RPC endpoint selects among: each agent's JSON-RPC endpoint (its gate and
-/// handler), by id.
+/// One hosted agent's endpoints the root hands requests to, each behind the agent's gate.
+pub(crate) struct AgentCalls {
+    pub(crate) jsonrpc: JsonRpcEndpoint,
+    #[cfg(feature = "grpc")]
+    pub(crate) grpc: JsonRpcEndpoint,
+}
+
+/// What the root endpoints select among: each agent's endpoints, by id.
 pub(crate) struct TenantCalls {
-    pub(crate) calls: HashMap<String, JsonRpcEndpoint>,
+    pub(crate) calls: HashMap<String, AgentCalls>,
     pub(crate) primary: String,
     /// The agents' ids, for errors.
     pub(crate) known: Arc<String>,
@@ -76,7 +83,55 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
         return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
     };
     let request = Request::from_parts(parts, Body::from(body));
-    match calls.clone().oneshot(request).await {
+    match calls.jsonrpc.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// `POST /lf.a2a.v1.A2AService/{method}` at a host's root: the request goes to the agent its
+/// message's `tenant` names (the primary agent when it names none), as JSON-RPC's do.
+#[cfg(feature = "grpc")]
+#[derive(Clone)]
+pub(crate) struct GrpcTenantEndpoint(pub(crate) Arc<TenantCalls>);
+
+#[cfg(feature = "grpc")]
+impl Service<Request> for GrpcTenantEndpoint {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let tenants = Arc::clone(&self.0);
+        Box::pin(async move { Ok(grpc_tenant_call(tenants, request).await) })
+    }
+}
+
+/// Reads the request's frames within the server's limits, finds the tenant in its message, and
+/// hands the request (the frames as read) to that agent's gated gRPC service.
+#[cfg(feature = "grpc")]
+async fn grpc_tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
+    let refuse = |error: &A2aError| a2a_runtime_a2a::refusal(error, Binding::Grpc);
+    let (parts, body) = request.into_parts();
+    let body = match read(body, tenants.max_body, tenants.body_time).await {
+        Ok(body) => body,
+        Err(error) => return refuse(&unread(&*error, tenants.max_body)),
+    };
+    let method = parts.uri.path().rsplit('/').next().unwrap_or_default();
+    let tenant = match a2a_runtime_a2a::grpc::tenant_of(method, &body) {
+        Ok(tenant) => tenant,
+        Err(error) => return refuse(&error),
+    };
+    let id = tenant.unwrap_or_else(|| tenants.primary.clone());
+    let Some(calls) = tenants.calls.get(&id) else {
+        return refuse(&A2aError::unknown_tenant(&id, tenants.known.to_string()));
+    };
+    let request = Request::from_parts(parts, Body::from(body));
+    match calls.grpc.clone().oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},
     }

@@ -6,12 +6,13 @@
 
 mod methods;
 mod status;
+mod tenant;
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::{Path, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use tonic::server::Grpc;
@@ -25,6 +26,7 @@ use a2a_runtime_types::model::Binding;
 use a2a_runtime_types::protocol::a2a::grpc::METHODS;
 
 pub use status::refusal;
+pub use tenant::tenant_of;
 
 /// The route of the service's methods (`/lf.a2a.v1.A2AService/SendMessage`…).
 pub const ROUTE: &str = "/lf.a2a.v1.A2AService/{method}";
@@ -69,9 +71,11 @@ impl Call {
 pub async fn handle(
     State(service): State<Arc<A2aService>>,
     Calling(caller): Calling,
-    Path(method): Path<String>,
     request: Request,
 ) -> Response {
+    // From the path itself, not axum's `Path`: a host's root hands requests here through a
+    // route of its own, whose parameters a `Path` would count too.
+    let method = request.uri().path().rsplit('/').next().unwrap_or_default();
     if !is_grpc(request.headers()) {
         // The gRPC specification's answer to a request that is not gRPC.
         return StatusCode::UNSUPPORTED_MEDIA_TYPE.into_response();
