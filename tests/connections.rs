@@ -12,6 +12,10 @@ use a2a_tests::{TestServer, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// HTTP/2, as gRPC clients use it, against clients that break its rules.
+#[path = "connections/http2.rs"]
+mod http2;
+
 /// A hang guard, not a timing assertion.
 const GUARD: Duration = Duration::from_secs(30);
 
