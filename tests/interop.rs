@@ -169,7 +169,8 @@ async fn official_clients_reach_each_hosted_agent_by_path_and_by_tenant() {
 const SCENARIOS: &str = env!("CARGO_BIN_EXE_scenarios-server");
 
 /// The scenario agent (examples/a2a-scenarios), played through every messageId prefix of the A2A
-/// test kits by both client generations on both bindings, all four at once on one server.
+/// test kits by both client generations on both HTTP bindings and by the 1.x client over gRPC,
+/// all five at once on one server.
 #[tokio::test]
 async fn official_clients_play_every_tck_scenario_on_every_binding() {
     require_packages().await;
@@ -181,10 +182,12 @@ async fn official_clients_play_every_tck_scenario_on_every_binding() {
     let python = python();
     let python03 = python03();
     let (v1_jsonrpc, v1_rest) = ([v1, &base, "JSONRPC"], [v1, &base, "HTTP+JSON"]);
+    let v1_grpc = [v1, &base, "GRPC"];
     let (v03_jsonrpc, v03_rest) = ([v03, &base, "JSONRPC"], [v03, &base, "HTTP+JSON"]);
     tokio::join!(
         run_interpreter(&python, &v1_jsonrpc),
         run_interpreter(&python, &v1_rest),
+        run_interpreter(&python, &v1_grpc),
         run_interpreter(&python03, &v03_jsonrpc),
         run_interpreter(&python03, &v03_rest),
     );
@@ -192,7 +195,8 @@ async fn official_clients_play_every_tck_scenario_on_every_binding() {
 
 /// The conformance corpus's way (ACTS): behaviours named by a message's first text part, an
 /// opaque bearer token on every request (accepted through the SDK's own `Authenticator`), and
-/// a second, reduced card without streaming; the official client on both bindings.
+/// a second, reduced card without streaming; the official client on every binding (gRPC with the
+/// token as call metadata).
 #[tokio::test]
 async fn official_client_plays_the_behaviours_the_conformance_corpus_names_in_text() {
     require_packages().await;
@@ -214,9 +218,11 @@ async fn official_client_plays_the_behaviours_the_conformance_corpus_names_in_te
     let python = python();
     let jsonrpc = [acts, &base, "JSONRPC", token, &reduced];
     let rest = [acts, &base, "HTTP+JSON", token, &reduced];
+    let grpc = [acts, &base, "GRPC", token, &reduced];
     tokio::join!(
         run_interpreter(&python, &jsonrpc),
         run_interpreter(&python, &rest),
+        run_interpreter(&python, &grpc),
     );
 }
 

@@ -4,7 +4,7 @@ message (`tck-task-failure …`, message ids carrying nothing), every request ca
 opaque bearer token; then, against a server started with --no-streaming, the reduced card.
 
 Usage: python a2a_acts.py BASE_URL BINDING TOKEN [REDUCED_BASE_URL]
-BINDING is JSONRPC or HTTP+JSON. Exits non-zero (with the reason) on any mismatch.
+BINDING is JSONRPC, HTTP+JSON or GRPC. Exits non-zero (with the reason) on any mismatch.
 """
 
 import asyncio

@@ -2,7 +2,7 @@
 through every messageId prefix A2A test kits use.
 
 Usage: python a2a_scenarios.py BASE_URL BINDING
-BINDING is JSONRPC or HTTP+JSON. Exits non-zero (with the reason) on any mismatch.
+BINDING is JSONRPC, HTTP+JSON or GRPC. Exits non-zero (with the reason) on any mismatch.
 """
 
 import asyncio
@@ -10,6 +10,7 @@ import sys
 import uuid
 from contextlib import aclosing
 
+import grpc
 import httpx
 from google.protobuf import json_format
 
@@ -49,8 +50,41 @@ async def task_of(client, prefix, state, text="hello"):
     return answer.task
 
 
+class _Credentials:
+    """Adds `pairs` (the HTTP client's Authorization header) to every gRPC call's metadata, as
+    the JSON bindings send it on every request."""
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+
+    def _with(self, details):
+        metadata = grpc.aio.Metadata(*(list(details.metadata or ()) + self.pairs))
+        return details._replace(metadata=metadata)
+
+
+# grpcio files an interceptor under one kind only, so each kind has its own class.
+class UnaryCredentials(_Credentials, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation, details, request):
+        return await continuation(self._with(details), request)
+
+
+class StreamCredentials(_Credentials, grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation, details, request):
+        return await continuation(self._with(details), request)
+
+
 def config(http, binding, streaming):
-    return ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=[binding])
+    pairs = [("authorization", http.headers["authorization"])] if "authorization" in http.headers else []
+
+    def channel(url):
+        return grpc.aio.insecure_channel(url, interceptors=[UnaryCredentials(pairs), StreamCredentials(pairs)])
+
+    return ClientConfig(
+        streaming=streaming,
+        httpx_client=http,
+        supported_protocol_bindings=[binding],
+        grpc_channel_factory=channel,
+    )
 
 
 async def blocking(card, http, binding):
