@@ -28,6 +28,7 @@ use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::{AudienceRule, Security};
 use a2a_runtime_core::error::Error;
 use a2a_runtime_mcp::McpEndpoint;
+use a2a_runtime_types::model::Binding;
 
 /// A server's routes, and the MCP endpoints its front may answer without them.
 pub(crate) struct Assembled {
@@ -177,7 +178,10 @@ impl Assembly<'_> {
             max_body: config.limits.max_body_bytes,
             body_time: config.limits.body_time(),
         });
-        let mut root_call = post_service(TenantEndpoint(Arc::clone(&tenants)));
+        let mut root_call = post_service(TenantEndpoint {
+            tenants: Arc::clone(&tenants),
+            binding: Binding::JsonRpc,
+        });
         // A browser at the host's URL gets the console (its agent picker), as at an agent's.
         if config.console_enabled() {
             root_call = root_call.get(super::console::at_root);
@@ -191,7 +195,10 @@ impl Assembly<'_> {
         #[cfg(feature = "grpc")]
         let root_call = root_call.route(
             a2a_runtime_a2a::grpc::ROUTE,
-            post_service(super::tenants::GrpcTenantEndpoint(tenants)),
+            post_service(TenantEndpoint {
+                tenants,
+                binding: Binding::Grpc,
+            }),
         );
         if hosting.shared_mcp {
             self.shared_mcp(mounts, apps, oauth)?;

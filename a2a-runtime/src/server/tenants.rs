@@ -38,10 +38,15 @@ pub(crate) struct TenantCalls {
     pub(crate) body_time: BodyTime,
 }
 
-/// `POST /`: the JSON-RPC request goes to the agent its `tenant` names (the primary agent when
-/// it names none). A service of its own rather than a handler: it reads the request itself.
+/// `POST /` (JSON-RPC) and, with the `grpc` feature, `POST /lf.a2a.v1.A2AService/{method}`:
+/// the request goes to the agent its `tenant` names (the primary agent when it names none). A
+/// service of its own rather than a handler: it reads the request itself.
 #[derive(Clone)]
-pub(crate) struct TenantEndpoint(pub(crate) Arc<TenantCalls>);
+pub(crate) struct TenantEndpoint {
+    pub(crate) tenants: Arc<TenantCalls>,
+    /// `JsonRpc` or `Grpc`: where the tenant is, and which endpoint of the agent is called.
+    pub(crate) binding: Binding,
+}
 
 impl Service<Request> for TenantEndpoint {
     type Response = Response;
@@ -53,8 +58,12 @@ impl Service<Request> for TenantEndpoint {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let tenants = Arc::clone(&self.0);
-        Box::pin(async move { Ok(tenant_call(tenants, request).await) })
+        let tenants = Arc::clone(&self.tenants);
+        match self.binding {
+            #[cfg(feature = "grpc")]
+            Binding::Grpc => Box::pin(async move { Ok(grpc_tenant_call(tenants, request).await) }),
+            _ => Box::pin(async move { Ok(tenant_call(tenants, request).await) }),
+        }
     }
 }
 
@@ -86,28 +95,6 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
     match calls.jsonrpc.clone().oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},
-    }
-}
-
-/// `POST /lf.a2a.v1.A2AService/{method}` at a host's root: the request goes to the agent its
-/// message's `tenant` names (the primary agent when it names none), as JSON-RPC's do.
-#[cfg(feature = "grpc")]
-#[derive(Clone)]
-pub(crate) struct GrpcTenantEndpoint(pub(crate) Arc<TenantCalls>);
-
-#[cfg(feature = "grpc")]
-impl Service<Request> for GrpcTenantEndpoint {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let tenants = Arc::clone(&self.0);
-        Box::pin(async move { Ok(grpc_tenant_call(tenants, request).await) })
     }
 }
 

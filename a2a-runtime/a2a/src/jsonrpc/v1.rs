@@ -11,22 +11,9 @@ use crate::v1::{
 };
 use crate::{A2aError, A2aService};
 use a2a_runtime_core::quota::CallerId;
+use a2a_runtime_types::protocol::a2a::v1::METHODS;
 use a2a_runtime_types::protocol::a2a::{push, v1};
 use a2a_runtime_types::protocol::jsonrpc;
-
-const METHODS: &[&str] = &[
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-    "GetExtendedAgentCard",
-];
 
 /// `method`, if it is an A2A 1.0 method.
 pub(crate) fn name(method: &str) -> Option<&'static str> {

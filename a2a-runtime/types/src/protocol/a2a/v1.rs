@@ -15,6 +15,21 @@ use crate::model::{
 /// The protocol version this module implements.
 pub const VERSION: &str = "1.0";
 
+/// A2A 1.0's operations, as its JSON-RPC methods and gRPC methods name them.
+pub const METHODS: [&str; 11] = [
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
+];
+
 pub fn state_name(state: TaskState) -> &'static str {
     match state {
         TaskState::Submitted => "TASK_STATE_SUBMITTED",

@@ -12,20 +12,8 @@ pub mod status;
 /// The service's full name: request paths are `/{SERVICE}/{method}`.
 pub const SERVICE: &str = "lf.a2a.v1.A2AService";
 
-/// The service's methods, as named in paths.
-pub const METHODS: [&str; 11] = [
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "GetExtendedAgentCard",
-    "DeleteTaskPushNotificationConfig",
-];
+/// The service's methods, as named in paths: A2A 1.0's operations.
+pub use super::v1::METHODS;
 
 #[cfg(test)]
 mod tests;
