@@ -16,3 +16,37 @@ async fn every_bad_grpc_request_gets_a_clear_status_with_the_a2a_error_details()
     let said = run_python(&[script.to_str().unwrap(), address, "65536", key]).await;
     assert!(said.contains("grpc refusals ok"), "{said}");
 }
+
+#[tokio::test]
+async fn grpc_over_tls_is_chosen_by_alpn_and_names_the_caller_by_certificate_or_key() {
+    use a2a_runtime::server::ServeConfig;
+    require_packages().await;
+    let ca = a2a_tests::pki::TestCa::new("grpc-tls-ca");
+    let (cert, key) = ca.server();
+    let api_key = "alice-key-0123456789";
+    let mut config = ServeConfig::default();
+    config.tls.cert = Some(cert);
+    config.tls.key = Some(key);
+    config.tls.client_ca = Some(ca.cert_file());
+    config.auth.api_keys = Some(format!("alice={api_key}"));
+    config.auth.jwt_secret = Some("a-test-secret-of-at-least-32-bytes!!".into());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = format!("127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let server = a2a_tests::vault::Vault
+        .server()
+        .config(config)
+        .public_url(format!("https://{address}/"));
+    tokio::spawn(async move { server.serve_on(listener).await.unwrap() });
+    let client = ca.write("client.pem", &ca.client("alice.example"));
+    let (ca_file, client) = (ca.cert_file(), client.to_str().unwrap().to_owned());
+    let script = script("grpc_tls.py");
+    let args = [
+        script.to_str().unwrap(),
+        &address,
+        ca_file.to_str().unwrap(),
+        &client,
+        api_key,
+    ];
+    let said = run_python(&args).await;
+    assert!(said.contains("grpc tls ok"), "{said}");
+}

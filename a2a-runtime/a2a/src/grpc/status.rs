@@ -11,7 +11,14 @@ use a2a_runtime_types::protocol::a2a::grpc::status::RpcStatus;
 /// `error` as a gRPC status.
 pub(super) fn status(error: &A2aError) -> tonic::Status {
     let code = code(error);
-    let message = error.to_string();
+    let message = match error {
+        // The JSON endpoints speak 0.3 as well; this service, 1.0 only.
+        A2aError::VersionNotSupported(requested) => format!(
+            "A2A-Version `{requested}` is not supported: lf.a2a.v1.A2AService speaks A2A 1.0 \
+             (this agent serves 0.3 over JSON-RPC and HTTP+JSON)"
+        ),
+        _ => error.to_string(),
+    };
     let details = RpcStatus::from_json_details(code as i32, &message, &error.details());
     let details = prost::Message::encode_to_vec(&details);
     let mut status = tonic::Status::with_details(code, message, details.into());
