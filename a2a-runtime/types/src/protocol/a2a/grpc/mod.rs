@@ -7,6 +7,7 @@ pub mod convert;
 pub mod json;
 pub mod messages;
 pub mod push;
+pub mod received;
 pub mod status;
 
 /// The service's full name: request paths are `/{SERVICE}/{method}`.

@@ -130,3 +130,52 @@ fn an_a2a_error_status_carries_its_error_info() {
         ("TaskNotFoundError", "a2a-protocol.org")
     );
 }
+
+#[test]
+fn a_task_and_its_events_read_back_as_they_were_sent() {
+    use crate::model::{Artifact, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus};
+    use crate::protocol::a2a::Received;
+    let status = TaskStatus::now(TaskState::Working, Some(Message::agent_text("on it")));
+    let artifact = Artifact::new(vec![Part::text("## USD")]);
+    let task = Task {
+        id: "task-1".into(),
+        context_id: "ctx".into(),
+        created_at: status.timestamp,
+        status,
+        artifacts: vec![artifact.clone()],
+        history: vec![Message::user_text("go")],
+        metadata: None,
+    };
+    let sent = wire::StreamResponse {
+        payload: Some(wire::StreamPayload::Task(convert::task(&task))),
+    };
+    let Received::Task(read) = super::received::stream_item_in(sent).unwrap() else {
+        panic!("a task");
+    };
+    assert_eq!(
+        (read.id.as_str(), read.status.state),
+        (task.id.as_str(), TaskState::Working)
+    );
+    assert_eq!(
+        (read.history, read.artifacts),
+        (task.history.clone(), task.artifacts.clone())
+    );
+    let event = TaskEvent::Artifact(TaskArtifactUpdate {
+        task_id: task.id.clone(),
+        context_id: "ctx".into(),
+        artifact,
+        append: true,
+        last_chunk: false,
+    });
+    let sent = wire::StreamResponse {
+        payload: Some(convert::event(&event)),
+    };
+    let Received::Event(read) = super::received::stream_item_in(sent).unwrap() else {
+        panic!("an event");
+    };
+    assert_eq!(read, event);
+    let mut stateless = convert::task(&task);
+    stateless.status.as_mut().unwrap().state = 0;
+    let refused = super::received::task_in(stateless, "task").unwrap_err();
+    assert_eq!(refused.0, "task.status.state");
+}
