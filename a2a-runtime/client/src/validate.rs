@@ -295,7 +295,7 @@ impl Checker {
                 );
             }
             if binding == "GRPC" {
-                self.required_text(interface, &field, "url");
+                self.grpc_address(interface, &field);
             } else {
                 self.http_url(interface, &field, "url");
             }
@@ -334,6 +334,28 @@ impl Checker {
                 }
                 None => self.error(&field, "must be an object"),
             }
+        }
+    }
+
+    /// A gRPC interface's `url`: an address, `host:port` (A2A 1.0), which gRPC clients dial; a
+    /// URL is not one.
+    fn grpc_address(&mut self, interface: &Map<String, Value>, parent: &str) {
+        let field = path(parent, "url");
+        let Some(raw) = text(interface, "url") else {
+            return self.error(&field, "is required");
+        };
+        let port = raw
+            .rsplit_once(':')
+            .map(|(host, port)| (host, port.parse::<u16>()));
+        match port {
+            _ if raw.contains("://") => {
+                self.warning(
+                    &field,
+                    "is a URL; a gRPC interface's is an address, host:port",
+                );
+            }
+            Some((host, Ok(port))) if !host.is_empty() && port != 0 => {}
+            _ => self.warning(&field, "should be an address, host:port"),
         }
     }
 
@@ -444,6 +466,24 @@ mod tests {
     #[test]
     fn a_complete_v1_card_has_no_findings() {
         assert_eq!(validate_card(&valid_v1()), []);
+    }
+
+    #[test]
+    fn a_grpc_interface_names_an_address_not_a_url() {
+        let mut card = valid_v1();
+        let grpc =
+            json!({"url": "a.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"});
+        card["supportedInterfaces"]
+            .as_array_mut()
+            .unwrap()
+            .push(grpc);
+        assert_eq!(validate_card(&card), []);
+        for url in ["https://a.example/", "a.example", "a.example:http"] {
+            card["supportedInterfaces"][1]["url"] = json!(url);
+            let findings = validate_card(&card);
+            assert_eq!(fields(&findings), ["supportedInterfaces[1].url"], "{url}");
+            assert_eq!(findings[0].severity, Severity::Warning, "{url}");
+        }
     }
 
     #[test]
