@@ -86,23 +86,6 @@ impl RpcStatus {
         }
     }
 
-    /// A status of `code` with `message`, whose `ErrorInfo` names A2A error `reason`.
-    pub fn a2a(code: i32, message: &str, reason: &str, metadata: HashMap<String, String>) -> Self {
-        let info = ErrorInfo {
-            reason: reason.to_owned(),
-            domain: ERROR_DOMAIN.to_owned(),
-            metadata,
-        };
-        Self {
-            code,
-            message: message.to_owned(),
-            details: vec![prost_types::Any {
-                type_url: ERROR_INFO_TYPE.to_owned(),
-                value: prost::Message::encode_to_vec(&info),
-            }],
-        }
-    }
-
     /// The A2A error this status names, if its details hold an `ErrorInfo` of
     /// [`ERROR_DOMAIN`].
     pub fn error_info(&self) -> Option<ErrorInfo> {

@@ -121,8 +121,13 @@ fn the_card_is_read_from_its_protojson_with_its_security_schemes() {
 
 #[test]
 fn an_a2a_error_status_carries_its_error_info() {
-    let status =
-        super::status::RpcStatus::a2a(5, "no task t", "TaskNotFoundError", Default::default());
+    let status = super::status::RpcStatus::from_json_details(
+        5,
+        "no task t",
+        &json!([{
+            "@type": super::status::ERROR_INFO_TYPE, "reason": "TaskNotFoundError",
+            "domain": "a2a-protocol.org", "metadata": {"taskId": "t"}}]),
+    );
     let read = super::status::RpcStatus::decode(status.encode_to_vec().as_slice()).unwrap();
     let info = read.error_info().unwrap();
     assert_eq!(
