@@ -1,5 +1,5 @@
-//! `a2a_runtime::client` against a served agent over real sockets, over each of its four
-//! interfaces (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3): card resolution (with the
+//! `a2a_runtime::client` against a served agent over real sockets, over each of its five
+//! interfaces (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3; gRPC, 1.0): card resolution (with the
 //! legacy path and ETag revalidation), interface choice, blocking and non-blocking sends,
 //! streams, subscriptions, get, cancel, listing page by page, push config CRUD, the extended
 //! card behind an API key, retries (a rate refusal's `Retry-After`, a flaky agent's 503s for
@@ -38,6 +38,9 @@ mod delegation;
 
 #[path = "client/resilience.rs"]
 mod resilience;
+
+#[path = "client/grpc.rs"]
+mod grpc;
 
 /// A message calling `skill` of the lab agent with `input`.
 fn call(skill: &str, input: Value) -> Message {
@@ -231,22 +234,23 @@ async fn a_card_without_an_interface_the_client_speaks_is_refused_naming_what_it
     let card = json!({
         "name": "Remote",
         "supportedInterfaces": [
-            {"url": "127.0.0.1:9", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+            {"url": "127.0.0.1:9", "protocolBinding": "GRPC", "protocolVersion": "0.3"}
         ]
     });
     let host = card_host("/.well-known/agent-card.json", card).await;
     let error = A2aClient::connect(&host).await.unwrap_err();
     assert!(matches!(error, ClientError::NoInterface { .. }), "{error}");
     assert!(
-        error.to_string().contains("GRPC 1.0 127.0.0.1:9"),
+        error.to_string().contains("GRPC 0.3 127.0.0.1:9"),
         "{error}"
     );
 }
 
 /// Every interface this SDK serves, as `(binding, version)`.
-const EVERY_INTERFACE: [(Binding, &str); 4] = [
+const EVERY_INTERFACE: [(Binding, &str); 5] = [
     (Binding::JsonRpc, "1.0"),
     (Binding::HttpJson, "1.0"),
+    (Binding::Grpc, "1.0"),
     (Binding::JsonRpc, "0.3"),
     (Binding::HttpJson, "0.3"),
 ];

@@ -57,6 +57,25 @@ async fn official_mcp_client_drives_the_currency_agent_through_every_bridge_tool
 }
 
 #[tokio::test]
+async fn official_mcp_client_drives_a_grpc_only_agent_through_every_bridge_tool_over_stdio() {
+    require_packages().await;
+    let (_agent, base) = a2a_tests::spawn_served_with(SERVER, &["--push-allow-private"]).await;
+    // The bridge reads a card naming the agent's gRPC interface alone, so it calls over gRPC.
+    let grpc_only = a2a_tests::grpc_only::card_of(&base).await;
+    let mut receiver = Receiver::start(RECEIVER, &[]).await;
+    let out = run_python(&[
+        script("mcp_bridge.py").to_str().unwrap(),
+        BRIDGE,
+        &grpc_only,
+        &receiver.url,
+    ])
+    .await;
+    let task = out.trim().lines().last().unwrap().trim().to_owned();
+    let delivered = receiver.accepted_until_terminal().await;
+    assert_eq!(delivered.last().unwrap()["taskId"], task.as_str());
+}
+
+#[tokio::test]
 async fn official_mcp_client_answers_questions_by_elicitation_and_input_required_retry() {
     require_packages().await;
     let (_server, base) = a2a_tests::spawn_served(BOOKING).await;

@@ -17,9 +17,10 @@ use serde_json::{Value, json};
 use super::exposition::Exposition;
 
 /// Every interface the typed client calls, as `(binding, version)`.
-const EVERY_INTERFACE: [(Binding, &str); 4] = [
+const EVERY_INTERFACE: [(Binding, &str); 5] = [
     (Binding::JsonRpc, "1.0"),
     (Binding::HttpJson, "1.0"),
+    (Binding::Grpc, "1.0"),
     (Binding::JsonRpc, "0.3"),
     (Binding::HttpJson, "0.3"),
 ];
@@ -266,6 +267,7 @@ fn operations_counted(scrape: &Exposition, polls: usize) {
     );
     assert_eq!(a2a_ops("CancelTask", "1.0", "jsonrpc", ""), 1.0);
     assert_eq!(a2a_ops("SendMessage", "1.0", "http+json", ""), 1.0);
+    assert_eq!(a2a_ops("SendMessage", "1.0", "grpc", ""), 1.0);
     assert_eq!(a2a_ops("SendMessage", "0.3", "jsonrpc", ""), 1.0);
     assert_eq!(a2a_ops("SendMessage", "0.3", "http+json", ""), 1.0);
     assert_eq!(a2a_ops("SendMessage", "draft", "jsonrpc", ""), 1.0);
@@ -296,9 +298,9 @@ fn transitions_counted(scrape: &Exposition) {
             &[("agent", "lab"), ("state", state)],
         )
     };
-    // Five echoes, fail, nap (twice: before and after its question), wait twice.
-    assert_eq!(entered("working"), 10.0, "{}", scrape.text);
-    assert_eq!(entered("completed"), 7.0);
+    // Six echoes, fail, nap (twice: before and after its question), wait twice.
+    assert_eq!(entered("working"), 11.0, "{}", scrape.text);
+    assert_eq!(entered("completed"), 8.0);
     assert_eq!(entered("failed"), 1.0);
     assert_eq!(entered("input_required"), 1.0);
     assert_eq!(entered("canceled"), 1.0);
@@ -315,7 +317,7 @@ fn transitions_counted(scrape: &Exposition) {
         scrape.value(
             "a2a_store_write_duration_seconds_count",
             &[("outcome", "stored")]
-        ) >= 11.0
+        ) >= 12.0
     );
 }
 
@@ -329,6 +331,7 @@ async fn metrics_count_a_known_mix_of_calls_over_both_protocols_exactly() {
     let expected = [
         (("lab", "echo"), a2a("jsonrpc"), "completed", 3.0),
         (("lab", "echo"), a2a("http+json"), "completed", 2.0),
+        (("lab", "echo"), a2a("grpc"), "completed", 1.0),
         (("lab", "fail"), a2a("jsonrpc"), "skill_error", 1.0),
         (("lab", "nap"), a2a("jsonrpc"), "input_required", 1.0),
         (("lab", "nap"), a2a("jsonrpc"), "completed", 1.0),

@@ -208,16 +208,22 @@ impl AgentCard {
         super::validate_card(&self.raw)
     }
 
-    /// The interface this client uses: the first of the kinds it speaks that the card offers
-    /// (1.0 JSON-RPC, 1.0 HTTP+JSON, 0.3 JSON-RPC, 0.3 HTTP+JSON), in the card's order within
-    /// a kind.
+    /// The interface this client uses: the card's first if it is gRPC (the agent prefers it)
+    /// and this client speaks it; else the first of the kinds it speaks that the card offers
+    /// (1.0 JSON-RPC, 1.0 HTTP+JSON, 0.3 JSON-RPC, 0.3 HTTP+JSON, 1.0 gRPC), in the card's
+    /// order within a kind.
     pub fn preferred_interface(&self) -> Option<&Interface> {
         use super::dialect::Dialect;
+        let first = self.interfaces.iter().find(|i| Dialect::of(i).is_some());
+        if let Some(first) = first.filter(|i| i.binding == Binding::Grpc) {
+            return Some(first);
+        }
         let speaks = [
             (Binding::JsonRpc, Dialect::V1),
             (Binding::HttpJson, Dialect::V1),
             (Binding::JsonRpc, Dialect::V0_3),
             (Binding::HttpJson, Dialect::V0_3Proto),
+            (Binding::Grpc, Dialect::V1),
         ];
         speaks.iter().find_map(|(binding, dialect)| {
             self.interfaces
@@ -226,8 +232,8 @@ impl AgentCard {
         })
     }
 
-    /// The first interface of `binding` in a version starting with `version` (`"1"`, `"0.3"`)
-    /// that this client speaks.
+    /// The first interface of `binding` in a version starting with `version` (`"1"`, `"0.3"`;
+    /// `""`: any) that this client speaks.
     pub fn interface(&self, binding: &Binding, version: &str) -> Option<&Interface> {
         self.interfaces.iter().find(|i| {
             i.binding == *binding

@@ -54,7 +54,7 @@ impl Op {
 /// A version of A2A and the JSON form its messages take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dialect {
-    /// 1.0, over JSON-RPC or HTTP+JSON.
+    /// 1.0, over JSON-RPC, HTTP+JSON or gRPC.
     V1,
     /// 0.3 (and 0.2) over JSON-RPC.
     V0_3,
@@ -64,12 +64,15 @@ pub(crate) enum Dialect {
 
 impl Dialect {
     /// The dialect of `interface`, if it is one this client speaks: JSON-RPC in 1.0, 0.3 or
-    /// 0.2, HTTP+JSON in 1.0 or 0.3.
+    /// 0.2, HTTP+JSON in 1.0 or 0.3, gRPC in 1.0 (with the `grpc` feature; its calls take and
+    /// give the 1.0 JSON too).
     pub(crate) fn of(interface: &Interface) -> Option<Self> {
         let version = interface.protocol_version.trim();
         let legacy = version.starts_with("0.3") || version.starts_with("0.2");
         match interface.binding {
             Binding::JsonRpc | Binding::HttpJson if interface.is_v1() => Some(Self::V1),
+            #[cfg(feature = "grpc")]
+            Binding::Grpc if interface.is_v1() => Some(Self::V1),
             Binding::JsonRpc if legacy => Some(Self::V0_3),
             Binding::HttpJson if version.starts_with("0.3") => Some(Self::V0_3Proto),
             _ => None,

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
+use futures::stream::BoxStream;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 
@@ -22,13 +23,23 @@ use a2a_runtime_types::TraceContext;
 /// The most of an unexpected body an error quotes.
 const QUOTED_BODY: usize = 512;
 
-/// How requests reach the agent.
+/// How requests reach the agent over HTTP/1.1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wire {
     /// JSON-RPC 2.0: every call a POST to one URL.
     JsonRpc,
     /// HTTP+JSON: a route per operation.
     Rest,
+}
+
+/// What carries an endpoint's calls.
+#[derive(Debug)]
+pub(crate) enum Carrier {
+    /// HTTP requests to `url` in `wire`.
+    Http { url: reqwest::Url, wire: Wire },
+    /// gRPC calls on a channel.
+    #[cfg(feature = "grpc")]
+    Grpc(Box<super::grpc::GrpcChannel>),
 }
 
 /// One request, as every attempt sends it.
@@ -62,8 +73,7 @@ pub(crate) enum Reading {
 /// Calls operations at one interface of an agent.
 #[derive(Debug)]
 pub(crate) struct Endpoint {
-    url: reqwest::Url,
-    wire: Wire,
+    carrier: Carrier,
     dialect: Dialect,
     /// The tenant the interface names (1.0), sent with every request.
     tenant: Option<String>,
@@ -89,8 +99,7 @@ struct Answer {
 
 impl Endpoint {
     pub(crate) fn new(
-        url: reqwest::Url,
-        wire: Wire,
+        carrier: Carrier,
         dialect: Dialect,
         tenant: Option<String>,
         retry: RetryPolicy,
@@ -98,8 +107,7 @@ impl Endpoint {
         limits: ReadLimits,
     ) -> Self {
         Self {
-            url,
-            wire,
+            carrier,
             dialect,
             tenant,
             retry,
@@ -126,13 +134,20 @@ impl Endpoint {
         op: Op,
         params: Value,
     ) -> Result<Value, ClientError> {
-        let request = self.prepare(op, params)?;
+        let (url, wire) = match &self.carrier {
+            Carrier::Http { url, wire } => (url, *wire),
+            #[cfg(feature = "grpc")]
+            Carrier::Grpc(channel) => {
+                return self.with_retries(op, || channel.call(op, &params)).await;
+            }
+        };
+        let request = self.prepare(url, wire, op, params)?;
         self.with_retries(op, || async {
             let answer = self.send(http, &request, false).await?;
             let (status, retry_after, is_json) =
                 (answer.status, answer.retry_after, answer.is_json);
             let bytes = self.read(&request, answer.response).await?;
-            self.result(op, &request, status, retry_after, is_json, &bytes)
+            self.result(wire, op, &request, status, retry_after, is_json, &bytes)
         })
         .await
     }
@@ -144,8 +159,15 @@ impl Endpoint {
         http: &reqwest::Client,
         op: Op,
         params: Value,
-    ) -> Result<impl Stream<Item = Result<Value, ClientError>> + Send + use<>, ClientError> {
-        let request = self.prepare(op, params)?;
+    ) -> Result<BoxStream<'static, Result<Value, ClientError>>, ClientError> {
+        let (url, wire) = match &self.carrier {
+            Carrier::Http { url, wire } => (url, *wire),
+            #[cfg(feature = "grpc")]
+            Carrier::Grpc(channel) => {
+                return self.with_retries(op, || channel.stream(op, &params)).await;
+            }
+        };
+        let request = self.prepare(url, wire, op, params)?;
         let response = self
             .with_retries(op, || async {
                 let answer = self.send(http, &request, true).await?;
@@ -155,14 +177,15 @@ impl Endpoint {
                 // Refused before any event: a protocol error (or an HTTP one).
                 let (status, retry_after) = (answer.status, answer.retry_after);
                 let bytes = self.read(&request, answer.response).await?;
-                let error = match self.result(op, &request, status, retry_after, true, &bytes) {
+                let error = match self.result(wire, op, &request, status, retry_after, true, &bytes)
+                {
                     Err(failure) => return Err(failure),
                     Ok(_) => unexpected(&request, status, &bytes),
                 };
                 Err(Failure::answered(error, status, retry_after))
             })
             .await?;
-        let (url, wire, limits) = (request.url.to_string(), self.wire, self.limits);
+        let (url, limits) = (request.url.to_string(), self.limits);
         let events = data_events(response.bytes_stream().boxed(), limits).map(move |event| {
             let data = event.map_err(|error| match error {
                 SseError::Transport(source) => ClientError::Transport {
@@ -190,12 +213,12 @@ impl Endpoint {
         });
         // A 0.3 agent may refuse a stream with an event stream of one error (its clients read
         // nothing else): that is a refusal before any event, as a plain error answer is.
-        let mut events = events.boxed();
+        let mut events: BoxStream<'static, _> = events.boxed();
         let first = events.next().await;
         if let Some(Err(refusal @ ClientError::Remote(_))) = first {
             return Err(refusal);
         }
-        Ok(futures::stream::iter(first).chain(events))
+        Ok(futures::stream::iter(first).chain(events).boxed())
     }
 
     /// The body of an answer to `request`, within the client's bound.
@@ -215,15 +238,21 @@ impl Endpoint {
             })
     }
 
-    /// The request of `op` in this endpoint's binding.
-    fn prepare(&self, op: Op, params: Value) -> Result<Prepared, ClientError> {
+    /// The request of `op` to `url` in `wire`.
+    fn prepare(
+        &self,
+        url: &reqwest::Url,
+        wire: Wire,
+        op: Op,
+        params: Value,
+    ) -> Result<Prepared, ClientError> {
         let tenant = self.tenant.as_deref();
-        match self.wire {
+        match wire {
             Wire::JsonRpc => {
                 let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                jsonrpc::request(&self.url, self.dialect, tenant, id, op, params)
+                jsonrpc::request(url, self.dialect, tenant, id, op, params)
             }
-            Wire::Rest => rest::request(&self.url, self.dialect, tenant, op, params),
+            Wire::Rest => rest::request(url, self.dialect, tenant, op, params),
         }
     }
 
@@ -290,9 +319,11 @@ impl Endpoint {
         })
     }
 
-    /// The result of an answer, or why there is none.
+    /// The result of an answer in `wire`, or why there is none.
+    #[allow(clippy::too_many_arguments)] // What one answer is, read once by the caller.
     fn result(
         &self,
+        wire: Wire,
         op: Op,
         request: &Prepared,
         status: u16,
@@ -305,7 +336,7 @@ impl Endpoint {
         } else {
             None
         };
-        let reading = match self.wire {
+        let reading = match wire {
             Wire::JsonRpc => jsonrpc::result(answer, status, op),
             Wire::Rest => rest::result(answer, status, body.is_empty()),
         };

@@ -24,6 +24,17 @@ pub enum ClientError {
         #[source]
         source: reqwest::Error,
     },
+    /// A gRPC call failed on the way: the connection could not be made (refused, TLS) or was
+    /// lost, or the call took longer than the client waits.
+    #[error("gRPC call to {address} failed: {reason}")]
+    GrpcTransport {
+        /// The interface's address (`host:port`).
+        address: String,
+        /// What failed, innermost cause last.
+        reason: String,
+        /// The call timed out.
+        timed_out: bool,
+    },
     /// The answer (or one stream event) is larger than this client reads.
     #[error(
         "{url} answered more than {limit} bytes, the most this client reads (raise it with \
@@ -124,10 +135,25 @@ pub enum ClientError {
     /// The card offers no interface this client speaks.
     #[error(
         "the agent offers no interface this client speaks (it offers: {}); this client speaks \
-         JSON-RPC in A2A 1.0, 0.3 and 0.2, and HTTP+JSON in 1.0 and 0.3",
+         JSON-RPC in A2A 1.0, 0.3 and 0.2, HTTP+JSON in 1.0 and 0.3, and gRPC in 1.0 when built \
+         with the `grpc` feature",
         if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
     )]
     NoInterface {
+        /// The card's interfaces, as `binding version url`.
+        offered: Vec<String>,
+    },
+    /// The client was told to call through one binding ([`only`]) and the card offers no
+    /// interface of it that this client speaks.
+    ///
+    /// [`only`]: super::ClientBuilder::only
+    #[error(
+        "the agent offers no {binding} interface this client speaks (it offers: {})",
+        if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
+    )]
+    BindingNotOffered {
+        /// The binding asked for.
+        binding: String,
         /// The card's interfaces, as `binding version url`.
         offered: Vec<String>,
     },
@@ -148,6 +174,8 @@ pub struct RemoteError {
     pub data: Option<Value>,
     /// The HTTP status of an HTTP+JSON error.
     pub http_status: Option<u16>,
+    /// The status code of a gRPC error (5 is `NOT_FOUND`).
+    pub grpc_status: Option<i32>,
 }
 
 impl std::fmt::Display for RemoteError {
@@ -195,6 +223,7 @@ impl RemoteError {
             info,
             data,
             http_status: None,
+            grpc_status: None,
         }
     }
 
@@ -218,6 +247,32 @@ impl RemoteError {
             info,
             data,
             http_status: Some(status),
+            grpc_status: None,
+        }
+    }
+
+    /// Reads a gRPC error status: its code, message and details (as the ProtoJSON `Any`s
+    /// HTTP+JSON carries). [`code`](Self::code) is that of its `ErrorInfo` reason, as over
+    /// HTTP+JSON; else `http_equivalent`, the HTTP status the gRPC code stands for.
+    #[cfg(feature = "grpc")]
+    pub(crate) fn from_grpc(
+        grpc_status: i32,
+        http_equivalent: u16,
+        message: String,
+        details: Value,
+    ) -> Self {
+        let info = error_info(&details);
+        let code = info
+            .as_ref()
+            .and_then(|info| jsonrpc_code(&info.reason))
+            .unwrap_or(i64::from(http_equivalent));
+        Self {
+            code,
+            message,
+            info,
+            data: Some(details).filter(|d| d.as_array().is_some_and(|d| !d.is_empty())),
+            http_status: None,
+            grpc_status: Some(grpc_status),
         }
     }
 

@@ -211,7 +211,9 @@ impl Follower {
                 Some(Err(error))
                     if !matches!(
                         error,
-                        ClientError::Transport { .. } | ClientError::StreamIdle { .. }
+                        ClientError::Transport { .. }
+                            | ClientError::GrpcTransport { .. }
+                            | ClientError::StreamIdle { .. }
                     ) =>
                 {
                     self.finished = true;
@@ -288,7 +290,7 @@ impl Follower {
                     self.renewed = true;
                     return Ok(());
                 }
-                Err(ClientError::Transport { .. }) => {}
+                Err(ClientError::Transport { .. } | ClientError::GrpcTransport { .. }) => {}
                 // Refused: most likely the task settled, and a settled task has no stream.
                 Err(refused) => {
                     let Ok(task) = read_task(&self.http, &self.rpc, &task_id).await else {

@@ -12,6 +12,8 @@ mod endpoint;
 mod error;
 mod fetch;
 mod follow;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod jsonrpc;
 mod list;
 #[cfg(feature = "login")]
@@ -48,7 +50,7 @@ pub use wire::{card_json, event_json, message_json, task_json};
 
 use self::body::ReadLimits;
 use self::dialect::{Dialect, Op};
-use self::endpoint::{Endpoint, Wire};
+use self::endpoint::{Carrier, Endpoint, Wire};
 use self::fetch::{Fetched, fetch_card};
 use a2a_runtime_types::model::{Message, Task, TaskArtifactUpdate, TaskStatusUpdate};
 use a2a_runtime_types::protocol::a2a::Received;
@@ -103,6 +105,8 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     limits: ReadLimits,
     preferred: Option<(Binding, String)>,
+    /// The only binding the client may call through.
+    only: Option<Binding>,
     invalid: Option<ClientError>,
 }
 
@@ -113,6 +117,15 @@ impl ClientBuilder {
     #[must_use]
     pub fn prefer(mut self, binding: Binding, version: &str) -> Self {
         self.preferred = Some((binding, version.to_owned()));
+        self
+    }
+
+    /// Calls the agent through `binding` or not at all: [`connect`](Self::connect) fails with
+    /// [`ClientError::BindingNotOffered`] when the card offers no interface of it this client
+    /// speaks. Among several, [`prefer`](Self::prefer)'s version, else the card's first.
+    #[must_use]
+    pub fn only(mut self, binding: Binding) -> Self {
+        self.only = Some(binding);
         self
     }
 
@@ -204,9 +217,10 @@ impl ClientBuilder {
             return Err(invalid);
         }
         // No client-wide timeout: it would also cut streams. Each call sets its own.
+        let connect_timeout = self.connect_timeout.unwrap_or(self.timeout);
         let http = reqwest::Client::builder()
-            .default_headers(self.headers)
-            .connect_timeout(self.connect_timeout.unwrap_or(self.timeout));
+            .default_headers(self.headers.clone())
+            .connect_timeout(connect_timeout);
         let http = http.build().map_err(|source| ClientError::Transport {
             url: self.base_url.clone(),
             source,
@@ -222,8 +236,16 @@ impl ClientBuilder {
                 reason: "the server answered 304 Not Modified to a first request".into(),
             });
         };
-        let interface = chosen_interface(&card, self.preferred.as_ref())?;
-        let rpc = endpoint_for(&interface, self.retry, self.timeout, self.limits)?;
+        let interface = chosen_interface(&card, self.preferred.as_ref(), self.only.as_ref())?;
+        let settings = EndpointSettings {
+            retry: self.retry,
+            timeout: self.timeout,
+            connect_timeout,
+            limits: self.limits,
+            headers: self.headers,
+            card_url: &url,
+        };
+        let rpc = endpoint_for(&interface, settings)?;
         Ok(A2aClient {
             interface,
             http,
@@ -270,6 +292,7 @@ impl A2aClient {
             retry: RetryPolicy::default(),
             limits: ReadLimits::default(),
             preferred: None,
+            only: None,
             invalid: None,
         }
     }
@@ -409,45 +432,81 @@ fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError>
 }
 
 /// The interface the client calls: the one `preferred` names if the card offers it, else the
-/// card's best for this client.
+/// card's best for this client; of binding `only`, if given.
 fn chosen_interface(
     card: &AgentCard,
     preferred: Option<&(Binding, String)>,
+    only: Option<&Binding>,
 ) -> Result<Interface, ClientError> {
-    preferred
-        .and_then(|(binding, version)| card.interface(binding, version))
-        .or_else(|| card.preferred_interface())
-        .cloned()
-        .ok_or_else(|| ClientError::NoInterface {
-            offered: card.interfaces.iter().map(ToString::to_string).collect(),
-        })
+    let preferred = preferred.and_then(|(binding, version)| card.interface(binding, version));
+    let chosen = match only {
+        Some(only) => preferred
+            .filter(|i| i.binding == *only)
+            .or_else(|| card.interface(only, "")),
+        None => preferred.or_else(|| card.preferred_interface()),
+    };
+    let offered = || card.interfaces.iter().map(ToString::to_string).collect();
+    chosen.cloned().ok_or_else(|| match only {
+        Some(binding) => ClientError::BindingNotOffered {
+            binding: binding.to_string(),
+            offered: offered(),
+        },
+        None => ClientError::NoInterface { offered: offered() },
+    })
+}
+
+/// What every endpoint of a client shares.
+struct EndpointSettings<'a> {
+    retry: RetryPolicy,
+    timeout: Duration,
+    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    connect_timeout: Duration,
+    limits: ReadLimits,
+    /// Sent with every call (gRPC: as metadata; HTTP: the client's own).
+    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    headers: HeaderMap,
+    /// Where the card was read: a gRPC interface is TLS when it was `https`.
+    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    card_url: &'a reqwest::Url,
 }
 
 /// The endpoint calling `interface`.
 fn endpoint_for(
     interface: &Interface,
-    retry: RetryPolicy,
-    timeout: Duration,
-    limits: ReadLimits,
+    settings: EndpointSettings<'_>,
 ) -> Result<Endpoint, ClientError> {
     let dialect = Dialect::of(interface).ok_or_else(|| ClientError::NoInterface {
         offered: vec![interface.to_string()],
     })?;
-    let wire = match interface.binding {
-        Binding::HttpJson => Wire::Rest,
-        _ => Wire::JsonRpc,
+    let carrier = match interface.binding {
+        #[cfg(feature = "grpc")]
+        Binding::Grpc => Carrier::Grpc(Box::new(grpc::GrpcChannel::new(grpc::Settings {
+            address: interface.url.clone(),
+            tls: settings.card_url.scheme() == "https",
+            headers: settings.headers,
+            connect_timeout: settings.connect_timeout,
+            tenant: interface.tenant.clone(),
+            timeout: settings.timeout,
+            limits: settings.limits,
+        })?)),
+        _ => {
+            let url = reqwest::Url::parse(&interface.url).map_err(|e| ClientError::InvalidUrl {
+                url: interface.url.clone(),
+                reason: e.to_string(),
+            })?;
+            let wire = match interface.binding {
+                Binding::HttpJson => Wire::Rest,
+                _ => Wire::JsonRpc,
+            };
+            Carrier::Http { url, wire }
+        }
     };
-    let url = reqwest::Url::parse(&interface.url).map_err(|e| ClientError::InvalidUrl {
-        url: interface.url.clone(),
-        reason: e.to_string(),
-    })?;
     Ok(Endpoint::new(
-        url,
-        wire,
+        carrier,
         dialect,
         interface.tenant.clone(),
-        retry,
-        timeout,
-        limits,
+        settings.retry,
+        settings.timeout,
+        settings.limits,
     ))
 }

@@ -180,5 +180,6 @@ fn error(body: &Value, status: u16) -> Option<RemoteError> {
         info: None,
         data: Some(body.clone()),
         http_status: Some(status),
+        grpc_status: None,
     })
 }

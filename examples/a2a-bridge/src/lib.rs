@@ -167,6 +167,10 @@ fn request_failed(error: ClientError) -> SkillError {
     let reason = match &error {
         ClientError::Transport { source, .. } if source.is_timeout() => "timeout".to_owned(),
         ClientError::Transport { source, .. } => cause(source),
+        ClientError::GrpcTransport {
+            timed_out: true, ..
+        } => "timeout".to_owned(),
+        ClientError::GrpcTransport { reason, .. } => reason.clone(),
         other => other.to_string(),
     };
     SkillError::new(format!("Request failed: {reason}"))

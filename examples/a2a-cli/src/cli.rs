@@ -1,6 +1,7 @@
 //! The command line.
 
 use a2a_runtime::TaskState;
+use a2a_runtime::client::Binding;
 use clap::{Args, Parser, Subcommand};
 
 /// Talk to any A2A agent: read and validate its card, send messages, follow tasks, manage push
@@ -24,6 +25,10 @@ pub(crate) struct Cli {
     /// send nothing, not even a keep-alive.
     #[arg(long, global = true, default_value = "60s")]
     pub(crate) timeout: humantime::Duration,
+    /// Call the agent through this binding only (`jsonrpc`, `http-json`, `grpc`) [default: the
+    /// card's gRPC interface if it lists it first, else JSON-RPC, HTTP+JSON, then gRPC].
+    #[arg(long, global = true, value_parser = binding)]
+    pub(crate) binding: Option<Binding>,
     /// Answer a task's questions from standard input even when it is not a terminal (one line
     /// per answer). On a terminal, `send` and `stream` ask anyway.
     #[arg(long, short = 'i', global = true)]
@@ -37,6 +42,17 @@ fn header(raw: &str) -> Result<(String, String), String> {
         .map(|(name, value)| (name.trim().to_owned(), value.to_owned()))
         .filter(|(name, _)| !name.is_empty())
         .ok_or_else(|| format!("`{raw}` is not NAME=VALUE"))
+}
+
+fn binding(raw: &str) -> Result<Binding, String> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "jsonrpc" | "json-rpc" => Ok(Binding::JsonRpc),
+        "http-json" | "http+json" | "rest" => Ok(Binding::HttpJson),
+        "grpc" => Ok(Binding::Grpc),
+        _ => Err(format!(
+            "`{raw}` is not a binding (jsonrpc, http-json, grpc)"
+        )),
+    }
 }
 
 fn state(raw: &str) -> Result<TaskState, String> {

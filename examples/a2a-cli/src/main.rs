@@ -79,6 +79,9 @@ async fn connect(cli: &Cli, url: &str) -> Result<A2aClient, ClientError> {
     for (name, value) in cli.headers.iter().chain(&cli.api_keys) {
         builder = builder.header(name, value);
     }
+    if let Some(binding) = &cli.binding {
+        builder = builder.only(binding.clone());
+    }
     builder.connect().await
 }
 

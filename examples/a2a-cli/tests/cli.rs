@@ -167,6 +167,25 @@ async fn errors_are_the_agents_and_exit_nonzero() {
 }
 
 #[tokio::test]
+async fn over_grpc_the_cli_prints_what_it_prints_over_json_rpc() {
+    let server = start(Lab.server()).await;
+    let base = &server.base;
+    let grpc = ["--json", "--binding", "grpc"];
+    let sent = call("send", base, "echo", r#"{"text":"hi"}"#, &grpc).await;
+    check_snapshot("send", &normalized(&sent, base));
+    let streamed = call("stream", base, "tick", r#"{"times":2}"#, &grpc).await;
+    check_snapshot("stream", &normalized(&streamed, base));
+    let missing = a2a(&["get", base, "no-such-task", "--binding", "grpc"]).await;
+    assert!(!missing.status.success());
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("TASK_NOT_FOUND"), "{stderr}");
+    let unknown = a2a(&["card", base, "--binding", "soap"]).await;
+    assert_eq!(unknown.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(stderr.contains("`soap` is not a binding"), "{stderr}");
+}
+
+#[tokio::test]
 async fn a_silent_stream_and_a_huge_answer_end_in_errors_within_the_timeout() {
     let base = a2a_tests::hostile::start().await;
     let guard = std::time::Duration::from_secs(30);

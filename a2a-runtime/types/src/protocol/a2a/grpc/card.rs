@@ -6,13 +6,40 @@
 use std::collections::HashMap;
 
 use prost_types::Struct;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 impl AgentCard {
     /// The card whose ProtoJSON is `json` (a card as the JSON bindings publish it); fields this
     /// proto does not have are left out.
     pub fn from_json(json: serde_json::Value) -> Result<Self, serde_json::Error> {
         serde_json::from_value(json)
+    }
+
+    /// The card's ProtoJSON: what a client of a JSON binding reads. Fields left unset or at
+    /// their default (an empty string or list) are omitted, as ProtoJSON omits them; an empty
+    /// message stays, since it can mean something (`mtlsSecurityScheme: {}`).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut json = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        omit_empty(&mut json);
+        json
+    }
+}
+
+/// `value` without its members that are null or hold an empty string or list, at every depth.
+fn omit_empty(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(members) => {
+            members.values_mut().for_each(omit_empty);
+            members.retain(|_, member| match member {
+                Value::String(s) => !s.is_empty(),
+                Value::Array(items) => !items.is_empty(),
+                Value::Null => false,
+                _ => true,
+            });
+        }
+        Value::Array(items) => items.iter_mut().for_each(omit_empty),
+        _ => {}
     }
 }
 
@@ -22,8 +49,18 @@ fn json_struct<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Stru
     Ok(map.as_ref().map(super::json::to_struct))
 }
 
+/// A `google.protobuf.Struct` as its ProtoJSON object (`null` when it cannot be one).
+fn struct_json<S: Serializer>(value: &Option<Struct>, serializer: S) -> Result<S::Ok, S::Error> {
+    let map = value
+        .clone()
+        .map(super::json::from_struct)
+        .transpose()
+        .map_err(serde::ser::Error::custom)?;
+    map.serialize(serializer)
+}
+
 /// `AgentCard`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentCard {
     /// The agent's name.
@@ -71,7 +108,7 @@ pub struct AgentCard {
 }
 
 /// `AgentInterface`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentInterface {
     /// The URL (HTTP bindings) or `host:port` (gRPC).
@@ -89,7 +126,7 @@ pub struct AgentInterface {
 }
 
 /// `AgentProvider`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentProvider {
     /// Its website.
@@ -101,7 +138,7 @@ pub struct AgentProvider {
 }
 
 /// `AgentCapabilities`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentCapabilities {
     /// Whether it streams.
@@ -119,7 +156,7 @@ pub struct AgentCapabilities {
 }
 
 /// `AgentExtension`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentExtension {
     /// Its URI.
@@ -133,12 +170,12 @@ pub struct AgentExtension {
     pub required: bool,
     /// Its parameters.
     #[prost(message, optional, tag = "4")]
-    #[serde(deserialize_with = "json_struct")]
+    #[serde(deserialize_with = "json_struct", serialize_with = "struct_json")]
     pub params: Option<Struct>,
 }
 
 /// `AgentSkill`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentSkill {
     /// Its id.
@@ -168,7 +205,7 @@ pub struct AgentSkill {
 }
 
 /// `AgentCardSignature`: a JWS over the card.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentCardSignature {
     /// The protected header, base64url.
@@ -179,12 +216,12 @@ pub struct AgentCardSignature {
     pub signature: String,
     /// The unprotected header.
     #[prost(message, optional, tag = "3")]
-    #[serde(deserialize_with = "json_struct")]
+    #[serde(deserialize_with = "json_struct", serialize_with = "struct_json")]
     pub header: Option<Struct>,
 }
 
 /// `StringList`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct StringList {
     /// The strings.
@@ -193,7 +230,7 @@ pub struct StringList {
 }
 
 /// `SecurityRequirement`: scheme names and the scopes each needs.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SecurityRequirement {
     /// Scopes by scheme name.
@@ -202,7 +239,7 @@ pub struct SecurityRequirement {
 }
 
 /// `SecurityScheme`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SecurityScheme {
     /// The scheme.
@@ -212,7 +249,7 @@ pub struct SecurityScheme {
 }
 
 /// `SecurityScheme.scheme`.
-#[derive(Clone, PartialEq, prost::Oneof, Deserialize)]
+#[derive(Clone, PartialEq, prost::Oneof, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Scheme {
     /// An API key.
@@ -238,7 +275,7 @@ pub enum Scheme {
 }
 
 /// `APIKeySecurityScheme`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ApiKeySecurityScheme {
     /// What it is.
@@ -253,7 +290,7 @@ pub struct ApiKeySecurityScheme {
 }
 
 /// `HTTPAuthSecurityScheme`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct HttpAuthSecurityScheme {
     /// What it is.
@@ -268,7 +305,7 @@ pub struct HttpAuthSecurityScheme {
 }
 
 /// `OAuth2SecurityScheme`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct OAuth2SecurityScheme {
     /// What it is.
@@ -283,7 +320,7 @@ pub struct OAuth2SecurityScheme {
 }
 
 /// `OpenIdConnectSecurityScheme`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct OpenIdConnectSecurityScheme {
     /// What it is.
@@ -295,7 +332,7 @@ pub struct OpenIdConnectSecurityScheme {
 }
 
 /// `MutualTlsSecurityScheme`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct MutualTlsSecurityScheme {
     /// What it is.
@@ -304,7 +341,7 @@ pub struct MutualTlsSecurityScheme {
 }
 
 /// `OAuthFlows`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct OAuthFlows {
     /// The flow.
@@ -314,7 +351,7 @@ pub struct OAuthFlows {
 }
 
 /// `OAuthFlows.flow` (the deprecated implicit and password flows are never offered).
-#[derive(Clone, PartialEq, prost::Oneof, Deserialize)]
+#[derive(Clone, PartialEq, prost::Oneof, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum OAuthFlow {
     /// The authorization code flow.
@@ -329,7 +366,7 @@ pub enum OAuthFlow {
 }
 
 /// `AuthorizationCodeOAuthFlow`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AuthorizationCodeOAuthFlow {
     /// Where the user authorizes.
@@ -350,7 +387,7 @@ pub struct AuthorizationCodeOAuthFlow {
 }
 
 /// `ClientCredentialsOAuthFlow`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ClientCredentialsOAuthFlow {
     /// Where tokens are issued.
@@ -365,7 +402,7 @@ pub struct ClientCredentialsOAuthFlow {
 }
 
 /// `DeviceCodeOAuthFlow`.
-#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[derive(Clone, PartialEq, prost::Message, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct DeviceCodeOAuthFlow {
     /// Where devices are authorized.

@@ -32,7 +32,7 @@ pub struct RpcStatus {
 /// `google.rpc.ErrorInfo`.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ErrorInfo {
-    /// The error's name (`TaskNotFoundError`).
+    /// The error's name (`TASK_NOT_FOUND`).
     #[prost(string, tag = "1")]
     pub reason: String,
     /// Who defines the reason: [`ERROR_DOMAIN`].
@@ -95,6 +95,54 @@ impl RpcStatus {
             .filter_map(|any| <ErrorInfo as prost::Message>::decode(any.value.as_slice()).ok())
             .find(|info| info.domain == ERROR_DOMAIN)
     }
+
+    /// How long its `RetryInfo` asks the caller to wait, if it holds one.
+    pub fn retry_delay(&self) -> Option<std::time::Duration> {
+        let any = self
+            .details
+            .iter()
+            .find(|a| a.type_url == RETRY_INFO_TYPE)?;
+        let info = <RetryInfo as prost::Message>::decode(any.value.as_slice()).ok()?;
+        let delay = info.retry_delay?;
+        let seconds = u64::try_from(delay.seconds).ok()?;
+        let nanos = u32::try_from(delay.nanos).ok()?;
+        Some(std::time::Duration::new(seconds, nanos))
+    }
+
+    /// Its details as the ProtoJSON `Any` objects the JSON bindings carry, the inverse of
+    /// [`from_json_details`](Self::from_json_details): what a client reads the same way
+    /// whichever binding answered. A detail of another type keeps only its `@type`.
+    pub fn json_details(&self) -> serde_json::Value {
+        self.details.iter().map(json_of).collect()
+    }
+}
+
+/// One binary `Any` as its ProtoJSON object.
+fn json_of(any: &prost_types::Any) -> serde_json::Value {
+    use prost::Message as _;
+    use serde_json::json;
+    let bytes = any.value.as_slice();
+    let mut detail = match any.type_url.as_str() {
+        ERROR_INFO_TYPE => ErrorInfo::decode(bytes).ok().map(
+            |info| json!({"reason": info.reason, "domain": info.domain, "metadata": info.metadata}),
+        ),
+        BAD_REQUEST_TYPE => BadRequest::decode(bytes).ok().map(|request| {
+            let violations: Vec<_> = request
+                .field_violations
+                .iter()
+                .map(|v| json!({"field": v.field, "description": v.description}))
+                .collect();
+            json!({ "fieldViolations": violations })
+        }),
+        RETRY_INFO_TYPE => RetryInfo::decode(bytes).ok().map(|info| {
+            let seconds = info.retry_delay.map_or(0, |d| d.seconds);
+            json!({ "retryDelay": format!("{seconds}s") })
+        }),
+        _ => None,
+    }
+    .unwrap_or_else(|| json!({}));
+    detail["@type"] = json!(any.type_url);
+    detail
 }
 
 /// One ProtoJSON detail as a binary `Any`, when its type is one of the three.

@@ -117,23 +117,37 @@ fn the_card_is_read_from_its_protojson_with_its_security_schemes() {
     ));
     assert!(card.security_requirements[0].schemes.contains_key("key"));
     assert_eq!(card.skills[0].tags, ["vault"]);
+    let json = card.to_json();
+    assert_eq!(
+        json["capabilities"]["extensions"][0]["params"],
+        json!({"a": 1})
+    );
+    assert_eq!(
+        json["securitySchemes"]["mtls"],
+        json!({"mtlsSecurityScheme": {}})
+    );
+    assert!(json.get("documentationUrl").is_none() && json.get("signatures").is_none());
+    assert_eq!(AgentCard::from_json(json).unwrap(), card);
 }
 
 #[test]
-fn an_a2a_error_status_carries_its_error_info() {
-    let status = super::status::RpcStatus::from_json_details(
-        5,
-        "no task t",
-        &json!([{
-            "@type": super::status::ERROR_INFO_TYPE, "reason": "TaskNotFoundError",
-            "domain": "a2a-protocol.org", "metadata": {"taskId": "t"}}]),
-    );
+fn an_a2a_error_status_carries_its_details_and_reads_back_as_their_json() {
+    let details = json!([
+        {"@type": super::status::ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND",
+         "domain": "a2a-protocol.org", "metadata": {"taskId": "t"}},
+        {"@type": super::status::BAD_REQUEST_TYPE,
+         "fieldViolations": [{"field": "id", "description": "is required"}]},
+        {"@type": super::status::RETRY_INFO_TYPE, "retryDelay": "3s"},
+    ]);
+    let status = super::status::RpcStatus::from_json_details(5, "no task t", &details);
     let read = super::status::RpcStatus::decode(status.encode_to_vec().as_slice()).unwrap();
     let info = read.error_info().unwrap();
     assert_eq!(
         (info.reason.as_str(), info.domain.as_str()),
-        ("TaskNotFoundError", "a2a-protocol.org")
+        ("TASK_NOT_FOUND", "a2a-protocol.org")
     );
+    assert_eq!(read.json_details(), details);
+    assert_eq!(read.retry_delay(), Some(std::time::Duration::from_secs(3)));
 }
 
 #[test]
