@@ -124,3 +124,26 @@ async fn a_grpc_stream_silent_past_the_idle_bound_is_renewed_until_its_task_sett
         .unwrap();
     assert_completed(&events);
 }
+
+#[tokio::test]
+async fn a_grpc_agent_that_cannot_be_reached_is_a_transport_error_naming_its_address() {
+    // Port 9 (discard) on loopback: nothing listens there in the test environment.
+    let host = card_host(
+        "/.well-known/agent-card.json",
+        card_of(&[("GRPC", "127.0.0.1:9")]),
+    )
+    .await;
+    let client = A2aClient::builder(&host)
+        .retry(a2a_runtime::client::RetryPolicy::none())
+        .connect()
+        .await
+        .unwrap();
+    let failed = tokio::time::timeout(Duration::from_secs(30), client.get_task("t", None))
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        matches!(&failed, ClientError::GrpcTransport { address, timed_out: false, .. } if address == "127.0.0.1:9"),
+        "{failed}"
+    );
+}

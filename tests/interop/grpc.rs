@@ -50,3 +50,40 @@ async fn grpc_over_tls_is_chosen_by_alpn_and_names_the_caller_by_certificate_or_
     let said = run_python(&args).await;
     assert!(said.contains("grpc tls ok"), "{said}");
 }
+
+#[tokio::test]
+async fn grpc_on_a_port_of_its_own_is_where_the_card_sends_clients_and_answers_grpc_alone() {
+    require_packages().await;
+    let flags = ["--grpc-bind", "127.0.0.1:0"];
+    let (_server, base) = a2a_tests::spawn_served_with(SERVER, &flags).await;
+    let card: serde_json::Value = reqwest::get(format!("{base}.well-known/agent-card.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let interfaces = card["supportedInterfaces"].as_array().unwrap();
+    let grpc = interfaces
+        .iter()
+        .find(|i| i["protocolBinding"] == "GRPC")
+        .and_then(|i| i["url"].as_str())
+        .unwrap()
+        .to_owned();
+    let main = base.trim_start_matches("http://").trim_end_matches('/');
+    assert!(
+        grpc.starts_with("127.0.0.1:") && grpc != main,
+        "{grpc} vs {main}"
+    );
+    // The official client follows the card to that port and runs its whole scenario there.
+    let v1 = script("a2a_client.py");
+    run_python(&[v1.to_str().unwrap(), &base, "GRPC"]).await;
+    // Anything but gRPC there is refused as the gRPC specification says.
+    let refused = reqwest::Client::new()
+        .post(format!("http://{grpc}/"))
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 415);
+}

@@ -50,6 +50,11 @@ pub(crate) fn announce(
             }
         }
     }
+    #[cfg(feature = "grpc")]
+    {
+        let grpc = Endpoints::new(&base, "").with_grpc(&bound.grpc_url());
+        eprintln!("A2A gRPC:     {}", grpc.grpc.unwrap_or_default());
+    }
     if bound.console_enabled() {
         eprintln!("console:      {trimmed}{} (in a browser)", paths::CONSOLE);
     }

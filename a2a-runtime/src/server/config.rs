@@ -20,6 +20,10 @@ pub struct ServeConfig {
     /// The URL clients use to reach the agent (`--public-url`, `A2A_PUBLIC_URL`). Defaults to
     /// `http://<bind>/`; required in practice when binding to all interfaces.
     pub public_url: Option<String>,
+    /// A port of gRPC's own (`--grpc-bind`, `A2A_GRPC_BIND`; with the `grpc` feature): it
+    /// answers gRPC alone, and the card's `GRPC` interface names it (the public URL's host at
+    /// this port). `None`: gRPC is served on `bind` with every other binding.
+    pub grpc_bind: Option<SocketAddr>,
     /// Serve MCP over stdin/stdout instead of HTTP (`--stdio`, `A2A_STDIO=1`).
     pub stdio: bool,
     /// The browser console at `/console`, and at `/` for a browser asking for HTML
@@ -359,6 +363,7 @@ impl Default for ServeConfig {
         Self {
             bind: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 8080),
             public_url: None,
+            grpc_bind: None,
             stdio: false,
             console: None,
             streaming: true,
@@ -418,6 +423,13 @@ impl ServeConfig {
             (None, Some(_)) => return Err(Error::Config("--tls-key needs --tls-cert".into())),
             _ => {}
         }
+        if self.grpc_bind.is_some() && cfg!(not(feature = "grpc")) {
+            return Err(Error::Config(
+                "--grpc-bind serves gRPC, which this build leaves out: build a2a-runtime with \
+                 its `grpc` feature"
+                    .into(),
+            ));
+        }
         if self.tls.client_ca.is_some() && !self.tls.is_enabled() {
             return Err(Error::Config(
                 "--tls-client-ca needs TLS: set --tls-cert and --tls-key".into(),
@@ -457,6 +469,23 @@ impl ServeConfig {
             "http"
         };
         format!("{scheme}://{}/", SocketAddr::new(ip, self.bind.port()))
+    }
+
+    /// Where the card sends gRPC clients: the base URL, or with a port of gRPC's own, the base
+    /// URL's host at that port.
+    #[cfg(feature = "grpc")]
+    pub(crate) fn grpc_url(&self) -> String {
+        let base = self.base_url();
+        let Some(grpc) = self.grpc_bind else {
+            return base;
+        };
+        let Ok(mut url) = url::Url::parse(&base) else {
+            return base;
+        };
+        match url.set_port(Some(grpc.port())) {
+            Ok(()) => url.to_string(),
+            Err(()) => base,
+        }
     }
 }
 

@@ -23,6 +23,9 @@ pub(crate) struct Front {
     router: Router,
     /// `None` when every request goes through the router (MCP behind CORS).
     direct: Option<Direct>,
+    /// gRPC's own port: every other request is refused.
+    #[cfg(feature = "grpc")]
+    grpc_only: bool,
 }
 
 /// The MCP endpoints answered directly, by path, and the guard in front of them.
@@ -48,6 +51,18 @@ impl Front {
                 guard,
                 endpoints: endpoints.into(),
             }),
+            #[cfg(feature = "grpc")]
+            grpc_only: false,
+        }
+    }
+
+    /// This front as gRPC's own port serves it: gRPC requests only, others answered 415 as
+    /// the gRPC specification says a server answers what is not gRPC.
+    #[cfg(feature = "grpc")]
+    pub(crate) fn grpc_only(self) -> Self {
+        Self {
+            grpc_only: true,
+            ..self
         }
     }
 
@@ -81,6 +96,10 @@ impl Service<Request> for Front {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
+        #[cfg(feature = "grpc")]
+        if self.grpc_only && !is_grpc(&request) {
+            return Either::Left(Either::Left(ready(Ok(not_grpc()))));
+        }
         match self.direct(request.uri().path()) {
             Some((guard, endpoint)) => Either::Left(match guard.refusal(&request) {
                 Some(refusal) => Either::Left(ready(Ok(refusal))),
@@ -89,4 +108,26 @@ impl Service<Request> for Front {
             None => Either::Right(self.router.call(request)),
         }
     }
+}
+
+/// Whether `request` is a gRPC call (`application/grpc`, `application/grpc+proto` …).
+#[cfg(feature = "grpc")]
+fn is_grpc(request: &Request) -> bool {
+    request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/grpc"))
+}
+
+/// What gRPC's own port answers to anything else.
+#[cfg(feature = "grpc")]
+fn not_grpc() -> Response {
+    use axum::response::IntoResponse as _;
+    (
+        axum::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "this port serves gRPC only (lf.a2a.v1.A2AService); the agent's card names where its \
+         other bindings are\n",
+    )
+        .into_response()
 }

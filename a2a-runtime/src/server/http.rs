@@ -93,16 +93,45 @@ async fn healthz(managers: Arc<[Arc<a2a_runtime_core::task::TaskManager>]>) -> R
     }
 }
 
-/// `config` as bound to `listener`: the card must name the port actually bound (it differs
-/// from the configured one for `:0`).
+/// `config` as bound to `listeners`: the card must name the ports actually bound (they differ
+/// from the configured ones for `:0`).
 pub(crate) fn bound_config(
     config: &ServeConfig,
-    listener: &tokio::net::TcpListener,
+    listeners: &Listeners,
 ) -> Result<ServeConfig, Error> {
     Ok(ServeConfig {
-        bind: listener.local_addr()?,
+        bind: listeners.main.local_addr()?,
+        grpc_bind: listeners
+            .grpc
+            .as_ref()
+            .map(|l| l.local_addr())
+            .transpose()?,
         ..config.clone()
     })
+}
+
+/// The sockets a server accepts on: its address, and gRPC's own when it has one.
+pub(crate) struct Listeners {
+    pub(crate) main: tokio::net::TcpListener,
+    pub(crate) grpc: Option<tokio::net::TcpListener>,
+}
+
+impl Listeners {
+    /// `main`, and the gRPC port `config` asks for, bound now.
+    pub(crate) async fn with_grpc_of(
+        main: tokio::net::TcpListener,
+        config: &ServeConfig,
+    ) -> Result<Self, Error> {
+        let grpc = match config.grpc_bind {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| Error::Bind { addr, source })?,
+            ),
+            None => None,
+        };
+        Ok(Self { main, grpc })
+    }
 }
 
 /// Warns when the server listens beyond loopback without saying where, or without any
@@ -140,26 +169,35 @@ pub(crate) fn warn_if_open(apps: &[Arc<App>], bound: &ServeConfig, announce: boo
     }
 }
 
-/// Serves `front` for `apps` on `listener`, bound as `bound`, until `stop` (then shuts down
-/// as `shutdown.rs` says).
+/// Serves `front` for `apps` on `listeners`, bound as `bound`, until `stop` (then shuts down
+/// as `shutdown.rs` says). gRPC's own port serves the same front, answering gRPC alone.
 pub(crate) async fn serve_front(
     apps: &[Arc<App>],
     bound: &ServeConfig,
     front: Front,
-    listener: tokio::net::TcpListener,
+    listeners: Listeners,
     stop: CancellationToken,
 ) -> Result<(), Error> {
     let tls = super::tls::acceptor(&bound.tls)?;
     let in_flight = Arc::new(InFlight::default());
-    let router = TrackLayer(Arc::clone(&in_flight)).layer(front);
+    let track = TrackLayer(Arc::clone(&in_flight));
     tokio::spawn(super::listener::quiet_timers(stop.clone()));
     let metrics = super::observe::serve_apart(apps, bound, stop.clone());
-    let listening = super::listener::Listening {
+    let listening = |listener| super::listener::Listening {
         listener,
-        tls,
+        tls: tls.clone(),
         proxies: bound.trusted_proxies.clone(),
     };
-    let serve = super::shutdown::run(apps, &bound.limits, router, listening, stop, in_flight);
+    #[cfg(feature = "grpc")]
+    let grpc = listeners
+        .grpc
+        .map(|listener| (listening(listener), track.layer(front.clone().grpc_only())));
+    let main = (listening(listeners.main), track.layer(front));
+    #[cfg(feature = "grpc")]
+    let served = std::iter::once(main).chain(grpc).collect();
+    #[cfg(not(feature = "grpc"))]
+    let served = vec![main];
+    let serve = super::shutdown::run(apps, &bound.limits, served, stop, in_flight);
     let (metrics, ()) = tokio::join!(metrics, serve);
     super::observe::flush(apps).await;
     metrics

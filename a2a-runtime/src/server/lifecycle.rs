@@ -98,7 +98,8 @@ impl Server {
         super::listener::check_descriptor_limit(self.config.limits.max_connections);
         let stop = CancellationToken::new();
         shutdown::on_signals(stop.clone())?;
-        let served = self.serve_until(mounts, listener, stop, true).await;
+        let listeners = http::Listeners::with_grpc_of(listener, &self.config).await?;
+        let served = self.serve_until(mounts, listeners, stop, true).await;
         shutdown::start_watchdog();
         served
     }
@@ -113,7 +114,8 @@ impl Server {
         if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
             self.open_storage(&location).await?;
         }
-        self.serve_until(mounts, listener, CancellationToken::new(), false)
+        let listeners = http::Listeners::with_grpc_of(listener, &self.config).await?;
+        self.serve_until(mounts, listeners, CancellationToken::new(), false)
             .await
     }
 
@@ -138,7 +140,7 @@ impl Server {
     async fn serve_until(
         self,
         mounts: Mounts,
-        listener: tokio::net::TcpListener,
+        listeners: http::Listeners,
         stop: CancellationToken,
         announce: bool,
     ) -> Result<(), Error> {
@@ -149,7 +151,7 @@ impl Server {
                 stop.cancel();
             });
         }
-        let bound = http::bound_config(&self.config, &listener)?;
+        let bound = http::bound_config(&self.config, &listeners)?;
         let base = bound.base_url();
         // Scopes and credentials are gathered only for an authorization server.
         let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
@@ -175,7 +177,7 @@ impl Server {
         if announce {
             super::banner::announce(&mounts, &apps, &bound, deployed.as_ref());
         }
-        http::serve_front(&apps, &bound, front, listener, stop).await
+        http::serve_front(&apps, &bound, front, listeners, stop).await
     }
 
     /// The credentials of the server's administrators (of the authorization server's clients,

@@ -104,7 +104,7 @@ impl Assembly<'_> {
             id => (Endpoints::hosted(&self.base, id), Tenants::Mounted),
         };
         #[cfg(feature = "grpc")]
-        let endpoints = endpoints.with_grpc(&self.base);
+        let endpoints = endpoints.with_grpc(&config.grpc_url());
         // The agent's URL as a protected resource: at the root well-known URL for the root
         // agent, below it for a hosted one (RFC 9728 §3.1 inserts the resource's path).
         let suffix = match mounted.id.as_str() {

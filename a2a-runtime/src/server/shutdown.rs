@@ -38,13 +38,15 @@ const WATCHDOG: Duration = Duration::from_secs(5);
 pub(crate) async fn run(
     apps: &[Arc<App>],
     limits: &Limits,
-    router: Served,
-    listening: listener::Listening,
+    served: Vec<(listener::Listening, Served)>,
     stop: CancellationToken,
     in_flight: Arc<InFlight>,
 ) {
     let timeout = limits.shutdown_timeout;
-    let draining = listener::accept_until(listening, router, limits, stop).await;
+    let accepting = served
+        .into_iter()
+        .map(|(listening, router)| listener::accept_until(listening, router, limits, stop.clone()));
+    let draining = futures::future::join_all(accepting).await;
     tracing::info!(
         ?timeout,
         "shutting down: finishing in-flight requests and tasks"
@@ -91,7 +93,9 @@ pub(crate) async fn run(
     for app in apps {
         app.shutdown.cancel();
     }
-    if !draining.wait(FINAL_EVENTS_GRACE).await {
+    let closed =
+        futures::future::join_all(draining.into_iter().map(|d| d.wait(FINAL_EVENTS_GRACE)));
+    if !closed.await.into_iter().all(|all_closed| all_closed) {
         tracing::debug!("some connections were still open at exit");
     }
 }

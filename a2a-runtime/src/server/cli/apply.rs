@@ -23,6 +23,7 @@ impl NetworkArgs {
     pub(super) fn apply(self, config: &mut ServeConfig) {
         set(&mut config.bind, self.bind);
         replace(&mut config.public_url, self.public_url);
+        replace(&mut config.grpc_bind, self.grpc_bind);
         set(&mut config.stdio, self.stdio);
         replace(&mut config.console, self.console);
         if self.no_streaming {

@@ -260,6 +260,10 @@ pub(super) struct NetworkArgs {
     /// URL published in the agent card; set it behind a proxy or when binding 0.0.0.0
     #[arg(long, env = "A2A_PUBLIC_URL", value_name = "URL")]
     pub(super) public_url: Option<String>,
+    /// Also listen here for gRPC alone, and name this port in the card's GRPC interface
+    /// (with the grpc feature) [default: gRPC on --bind's port]
+    #[arg(long, env = "A2A_GRPC_BIND", value_name = "ADDR:PORT")]
+    pub(super) grpc_bind: Option<SocketAddr>,
     /// Serve MCP over stdin/stdout instead of HTTP
     #[arg(long, env = "A2A_STDIO", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true")]
     pub(super) stdio: Option<bool>,
