@@ -1,9 +1,11 @@
 //! A gRPC load generator for scripts/bench-load, as wrk is for the HTTP/1.1 rows: CONCURRENCY
-//! connections, each making one `SendMessage` call after the other for SECONDS, on two threads.
-//! Prints the calls made, those that failed, the rate and the 50th and 99th percentile latency;
-//! every answer is checked to be a message or a task, so a refusal cannot pass for speed.
+//! callers, each making one `SendMessage` call after the other for SECONDS, on two threads, over
+//! CONNECTIONS HTTP/2 connections (default 1: gRPC clients share one channel, multiplexing
+//! their calls; CONNECTIONS = CONCURRENCY opens one per caller, as wrk does). Prints the calls
+//! made, those that failed, the rate and the 50th and 99th percentile latency; every answer is
+//! checked to be a message or a task, so a refusal cannot pass for speed.
 //!
-//! Run: `grpc-load ADDRESS CONCURRENCY SECONDS`
+//! Run: `grpc-load ADDRESS CONCURRENCY SECONDS [CONNECTIONS]`
 
 use std::time::{Duration, Instant};
 
@@ -53,20 +55,22 @@ fn percentile(sorted: &[Duration], p: usize) -> Duration {
 #[tokio::main(worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: grpc-load ADDRESS CONCURRENCY SECONDS";
+    let usage = "usage: grpc-load ADDRESS CONCURRENCY SECONDS [CONNECTIONS]";
     let address = args.next().ok_or(usage)?;
     let concurrency: usize = args.next().ok_or(usage)?.parse()?;
     let seconds: u64 = args.next().ok_or(usage)?.parse()?;
+    let connections: usize = args.next().map_or(Ok(1), |n| n.parse())?;
     let endpoint = Endpoint::from_shared(format!("http://{address}"))?.tcp_nodelay(true);
-    let mut channels = Vec::with_capacity(concurrency);
-    for _ in 0..concurrency {
-        // A connection each, as wrk opens one per unit of concurrency.
+    let mut channels = Vec::with_capacity(connections);
+    for _ in 0..connections.clamp(1, concurrency.max(1)) {
         channels.push(endpoint.connect().await?);
     }
     let until = Instant::now() + Duration::from_secs(seconds);
-    let workers: Vec<_> = channels
-        .into_iter()
-        .map(|channel| tokio::spawn(calls(channel, until)))
+    let workers: Vec<_> = (0..concurrency)
+        .map(|caller| {
+            let channel = channels[caller % channels.len()].clone();
+            tokio::spawn(calls(channel, until))
+        })
         .collect();
     let mut all = Tally::default();
     for worker in workers {
