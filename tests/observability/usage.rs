@@ -90,7 +90,7 @@ async fn the_mix_recorded_at(store: StoreLocation) -> TestServer {
     let server = start_host(host_of(config)).await;
     run_the_mix(&server).await;
 
-    let skills = totals(&server, "skill", 16).await;
+    let skills = totals(&server, "skill", 17).await;
     let counts = |skill: &str| {
         let line = line(&skills, "skill", skill);
         let count = |name: &str| line[name].as_u64().unwrap();
@@ -104,8 +104,8 @@ async fn the_mix_recorded_at(store: StoreLocation) -> TestServer {
     // Calls, ran, failed, refused.
     assert_eq!(
         counts("echo"),
-        (7, 6, 0, 1),
-        "five A2A, one MCP, one over quota"
+        (8, 7, 0, 1),
+        "six A2A (gRPC among them), one MCP, one over quota"
     );
     assert_eq!(counts("fail"), (2, 2, 2, 0));
     assert_eq!(counts("nap"), (2, 2, 0, 0), "its question, then its answer");
@@ -120,11 +120,11 @@ async fn the_mix_recorded_at(store: StoreLocation) -> TestServer {
         (2, 0, 0, 2),
         "refused by scope, over MCP and A2A"
     );
-    let agents = totals(&server, "agent", 16).await;
-    assert_eq!(line(&agents, "agent", "lab")["calls"], 14);
+    let agents = totals(&server, "agent", 17).await;
+    assert_eq!(line(&agents, "agent", "lab")["calls"], 15);
     assert_eq!(line(&agents, "agent", "library")["calls"], 2);
-    let callers = totals(&server, "caller", 16).await;
-    assert_eq!(line(&callers, "caller", "anonymous")["calls"], 14);
+    let callers = totals(&server, "caller", 17).await;
+    assert_eq!(line(&callers, "caller", "anonymous")["calls"], 15);
     assert!(
         callers
             .iter()
@@ -132,9 +132,9 @@ async fn the_mix_recorded_at(store: StoreLocation) -> TestServer {
         "{callers:?}"
     );
     // By a claim kept with the rows: ann's token names tenant acme, the anonymous calls none.
-    let tenants = totals(&server, "claim:tenant", 16).await;
+    let tenants = totals(&server, "claim:tenant", 17).await;
     assert_eq!(line(&tenants, "tenant", "acme")["calls"], 2, "{tenants:?}");
-    assert_eq!(line(&tenants, "tenant", "")["calls"], 14, "{tenants:?}");
+    assert_eq!(line(&tenants, "tenant", "")["calls"], 15, "{tenants:?}");
     let admin = token("root", "a2a:admin");
     let (status, refused, _) = usage(&server, "by=claim:plan", Some(&admin)).await;
     assert_eq!(status, 400, "{refused}");
@@ -167,7 +167,7 @@ type Row = (String, Option<String>, Option<String>, String, String);
 
 /// Checks the rows of the mix.
 fn check_rows(rows: &[Row]) {
-    assert_eq!(rows.len(), 16, "{rows:?}");
+    assert_eq!(rows.len(), 17, "{rows:?}");
     let busy = rows.iter().find(|row| row.0 == "busy").unwrap();
     assert!(
         busy.1.as_deref().unwrap().contains("tasks working"),
@@ -189,6 +189,7 @@ fn check_rows(rows: &[Row]) {
     for expected in [
         ("a2a", "jsonrpc"),
         ("a2a", "http+json"),
+        ("a2a", "grpc"),
         ("mcp", "streamable-http"),
     ] {
         assert!(bindings.contains(&expected), "{bindings:?}");
