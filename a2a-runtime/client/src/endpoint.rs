@@ -45,6 +45,8 @@ pub(crate) enum Carrier {
 /// One request, as every attempt sends it.
 #[derive(Debug)]
 pub(crate) struct Prepared {
+    /// The binding it is written in, which its answer is read in.
+    pub(crate) wire: Wire,
     pub(crate) method: reqwest::Method,
     pub(crate) url: reqwest::Url,
     pub(crate) body: Option<Bytes>,
@@ -147,7 +149,7 @@ impl Endpoint {
             let (status, retry_after, is_json) =
                 (answer.status, answer.retry_after, answer.is_json);
             let bytes = self.read(&request, answer.response).await?;
-            self.result(wire, op, &request, status, retry_after, is_json, &bytes)
+            self.result(op, &request, status, retry_after, is_json, &bytes)
         })
         .await
     }
@@ -177,8 +179,7 @@ impl Endpoint {
                 // Refused before any event: a protocol error (or an HTTP one).
                 let (status, retry_after) = (answer.status, answer.retry_after);
                 let bytes = self.read(&request, answer.response).await?;
-                let error = match self.result(wire, op, &request, status, retry_after, true, &bytes)
-                {
+                let error = match self.result(op, &request, status, retry_after, true, &bytes) {
                     Err(failure) => return Err(failure),
                     Ok(_) => unexpected(&request, status, &bytes),
                 };
@@ -213,7 +214,7 @@ impl Endpoint {
         });
         // A 0.3 agent may refuse a stream with an event stream of one error (its clients read
         // nothing else): that is a refusal before any event, as a plain error answer is.
-        let mut events: BoxStream<'static, _> = events.boxed();
+        let mut events = events.boxed();
         let first = events.next().await;
         if let Some(Err(refusal @ ClientError::Remote(_))) = first {
             return Err(refusal);
@@ -319,11 +320,9 @@ impl Endpoint {
         })
     }
 
-    /// The result of an answer in `wire`, or why there is none.
-    #[allow(clippy::too_many_arguments)] // What one answer is, read once by the caller.
+    /// The result of an answer, or why there is none.
     fn result(
         &self,
-        wire: Wire,
         op: Op,
         request: &Prepared,
         status: u16,
@@ -336,7 +335,7 @@ impl Endpoint {
         } else {
             None
         };
-        let reading = match wire {
+        let reading = match request.wire {
             Wire::JsonRpc => jsonrpc::result(answer, status, op),
             Wire::Rest => rest::result(answer, status, body.is_empty()),
         };

@@ -17,8 +17,7 @@ use serde_json::{Value, json};
 use super::dialect::Op;
 use super::endpoint::Endpoint;
 use super::{ClientError, EventStream, StreamEvent};
-use a2a_runtime_types::model::{Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatusUpdate};
-use a2a_runtime_types::protocol::a2a::Received;
+use a2a_runtime_types::model::{Task, TaskArtifactUpdate, TaskState, TaskStatusUpdate};
 
 /// Opens a streaming call: its items as the core model's events.
 pub(crate) async fn open(
@@ -30,14 +29,7 @@ pub(crate) async fn open(
     let dialect = rpc.dialect();
     let results = rpc.stream(http, op, params).await?;
     Ok(results
-        .map(move |result| {
-            Ok(match dialect.received(result?)? {
-                Received::Task(task) => StreamEvent::Task(task),
-                Received::Message(message) => StreamEvent::Message(message),
-                Received::Event(TaskEvent::Status(update)) => StreamEvent::Status(update),
-                Received::Event(TaskEvent::Artifact(update)) => StreamEvent::Artifact(update),
-            })
-        })
+        .map(move |result| Ok(StreamEvent::from(dialect.received(result?)?)))
         .boxed())
 }
 

@@ -25,6 +25,7 @@ pub(super) fn request(
     }
     let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
     Ok(Prepared {
+        wire: super::endpoint::Wire::JsonRpc,
         method: Method::POST,
         url: url.clone(),
         body: Some(json_body(&request)?),

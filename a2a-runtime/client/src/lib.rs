@@ -81,6 +81,18 @@ pub enum StreamEvent {
     Artifact(TaskArtifactUpdate),
 }
 
+impl From<Received> for StreamEvent {
+    fn from(received: Received) -> Self {
+        use a2a_runtime_types::model::TaskEvent;
+        match received {
+            Received::Task(task) => Self::Task(task),
+            Received::Message(message) => Self::Message(message),
+            Received::Event(TaskEvent::Status(update)) => Self::Status(update),
+            Received::Event(TaskEvent::Artifact(update)) => Self::Artifact(update),
+        }
+    }
+}
+
 /// The items of a streaming send or subscription, ending when the task settles or the
 /// connection ends.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ClientError>> + Send>>;

@@ -124,7 +124,12 @@ pub(super) fn request(
     } else {
         None
     };
-    Ok(Prepared { method, url, body })
+    Ok(Prepared {
+        wire: super::endpoint::Wire::Rest,
+        method,
+        url,
+        body,
+    })
 }
 
 /// A query parameter's text: strings as they are, numbers and booleans as JSON writes them.

@@ -2,22 +2,12 @@
 //! the types layer (strictly, errors naming the proto's fields), then written as 1.0 JSON, so the
 //! client's one reader of results serves every binding.
 
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::ClientError;
-use a2a_runtime_types::protocol::a2a::Received;
-use a2a_runtime_types::protocol::a2a::grpc::card::AgentCard;
+use crate::wire::{event_json, task_json};
+use crate::{ClientError, StreamEvent};
 use a2a_runtime_types::protocol::a2a::grpc::messages as wire;
 use a2a_runtime_types::protocol::a2a::grpc::received;
-use a2a_runtime_types::protocol::a2a::v1;
-
-fn json_of(value: impl Serialize) -> Result<Value, ClientError> {
-    serde_json::to_value(value).map_err(|e| ClientError::InvalidResponse {
-        field: String::new(),
-        reason: format!("cannot be read as 1.0 JSON: {e}"),
-    })
-}
 
 /// A send's answer: `{task}` or `{message}`.
 pub(super) fn sent(response: wire::SendMessageResponse) -> Result<Value, ClientError> {
@@ -30,17 +20,13 @@ pub(super) fn sent(response: wire::SendMessageResponse) -> Result<Value, ClientE
 
 /// One item of a stream: `{task}`, `{message}`, `{statusUpdate}` or `{artifactUpdate}`.
 pub(super) fn stream_item(response: wire::StreamResponse) -> Result<Value, ClientError> {
-    match received::stream_item_in(response)? {
-        Received::Task(task) => json_of(v1::StreamResponse::Task(task.as_ref().into())),
-        Received::Message(message) => json_of(v1::StreamResponse::Message((&message).into())),
-        Received::Event(event) => json_of(v1::StreamResponse::from(&event)),
-    }
+    let item = received::stream_item_in(response)?;
+    Ok(event_json(&StreamEvent::from(item)))
 }
 
 /// A task.
 pub(super) fn task(task: wire::Task) -> Result<Value, ClientError> {
-    let task = received::task_in(task, "task")?;
-    json_of(v1::TaskOut::from(&task))
+    Ok(task_json(&received::task_in(task, "task")?))
 }
 
 /// A page of tasks.
@@ -49,11 +35,8 @@ pub(super) fn tasks(page: wire::ListTasksResponse) -> Result<Value, ClientError>
         .tasks
         .into_iter()
         .enumerate()
-        .map(|(i, t)| {
-            let task = received::task_in(t, &format!("tasks[{i}]"))?;
-            json_of(v1::TaskOut::from(&task))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(i, t)| Ok(task_json(&received::task_in(t, &format!("tasks[{i}]"))?)))
+        .collect::<Result<Vec<_>, ClientError>>()?;
     Ok(json!({
         "tasks": tasks,
         "nextPageToken": page.next_page_token,
@@ -66,11 +49,6 @@ pub(super) fn tasks(page: wire::ListTasksResponse) -> Result<Value, ClientError>
 pub(super) fn push_configs(page: wire::ListTaskPushNotificationConfigsResponse) -> Value {
     let configs: Vec<Value> = page.configs.into_iter().map(push_config).collect();
     json!({ "configs": configs, "nextPageToken": page.next_page_token })
-}
-
-/// An agent card, as its JSON bindings publish it.
-pub(super) fn card(card: &AgentCard) -> Value {
-    card.to_json()
 }
 
 /// A push config as the 1.0 JSON the client reads (credentials as the agent redacted them).

@@ -140,7 +140,7 @@ impl GrpcChannel {
             Op::ExtendedCard => {
                 let request = wire::GetExtendedAgentCardRequest { tenant };
                 let card: AgentCard = self.unary(op, request).await?;
-                Ok(answer::card(&card))
+                Ok(card.to_json())
             }
             Op::Stream | Op::Subscribe => Err(Failure::fatal(ClientError::Unsupported {
                 operation: op.name(),
@@ -276,30 +276,26 @@ impl GrpcChannel {
 
     /// The channel could not be made ready: the connection failed.
     fn lost(&self, error: Box<dyn std::error::Error + Send + Sync>) -> Failure {
-        Failure {
-            error: ClientError::GrpcTransport {
-                address: self.address.clone(),
-                reason: causes(&*error),
-                timed_out: false,
-            },
-            retry_after: None,
-            transient: true,
-        }
+        transport(&self.address, causes(&*error), false, true)
     }
 
     fn timed_out(&self) -> Failure {
-        Failure {
-            error: ClientError::GrpcTransport {
-                address: self.address.clone(),
-                reason: format!(
-                    "no answer within {} (ClientBuilder::timeout)",
-                    humantime::format_duration(self.timeout)
-                ),
-                timed_out: true,
-            },
-            retry_after: None,
-            transient: true,
-        }
+        let waited = humantime::format_duration(self.timeout);
+        let reason = format!("no answer within {waited} (ClientBuilder::timeout)");
+        transport(&self.address, reason, true, true)
+    }
+}
+
+/// A call that failed on the way to `address` (`transient`: another attempt may get through).
+fn transport(address: &str, reason: String, timed_out: bool, transient: bool) -> Failure {
+    Failure {
+        error: ClientError::GrpcTransport {
+            address: address.to_owned(),
+            reason,
+            timed_out,
+        },
+        retry_after: None,
+        transient,
     }
 }
 
@@ -318,15 +314,9 @@ fn path(op: Op) -> Result<PathAndQuery, Failure> {
 /// carry the error that made them; an agent's, read from its trailers, carry none.
 fn failure(status: tonic::Status, address: &str, limits: ReadLimits) -> Failure {
     if let Some(source) = status.source() {
-        return Failure {
-            error: ClientError::GrpcTransport {
-                address: address.to_owned(),
-                reason: format!("{}: {}", status.message(), causes(source)),
-                timed_out: false,
-            },
-            retry_after: None,
-            transient: matches!(status.code(), Code::Unavailable | Code::Unknown),
-        };
+        let reason = format!("{}: {}", status.message(), causes(source));
+        let transient = matches!(status.code(), Code::Unavailable | Code::Unknown);
+        return transport(address, reason, false, transient);
     }
     // tonic refuses a message past the client's bound before buffering it, with this wording
     // (an agent refusing a request past its own bound names its own limit).
