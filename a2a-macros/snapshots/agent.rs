@@ -27,7 +27,9 @@ pub struct Currency {
     ::core::option::Option < ::a2a_runtime::__private::serde_json::Value >, > +
     ::core::marker::Send + 'static, { Self { skills : self.skills.on_question(answer) } }
     #[doc = r" The untyped client underneath."] pub fn skills(& self) -> &
-    ::a2a_runtime::__private::SkillClient { & self.skills } }
+    ::a2a_runtime::__private::SkillClient { & self.skills } } impl
+    ::a2a_runtime::__private::TypedClient for CurrencyClient { fn from_skills(skills :
+    ::a2a_runtime::__private::SkillClient) -> Self { Self { skills } } }
 }
 const _: () = {
     static __A2A_AGENT: ::a2a_runtime::__private::AgentDescriptor = ::a2a_runtime::__private::AgentDescriptor::__new(::a2a_runtime::__private::AgentParts {

@@ -23,6 +23,8 @@ pub mod server;
 pub mod skills;
 #[cfg(feature = "server")]
 pub mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 #[cfg(feature = "server")]
 #[doc(hidden)]

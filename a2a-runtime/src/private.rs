@@ -442,7 +442,7 @@ macro_rules! __a2a_with_client {
 pub use __a2a_with_client as with_client;
 
 #[cfg(feature = "client")]
-pub use a2a_runtime_client::{ClientError, Question, SkillClient};
+pub use a2a_runtime_client::{ClientError, Question, SkillClient, TypedClient};
 
 /// A parameter or output type of a skill as its typed client method names it. The lifetime
 /// puts the method's bounds on it out of reach of the check at the method's definition: a skill

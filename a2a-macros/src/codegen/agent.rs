@@ -208,6 +208,12 @@ fn client_struct(agent: &Agent, runtime: &Runtime) -> TokenStream {
                     &self.skills
                 }
             }
+
+            impl #private::TypedClient for #client {
+                fn from_skills(skills: #private::SkillClient) -> Self {
+                    Self { skills }
+                }
+            }
         }
     }
 }

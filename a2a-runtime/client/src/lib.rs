@@ -43,7 +43,7 @@ pub use list::{ListTasks, TaskPage};
 pub use mcp::McpCredential;
 pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;
-pub use skills::{Answerer, Question, SkillClient, decode_output};
+pub use skills::{Answerer, Question, SkillClient, TypedClient, decode_output};
 pub use usage::{UsageLine, UsageReport, UsageRequest, fetch_usage};
 pub use validate::{Finding, Severity, validate_card};
 pub use wire::{card_json, event_json, message_json, task_json};

@@ -271,6 +271,14 @@ fn output_of(parts: &[Part]) -> Value {
     }
 }
 
+/// A typed client `#[agent]` generates (`{Agent}Client`): one method per skill over a
+/// [`SkillClient`]. Code that connects for the caller (such as the test harness,
+/// `a2a_runtime::testing`) builds any of them through it.
+pub trait TypedClient: Sized {
+    /// The typed client calling through `skills`.
+    fn from_skills(skills: SkillClient) -> Self;
+}
+
 /// Reads a skill's output (see [`SkillClient::call`]) as a `T`: the value itself, else a
 /// primitive MCP wraps as `{"result": …}`, else JSON text.
 pub fn decode_output<T: serde::de::DeserializeOwned>(
