@@ -100,6 +100,29 @@ pub(crate) enum Command {
         #[arg(long)]
         no_browser: bool,
     },
+    /// Start a new agent: a crate of its own in folder NAME (`Cargo.toml`, one documented
+    /// skill, `src/main.rs` serving it, a test on the runtime's harness, a README, `.gitignore`)
+    /// that builds, passes its test and serves with `cargo run`, unedited.
+    New {
+        /// The package name (letters, digits, - and _); the agent's type is its words
+        /// capitalized (`weather-agent` → `WeatherAgent`).
+        name: String,
+        /// Where to write it [default: ./NAME].
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+        /// For MCP clients: the test calls the agent as an MCP client does, and the README
+        /// shows how to add it to one (it serves A2A all the same).
+        #[arg(long)]
+        mcp_only: bool,
+        /// Also a program calling the served agent through its typed client
+        /// (`examples/call.rs`).
+        #[arg(long)]
+        with_client: bool,
+        /// Depend on a checkout of the runtime (its root or its a2a-runtime folder) instead of
+        /// the published version.
+        #[arg(long, value_name = "PATH")]
+        runtime_path: Option<std::path::PathBuf>,
+    },
     /// Forget the saved sign-in to an agent.
     Logout {
         /// The agent's base URL.

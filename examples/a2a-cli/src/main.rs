@@ -9,6 +9,7 @@ mod ask;
 mod cli;
 mod login;
 mod print;
+mod scaffold;
 
 use std::process::ExitCode;
 
@@ -24,6 +25,22 @@ use cli::{Cli, Command, Input, PushCommand};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::New {
+        name,
+        dir,
+        mcp_only,
+        with_client,
+        runtime_path,
+    } = cli.command
+    {
+        return new_agent(scaffold::Scaffold {
+            dir: dir.unwrap_or_else(|| name.clone().into()),
+            name,
+            mcp_only,
+            with_client,
+            runtime_path,
+        });
+    }
     let runtime = match a2a_runtime::tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -42,6 +59,21 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("a2a: {error}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `a2a new`: writes the crate and says what to run next.
+fn new_agent(scaffold: scaffold::Scaffold) -> ExitCode {
+    match scaffold::write(&scaffold) {
+        Ok(files) => {
+            println!("created {} ({})", scaffold.dir.display(), files.join(", "));
+            println!("next: cd {} && cargo run", scaffold.dir.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("a2a new: {error}");
+            ExitCode::from(2)
         }
     }
 }
@@ -161,7 +193,7 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
         }
         Command::Push(push) => return run_push(&cli, push).await,
         // Run before any call, in `signing`.
-        Command::Login { .. } | Command::Logout { .. } => {}
+        Command::Login { .. } | Command::Logout { .. } | Command::New { .. } => {}
         Command::Usage {
             url,
             since,
