@@ -328,7 +328,7 @@ async fn out_of_descriptors_the_server_backs_off_and_serves_again() {
     // well-behaved request is served.
     let served = tokio::time::timeout(GUARD, async {
         loop {
-            let response = reqwest::Client::new()
+            let response = a2a_tests::http()
                 .get(format!("{base}healthz"))
                 .timeout(Duration::from_secs(5))
                 .send()

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 /// A client whose connections come from `127.0.0.<n>`.
 fn caller(n: u8) -> reqwest::Client {
-    reqwest::Client::builder()
+    a2a_tests::http_builder()
         .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, n)))
         .build()
         .unwrap()

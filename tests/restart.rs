@@ -374,7 +374,7 @@ async fn a_blocking_send_answers_only_once_its_final_state_is_stored() {
         async move {
             let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params":
                 {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "Ada"}]}}});
-            reqwest::Client::new()
+            a2a_tests::http()
                 .post(server_base)
                 .header("content-type", "application/json")
                 .header("A2A-Version", "1.0")
@@ -425,7 +425,7 @@ async fn a_state_the_store_refuses_is_an_error_and_a_failing_health_never_a_succ
     let full = Arc::clone(&store.full);
     let server = a2a_tests::start(hello::Hello.server().store(store)).await;
     let health = || async {
-        let response = reqwest::get(format!("{}healthz", server.base))
+        let response = a2a_tests::get(format!("{}healthz", server.base))
             .await
             .unwrap();
         (response.status().as_u16(), response.text().await.unwrap())
@@ -460,7 +460,7 @@ async fn a_state_the_store_refuses_is_an_error_and_a_failing_health_never_a_succ
     assert!(text.contains("disk I/O error"), "{text}");
 
     // HTTP+JSON: 503 with the same reason.
-    let response = reqwest::Client::new()
+    let response = a2a_tests::http()
         .post(format!("{}message:send", server.base))
         .header("content-type", "application/json")
         .header("A2A-Version", "1.0")

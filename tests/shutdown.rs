@@ -26,7 +26,7 @@ fn message(id: &str, skill: &str, data: Value) -> Value {
 }
 
 async fn post(base: &str, body: String) -> reqwest::Response {
-    reqwest::Client::new()
+    a2a_tests::http()
         .post(base)
         .header("A2A-Version", "1.0")
         .header("content-type", "application/json")
@@ -97,10 +97,7 @@ async fn sigterm_finishes_a_blocking_request_and_an_open_stream_then_exits_zero(
     let rest = tokio::time::timeout(GUARD, stream.rest()).await.unwrap();
     assert_eq!(final_state(&rest), Some("TASK_STATE_COMPLETED"), "{rest:?}");
     // No new connections are taken while draining or after.
-    let refused = reqwest::Client::new()
-        .get(format!("{base}healthz"))
-        .send()
-        .await;
+    let refused = a2a_tests::http().get(format!("{base}healthz")).send().await;
     assert!(refused.is_err(), "served a new request after SIGTERM");
     assert!(exit_status(&mut child).await.success());
 }

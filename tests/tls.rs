@@ -31,6 +31,9 @@ async fn serve_tls(ca: &TestCa) -> String {
 }
 
 fn client(ca: &TestCa, identity: Option<String>) -> reqwest::Client {
+    // reqwest's own TLS options (a private root, a client identity) use the process's crypto
+    // provider: ring, as the runtime's clients use.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder = reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(ca.cert_pem.as_bytes()).unwrap()]);
     if let Some(identity) = identity {
@@ -105,7 +108,7 @@ async fn a_client_certificate_from_the_configured_ca_names_the_caller() {
     assert_eq!(response.status().as_u16(), 200);
 
     // Plain HTTP on the TLS port is not served.
-    let plain = reqwest::Client::new()
+    let plain = a2a_tests::http()
         .get(base.replace("https://", "http://") + ".well-known/agent-card.json")
         .send()
         .await;

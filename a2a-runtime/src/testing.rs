@@ -189,13 +189,18 @@ impl TestAgent {
             .public_url(url.clone())
             .shutdown_signal(shutdown.clone());
         let mut served = tokio::spawn(server.serve_on(listener));
-        let http = reqwest::Client::builder()
-            .timeout(START_TIMEOUT)
-            .build()
-            .map_err(|e| TestError::Request {
+        let http = a2a_runtime_types::https::client_builder()
+            .map_err(|e| e.to_string())
+            .and_then(|builder| {
+                builder
+                    .timeout(START_TIMEOUT)
+                    .build()
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(|reason| TestError::Request {
                 method: "GET",
                 path: "/".into(),
-                reason: e.to_string(),
+                reason,
             })?;
         let agent = TestAgent {
             url,

@@ -192,7 +192,7 @@ async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_
     let script = "console-host.mjs";
     run_in_chromium(&browser, script, "console-host", &[&base, &token, client]).await;
     // The page deleted the client: the server agrees.
-    let listed = reqwest::Client::new()
+    let listed = a2a_tests::http()
         .get(format!("{base}oauth/clients"))
         .bearer_auth(&token)
         .send()
@@ -221,7 +221,7 @@ async fn the_console_signs_in_with_the_servers_authorization_server_in_chromium(
     let (_agent, base) = a2a_tests::spawn_served_with(currency, &flags).await;
     run_in_chromium(&browser, "console-oauth.mjs", "console-oauth", &[&base]).await;
     // Two sign-ins, one registration, redirecting to the console.
-    let listed: serde_json::Value = reqwest::Client::new()
+    let listed: serde_json::Value = a2a_tests::http()
         .get(format!("{base}oauth/clients"))
         .header("x-api-key", key)
         .send()

@@ -316,7 +316,7 @@ async fn the_hub_page_shows_each_agent_with_what_it_holds_and_refreshes_in_chrom
     let keys = format!("ann={ANN},bob={BOB},carl={CARL},lead={LEAD}");
     let (_hub, base) = start(&["--api-keys", &keys, "--project", "shop"]).await;
     // The page is static and strict; what it shows comes through the MCP endpoint's checks.
-    let page = reqwest::get(format!("{base}hub")).await.unwrap();
+    let page = a2a_tests::get(format!("{base}hub")).await.unwrap();
     assert_eq!(page.status().as_u16(), 200);
     let policy = page.headers()["content-security-policy"].to_str().unwrap();
     assert!(policy.contains("connect-src 'self'"), "{policy}");
@@ -357,6 +357,6 @@ async fn the_hub_page_shows_each_agent_with_what_it_holds_and_refreshes_in_chrom
 #[tokio::test]
 async fn the_hub_page_is_off_where_the_console_is() {
     let (_hub, base) = start(&["--console", "false"]).await;
-    let page = reqwest::get(format!("{base}hub")).await.unwrap();
+    let page = a2a_tests::get(format!("{base}hub")).await.unwrap();
     assert_eq!(page.status().as_u16(), 404);
 }

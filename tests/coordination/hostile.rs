@@ -125,7 +125,7 @@ async fn globs_built_to_blow_up_the_overlap_check_are_answered_and_the_hub_stays
     .await
     .expect("the overlap check answers");
     answered.unwrap();
-    let health = reqwest::get(format!("{base}healthz")).await.unwrap();
+    let health = a2a_tests::get(format!("{base}healthz")).await.unwrap();
     assert!(health.status().is_success());
     // The figures the issue asks for, printed (not asserted: machines are noisy).
     for pairs in [20, 200] {

@@ -56,7 +56,7 @@ async fn grpc_on_a_port_of_its_own_is_where_the_card_sends_clients_and_answers_g
     require_packages().await;
     let flags = ["--grpc-bind", "127.0.0.1:0"];
     let (_server, base) = a2a_tests::spawn_served_with(SERVER, &flags).await;
-    let card: serde_json::Value = reqwest::get(format!("{base}.well-known/agent-card.json"))
+    let card: serde_json::Value = a2a_tests::get(format!("{base}.well-known/agent-card.json"))
         .await
         .unwrap()
         .json()
@@ -78,7 +78,7 @@ async fn grpc_on_a_port_of_its_own_is_where_the_card_sends_clients_and_answers_g
     let v1 = script("a2a_client.py");
     run_python(&[v1.to_str().unwrap(), &base, "GRPC"]).await;
     // Anything but gRPC there is refused as the gRPC specification says.
-    let refused = reqwest::Client::new()
+    let refused = a2a_tests::http()
         .post(format!("http://{grpc}/"))
         .header("content-type", "application/json")
         .body(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#)

@@ -39,7 +39,7 @@ async fn send(
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params});
         (url.to_owned(), call)
     };
-    let mut request = reqwest::Client::new()
+    let mut request = a2a_tests::http()
         .post(target)
         .header("a2a-version", "1.0")
         .json(&body);
@@ -74,7 +74,7 @@ fn metadata_url(challenges: &[String]) -> String {
 }
 
 async fn get_json(url: &str) -> Value {
-    let response = reqwest::get(url).await.expect("GET sent");
+    let response = a2a_tests::get(url).await.expect("GET sent");
     assert_eq!(response.status(), 200, "{url}");
     response.json().await.expect("JSON")
 }

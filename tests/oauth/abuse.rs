@@ -239,7 +239,7 @@ async fn a_burst_of_registrations_leaves_no_large_write_ahead_log_behind() {
         let source: std::net::IpAddr = format!("127.0.{}.{}", 1 + n / 250, 1 + n % 250)
             .parse()
             .unwrap();
-        let http = reqwest::Client::builder()
+        let http = a2a_tests::http_builder()
             .local_address(source)
             .build()
             .unwrap();

@@ -210,7 +210,7 @@ async fn registrations_from_one_address_are_rate_limited_with_retry_after() {
     }
     assert!(statuses[..10].iter().all(|s| *s == 201), "{statuses:?}");
     assert_eq!(statuses[11], 429, "{statuses:?}");
-    let response = reqwest::Client::new()
+    let response = a2a_tests::http()
         .post(format!("{}oauth/register", server.base))
         .json(&json!({"redirect_uris": [CALLBACK]}))
         .send()

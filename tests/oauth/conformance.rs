@@ -70,9 +70,7 @@ async fn the_conformance_suites_authorization_scenarios_pass_without_warnings() 
         panic!("approving did not send the browser back");
     };
     assert!(back.as_str().starts_with(&callback), "{back}");
-    reqwest::get(back.as_str())
-        .await
-        .expect("the suite's callback answers");
+    follow_to_callback(back.as_str()).await;
     while let Ok(Some(line)) = lines.next_line().await {
         printed.push_str(&line);
         printed.push('\n');
@@ -104,5 +102,20 @@ async fn line_starting(
         if line.starts_with(prefix) {
             return line;
         }
+    }
+}
+
+/// Opens the suite's callback `url` as the browser would. The suite may print the
+/// authorization URL before its listener is up, so a refused connection is retried (as a
+/// person would reload the page) for up to ten seconds.
+async fn follow_to_callback(url: &str) {
+    let mut attempts = 0;
+    while let Err(error) = a2a_tests::get(url).await {
+        attempts += 1;
+        assert!(
+            error.is_connect() && attempts < 100,
+            "the suite's callback answers: {error}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

@@ -59,7 +59,7 @@ pub(crate) fn call(skill: &str, input: Value) -> Message {
 
 /// `/metrics` of the server at `base`, parsed.
 pub(crate) async fn scrape(base: &str) -> Exposition {
-    let response = reqwest::get(format!("{base}metrics")).await.unwrap();
+    let response = a2a_tests::get(format!("{base}metrics")).await.unwrap();
     assert_eq!(response.status(), 200);
     let content_type = response.headers()["content-type"]
         .to_str()
@@ -82,7 +82,7 @@ pub(crate) async fn run_the_mix(server: &TestServer) -> usize {
     let agent = |id: &str| TestServer {
         base: format!("{}{id}/", server.base),
         addr: server.addr,
-        http: reqwest::Client::new(),
+        http: a2a_tests::http(),
     };
     let (lab, library) = (agent("lab"), agent("library"));
     a2a_part_of_the_mix(&lab).await;
@@ -371,7 +371,7 @@ async fn a_metrics_token_is_required_of_scrapers_and_compared_whole() {
     observe.metrics_token = Some("s3cret-scrape".into());
     let server = start_host(Host::new().agent("lab", Lab).observe_options(observe)).await;
     let url = format!("{}metrics", server.base);
-    let http = reqwest::Client::new();
+    let http = a2a_tests::http();
     let bare = http.get(&url).send().await.unwrap();
     assert_eq!(bare.status(), 401);
     assert_eq!(
@@ -419,14 +419,14 @@ async fn metrics_on_an_address_of_their_own_are_not_on_the_agents() {
     observe.metrics = true;
     observe.metrics_bind = Some(format!("127.0.0.1:{port}").parse().unwrap());
     let server = start_host(Host::new().agent("lab", Lab).observe_options(observe)).await;
-    let on_agents = reqwest::get(format!("{}metrics", server.base))
+    let on_agents = a2a_tests::get(format!("{}metrics", server.base))
         .await
         .unwrap();
     assert_eq!(on_agents.status(), 404);
     // A hang guard while the metrics listener binds.
     let mut apart = None;
     for _ in 0..100 {
-        if let Ok(response) = reqwest::get(format!("http://127.0.0.1:{port}/metrics")).await {
+        if let Ok(response) = a2a_tests::get(format!("http://127.0.0.1:{port}/metrics")).await {
             apart = Some(response);
             break;
         }

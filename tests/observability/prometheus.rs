@@ -25,7 +25,7 @@ fn free_port() -> u16 {
 async fn query(api: &str, query: &str) -> Option<f64> {
     let url =
         url::Url::parse_with_params(&format!("{api}/api/v1/query"), [("query", query)]).ok()?;
-    let response = reqwest::get(url).await.ok()?;
+    let response = a2a_tests::get(url).await.ok()?;
     let body: Value = response.json().await.ok()?;
     body["data"]["result"][0]["value"][1].as_str()?.parse().ok()
 }

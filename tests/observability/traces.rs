@@ -126,7 +126,7 @@ async fn an_mcp_tool_error_is_an_error_span_and_unsampled_traces_export_nothing(
             "name": tool, "arguments": arguments, "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": {}}}});
-        reqwest::Client::new()
+        a2a_tests::http()
             .post(&mcp)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")

@@ -12,7 +12,7 @@ pub async fn card_of(agent_base: &str) -> String {
         "{}/.well-known/agent-card.json",
         agent_base.trim_end_matches('/')
     );
-    let mut card: Value = reqwest::get(&url)
+    let mut card: Value = crate::get(&url)
         .await
         .and_then(reqwest::Response::error_for_status)
         .expect("the agent serves its card")

@@ -34,6 +34,22 @@ use std::net::SocketAddr;
 use a2a_runtime::AgentServer;
 use serde_json::{Value, json};
 
+/// An HTTP client for the tests' own requests, with the TLS the runtime's clients use (rustls
+/// and *ring*, the platform's roots): reqwest is built without a provider of its own.
+pub fn http() -> reqwest::Client {
+    http_builder().build().expect("an HTTP client")
+}
+
+/// [`http`]'s builder, for a test that sets timeouts, headers or redirects.
+pub fn http_builder() -> reqwest::ClientBuilder {
+    a2a_runtime_types::https::client_builder().expect("HTTPS set up")
+}
+
+/// `GET url` with [`http`]'s client, as `reqwest::get` does with a default one.
+pub async fn get(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Response> {
+    http().get(url).send().await
+}
+
 /// A server running on 127.0.0.1 for the duration of one test (it stops with the test's runtime).
 #[derive(Debug)]
 pub struct TestServer {
@@ -56,7 +72,7 @@ impl TestServer {
                 .parse()
                 .expect("a base URL on a socket address"),
             base,
-            http: reqwest::Client::new(),
+            http: crate::http(),
         }
     }
 }
@@ -74,7 +90,7 @@ pub async fn start(server: AgentServer) -> TestServer {
     TestServer {
         base,
         addr,
-        http: reqwest::Client::new(),
+        http: crate::http(),
     }
 }
 
@@ -91,7 +107,7 @@ pub async fn start_host(host: a2a_runtime::server::Host) -> TestServer {
     TestServer {
         base,
         addr,
-        http: reqwest::Client::new(),
+        http: crate::http(),
     }
 }
 

@@ -2,7 +2,6 @@
 //! client (registration, PKCE, the token endpoint) and the browser (the authorization request,
 //! the consent page and its form, the cookie that ties them together).
 
-use aws_lc_rs::digest;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
@@ -20,10 +19,10 @@ impl Pkce {
     /// A fresh pair.
     pub fn new() -> Self {
         let mut random = [0_u8; 32];
-        aws_lc_rs::rand::fill(&mut random).expect("random bytes");
+        getrandom::fill(&mut random).expect("random bytes");
         let verifier = URL_SAFE_NO_PAD.encode(random);
         let challenge =
-            URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, verifier.as_bytes()));
+            URL_SAFE_NO_PAD.encode(<sha2::Sha256 as sha2::Digest>::digest(verifier.as_bytes()));
         Self {
             verifier,
             challenge,
@@ -39,7 +38,7 @@ impl Default for Pkce {
 
 /// An HTTP client that does not follow redirects (the test reads each one).
 pub fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
+    crate::http_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("an HTTP client")
@@ -223,7 +222,7 @@ pub async fn register(base: &str, redirect_uri: &str) -> (u16, Value) {
 
 /// Registers `metadata` as a client; status and answer.
 pub async fn register_with(base: &str, metadata: Value) -> (u16, Value) {
-    let response = reqwest::Client::new()
+    let response = crate::http()
         .post(format!("{base}oauth/register"))
         .json(&metadata)
         .send()
@@ -238,7 +237,7 @@ pub async fn token(base: &str, form: &[(&str, &str)]) -> (u16, Value) {
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish();
-    let response = reqwest::Client::new()
+    let response = crate::http()
         .post(format!("{base}oauth/token"))
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body)

@@ -39,7 +39,7 @@ pub async fn start(target: &str) -> String {
 /// A client whose connections leave from `address` (a loopback one), as a distinct user.
 pub fn client_from(address: &str) -> reqwest::Client {
     let address: IpAddr = address.parse().expect("an address");
-    reqwest::Client::builder()
+    crate::http_builder()
         .local_address(address)
         .build()
         .expect("an HTTP client")
@@ -59,7 +59,7 @@ async fn forward(
         .path_and_query()
         .map_or("/", |p| p.as_str())
         .to_owned();
-    let mut outgoing = reqwest::Client::new().request(parts.method, format!("{target}{path}"));
+    let mut outgoing = crate::http().request(parts.method, format!("{target}{path}"));
     let mut forwarded_for = peer.ip().to_string();
     for (name, value) in &parts.headers {
         if name == "x-forwarded-for" {

@@ -24,6 +24,10 @@ pub enum ClientError {
         #[source]
         source: reqwest::Error,
     },
+    /// HTTPS could not be set up (the platform's certificate verifier did not start): no
+    /// request was made.
+    #[error("{0}")]
+    Https(#[from] a2a_runtime_types::https::HttpsError),
     /// A gRPC call failed on the way: the connection could not be made (refused, TLS) or was
     /// lost, or the call took longer than the client waits.
     #[error("gRPC call to {address} failed: {reason}")]

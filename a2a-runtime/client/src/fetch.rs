@@ -19,7 +19,7 @@ impl AgentCard {
     /// [`A2aClient::connect`](crate::A2aClient::connect) does, without choosing an interface: for inspecting or validating
     /// a card, even one that offers nothing this client speaks.
     pub async fn fetch(base_url: &str) -> Result<Self, ClientError> {
-        let http = reqwest::Client::builder()
+        let http = a2a_runtime_types::https::client_builder()?
             .connect_timeout(DEFAULT_TIMEOUT)
             .build()
             .map_err(|source| ClientError::Transport {

@@ -230,7 +230,7 @@ impl ClientBuilder {
         }
         // No client-wide timeout: it would also cut streams. Each call sets its own.
         let connect_timeout = self.connect_timeout.unwrap_or(self.timeout);
-        let http = reqwest::Client::builder()
+        let http = a2a_runtime_types::https::client_builder()?
             .default_headers(self.headers.clone())
             .connect_timeout(connect_timeout);
         let http = http.build().map_err(|source| ClientError::Transport {

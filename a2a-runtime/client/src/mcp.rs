@@ -130,6 +130,42 @@ fn transport_config(
     })
 }
 
+/// Redirects an MCP request may follow, one after the other.
+const MAX_MCP_REDIRECTS: usize = 10;
+
+/// The HTTP client of an MCP session: the runtime's HTTPS; no idle connections kept (a reused
+/// connection whose last answer was not read to its end stalls on delayed ACKs); and only 307
+/// and 308 redirects within the endpoint's origin followed, which keep the method and body:
+/// another status would drop the JSON-RPC message, another origin would receive the session id
+/// and the credential. A refused redirect reaches the transport as the answer it is.
+fn mcp_http(url: &str) -> Result<reqwest::Client, ClientError> {
+    let redirects = reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(
+            attempt.status(),
+            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+        );
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_MCP_REDIRECTS {
+            attempt.error(format!("more than {MAX_MCP_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    });
+    a2a_runtime_types::https::client_builder()?
+        .pool_max_idle_per_host(0)
+        .redirect(redirects)
+        .build()
+        .map_err(|source| ClientError::Transport {
+            url: url.to_owned(),
+            source,
+        })
+}
+
 /// An MCP session with an agent, whose tools are its skills.
 pub(crate) struct McpSkills {
     url: String,
@@ -151,7 +187,7 @@ impl McpSkills {
             answerer: Arc::clone(&answerer),
             calling: Arc::clone(&calling),
         };
-        let transport = StreamableHttpClientTransport::from_config(config);
+        let transport = StreamableHttpClientTransport::with_client(mcp_http(&url)?, config);
         let service = elicitor
             .serve(transport)
             .await

@@ -101,7 +101,7 @@ pub async fn fetch_usage(
         url: url.to_string(),
         source,
     };
-    let http = reqwest::Client::builder()
+    let http = a2a_runtime_types::https::client_builder()?
         .timeout(timeout)
         .redirect(reqwest::redirect::Policy::none())
         .build()

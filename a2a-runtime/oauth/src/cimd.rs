@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use a2a_runtime_core::push::guard;
+use a2a_runtime_types::https::{CertificateDer, PemObject as _};
 use futures::StreamExt as _;
 use url::Url;
 
@@ -40,17 +41,19 @@ impl Documents {
     /// A fetcher; `allow_private` lets documents sit on loopback and private addresses
     /// (development and tests), `roots` are extra certificate authorities (PEM) to trust.
     pub(crate) fn new(allow_private: bool, roots: &[String]) -> Result<Self, String> {
-        let mut builder = reqwest::Client::builder()
+        let mut extra_roots = Vec::new();
+        for pem in roots {
+            let certificate = CertificateDer::from_pem_slice(pem.as_bytes())
+                .map_err(|e| format!("a client metadata CA certificate is not PEM: {e}"))?;
+            extra_roots.push(certificate);
+        }
+        let mut builder = a2a_runtime_types::https::client_builder_trusting(&extra_roots)
+            .map_err(|e| e.to_string())?
             .timeout(FETCH_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("a2a-runtime/", env!("CARGO_PKG_VERSION")));
         if let Some(resolver) = guard::resolver(allow_private) {
             builder = builder.dns_resolver(resolver);
-        }
-        for pem in roots {
-            let certificate = reqwest::Certificate::from_pem(pem.as_bytes())
-                .map_err(|e| format!("a client metadata CA certificate is not PEM: {e}"))?;
-            builder = builder.add_root_certificate(certificate);
         }
         Ok(Self {
             http: builder

@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 
 use a2a_runtime_core::auth::KeyProvider;
 use a2a_runtime_types::util::BoxFuture;
-use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use p256::SecretKey;
+use p256::elliptic_curve::sec1::ToEncodedPoint as _;
+use p256::pkcs8::{DecodePrivateKey as _, EncodePrivateKey as _};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -47,9 +49,10 @@ struct Key {
 
 impl Key {
     fn from_pkcs8(pkcs8: &[u8], created: i64, retired: Option<i64>) -> Result<Self, String> {
-        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8)
+        let secret = SecretKey::from_pkcs8_der(pkcs8)
             .map_err(|e| format!("not a P-256 private key: {e}"))?;
-        let point = pair.public_key().as_ref();
+        let encoded = secret.public_key().to_encoded_point(false);
+        let point = encoded.as_bytes();
         if point.len() != 65 || point[0] != 4 {
             return Err("the public key is not an uncompressed P-256 point".to_owned());
         }
@@ -72,13 +75,37 @@ impl Key {
     }
 
     fn generate(created: i64) -> Result<(Self, Vec<u8>), String> {
-        let rng = aws_lc_rs::rand::SystemRandom::new();
-        let document = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
-            .map_err(|_| "could not generate a signing key".to_owned())?;
-        let pkcs8 = document.as_ref().to_vec();
+        let pkcs8 = generate_pkcs8()?;
         Ok((Self::from_pkcs8(&pkcs8, created, None)?, pkcs8))
     }
 }
+
+/// A new P-256 private key as PKCS#8 DER: 32 random bytes, drawn again in the rare case
+/// (about 2^-32) they are not a valid scalar.
+fn generate_pkcs8() -> Result<Vec<u8>, String> {
+    let failed = |reason: String| format!("could not generate a signing key: {reason}");
+    loop {
+        let mut bytes = [0_u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| failed(e.to_string()))?;
+        if let Ok(secret) = SecretKey::from_slice(&bytes) {
+            let document = secret.to_pkcs8_der().map_err(|e| failed(e.to_string()))?;
+            return Ok(document.as_bytes().to_vec());
+        }
+    }
+}
+
+/// A supplied private key (PKCS#8, or SEC 1 as `openssl ecparam` writes it) as PKCS#8 DER.
+fn supplied_pkcs8(der: &[u8]) -> Result<Vec<u8>, String> {
+    let secret = SecretKey::from_pkcs8_der(der)
+        .or_else(|_| SecretKey::from_sec1_der(der))
+        .map_err(|e| format!("the signing key is not a P-256 private key: {e}"))?;
+    let document = secret
+        .to_pkcs8_der()
+        .map_err(|_| "the signing key cannot be read".to_owned())?;
+    Ok(document.as_bytes().to_vec())
+}
+
+impl Key {}
 
 /// The signing keys of one authorization server.
 pub(crate) struct SigningKeys {
@@ -102,14 +129,8 @@ impl SigningKeys {
     ) -> Result<Self, String> {
         let supplied = supplied_pem
             .map(|pem| {
-                let der = pem_der(pem)?;
-                let pair =
-                    EcdsaKeyPair::from_private_key_der(&ECDSA_P256_SHA256_FIXED_SIGNING, &der)
-                        .map_err(|e| format!("the signing key is not a P-256 private key: {e}"))?;
-                let pkcs8 = pair
-                    .to_pkcs8v1()
-                    .map_err(|_| "the signing key cannot be read".to_owned())?;
-                Key::from_pkcs8(pkcs8.as_ref(), 0, None)
+                let pkcs8 = supplied_pkcs8(&pem_der(pem)?)?;
+                Key::from_pkcs8(&pkcs8, 0, None)
             })
             .transpose()?;
         Ok(Self {
@@ -323,9 +344,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_supplied_key_signs_every_token_and_is_the_only_one_published() {
-        let rng = aws_lc_rs::rand::SystemRandom::new();
-        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
-        let body = STANDARD.encode(pkcs8.as_ref());
+        let pkcs8 = generate_pkcs8().unwrap();
+        let body = STANDARD.encode(&pkcs8);
         let pem = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n");
         let grants = Grants::new(Arc::new(MemoryGrants::default()));
         let keys =

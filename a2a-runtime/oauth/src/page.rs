@@ -142,10 +142,8 @@ fn html(status: StatusCode, title: &str, body: &str, form_origin: &str) -> Respo
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{title}</title><style>{STYLE}</style></head><body>{body}</body></html>"
     );
-    let style_hash = base64::engine::general_purpose::STANDARD.encode(aws_lc_rs::digest::digest(
-        &aws_lc_rs::digest::SHA256,
-        STYLE.as_bytes(),
-    ));
+    let style_hash = base64::engine::general_purpose::STANDARD
+        .encode(<sha2::Sha256 as sha2::Digest>::digest(STYLE.as_bytes()));
     // Chrome checks `form-action` on the redirect that follows a submission too, so the
     // client's redirect origin is allowed beside this server.
     let policy = format!(

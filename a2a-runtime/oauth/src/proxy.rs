@@ -130,7 +130,8 @@ impl ProxySignIn {
             issuer.trim_end_matches('/')
         );
         a2a_runtime_core::auth::jwt::check_url(&discovery)?;
-        let http = reqwest::Client::builder()
+        let http = a2a_runtime_types::https::client_builder()
+            .map_err(|e| format!("the upstream client cannot start: {e}"))?
             .timeout(UPSTREAM_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()

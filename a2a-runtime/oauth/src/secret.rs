@@ -1,26 +1,28 @@
 //! Random values, digests and comparisons for codes, tokens and secrets. Codes and refresh
 //! tokens are stored by digest, so a leaked store does not hand out live credentials.
 
-use aws_lc_rs::{constant_time, digest, rand};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest as _, Sha256};
+use subtle::ConstantTimeEq as _;
 
 /// A fresh random value of 256 bits, URL-safe base64 (43 characters).
 pub(crate) fn random_token() -> String {
     let mut bytes = [0_u8; 32];
     // The system's random source failing is not something a server can go on without.
-    rand::fill(&mut bytes).expect("the system random number generator failed");
+    getrandom::fill(&mut bytes).expect("the system random number generator failed");
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// The SHA-256 digest of `value`, URL-safe base64: how codes, tokens and secrets are stored.
 pub(crate) fn digest_of(value: &str) -> String {
-    URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, value.as_bytes()))
+    URL_SAFE_NO_PAD.encode(Sha256::digest(value.as_bytes()))
 }
 
 /// Whether two secrets (or their digests) are equal, in time independent of where they differ.
 pub(crate) fn same(a: &str, b: &str) -> bool {
-    constant_time::verify_slices_are_equal(a.as_bytes(), b.as_bytes()).is_ok()
+    // Slices of different lengths are unequal (only the length is not hidden).
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 /// The PKCE S256 challenge of `verifier` (RFC 7636 §4.2).

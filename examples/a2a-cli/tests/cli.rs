@@ -373,7 +373,7 @@ async fn consents(base: &str, url: &str) {
         panic!("approving did not send the browser back");
     };
     assert_eq!(back.host_str(), Some("127.0.0.1"));
-    let landed = reqwest::get(back.as_str()).await.unwrap();
+    let landed = a2a_tests::get(back.as_str()).await.unwrap();
     assert!(landed.text().await.unwrap().contains("Signed in"));
 }
 

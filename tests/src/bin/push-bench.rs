@@ -35,7 +35,7 @@ async fn main() {
     let (received, hook) = receiver().await;
     let (child, base) = start(&server, &store_of("tasks.sqlite3")).await;
     let bench = Bench {
-        http: reqwest::Client::new(),
+        http: a2a_tests::http(),
         pid: child.id().expect("server pid"),
         base,
         received,

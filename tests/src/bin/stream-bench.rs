@@ -40,7 +40,7 @@ async fn main() {
     )
     .await;
     let pid = child.id().expect("server pid");
-    let http = reqwest::Client::builder()
+    let http = a2a_tests::http_builder()
         .pool_max_idle_per_host(0)
         .build()
         .expect("client");

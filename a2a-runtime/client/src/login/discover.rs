@@ -27,7 +27,7 @@ impl Login {
     /// (`WWW-Authenticate: Bearer resource_metadata=…`), else the well-known URL RFC 9728 puts
     /// it at; then its first authorization server's metadata.
     pub async fn discover(url: &str) -> Result<Self, LoginError> {
-        let http = http();
+        let http = http(url)?;
         let metadata_url = match challenged(&http, url).await? {
             Some(named) => named,
             None => well_known(url, "oauth-protected-resource")?,

@@ -93,7 +93,7 @@ impl Login {
             "token_endpoint_auth_method": "none",
             "application_type": "native",
         });
-        let response = http()
+        let response = http(endpoint)?
             .post(endpoint)
             .json(&metadata)
             .send()

@@ -85,12 +85,17 @@ pub enum LoginError {
 
 /// A reqwest client for these requests: bounded in time, never following redirects (a
 /// redirected token request would carry its code or refresh token elsewhere).
-fn http() -> reqwest::Client {
-    reqwest::Client::builder()
+fn http(url: &str) -> Result<reqwest::Client, LoginError> {
+    let unreachable = |reason: String| LoginError::Unreachable {
+        url: url.to_owned(),
+        reason,
+    };
+    a2a_runtime_types::https::client_builder()
+        .map_err(|e| unreachable(e.to_string()))?
         .timeout(REQUEST_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .unwrap_or_default()
+        .map_err(|e| unreachable(e.to_string()))
 }
 
 /// The JSON answer of `response`, read within [`MAX_ANSWER_BYTES`].

@@ -14,7 +14,7 @@ pub(super) async fn token_request(
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish();
-    let response = http()
+    let response = http(endpoint)?
         .post(endpoint)
         .header(
             reqwest::header::CONTENT_TYPE,

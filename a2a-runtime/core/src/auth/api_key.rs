@@ -2,9 +2,10 @@
 
 use std::path::Path;
 
-use aws_lc_rs::{constant_time, digest};
 use http::header;
 use http::request::Parts;
+use sha2::{Digest as _, Sha256};
+use subtle::ConstantTimeEq as _;
 
 use super::authenticator::{challenge, quoted};
 use super::{ApiKeyLocation, AuthError, Authenticator, Caller};
@@ -20,7 +21,7 @@ pub const DEFAULT_API_KEY_HEADER: &str = "X-API-Key";
 /// logged.
 #[derive(Clone, Default)]
 pub struct ApiKeys {
-    keys: Vec<(String, digest::Digest)>,
+    keys: Vec<(String, [u8; 32])>,
 }
 
 impl std::fmt::Debug for ApiKeys {
@@ -77,10 +78,8 @@ impl ApiKeys {
                 principal: principal.to_owned(),
             });
         }
-        self.keys.push((
-            principal.to_owned(),
-            digest::digest(&digest::SHA256, key.as_bytes()),
-        ));
+        self.keys
+            .push((principal.to_owned(), Sha256::digest(key.as_bytes()).into()));
         Ok(self)
     }
 
@@ -132,11 +131,10 @@ impl ApiKeys {
 
     /// The principal `key` belongs to. Every configured key is compared, whatever matches.
     fn principal_of(&self, key: &str) -> Option<&str> {
-        let presented = digest::digest(&digest::SHA256, key.as_bytes());
+        let presented: [u8; 32] = Sha256::digest(key.as_bytes()).into();
         let mut found = None;
         for (principal, digest) in &self.keys {
-            let equal =
-                constant_time::verify_slices_are_equal(presented.as_ref(), digest.as_ref()).is_ok();
+            let equal = bool::from(presented.ct_eq(digest));
             if equal && found.is_none() {
                 found = Some(principal.as_str());
             }

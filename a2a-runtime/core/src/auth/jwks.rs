@@ -34,7 +34,9 @@ pub struct FoundKey {
 /// Keys fetched from a JWKS or through a metadata document.
 pub struct KeySet {
     source: Source,
-    client: reqwest::Client,
+    /// The client fetches go out with; the reason when HTTPS could not be set up (each fetch
+    /// then fails saying so, as an unreachable key set would).
+    client: Result<reqwest::Client, String>,
     cache: RwLock<Cache>,
     /// One fetch at a time; requests that need one wait for it rather than start their own.
     fetching: tokio::sync::Mutex<()>,
@@ -93,11 +95,15 @@ impl KeySet {
     }
 
     fn new(source: Source) -> Self {
-        let client = reqwest::Client::builder()
-            .timeout(FETCH_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_default();
+        let client = a2a_runtime_types::https::client_builder()
+            .map_err(|e| e.to_string())
+            .and_then(|builder| {
+                builder
+                    .timeout(FETCH_TIMEOUT)
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .map_err(|e| format!("the key set's client cannot start: {e}"))
+            });
         Self {
             source,
             client,
@@ -185,8 +191,11 @@ impl KeySet {
     }
 
     async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {
-        let response = self
+        let client = self
             .client
+            .as_ref()
+            .map_err(|e| format!("GET {url}: {e}"))?;
+        let response = client
             .get(url)
             .send()
             .await

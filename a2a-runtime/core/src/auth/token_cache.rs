@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use aws_lc_rs::digest::{SHA256, digest};
+use sha2::{Digest as _, Sha256};
 
 use super::Caller;
 
@@ -39,9 +39,7 @@ impl TokenCache {
     }
 
     fn key(token: &str) -> [u8; 32] {
-        let mut key = [0; 32];
-        key.copy_from_slice(digest(&SHA256, token.as_bytes()).as_ref());
-        key
+        Sha256::digest(token.as_bytes()).into()
     }
 
     /// The caller `token` was verified as, if that happened less than `ttl` ago and its time

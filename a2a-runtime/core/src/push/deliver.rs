@@ -146,7 +146,8 @@ impl TaskObserver for Pusher {
 
 /// The client deliveries go out with: no redirects, no proxy, the guard's resolver.
 fn build_client(settings: &PushSettings) -> Result<reqwest::Client, String> {
-    let mut client = reqwest::Client::builder()
+    let mut client = a2a_runtime_types::https::client_builder()
+        .map_err(|e| e.to_string())?
         .redirect(reqwest::redirect::Policy::none())
         // A proxy from the environment would connect where the guard never looked.
         .no_proxy()

@@ -76,7 +76,8 @@ impl Otlp {
             CONTENT_TYPE,
             HeaderValue::from_static("application/x-protobuf"),
         );
-        let client = reqwest::Client::builder()
+        let client = a2a_runtime_types::https::client_builder()
+            .map_err(|e| Error::Config(format!("the OTLP client could not be built: {e}")))?
             .timeout(EXPORT_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
