@@ -249,6 +249,14 @@ a2a-runtime = {{ {dependency} }}
 # The test harness (`a2a_runtime::testing`): the agent served in the test's own process.
 [dev-dependencies]
 a2a-runtime = {{ {dependency}, features = ["testing"] }}
+
+# Debug builds a third faster and rebuilds twice as fast: line numbers in backtraces, no full
+# debug info, none for dependencies. Remove these lines for a debugger.
+[profile.dev]
+debug = "line-tables-only"
+
+[profile.dev.package."*"]
+debug = false
 "#,
         package = names.package
     )
