@@ -2,9 +2,9 @@
 //! and one client ask for tokens: a GCRA limit per key, answered 429 with `Retry-After`.
 
 use std::num::NonZeroU32;
+use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use a2a_runtime_core::quota::{KeyedRate, RateRefusal};
 
 use crate::OAuthError;
 
@@ -26,10 +26,10 @@ pub(crate) enum Limited {
 
 /// The limiters of one server.
 pub(crate) struct RateLimits {
-    register: DefaultKeyedRateLimiter<String>,
-    authorize: DefaultKeyedRateLimiter<String>,
-    token_address: DefaultKeyedRateLimiter<String>,
-    token_client: DefaultKeyedRateLimiter<String>,
+    register: KeyedRate<String>,
+    authorize: KeyedRate<String>,
+    token_address: KeyedRate<String>,
+    token_client: KeyedRate<String>,
 }
 
 impl Default for RateLimits {
@@ -44,10 +44,10 @@ impl Default for RateLimits {
 }
 
 /// `per_minute` requests a minute, `burst` at once.
-fn limiter(per_minute: u32, burst: u32) -> DefaultKeyedRateLimiter<String> {
+fn limiter(per_minute: u32, burst: u32) -> KeyedRate<String> {
     let rate = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
     let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
-    DefaultKeyedRateLimiter::keyed(Quota::per_minute(rate).allow_burst(burst))
+    KeyedRate::new(rate, Duration::from_secs(60), burst)
 }
 
 impl RateLimits {
@@ -60,10 +60,14 @@ impl RateLimits {
             Limited::TokenByClient => (&self.token_client, "token requests of this client"),
         };
         let key = key.to_owned();
-        if let Err(not_until) = limiter.check_key(&key) {
+        if let Err(refusal) = limiter.check(&key, 1) {
+            let retry_after = match refusal {
+                RateRefusal::Later(wait) => wait,
+                RateRefusal::Never => Duration::from_secs(60),
+            };
             return Err(OAuthError::RateLimited {
                 reason: format!("too many {what}; try again later"),
-                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+                retry_after,
             });
         }
         if limiter.len() > KEYS_BEFORE_CLEANUP {

@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod caller;
+mod gcra;
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -11,12 +12,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
 use serde::{Deserialize, Serialize};
 
 pub use budget::CallBudget;
 pub use caller::{CallerId, PeerKey};
+pub use gcra::{KeyedRate, RateRefusal};
 
 /// How many callers the rate limiter remembers before it forgets the idle ones.
 const RATE_KEYS_BEFORE_CLEANUP: usize = 10_000;
@@ -118,7 +118,7 @@ impl Usage {
 pub struct Quotas {
     limits: QuotaLimits,
     usage: Mutex<HashMap<Arc<str>, Usage>>,
-    rate: DefaultKeyedRateLimiter<Arc<str>>,
+    rate: KeyedRate<Arc<str>>,
     /// Refusals so far, by [`BusyKind`] (in `BusyKind::ALL` order).
     refused: [AtomicU64; BusyKind::ALL.len()],
     /// Skill calls per caller per month, when budgeted.
@@ -140,7 +140,7 @@ impl Quotas {
         Arc::new(Self {
             limits,
             usage: Mutex::new(HashMap::new()),
-            rate: DefaultKeyedRateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst)),
+            rate: KeyedRate::new(per_second, Duration::from_secs(1), burst),
             refused: Default::default(),
             budget: OnceLock::new(),
         })
@@ -197,8 +197,11 @@ impl Quotas {
     /// new tasks or its cap on working tasks.
     pub fn start_task(self: &Arc<Self>, caller: &CallerId) -> Result<TaskSlot, Busy> {
         let key = caller.key();
-        if let Err(not_until) = self.rate.check_key(key) {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
+        if let Err(refusal) = self.rate.check(key, 1) {
+            let wait = match refusal {
+                RateRefusal::Later(wait) => wait,
+                RateRefusal::Never => Duration::from_secs(1),
+            };
             return Err(self.refuse(Busy::new(
                 BusyKind::Rate,
                 format!(
@@ -239,9 +242,6 @@ impl Quotas {
     /// Takes `cost` more from the rate of the caller whose key is `key`, as if it had started
     /// that many more tasks: refused (and counted) when the rate cannot cover it now.
     fn charge(&self, key: &Arc<str>, cost: u32) -> Result<(), Busy> {
-        let Some(cost) = NonZeroU32::new(cost) else {
-            return Ok(());
-        };
         let refused = |retry_after: Duration| {
             self.refuse(Busy::new(
                 BusyKind::Rate,
@@ -253,13 +253,11 @@ impl Quotas {
                 retry_after,
             ))
         };
-        match self.rate.check_key_n(key, cost) {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(not_until)) => Err(refused(
-                not_until.wait_time_from(DefaultClock::default().now()),
-            )),
+        match self.rate.check(key, cost) {
+            Ok(()) => Ok(()),
+            Err(RateRefusal::Later(wait)) => Err(refused(wait)),
             // More than the burst: never affordable at once.
-            Err(_) => Err(refused(Duration::from_secs(1))),
+            Err(RateRefusal::Never) => Err(refused(Duration::from_secs(1))),
         }
     }
 
