@@ -55,20 +55,21 @@ impl<K: Hash + Eq + Clone> KeyedRate<K> {
             return Err(RateRefusal::Never);
         }
         let now = Instant::now();
-        let mut keys = self.keys();
-        let tat = keys
-            .get(key)
-            .copied()
-            .filter(|tat| *tat > now)
-            .unwrap_or(now);
-        let next = tat + self.interval.saturating_mul(cost);
         let limit = now + self.tolerance;
-        if next > limit {
-            return Err(RateRefusal::Later(next - limit));
-        }
+        let after = |tat: Instant| {
+            let next = tat.max(now) + self.interval.saturating_mul(cost);
+            if next > limit {
+                Err(RateRefusal::Later(next - limit))
+            } else {
+                Ok(next)
+            }
+        };
+        // One lookup for a known key (every request after a caller's first).
+        let mut keys = self.keys();
         match keys.get_mut(key) {
-            Some(stored) => *stored = next,
+            Some(stored) => *stored = after(*stored)?,
             None => {
+                let next = after(now)?;
                 keys.insert(key.clone(), next);
             }
         }
