@@ -23,9 +23,7 @@ mod opened_once;
 
 /// A fresh directory under the system's temporary one for one test.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("a2a-store-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    a2a_tests::scratch_named(&format!("store-{name}"))
 }
 
 #[tokio::test]

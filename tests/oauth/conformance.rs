@@ -31,7 +31,7 @@ async fn the_conformance_suites_authorization_scenarios_pass_without_warnings() 
     let (status, client) = register(base, &callback).await;
     assert_eq!(status, 201, "{client}");
     let client_id = client["client_id"].as_str().unwrap();
-    let output = std::env::temp_dir().join(format!("a2a-as-conformance-{}", std::process::id()));
+    let output = a2a_tests::scratch_named("as-conformance");
     let mut run = tokio::process::Command::new(node)
         .arg(suite)
         .args(["authorization", "--url", base, "--client-id", client_id])

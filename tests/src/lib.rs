@@ -17,6 +17,7 @@ pub mod proxy;
 pub mod receiver;
 pub mod registry_agents;
 pub mod reverse_proxy;
+mod scratch;
 pub mod sse;
 pub mod stepper;
 pub mod talker;
@@ -26,8 +27,9 @@ pub mod vault;
 
 pub use browser::{Browser, browser};
 pub use processes::{
-    StdioServer, rss_kb, run_with_input, scratch_dir, spawn_served, spawn_served_with, spawn_stdio,
+    StdioServer, rss_kb, run_with_input, spawn_served, spawn_served_with, spawn_stdio,
 };
+pub use scratch::{scratch_dir, scratch_named};
 
 use std::net::SocketAddr;
 

@@ -21,11 +21,7 @@ impl TestCa {
     pub fn new(name: &str) -> Self {
         // Unique per CA, not only per name: tests of one binary run in parallel and may name
         // their CAs alike, and one's certificates must never overwrite another's.
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let serial = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("a2a-tls-{name}-{}-{serial}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary directory");
+        let dir = crate::scratch_named(&format!("tls-{name}"));
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         params.distinguished_name.push(DnType::CommonName, name);
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);

@@ -63,25 +63,11 @@ pub async fn run_with_input(
         .expect("its output is read")
 }
 
-/// A fresh, empty directory for one test's files (under the system temporary directory).
-pub fn scratch_dir() -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "a2a-tests-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
 /// Like [`spawn_served`], with extra command-line flags. Unless they name a store, the server
 /// keeps its tasks in its default SQLite file, under a data directory of its own.
 pub async fn spawn_served_with(binary: &str, flags: &[&str]) -> (tokio::process::Child, String) {
     let names_store = flags.iter().any(|f| *f == "--store" || *f == "--data-dir");
-    let data_dir = scratch_dir();
+    let data_dir = crate::scratch_dir();
     let mut defaults = vec!["--bind", "127.0.0.1:0"];
     if !names_store {
         defaults.extend(["--data-dir", data_dir.to_str().expect("UTF-8 temp path")]);

@@ -30,7 +30,7 @@ async fn a2a_in(config: &std::path::Path, args: &[&str]) -> Output {
 
 /// A configuration directory of this test run's own, named `name`.
 fn config_dir(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("a2a-cli-{}-{name}", std::process::id()))
+    a2a_tests::scratch_named(&format!("cli-{name}"))
 }
 
 /// `a2a COMMAND BASE --skill SKILL --data DATA [EXTRA…]`'s standard output.
