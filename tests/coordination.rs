@@ -12,7 +12,7 @@ use coordination_hub::model::{ReservationMode, TodoStatus};
 use coordination_hub::{HubClient, Locked};
 use serde_json::Value;
 
-const HUB: &str = env!("CARGO_BIN_EXE_coordination-hub");
+const HUB: &str = env!("CARGO_BIN_EXE_hub-under-test");
 
 /// Hostile and careless callers: paths, globs, caps, names.
 #[path = "coordination/hostile.rs"]

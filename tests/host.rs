@@ -519,4 +519,4 @@ async fn every_card_of_a_host_validates() {
 
 const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
 
-const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+const RECEIVER: &str = env!("CARGO_BIN_EXE_receiver-under-test");

@@ -226,7 +226,7 @@ async fn official_client_plays_the_behaviours_the_conformance_corpus_names_in_te
     );
 }
 
-const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+const RECEIVER: &str = env!("CARGO_BIN_EXE_receiver-under-test");
 
 #[tokio::test]
 async fn official_clients_register_push_configs_and_the_receiver_gets_every_event() {
@@ -285,7 +285,7 @@ async fn official_clients_register_push_configs_and_the_receiver_gets_every_even
 
 const BRIDGE: &str = env!("CARGO_BIN_EXE_interop-bridge");
 
-const HUB: &str = env!("CARGO_BIN_EXE_coordination-hub");
+const HUB: &str = env!("CARGO_BIN_EXE_hub-under-test");
 
 #[tokio::test]
 async fn official_clients_coordinate_through_the_hub_over_stdio_http_and_a2a() {

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 #[path = "push/ownership_and_versions.rs"]
 mod ownership_and_versions;
 
-const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+const RECEIVER: &str = env!("CARGO_BIN_EXE_receiver-under-test");
 const LAB: &str = env!("CARGO_BIN_EXE_lab-server");
 
 /// Delivery to loopback allowed (the receiver runs there), quick retries.

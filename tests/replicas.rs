@@ -315,7 +315,7 @@ async fn a_survivor_fails_the_tasks_of_a_replica_killed_mid_work_after_its_lease
     );
 }
 
-const RECEIVER: &str = env!("CARGO_BIN_EXE_webhook-receiver");
+const RECEIVER: &str = env!("CARGO_BIN_EXE_receiver-under-test");
 
 #[tokio::test]
 async fn the_push_deliveries_of_a_killed_replica_are_made_once_by_one_survivor() {

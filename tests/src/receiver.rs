@@ -15,7 +15,7 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    /// Starts `binary` (this crate's `webhook-receiver`, `CARGO_BIN_EXE_webhook-receiver`)
+    /// Starts `binary` (this crate's `webhook-receiver`, `CARGO_BIN_EXE_receiver-under-test`)
     /// with `flags` (besides `--bind`, `127.0.0.1:0` unless given).
     pub async fn start(binary: &str, flags: &[&str]) -> Self {
         let mut args: Vec<&str> = flags.to_vec();
