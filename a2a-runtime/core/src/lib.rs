@@ -47,6 +47,8 @@ pub mod registry;
 #[doc(hidden)]
 pub mod schema;
 #[doc(hidden)]
+pub mod schema_check;
+#[doc(hidden)]
 pub mod skill_error;
 #[doc(hidden)]
 pub mod task;

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::descriptor::SkillDescriptor;
 use crate::error::Error;
 use crate::schema;
+use crate::schema_check::SchemaCheck;
 
 /// One link-time registration, submitted by `#[skill]` through `__private::register_skill!`.
 #[doc(hidden)]
@@ -40,13 +41,8 @@ pub struct SkillEntry {
 }
 
 /// A compiled output schema.
-pub struct OutputValidator(jsonschema::Validator);
-
-impl std::fmt::Debug for OutputValidator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("OutputValidator")
-    }
-}
+#[derive(Debug)]
+pub struct OutputValidator(SchemaCheck);
 
 impl OutputValidator {
     /// Why `value` is not what the schema promises, naming the field, if it is not.
@@ -54,19 +50,20 @@ impl OutputValidator {
         let Err(error) = self.0.validate(value) else {
             return Ok(());
         };
-        let path = error.instance_path().to_string();
+        let path = error.path();
         let field = if path.is_empty() {
             "the result".to_owned()
         } else {
             format!("`{path}`")
         };
-        let hint = if error.instance().is_null() {
+        let hint = if error.found_null() {
             " (a number that is not finite, such as NaN or infinity, serializes as null)"
         } else {
             ""
         };
         Err(format!(
-            "the skill's output does not match its output schema at {field}: {error}{hint}"
+            "the skill's output does not match its output schema at {field}: {}{hint}",
+            error.message()
         ))
     }
 }
@@ -217,9 +214,9 @@ fn entry(descriptor: &'static SkillDescriptor) -> SkillEntry {
         (declared, _) => owned(declared),
     };
     let output_validator = output_schema.as_deref().and_then(|schema| {
-        jsonschema::validator_for(schema)
+        SchemaCheck::new(schema)
             .inspect_err(|error| {
-                tracing::warn!(skill = descriptor.id(), %error, "output schema does not compile; outputs are not checked");
+                tracing::warn!(skill = descriptor.id(), %error, "outputs are not checked");
             })
             .ok()
             .map(|v| Arc::new(OutputValidator(v)))
