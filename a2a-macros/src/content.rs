@@ -297,7 +297,11 @@ fn check_fn(
     }
     for (present, what, span) in [
         (sig.constness.is_some(), "`const`", sig.constness.span()),
-        (sig.unsafety.is_some(), "`unsafe`", sig.unsafety.span()),
+        (
+            matches!(sig.safety, syn::Safety::Unsafe(_)),
+            "`unsafe`",
+            sig.safety.span(),
+        ),
         (sig.abi.is_some(), "an `extern` ABI", sig.abi.span()),
     ] {
         if present {

@@ -53,7 +53,7 @@ pub enum ClientError {
     /// A stream sent nothing, not even a keep-alive, for longer than the client waits.
     #[error(
         "the stream from {url} sent nothing for {} (ClientBuilder::stream_idle_timeout)",
-        humantime::format_duration(*.idle)
+        a2a_runtime_types::util::duration_text(*.idle)
     )]
     StreamIdle {
         /// Where the stream came from.

@@ -76,3 +76,45 @@ mod echoed_tests {
         assert!(shown.ends_with("… (2000 bytes)"), "{shown}");
     }
 }
+
+/// `duration` for an error message, largest unit first: `1m 30s`, `250ms`, `0s`.
+#[doc(hidden)]
+pub fn duration_text(duration: std::time::Duration) -> String {
+    let seconds = duration.as_secs();
+    let nanos = duration.subsec_nanos();
+    let parts = [
+        (seconds / 86_400, "d"),
+        (seconds / 3600 % 24, "h"),
+        (seconds / 60 % 60, "m"),
+        (seconds % 60, "s"),
+        (u64::from(nanos / 1_000_000), "ms"),
+        (u64::from(nanos / 1000 % 1000), "us"),
+        (u64::from(nanos % 1000), "ns"),
+    ];
+    let text: Vec<String> = parts
+        .iter()
+        .filter(|(amount, _)| *amount > 0)
+        .map(|(amount, unit)| format!("{amount}{unit}"))
+        .collect();
+    if text.is_empty() {
+        "0s".to_owned()
+    } else {
+        text.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use std::time::Duration;
+
+    use super::duration_text;
+
+    #[test]
+    fn durations_read_largest_unit_first_without_zero_units() {
+        assert_eq!(duration_text(Duration::ZERO), "0s");
+        assert_eq!(duration_text(Duration::from_millis(250)), "250ms");
+        assert_eq!(duration_text(Duration::from_secs(90)), "1m 30s");
+        assert_eq!(duration_text(Duration::from_secs(90_061)), "1d 1h 1m 1s");
+        assert_eq!(duration_text(Duration::new(2, 1_500)), "2s 1us 500ns");
+    }
+}

@@ -122,6 +122,11 @@ pub(crate) enum Command {
         /// the published version.
         #[arg(long, value_name = "PATH")]
         runtime_path: Option<std::path::PathBuf>,
+        /// Write no Cargo.lock. By default `cargo update` resolves the crate's dependencies
+        /// now, with URL host names handled by unicode-rs rather than ICU4X (idna_adapter
+        /// 1.1): about twenty crates fewer in the first build.
+        #[arg(long)]
+        no_lock: bool,
     },
     /// Forget the saved sign-in to an agent.
     Logout {

@@ -31,15 +31,17 @@ fn main() -> ExitCode {
         mcp_only,
         with_client,
         runtime_path,
+        no_lock,
     } = cli.command
     {
-        return new_agent(scaffold::Scaffold {
+        let scaffold = scaffold::Scaffold {
             dir: dir.unwrap_or_else(|| name.clone().into()),
             name,
             mcp_only,
             with_client,
             runtime_path,
-        });
+        };
+        return new_agent(&scaffold, !no_lock);
     }
     let runtime = match a2a_runtime::tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -63,11 +65,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// `a2a new`: writes the crate and says what to run next.
-fn new_agent(scaffold: scaffold::Scaffold) -> ExitCode {
-    match scaffold::write(&scaffold) {
+/// `a2a new`: writes the crate (and, with `lock`, its Cargo.lock) and says what to run next.
+fn new_agent(scaffold: &scaffold::Scaffold, lock: bool) -> ExitCode {
+    match scaffold::write(scaffold) {
         Ok(files) => {
             println!("created {} ({})", scaffold.dir.display(), files.join(", "));
+            if lock && let Err(reason) = scaffold::lock(&scaffold.dir) {
+                // The crate is whole without it: Cargo resolves on the first build.
+                eprintln!(
+                    "a2a new: no Cargo.lock written ({reason}); {}",
+                    scaffold::LOCK_HINT
+                );
+            }
             println!("next: cd {} && cargo run", scaffold.dir.display());
             ExitCode::SUCCESS
         }

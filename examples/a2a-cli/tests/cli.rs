@@ -442,3 +442,23 @@ async fn login_signs_in_through_the_agents_authorization_server_and_later_calls_
     assert!(saved_logins(&config).is_empty());
     let _ = std::fs::remove_dir_all(&config);
 }
+
+#[tokio::test]
+async fn new_writes_the_crate_even_where_cargo_cannot_lock_it_and_says_how() {
+    let dir = a2a_tests::scratch_named("cli-new").join("my-agent");
+    let written = Command::new(A2A)
+        .args(["new", "my-agent", "--dir", dir.to_str().unwrap()])
+        // No cargo to resolve with: the crate is written all the same.
+        .env("CARGO", "/nonexistent/cargo")
+        .output()
+        .await
+        .unwrap();
+    assert!(written.status.success(), "{written:?}");
+    let stderr = String::from_utf8_lossy(&written.stderr);
+    assert!(stderr.contains("no Cargo.lock written"), "{stderr}");
+    assert!(stderr.contains("--precise 1.1.0"), "{stderr}");
+    assert!(dir.join("src/lib.rs").is_file() && !dir.join("Cargo.lock").exists());
+    let again = a2a(&["new", "my-agent", "--dir", dir.to_str().unwrap(), "--no-lock"]).await;
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists and is not empty"));
+}

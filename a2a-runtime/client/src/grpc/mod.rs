@@ -280,7 +280,7 @@ impl GrpcChannel {
     }
 
     fn timed_out(&self) -> Failure {
-        let waited = humantime::format_duration(self.timeout);
+        let waited = a2a_runtime_types::util::duration_text(self.timeout);
         let reason = format!("no answer within {waited} (ClientBuilder::timeout)");
         transport(&self.address, reason, true, true)
     }

@@ -68,7 +68,7 @@ pub enum LoginError {
     #[error("{0}")]
     Callback(String),
     /// Nobody completed the sign-in in time.
-    #[error("nobody signed in within {}", humantime::format_duration(*.0))]
+    #[error("nobody signed in within {}", a2a_runtime_types::util::duration_text(*.0))]
     TimedOut(std::time::Duration),
     /// The saved sign-in could not be read or written.
     #[error("{path}: {reason}")]
