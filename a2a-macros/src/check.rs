@@ -253,17 +253,10 @@ pub(crate) fn prompt_name(name: &str, span: Span) -> Result<(), Error> {
 
 /// An extension's `params`: a JSON object, as the card embeds it.
 pub(crate) fn json_object(params: &syn::LitStr) -> Result<(), Error> {
-    match serde_json::from_str::<serde_json::Value>(&params.value()) {
-        Ok(serde_json::Value::Object(_)) => Ok(()),
+    match crate::json_shape::kind(&params.value()) {
+        Ok("an object") => Ok(()),
         Ok(other) => Err(Error::custom(format!(
-            "extension params must be a JSON object, like r#\"{{\"key\": 1}}\"#; got {}",
-            match other {
-                serde_json::Value::Array(_) => "an array",
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Number(_) => "a number",
-                serde_json::Value::Bool(_) => "a boolean",
-                _ => "null",
-            }
+            "extension params must be a JSON object, like r#\"{{\"key\": 1}}\"#; got {other}"
         ))
         .with_span(params)),
         Err(e) => Err(

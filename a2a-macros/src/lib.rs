@@ -11,6 +11,7 @@ mod codegen;
 mod content;
 mod docs;
 mod errors;
+mod json_shape;
 mod main_fn;
 mod model;
 mod paths;

@@ -458,7 +458,14 @@ async fn new_writes_the_crate_even_where_cargo_cannot_lock_it_and_says_how() {
     assert!(stderr.contains("no Cargo.lock written"), "{stderr}");
     assert!(stderr.contains("--precise 1.1.0"), "{stderr}");
     assert!(dir.join("src/lib.rs").is_file() && !dir.join("Cargo.lock").exists());
-    let again = a2a(&["new", "my-agent", "--dir", dir.to_str().unwrap(), "--no-lock"]).await;
+    let again = a2a(&[
+        "new",
+        "my-agent",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--no-lock",
+    ])
+    .await;
     assert_eq!(again.status.code(), Some(2), "{again:?}");
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists and is not empty"));
 }
