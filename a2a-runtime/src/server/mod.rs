@@ -49,5 +49,11 @@ pub use oauth::OAuthOptions;
 pub use observe::ObserveOptions;
 pub use proxies::TrustedProxies;
 pub use tasks::{Tasks, TasksError};
+/// What [`AgentServer::serve`], [`AgentServer::serve_on`] and their [`Host`] twins return:
+/// `.await` it, or spawn it (it is `Send`). Boxed where it is made, so the server's whole
+/// connection loop is compiled once, in this crate: an `async fn` here would be compiled again
+/// in every agent's crate that awaits it, which doubled an agent's rebuild after a one-line
+/// edit.
+pub type Serving = a2a_runtime_types::util::BoxFuture<'static, Result<(), Error>>;
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.
 pub use tokio_util::sync::CancellationToken;

@@ -220,20 +220,17 @@ macro_rules! server_builder {
         /// variables override the builder's settings (`--help` lists them); `--help` and
         /// `--version` print and return. The first signal starts a graceful shutdown bounded
         /// by `--shutdown-timeout`; a second exits at once.
-        pub async fn serve(self) -> Result<(), $crate::Error> {
+        pub fn serve(self) -> $crate::server::Serving {
             let (server, mounts) = self.into_parts();
-            server.serve(mounts).await
+            Box::pin(server.serve(mounts))
         }
 
         /// Serves HTTP (A2A and MCP) on `listener` with this builder's configuration (no flags
         /// are read) until the `shutdown_signal` token is cancelled, then shuts down gracefully
         /// as `serve()` does. For tests, socket activation, or a port bound early.
-        pub async fn serve_on(
-            self,
-            listener: tokio::net::TcpListener,
-        ) -> Result<(), $crate::Error> {
+        pub fn serve_on(self, listener: tokio::net::TcpListener) -> $crate::server::Serving {
             let (server, mounts) = self.into_parts();
-            server.serve_on(mounts, listener).await
+            Box::pin(server.serve_on(mounts, listener))
         }
     };
 }
