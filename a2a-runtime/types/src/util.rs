@@ -47,6 +47,30 @@ pub fn percent_encode(text: &str) -> String {
     out
 }
 
+/// `%XX` escapes decoded (a URI component, `+` left as is); `None` if an escape is malformed or
+/// the result is not UTF-8.
+#[doc(hidden)]
+pub fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            // from_str_radix alone would take a sign: "%+1" is malformed, not byte 1.
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// How many characters of a client's text an error message repeats.
 const ECHOED_CHARS: usize = 64;
 
@@ -100,6 +124,20 @@ pub fn duration_text(duration: std::time::Duration) -> String {
         "0s".to_owned()
     } else {
         text.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod percent_tests {
+    use super::percent_decode;
+
+    #[test]
+    fn escapes_are_decoded_and_malformed_ones_refused() {
+        assert_eq!(percent_decode("a%2Fb%20c+d").as_deref(), Some("a/b c+d"));
+        assert_eq!(percent_decode("%C3%A9").as_deref(), Some("é"));
+        for bad in ["%", "%4", "%+1", "%zz", "%FF"] {
+            assert_eq!(percent_decode(bad), None, "{bad}");
+        }
     }
 }
 

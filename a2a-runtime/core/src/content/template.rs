@@ -60,31 +60,16 @@ impl UriTemplate {
                     if value.is_empty() || value.contains('/') {
                         return None;
                     }
-                    values.insert(name.clone(), percent_decode(value)?);
+                    values.insert(
+                        name.clone(),
+                        a2a_runtime_types::util::percent_decode(value)?,
+                    );
                     rest = &rest[end..];
                 }
             }
         }
         rest.is_empty().then_some(values)
     }
-}
-
-/// `%XX` escapes decoded; `None` if that is not UTF-8 or an escape is malformed.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

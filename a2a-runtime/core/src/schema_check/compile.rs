@@ -306,7 +306,7 @@ impl Compiler<'_> {
             )
         };
         let fragment = reference.strip_prefix('#').ok_or_else(unsupported)?;
-        let pointer = percent_decode(fragment).ok_or_else(unsupported)?;
+        let pointer = a2a_runtime_types::util::percent_decode(fragment).ok_or_else(unsupported)?;
         if !(pointer.is_empty() || pointer.starts_with('/')) {
             return Err(unsupported());
         }
@@ -427,22 +427,4 @@ fn regex(pattern: &Value, at: &str) -> Result<(String, regex_lite::Regex), Compi
 /// A JSON pointer token for `key` (`~` and `/` escaped).
 pub(super) fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
-}
-
-/// A URI fragment's percent-escapes decoded (`$ref` fragments are URI-encoded pointers).
-fn percent_decode(fragment: &str) -> Option<String> {
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = fragment.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
