@@ -33,7 +33,9 @@ pub struct KeyedRate<K> {
 impl<K: Hash + Eq + Clone> KeyedRate<K> {
     /// `rate` requests per `period` for each key, `burst` of them at once.
     pub fn new(rate: NonZeroU32, period: Duration, burst: NonZeroU32) -> Self {
-        let interval = period / rate.get();
+        // A rate finer than the clock (over 10^9 a second) is a nanosecond apart: unlimited in
+        // practice, and never an interval of zero that would leave no tolerance.
+        let interval = (period / rate.get()).max(Duration::from_nanos(1));
         Self {
             interval,
             tolerance: interval.saturating_mul(burst.get()),
@@ -54,6 +56,10 @@ impl<K: Hash + Eq + Clone> KeyedRate<K> {
         if cost > self.burst {
             return Err(RateRefusal::Never);
         }
+        // One lookup for a known key (every request after a caller's first). The clock is read
+        // under the lock: read before it, a request that waited for the lock could find a TAT
+        // set by a later reading and be refused by the difference.
+        let mut keys = self.keys();
         let now = Instant::now();
         let limit = now + self.tolerance;
         let after = |tat: Instant| {
@@ -64,8 +70,6 @@ impl<K: Hash + Eq + Clone> KeyedRate<K> {
                 Ok(next)
             }
         };
-        // One lookup for a known key (every request after a caller's first).
-        let mut keys = self.keys();
         match keys.get_mut(key) {
             Some(stored) => *stored = after(*stored)?,
             None => {
@@ -128,6 +132,20 @@ mod tests {
         assert!(matches!(limit.check(&"ann", 1), Err(RateRefusal::Later(_))));
         std::thread::sleep(Duration::from_millis(3));
         assert_eq!(limit.check(&"ann", 2), Ok(()));
+    }
+
+    #[test]
+    fn callers_racing_under_a_rate_finer_than_the_clock_are_never_refused() {
+        let limit = std::sync::Arc::new(rate(u32::MAX, u32::MAX));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let limit = limit.clone();
+                std::thread::spawn(move || (0..20_000).all(|_| limit.check(&"ann", 1).is_ok()))
+            })
+            .collect();
+        for thread in threads {
+            assert!(thread.join().unwrap(), "a request was refused");
+        }
     }
 
     #[test]
