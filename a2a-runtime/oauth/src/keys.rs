@@ -105,8 +105,6 @@ fn supplied_pkcs8(der: &[u8]) -> Result<Vec<u8>, String> {
     Ok(document.as_bytes().to_vec())
 }
 
-impl Key {}
-
 /// The signing keys of one authorization server.
 pub(crate) struct SigningKeys {
     grants: Grants,

@@ -28,11 +28,7 @@ pub(crate) fn acceptor(settings: &TlsSettings) -> Result<Option<Acceptor>, Error
             key.display()
         ))
     })?;
-    // The application's process-wide provider if it installed one, else *ring* (the crypto the
-    // runtime's clients use too).
-    let provider = rustls::crypto::CryptoProvider::get_default()
-        .cloned()
-        .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
+    let provider = a2a_runtime_types::https::provider();
     let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
         .map_err(|error| Error::Config(format!("TLS: {error}")))?;

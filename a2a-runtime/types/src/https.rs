@@ -26,8 +26,9 @@ impl std::fmt::Display for HttpsError {
 
 impl std::error::Error for HttpsError {}
 
-/// The crypto provider: the application's, if it installed a process default, else *ring*.
-fn provider() -> Arc<CryptoProvider> {
+/// The crypto provider of the runtime's TLS, clients and server alike: the application's, if
+/// it installed a process default, else *ring*.
+pub fn provider() -> Arc<CryptoProvider> {
     CryptoProvider::get_default()
         .cloned()
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()))
