@@ -141,6 +141,21 @@ async fn official_clients_of_both_generations_share_one_server_over_every_bindin
 
 const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
 
+/// A client with no configuration but a server's address finds its MCP endpoints as the
+/// discovery documents say (AI Catalog, MCP catalog, server cards) and the official MCP client
+/// connects to each: one agent's, and a host's agents' and shared endpoint.
+#[tokio::test]
+async fn the_official_mcp_client_finds_every_endpoint_through_the_catalog() {
+    require_packages().await;
+    let discover = script("discovery_client.py");
+    let discover = discover.to_str().unwrap();
+    let (_agent, base) = a2a_tests::spawn_served(SERVER).await;
+    run_python(&[discover, &base, "convert"]).await;
+    let (_host, base) = a2a_tests::spawn_served(HOST).await;
+    let found = run_python(&[discover, &base, "greet", "book_table", "currency_convert"]).await;
+    assert!(found.contains("found 4 endpoints"), "{found}");
+}
+
 /// Several agents on one server (examples/agent-host): the 1.x client reaches each by path and
 /// by tenant over both HTTP bindings and by tenant over gRPC, the 0.3 client by path, and the MCP client the shared endpoint
 /// and one agent's own; all against one server, whose tasks never cross agents. The same host

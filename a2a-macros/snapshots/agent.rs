@@ -61,6 +61,24 @@ const _: () = {
                 params: ::core::option::Option::Some("{\"alg\": \"ed25519\"}"),
             },
         ],
+        package: ::a2a_runtime::__private::Package {
+            name: match ::core::option_env!("CARGO_PKG_NAME") {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => "",
+            },
+            version: match ::core::option_env!("CARGO_PKG_VERSION") {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => "",
+            },
+            repository: match ::core::option_env!("CARGO_PKG_REPOSITORY") {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => "",
+            },
+            homepage: match ::core::option_env!("CARGO_PKG_HOMEPAGE") {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => "",
+            },
+        },
     });
     #[automatically_derived]
     impl ::a2a_runtime::__private::Agent for Currency {

@@ -9,7 +9,7 @@ pub use a2a_runtime_core::call::{
     DecodedInput, FromInvocation, IntoSkillOutput, Invocation, SkillResult,
 };
 pub use a2a_runtime_core::descriptor::{
-    AgentDescriptor, AgentParts, ExtensionDescriptor, Resume, SkillDef, SkillDescriptor,
+    AgentDescriptor, AgentParts, ExtensionDescriptor, Package, Resume, SkillDef, SkillDescriptor,
     SkillParts, TaskSupport,
 };
 pub use a2a_runtime_core::error::Error;

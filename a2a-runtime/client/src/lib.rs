@@ -18,6 +18,8 @@ mod jsonrpc;
 mod list;
 #[cfg(feature = "login")]
 pub mod login;
+#[cfg(feature = "manifests")]
+mod manifests;
 mod mcp;
 mod push;
 mod rest;
@@ -40,6 +42,8 @@ use serde_json::{Value, json};
 pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
 pub use error::{ClientError, ErrorInfo, RemoteError};
 pub use list::{ListTasks, TaskPage};
+#[cfg(feature = "manifests")]
+pub use manifests::{Manifest, fetch_manifests};
 pub use mcp::McpCredential;
 pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;

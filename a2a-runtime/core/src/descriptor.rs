@@ -278,6 +278,22 @@ pub struct AgentParts {
     pub prompts: &'static [&'static PromptDescriptor],
     pub security: fn() -> Vec<NamedScheme>,
     pub extensions: &'static [ExtensionDescriptor],
+    pub package: Package,
+}
+
+/// What Cargo says of the crate that declares an agent (its `[package]`), read where
+/// `#[agent]` expands: the discovery documents name the crate a registry installs and the
+/// repository its source is in. Cargo leaves a field it was not given empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Package {
+    /// The crate's name (`CARGO_PKG_NAME`).
+    pub name: &'static str,
+    /// The crate's version (`CARGO_PKG_VERSION`), which the agent's own may differ from.
+    pub version: &'static str,
+    /// The crate's repository URL (`CARGO_PKG_REPOSITORY`), or empty.
+    pub repository: &'static str,
+    /// The crate's homepage (`CARGO_PKG_HOMEPAGE`), or empty.
+    pub homepage: &'static str,
 }
 
 /// An A2A extension the agent supports, declared with `#[agent(extensions(extension(..)))]`:
@@ -323,6 +339,12 @@ impl AgentDescriptor {
         prompts: &[],
         security: Vec::new,
         extensions: &[],
+        package: Package {
+            name: "",
+            version: "",
+            repository: "",
+            homepage: "",
+        },
     });
     /// The Rust type name of the agent struct.
     pub fn type_name(&self) -> &'static str {
@@ -385,6 +407,10 @@ impl AgentDescriptor {
     /// Skills listed explicitly with `#[agent(skills(..))]`.
     pub fn explicit_skills(&self) -> &'static [&'static SkillDescriptor] {
         self.parts.skills
+    }
+    /// The crate that declares the agent, as Cargo describes it.
+    pub fn package(&self) -> Package {
+        self.parts.package
     }
 }
 

@@ -32,6 +32,12 @@ const VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_03_26,
 ];
 
+/// The MCP revisions this server implements, newest first, as a client names them: what a
+/// server card's `supportedProtocolVersions` lists.
+pub fn protocol_versions() -> Vec<String> {
+    VERSIONS.iter().map(|v| v.as_str().to_owned()).collect()
+}
+
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> InitializeResult {
         // rmcp asks for it on every stateless request.

@@ -26,6 +26,10 @@ pub struct ServeConfig {
     pub grpc_bind: Option<SocketAddr>,
     /// Serve MCP over stdin/stdout instead of HTTP (`--stdio`, `A2A_STDIO=1`).
     pub stdio: bool,
+    /// Print the discovery documents (server cards, registry entries, `SKILL.md`s, catalogs)
+    /// as one JSON object of path → text, and exit instead of serving (`--print-manifests`):
+    /// what `a2a manifest` writes out for static hosting and registry publishing.
+    pub print_manifests: bool,
     /// The browser console at `/console`, and at `/` for a browser asking for HTML
     /// (`--console`, `A2A_CONSOLE`). `None`: served on a loopback bind only.
     pub console: Option<bool>,
@@ -365,6 +369,7 @@ impl Default for ServeConfig {
             public_url: None,
             grpc_bind: None,
             stdio: false,
+            print_manifests: false,
             console: None,
             streaming: true,
             allowed_hosts: Vec::new(),

@@ -28,20 +28,23 @@ pub(crate) struct BrowserGuard {
     origins: Vec<String>,
 }
 
-/// Paths any page may read whatever its origin: agent cards (a host's per agent too), the
-/// protected-resource metadata, a host's catalog, health, an authorization server's API. The
-/// host is still checked.
+/// Paths any page may read whatever its origin: every well-known document (agent cards, the
+/// catalogs, Agent Skills, the protected-resource metadata; a host's agents' too), the MCP
+/// server cards and registry entries, a host's catalog, health, an authorization server's API.
+/// The host is still checked.
 fn is_public_metadata(path: &str) -> bool {
-    const AGENT_CARD: &str = ".well-known/agent";
+    const WELL_KNOWN: &str = ".well-known/";
+    let is_document = |path: &str| {
+        path.starts_with(WELL_KNOWN) || matches!(path, "mcp/server-card" | "mcp/server.json")
+    };
     let Some(rest) = path.strip_prefix('/') else {
         return false;
     };
     let under_agent = rest
         .split_once('/')
-        .is_some_and(|(_, inner)| inner.starts_with(AGENT_CARD));
-    rest.starts_with(AGENT_CARD)
+        .is_some_and(|(_, inner)| is_document(inner));
+    is_document(rest)
         || under_agent
-        || path.starts_with(a2a_runtime_core::auth::metadata::WELL_KNOWN)
         || matches!(path, "/healthz" | "/agents")
         || is_authorization_server_api(path)
 }

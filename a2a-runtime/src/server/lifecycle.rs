@@ -75,6 +75,9 @@ impl Server {
                 cli::Command::Serve(config) => self.config = *config,
             }
         }
+        if self.config.print_manifests {
+            return self.print_manifests(mounts);
+        }
         a2a_runtime_core::logging::init(self.config.stdio);
         if self.store.is_none() {
             // Over stdio each MCP host session is a process of its own (hosts often start
@@ -125,6 +128,27 @@ impl Server {
         self.store = Some(storage.tasks());
         self.storage = Some(Arc::new(storage));
         Ok(())
+    }
+
+    /// Prints the discovery documents `mounts` would serve at the configured URL: one JSON
+    /// object of path (from the server's root) → text. Nothing is opened or bound.
+    fn print_manifests(self, mounts: Mounts) -> Result<(), Error> {
+        let base = self.config.base_url();
+        let apps = mounts.build(&self, CancellationToken::new(), None, &base)?;
+        let assembled = routes::assemble(&mounts, &apps, &self.config, None)?;
+        let files: serde_json::Map<String, serde_json::Value> = assembled
+            .documents
+            .iter()
+            .map(|(path, doc)| {
+                let text = String::from_utf8_lossy(doc.bytes()).into_owned();
+                (path.clone(), serde_json::Value::String(text))
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&serde_json::json!({ "files": files }))
+            .map_err(|e| Error::Config(format!("the documents could not be written: {e}")))?;
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}").map_err(|e| Error::Config(format!("stdout: {e}")))
     }
 
     /// MCP over stdin and stdout: the agent, or a host's agents as its shared endpoint has them.

@@ -8,6 +8,7 @@ mod catalog;
 mod cli;
 mod config;
 mod console;
+mod discovery;
 mod front;
 mod guard;
 pub mod host;

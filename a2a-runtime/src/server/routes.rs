@@ -14,6 +14,7 @@ use axum::routing::{get, post_service};
 use super::agent_routes::agent_routes;
 use super::catalog::{self, CatalogEntry};
 use super::config::ServeConfig;
+use super::discovery::{Discovery, Served};
 use super::guard::{BrowserGuard, GuardLayer};
 use super::http::{cors, healthz_route, readable_anywhere};
 use super::mcp::{Agents, Mcp};
@@ -36,6 +37,8 @@ pub(crate) struct Assembled {
     pub(crate) guard: Arc<BrowserGuard>,
     /// The MCP endpoints answered directly, by path.
     pub(crate) direct: Vec<(String, McpEndpoint)>,
+    /// The discovery documents, by path, as served.
+    pub(crate) documents: Vec<(String, Arc<Served>)>,
 }
 
 /// The routes of the server `config` describes, serving `mounts` as `apps` (one per agent, in
@@ -55,6 +58,7 @@ pub(crate) fn assemble(
         calls: HashMap::new(),
         config,
         base: config.base_url(),
+        discovery: Discovery::new(&config.base_url()),
     };
     for (mounted, app) in mounts.agents.iter().zip(apps) {
         assembly.agent(mounts, mounted, app)?;
@@ -62,6 +66,7 @@ pub(crate) fn assemble(
     if let Some(hosting) = &mounts.hosting {
         assembly.host_root(mounts, hosting, apps, oauth)?;
     }
+    let documents = assembly.discovery.bundle().to_vec();
     let (observed, observed_paths) = super::observe::routes(apps, config);
     let host = mounts.hosting.is_some();
     let console = super::console::routes(config, host, oauth.is_some(), &observed_paths);
@@ -78,6 +83,7 @@ pub(crate) fn assemble(
         router,
         guard,
         direct: assembly.direct,
+        documents,
     })
 }
 
@@ -91,6 +97,7 @@ struct Assembly<'a> {
     calls: HashMap<String, AgentCalls>,
     config: &'a ServeConfig,
     base: String,
+    discovery: Discovery,
 }
 
 impl Assembly<'_> {
@@ -115,6 +122,9 @@ impl Assembly<'_> {
             ResourceMetadata::new(&app.security, &[app], app.agent.name(), &self.base, &suffix);
         let metadata_url = metadata.as_ref().map(|m| Arc::from(m.url()));
         let agent = agent_routes(app, config, endpoints.clone(), tenants, metadata_url);
+        let documents = self.discovery.agent(app, &at, &endpoints);
+        let card_path = |at: &str| format!("{at}{}", paths::AGENT_CARDS[0]);
+        self.discovery.card(card_path(&at), &agent.public_card);
         self.router = std::mem::take(&mut self.router)
             .merge(metadata.map(ResourceMetadata::routes).unwrap_or_default());
         let mcp_path = format!("{at}{}", paths::MCP);
@@ -126,6 +136,7 @@ impl Assembly<'_> {
             .calls
             .merge(mcp)
             .merge(agent.card.clone())
+            .merge(documents)
             .merge(mounted.agent.routes.clone());
         let router = std::mem::take(&mut self.router).merge(metadata);
         if at.is_empty() {
@@ -133,6 +144,9 @@ impl Assembly<'_> {
             return Ok(());
         }
         let primary = mounts.primary_id() == Some(mounted.id.as_str());
+        if primary {
+            self.discovery.card(card_path(""), &agent.public_card);
+        }
         let own = match config.console_enabled() {
             true => own.merge(super::console::page()),
             false => own,
@@ -208,6 +222,17 @@ impl Assembly<'_> {
         let all: Vec<&Arc<App>> = apps.iter().collect();
         let metadata = ResourceMetadata::new(&security, &all, &hosting.name, &self.base, "");
         let metadata = metadata.map(ResourceMetadata::routes).unwrap_or_default();
+        let shared = hosting.shared_mcp.then(|| mounts.shared_description());
+        let shared = apps
+            .first()
+            .zip(shared.as_deref())
+            .map(|(app, d)| (&**app, d));
+        let mut listed = mounts.ids();
+        // The primary agent first: the template's default.
+        if let Some(primary) = mounts.primary_id() {
+            listed.sort_by_key(|id| *id != primary);
+        }
+        let documents = self.discovery.host(&hosting.name, &listed, shared);
         let entries = hosting.catalog.fill(std::mem::take(&mut self.entries));
         let document = Arc::new(catalog::document(&entries));
         let catalog = get(move || {
@@ -220,6 +245,7 @@ impl Assembly<'_> {
         self.router = std::mem::take(&mut self.router)
             .merge(root_call)
             .merge(catalog)
+            .merge(documents)
             .merge(metadata)
             .fallback(move |uri: Uri| unknown_agent(uri, Arc::clone(&ids), Arc::clone(&known)));
         Ok(())

@@ -223,6 +223,25 @@ pub(crate) enum Command {
         #[arg(long)]
         limit: Option<usize>,
     },
+    /// Write a server's discovery documents (MCP server cards and `server.json`, SKILL.md
+    /// files, the AI Catalog and MCP catalog, agent cards) into a folder, at their paths, for
+    /// static hosting or registry publishing: fetched from the running server at URL, or printed
+    /// by an agent's binary (`--binary`, which serves nothing).
+    Manifest {
+        /// The running server's (or a hosted agent's) URL.
+        #[arg(required_unless_present = "binary")]
+        url: Option<String>,
+        /// Where to write them.
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
+        /// The agent's binary, run with `--print-manifests` and the arguments after `--` (give
+        /// `--public-url` the URL it will be served at).
+        #[arg(long, value_name = "PATH", conflicts_with = "url")]
+        binary: Option<std::path::PathBuf>,
+        /// The binary's own flags.
+        #[arg(last = true, value_name = "FLAGS")]
+        flags: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,6 +8,7 @@
 mod ask;
 mod cli;
 mod login;
+mod manifest;
 mod print;
 mod scaffold;
 
@@ -53,6 +54,19 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Command::Manifest {
+        url,
+        out,
+        binary,
+        flags,
+    } = &cli.command
+    {
+        let source = match binary {
+            Some(binary) => manifest::Source::Binary(binary, flags),
+            None => manifest::Source::Url(url.as_deref().unwrap_or_default()),
+        };
+        return runtime.block_on(write_manifests(source, out, cli.timeout.into()));
+    }
     if let Some(code) = runtime.block_on(signing(&cli)) {
         return code;
     }
@@ -60,6 +74,31 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("a2a: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `a2a manifest`: writes the documents and says what a registry needs beside them.
+async fn write_manifests(
+    source: manifest::Source<'_>,
+    out: &std::path::Path,
+    timeout: std::time::Duration,
+) -> ExitCode {
+    match manifest::write(source, out, timeout).await {
+        Ok(written) => {
+            for file in &written {
+                println!("wrote {}", file.display());
+            }
+            for line in manifest::registry_lines(&written) {
+                println!(
+                    "to publish to the MCP Registry, put this line in the crate's README: {line}"
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("a2a manifest: {error}");
             ExitCode::FAILURE
         }
     }
@@ -201,8 +240,9 @@ async fn run(cli: Cli) -> Result<ExitCode, ClientError> {
             }
         }
         Command::Push(push) => return run_push(&cli, push).await,
-        // Run before any call, in `signing`.
-        Command::Login { .. } | Command::Logout { .. } | Command::New { .. } => {}
+        // Run before any call: in `signing`, and in `main`.
+        Command::Login { .. } | Command::Logout { .. } => {}
+        Command::New { .. } | Command::Manifest { .. } => {}
         Command::Usage {
             url,
             since,

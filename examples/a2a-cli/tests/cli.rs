@@ -469,3 +469,69 @@ async fn new_writes_the_crate_even_where_cargo_cannot_lock_it_and_says_how() {
     assert_eq!(again.status.code(), Some(2), "{again:?}");
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists and is not empty"));
 }
+
+/// Every file below `dir`, by its path from `dir` (with `/` first).
+fn files_below(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap().to_str().unwrap();
+                found.push(format!("/{relative}"));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[tokio::test]
+async fn manifest_writes_every_document_as_the_server_serves_it() {
+    let server = start(Lab.server()).await;
+    let out = config_dir("manifest");
+    let said = stdout(&a2a(&["manifest", &server.base, "--out", out.to_str().unwrap()]).await);
+    assert!(
+        said.contains("put this line in the crate's README: mcp-name: "),
+        "{said}"
+    );
+    let written = files_below(&out);
+    for path in [
+        "/.well-known/agent-card.json",
+        "/.well-known/ai-catalog.json",
+        "/.well-known/mcp/catalog.json",
+        "/.well-known/agent-skills/index.json",
+        "/.well-known/agent-skills/lab/SKILL.md",
+        "/mcp/server-card",
+        "/mcp/server.json",
+    ] {
+        assert!(written.iter().any(|w| w == path), "{path} in {written:?}");
+    }
+    for path in &written {
+        let on_disk = std::fs::read_to_string(out.join(&path[1..])).unwrap();
+        let url = format!("{}{}", server.base.trim_end_matches('/'), path);
+        let served = a2a_tests::get(&url).await.unwrap().text().await.unwrap();
+        assert_eq!(on_disk, served, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn manifest_of_an_unreachable_server_fails_and_writes_nothing() {
+    let out = config_dir("manifest-unreachable");
+    let output = a2a(&[
+        "manifest",
+        "http://127.0.0.1:9/",
+        "--out",
+        out.to_str().unwrap(),
+        "--timeout",
+        "2s",
+    ])
+    .await;
+    assert_eq!(output.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.starts_with("a2a manifest: "), "{said}");
+    assert!(!out.exists() || files_below(&out).is_empty());
+}

@@ -25,6 +25,7 @@ impl NetworkArgs {
         replace(&mut config.public_url, self.public_url);
         replace(&mut config.grpc_bind, self.grpc_bind);
         set(&mut config.stdio, self.stdio);
+        config.print_manifests |= self.print_manifests;
         replace(&mut config.console, self.console);
         if self.no_streaming {
             config.streaming = false;

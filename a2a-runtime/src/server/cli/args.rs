@@ -267,6 +267,11 @@ pub(super) struct NetworkArgs {
     /// Serve MCP over stdin/stdout instead of HTTP
     #[arg(long, env = "A2A_STDIO", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true")]
     pub(super) stdio: Option<bool>,
+    /// Print the discovery documents (MCP server cards and registry entries, SKILL.md files,
+    /// the catalogs) as one JSON object of path to text, for the URL --public-url gives, and
+    /// exit
+    #[arg(long)]
+    pub(super) print_manifests: bool,
     /// Serve the browser console at /console (and at / for browsers) [default: on loopback
     /// binds only]
     #[arg(long, env = "A2A_CONSOLE", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true")]

@@ -1,0 +1,259 @@
+//! The discovery documents clients, registries and crawlers read, generated from the same
+//! definitions as the agent card (name, description, version, provider, skills, schemes,
+//! endpoints): for every agent its MCP server card and MCP Registry entry (`/mcp/server-card`,
+//! `/mcp/server.json`), its Agent Skills `SKILL.md` and index; for the server the AI Catalog and
+//! the MCP catalog listing every agent. Built once with the routes; served readable from any
+//! origin with strong ETags; `--print-manifests` and `a2a manifest` write the same bytes.
+
+mod catalogs;
+mod names;
+mod sample;
+mod served;
+mod server_card;
+mod skill_md;
+
+use std::sync::Arc;
+
+use axum::Router;
+
+use a2a_runtime_a2a::card::Endpoints;
+use a2a_runtime_core::app::App;
+use catalogs::{Listed, SharedEndpoint};
+pub(crate) use served::Served;
+use served::{AI_CATALOG, Documents, JSON, MARKDOWN, SERVER_CARD};
+use server_card::{Identity, Remote};
+
+/// Where the server card is, below an MCP endpoint.
+const SERVER_CARD_PATH: &str = "/mcp/server-card";
+/// Where the MCP Registry entry is, below an MCP endpoint.
+const SERVER_JSON_PATH: &str = "/mcp/server.json";
+/// The AI Catalog.
+const AI_CATALOG_PATH: &str = "/.well-known/ai-catalog.json";
+/// The MCP catalog.
+const MCP_CATALOG_PATH: &str = "/.well-known/mcp/catalog.json";
+/// The Agent Skills folder.
+const SKILLS_PATH: &str = "/.well-known/agent-skills";
+
+/// Where one agent is reached, as its documents give it.
+#[derive(Debug, Clone)]
+pub(crate) struct Urls {
+    pub(crate) card: String,
+    pub(crate) jsonrpc: String,
+    pub(crate) rest: String,
+    pub(crate) grpc: Option<String>,
+    pub(crate) mcp: String,
+}
+
+/// The documents of a server, gathered agent by agent as its routes are built.
+#[derive(Debug)]
+pub(crate) struct Discovery {
+    /// The server's URL, without the final `/`.
+    origin: String,
+    listed: Vec<Listed>,
+    /// Every document by its path from the server's root, for `--print-manifests`.
+    bundle: Vec<(String, Arc<Served>)>,
+}
+
+impl Discovery {
+    /// No documents yet, for a server at `base_url`.
+    pub(crate) fn new(base_url: &str) -> Self {
+        Self {
+            origin: base_url.trim_end_matches('/').to_owned(),
+            listed: Vec::new(),
+            bundle: Vec::new(),
+        }
+    }
+
+    /// Every document, by its path from the server's root.
+    pub(crate) fn bundle(&self) -> &[(String, Arc<Served>)] {
+        &self.bundle
+    }
+
+    /// Bundles an agent card served at `path` (by the agent's own routes), so that a static
+    /// copy of the server has it too.
+    pub(crate) fn card(&mut self, path: String, card: &serde_json::Value) {
+        // The bytes the card route serves.
+        let text = serde_json::to_string_pretty(card).unwrap_or_default();
+        self.bundle.push((path, Arc::new(Served::text(text, JSON))));
+    }
+
+    /// The documents of `app`, mounted at `at` (`""`, or `/{id}` on a host) and reached at
+    /// `endpoints`: routes relative to its mount point.
+    pub(crate) fn agent(&mut self, app: &App, at: &str, endpoints: &Endpoints) -> Router {
+        let agent = app.agent;
+        let own = |path: &str| format!("{}{at}{path}", self.origin);
+        let urls = Urls {
+            card: own(crate::server::paths::AGENT_CARDS[0]),
+            jsonrpc: endpoints.jsonrpc.clone(),
+            rest: endpoints.rest.clone(),
+            grpc: endpoints.grpc.clone(),
+            mcp: own(crate::server::paths::MCP),
+        };
+        let name = match at.strip_prefix('/') {
+            Some(id) => names::skill_name(id),
+            None => names::skill_name(agent.name()),
+        };
+        let provider = agent.provider();
+        let publisher = names::publisher(provider.map(|(_, url)| url), &self.origin);
+        let identity = Identity {
+            name: names::registry_name(&agent.package(), &publisher, &name),
+            title: names::clip(agent.name(), 100, &name),
+            description: names::clip(agent.description(), 100, agent.name()),
+            version: agent.version().to_owned(),
+            website: agent
+                .documentation_url()
+                .or(provider.map(|(_, url)| url))
+                .map(str::to_owned),
+            icon: agent.icon_url().map(str::to_owned),
+            package: agent.package(),
+        };
+        let any_public = app
+            .dispatcher
+            .registry()
+            .skills()
+            .iter()
+            .any(|skill| skill.descriptor.is_public());
+        let remote = Remote {
+            url: urls.mcp.clone(),
+            headers: server_card::credential_headers(&app.security, any_public),
+            variables: Default::default(),
+        };
+        let mut docs = Documents::default();
+        let card = server_card::server_card(&identity, &remote);
+        docs.add(SERVER_CARD_PATH.into(), Served::json(&card, SERVER_CARD));
+        let entry = server_card::registry_entry(&identity, &remote);
+        docs.add(SERVER_JSON_PATH.into(), Served::json(&entry, JSON));
+        let skill_md_path = format!("{SKILLS_PATH}/{name}/SKILL.md");
+        let text = skill_md::skill_md(&name, app, &urls);
+        let skill_md = docs.add(skill_md_path.clone(), Served::text(text, MARKDOWN));
+        let listed = Listed {
+            name,
+            title: agent.name().to_owned(),
+            description: agent.description().to_owned(),
+            version: agent.version().to_owned(),
+            tags: tags(app),
+            publisher,
+            organization: provider.map(|(organization, _)| organization.to_owned()),
+            card_url: urls.card.clone(),
+            server_card_url: own(SERVER_CARD_PATH),
+            skill_md_url: own(&skill_md_path),
+            skill_md_digest: skill_md.digest().to_owned(),
+            skill_description: skill_md::description(app),
+        };
+        self.catalogs(
+            &mut docs,
+            &identity.title,
+            std::slice::from_ref(&listed),
+            None,
+        );
+        self.listed.push(listed);
+        let bundled = docs
+            .iter()
+            .map(|(path, doc)| (format!("{at}{path}"), Arc::clone(doc)));
+        self.bundle.extend(bundled);
+        docs.routes()
+    }
+
+    /// A host's own documents, at its root: the catalogs and skills index of every agent, the
+    /// host's MCP Registry entry (its agents' endpoints as one URL template), and the shared MCP
+    /// endpoint's server card, when it has one (`shared`: an agent's app and its description).
+    pub(crate) fn host(
+        &mut self,
+        host: &str,
+        ids: &[&str],
+        shared: Option<(&App, &str)>,
+    ) -> Router {
+        let mut docs = Documents::default();
+        let publisher = names::publisher(None, &self.origin);
+        let name = names::skill_name(host);
+        let version = shared.map_or(env!("CARGO_PKG_VERSION"), |(app, _)| app.agent.version());
+        let identity = Identity {
+            name: names::registry_name(&Default::default(), &publisher, &name),
+            title: names::clip(host, 100, &name),
+            description: names::clip(shared.map_or(host, |(_, text)| text), 100, host),
+            version: version.to_owned(),
+            website: None,
+            icon: None,
+            package: Default::default(),
+        };
+        let shared = shared.map(|_| {
+            let remote = Remote {
+                url: format!("{}{}", self.origin, crate::server::paths::MCP),
+                headers: Vec::new(),
+                variables: Default::default(),
+            };
+            let card = server_card::server_card(&identity, &remote);
+            docs.add(SERVER_CARD_PATH.into(), Served::json(&card, SERVER_CARD));
+            SharedEndpoint {
+                name: name.clone(),
+                title: identity.title.clone(),
+                server_card_url: format!("{}{SERVER_CARD_PATH}", self.origin),
+            }
+        });
+        let entry = server_card::registry_entry(&identity, &self.agents_remote(ids));
+        docs.add(SERVER_JSON_PATH.into(), Served::json(&entry, JSON));
+        let listed = std::mem::take(&mut self.listed);
+        self.catalogs(&mut docs, host, &listed, shared.as_ref());
+        self.listed = listed;
+        let bundled = docs
+            .iter()
+            .map(|(path, doc)| (path.to_owned(), Arc::clone(doc)));
+        self.bundle.extend(bundled);
+        docs.routes()
+    }
+
+    /// A host's agents' MCP endpoints as one remote: `{origin}/{agent}/mcp`.
+    fn agents_remote(&self, ids: &[&str]) -> Remote {
+        let mut variables = serde_json::Map::new();
+        variables.insert(
+            "agent".into(),
+            serde_json::json!({
+                "description": "The agent to connect to.",
+                "isRequired": true,
+                "choices": ids,
+                "default": ids.first().copied().unwrap_or_default(),
+            }),
+        );
+        Remote {
+            url: format!("{}/{{agent}}{}", self.origin, crate::server::paths::MCP),
+            headers: Vec::new(),
+            variables,
+        }
+    }
+
+    /// The catalogs and skills index of `agents` into `docs`.
+    fn catalogs(
+        &self,
+        docs: &mut Documents,
+        host: &str,
+        agents: &[Listed],
+        shared: Option<&SharedEndpoint>,
+    ) {
+        let publisher = agents.first().map_or_else(
+            || names::publisher(None, &self.origin),
+            |a| a.publisher.clone(),
+        );
+        let ai = catalogs::ai_catalog(host, &publisher, agents, shared);
+        docs.add(AI_CATALOG_PATH.into(), Served::json(&ai, AI_CATALOG));
+        let mcp = catalogs::mcp_catalog(&publisher, agents, shared);
+        docs.add(MCP_CATALOG_PATH.into(), Served::json(&mcp, JSON));
+        let index = catalogs::skills_index(agents);
+        docs.add(
+            format!("{SKILLS_PATH}/index.json"),
+            Served::json(&index, JSON),
+        );
+    }
+}
+
+/// The tags of the agent's skills, each once, in order.
+fn tags(app: &App) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for skill in app.dispatcher.registry().skills() {
+        for tag in skill.descriptor.tags() {
+            if !tags.iter().any(|t| t == tag) {
+                tags.push((*tag).to_owned());
+            }
+        }
+    }
+    tags
+}
