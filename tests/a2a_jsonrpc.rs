@@ -57,8 +57,18 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
     assert_eq!(
         ids,
         [
-            "add", "block", "echo", "explode", "fail", "fragile", "nap", "relay", "stubborn",
-            "tick", "wait"
+            "add",
+            "block",
+            "echo",
+            "explode",
+            "fail",
+            "fragile",
+            "nap",
+            "relay",
+            "relay_mcp",
+            "stubborn",
+            "tick",
+            "wait"
         ],
         "sorted by id"
     );

@@ -30,8 +30,18 @@ async fn tools_list_is_sorted_with_object_input_schemas_and_output_schemas() {
     assert_eq!(
         names,
         [
-            "add", "block", "echo", "explode", "fail", "fragile", "nap", "relay", "stubborn",
-            "tick", "wait"
+            "add",
+            "block",
+            "echo",
+            "explode",
+            "fail",
+            "fragile",
+            "nap",
+            "relay",
+            "relay_mcp",
+            "stubborn",
+            "tick",
+            "wait"
         ]
     );
     for tool in tools {
@@ -135,7 +145,7 @@ async fn stateless_era_discovers_and_calls_tools() {
             .contains(&json!("2026-07-28"))
     );
     let (_, listed) = modern(&server, "tools/list", json!({})).await;
-    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 11);
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 12);
     let (_, called) = modern(
         &server,
         "tools/call",

@@ -14,6 +14,8 @@ mod metrics;
 mod observers;
 #[path = "observability/prometheus.rs"]
 mod prometheus;
+#[path = "observability/trace_conventions.rs"]
+mod trace_conventions;
 #[path = "observability/traces.rs"]
 mod traces;
 #[path = "observability/usage.rs"]

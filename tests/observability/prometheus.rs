@@ -15,6 +15,25 @@ fn binary(variable: &str, debian: &str) -> Option<String> {
     std::path::Path::new(&path).exists().then_some(path)
 }
 
+/// The `le` boundaries of `histogram`'s first series, in order.
+fn boundaries(text: &str, histogram: &str) -> Vec<String> {
+    let bucket = format!("{histogram}_bucket{{");
+    let mut found: Vec<String> = Vec::new();
+    for line in text.lines().filter(|line| line.starts_with(&bucket)) {
+        let le = line
+            .split("le=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_default()
+            .to_owned();
+        if found.contains(&le) {
+            break;
+        }
+        found.push(le);
+    }
+    found
+}
+
 /// A free loopback port (bound, then released for the server to take).
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -49,6 +68,21 @@ async fn promtool_accepts_the_exposition_and_a_prometheus_server_scrapes_it() {
     let said = String::from_utf8_lossy(&checked.stdout) + String::from_utf8_lossy(&checked.stderr);
     assert!(checked.status.success(), "promtool: {said}");
     assert!(said.trim().is_empty(), "promtool found problems: {said}");
+    // Both request histograms have exactly the boundaries the MCP conventions advise.
+    let advised = [
+        "0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "30", "60", "120", "300",
+        "+Inf",
+    ];
+    for histogram in [
+        "mcp_server_operation_duration_seconds",
+        "a2a_server_operation_duration_seconds",
+    ] {
+        assert_eq!(
+            boundaries(&exposition.text, histogram),
+            advised,
+            "{histogram}"
+        );
+    }
 
     let dir = scratch_dir();
     let config = dir.join("prometheus.yml");

@@ -1,6 +1,7 @@
 //! OpenTelemetry traces: a chain of two agents in two processes (a skill of one calling the
 //! other with `ctx.call_agent`) exports one trace to an OTLP receiver, each request a server
-//! span parented on its caller's span, each skill call a span under its request.
+//! span parented on its caller's span, each skill call a span under its request, each request a
+//! skill sends a client span under it.
 
 use a2a_tests::otlp::{Collector, Received};
 use a2a_tests::{TestServer, spawn_served_with};
@@ -10,12 +11,19 @@ use serde_json::{Value, json};
 const TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
 const CALLER_SPAN: &str = "b7ad6b7169203331";
 
-fn named<'a>(spans: &'a [Received], name: &str) -> Option<&'a Received> {
+pub(crate) fn named<'a>(spans: &'a [Received], name: &str) -> Option<&'a Received> {
     spans.iter().find(|span| span.span.name == name)
 }
 
+/// The span named `name` of kind `kind` (2 SERVER, 3 CLIENT).
+pub(crate) fn of_kind<'a>(spans: &'a [Received], name: &str, kind: i32) -> Option<&'a Received> {
+    spans
+        .iter()
+        .find(|span| span.span.name == name && span.span.kind == kind)
+}
+
 /// A lab-server process exporting its spans to `collector`: the child and its base URL.
-async fn traced_lab(collector: &Collector) -> (tokio::process::Child, String) {
+pub(crate) async fn traced_lab(collector: &Collector) -> (tokio::process::Child, String) {
     let lab = env!("CARGO_BIN_EXE_lab-server");
     let flags = ["--store", "memory", "--otlp-endpoint", &collector.endpoint];
     spawn_served_with(lab, &flags).await
@@ -28,9 +36,14 @@ fn follows_the_conventions(request: &Received, relay: &Received, echo: &Received
     assert_eq!(request.span.kind, 2, "SERVER");
     assert_eq!(relay.span.kind, 1, "INTERNAL");
     assert_eq!(
-        request.attribute("rpc.method").as_deref(),
+        request.attribute("a2a.method.name").as_deref(),
         Some("SendMessage")
     );
+    assert_eq!(
+        request.attribute("a2a.task.state").as_deref(),
+        Some("TASK_STATE_COMPLETED")
+    );
+    assert_eq!(request.attribute("a2a.message.id").as_deref(), Some("m-1"));
     assert_eq!(
         relay.attribute("gen_ai.operation.name").as_deref(),
         Some("execute_tool")
@@ -76,35 +89,45 @@ async fn a_chain_of_two_agents_exports_one_trace_with_parents_across_both_proces
 
     let spans = collector
         .until(|spans| {
-            [
-                "A2A SendMessage",
-                "execute_tool relay",
-                "A2A SendStreamingMessage",
-                "execute_tool echo",
-            ]
-            .iter()
-            .all(|name| named(spans, name).is_some())
+            of_kind(spans, "SendStreamingMessage", 3).is_some()
+                && of_kind(spans, "SendStreamingMessage", 2).is_some()
+                && ["SendMessage", "execute_tool relay", "execute_tool echo"]
+                    .iter()
+                    .all(|name| named(spans, name).is_some())
         })
         .await;
     assert!(
         spans.iter().all(|span| span.trace_id() == TRACE),
         "one trace: {spans:#?}"
     );
-    let request = named(&spans, "A2A SendMessage").unwrap();
+    let request = of_kind(&spans, "SendMessage", 2).unwrap();
     let relay = named(&spans, "execute_tool relay").unwrap();
-    let delegated = named(&spans, "A2A SendStreamingMessage").unwrap();
+    let sending = of_kind(&spans, "SendStreamingMessage", 3).unwrap();
+    let delegated = of_kind(&spans, "SendStreamingMessage", 2).unwrap();
     let echo = named(&spans, "execute_tool echo").unwrap();
-    // The caller's span, then a request and its skill call in each process.
+    // The caller's span, then a request and its skill call in each process, the outgoing
+    // request between them.
     assert_eq!(request.parent_id(), CALLER_SPAN);
     assert_eq!(relay.parent_id(), request.span_id());
     assert_eq!(
-        delegated.parent_id(),
+        sending.parent_id(),
         relay.span_id(),
-        "the outgoing call hangs under the skill"
+        "the client span hangs under the skill"
     );
+    assert_eq!(delegated.parent_id(), sending.span_id());
     assert_eq!(echo.parent_id(), delegated.span_id());
+    assert_eq!(
+        sending.attribute("server.address").as_deref(),
+        Some("127.0.0.1")
+    );
+    assert!(
+        sending
+            .int_attribute("server.port")
+            .is_some_and(|port| port > 0)
+    );
     let instance = |span: &Received| span.resource("service.instance.id").unwrap();
     assert_eq!(instance(request), instance(relay));
+    assert_eq!(instance(relay), instance(sending));
     assert_eq!(instance(delegated), instance(echo));
     assert_ne!(
         instance(request),
@@ -163,6 +186,10 @@ async fn an_mcp_tool_error_is_an_error_span_and_unsampled_traces_export_nothing(
     assert_eq!(
         operation.attribute("network.transport").as_deref(),
         Some("tcp")
+    );
+    assert_eq!(
+        operation.attribute("jsonrpc.request.id").as_deref(),
+        Some("1")
     );
     assert_eq!(
         operation.span.status.as_ref().map(|s| s.code),

@@ -136,6 +136,23 @@ pub async fn relay(
     text.ok_or_else(|| SkillError::new("the task answered no text"))
 }
 
+/// Call tool `tool` of the MCP endpoint at `url` with `input` (a typed client inside a
+/// skill, as an agent that uses another over MCP does), and answer its output.
+#[skill(agent = Lab)]
+pub async fn relay_mcp(
+    /// The MCP endpoint.
+    url: String,
+    /// Its tool.
+    tool: String,
+    /// The tool's input.
+    input: serde_json::Map<String, serde_json::Value>,
+) -> Result<serde_json::Value, SkillError> {
+    use a2a_runtime::client::SkillClient;
+    let failed = |e: a2a_runtime::client::ClientError| SkillError::new(e.to_string());
+    let client = SkillClient::connect_mcp(url).await.map_err(failed)?;
+    client.call(&tool, input).await.map_err(failed)
+}
+
 /// Report progress `times` times, publish an artifact, then answer.
 #[skill(agent = Lab)]
 pub async fn tick(

@@ -51,6 +51,24 @@ impl Received {
     pub fn parent_id(&self) -> String {
         hex(&self.span.parent_span_id)
     }
+
+    /// An integer attribute of the span.
+    pub fn int_attribute(&self, key: &str) -> Option<i64> {
+        let value = self.span.attributes.iter().find(|kv| kv.key == key)?;
+        match value.value.as_ref()?.value.as_ref()? {
+            Value::IntValue(number) => Some(*number),
+            _ => None,
+        }
+    }
+
+    /// The spans this one is linked to: `(trace id, span id)` in hex.
+    pub fn links(&self) -> Vec<(String, String)> {
+        self.span
+            .links
+            .iter()
+            .map(|link| (hex(&link.trace_id), hex(&link.span_id)))
+            .collect()
+    }
 }
 
 fn text_of(attributes: &[KeyValue], key: &str) -> Option<String> {

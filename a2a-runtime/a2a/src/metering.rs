@@ -46,5 +46,6 @@ pub fn report(
         OperationRecord::new(protocol(version), binding, name, duration)
             .failed(error_type)
             .traced(caller.trace().cloned())
+            .detailed(caller.detail())
     });
 }

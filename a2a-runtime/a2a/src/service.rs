@@ -198,7 +198,15 @@ impl A2aService {
     /// `SendMessage`: starts a task (or resumes the one the message answers) and, unless
     /// `return_immediately`, waits until it is terminal or interrupted.
     pub async fn send(&self, request: SendRequest, caller: &CallerId) -> Result<Sent, A2aError> {
-        Ok(self.start(request, caller).await?.result().await?)
+        let sent = self.start(request, caller).await?.result().await?;
+        match &sent {
+            Sent::Task(task) => note_task(caller, task),
+            Sent::Message(reply) => caller.note(|span| {
+                span.task_id = None;
+                span.context_id = reply.context_id.clone();
+            }),
+        }
+        Ok(sent)
     }
 
     /// The first half of [`send`](Self::send): the task is started (or resumed) and its id
@@ -209,6 +217,7 @@ impl A2aService {
         caller: &CallerId,
     ) -> Result<Started, A2aError> {
         let history = history_view(request.history_length, "configuration.historyLength")?;
+        note_message(caller, &request.message);
         let return_immediately = request.return_immediately;
         // A blocking send tells the task's id only with its settled state, which is stored
         // first; the task need not be stored before then.
@@ -240,6 +249,7 @@ impl A2aService {
     ) -> Result<Streamed, A2aError> {
         self.streams()?;
         history_view(request.history_length, "configuration.historyLength")?;
+        note_message(caller, &request.message);
         // Taken first, so a refused stream creates no task.
         let slot = self.quotas.open_stream(caller)?;
         let mut accepted = self.accept(request, caller, true).await?;
@@ -250,6 +260,7 @@ impl A2aService {
             self.manager.run(&accepted.task, call, Vec::new());
         }
         let task_id = accepted.task.id().to_owned();
+        caller.note(|span| span.task_id = Some(task_id.clone()));
         // A skill that may reply directly: nothing is streamed until it is known whether this
         // is a task (its events, from the first) or one message (the whole stream).
         let events: TaskEvents = match reply {
@@ -277,7 +288,9 @@ impl A2aService {
         caller: &CallerId,
     ) -> Result<Task, A2aError> {
         let history = history_view(history_length, "historyLength")?;
-        Ok(self.manager.get(id, caller.owner(), history).await?)
+        let task = self.manager.get(id, caller.owner(), history).await?;
+        note_task(caller, &task);
+        Ok(task)
     }
 
     /// `ListTasks`: newest status first, `pageSize` 1 to 100 (default 50).
@@ -320,7 +333,10 @@ impl A2aService {
 
     /// `CancelTask`.
     pub async fn cancel_task(&self, id: &str, caller: &CallerId) -> Result<Task, A2aError> {
-        Ok(self.manager.cancel(id, caller.owner()).await?)
+        caller.note(|span| span.task_id = Some(id.to_owned()));
+        let task = self.manager.cancel(id, caller.owner()).await?;
+        note_task(caller, &task);
+        Ok(task)
     }
 
     /// Refuses a streaming method when the agent does not stream (its card says so).
@@ -339,6 +355,7 @@ impl A2aService {
     /// interrupted; a task that already ended is an error, not a stream.
     pub async fn subscribe(&self, id: &str, caller: &CallerId) -> Result<TaskEvents, A2aError> {
         self.streams()?;
+        caller.note(|span| span.task_id = Some(id.to_owned()));
         let slot = self.quotas.open_stream(caller)?;
         Ok(holding(
             self.manager.subscribe(id, caller.owner()).await?,
@@ -529,6 +546,24 @@ fn history_view(value: Option<i64>, field: &str) -> Result<Option<usize>, A2aErr
 }
 
 /// Reads an RFC 3339 timestamp parameter.
+/// Notes the message a request sends, for its span.
+fn note_message(caller: &CallerId, message: &Message) {
+    caller.note(|span| {
+        span.message_id = Some(message.message_id.clone());
+        span.task_id.clone_from(&message.task_id);
+        span.context_id.clone_from(&message.context_id);
+    });
+}
+
+/// Notes the task a request answers with, for its span.
+fn note_task(caller: &CallerId, task: &Task) {
+    caller.note(|span| {
+        span.task_id = Some(task.id.clone());
+        span.task_state = Some(task.status.state);
+        span.context_id = Some(task.context_id.clone());
+    });
+}
+
 pub fn parse_timestamp(field: &str, value: &str) -> Result<DateTime<Utc>, A2aError> {
     DateTime::parse_from_rfc3339(value)
         .map(|t| t.with_timezone(&Utc))

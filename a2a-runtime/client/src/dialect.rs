@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use super::card::{Binding, Interface};
 use super::push::PushNotificationConfig;
 use super::{ClientError, SendOptions, parse};
-use a2a_runtime_types::model::{Message, PushAuthentication, Task, TaskState};
+use a2a_runtime_types::model::{
+    A2aVersion, Message, Protocol, PushAuthentication, Task, TaskState,
+};
 use a2a_runtime_types::protocol::a2a::{Received, push, v0_3, v1};
 
 /// One operation of the protocol.
@@ -32,6 +34,23 @@ impl Op {
     /// changes nothing more (canceling a canceled task, deleting a deleted config).
     pub(crate) fn idempotent(self) -> bool {
         !matches!(self, Self::Send | Self::Stream | Self::PushSet)
+    }
+
+    /// The operation's A2A 1.0 method, as telemetry names it whatever the dialect.
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            Self::Send => "SendMessage",
+            Self::Stream => "SendStreamingMessage",
+            Self::Get => "GetTask",
+            Self::Cancel => "CancelTask",
+            Self::Subscribe => "SubscribeToTask",
+            Self::List => "ListTasks",
+            Self::PushSet => "CreateTaskPushNotificationConfig",
+            Self::PushGet => "GetTaskPushNotificationConfig",
+            Self::PushList => "ListTaskPushNotificationConfigs",
+            Self::PushDelete => "DeleteTaskPushNotificationConfig",
+            Self::ExtendedCard => "GetExtendedAgentCard",
+        }
     }
 
     pub(crate) fn name(self) -> &'static str {
@@ -77,6 +96,14 @@ impl Dialect {
             Binding::HttpJson if version.starts_with("0.3") => Some(Self::V0_3Proto),
             _ => None,
         }
+    }
+
+    /// The version-neutral protocol of this dialect.
+    pub(crate) fn protocol(self) -> Protocol {
+        Protocol::A2a(match self {
+            Self::V1 => A2aVersion::V1_0,
+            Self::V0_3 | Self::V0_3Proto => A2aVersion::V0_3,
+        })
     }
 
     /// The `A2A-Version` header value.

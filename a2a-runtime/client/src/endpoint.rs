@@ -19,6 +19,7 @@ use super::retry::{Failure, RetryPolicy, retry_after};
 use super::sse::{SseError, data_events};
 use super::{jsonrpc, rest};
 use a2a_runtime_types::TraceContext;
+use a2a_runtime_types::outgoing::Outgoing;
 
 /// The most of an unexpected body an error quotes.
 const QUOTED_BODY: usize = 512;
@@ -136,6 +137,32 @@ impl Endpoint {
         op: Op,
         params: Value,
     ) -> Result<Value, ClientError> {
+        let Some(span) = self.span(op) else {
+            return self.call_untraced(http, op, params).await;
+        };
+        let result = span.within(self.call_untraced(http, op, params)).await;
+        span.finish(result.as_ref().err().map(ClientError::error_type));
+        result
+    }
+
+    /// The `CLIENT` span of `op`, when it is sent from a skill whose server reports traces.
+    fn span(&self, op: Op) -> Option<Outgoing> {
+        let url = match &self.carrier {
+            Carrier::Http { url, .. } => std::borrow::Cow::Borrowed(url.as_str()),
+            #[cfg(feature = "grpc")]
+            Carrier::Grpc(channel) => {
+                std::borrow::Cow::Owned(format!("grpc://{}", channel.address()))
+            }
+        };
+        Outgoing::start(self.dialect.protocol(), op.method(), None, &url)
+    }
+
+    async fn call_untraced(
+        &self,
+        http: &reqwest::Client,
+        op: Op,
+        params: Value,
+    ) -> Result<Value, ClientError> {
         let (url, wire) = match &self.carrier {
             Carrier::Http { url, wire } => (url, *wire),
             #[cfg(feature = "grpc")]
@@ -157,6 +184,21 @@ impl Endpoint {
     /// Calls streaming `op` with `params`: the result of each event the agent streams, or the
     /// agent's error (at once, or as the stream's last item).
     pub(crate) async fn stream(
+        &self,
+        http: &reqwest::Client,
+        op: Op,
+        params: Value,
+    ) -> Result<BoxStream<'static, Result<Value, ClientError>>, ClientError> {
+        // The span lasts until the stream opens (its first event, or its refusal).
+        let Some(span) = self.span(op) else {
+            return self.stream_untraced(http, op, params).await;
+        };
+        let result = span.within(self.stream_untraced(http, op, params)).await;
+        span.finish(result.as_ref().err().map(ClientError::error_type));
+        result
+    }
+
+    async fn stream_untraced(
         &self,
         http: &reqwest::Client,
         op: Op,

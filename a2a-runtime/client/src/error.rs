@@ -163,6 +163,25 @@ pub enum ClientError {
     },
 }
 
+impl ClientError {
+    /// The failure as a span's `error.type` names it: the agent's code, an HTTP status, or the
+    /// kind of failure.
+    pub fn error_type(&self) -> String {
+        match self {
+            Self::Remote(error) => error.code.to_string(),
+            Self::Http { status, .. } => status.to_string(),
+            Self::Transport { .. } | Self::GrpcTransport { .. } | Self::Https(_) => {
+                "transport".to_owned()
+            }
+            Self::StreamIdle { .. } => "timeout".to_owned(),
+            Self::TooLarge { .. } => "too_large".to_owned(),
+            Self::SkillFailed { .. } => "tool_error".to_owned(),
+            Self::Canceled { .. } => "canceled".to_owned(),
+            _ => "invalid".to_owned(),
+        }
+    }
+}
+
 /// An error the agent answered with: its JSON-RPC code, message and details.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoteError {

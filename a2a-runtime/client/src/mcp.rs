@@ -18,6 +18,9 @@ use serde_json::{Map, Value, json};
 
 use super::ClientError;
 use super::skills::{Answerer, Question};
+use a2a_runtime_types::TraceContext;
+use a2a_runtime_types::model::Protocol;
+use a2a_runtime_types::outgoing::Outgoing;
 
 /// The MCP revision asked for: the session era, whose elicitations every server sends.
 const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -221,11 +224,35 @@ impl McpSkills {
     ) -> Result<Value, ClientError> {
         let mut params = CallToolRequestParams::new(skill.to_owned());
         params.arguments = Some(input);
+        // From a skill, the call carries its trace in `_meta` (SEP-414): its own `CLIENT` span
+        // when the server reports traces, else the skill's context.
+        let span = Outgoing::start(Protocol::Mcp, "tools/call", Some(skill), &self.url);
+        let trace = match &span {
+            Some(span) => Some(span.context()),
+            None => TraceContext::current().map(|trace| trace.outgoing()),
+        };
+        if let Some(trace) = trace {
+            let mut meta = rmcp::model::RequestMetaObject::new();
+            meta.set_traceparent(trace.traceparent());
+            if let Some(state) = trace.tracestate() {
+                meta.set_tracestate(state);
+            }
+            params.meta = Some(meta);
+        }
         self.calling
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(skill.to_owned());
         let result = self.service.call_tool(params).await;
+        if let Some(span) = span {
+            let error_type = match &result {
+                Ok(result) if result.is_error == Some(true) => Some("tool_error".to_owned()),
+                Ok(_) => None,
+                Err(rmcp::ServiceError::McpError(error)) => Some(error.code.0.to_string()),
+                Err(_) => Some("transport".to_owned()),
+            };
+            span.finish(error_type);
+        }
         {
             let mut calling = self.calling.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(at) = calling.iter().position(|s| s == skill) {

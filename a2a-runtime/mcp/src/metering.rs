@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::service::{binding_of, caller_of};
 use a2a_runtime_core::observe::{
-    CallKind, CallOutcome, CallRecord, Meter, Metered, OperationRecord,
+    CallKind, CallOutcome, CallRecord, Meter, Metered, OperationDetail, OperationRecord,
 };
 use a2a_runtime_types::model::Protocol;
 
@@ -67,12 +67,35 @@ pub async fn timed<T: Reported>(
             Ok(answer) => answer.error_type().map(Cow::Borrowed),
             Err(error) => Some(Cow::Owned(error.code.0.to_string())),
         };
+        let caller = caller_of(context);
+        caller.note(|span| describe(span, context));
         OperationRecord::new(Protocol::Mcp, binding_of(context), method, duration)
             .about(target.map(Cow::Owned))
             .failed(error_type)
-            .traced(caller_of(context).trace().cloned())
+            .traced(caller.trace().cloned())
+            .detailed(caller.detail())
     });
     result
+}
+
+/// What an MCP request's span says beyond its method: its JSON-RPC id, its session and the
+/// revision it was made in (the header's, else a stateless request's own `_meta`).
+fn describe(span: &mut OperationDetail, context: &RequestContext<RoleServer>) {
+    span.request_id = Some(context.id.to_string());
+    let parts = context.extensions.get::<axum::http::request::Parts>();
+    let header = |name: &str| {
+        parts
+            .and_then(|parts| parts.headers.get(name))
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    span.session_id = header("mcp-session-id");
+    span.protocol_version = header("mcp-protocol-version").or_else(|| {
+        context
+            .meta
+            .protocol_version()
+            .map(|version| version.as_str().to_owned())
+    });
 }
 
 /// A resource read or prompt of `name`, reported as a call.

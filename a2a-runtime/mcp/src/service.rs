@@ -32,6 +32,7 @@ use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord, Metered};
 use a2a_runtime_core::quota::{Busy, CallerId, TaskSlot};
 use a2a_runtime_core::registry::SkillEntry;
 use a2a_runtime_core::skill_error::SkillError;
+use a2a_runtime_types::TraceContext;
 use a2a_runtime_types::model::{Binding, ByteSize, Protocol};
 
 /// One agent's calls as MCP makes them: shared by every session.
@@ -525,9 +526,11 @@ fn log_sink(
     }
 }
 
-/// The caller of an MCP request: the HTTP request's peer, or the local caller over stdio.
+/// The caller of an MCP request: the HTTP request's peer, or the local caller over stdio. Its
+/// trace is the one the request carries in `params._meta` (`traceparent`, `tracestate`) when it
+/// carries one, as MCP's conventions ask: the HTTP request's span stays a link.
 pub fn caller_of(context: &RequestContext<RoleServer>) -> CallerId {
-    context
+    let caller = context
         .extensions
         .get::<axum::http::request::Parts>()
         .map_or_else(CallerId::local, |parts| {
@@ -536,7 +539,19 @@ pub fn caller_of(context: &RequestContext<RoleServer>) -> CallerId {
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
                 .map(|info| info.0);
             CallerId::of(parts, peer)
-        })
+        });
+    let meta = &context.meta;
+    let own = meta
+        .get_traceparent()
+        .and_then(|traceparent| TraceContext::parse(traceparent, meta.get_tracestate()));
+    let Some(own) = own else {
+        return caller;
+    };
+    let trace = match caller.trace() {
+        Some(request) => request.under(&own),
+        None => own,
+    };
+    caller.traced(trace)
 }
 
 pub fn tool_error(text: &str) -> CallToolResponse {

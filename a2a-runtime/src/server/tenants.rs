@@ -74,7 +74,7 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
         let limit = tenants.max_body;
         return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, Binding::JsonRpc);
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let body = match read(body, tenants.max_body, tenants.body_time).await {
         Ok(body) => body,
         Err(error) => {
@@ -86,7 +86,7 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
         Ok(tenant) => tenant,
         Err(response) => return *response,
     };
-    let id = tenant.unwrap_or_else(|| tenants.primary.clone());
+    let id = named(&mut parts, tenant, &tenants.primary);
     let Some(calls) = tenants.calls.get(&id) else {
         let error = A2aError::unknown_tenant(&id, tenants.known.to_string());
         return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
@@ -103,7 +103,7 @@ async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
 #[cfg(feature = "grpc")]
 async fn grpc_tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
     let refuse = |error: &A2aError| a2a_runtime_a2a::refusal(error, Binding::Grpc);
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let body = match read(body, tenants.max_body, tenants.body_time).await {
         Ok(body) => body,
         Err(error) => return refuse(&unread(&*error, tenants.max_body)),
@@ -113,7 +113,7 @@ async fn grpc_tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Respon
         Ok(tenant) => tenant,
         Err(error) => return refuse(&error),
     };
-    let id = tenant.unwrap_or_else(|| tenants.primary.clone());
+    let id = named(&mut parts, tenant, &tenants.primary);
     let Some(calls) = tenants.calls.get(&id) else {
         return refuse(&A2aError::unknown_tenant(&id, tenants.known.to_string()));
     };
@@ -121,6 +121,18 @@ async fn grpc_tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Respon
     match calls.grpc.clone().oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},
+    }
+}
+
+/// The agent a request is for: the tenant it names (kept for its span), else the primary.
+fn named(parts: &mut axum::http::request::Parts, tenant: Option<String>, primary: &str) -> String {
+    match tenant {
+        Some(tenant) => {
+            let named = a2a_runtime_core::quota::RequestTenant(Arc::from(tenant.as_str()));
+            parts.extensions.insert(named);
+            tenant
+        }
+        None => primary.to_owned(),
     }
 }
 

@@ -9,6 +9,7 @@
 #[cfg(feature = "https")]
 pub mod https;
 pub mod model;
+pub mod outgoing;
 #[doc(hidden)]
 pub mod protocol;
 mod trace;

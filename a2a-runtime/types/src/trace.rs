@@ -23,6 +23,8 @@ pub struct TraceContext {
 #[derive(Clone, PartialEq, Eq)]
 struct LocalSpan {
     parent: Option<Box<str>>,
+    /// A span it is linked to, not started under: `(trace id, span id)`.
+    link: Option<Box<(String, String)>>,
 }
 
 /// The longest `tracestate` kept (32 list members of at most 256 bytes each would be more; the
@@ -75,6 +77,7 @@ impl TraceContext {
             Some(incoming) => Self {
                 local: Some(LocalSpan {
                     parent: Some(incoming.parent_id().into()),
+                    link: None,
                 }),
                 ..incoming.with_span(random_span())
             },
@@ -84,7 +87,10 @@ impl TraceContext {
                 Self {
                     traceparent: format!("00-{trace:032x}-{:016x}-{flags}", random_span()),
                     tracestate: None,
-                    local: Some(LocalSpan { parent: None }),
+                    local: Some(LocalSpan {
+                        parent: None,
+                        link: None,
+                    }),
                 }
             }
         }
@@ -96,9 +102,45 @@ impl TraceContext {
         Self {
             local: Some(LocalSpan {
                 parent: Some(self.parent_id().into()),
+                link: None,
             }),
             ..self.with_span(random_span())
         }
+    }
+
+    /// The context a request that also carries `parent` in its own body (MCP's
+    /// `params._meta.traceparent`) is served in: for a span of this process, the same span moved
+    /// under `parent` (its id kept, so every part of the request agrees on it; trace, state
+    /// and sampling the parent's), linked to the span it was started under (the HTTP request's
+    /// caller); otherwise `parent` itself, to carry on.
+    pub fn under(&self, parent: &Self) -> Self {
+        let Some(local) = &self.local else {
+            return parent.clone();
+        };
+        if self.trace_id() == parent.trace_id()
+            && local.parent.as_deref() == Some(parent.parent_id())
+        {
+            return self.clone();
+        }
+        let link = local
+            .parent
+            .as_deref()
+            .map(|span| Box::new((self.trace_id().to_owned(), span.to_owned())));
+        let flags = &parent.traceparent[53..55];
+        Self {
+            traceparent: format!("00-{}-{}-{flags}", parent.trace_id(), self.parent_id()),
+            tracestate: parent.tracestate.clone(),
+            local: Some(LocalSpan {
+                parent: Some(parent.parent_id().into()),
+                link,
+            }),
+        }
+    }
+
+    /// For a span of this process, the span it is linked to: `(trace id, span id)`.
+    pub fn link(&self) -> Option<(&str, &str)> {
+        let link = self.local.as_ref()?.link.as_deref()?;
+        Some((&link.0, &link.1))
     }
 
     /// Another span of this process beside this one, under the same parent (the next turn of
@@ -173,8 +215,16 @@ impl TraceContext {
 }
 
 tokio::task_local! {
-    /// The trace of the skill call being polled.
-    static CURRENT: TraceContext;
+    /// The trace of the skill call being polled, and where the spans of its outgoing requests
+    /// go when the server reports them.
+    static CURRENT: Current;
+}
+
+/// What a skill call's future carries while it is polled.
+#[derive(Clone)]
+pub(crate) struct Current {
+    pub(crate) trace: TraceContext,
+    pub(crate) sink: Option<std::sync::Arc<dyn crate::outgoing::SpanSink>>,
 }
 
 impl TraceContext {
@@ -182,6 +232,11 @@ impl TraceContext {
     /// outgoing request from a skill continues (the crate's client sends it on by itself).
     /// Set while the skill's own future is polled, not in tasks it spawns.
     pub fn current() -> Option<Self> {
+        CURRENT.try_with(|current| current.trace.clone()).ok()
+    }
+
+    /// The trace and span sink this code runs in.
+    pub(crate) fn current_scope() -> Option<Current> {
         CURRENT.try_with(Clone::clone).ok()
     }
 
@@ -195,7 +250,38 @@ impl TraceContext {
     /// Runs `future` with this trace as [`current`](Self::current).
     #[doc(hidden)]
     pub fn scope<F: Future>(self, future: F) -> impl Future<Output = F::Output> {
-        CURRENT.scope(self, future)
+        CURRENT.scope(
+            Current {
+                trace: self,
+                sink: None,
+            },
+            future,
+        )
+    }
+
+    /// Runs `future` with this trace as [`current`](Self::current), the spans of the requests
+    /// it sends out reported to `sink`.
+    #[doc(hidden)]
+    pub fn scope_reporting<F: Future>(
+        self,
+        sink: std::sync::Arc<dyn crate::outgoing::SpanSink>,
+        future: F,
+    ) -> impl Future<Output = F::Output> {
+        CURRENT.scope(
+            Current {
+                trace: self,
+                sink: Some(sink),
+            },
+            future,
+        )
+    }
+
+    /// Runs `future` in `current`.
+    pub(crate) fn rescope<F: Future>(
+        current: Current,
+        future: F,
+    ) -> impl Future<Output = F::Output> {
+        CURRENT.scope(current, future)
     }
 }
 
@@ -309,5 +395,25 @@ mod tests {
         ] {
             assert!(TraceContext::parse(bad, None).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_span_moved_under_the_requests_own_context_keeps_its_id_and_links_its_caller() {
+        let http = TraceContext::parse(VALID, None).unwrap();
+        let request = TraceContext::start_span(Some(&http), 1.0);
+        let own = TraceContext::parse(
+            "00-11111111111111111111111111111111-2222222222222222-01",
+            None,
+        )
+        .unwrap();
+        let moved = request.under(&own);
+        assert_eq!(moved.parent_id(), request.parent_id());
+        assert_eq!(moved.trace_id(), own.trace_id());
+        assert_eq!(moved.local_parent(), Some(Some(own.parent_id())));
+        assert_eq!(moved.link(), Some((http.trace_id(), http.parent_id())));
+        assert!(moved.is_sampled());
+        // The same context in both places changes nothing; outside a span, the context is kept.
+        assert_eq!(request.under(&http), request);
+        assert_eq!(http.under(&own), own);
     }
 }

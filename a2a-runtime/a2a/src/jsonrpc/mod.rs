@@ -95,6 +95,7 @@ pub async fn handle(
     if started.is_some() {
         let (name, error) = (operation_name(version, &method), reply.as_ref().err());
         let binding = Binding::JsonRpc;
+        caller.note(|span| span.request_id = a2a_runtime_types::protocol::jsonrpc::id_text(&id));
         report(service, started, name, version, binding, error, &caller);
     }
     // Errors found before a stream starts are plain JSON-RPC errors, not SSE (a2a-spec.md §5),

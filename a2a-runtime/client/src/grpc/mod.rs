@@ -66,6 +66,11 @@ pub(crate) struct Settings {
 }
 
 impl GrpcChannel {
+    /// The interface's address (`host:port`).
+    pub(crate) fn address(&self) -> &str {
+        &self.address
+    }
+
     /// A channel to `settings.address`; it connects on the first call.
     pub(crate) fn new(settings: Settings) -> Result<Self, ClientError> {
         let invalid = |reason: String| ClientError::InvalidUrl {

@@ -226,12 +226,15 @@ impl Dispatcher {
             // The call's own trace, moved: the context holds a copy for the skill to read.
             let trace = call.trace;
             let log_sink = call.log_sink;
+            // The spans of the requests the skill sends out, when this server reports traces.
+            let spans = trace.as_ref().and_then(|_| self.meter().span_sink());
             let run = async move {
                 let skill = descriptor.call(invocation);
                 // Only calls that came with a trace pay for carrying it.
-                let skill: a2a_runtime_types::util::BoxFuture<'static, _> = match trace {
-                    Some(trace) => Box::pin(trace.scope(skill)),
-                    None => skill,
+                let skill: a2a_runtime_types::util::BoxFuture<'static, _> = match (trace, spans) {
+                    (Some(trace), Some(spans)) => Box::pin(trace.scope_reporting(spans, skill)),
+                    (Some(trace), None) => Box::pin(trace.scope(skill)),
+                    (None, _) => skill,
                 };
                 match log_sink {
                     Some(sink) => crate::logging::forwarding(sink, skill).await,

@@ -11,6 +11,7 @@ use super::record::{
 };
 use crate::call::SkillResult;
 use a2a_runtime_types::TraceContext;
+use a2a_runtime_types::outgoing::{ClientSpan, SpanSink};
 
 /// The records queued for an observer before it falls behind and records are dropped.
 const DEFAULT_QUEUE: usize = 4096;
@@ -160,6 +161,15 @@ impl Hub {
     }
 }
 
+/// The spans of requests skills send out go to the observers called inline (the exporters).
+impl SpanSink for Hub {
+    fn client_span(&self, span: ClientSpan) {
+        for observer in &self.inline {
+            observer.client_span(&span);
+        }
+    }
+}
+
 /// Where one agent reports what it does (cheap to clone). Off without a hub: every report is
 /// then a branch, and nothing it would report is built (reports take closures).
 #[derive(Clone, Default)]
@@ -257,6 +267,12 @@ impl Meter {
             record.agent = Arc::clone(&self.agent);
             hub.operation(record);
         }
+    }
+
+    /// Where the spans of requests a skill sends out go, when this server reports traces.
+    pub fn span_sink(&self) -> Option<Arc<dyn SpanSink>> {
+        let hub = self.hub.as_ref().filter(|hub| hub.tracing.is_some())?;
+        Some(Arc::clone(hub) as Arc<dyn SpanSink>)
     }
 
     /// Whether requests and calls are spans of traces this server reports.

@@ -10,10 +10,12 @@ mod meter;
 mod queue;
 mod record;
 
+pub use a2a_runtime_types::outgoing::{ClientSpan, SpanSink};
+
 pub use meter::{Hub, HubBuilder, Meter, Metered, RequestSpan};
 pub use record::{
-    CallKind, CallOutcome, CallRecord, OperationRecord, PushDelivery, PushOutcome, StoreWrite,
-    TaskChange,
+    CallKind, CallOutcome, CallRecord, OperationDetail, OperationRecord, PushDelivery, PushOutcome,
+    StoreWrite, TaskChange,
 };
 
 /// Follows what a server does, as records. Every method has a default that ignores its
@@ -48,5 +50,11 @@ pub trait CallObserver: std::any::Any + Send + Sync {
     /// A push notification's delivery attempt ended.
     fn push(&self, delivery: &PushDelivery) {
         let _ = delivery;
+    }
+
+    /// A request a skill sent out ended: its `CLIENT` span. Only observers called inline
+    /// (exporters) receive these.
+    fn client_span(&self, span: &ClientSpan) {
+        let _ = span;
     }
 }

@@ -263,6 +263,32 @@ pub struct OperationRecord {
     pub started_at: SystemTime,
     /// The trace it belongs to.
     pub trace: Option<TraceContext>,
+    /// What its span says beyond the method, gathered only for a sampled span this server
+    /// reports (none otherwise).
+    pub detail: Option<Box<OperationDetail>>,
+}
+
+/// What an operation was about, as its span's attributes give it (OpenTelemetry's A2A and MCP
+/// conventions): each member set where the request or its answer names it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OperationDetail {
+    /// The task it created, read or changed (`a2a.task.id`).
+    pub task_id: Option<String>,
+    /// That task's state once answered (`a2a.task.state`).
+    pub task_state: Option<TaskState>,
+    /// The message it sent (`a2a.message.id`).
+    pub message_id: Option<String>,
+    /// The conversation, A2A's context (`gen_ai.conversation.id`).
+    pub context_id: Option<String>,
+    /// The tenant the request named (`a2a.tenant`).
+    pub tenant: Option<String>,
+    /// The JSON-RPC request's id (`jsonrpc.request.id`).
+    pub request_id: Option<String>,
+    /// The MCP session (`mcp.session.id`).
+    pub session_id: Option<String>,
+    /// The MCP revision the request was made in (`mcp.protocol.version`).
+    pub protocol_version: Option<String>,
 }
 
 impl OperationRecord {
@@ -285,6 +311,7 @@ impl OperationRecord {
                 .checked_sub(duration)
                 .unwrap_or(SystemTime::UNIX_EPOCH),
             trace: None,
+            detail: None,
         }
     }
 
@@ -306,6 +333,13 @@ impl OperationRecord {
     #[must_use]
     pub fn traced(mut self, trace: Option<TraceContext>) -> Self {
         self.trace = trace;
+        self
+    }
+
+    /// The same record, with its span's `detail`.
+    #[must_use]
+    pub fn detailed(mut self, detail: Option<OperationDetail>) -> Self {
+        self.detail = detail.map(Box::new);
         self
     }
 }

@@ -11,7 +11,7 @@ use http::request::Parts;
 use http::{Extensions, HeaderMap, HeaderName};
 
 use crate::auth::Caller;
-use crate::observe::RequestSpan;
+use crate::observe::{OperationDetail, RequestSpan};
 use a2a_runtime_types::TraceContext;
 
 static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
@@ -32,6 +32,21 @@ pub struct CallerId {
     caller: Caller,
     /// The W3C Trace Context the request carried, handed to the calls it makes.
     trace: Option<TraceContext>,
+    /// What the request's span will say of it, noted as it is served: only for a sampled span
+    /// this server reports.
+    notes: Option<Arc<std::sync::Mutex<OperationDetail>>>,
+}
+
+/// The tenant a request named, set by the endpoint that chose the agent by it (a host's root),
+/// for the request's span.
+#[derive(Debug, Clone)]
+pub struct RequestTenant(pub Arc<str>);
+
+/// Notes for a span, when `trace` is a sampled span of this process.
+fn notes_for(trace: Option<&TraceContext>) -> Option<Arc<std::sync::Mutex<OperationDetail>>> {
+    trace
+        .filter(|trace| trace.is_local() && trace.is_sampled())
+        .map(|_| Arc::default())
 }
 
 impl CallerId {
@@ -44,8 +59,13 @@ impl CallerId {
             Some(span) => Some(span.0.clone()),
             None => trace_of(&parts.headers),
         };
+        let notes = notes_for(trace.as_ref());
+        if let (Some(notes), Some(RequestTenant(tenant))) = (&notes, parts.extensions.get()) {
+            lock(notes).tenant = Some(tenant.to_string());
+        }
         Self {
             trace,
+            notes,
             ..Self::identify(&parts.extensions, peer)
         }
     }
@@ -57,6 +77,7 @@ impl CallerId {
                 key: Arc::from(format!("principal:{}", caller.owner())),
                 caller,
                 trace: None,
+                notes: None,
             };
         }
         if let Some(PeerKey(key)) = extensions.get::<PeerKey>() {
@@ -64,6 +85,7 @@ impl CallerId {
                 key: Arc::clone(key),
                 caller,
                 trace: None,
+                notes: None,
             };
         }
         match peer {
@@ -71,6 +93,7 @@ impl CallerId {
                 key: PeerKey::of(peer).0,
                 caller,
                 trace: None,
+                notes: None,
             },
             None => Self::local(),
         }
@@ -109,8 +132,38 @@ impl CallerId {
             key: Arc::from(identity),
             caller: Caller::anonymous(),
             trace: None,
+            notes: None,
         }
     }
+
+    /// The same caller in `trace` instead (an MCP request's own context, from its `_meta`).
+    #[must_use]
+    pub fn traced(mut self, trace: TraceContext) -> Self {
+        if self.notes.is_none() {
+            self.notes = notes_for(Some(&trace));
+        }
+        self.trace = Some(trace);
+        self
+    }
+
+    /// Notes something about the request for its span; nothing when it has none.
+    pub fn note(&self, write: impl FnOnce(&mut OperationDetail)) {
+        if let Some(notes) = &self.notes {
+            write(&mut lock(notes));
+        }
+    }
+
+    /// What was noted about the request, for its span.
+    pub fn detail(&self) -> Option<OperationDetail> {
+        self.notes.as_ref().map(|notes| lock(notes).clone())
+    }
+}
+
+/// The notes, whatever a panic while writing them left.
+fn lock(notes: &std::sync::Mutex<OperationDetail>) -> std::sync::MutexGuard<'_, OperationDetail> {
+    notes
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The key of an anonymous caller at a peer address, made once per connection by the server's

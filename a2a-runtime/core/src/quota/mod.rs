@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use budget::CallBudget;
-pub use caller::{CallerId, PeerKey};
+pub use caller::{CallerId, PeerKey, RequestTenant};
 pub use gcra::{KeyedRate, RateRefusal};
 
 /// How many callers the rate limiter remembers before it forgets the idle ones.

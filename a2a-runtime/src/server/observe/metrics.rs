@@ -24,8 +24,15 @@ use a2a_runtime_core::observe::{
 use a2a_runtime_core::quota::BusyKind;
 use a2a_runtime_types::model::Protocol;
 
-/// Request and call durations, in seconds: OpenTelemetry's advice for
-/// `mcp.server.operation.duration`.
+/// Request durations, in seconds: exactly OpenTelemetry's advice for
+/// `mcp.server.operation.duration`, which `a2a.server.operation.duration` (this project's
+/// proposal: the A2A conventions define no metric) follows too, so the two compare.
+const OPERATION_BUCKETS: &[f64] = &[
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// Skill call and content call durations, in seconds: the requests' boundaries, and 5 ms below
+/// them for the calls that answer at once.
 const DURATION_BUCKETS: &[f64] = &[
     0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
@@ -119,7 +126,7 @@ impl Metrics {
             mcp_operations: histogram(
                 "mcp_server_operation_duration_seconds",
                 "MCP request duration as observed on the receiver, until the result was sent.",
-                DURATION_BUCKETS,
+                OPERATION_BUCKETS,
                 &[
                     "agent",
                     "mcp_method_name",
@@ -132,7 +139,7 @@ impl Metrics {
             a2a_operations: histogram(
                 "a2a_server_operation_duration_seconds",
                 "A2A request duration as observed on the receiver (a stream: until it started).",
-                DURATION_BUCKETS,
+                OPERATION_BUCKETS,
                 &[
                     "agent",
                     "a2a_method_name",

@@ -191,6 +191,16 @@ pub struct ErrorObject<'a> {
 }
 
 /// Serializes a success response.
+/// A request id as telemetry names it (`jsonrpc.request.id`): a string as it is, a number in
+/// decimal; `None` for a notification's or a null id.
+pub fn id_text(id: &Value) -> Option<String> {
+    match id {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
 pub fn success<T: Serialize>(id: &Value, result: T) -> Vec<u8> {
     serde_json::to_vec(&Success {
         jsonrpc: "2.0",

@@ -19,7 +19,7 @@ use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, k
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use a2a_runtime_core::error::Error;
-use a2a_runtime_core::observe::{CallObserver, CallRecord, Meter, OperationRecord};
+use a2a_runtime_core::observe::{CallObserver, CallRecord, ClientSpan, Meter, OperationRecord};
 use wire::{InstrumentationScope, KeyValue, Resource};
 
 /// Bytes of encoded spans kept while the collector is slow or down; beyond, new spans are
@@ -266,6 +266,12 @@ impl CallObserver for Otlp {
 
     fn operation(&self, operation: &OperationRecord) {
         if let Some(span) = spans::of_operation(operation) {
+            self.keep(&span);
+        }
+    }
+
+    fn client_span(&self, span: &ClientSpan) {
+        if let Some(span) = spans::of_client(span) {
             self.keep(&span);
         }
     }

@@ -5,46 +5,34 @@
 
 use std::time::{Duration, SystemTime};
 
-use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord, OperationRecord};
+use a2a_runtime_core::observe::{
+    CallKind, CallOutcome, CallRecord, ClientSpan, OperationDetail, OperationRecord,
+};
 use a2a_runtime_types::TraceContext;
 use a2a_runtime_types::model::{Binding, Protocol};
 
 use super::wire::{
-    KeyValue, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, STATUS_CODE_ERROR, Span, Status,
+    KeyValue, Link, SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, STATUS_CODE_ERROR,
+    Span, Status,
 };
 
 /// The span of a request, when it is one of a sampled trace.
 pub(super) fn of_operation(operation: &OperationRecord) -> Option<Span> {
     let trace = sampled(operation.trace.as_ref())?;
-    let method = &*operation.method;
     let mut attributes = vec![KeyValue::text("gen_ai.agent.name", &*operation.agent)];
     let name = match operation.protocol {
-        Protocol::Mcp => {
-            attributes.push(KeyValue::text("mcp.method.name", method));
-            let transport = match operation.binding {
-                Binding::Stdio => "pipe",
-                _ => "tcp",
-            };
-            attributes.push(KeyValue::text("network.transport", transport));
-            match (method, operation.target.as_deref()) {
-                ("tools/call", Some(tool)) => {
-                    attributes.push(KeyValue::text("gen_ai.tool.name", tool));
-                    attributes.push(KeyValue::text("gen_ai.operation.name", "execute_tool"));
-                    format!("{method} {tool}")
-                }
-                ("prompts/get", Some(prompt)) => {
-                    attributes.push(KeyValue::text("gen_ai.prompt.name", prompt));
-                    format!("{method} {prompt}")
-                }
-                _ => method.to_owned(),
-            }
-        }
+        Protocol::Mcp => mcp_operation(operation, &mut attributes),
         protocol => {
-            attributes.push(KeyValue::text("rpc.system.name", "a2a"));
-            attributes.push(KeyValue::text("rpc.method", method));
+            // The logical operation, whatever the binding or dialect (`SendMessage` for
+            // `POST /message:send` and 0.3's `message/send` alike).
+            let method = &*operation.method;
+            attributes.push(KeyValue::text("a2a.method.name", method));
             attributes.push(KeyValue::text("a2a.protocol.version", protocol.version()));
             attributes.push(KeyValue::text("a2a.binding", operation.binding.as_str()));
-            format!("A2A {method}")
+            if let Some(detail) = operation.detail.as_deref() {
+                a2a_detail(detail, &mut attributes);
+            }
+            method.to_owned()
         }
     };
     let status = operation.error_type.as_deref().map(|error| {
@@ -56,6 +44,61 @@ pub(super) fn of_operation(operation: &OperationRecord) -> Option<Span> {
     });
     let at = times(operation.started_at, operation.duration);
     Some(span(trace, name, SPAN_KIND_SERVER, at, attributes, status))
+}
+
+/// An MCP request's attributes; its span's name (`{mcp.method.name} {target}`).
+fn mcp_operation(operation: &OperationRecord, attributes: &mut Vec<KeyValue>) -> String {
+    let method = &*operation.method;
+    attributes.push(KeyValue::text("mcp.method.name", method));
+    let transport = match operation.binding {
+        Binding::Stdio => "pipe",
+        _ => "tcp",
+    };
+    attributes.push(KeyValue::text("network.transport", transport));
+    if let Some(detail) = operation.detail.as_deref() {
+        let texts = [
+            ("jsonrpc.request.id", &detail.request_id),
+            ("mcp.session.id", &detail.session_id),
+            ("mcp.protocol.version", &detail.protocol_version),
+        ];
+        for (key, value) in texts {
+            if let Some(value) = value {
+                attributes.push(KeyValue::text(key, value));
+            }
+        }
+    }
+    match (method, operation.target.as_deref()) {
+        ("tools/call", Some(tool)) => {
+            attributes.push(KeyValue::text("gen_ai.tool.name", tool));
+            attributes.push(KeyValue::text("gen_ai.operation.name", "execute_tool"));
+            format!("{method} {tool}")
+        }
+        ("prompts/get", Some(prompt)) => {
+            attributes.push(KeyValue::text("gen_ai.prompt.name", prompt));
+            format!("{method} {prompt}")
+        }
+        _ => method.to_owned(),
+    }
+}
+
+/// What an A2A request was about, as the A2A conventions name it.
+fn a2a_detail(detail: &OperationDetail, attributes: &mut Vec<KeyValue>) {
+    let texts = [
+        ("a2a.task.id", &detail.task_id),
+        ("a2a.message.id", &detail.message_id),
+        ("gen_ai.conversation.id", &detail.context_id),
+        ("a2a.tenant", &detail.tenant),
+        ("jsonrpc.request.id", &detail.request_id),
+    ];
+    for (key, value) in texts {
+        if let Some(value) = value {
+            attributes.push(KeyValue::text(key, value));
+        }
+    }
+    if let Some(state) = detail.task_state {
+        let name = a2a_runtime_types::protocol::a2a::v1::state_name(state);
+        attributes.push(KeyValue::text("a2a.task.state", name));
+    }
 }
 
 /// The span of a call, when it is one of a sampled trace.
@@ -107,6 +150,47 @@ pub(super) fn of_call(call: &CallRecord) -> Option<Span> {
     ))
 }
 
+/// The span of a request a skill sent out, when it is one of a sampled trace: named and
+/// described as the callee's span is (`SendMessage`, `tools/call {tool}`), with the server it
+/// went to.
+pub(super) fn of_client(sent: &ClientSpan) -> Option<Span> {
+    let trace = sampled(Some(&sent.trace))?;
+    let method = &*sent.method;
+    let mut attributes = Vec::new();
+    let name = match sent.protocol {
+        Protocol::Mcp => {
+            attributes.push(KeyValue::text("mcp.method.name", method));
+            attributes.push(KeyValue::text("network.transport", "tcp"));
+            match &sent.target {
+                Some(tool) => {
+                    attributes.push(KeyValue::text("gen_ai.tool.name", tool));
+                    attributes.push(KeyValue::text("gen_ai.operation.name", "execute_tool"));
+                    format!("{method} {tool}")
+                }
+                None => method.to_owned(),
+            }
+        }
+        protocol => {
+            attributes.push(KeyValue::text("a2a.method.name", method));
+            attributes.push(KeyValue::text("a2a.protocol.version", protocol.version()));
+            method.to_owned()
+        }
+    };
+    if let Some((host, port)) = &sent.server {
+        attributes.push(KeyValue::text("server.address", host));
+        attributes.push(KeyValue::int("server.port", u64::from(*port)));
+    }
+    let status = sent.error_type.as_deref().map(|error| {
+        attributes.push(KeyValue::text("error.type", error));
+        Status {
+            message: error.to_owned(),
+            code: STATUS_CODE_ERROR,
+        }
+    });
+    let at = times(sent.started_at, sent.duration);
+    Some(span(trace, name, SPAN_KIND_CLIENT, at, attributes, status))
+}
+
 /// Whether a call that ended as `outcome` failed (a declined or canceled one did not).
 fn failed(outcome: CallOutcome) -> bool {
     !matches!(
@@ -132,6 +216,14 @@ fn span(
     status: Option<Status>,
 ) -> Span {
     let parent = trace.local_parent().flatten().map(hex).unwrap_or_default();
+    let links = trace
+        .link()
+        .map(|(trace_id, span_id)| Link {
+            trace_id: hex(trace_id),
+            span_id: hex(span_id),
+        })
+        .into_iter()
+        .collect();
     Span {
         trace_id: hex(trace.trace_id()),
         span_id: hex(trace.parent_id()),
@@ -143,6 +235,7 @@ fn span(
         start_time_unix_nano: at.start,
         end_time_unix_nano: at.end,
         attributes,
+        links,
         status,
     }
 }

@@ -42,14 +42,27 @@ pub(super) struct Span {
     pub(super) end_time_unix_nano: u64,
     #[prost(message, repeated, tag = "9")]
     pub(super) attributes: Vec<KeyValue>,
+    #[prost(message, repeated, tag = "13")]
+    pub(super) links: Vec<Link>,
     #[prost(message, optional, tag = "15")]
     pub(super) status: Option<Status>,
+}
+
+/// `opentelemetry.proto.trace.v1.Span.Link`: a span this one relates to without being under it.
+#[derive(Clone, PartialEq, prost::Message)]
+pub(super) struct Link {
+    #[prost(bytes = "vec", tag = "1")]
+    pub(super) trace_id: Vec<u8>,
+    #[prost(bytes = "vec", tag = "2")]
+    pub(super) span_id: Vec<u8>,
 }
 
 /// `Span.SpanKind`: a skill call inside a request.
 pub(super) const SPAN_KIND_INTERNAL: i32 = 1;
 /// `Span.SpanKind`: a request served.
 pub(super) const SPAN_KIND_SERVER: i32 = 2;
+/// `Span.SpanKind`: a request a skill sent out.
+pub(super) const SPAN_KIND_CLIENT: i32 = 3;
 
 /// `opentelemetry.proto.trace.v1.Status`.
 #[derive(Clone, PartialEq, prost::Message)]
