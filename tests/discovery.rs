@@ -224,6 +224,16 @@ async fn a_host_lists_every_agent_and_serves_each_ones_documents() {
         &entry,
         "host server.json",
     );
+    // The shared endpoint serves every agent's SKILL.md through the skills extension.
+    let asking = json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
+    let listed = modern(&server, "skills/list", json!({}), asking).await;
+    let names: Vec<&str> = listed["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["frontmatter"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["currency", "booking"], "{listed}");
 }
 
 #[tokio::test]
@@ -313,4 +323,99 @@ async fn server_cards_name_the_crate_and_the_credentials_a_connection_needs() {
         "{text}"
     );
     assert!(text.contains("Needs the scopes: `vault:open`."), "{text}");
+}
+
+/// An MCP request of the stateless revision from a client declaring `capabilities`: the
+/// JSON-RPC response.
+async fn modern(
+    server: &a2a_tests::TestServer,
+    method: &str,
+    params: Value,
+    capabilities: Value,
+) -> Value {
+    // SEP-2243: a resource read names its URI in `Mcp-Name`.
+    let uri = params.get("uri").and_then(Value::as_str).map(str::to_owned);
+    let headers: Vec<(&str, &str)> = match (method, uri.as_deref()) {
+        ("resources/read", Some(uri)) => vec![("mcp-name", uri)],
+        _ => Vec::new(),
+    };
+    let (status, body) = server
+        .mcp_modern_with(method, params, capabilities, &headers)
+        .await;
+    let body = a2a_tests::response_from(&body);
+    assert!(
+        status == 200 || body["error"]["code"] == -32602,
+        "{method}: {status} {body}"
+    );
+    body
+}
+
+#[tokio::test]
+async fn the_skills_extension_serves_each_skill_md_to_clients_that_ask_for_it() {
+    const EXTENSION: &str = "io.modelcontextprotocol/skills";
+    let server = a2a_tests::start(currency::Currency::with_reference_rates().server()).await;
+    let asking = json!({"extensions": {EXTENSION: {}}});
+    let discovered = modern(&server, "server/discover", json!({}), asking.clone()).await;
+    let declared = &discovered["result"]["capabilities"]["extensions"][EXTENSION];
+    assert!(declared.is_object(), "{discovered}");
+
+    let index = server.get_json(".well-known/agent-skills/index.json").await;
+    let served = &index["skills"][0];
+    let listed = modern(&server, "skills/list", json!({}), asking.clone()).await;
+    let entry = &listed["result"]["skills"][0];
+    let uri = "skill://currency-agent/SKILL.md";
+    assert_eq!(entry["uri"], uri, "{listed}");
+    assert_eq!(entry["frontmatter"]["name"], served["name"]);
+    assert_eq!(entry["frontmatter"]["description"], served["description"]);
+    let url = served["url"].as_str().unwrap();
+    let size = a2a_tests::get(url)
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(
+        entry["resources"],
+        json!([{"uri": uri, "digest": served["digest"], "size": size}])
+    );
+    assert!(listed["result"]["ttlMs"].is_u64(), "{listed}");
+
+    let read = modern(
+        &server,
+        "resources/read",
+        json!({"uri": uri}),
+        asking.clone(),
+    )
+    .await;
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        sha256(text.as_bytes()),
+        served["digest"],
+        "the digest of what is read"
+    );
+    assert_eq!(read["result"]["contents"][0]["mimeType"], "text/markdown");
+
+    let got = modern(&server, "skills/get", json!({"uri": uri}), asking.clone()).await;
+    assert_eq!(got["result"]["skill"], *entry);
+    let unknown = modern(
+        &server,
+        "skills/get",
+        json!({"uri": "skill://nope/SKILL.md"}),
+        asking.clone(),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    let uris = |listed: &Value| -> Vec<String> {
+        let resources = listed["result"]["resources"].as_array().unwrap();
+        resources
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let with = modern(&server, "resources/list", json!({}), asking).await;
+    assert!(uris(&with).contains(&uri.to_owned()), "{with}");
+    let without = modern(&server, "resources/list", json!({}), json!({})).await;
+    assert!(!uris(&without).contains(&uri.to_owned()), "{without}");
 }

@@ -17,6 +17,7 @@ use serde_json::json;
 use super::agent::AgentMcp;
 use super::content;
 use super::namespace::{collision, namespaced, split};
+use super::skills_ext::{self, SkillDocument};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::content::{ARTIFACT_TEMPLATE, ResourceUpdates};
 use a2a_runtime_core::observe::Meter;
@@ -65,6 +66,8 @@ pub struct McpHandler {
     /// Where the listings it answers itself are reported: the agent's meter for one agent,
     /// the server's for several (a member reports what it serves).
     pub(crate) meter: Meter,
+    /// The agents' `SKILL.md`s, served through the Agent Skills extension.
+    pub(crate) skills: Arc<[SkillDocument]>,
 }
 
 impl McpHandler {
@@ -111,7 +114,24 @@ impl McpHandler {
             shared: members.into(),
             info: Arc::new(info),
             updates: Arc::default(),
+            skills: Arc::from(Vec::new()),
         }
+    }
+
+    /// The same endpoint serving `skills` through the Agent Skills extension (SEP-2640), which
+    /// its capabilities then declare.
+    #[must_use]
+    pub fn with_skills(mut self, skills: Vec<SkillDocument>) -> Self {
+        if !skills.is_empty() {
+            let info = Arc::make_mut(&mut self.info);
+            let extensions = info
+                .capabilities
+                .extensions
+                .get_or_insert_with(Default::default);
+            extensions.insert(skills_ext::EXTENSION.to_owned(), Default::default());
+        }
+        self.skills = skills.into();
+        self
     }
 
     /// The handler of a new session (its members' sessions are made when first needed).

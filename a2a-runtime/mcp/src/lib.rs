@@ -41,6 +41,8 @@ pub mod results;
 pub mod server_handler;
 #[doc(hidden)]
 pub mod service;
+/// The Agent Skills extension (SEP-2640).
+pub mod skills_ext;
 #[doc(hidden)]
 pub mod stdio;
 #[doc(hidden)]

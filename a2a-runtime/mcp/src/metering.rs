@@ -49,6 +49,8 @@ reported!(
     rmcp::model::CompleteResult,
     rmcp::model::GetTaskResult,
     rmcp::model::CustomResult,
+    rmcp::model::ListSkillsResult,
+    rmcp::model::GetSkillResult,
 );
 
 /// Runs `method` (about `target`, a tool or prompt name, given only when the meter is on) and

@@ -7,10 +7,11 @@ use std::borrow::Cow;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, InitializeResult, ListPromptsRequestMethod,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    Reference, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
+    InitializeResult, ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Reference,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
     UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
@@ -23,6 +24,7 @@ use super::handler::{McpHandler, unknown_prompt, unknown_resource, unknown_task,
 use super::metering::timed;
 use super::namespace::namespaced;
 use super::service::{caller_of, is_stateless};
+use super::skills_ext;
 
 /// The MCP revisions this server implements.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -85,6 +87,24 @@ impl ServerHandler for McpHandler {
         }
     }
 
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let list = async { Ok(skills_ext::list(&self.skills)) };
+        timed(&self.meter, "skills/list", None, &context, list).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let got = async { skills_ext::get(&self.skills, &request.uri) };
+        timed(&self.meter, "skills/get", None, &context, got).await
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools.iter().find(|tool| tool.name == name).cloned()
     }
@@ -109,11 +129,15 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let list = async {
-            let resources = self
+            let mut resources: Vec<_> = self
                 .members()
                 .iter()
                 .flat_map(|member| content::resources(member.agent.app()))
                 .collect();
+            // Only a client that asks for skills gets them among the resources.
+            if !self.skills.is_empty() && skills_ext::declared(&context) {
+                resources.extend(skills_ext::resources(&self.skills));
+            }
             Ok(ListResourcesResult::with_all_items(resources))
         };
         timed(&self.meter, "resources/list", None, &context, list).await
@@ -134,6 +158,10 @@ impl ServerHandler for McpHandler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if let Some(found) = skills_ext::read(&self.skills, &request.uri) {
+            let read = async { Ok(found) };
+            return timed(&self.meter, "resources/read", None, &context, read).await;
+        }
         Box::pin(async move {
             match self.resource_owner(&request.uri, &context).await {
                 Some(member) => member.agent.read_resource(request, context).await,

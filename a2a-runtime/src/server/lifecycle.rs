@@ -157,7 +157,7 @@ impl Server {
         let apps = mounts.build(&self, CancellationToken::new(), None, &base)?;
         observe::open(&apps, self.storage.as_deref()).await?;
         start_all(&apps).await?;
-        let handler = stdio_handler(&mounts, &apps)?;
+        let handler = stdio_handler(&mounts, &apps, &base)?;
         http::serve_stdio(handler, self.config.limits.max_body_bytes).await
     }
 
@@ -221,12 +221,13 @@ impl Server {
 }
 
 /// The MCP server stdio serves: the root agent's own, or a host's shared one.
-fn stdio_handler(mounts: &Mounts, apps: &[Arc<App>]) -> Result<McpHandler, Error> {
+fn stdio_handler(mounts: &Mounts, apps: &[Arc<App>], base: &str) -> Result<McpHandler, Error> {
+    let discovery = super::discovery::Discovery::of_agents(mounts, apps, base);
     let Some(hosting) = &mounts.hosting else {
         let app = apps
             .first()
             .ok_or_else(|| Error::Config("no agent to serve".into()))?;
-        return Agents::One(app).handler();
+        return Agents::One(app).handler(discovery.all_skills());
     };
     if !hosting.shared_mcp {
         return Err(Error::Config(
@@ -236,5 +237,7 @@ fn stdio_handler(mounts: &Mounts, apps: &[Arc<App>]) -> Result<McpHandler, Error
         ));
     }
     let description = mounts.shared_description();
-    mounts.shared_agents(apps, &description).handler()
+    mounts
+        .shared_agents(apps, &description)
+        .handler(discovery.all_skills())
 }

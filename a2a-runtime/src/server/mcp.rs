@@ -17,6 +17,7 @@ use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
 use a2a_runtime_mcp::namespace::ToolSkills;
+use a2a_runtime_mcp::skills_ext::SkillDocument;
 use a2a_runtime_mcp::{Identity, McpEndpoint, McpGate, McpHandler, Member, RmcpService};
 
 /// The agents one endpoint serves.
@@ -39,18 +40,19 @@ impl Agents<'_> {
         }
     }
 
-    /// The handler serving them.
-    pub(crate) fn handler(&self) -> Result<McpHandler, Error> {
-        match self {
-            Self::One(app) => Ok(McpHandler::agent(Arc::clone(app))),
+    /// The handler serving them, with their `SKILL.md`s.
+    pub(crate) fn handler(&self, skills: Vec<SkillDocument>) -> Result<McpHandler, Error> {
+        let handler = match self {
+            Self::One(app) => McpHandler::agent(Arc::clone(app)),
             Self::Shared { identity, agents } => {
                 let members = agents
                     .iter()
                     .map(|(id, app)| Member::new(*id, Arc::clone(app)))
                     .collect();
-                McpHandler::shared(identity, members).map_err(Error::Config)
+                McpHandler::shared(identity, members).map_err(Error::Config)?
             }
-        }
+        };
+        Ok(handler.with_skills(skills))
     }
 
     /// The name its metadata gives the resource.
@@ -72,16 +74,16 @@ pub(crate) struct Mcp {
 }
 
 impl Mcp {
-    /// The endpoint at `path` on the server `config` describes, for `agents` authenticated by
-    /// `security`, within `limits`.
+    /// The endpoint at `path` on the server `config` describes, for `agents` (and their
+    /// `skills`) authenticated by `security`, within `limits`.
     pub(crate) fn new(
         path: &str,
-        agents: &Agents<'_>,
+        (agents, skills): (&Agents<'_>, Vec<SkillDocument>),
         security: Arc<Security>,
         limits: &Limits,
         config: &ServeConfig,
     ) -> Result<Self, Error> {
-        let handler = agents.handler()?;
+        let handler = agents.handler(skills)?;
         let prefixed = agents.prefixed();
         let Some((_, first)) = prefixed.first() else {
             return Err(Error::Config("an MCP endpoint needs an agent".into()));

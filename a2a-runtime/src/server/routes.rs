@@ -129,7 +129,8 @@ impl Assembly<'_> {
             .merge(metadata.map(ResourceMetadata::routes).unwrap_or_default());
         let mcp_path = format!("{at}{}", paths::MCP);
         let security = Arc::clone(&app.security);
-        let mcp = Mcp::new(&mcp_path, &Agents::One(app), security, &app.limits, config)?;
+        let agents = (&Agents::One(app), self.discovery.skills_at(&at));
+        let mcp = Mcp::new(&mcp_path, agents, security, &app.limits, config)?;
         let (mcp, metadata, direct) = mcp.mounted(paths::MCP);
         self.direct.extend(direct);
         let own = agent
@@ -273,7 +274,8 @@ impl Assembly<'_> {
         let description = mounts.shared_description();
         let agents = mounts.shared_agents(apps, &description);
         let limits = &self.config.limits;
-        let mcp = Mcp::new(paths::MCP, &agents, Arc::new(security), limits, self.config)?;
+        let agents = (&agents, self.discovery.all_skills());
+        let mcp = Mcp::new(paths::MCP, agents, Arc::new(security), limits, self.config)?;
         let (route, metadata, direct) = mcp.mounted(paths::MCP);
         self.router = std::mem::take(&mut self.router)
             .merge(route)

@@ -16,8 +16,10 @@ use std::sync::Arc;
 
 use axum::Router;
 
+use super::mounts::Mounts;
 use a2a_runtime_a2a::card::Endpoints;
 use a2a_runtime_core::app::App;
+use a2a_runtime_mcp::skills_ext::SkillDocument;
 use catalogs::{Listed, SharedEndpoint};
 pub(crate) use served::Served;
 use served::{AI_CATALOG, Documents, JSON, MARKDOWN, SERVER_CARD};
@@ -52,6 +54,8 @@ pub(crate) struct Discovery {
     listed: Vec<Listed>,
     /// Every document by its path from the server's root, for `--print-manifests`.
     bundle: Vec<(String, Arc<Served>)>,
+    /// Each agent's `SKILL.md` for MCP's skills extension, by mount point.
+    skills: Vec<(String, SkillDocument)>,
 }
 
 impl Discovery {
@@ -61,7 +65,34 @@ impl Discovery {
             origin: base_url.trim_end_matches('/').to_owned(),
             listed: Vec::new(),
             bundle: Vec::new(),
+            skills: Vec::new(),
         }
+    }
+
+    /// The documents of every agent of `mounts` (served as `apps`) at `base_url`, without
+    /// routes: what a server serving MCP over stdio offers through the skills extension.
+    pub(crate) fn of_agents(mounts: &Mounts, apps: &[Arc<App>], base_url: &str) -> Self {
+        let mut discovery = Self::new(base_url);
+        for (mounted, app) in mounts.agents.iter().zip(apps) {
+            let at = Mounts::path_of(mounted);
+            let endpoints = match mounted.id.as_str() {
+                "" => Endpoints::new(base_url, &app.rest_prefix),
+                id => Endpoints::hosted(base_url, id),
+            };
+            let _ = discovery.agent(app, &at, &endpoints);
+        }
+        discovery
+    }
+
+    /// The `SKILL.md` of the agent mounted at `at`, for its MCP endpoint.
+    pub(crate) fn skills_at(&self, at: &str) -> Vec<SkillDocument> {
+        let own = self.skills.iter().filter(|(mount, _)| mount == at);
+        own.map(|(_, skill)| skill.clone()).collect()
+    }
+
+    /// Every agent's `SKILL.md`, for a host's shared endpoint.
+    pub(crate) fn all_skills(&self) -> Vec<SkillDocument> {
+        self.skills.iter().map(|(_, skill)| skill.clone()).collect()
     }
 
     /// Every document, by its path from the server's root.
@@ -95,18 +126,7 @@ impl Discovery {
         };
         let provider = agent.provider();
         let publisher = names::publisher(provider.map(|(_, url)| url), &self.origin);
-        let identity = Identity {
-            name: names::registry_name(&agent.package(), &publisher, &name),
-            title: names::clip(agent.name(), 100, &name),
-            description: names::clip(agent.description(), 100, agent.name()),
-            version: agent.version().to_owned(),
-            website: agent
-                .documentation_url()
-                .or(provider.map(|(_, url)| url))
-                .map(str::to_owned),
-            icon: agent.icon_url().map(str::to_owned),
-            package: agent.package(),
-        };
+        let identity = identity(app, &name, &publisher);
         let any_public = app
             .dispatcher
             .registry()
@@ -126,6 +146,14 @@ impl Discovery {
         let skill_md_path = format!("{SKILLS_PATH}/{name}/SKILL.md");
         let text = skill_md::skill_md(&name, app, &urls);
         let skill_md = docs.add(skill_md_path.clone(), Served::text(text, MARKDOWN));
+        self.skills.push((
+            at.to_owned(),
+            SkillDocument {
+                name: name.clone(),
+                description: skill_md::description(app),
+                text: Arc::from(String::from_utf8_lossy(skill_md.bytes()).as_ref()),
+            },
+        ));
         let listed = Listed {
             name,
             title: agent.name().to_owned(),
@@ -242,6 +270,24 @@ impl Discovery {
             format!("{SKILLS_PATH}/index.json"),
             Served::json(&index, JSON),
         );
+    }
+}
+
+/// Who an agent's MCP endpoint is, as its server card and registry entry say it.
+fn identity(app: &App, name: &str, publisher: &str) -> Identity {
+    let agent = app.agent;
+    let provider_url = agent.provider().map(|(_, url)| url);
+    Identity {
+        name: names::registry_name(&agent.package(), publisher, name),
+        title: names::clip(agent.name(), 100, name),
+        description: names::clip(agent.description(), 100, agent.name()),
+        version: agent.version().to_owned(),
+        website: agent
+            .documentation_url()
+            .or(provider_url)
+            .map(str::to_owned),
+        icon: agent.icon_url().map(str::to_owned),
+        package: agent.package(),
     }
 }
 

@@ -1,0 +1,104 @@
+//! The Agent Skills extension (SEP-2640, `io.modelcontextprotocol/skills`): each agent's
+//! `SKILL.md` is the resource `skill://{name}/SKILL.md`, enumerated by `skills/list` and
+//! retrieved by `skills/get` with its digest and size (rmcp's types), read with
+//! `resources/read`, and listed among the resources of clients that declare the extension
+//! (others' listings stay as they were).
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CacheScope, GetSkillResult, ListSkillsResult, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, SKILLS_EXTENSION_ID, Skill, SkillFrontmatter, SkillResource,
+    SkillResources,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde_json::json;
+
+/// The extension's identifier, as capabilities declare it.
+pub const EXTENSION: &str = SKILLS_EXTENSION_ID;
+
+/// How long a client may keep a listing: the documents change only with the server.
+const LIST_TTL_MS: u64 = 3_600_000;
+
+/// One `SKILL.md` the endpoint serves.
+#[derive(Debug, Clone)]
+pub struct SkillDocument {
+    /// Its skill name (the front matter's `name`, the URI's last segment).
+    pub name: String,
+    /// The front matter's `description`.
+    pub description: String,
+    /// The document, byte for byte as the well-known path serves it.
+    pub text: Arc<str>,
+}
+
+impl SkillDocument {
+    /// Its resource URI.
+    pub fn uri(&self) -> String {
+        format!("skill://{}/SKILL.md", self.name)
+    }
+
+    /// Its entry in `skills/list` and `skills/get`: the front matter as written, and its one
+    /// file with its digest and size.
+    fn skill(&self) -> Skill {
+        let uri = self.uri();
+        let file = SkillResource::from_bytes(&uri, self.text.as_bytes());
+        let frontmatter = SkillFrontmatter::new(&self.name, &self.description);
+        Skill::new(uri, frontmatter, SkillResources::Files(vec![file]))
+    }
+}
+
+/// Whether the client of `context` declared the extension.
+pub(crate) fn declared(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .and_then(|capabilities| capabilities.extensions)
+        .is_some_and(|extensions| extensions.contains_key(EXTENSION))
+}
+
+/// `skills/list`: every document, cacheable by any client for an hour.
+pub(crate) fn list(skills: &[SkillDocument]) -> ListSkillsResult {
+    let entries = skills.iter().map(SkillDocument::skill).collect();
+    ListSkillsResult::with_all_items(entries)
+        .with_ttl_ms(LIST_TTL_MS)
+        .with_cache_scope(CacheScope::Public)
+}
+
+/// `skills/get`: the entry of the skill at `uri`; -32602 naming the field otherwise.
+pub(crate) fn get(skills: &[SkillDocument], uri: &str) -> Result<GetSkillResult, McpError> {
+    match skills.iter().find(|skill| skill.uri() == uri) {
+        Some(skill) => Ok(GetSkillResult::new(skill.skill())),
+        None => Err(McpError::invalid_params(
+            format!("no skill at `{uri}`; this server serves: {}", known(skills)),
+            Some(json!({ "field": "uri", "uri": uri })),
+        )),
+    }
+}
+
+/// The `SKILL.md` at `uri`, if it is one of `skills`.
+pub(crate) fn read(skills: &[SkillDocument], uri: &str) -> Option<ReadResourceResponse> {
+    let skill = skills.iter().find(|skill| skill.uri() == uri)?;
+    let contents =
+        ResourceContents::text(skill.text.to_string(), uri).with_mime_type("text/markdown");
+    Some(ReadResourceResponse::Complete(ReadResourceResult::new(
+        vec![contents],
+    )))
+}
+
+/// The documents as listed resources.
+pub(crate) fn resources(skills: &[SkillDocument]) -> impl Iterator<Item = Resource> + '_ {
+    skills.iter().map(|skill| {
+        Resource::new(skill.uri(), &skill.name)
+            .with_description(&skill.description)
+            .with_mime_type("text/markdown")
+    })
+}
+
+fn known(skills: &[SkillDocument]) -> String {
+    let uris: Vec<String> = skills.iter().map(SkillDocument::uri).collect();
+    if uris.is_empty() {
+        "none".to_owned()
+    } else {
+        uris.join(", ")
+    }
+}
