@@ -67,3 +67,34 @@ pub(crate) async fn read_bounded(
     }
     Ok(first.unwrap_or_else(|| joined.freeze()))
 }
+
+/// The body of a `200 OK` answer to a GET of `url`, at most `limit` bytes; any other status is
+/// [`ClientError::Http`] quoting what it said.
+pub(crate) async fn read_ok(
+    response: reqwest::Response,
+    url: &str,
+    limit: usize,
+) -> Result<Bytes, super::ClientError> {
+    use super::ClientError;
+    let status = response.status().as_u16();
+    let body = read_bounded(response, limit)
+        .await
+        .map_err(|error| match error {
+            BodyError::Transport(source) => ClientError::Transport {
+                url: url.to_owned(),
+                source,
+            },
+            BodyError::TooLarge => ClientError::InvalidResponse {
+                field: String::new(),
+                reason: format!("{url} is larger than {limit} bytes"),
+            },
+        })?;
+    if status != 200 {
+        return Err(ClientError::Http {
+            url: url.to_owned(),
+            status,
+            body: super::endpoint::quote(&body),
+        });
+    }
+    Ok(body)
+}

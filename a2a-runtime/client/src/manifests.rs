@@ -10,7 +10,7 @@ use reqwest::Url;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::body::{BodyError, read_bounded};
+use super::body::read_ok;
 use super::error::ClientError;
 
 /// The largest discovery document read.
@@ -151,22 +151,7 @@ impl Fetcher {
         if status == 404 && !required {
             return Ok(None);
         }
-        let body = read_bounded(response, MAX_DOCUMENT_BYTES)
-            .await
-            .map_err(|e| match e {
-                BodyError::Transport(source) => transport(source),
-                BodyError::TooLarge => ClientError::InvalidResponse {
-                    field: String::new(),
-                    reason: format!("{url} is larger than {MAX_DOCUMENT_BYTES} bytes"),
-                },
-            })?;
-        if status != 200 {
-            return Err(ClientError::Http {
-                url: url.to_string(),
-                status,
-                body: super::endpoint::quote(&body),
-            });
-        }
+        let body = read_ok(response, url.as_str(), MAX_DOCUMENT_BYTES).await?;
         let text = String::from_utf8(body.to_vec()).map_err(|_| ClientError::InvalidResponse {
             field: String::new(),
             reason: format!("{url} is not UTF-8"),

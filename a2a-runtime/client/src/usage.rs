@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::ClientError;
-use super::body::{BodyError, DEFAULT_MAX_RESPONSE_BYTES, read_bounded};
+use super::body::{DEFAULT_MAX_RESPONSE_BYTES, read_ok};
 
 /// What to ask `/usage`.
 #[derive(Debug, Clone, Default)]
@@ -111,23 +111,7 @@ pub async fn fetch_usage(
         get = get.header(name.as_str(), value.as_str());
     }
     let response = get.send().await.map_err(transport)?;
-    let status = response.status().as_u16();
-    let body = read_bounded(response, DEFAULT_MAX_RESPONSE_BYTES)
-        .await
-        .map_err(|e| match e {
-            BodyError::Transport(source) => transport(source),
-            BodyError::TooLarge => ClientError::InvalidResponse {
-                field: String::new(),
-                reason: format!("larger than {DEFAULT_MAX_RESPONSE_BYTES} bytes"),
-            },
-        })?;
-    if status != 200 {
-        return Err(ClientError::Http {
-            url: url.to_string(),
-            status,
-            body: super::endpoint::quote(&body),
-        });
-    }
+    let body = read_ok(response, url.as_str(), DEFAULT_MAX_RESPONSE_BYTES).await?;
     let wire: Wire = serde_json::from_slice(&body).map_err(|e| ClientError::InvalidResponse {
         field: String::new(),
         reason: e.to_string(),
