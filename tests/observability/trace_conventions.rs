@@ -69,7 +69,7 @@ async fn send_message_over_each_binding_is_one_server_span_named_by_its_operatio
         )
         .await;
     let over_rest: Value = a2a_tests::http()
-        .post(format!("{base}message:send"))
+        .post(format!("{base}acme/message:send"))
         .header("A2A-Version", "1.0")
         .header("traceparent", traceparent(&"2".repeat(32), &"b".repeat(16)))
         .json(&echo_message("m-rest"))
@@ -105,6 +105,7 @@ async fn send_message_over_each_binding_is_one_server_span_named_by_its_operatio
     assert_eq!(rpc.attribute("jsonrpc.request.id").as_deref(), Some("7"));
     let rest = send_of(&spans, "m-rest").unwrap();
     describes(rest, &over_rest["task"], "http+json");
+    assert_eq!(rest.attribute("a2a.tenant").as_deref(), Some("acme"));
     assert_eq!(rest.trace_id(), "2".repeat(32));
     assert_eq!(rest.parent_id(), "b".repeat(16));
     let over_grpc = send_of(&spans, &grpc_id).unwrap();
@@ -236,5 +237,27 @@ async fn an_agent_calling_another_over_mcp_is_one_trace_through_its_client_span(
         instance(calling),
         instance(called),
         "two processes exported them"
+    );
+}
+
+#[tokio::test]
+async fn a_hosts_root_names_the_tenant_a_request_chose_its_agent_by() {
+    let collector = Collector::start().await;
+    let host = env!("CARGO_BIN_EXE_interop-host");
+    let flags = ["--store", "memory", "--otlp-endpoint", &collector.endpoint];
+    let (_host, base) = a2a_tests::spawn_served_with(host, &flags).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "tenant": "hello", "message": {"messageId": "m-tenant", "role": "ROLE_USER",
+            "metadata": {"skill": "greet"}, "parts": [{"data": {"name": "Ada"}}]}}});
+    let sent = TestServer::at(base).rpc_with(&body, &[]).await;
+    assert!(sent["result"].is_object(), "{sent}");
+    let spans = collector
+        .until(|spans| send_of(spans, "m-tenant").is_some())
+        .await;
+    let span = send_of(&spans, "m-tenant").unwrap();
+    assert_eq!(span.attribute("a2a.tenant").as_deref(), Some("hello"));
+    assert_eq!(
+        span.attribute("gen_ai.agent.name").as_deref(),
+        Some("hello")
     );
 }

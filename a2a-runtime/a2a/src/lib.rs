@@ -181,12 +181,20 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Calling {
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
-        _state: &S,
+        state: &S,
     ) -> Result<Self, Self::Rejection> {
         let peer = parts
             .extensions
             .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
             .map(|info| info.0);
-        Ok(Self(a2a_runtime_core::quota::CallerId::of(parts, peer)))
+        let caller = a2a_runtime_core::quota::CallerId::of(parts, peer);
+        // The tenant an HTTP+JSON path names (`/{tenant}/message:send`), for the span.
+        if caller.takes_notes()
+            && let Ok(params) = axum::extract::RawPathParams::from_request_parts(parts, state).await
+            && let Some((_, tenant)) = params.iter().find(|(name, _)| *name == "tenant")
+        {
+            caller.note(|span| span.tenant = Some(tenant.to_owned()));
+        }
+        Ok(Self(caller))
     }
 }

@@ -153,6 +153,11 @@ impl CallerId {
         }
     }
 
+    /// Whether the request has a span to note things for.
+    pub fn takes_notes(&self) -> bool {
+        self.notes.is_some()
+    }
+
     /// What was noted about the request, for its span.
     pub fn detail(&self) -> Option<OperationDetail> {
         self.notes.as_ref().map(|notes| lock(notes).clone())
