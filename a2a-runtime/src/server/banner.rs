@@ -55,6 +55,7 @@ pub(crate) fn announce(
         let grpc = Endpoints::new(&base, "").with_grpc(&bound.grpc_url());
         eprintln!("A2A gRPC:     {}", grpc.grpc.unwrap_or_default());
     }
+    eprintln!("discovery:    {trimmed}{}", paths::AI_CATALOG);
     if bound.console_enabled() {
         eprintln!("console:      {trimmed}{} (in a browser)", paths::CONSOLE);
     }

@@ -25,6 +25,8 @@ pub(crate) const A2A_V0_3_REST: &str = "/v1";
 pub(crate) const WELL_KNOWN: &str = "/.well-known";
 /// RFC 9728 protected-resource metadata (followed by the path of an MCP endpoint).
 pub(crate) const PROTECTED_RESOURCE: &str = a2a_runtime_core::auth::metadata::WELL_KNOWN;
+/// The AI Catalog of the server's agents (the discovery documents start there).
+pub(crate) const AI_CATALOG: &str = "/.well-known/ai-catalog.json";
 /// The agent card, and the name A2A 0.3 clients read it under.
 pub(crate) const AGENT_CARDS: [&str; 2] =
     ["/.well-known/agent-card.json", "/.well-known/agent.json"];

@@ -30,7 +30,7 @@ const SERVER_CARD_PATH: &str = "/mcp/server-card";
 /// Where the MCP Registry entry is, below an MCP endpoint.
 const SERVER_JSON_PATH: &str = "/mcp/server.json";
 /// The AI Catalog.
-const AI_CATALOG_PATH: &str = "/.well-known/ai-catalog.json";
+const AI_CATALOG_PATH: &str = crate::server::paths::AI_CATALOG;
 /// The MCP catalog.
 const MCP_CATALOG_PATH: &str = "/.well-known/mcp/catalog.json";
 /// The Agent Skills folder.
