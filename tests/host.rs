@@ -1,5 +1,6 @@
 //! Several agents behind one server (`Host`): each reached by path and by tenant, with its own
-//! card and MCP endpoint, a catalog of all, and tasks that never cross agents.
+//! card and MCP endpoint, a catalog of all, and tasks that never cross agents; and the discovery
+//! documents every server, of one agent or several, publishes (`discovery`, `manifests`).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
@@ -7,8 +8,12 @@ use a2a_runtime::server::Host;
 use a2a_tests::{TestServer, response_from};
 use serde_json::{Value, json};
 
+#[path = "host/discovery.rs"]
+mod discovery;
 #[path = "host/lifecycle.rs"]
 mod lifecycle;
+#[path = "host/manifests.rs"]
+mod manifests;
 #[path = "host/server_wide.rs"]
 mod server_wide;
 

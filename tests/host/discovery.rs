@@ -3,15 +3,10 @@
 //! checked against their published schemas (`fixtures/discovery/`) and the AI Catalog's
 //! reference validator; their caching and cross-origin reading; `--print-manifests`.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
-
 use a2a_runtime::server::Host;
 use a2a_tests::vault::Vault;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-
-#[path = "discovery/manifests.rs"]
-mod manifests;
 
 /// A published schema from the fixtures, compiled with formats asserted.
 fn schema(file: &str, root: Option<&str>) -> jsonschema::Validator {
