@@ -21,30 +21,37 @@ pub const EXTENSION: &str = SKILLS_EXTENSION_ID;
 /// How long a client may keep a listing: the documents change only with the server.
 const LIST_TTL_MS: u64 = 3_600_000;
 
-/// One `SKILL.md` the endpoint serves.
+/// One `SKILL.md` the endpoint serves, with its URI and its listing entry made once (the
+/// digest of its bytes is not computed again for every `skills/list`).
 #[derive(Debug, Clone)]
 pub struct SkillDocument {
-    /// Its skill name (the front matter's `name`, the URI's last segment).
-    pub name: String,
-    /// The front matter's `description`.
-    pub description: String,
-    /// The document, byte for byte as the well-known path serves it.
-    pub text: Arc<str>,
+    name: String,
+    description: String,
+    text: Arc<str>,
+    uri: String,
+    skill: Skill,
 }
 
 impl SkillDocument {
-    /// Its resource URI.
-    pub fn uri(&self) -> String {
-        format!("skill://{}/SKILL.md", self.name)
+    /// The document `text` (byte for byte as the well-known path serves it) of the skill
+    /// `name` (its front matter's `name`, the URI's last segment) described as `description`.
+    pub fn new(name: String, description: String, text: Arc<str>) -> Self {
+        let uri = format!("skill://{name}/SKILL.md");
+        let file = SkillResource::from_bytes(&uri, text.as_bytes());
+        let frontmatter = SkillFrontmatter::new(&name, &description);
+        let skill = Skill::new(&uri, frontmatter, SkillResources::Files(vec![file]));
+        Self {
+            name,
+            description,
+            text,
+            uri,
+            skill,
+        }
     }
 
-    /// Its entry in `skills/list` and `skills/get`: the front matter as written, and its one
-    /// file with its digest and size.
-    fn skill(&self) -> Skill {
-        let uri = self.uri();
-        let file = SkillResource::from_bytes(&uri, self.text.as_bytes());
-        let frontmatter = SkillFrontmatter::new(&self.name, &self.description);
-        Skill::new(uri, frontmatter, SkillResources::Files(vec![file]))
+    /// Its resource URI.
+    pub fn uri(&self) -> &str {
+        &self.uri
     }
 }
 
@@ -58,7 +65,7 @@ pub(crate) fn declared(context: &RequestContext<RoleServer>) -> bool {
 
 /// `skills/list`: every document, cacheable by any client for an hour.
 pub(crate) fn list(skills: &[SkillDocument]) -> ListSkillsResult {
-    let entries = skills.iter().map(SkillDocument::skill).collect();
+    let entries = skills.iter().map(|doc| doc.skill.clone()).collect();
     ListSkillsResult::with_all_items(entries)
         .with_ttl_ms(LIST_TTL_MS)
         .with_cache_scope(CacheScope::Public)
@@ -67,7 +74,7 @@ pub(crate) fn list(skills: &[SkillDocument]) -> ListSkillsResult {
 /// `skills/get`: the entry of the skill at `uri`; -32602 naming the field otherwise.
 pub(crate) fn get(skills: &[SkillDocument], uri: &str) -> Result<GetSkillResult, McpError> {
     match skills.iter().find(|skill| skill.uri() == uri) {
-        Some(skill) => Ok(GetSkillResult::new(skill.skill())),
+        Some(skill) => Ok(GetSkillResult::new(skill.skill.clone())),
         None => Err(McpError::invalid_params(
             format!("no skill at `{uri}`; this server serves: {}", known(skills)),
             Some(json!({ "field": "uri", "uri": uri })),
@@ -95,7 +102,7 @@ pub(crate) fn resources(skills: &[SkillDocument]) -> impl Iterator<Item = Resour
 }
 
 fn known(skills: &[SkillDocument]) -> String {
-    let uris: Vec<String> = skills.iter().map(SkillDocument::uri).collect();
+    let uris: Vec<&str> = skills.iter().map(SkillDocument::uri).collect();
     if uris.is_empty() {
         "none".to_owned()
     } else {

@@ -144,16 +144,12 @@ impl Discovery {
         let entry = server_card::registry_entry(&identity, &remote);
         docs.add(SERVER_JSON_PATH.into(), Served::json(&entry, JSON));
         let skill_md_path = format!("{SKILLS_PATH}/{name}/SKILL.md");
-        let text = skill_md::skill_md(&name, app, &urls);
+        let description = skill_md::description(app);
+        let text = skill_md::skill_md(&name, &description, app, &urls);
         let skill_md = docs.add(skill_md_path.clone(), Served::text(text, MARKDOWN));
-        self.skills.push((
-            at.to_owned(),
-            SkillDocument {
-                name: name.clone(),
-                description: skill_md::description(app),
-                text: Arc::from(String::from_utf8_lossy(skill_md.bytes()).as_ref()),
-            },
-        ));
+        let text = Arc::from(String::from_utf8_lossy(skill_md.bytes()).as_ref());
+        let document = SkillDocument::new(name.clone(), description.clone(), text);
+        self.skills.push((at.to_owned(), document));
         let listed = Listed {
             name,
             title: agent.name().to_owned(),
@@ -166,7 +162,7 @@ impl Discovery {
             server_card_url: own(SERVER_CARD_PATH),
             skill_md_url: own(&skill_md_path),
             skill_md_digest: skill_md.digest().to_owned(),
-            skill_description: skill_md::description(app),
+            skill_description: description,
         };
         self.catalogs(
             &mut docs,

@@ -33,11 +33,12 @@ pub(crate) fn description(app: &App) -> String {
     super::names::clip(&text, MAX_DESCRIPTION, agent.name())
 }
 
-/// The `SKILL.md` of `app`, named `name`.
-pub(crate) fn skill_md(name: &str, app: &App, urls: &Urls) -> String {
+/// The `SKILL.md` of `app`, named `name`, its front matter's `description` (see
+/// [`description`]) as given.
+pub(crate) fn skill_md(name: &str, description: &str, app: &App, urls: &Urls) -> String {
     let agent = app.agent;
     let mut md = String::new();
-    let description = serde_json::to_string(&description(app)).unwrap_or_default();
+    let description = serde_json::to_string(description).unwrap_or_default();
     // A JSON string is a YAML double-quoted scalar: whatever the text, the front matter parses.
     let _ = write!(
         md,
