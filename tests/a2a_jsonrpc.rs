@@ -59,6 +59,7 @@ async fn card_is_served_at_both_well_known_paths_with_interfaces_skills_and_sche
         [
             "add",
             "block",
+            "charge",
             "echo",
             "explode",
             "fail",
@@ -337,7 +338,8 @@ async fn unroutable_message_lists_skill_ids() {
     assert_eq!(error_code(&response), -32602);
     let message = response["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("message.metadata.skill") && message.contains("add, block, echo, explode"),
+        message.contains("message.metadata.skill")
+            && message.contains("add, block, charge, echo, explode"),
         "{message}"
     );
 }

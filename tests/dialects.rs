@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 
 #[path = "dialects/dialect.rs"]
 mod dialect;
+#[path = "dialects/keys.rs"]
+mod keys;
 #[path = "dialects/rest.rs"]
 mod rest;
 
@@ -427,7 +429,7 @@ async fn the_card_lists_every_binding_and_carries_the_0_3_fields() {
     assert_eq!(card["preferredTransport"], "JSONRPC");
     assert_eq!(card["protocolVersion"], "0.3.0");
     assert_eq!(card["additionalInterfaces"][1]["transport"], "HTTP+JSON");
-    let echo = &card["skills"][2];
+    let echo = &card["skills"][3];
     assert_eq!(echo["id"], "echo");
     assert_eq!(
         echo["inputModes"],

@@ -32,6 +32,7 @@ async fn tools_list_is_sorted_with_object_input_schemas_and_output_schemas() {
         [
             "add",
             "block",
+            "charge",
             "echo",
             "explode",
             "fail",
@@ -145,7 +146,7 @@ async fn stateless_era_discovers_and_calls_tools() {
             .contains(&json!("2026-07-28"))
     );
     let (_, listed) = modern(&server, "tools/list", json!({})).await;
-    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 12);
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 13);
     let (_, called) = modern(
         &server,
         "tools/call",

@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use a2a_tests::{TestServer, spawn_served_with};
 use serde_json::{Value, json};
 
+#[path = "restart/keys.rs"]
+mod keys;
 #[path = "restart/questions.rs"]
 mod questions;
 

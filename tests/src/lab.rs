@@ -168,3 +168,55 @@ pub async fn tick(
     ))]));
     "ticked".into()
 }
+
+/// Charge `amount` once per idempotency key: the charge is a file in `ledger` named by the
+/// key the request carried (the task's id without one), and every charge actually made adds a
+/// line to `ledger/charges`. On its first run for a key the skill holds (sleeps a minute)
+/// `before` or `after` charging, with a `.held` file telling a test where to kill its process;
+/// a run again after a restart goes straight through. Run again from the start if a restart
+/// interrupts it.
+#[skill(agent = Lab, resume = "rerun")]
+pub async fn charge(
+    ctx: TaskContext,
+    /// Where charges are recorded.
+    ledger: String,
+    /// The amount.
+    amount: u32,
+    /// Where the first run holds: `before` or `after` charging (none without).
+    hold: Option<String>,
+) -> Result<String, SkillError> {
+    use std::io::Write as _;
+    let failed = |e: std::io::Error| SkillError::new(e.to_string());
+    let key = ctx.idempotency_key().unwrap_or(ctx.task_id());
+    let name: String = key
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let entry = std::path::Path::new(&ledger).join(name);
+    let first_run = std::fs::create_dir(entry.with_extension("run")).is_ok();
+    let hold_at = |at: &str| first_run && hold.as_deref() == Some(at);
+    let held = async || {
+        std::fs::write(entry.with_extension("held"), key).map_err(failed)?;
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        Ok::<(), SkillError>(())
+    };
+    if hold_at("before") {
+        held().await?;
+    }
+    let charged = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(entry.with_extension("charged"));
+    if charged.is_ok() {
+        let mut charges = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(std::path::Path::new(&ledger).join("charges"))
+            .map_err(failed)?;
+        writeln!(charges, "{key} {amount}").map_err(failed)?;
+    }
+    if hold_at("after") {
+        held().await?;
+    }
+    Ok(format!("charged {amount}"))
+}

@@ -76,6 +76,9 @@ pub enum A2aError {
     /// Over a per-caller quota, or the server at capacity: retry later.
     #[error(transparent)]
     Busy(#[from] Busy),
+    /// An `Idempotency-Key` an earlier, different request of the caller holds (HTTP 422).
+    #[error("Idempotency-Key: {0}")]
+    KeyReused(String),
     /// No valid credentials (HTTP 401).
     #[error("{0}")]
     Unauthenticated(String),
@@ -248,6 +251,14 @@ impl A2aError {
                 "RESOURCE_EXHAUSTED",
                 StatusCode::TOO_MANY_REQUESTS,
             ),
+            // Invalid params on JSON-RPC and gRPC; HTTP+JSON answers 422, the status the
+            // Idempotency-Key draft gives a key reused for another request.
+            Self::KeyReused(_) => (
+                code::INVALID_PARAMS,
+                "IDEMPOTENCY_KEY_REUSED",
+                "INVALID_ARGUMENT",
+                StatusCode::UNPROCESSABLE_ENTITY,
+            ),
             Self::Unauthenticated(_) => (
                 code::UNAUTHENTICATED,
                 "UNAUTHENTICATED",
@@ -368,6 +379,7 @@ impl A2aError {
             Self::InvalidParams { field, reason } => Some((field.as_str(), reason.clone())),
             Self::ContentTypeNotSupported { field, .. } => Some((field.as_str(), self.to_string())),
             Self::UnknownTenant { .. } => Some(("tenant", self.to_string())),
+            Self::KeyReused(_) => Some(("Idempotency-Key", self.to_string())),
             _ => None,
         };
         if let Self::Busy(busy) = self {
@@ -409,6 +421,11 @@ impl From<TaskError> for A2aError {
         match error {
             TaskError::NotFound(id) => Self::TaskNotFound(id),
             TaskError::Forbidden(missing) => missing.into(),
+            e @ TaskError::KeyReused { .. } => Self::KeyReused(e.to_string()),
+            TaskError::Store(StoreError::Unsupported(what)) => Self::Unsupported(format!(
+                "this server's task store does not keep {what}: send the request without an \
+                 Idempotency-Key header"
+            )),
             TaskError::Quota(busy) => Self::Busy(busy),
             e @ (TaskError::Terminal { .. }
             | TaskError::Busy(_)

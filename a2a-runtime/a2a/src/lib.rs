@@ -24,6 +24,8 @@ pub mod grpc;
 #[doc(hidden)]
 pub mod jsonrpc;
 #[doc(hidden)]
+pub mod keyed;
+#[doc(hidden)]
 pub mod media;
 #[doc(hidden)]
 pub mod metering;
@@ -37,6 +39,7 @@ pub mod route;
 pub mod service;
 #[doc(hidden)]
 pub mod sse;
+mod started;
 #[doc(hidden)]
 pub mod v1;
 

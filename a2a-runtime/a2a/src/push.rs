@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use super::A2aError;
+use super::keyed;
 use super::service::A2aService;
 use a2a_runtime_core::push::{Pusher, check_url};
 use a2a_runtime_core::quota::CallerId;
-use a2a_runtime_core::task::PushEdit;
+use a2a_runtime_core::task::{Fingerprint, PushEdit};
 use a2a_runtime_types::model::{PushAuthentication, PushConfig, PushWire, new_id};
 use a2a_runtime_types::protocol::a2a::push::PushConfigIn;
 
@@ -85,6 +86,16 @@ impl A2aService {
                 format!("`{named}` does not match the task `{task_id}` the request is for"),
             ));
         }
+        let key = keyed::keyed(caller, || {
+            let fingerprint = Fingerprint::of("CreateTaskPushNotificationConfig").with_str(task_id);
+            keyed::push_fingerprint(fingerprint, &registration)
+        })?;
+        if let Some(key) = &key
+            && let Some(held) = self.manager.find_key(key).await?
+        {
+            let config = held.item.unwrap_or_default();
+            return self.get_push_config(&held.task_id, &config, caller).await;
+        }
         let config = self.validated(push, registration).await?;
         let edit = PushEdit::Set {
             config: config.clone(),
@@ -93,6 +104,10 @@ impl A2aService {
         self.manager
             .edit_push_configs(task_id, caller.owner(), edit)
             .await?;
+        if let Some(key) = &key {
+            let item = Some(config.id.clone());
+            self.manager.claim_change(key, task_id, item).await?;
+        }
         Ok(config.redacted())
     }
 
@@ -195,6 +210,16 @@ impl A2aService {
         caller: &CallerId,
     ) -> Result<(), A2aError> {
         let push = self.push()?;
+        let key = keyed::keyed(caller, || {
+            Fingerprint::of("DeleteTaskPushNotificationConfig")
+                .with_str(task_id)
+                .with_str(config_id)
+        })?;
+        if let Some(key) = &key
+            && self.manager.find_key(key).await?.is_some()
+        {
+            return Ok(());
+        }
         self.get_push_config(task_id, config_id, caller).await?;
         let edit = PushEdit::Delete {
             id: config_id.to_owned(),
@@ -203,6 +228,10 @@ impl A2aService {
             .edit_push_configs(task_id, caller.owner(), edit)
             .await?;
         push.pusher.forget(task_id, config_id);
+        if let Some(key) = &key {
+            let item = Some(config_id.to_owned());
+            self.manager.claim_change(key, task_id, item).await?;
+        }
         Ok(())
     }
 

@@ -11,6 +11,7 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::A2aError;
+use super::keyed;
 use super::push::{PushRegistration, PushSupport};
 use super::route;
 use a2a_runtime_core::dispatch::{Call, Dispatcher};
@@ -18,8 +19,7 @@ use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord};
 use a2a_runtime_core::quota::{CallerId, Quotas, StreamSlot};
 use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::{
-    DURABLE_WAIT, Driven, ListQuery, PushEdit, StreamItem, TaskError, TaskEvents, TaskHandle,
-    TaskManager,
+    Fingerprint, KeyedRequest, ListQuery, PushEdit, StreamItem, TaskEvents, TaskHandle, TaskManager,
 };
 use a2a_runtime_types::model::{
     A2aVersion, Binding, ByteSize, Message, Protocol, Role, Task, TaskState,
@@ -73,56 +73,8 @@ pub struct TaskList {
     pub total_size: usize,
 }
 
-/// A task started by a message, before its result is awaited.
-pub struct Started {
-    task: TaskHandle,
-    history: Option<usize>,
-    return_immediately: bool,
-    /// The skill's run, for a blocking send to drive until the task settles.
-    run: Option<Driven>,
-}
-
-impl Started {
-    /// The task's id.
-    pub fn id(&self) -> &str {
-        self.task.id()
-    }
-
-    /// The skill's direct reply, if it gave one before showing a task; else as
-    /// [`task_result`](Self::task_result).
-    pub async fn result(mut self) -> Result<Sent, TaskError> {
-        self.drive().await;
-        Ok(match self.task.reply().await {
-            Some(message) => Sent::Message(message),
-            None => Sent::Task(Box::new(self.task_result().await?)),
-        })
-    }
-
-    /// The task right away with `returnImmediately`, else once it is terminal or interrupted
-    /// and stored in that state (a blocking send's answer survives a crash that follows it;
-    /// a state the store did not take is an error, never an answer).
-    pub async fn task_result(mut self) -> Result<Task, TaskError> {
-        self.drive().await;
-        let task = if self.return_immediately {
-            self.task.view(self.history)
-        } else {
-            self.task.settle().await;
-            let task = self.task.view(self.history);
-            self.task.durable(DURABLE_WAIT).await?;
-            self.task.told(task).await
-        };
-        // A mirror's stored copy (see `told`) holds its whole history.
-        Ok(task.into_view(self.history, true))
-    }
-
-    /// Drives the skill's run (a blocking send's) until the task settles; the rest of it, if
-    /// any, goes on by itself.
-    async fn drive(&mut self) {
-        if let Some(run) = self.run.take() {
-            run.until_settled(&self.task).await;
-        }
-    }
-}
+use super::started::Run;
+pub use super::started::Started;
 
 /// A streaming send: the task's id and its events.
 pub struct Streamed {
@@ -172,6 +124,15 @@ struct Accepted {
     start: Option<Call>,
 }
 
+/// What a send's message led to: a task to follow, or (a keyed repeat that lost the race to
+/// its original) the id of the task the original created.
+// As `Run`: the large variant is every send's, the small one rare.
+#[allow(clippy::large_enum_variant)]
+enum Admitted {
+    Task(Accepted),
+    Repeat(String),
+}
+
 impl A2aService {
     pub fn new(
         manager: Arc<TaskManager>,
@@ -219,9 +180,30 @@ impl A2aService {
         let history = history_view(request.history_length, "configuration.historyLength")?;
         note_message(caller, &request.message);
         let return_immediately = request.return_immediately;
+        let repeat = |id: String| Started {
+            run: Run::Repeat {
+                id,
+                owner: caller.owner().to_owned(),
+                manager: Arc::clone(&self.manager),
+            },
+            history,
+            return_immediately,
+        };
+        let key = keyed::keyed(caller, || keyed::send_fingerprint(&request))?;
+        if let Some(key) = &key
+            && let Some(held) = self.manager.find_key(key).await?
+        {
+            return Ok(repeat(held.task_id));
+        }
         // A blocking send tells the task's id only with its settled state, which is stored
         // first; the task need not be stored before then.
-        let accepted = self.accept(request, caller, return_immediately).await?;
+        let accepted = match self
+            .accept(request, caller, return_immediately, key.as_ref())
+            .await?
+        {
+            Admitted::Task(accepted) => accepted,
+            Admitted::Repeat(id) => return Ok(repeat(id)),
+        };
         let run = match accepted.start {
             Some(call) if return_immediately => {
                 self.manager.run(&accepted.task, call, Vec::new());
@@ -232,10 +214,12 @@ impl A2aService {
             None => None,
         };
         Ok(Started {
-            task: accepted.task,
+            run: Run::Here {
+                task: accepted.task,
+                run,
+            },
             history,
             return_immediately,
-            run,
         })
     }
 
@@ -252,7 +236,16 @@ impl A2aService {
         note_message(caller, &request.message);
         // Taken first, so a refused stream creates no task.
         let slot = self.quotas.open_stream(caller)?;
-        let mut accepted = self.accept(request, caller, true).await?;
+        let key = keyed::keyed(caller, || keyed::send_fingerprint(&request))?;
+        if let Some(key) = &key
+            && let Some(held) = self.manager.find_key(key).await?
+        {
+            return self.follow(held.task_id, caller, slot).await;
+        }
+        let mut accepted = match self.accept(request, caller, true, key.as_ref()).await? {
+            Admitted::Task(accepted) => accepted,
+            Admitted::Repeat(id) => return self.follow(id, caller, slot).await,
+        };
         // Subscribed before the skill starts, so the stream holds every event.
         let events = holding(accepted.task.events(&self.manager), slot);
         let reply = accepted.task.replies();
@@ -334,7 +327,11 @@ impl A2aService {
     /// `CancelTask`.
     pub async fn cancel_task(&self, id: &str, caller: &CallerId) -> Result<Task, A2aError> {
         caller.note(|span| span.task_id = Some(id.to_owned()));
-        let task = self.manager.cancel(id, caller.owner()).await?;
+        let key = keyed::keyed(caller, || Fingerprint::of("CancelTask").with_str(id))?;
+        let task = match key {
+            None => self.manager.cancel(id, caller.owner()).await?,
+            Some(key) => Box::pin(self.cancel_keyed(id, &key, caller)).await?,
+        };
         note_task(caller, &task);
         Ok(task)
     }
@@ -392,7 +389,8 @@ impl A2aService {
         request: SendRequest,
         caller: &CallerId,
         store_now: bool,
-    ) -> Result<Accepted, A2aError> {
+        key: Option<&KeyedRequest>,
+    ) -> Result<Admitted, A2aError> {
         if request.push_config.is_some() && self.push.is_none() {
             return Err(A2aError::PushNotSupported);
         }
@@ -405,12 +403,15 @@ impl A2aService {
             registration => Box::pin(self.inline_push_configs(registration)).await?,
         };
         if let Some(task_id) = message.task_id.clone() {
-            return Box::pin(self.accept_answer(&task_id, message, push_configs, caller)).await;
+            let answered = self.accept_answer(&task_id, message, push_configs, caller, key);
+            return Box::pin(answered).await.map(Admitted::Task);
         }
         let route = route::route(self.registry(), &message)?;
         // A direct reply needs a skill that may give one and a dialect that can carry it; until
         // the skill shows a task, there is none to store.
-        let reply = request.message_reply && route.skill.descriptor.replies();
+        // A keyed request gets a task, stored with its key at once, so it has an outcome to
+        // find again.
+        let reply = request.message_reply && route.skill.descriptor.replies() && key.is_none();
         let (protocol, binding) = (Protocol::A2a(request.version), request.binding);
         let meter = self.manager.meter();
         // Authorized before any work, and before the caller's quota is touched.
@@ -448,17 +449,18 @@ impl A2aService {
                 return Err(busy.into());
             }
         };
-        let task = self
-            .manager
-            .create(&mut call, slot, store_now && !reply, push_configs)
-            .await?;
+        let created = self.create(&mut call, slot, store_now && !reply, push_configs, key);
+        let task = match created.await? {
+            Ok(task) => task,
+            Err(original) => return Ok(Admitted::Repeat(original)),
+        };
         if reply {
             task.expect_reply();
         }
-        Ok(Accepted {
+        Ok(Admitted::Task(Accepted {
             task,
             start: Some(call),
-        })
+        }))
     }
 
     /// A message for an existing task: the webhooks it registers are added to the task, and
@@ -469,6 +471,7 @@ impl A2aService {
         message: Message,
         push_configs: Vec<a2a_runtime_types::model::PushConfig>,
         caller: &CallerId,
+        key: Option<&KeyedRequest>,
     ) -> Result<Accepted, A2aError> {
         for config in push_configs {
             let limit = self.push.as_ref().map_or(0, |p| p.max_configs);
@@ -478,12 +481,15 @@ impl A2aService {
                 .await?;
         }
         let task = self.manager.resume(task_id, message, caller).await?;
+        if let Some(key) = key {
+            self.manager.claim_change(key, task_id, None).await?;
+        }
         Ok(Accepted { task, start: None })
     }
 }
 
 /// `events`, keeping the stream's quota slot until the stream is dropped.
-fn holding(events: TaskEvents, slot: StreamSlot) -> TaskEvents {
+pub(super) fn holding(events: TaskEvents, slot: StreamSlot) -> TaskEvents {
     Box::pin(events.inspect(move |_| {
         let _held = &slot;
     }))

@@ -36,6 +36,16 @@ impl Op {
         !matches!(self, Self::Send | Self::Stream | Self::PushSet)
     }
 
+    /// Whether the operation creates or changes a task, and so carries an `Idempotency-Key`:
+    /// a fresh one per call, the same on each of its retries, so an agent that keeps keys
+    /// does it once however often it arrives.
+    pub(crate) fn keyed(self) -> bool {
+        matches!(
+            self,
+            Self::Send | Self::Stream | Self::Cancel | Self::PushSet | Self::PushDelete
+        )
+    }
+
     /// The operation's A2A 1.0 method, as telemetry names it whatever the dialect.
     pub(crate) fn method(self) -> &'static str {
         match self {

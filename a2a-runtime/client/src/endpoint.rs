@@ -19,6 +19,7 @@ use super::retry::{Failure, RetryPolicy, retry_after};
 use super::sse::{SseError, data_events};
 use super::{jsonrpc, rest};
 use a2a_runtime_types::TraceContext;
+use a2a_runtime_types::model::new_id;
 use a2a_runtime_types::outgoing::Outgoing;
 
 /// The most of an unexpected body an error quotes.
@@ -51,6 +52,9 @@ pub(crate) struct Prepared {
     pub(crate) method: reqwest::Method,
     pub(crate) url: reqwest::Url,
     pub(crate) body: Option<Bytes>,
+    /// The request's `Idempotency-Key` (see [`Op::keyed`]): made once per call, so every
+    /// retry of it carries the same one.
+    pub(crate) idempotency_key: Option<HeaderValue>,
 }
 
 /// `value` as a request body.
@@ -167,7 +171,11 @@ impl Endpoint {
             Carrier::Http { url, wire } => (url, *wire),
             #[cfg(feature = "grpc")]
             Carrier::Grpc(channel) => {
-                return self.with_retries(op, || channel.call(op, &params)).await;
+                let key = op.keyed().then(new_id);
+                let key = key.as_deref();
+                return self
+                    .with_retries(op, || channel.call(op, &params, key))
+                    .await;
             }
         };
         let request = self.prepare(url, wire, op, params)?;
@@ -208,7 +216,11 @@ impl Endpoint {
             Carrier::Http { url, wire } => (url, *wire),
             #[cfg(feature = "grpc")]
             Carrier::Grpc(channel) => {
-                return self.with_retries(op, || channel.stream(op, &params)).await;
+                let key = op.keyed().then(new_id);
+                let key = key.as_deref();
+                return self
+                    .with_retries(op, || channel.stream(op, &params, key))
+                    .await;
             }
         };
         let request = self.prepare(url, wire, op, params)?;
@@ -290,13 +302,18 @@ impl Endpoint {
         params: Value,
     ) -> Result<Prepared, ClientError> {
         let tenant = self.tenant.as_deref();
-        match wire {
+        let mut prepared = match wire {
             Wire::JsonRpc => {
                 let id = self.next_id.fetch_add(1, Ordering::Relaxed);
                 jsonrpc::request(url, self.dialect, tenant, id, op, params)
             }
             Wire::Rest => rest::request(url, self.dialect, tenant, op, params),
-        }
+        }?;
+        prepared.idempotency_key = op
+            .keyed()
+            .then(|| HeaderValue::try_from(new_id()).ok())
+            .flatten();
+        Ok(prepared)
     }
 
     /// Runs `attempt` until it succeeds or the policy gives up.
@@ -345,6 +362,9 @@ impl Endpoint {
             request.timeout(self.timeout)
         };
         request = with_trace(request);
+        if let Some(key) = &prepared.idempotency_key {
+            request = request.header("Idempotency-Key", key.clone());
+        }
         let response = request
             .send()
             .await

@@ -29,6 +29,7 @@ pub(super) fn request(
         method: Method::POST,
         url: url.clone(),
         body: Some(json_body(&request)?),
+        idempotency_key: None,
     })
 }
 

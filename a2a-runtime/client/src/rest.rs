@@ -129,6 +129,7 @@ pub(super) fn request(
         method,
         url,
         body,
+        idempotency_key: None,
     })
 }
 

@@ -82,6 +82,7 @@ struct Inner {
     trace: Option<TraceContext>,
     protocol: Protocol,
     charge: Option<crate::quota::Charge>,
+    idempotency_key: Option<Arc<str>>,
 }
 
 /// Assembles a [`TaskContext`] for one call.
@@ -138,6 +139,12 @@ impl ContextBuilder {
         self
     }
 
+    /// Sets the idempotency key of the request that created the task.
+    pub fn idempotency_key(mut self, key: Option<Arc<str>>) -> Self {
+        self.inner.idempotency_key = key;
+        self
+    }
+
     /// Sets the tasks the request referred to.
     pub fn references(mut self, ids: Vec<String>) -> Self {
         self.inner.reference_task_ids = ids;
@@ -183,6 +190,7 @@ impl TaskContext {
                 trace: None,
                 protocol: Protocol::A2a(A2aVersion::V1_0),
                 charge: None,
+                idempotency_key: None,
             },
         }
     }
@@ -191,6 +199,16 @@ impl TaskContext {
     /// call, to send on with calls the skill makes, so they join the caller's trace.
     pub fn trace_context(&self) -> Option<&TraceContext> {
         self.inner.trace.as_ref()
+    }
+
+    /// The idempotency key the client sent with the request that created this task (an A2A
+    /// `Idempotency-Key` header, an MCP tool call's `_meta`), if it sent one; the same after a
+    /// restart resumes the task. A repeat of that request returns this task instead of
+    /// running the skill again, but a skill interrupted by a crash runs again when its task
+    /// resumes: one with side effects outside the task (a payment, a booking) passes this key
+    /// on to the service it calls (most accept one), so the second run does not repeat them.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.inner.idempotency_key.as_deref()
     }
 
     /// Who the call runs for: the authenticated caller that started the task (anonymous

@@ -55,6 +55,9 @@ pub struct Limits {
     pub max_waiting_tasks: usize,
     /// How long a question waits for its answer (default 15 minutes).
     pub input_timeout: Duration,
+    /// How long an idempotency key holds: a repeat under it within this window returns the
+    /// original outcome (default 24 hours; see [`idempotency`](crate::task::idempotency)).
+    pub idempotency_ttl: Duration,
     /// How long a cancelled skill may run on before it is dropped (default 5 s).
     pub cancel_grace: Duration,
     /// Events buffered per task for stream subscribers (default 256).
@@ -113,6 +116,7 @@ impl Default for Limits {
             task_burst_per_caller: 200,
             max_waiting_tasks: 10_000,
             input_timeout: Duration::from_secs(15 * 60),
+            idempotency_ttl: crate::task::idempotency::DEFAULT_KEY_TTL,
             cancel_grace: Duration::from_secs(5),
             stream_buffer: 256,
             sse_keep_alive: Duration::from_secs(15),
@@ -184,6 +188,7 @@ impl Limits {
         }
         let nonzero = [
             ("input-timeout", self.input_timeout),
+            ("idempotency-ttl", self.idempotency_ttl),
             ("sse-keep-alive", self.sse_keep_alive),
             ("mcp-session-idle", self.mcp_session_idle),
             ("header-timeout", self.header_timeout),

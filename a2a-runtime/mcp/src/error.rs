@@ -111,6 +111,10 @@ pub(super) fn task_error(error: TaskError) -> McpError {
                 std::time::Duration::from_secs(5),
             ));
         }
+        TaskError::KeyReused { .. } => {
+            let field = json!({ "field": format!("_meta.{}", crate::keyed::META_KEY) });
+            return McpError::invalid_params(error.to_string(), Some(field));
+        }
         TaskError::Store(_) => return McpError::internal_error(error.to_string(), None),
         TaskError::NotStored { id, .. } => {
             return McpError::internal_error(error.to_string(), Some(json!({ "taskId": id })));

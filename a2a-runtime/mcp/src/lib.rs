@@ -22,6 +22,8 @@ pub mod error;
 #[doc(hidden)]
 pub mod handler;
 #[doc(hidden)]
+pub mod keyed;
+#[doc(hidden)]
 pub mod logging;
 #[doc(hidden)]
 pub mod metering;

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use super::elicit::{answer_of, input_requests};
 use super::error::task_error;
+use super::keyed::keyed;
 use super::results::task_result;
 use super::service::{McpService, caller_of, object};
 use super::updates::ProgressForwarder;
@@ -24,7 +25,7 @@ use a2a_runtime_core::ask::{Answer, Question};
 use a2a_runtime_core::descriptor::TaskSupport;
 use a2a_runtime_core::dispatch::Call;
 use a2a_runtime_core::quota::{CallerId, TaskSlot};
-use a2a_runtime_core::task::TaskError;
+use a2a_runtime_core::task::{Keyed, TaskError};
 use a2a_runtime_types::model::{Message, Task, TaskObserver, TaskState};
 
 /// How often clients are asked to poll a task.
@@ -80,12 +81,21 @@ impl McpService {
             .clone()
             .map(|p| vec![p as Arc<dyn TaskObserver>])
             .unwrap_or_default();
-        let started = self
-            .app
-            .manager
-            .start(call, observers, quota)
-            .await
-            .map_err(task_error)?;
+        let manager = &self.app.manager;
+        let started = match keyed(&context.meta, &call, caller)? {
+            None => manager.start(call, observers, quota).await,
+            Some(key) => {
+                if let Some(held) = manager.find_key(&key).await.map_err(task_error)? {
+                    return self.repeated(&held.task_id, caller).await;
+                }
+                match manager.start_keyed(call, observers, quota, &key).await {
+                    Ok(Keyed::New(task)) => Ok(task),
+                    Ok(Keyed::Repeat(held)) => return self.repeated(&held.task_id, caller).await,
+                    Err(error) => Err(error),
+                }
+            }
+        }
+        .map_err(task_error)?;
         let shortcut = match mode {
             TaskMode::Shortcut(shortcut) => shortcut,
             TaskMode::Always => {
@@ -112,19 +122,34 @@ impl McpService {
                 return Err(McpError::internal_error("the call was canceled", None));
             }
         };
-        if task.status.state.is_terminal() {
-            if let Some(progress) = progress {
-                progress.finish().await;
-            }
-            return Ok(CallToolResponse::Complete(task_result(
-                &task,
-                self.app.dispatcher.registry(),
-            )));
+        if task.status.state.is_terminal()
+            && let Some(progress) = progress
+        {
+            progress.finish().await;
         }
-        let question = self.waiting_here(&task, caller);
-        Ok(CallToolResponse::Task(CreateTaskResult::new(
-            self.mcp_task(&task, question.as_ref()).task,
-        )))
+        Ok(self.answer_for(&task, caller))
+    }
+
+    /// A call's answer with `task` as it stands: its result once it ended, else its handle.
+    fn answer_for(&self, task: &Task, caller: &CallerId) -> CallToolResponse {
+        if task.status.state.is_terminal() {
+            return CallToolResponse::Complete(task_result(task, self.app.dispatcher.registry()));
+        }
+        let question = self.waiting_here(task, caller);
+        CallToolResponse::Task(CreateTaskResult::new(
+            self.mcp_task(task, question.as_ref()).task,
+        ))
+    }
+
+    /// A repeat of a keyed call: the task the first call created, as it stands.
+    async fn repeated(
+        &self,
+        task_id: &str,
+        caller: &CallerId,
+    ) -> Result<CallToolResponse, McpError> {
+        let manager = &self.app.manager;
+        let task = manager.get(task_id, caller.owner(), None).await;
+        Ok(self.answer_for(&task.map_err(task_error)?, caller))
     }
 
     /// The question a task running on this process waits on, while it is INPUT_REQUIRED.

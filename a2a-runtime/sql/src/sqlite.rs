@@ -22,9 +22,12 @@ use tokio::sync::{mpsc, oneshot};
 use crate::list::{ListSql, PageBuilder, SqlValue, Statement, list_sql, state_name};
 use a2a_runtime_core::task::StoredTask;
 use a2a_runtime_core::task::outbox::{Outbox, OutboxBackend, OutboxEntry};
-use a2a_runtime_core::task::{ListQuery, StoreError, TaskPage, TaskStore};
+use a2a_runtime_core::task::{
+    KeyClaim, KeyRecord, KeyScope, ListQuery, StoreError, TaskPage, TaskStore,
+};
 use a2a_runtime_types::util::BoxFuture;
 
+mod keys;
 mod writer;
 use writer::{submit, write_loop};
 
@@ -60,6 +63,21 @@ const MIGRATIONS: &[&str] = &[
     -- Lists are by agent and owner from the protocols, newest status first.
     DROP INDEX tasks_by_owner;
     CREATE INDEX tasks_by_agent_owner ON tasks (agent, owner, status_us DESC, id DESC);
+",
+    "
+    -- Idempotency keys, unique per agent and caller, each naming the task its request made
+    -- or changed; a key past expires_us may be claimed again.
+    CREATE TABLE idempotency_keys (
+        agent       TEXT NOT NULL,
+        caller      TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        task_id     TEXT NOT NULL,
+        item        TEXT,
+        expires_us  INTEGER NOT NULL,
+        PRIMARY KEY (agent, caller, key)
+    ) WITHOUT ROWID;
+    CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_us);
 ",
 ];
 
@@ -121,6 +139,9 @@ enum Op {
     Sweep(Option<i64>, Option<usize>),
     /// Push outbox entries to save and to forget.
     Outbox(Vec<OutboxEntry>, Vec<String>),
+    /// An idempotency key to claim, with the task it creates (one transaction): 1 when
+    /// claimed, 0 when another record holds it.
+    Claim(KeyRecord, Option<TaskRow>),
 }
 
 /// Rows per statement when writing outbox entries (three parameters each; SQLite allows 32766).
@@ -394,6 +415,21 @@ impl TaskStore for SqliteTaskStore {
 
     fn retention(&self) -> Option<Duration> {
         self.options.ttl
+    }
+
+    fn claim_key<'a>(
+        &'a self,
+        key: &'a KeyRecord,
+        task: Option<&'a StoredTask>,
+    ) -> BoxFuture<'a, Result<KeyClaim, StoreError>> {
+        Box::pin(self.claim(key, task))
+    }
+
+    fn find_key<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+    ) -> BoxFuture<'a, Result<Option<KeyRecord>, StoreError>> {
+        Box::pin(keys::find(&self.reads, scope))
     }
 
     fn outbox(&self) -> Option<Outbox> {

@@ -126,6 +126,7 @@ pub(crate) fn task_config(limits: &Limits) -> TaskConfig {
         max_waiting: limits.max_waiting_tasks,
         max_history_bytes: limits.max_task_history_bytes,
         max_artifact_bytes: limits.max_task_artifact_bytes,
+        idempotency_ttl: limits.idempotency_ttl,
         ..TaskConfig::default()
     }
 }

@@ -3,8 +3,8 @@
 pub use a2a_runtime_core::task::cluster::{Coordination, Coordinator};
 pub use a2a_runtime_core::task::outbox::{Outbox, OutboxBackend, OutboxEntry};
 pub use a2a_runtime_core::task::{
-    Checkpoint, InMemoryTaskStore, ListQuery, MemoryStoreLimits, StoreError, StoredTask, TaskPage,
-    TaskStore,
+    Checkpoint, InMemoryTaskStore, KeyClaim, KeyRecord, KeyScope, ListQuery, MemoryStoreLimits,
+    StoreError, StoredTask, TaskPage, TaskStore,
 };
 #[cfg(feature = "postgres")]
 pub use a2a_runtime_sql::{PostgresStoreOptions, PostgresTaskStore};

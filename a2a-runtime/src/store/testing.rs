@@ -1,6 +1,7 @@
 //! The task store contract as one suite (the `testing` feature): conditional writes (concurrent
 //! ones included), owners, bounded history reads, lists (filters, paging, byte bounds), delete,
-//! the unfinished tasks a restart settles, and every part kind kept as is. Every store of this
+//! the unfinished tasks a restart settles, every part kind kept as is, and idempotency keys
+//! (written with their tasks, scoped, expiring, one winner among concurrent claims). Every store of this
 //! workspace passes it; run it on yours from a test:
 //!
 //! ```no_run
@@ -10,6 +11,8 @@
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::panic)] // A test suite: a failed step fails loudly.
+
+mod keys;
 
 use std::sync::Arc;
 
@@ -49,6 +52,7 @@ pub async fn run(store: Arc<dyn TaskStore>) {
     lists_filter_page_and_bound(&*store).await;
     agents_keep_their_tasks_apart(&*store).await;
     unfinished_and_delete(&*store).await;
+    keys::run(store).await;
 }
 
 /// Each task keeps its agent, written and updated, and a list by agent shows only that agent's

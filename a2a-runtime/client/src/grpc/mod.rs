@@ -105,46 +105,53 @@ impl GrpcChannel {
     }
 
     /// Calls `op` with `params` (its 1.0 JSON): the 1.0 JSON of its answer.
-    pub(crate) async fn call(&self, op: Op, params: &Value) -> Result<Value, Failure> {
+    pub(crate) async fn call(
+        &self,
+        op: Op,
+        params: &Value,
+        key: Option<&str>,
+    ) -> Result<Value, Failure> {
         let tenant = self.tenant.clone();
         let read = |result: Result<Value, ClientError>| result.map_err(Failure::fatal);
         match op {
             Op::Send => {
                 let request = request::send(params, tenant).map_err(Failure::fatal)?;
-                read(answer::sent(self.unary(op, request).await?))
+                read(answer::sent(self.unary(op, request, key).await?))
             }
             Op::Get => {
                 let request = request::get(params, tenant).map_err(Failure::fatal)?;
-                read(answer::task(self.unary(op, request).await?))
+                read(answer::task(self.unary(op, request, key).await?))
             }
             Op::Cancel => {
-                let task = self.unary(op, request::cancel(params, tenant)).await?;
+                let task = self.unary(op, request::cancel(params, tenant), key).await?;
                 read(answer::task(task))
             }
             Op::List => {
                 let request = request::list(params, tenant).map_err(Failure::fatal)?;
-                read(answer::tasks(self.unary(op, request).await?))
+                read(answer::tasks(self.unary(op, request, key).await?))
             }
             Op::PushSet => {
                 let request = request::push_config(params, tenant);
-                Ok(answer::push_config(self.unary(op, request).await?))
+                Ok(answer::push_config(self.unary(op, request, key).await?))
             }
             Op::PushGet => {
                 let request = request::push_ref(params, tenant);
-                Ok(answer::push_config(self.unary(op, request).await?))
+                Ok(answer::push_config(self.unary(op, request, key).await?))
             }
             Op::PushList => {
                 let request = request::push_list(params, tenant).map_err(Failure::fatal)?;
-                Ok(answer::push_configs(self.unary(op, request).await?))
+                Ok(answer::push_configs(self.unary(op, request, key).await?))
             }
             Op::PushDelete => {
                 // `google.protobuf.Empty`, which prost declares as `()`.
-                let () = self.unary(op, request::push_ref(params, tenant)).await?;
+                let () = self
+                    .unary(op, request::push_ref(params, tenant), key)
+                    .await?;
                 Ok(Value::Null)
             }
             Op::ExtendedCard => {
                 let request = wire::GetExtendedAgentCardRequest { tenant };
-                let card: AgentCard = self.unary(op, request).await?;
+                let card: AgentCard = self.unary(op, request, key).await?;
                 Ok(card.to_json())
             }
             Op::Stream | Op::Subscribe => Err(Failure::fatal(ClientError::Unsupported {
@@ -160,13 +167,14 @@ impl GrpcChannel {
         &self,
         op: Op,
         params: &Value,
+        key: Option<&str>,
     ) -> Result<BoxStream<'static, Result<Value, ClientError>>, Failure> {
         let tenant = self.tenant.clone();
         let request = match op {
             Op::Stream => request::send(params, tenant).map_err(Failure::fatal)?,
             Op::Subscribe => {
                 let request = request::subscribe(params, tenant);
-                return self.open(op, request).await;
+                return self.open(op, request, None).await;
             }
             _ => {
                 return Err(Failure::fatal(ClientError::Unsupported {
@@ -175,7 +183,7 @@ impl GrpcChannel {
                 }));
             }
         };
-        self.open(op, request).await
+        self.open(op, request, key).await
     }
 
     /// Opens streaming call `op` (its answer's headers within the call timeout) and reads its
@@ -184,13 +192,14 @@ impl GrpcChannel {
         &self,
         op: Op,
         request: Request,
+        key: Option<&str>,
     ) -> Result<BoxStream<'static, Result<Value, ClientError>>, Failure>
     where
         Request: prost::Message + Send + Sync + 'static,
     {
         let path = path(op)?;
         let mut grpc = self.client();
-        let request = self.request(request, None);
+        let request = self.request(request, None, key);
         let codec = ProstCodec::<Request, wire::StreamResponse>::default();
         let opened = async {
             grpc.ready().await.map_err(|e| self.lost(e.into()))?;
@@ -225,14 +234,19 @@ impl GrpcChannel {
     }
 
     /// Calls unary `op` with `message`, within the call timeout.
-    async fn unary<Request, Response>(&self, op: Op, message: Request) -> Result<Response, Failure>
+    async fn unary<Request, Response>(
+        &self,
+        op: Op,
+        message: Request,
+        key: Option<&str>,
+    ) -> Result<Response, Failure>
     where
         Request: prost::Message + Send + Sync + 'static,
         Response: prost::Message + Default + Send + Sync + 'static,
     {
         let path = path(op)?;
         let mut grpc = self.client();
-        let request = self.request(message, Some(self.timeout));
+        let request = self.request(message, Some(self.timeout), key);
         let call = async {
             grpc.ready().await.map_err(|e| self.lost(e.into()))?;
             grpc.unary(request, path, ProstCodec::<Request, Response>::default())
@@ -251,8 +265,13 @@ impl GrpcChannel {
     }
 
     /// `message` with the call's metadata: the builder's headers, `A2A-Version`, the trace the
-    /// call continues, and (unary calls) the deadline.
-    fn request<M>(&self, message: M, deadline: Option<Duration>) -> tonic::Request<M> {
+    /// call continues, the call's idempotency key, and (unary calls) the deadline.
+    fn request<M>(
+        &self,
+        message: M,
+        deadline: Option<Duration>,
+        key: Option<&str>,
+    ) -> tonic::Request<M> {
         let mut request = tonic::Request::new(message);
         *request.metadata_mut() = MetadataMap::from_headers(self.headers.clone());
         let metadata = request.metadata_mut();
@@ -268,6 +287,9 @@ impl GrpcChannel {
             if let Some(Ok(state)) = child.tracestate().map(MetadataValue::try_from) {
                 metadata.insert("tracestate", state);
             }
+        }
+        if let Some(Ok(key)) = key.map(MetadataValue::try_from) {
+            metadata.insert("idempotency-key", key);
         }
         if let Some(deadline) = deadline {
             request.set_timeout(deadline);

@@ -39,6 +39,9 @@ pub struct Call {
     pub protocol: Protocol,
     /// The binding or transport it came over.
     pub binding: Binding,
+    /// The idempotency key of the request that created the call's task, if it had one (the
+    /// skill reads it to make its own side effects idempotent).
+    pub idempotency_key: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for Call {
@@ -86,6 +89,7 @@ impl Call {
             } else {
                 Binding::StreamableHttp
             },
+            idempotency_key: None,
         })
     }
 
@@ -129,6 +133,13 @@ impl Call {
         }
     }
 
+    /// The same call, for a task created under this idempotency key.
+    #[must_use]
+    pub fn keyed(mut self, key: Option<&str>) -> Self {
+        self.idempotency_key = key.map(Arc::from);
+        self
+    }
+
     /// The message that started this call, synthesized if no client sent one.
     pub fn message(&self) -> Arc<Message> {
         self.message
@@ -148,5 +159,6 @@ impl Call {
             .caller(self.caller.clone())
             .trace(self.trace.clone())
             .protocol(self.protocol)
+            .idempotency_key(self.idempotency_key.clone())
     }
 }

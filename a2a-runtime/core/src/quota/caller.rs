@@ -16,6 +16,7 @@ use a2a_runtime_types::TraceContext;
 
 static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 static TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
+static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 
 /// The W3C Trace Context of a request with these headers.
 pub(crate) fn trace_of(headers: &HeaderMap) -> Option<TraceContext> {
@@ -35,6 +36,8 @@ pub struct CallerId {
     /// What the request's span will say of it, noted as it is served: only for a sampled span
     /// this server reports.
     notes: Option<Arc<std::sync::Mutex<OperationDetail>>>,
+    /// The request's `Idempotency-Key` header, as sent (checked by the operation that uses it).
+    idempotency_key: Option<http::HeaderValue>,
 }
 
 /// The tenant a request named, set by the endpoint that chose the agent by it (a host's root),
@@ -66,6 +69,7 @@ impl CallerId {
         Self {
             trace,
             notes,
+            idempotency_key: parts.headers.get(&IDEMPOTENCY_KEY).cloned(),
             ..Self::identify(&parts.extensions, peer)
         }
     }
@@ -78,6 +82,7 @@ impl CallerId {
                 caller,
                 trace: None,
                 notes: None,
+                idempotency_key: None,
             };
         }
         if let Some(PeerKey(key)) = extensions.get::<PeerKey>() {
@@ -86,6 +91,7 @@ impl CallerId {
                 caller,
                 trace: None,
                 notes: None,
+                idempotency_key: None,
             };
         }
         match peer {
@@ -94,6 +100,7 @@ impl CallerId {
                 caller,
                 trace: None,
                 notes: None,
+                idempotency_key: None,
             },
             None => Self::local(),
         }
@@ -133,6 +140,7 @@ impl CallerId {
             caller: Caller::anonymous(),
             trace: None,
             notes: None,
+            idempotency_key: None,
         }
     }
 
@@ -144,6 +152,12 @@ impl CallerId {
         }
         self.trace = Some(trace);
         self
+    }
+
+    /// The request's `Idempotency-Key` header, as sent: the A2A methods that create or change
+    /// tasks read it (see [`idempotency`](crate::task::idempotency)).
+    pub fn idempotency_header(&self) -> Option<&http::HeaderValue> {
+        self.idempotency_key.as_ref()
     }
 
     /// Notes something about the request for its span; nothing when it has none.

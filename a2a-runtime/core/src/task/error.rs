@@ -56,6 +56,12 @@ pub enum TaskError {
     /// quota like a new task.
     #[error(transparent)]
     Quota(#[from] Busy),
+    /// A request under an idempotency key an earlier, different request of the caller holds.
+    #[error(
+        "idempotency key `{key}` was already used for a different request: repeat that \
+         request unchanged to learn its outcome, or send a new key for a new request"
+    )]
+    KeyReused { key: String },
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The task reached a state that could not be stored; reporting it would promise what a

@@ -46,6 +46,9 @@ pub struct LiveTask {
     pub skill: &'static str,
     /// The agent the task belongs to (see [`StoredTask::agent`]).
     pub agent: String,
+    /// The idempotency key of the request that created the task (see
+    /// [`StoredTask::idempotency_key`]).
+    pub idempotency_key: Option<String>,
     /// The caller that created the task: its owner, and who the skill runs for.
     pub caller: Caller,
     inner: Mutex<Inner>,
@@ -156,6 +159,7 @@ impl LiveTask {
             agent,
             checkpoint,
             push_configs,
+            idempotency_key,
             version,
             ..
         } = stored;
@@ -166,6 +170,7 @@ impl LiveTask {
             context_id: task.context_id.clone(),
             skill,
             agent,
+            idempotency_key,
             caller,
             inner: Mutex::new(Inner {
                 task,
@@ -446,6 +451,7 @@ impl LiveTask {
             agent: self.agent.clone(),
             checkpoint: inner.checkpoint.clone(),
             push_configs: inner.push_configs.clone(),
+            idempotency_key: self.idempotency_key.clone(),
             version,
         }
     }

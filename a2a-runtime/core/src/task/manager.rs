@@ -19,14 +19,13 @@ use super::store::{ListQuery, TaskPage, TaskStore};
 use super::subscription::{self, TaskSource, Until};
 use crate::ask::InputLimits;
 use crate::auth::Caller;
-use crate::descriptor::Resume;
 use crate::dispatch::{Call, Dispatcher};
 use crate::observe::CallOutcome;
 use crate::quota::{Quotas, TaskSlot};
 use crate::registry::SkillEntry;
 use a2a_runtime_types::model::{
     Message, ObservedTask, PushConfig, Task, TaskEvent, TaskObserver, TaskState, TaskStatus,
-    TaskStatusUpdate, new_id, new_task_id,
+    TaskStatusUpdate,
 };
 
 /// Task-level settings.
@@ -47,6 +46,8 @@ pub struct TaskConfig {
     pub max_history_bytes: usize,
     /// Bytes of artifacts one task may produce.
     pub max_artifact_bytes: usize,
+    /// How long an idempotency key holds (see [`idempotency`](super::idempotency)).
+    pub idempotency_ttl: Duration,
 }
 
 impl Default for TaskConfig {
@@ -59,6 +60,7 @@ impl Default for TaskConfig {
             max_waiting: 10_000,
             max_history_bytes: 4 * 1024 * 1024,
             max_artifact_bytes: 16 * 1024 * 1024,
+            idempotency_ttl: super::idempotency::DEFAULT_KEY_TTL,
         }
     }
 }
@@ -303,71 +305,18 @@ impl TaskManager {
         store_now: bool,
         push_configs: Vec<PushConfig>,
     ) -> impl Future<Output = Result<TaskHandle, TaskError>> + Send + '_ {
-        let (skill, caller) = (call.skill, call.caller.clone());
-        // Measured before the task takes the call's arguments.
-        let turn = self.dispatcher.meter().start(|| call.record());
-        let resume = self
-            .dispatcher
-            .registry()
-            .get(call.skill)
-            .map_or(Resume::Never, |skill| skill.descriptor.resume());
-        // A task that may need its checkpoint keeps the request shared with the call; any
-        // other takes it (a synthesized one is its alone) for its history.
-        let request = call.message();
-        let (mut message, request) = match resume {
-            Resume::Never => (Arc::unwrap_or_clone(request), None),
-            Resume::Answers | Resume::Rerun => (Message::clone(&request), Some(request)),
-        };
-        let context_id = message.context_id.clone().unwrap_or_else(new_id);
-        let task_id = new_task_id();
-        message.context_id = Some(context_id.clone());
-        message.task_id = Some(task_id.clone());
-        let pending = request.map(|request| {
-            let arguments = match call.message {
-                Some(_) => std::mem::take(&mut call.arguments),
-                None => call.arguments.clone(),
-            };
-            PendingCheckpoint::new(
-                call.skill,
-                arguments,
-                request,
-                call.caller.clone(),
-                call.protocol,
-            )
-        });
-        // A skill that re-runs after a restart needs its checkpoint stored from the start; one
-        // that resumes from its answers only once it first waits for one (built then).
-        let (stored, held) = match resume {
-            Resume::Rerun => (pending.map(|p| p.build(&task_id, &context_id)), None),
-            Resume::Answers | Resume::Never => (None, pending),
-        };
-        let mut task = StoredTask::new(
-            Task {
-                id: task_id.clone(),
-                context_id,
-                status: TaskStatus::now(TaskState::Submitted, None),
-                artifacts: Vec::new(),
-                history: vec![message],
-                metadata: None,
-                created_at: chrono::Utc::now(),
-            },
-            call.caller.owner(),
-        );
-        task.agent.clone_from(&self.agent);
-        task.checkpoint = stored;
-        task.push_configs = push_configs;
+        let mut prepared = self.prepare(call, push_configs);
         async move {
             if store_now {
-                if let Err(error) = self.store.create(&task).await {
-                    turn.fail(CallOutcome::Failed, 0, error.to_string());
+                if let Err(error) = self.store.create(&prepared.task).await {
+                    prepared
+                        .turn
+                        .fail(CallOutcome::Failed, 0, error.to_string());
                     return Err(error.into());
                 }
-                task.version = 1;
+                prepared.task.version = 1;
             }
-            let live = self.live_task(task, skill, caller, Some(quota), held);
-            live.begin_turn(turn);
-            self.live_map().insert(task_id, Arc::clone(&live));
-            Ok(TaskHandle::here(live, None))
+            Ok(self.register(prepared, quota))
         }
     }
 

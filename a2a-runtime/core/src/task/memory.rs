@@ -4,6 +4,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::idempotency::{KeyClaim, KeyRecord, KeyScope};
 use super::record::StoredTask;
 use super::store::{
     ListQuery, StoreError, TaskPage, TaskStore, decode_page_token, encode_page_token,
@@ -51,6 +52,8 @@ struct Inner {
     finished: VecDeque<(Instant, Arc<str>)>,
     /// The estimated bytes of every task held.
     bytes: usize,
+    /// Idempotency keys, each naming a task held (see [`Entry::keys`]).
+    keys: HashMap<KeyScope, KeyRecord>,
 }
 
 #[derive(Debug)]
@@ -59,6 +62,9 @@ struct Entry {
     stored: StoredTask,
     key: i64,
     bytes: usize,
+    /// The idempotency keys naming this task: a store in memory keeps a key as long as the
+    /// task it names (and no longer than the key's own expiry), so keys stay bounded too.
+    keys: Vec<KeyScope>,
 }
 
 /// What a write requires of the stored task.
@@ -102,17 +108,33 @@ impl InMemoryTaskStore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write(&self, mut stored: StoredTask, expect: Expect) -> Result<(), StoreError> {
-        let task = &stored.task;
-        let key = task.status.timestamp.timestamp_micros();
-        let terminal = task.status.state.is_terminal();
-        let bytes = task.byte_size();
+    fn write(&self, stored: StoredTask, expect: Expect) -> Result<(), StoreError> {
         // Tasks forgotten to make room are dropped after the lock is released: their memory
         // is cold, and freeing it need not hold up the other writers.
         let mut forgotten = Vec::new();
         let mut inner = self.lock();
+        let written = self.write_locked(&mut inner, stored, expect, Vec::new(), &mut forgotten);
+        drop(inner);
+        drop(forgotten);
+        written
+    }
+
+    /// [`write`](Self::write) under the lock already taken; `keys` are the idempotency keys
+    /// the write's task holds from now on (forgotten with it).
+    fn write_locked(
+        &self,
+        inner: &mut Inner,
+        mut stored: StoredTask,
+        expect: Expect,
+        mut keys: Vec<KeyScope>,
+        forgotten: &mut Vec<Entry>,
+    ) -> Result<(), StoreError> {
+        let task = &stored.task;
+        let key = task.status.timestamp.timestamp_micros();
+        let terminal = task.status.state.is_terminal();
+        let bytes = task.byte_size();
         let now = Instant::now();
-        inner.expire(now, self.limits.ttl, &mut forgotten);
+        inner.expire(now, self.limits.ttl, forgotten);
         let id = task.id.as_str();
         let version = match (expect, inner.tasks.get(id)) {
             (Expect::Absent, None) => 1,
@@ -129,14 +151,15 @@ impl InMemoryTaskStore {
         };
         // An update keeps the id the indexes already hold.
         let id = match inner.tasks.remove_entry(id) {
-            Some((id, old)) => {
+            Some((id, mut old)) => {
                 inner.by_time.remove(&(old.key, Arc::clone(&id)));
                 inner.bytes -= old.bytes;
+                keys.append(&mut old.keys);
                 forgotten.push(old);
                 // An update of a task already held is never refused (that would lose its
                 // progress); finished tasks make room when they can.
                 while inner.bytes + bytes > self.limits.max_bytes
-                    && inner.evict_oldest_finished(&mut forgotten)
+                    && inner.evict_oldest_finished(forgotten)
                 {}
                 id
             }
@@ -144,7 +167,7 @@ impl InMemoryTaskStore {
                 while inner.tasks.len() >= self.limits.max_tasks
                     || inner.bytes + bytes > self.limits.max_bytes
                 {
-                    if !inner.evict_oldest_finished(&mut forgotten) {
+                    if !inner.evict_oldest_finished(forgotten) {
                         return Err(StoreError::Full(inner.tasks.len()));
                     }
                 }
@@ -157,10 +180,57 @@ impl InMemoryTaskStore {
         inner.by_time.insert((key, Arc::clone(&id)));
         inner.bytes += bytes;
         stored.version = version;
-        inner.tasks.insert(id, Entry { stored, key, bytes });
+        inner.tasks.insert(
+            id,
+            Entry {
+                stored,
+                key,
+                bytes,
+                keys,
+            },
+        );
+        Ok(())
+    }
+
+    /// [`TaskStore::claim_key`], under one lock: the key and its task are written together.
+    fn claim(&self, record: &KeyRecord, task: Option<&StoredTask>) -> Result<KeyClaim, StoreError> {
+        let mut forgotten = Vec::new();
+        let mut inner = self.lock();
+        let now = chrono::Utc::now();
+        if let Some(held) = inner.keys.get(&record.scope).filter(|k| k.holds_at(now)) {
+            return Ok(KeyClaim::Held(held.clone()));
+        }
+        let scope = record.scope.clone();
+        match task {
+            Some(task) => {
+                let keys = vec![scope.clone()];
+                self.write_locked(
+                    &mut inner,
+                    task.clone(),
+                    Expect::Absent,
+                    keys,
+                    &mut forgotten,
+                )?;
+            }
+            // A key for a change of an existing task is forgotten with that task.
+            None => {
+                let Some(entry) = inner.tasks.get_mut(record.task_id.as_str()) else {
+                    return Err(StoreError::Missing(record.task_id.clone()));
+                };
+                let mut keys = std::mem::take(&mut entry.keys);
+                keys.push(scope.clone());
+                // The task's expired keys go as it takes a new one, so a long-lived task
+                // changed under many keys holds only those still in force.
+                keys.retain(|k| inner.keys.get(k).is_none_or(|held| held.holds_at(now)));
+                if let Some(entry) = inner.tasks.get_mut(record.task_id.as_str()) {
+                    entry.keys = keys;
+                }
+            }
+        }
+        inner.keys.insert(scope, record.clone());
         drop(inner);
         drop(forgotten);
-        Ok(())
+        Ok(KeyClaim::Claimed)
     }
 
     /// Creates or updates `task` without a version check, for tests.
@@ -287,7 +357,22 @@ impl Inner {
         }
         self.by_time.remove(&(entry.key, id));
         self.bytes -= entry.bytes;
+        self.forget_keys(&entry);
         Some(entry)
+    }
+
+    /// Forgets the keys that name `entry`'s task (a scope since claimed again for another
+    /// task is that task's now).
+    fn forget_keys(&mut self, entry: &Entry) {
+        for scope in &entry.keys {
+            if self
+                .keys
+                .get(scope)
+                .is_some_and(|k| k.task_id == entry.stored.task.id)
+            {
+                self.keys.remove(scope);
+            }
+        }
     }
 }
 
@@ -339,6 +424,7 @@ impl TaskStore for InMemoryTaskStore {
                 Some((id, entry)) => {
                     inner.by_time.remove(&(entry.key, id));
                     inner.bytes -= entry.bytes;
+                    inner.forget_keys(&entry);
                     true
                 }
                 None => false,
@@ -356,6 +442,28 @@ impl TaskStore for InMemoryTaskStore {
             .map(|e| e.stored.clone())
             .collect();
         Box::pin(std::future::ready(Ok(tasks)))
+    }
+
+    fn claim_key<'a>(
+        &'a self,
+        key: &'a KeyRecord,
+        task: Option<&'a StoredTask>,
+    ) -> BoxFuture<'a, Result<KeyClaim, StoreError>> {
+        Box::pin(std::future::ready(self.claim(key, task)))
+    }
+
+    fn find_key<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+    ) -> BoxFuture<'a, Result<Option<KeyRecord>, StoreError>> {
+        let now = chrono::Utc::now();
+        let held = self
+            .lock()
+            .keys
+            .get(scope)
+            .filter(|k| k.holds_at(now))
+            .cloned();
+        Box::pin(std::future::ready(Ok(held)))
     }
 
     fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {

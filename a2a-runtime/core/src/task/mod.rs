@@ -10,11 +10,14 @@ pub mod durability;
 pub mod error;
 pub mod handle;
 pub mod hook;
+pub mod idempotency;
+mod keyed;
 pub mod live;
 pub mod manager;
 pub mod memory;
 pub mod outbox;
 mod persist;
+mod prepare;
 pub mod push_configs;
 pub mod push_edit;
 pub mod record;
@@ -34,6 +37,10 @@ pub use coordination::Coordination;
 pub use error::TaskError;
 pub use handle::{TaskEvents, TaskHandle};
 pub use hook::Observers;
+pub use idempotency::{
+    Fingerprint, IdempotencyKey, KeyClaim, KeyError, KeyRecord, KeyScope, KeyedRequest,
+};
+pub use keyed::Keyed;
 pub use manager::{DURABLE_WAIT, Load, SharedTasks, TaskConfig, TaskManager};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use outbox::Outbox;

@@ -27,6 +27,9 @@ pub struct StoredTask {
     pub checkpoint: Option<Checkpoint>,
     /// Webhooks the owner registered for the task's updates.
     pub push_configs: Vec<PushConfig>,
+    /// The idempotency key of the request that created the task, if it had one: its skill
+    /// reads it (`TaskContext::idempotency_key`), after a restart too.
+    pub idempotency_key: Option<String>,
     /// The version of the write this was read from, or that a write replaces.
     pub version: u64,
 }
@@ -40,6 +43,7 @@ impl StoredTask {
             agent: String::new(),
             checkpoint: None,
             push_configs: Vec::new(),
+            idempotency_key: None,
             version: 0,
         }
     }
@@ -61,6 +65,7 @@ impl StoredTask {
             agent: &self.agent,
             checkpoint: &self.checkpoint,
             push_configs: &self.push_configs,
+            idempotency_key: self.idempotency_key.as_deref(),
         })
         .map_err(StoreError::backend)
     }
@@ -82,6 +87,7 @@ impl StoredTask {
             agent: body.agent,
             checkpoint: body.checkpoint,
             push_configs: body.push_configs,
+            idempotency_key: body.idempotency_key,
             version,
         })
     }
@@ -105,6 +111,7 @@ impl StoredTask {
             agent: self.agent.clone(),
             checkpoint: self.checkpoint.clone(),
             push_configs: self.push_configs.clone(),
+            idempotency_key: self.idempotency_key.clone(),
             version: self.version,
         }
     }
@@ -129,6 +136,8 @@ struct Body<'a> {
     checkpoint: &'a Option<Checkpoint>,
     #[serde(skip_serializing_if = "<[PushConfig]>::is_empty")]
     push_configs: &'a [PushConfig],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    idempotency_key: Option<&'a str>,
 }
 
 /// The stored form, read.
@@ -149,4 +158,6 @@ struct OwnedBody {
     checkpoint: Option<Checkpoint>,
     #[serde(default)]
     push_configs: Vec<PushConfig>,
+    #[serde(default)]
+    idempotency_key: Option<String>,
 }

@@ -85,7 +85,8 @@ impl TaskManager {
                 return Err(self.fail_stored(stored, reason).await);
             }
         };
-        let call = recorded_call(skill, decoded, &checkpoint, caller)?;
+        let call = recorded_call(skill, decoded, &checkpoint, caller)?
+            .keyed(stored.idempotency_key.as_deref());
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
         let snapshot = stored.clone();
@@ -244,7 +245,9 @@ impl TaskManager {
         ) else {
             return false;
         };
-        let call = call.over_recorded(checkpoint.protocol);
+        let call = call
+            .over_recorded(checkpoint.protocol)
+            .keyed(stored.idempotency_key.as_deref());
         stored.task.artifacts.clear();
         stored.task.status = TaskStatus::now(TaskState::Submitted, None);
         let snapshot = stored.clone();

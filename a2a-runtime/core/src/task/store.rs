@@ -5,6 +5,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 
 use super::coordination::Coordination;
+use super::idempotency::{KeyClaim, KeyRecord, KeyScope};
 use super::outbox::Outbox;
 use super::record::StoredTask;
 pub use super::store_error::StoreError;
@@ -106,6 +107,31 @@ pub trait TaskStore: Send + Sync + 'static {
     /// clients as a task's `ttlMs`). `None`: kept until deleted.
     fn retention(&self) -> Option<std::time::Duration> {
         None
+    }
+    /// Claims `key` for the request it records: if no unexpired record holds its scope, stores
+    /// `key` and, in the same transaction, creates `task` (as [`create`](Self::create) does:
+    /// an id already stored fails the whole claim); otherwise writes nothing and returns the
+    /// record that holds it. A record past its `expires_at` is replaced. The default refuses:
+    /// a store must keep keys to serve keyed requests.
+    fn claim_key<'a>(
+        &'a self,
+        key: &'a KeyRecord,
+        task: Option<&'a StoredTask>,
+    ) -> BoxFuture<'a, Result<KeyClaim, StoreError>> {
+        let _ = (key, task);
+        Box::pin(std::future::ready(Err(StoreError::Unsupported(
+            "idempotency keys",
+        ))))
+    }
+    /// The unexpired record of the key `scope` names, if one is held.
+    fn find_key<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+    ) -> BoxFuture<'a, Result<Option<KeyRecord>, StoreError>> {
+        let _ = scope;
+        Box::pin(std::future::ready(Err(StoreError::Unsupported(
+            "idempotency keys",
+        ))))
     }
     /// For a store several replicas share: how they coordinate (who runs which task, and how
     /// one reaches another). `None` (the default): the store belongs to one process.

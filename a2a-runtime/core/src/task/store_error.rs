@@ -28,6 +28,10 @@ pub enum StoreError {
     /// `update` of an id not stored (deleted or expired meanwhile).
     #[error("task `{0}` is not stored")]
     Missing(String),
+    /// The store does not offer this (a store of another crate that predates it): the request
+    /// that needs it is refused rather than served without its guarantee.
+    #[error("the task store does not keep {0}")]
+    Unsupported(&'static str),
     /// A backend failure (I/O, the database).
     #[error("task store failure: {0}")]
     Backend(#[source] Box<dyn std::error::Error + Send + Sync>),

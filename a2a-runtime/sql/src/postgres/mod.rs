@@ -5,6 +5,7 @@
 //! unfinished task records the replica running it, and replicas hold leases and pass each other
 //! messages (`replicas.rs`), so any replica can serve any task.
 
+mod keys;
 mod outbox;
 mod replicas;
 mod writer;
@@ -23,7 +24,9 @@ use crate::list::{ListSql, PageBuilder, SqlValue, Statement, list_sql, state_nam
 use a2a_runtime_core::task::StoredTask;
 use a2a_runtime_core::task::cluster::Coordination;
 use a2a_runtime_core::task::outbox::Outbox;
-use a2a_runtime_core::task::{ListQuery, StoreError, TaskPage, TaskStore};
+use a2a_runtime_core::task::{
+    KeyClaim, KeyRecord, KeyScope, ListQuery, StoreError, TaskPage, TaskStore,
+};
 use a2a_runtime_types::util::BoxFuture;
 
 /// The schema, one migration per entry; `a2a_schema` records how many ran.
@@ -78,6 +81,22 @@ const MIGRATIONS: &[&str] = &[
     -- Lists are by agent and owner from the protocols, newest status first.
     DROP INDEX a2a_tasks_by_owner;
     CREATE INDEX a2a_tasks_by_agent_owner ON a2a_tasks (agent, owner, status_us DESC, id DESC);
+",
+    "
+    -- Idempotency keys, unique per agent and caller (the constraint decides between replicas
+    -- claiming one key at once), each naming the task its request made or changed; a key past
+    -- expires_us may be claimed again.
+    CREATE TABLE a2a_idempotency_keys (
+        agent       TEXT NOT NULL,
+        caller      TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        task_id     TEXT NOT NULL,
+        item        TEXT,
+        expires_us  BIGINT NOT NULL,
+        PRIMARY KEY (agent, caller, key)
+    );
+    CREATE INDEX a2a_idempotency_keys_by_expiry ON a2a_idempotency_keys (expires_us);
 ",
 ];
 
@@ -218,6 +237,12 @@ impl PostgresTaskStore {
             .map_err(StoreError::backend)?
             .rows_affected();
         }
+        // Expired idempotency keys go too (they are not tasks: not counted).
+        sqlx::query("DELETE FROM a2a_idempotency_keys WHERE expires_us <= $1")
+            .bind(chrono::Utc::now().timestamp_micros())
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::backend)?;
         Ok(usize::try_from(swept).unwrap_or(usize::MAX))
     }
 }
@@ -353,6 +378,21 @@ impl TaskStore for PostgresTaskStore {
 
     fn retention(&self) -> Option<Duration> {
         self.options.ttl
+    }
+
+    fn claim_key<'a>(
+        &'a self,
+        key: &'a KeyRecord,
+        task: Option<&'a StoredTask>,
+    ) -> BoxFuture<'a, Result<KeyClaim, StoreError>> {
+        Box::pin(self.claim(key, task))
+    }
+
+    fn find_key<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+    ) -> BoxFuture<'a, Result<Option<KeyRecord>, StoreError>> {
+        Box::pin(keys::find(&self.pool, scope))
     }
 
     fn coordination(&self) -> Option<Coordination> {

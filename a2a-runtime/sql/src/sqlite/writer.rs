@@ -48,6 +48,9 @@ async fn commit(
         pending = later;
     }
     for (i, write) in batch.iter().enumerate() {
+        if let Op::Claim(key, task) = &write.op {
+            outcomes[i] = Some(super::keys::claim(connection, key, task.as_ref()).await);
+        }
         if outcomes[i].is_none() {
             outcomes[i] = Some(match apply(connection, &write.op).await {
                 Ok(count) => Ok(count),
@@ -211,6 +214,11 @@ async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::
             Ok(0)
         }
         Op::Sweep(finished_before, max_finished) => {
+            // Expired idempotency keys go too (they are not tasks: not counted).
+            sqlx::query("DELETE FROM idempotency_keys WHERE expires_us <= ?")
+                .bind(chrono::Utc::now().timestamp_micros())
+                .execute(&mut *connection)
+                .await?;
             let mut count = 0;
             if let Some(before) = finished_before {
                 count += sqlx::query("DELETE FROM tasks WHERE finished_us < ?")
@@ -231,7 +239,7 @@ async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::
             }
             Ok(count)
         }
-        Op::Create(_) | Op::Update(..) => Ok(0),
+        Op::Create(_) | Op::Update(..) | Op::Claim(..) => Ok(0),
     }
 }
 

@@ -138,6 +138,7 @@ impl LimitArgs {
         );
         set(&mut limits.max_waiting_tasks, self.max_waiting_tasks);
         set(&mut limits.input_timeout, self.input_timeout);
+        set(&mut limits.idempotency_ttl, self.idempotency_ttl);
         set(&mut limits.cancel_grace, self.cancel_grace);
         set(&mut limits.stream_buffer, self.stream_buffer);
         set(&mut limits.sse_keep_alive, self.sse_keep_alive);

@@ -381,6 +381,10 @@ pub(super) struct LimitArgs {
     /// How long a question waits for its answer [default: 15m]
     #[arg(long, env = "A2A_INPUT_TIMEOUT", value_parser = duration, value_name = "DURATION")]
     pub(super) input_timeout: Option<Duration>,
+    /// How long an idempotency key holds: a repeat under it returns the original outcome
+    /// [default: 24h]
+    #[arg(long, env = "A2A_IDEMPOTENCY_TTL", value_parser = duration, value_name = "DURATION")]
+    pub(super) idempotency_ttl: Option<Duration>,
     /// How long a cancelled skill may run on [default: 5s]
     #[arg(long, env = "A2A_CANCEL_GRACE", value_parser = duration, value_name = "DURATION")]
     pub(super) cancel_grace: Option<Duration>,

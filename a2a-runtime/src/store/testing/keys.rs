@@ -1,0 +1,189 @@
+//! The idempotency key rules of the store contract.
+
+use std::sync::Arc;
+
+use chrono::{Duration as Span, Utc};
+
+use super::task;
+use crate::model::TaskState;
+use crate::store::{KeyClaim, KeyRecord, KeyScope, TaskStore};
+
+fn scope(caller: &str, key: &str) -> KeyScope {
+    KeyScope {
+        agent: "keyed".into(),
+        caller: caller.into(),
+        key: key.into(),
+    }
+}
+
+fn record(scope: &KeyScope, task_id: &str, fingerprint: &str, ttl: Span) -> KeyRecord {
+    KeyRecord {
+        scope: scope.clone(),
+        fingerprint: fingerprint.into(),
+        task_id: task_id.into(),
+        item: None,
+        expires_at: Utc::now() + ttl,
+    }
+}
+
+/// Every key rule.
+pub(super) async fn run(store: Arc<dyn TaskStore>) {
+    a_key_and_its_task_are_written_together(&*store).await;
+    keys_are_scoped_and_expire(&*store).await;
+    concurrent_claims_of_one_key_create_one_task(store).await;
+}
+
+async fn a_key_and_its_task_are_written_together(store: &dyn TaskStore) {
+    let key = scope("principal:alice", "k-1");
+    let first = record(&key, "key-task-1", "fp", Span::hours(1));
+    let claimed = store
+        .claim_key(
+            &first,
+            Some(&task("key-task-1", "alice", TaskState::Submitted, 0, 1)),
+        )
+        .await
+        .expect("claim");
+    assert_eq!(claimed, KeyClaim::Claimed, "a fresh key is claimed");
+    let stored = store.get("key-task-1", None).await.unwrap().expect("task");
+    assert_eq!(stored.version, 1, "the task is created with its key");
+    let found = store.find_key(&key).await.unwrap().expect("key held");
+    assert_eq!(
+        (found.task_id.as_str(), found.fingerprint.as_str()),
+        ("key-task-1", "fp")
+    );
+    let again = record(&key, "key-task-2", "other", Span::hours(1));
+    let held = store
+        .claim_key(
+            &again,
+            Some(&task("key-task-2", "alice", TaskState::Submitted, 0, 1)),
+        )
+        .await
+        .expect("claim of a held key");
+    match held {
+        KeyClaim::Held(held) => assert_eq!(held.task_id, "key-task-1", "names the first task"),
+        KeyClaim::Claimed => panic!("a held key must not be claimed again"),
+    }
+    assert!(
+        store.get("key-task-2", None).await.unwrap().is_none(),
+        "a claim that lost writes no task"
+    );
+    // A key for a change of an existing task (a cancel) holds without a task of its own.
+    let change = scope("principal:alice", "k-cancel");
+    let claimed = store
+        .claim_key(
+            &record(&change, "key-task-1", "cancel", Span::hours(1)),
+            None,
+        )
+        .await
+        .expect("claim for a change");
+    assert_eq!(claimed, KeyClaim::Claimed);
+    // A task id already stored fails the claim whole: the key is not taken.
+    let clash = scope("principal:alice", "k-clash");
+    let refused = store
+        .claim_key(
+            &record(&clash, "key-task-1", "fp", Span::hours(1)),
+            Some(&task("key-task-1", "alice", TaskState::Submitted, 0, 1)),
+        )
+        .await;
+    assert!(refused.is_err(), "creating a stored id fails the claim");
+    assert!(
+        store.find_key(&clash).await.unwrap().is_none(),
+        "a failed claim holds no key"
+    );
+    store.delete("key-task-1").await.unwrap();
+}
+
+async fn keys_are_scoped_and_expire(store: &dyn TaskStore) {
+    let alice = scope("principal:alice", "shared-key");
+    let bob = scope("principal:bob", "shared-key");
+    for (scope, id) in [(&alice, "scoped-a"), (&bob, "scoped-b")] {
+        let claimed = store
+            .claim_key(
+                &record(scope, id, "fp", Span::hours(1)),
+                Some(&task(id, "x", TaskState::Submitted, 0, 1)),
+            )
+            .await
+            .expect("claim");
+        assert_eq!(
+            claimed,
+            KeyClaim::Claimed,
+            "one caller's key is not another's"
+        );
+    }
+    let other_agent = KeyScope {
+        agent: "other".into(),
+        ..alice.clone()
+    };
+    assert!(store.find_key(&other_agent).await.unwrap().is_none());
+    let expired = scope("principal:alice", "old-key");
+    store
+        .claim_key(
+            &record(&expired, "expired-1", "fp", Span::milliseconds(-1)),
+            Some(&task("expired-1", "alice", TaskState::Completed, 0, 1)),
+        )
+        .await
+        .expect("claim");
+    assert!(
+        store.find_key(&expired).await.unwrap().is_none(),
+        "an expired key is not found"
+    );
+    let reused = store
+        .claim_key(
+            &record(&expired, "expired-2", "new", Span::hours(1)),
+            Some(&task("expired-2", "alice", TaskState::Submitted, 0, 1)),
+        )
+        .await
+        .expect("claim");
+    assert_eq!(
+        reused,
+        KeyClaim::Claimed,
+        "an expired key may be claimed again"
+    );
+    for id in ["scoped-a", "scoped-b", "expired-1", "expired-2"] {
+        store.delete(id).await.unwrap();
+    }
+}
+
+async fn concurrent_claims_of_one_key_create_one_task(store: Arc<dyn TaskStore>) {
+    let key = scope("principal:carol", "raced");
+    let claims = (0..8).map(|i| {
+        let store = Arc::clone(&store);
+        let key = key.clone();
+        tokio::spawn(async move {
+            let id = format!("raced-{i}");
+            let task = task(&id, "carol", TaskState::Submitted, 0, 1);
+            let claim = store
+                .claim_key(&record(&key, &id, "fp", Span::hours(1)), Some(&task))
+                .await;
+            (id, claim)
+        })
+    });
+    let mut winners = Vec::new();
+    let mut named = Vec::new();
+    for claim in claims {
+        match claim.await.expect("claim task") {
+            (id, Ok(KeyClaim::Claimed)) => winners.push(id),
+            (_, Ok(KeyClaim::Held(held))) => named.push(held.task_id),
+            (_, Err(error)) => panic!("a losing claim finds the key held, got {error}"),
+        }
+    }
+    assert_eq!(
+        winners.len(),
+        1,
+        "exactly one of 8 claims wins: {winners:?}"
+    );
+    assert!(
+        named.iter().all(|id| *id == winners[0]),
+        "losers name the winner's task"
+    );
+    for i in 0..8 {
+        let id = format!("raced-{i}");
+        let stored = store.get(&id, None).await.unwrap().is_some();
+        assert_eq!(
+            stored,
+            id == winners[0],
+            "only the winner's task is stored ({id})"
+        );
+        store.delete(&id).await.unwrap();
+    }
+}
