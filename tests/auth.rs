@@ -26,6 +26,9 @@ mod bearer_tokens;
 #[path = "auth/cards.rs"]
 mod cards;
 
+#[path = "auth/keys.rs"]
+mod keys;
+
 const ALICE_KEY: &str = "alice-key-0123456789";
 const BOB_KEY: &str = "bob-key-9876543210abc";
 

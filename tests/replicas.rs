@@ -9,6 +9,9 @@ use a2a_tests::sse::state_of;
 use a2a_tests::{TestServer, response_from, spawn_served_with};
 use serde_json::{Value, json};
 
+#[path = "replicas/keys.rs"]
+mod keys;
+
 const CURRENCY: &str = env!("CARGO_BIN_EXE_interop-currency");
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 

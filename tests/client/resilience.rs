@@ -68,6 +68,62 @@ async fn flaky_agent(failures: usize) -> (String, Arc<AtomicUsize>) {
     (base, seen)
 }
 
+/// An agent that refuses the first `SendMessage` for its rate (429, `Retry-After: 1`) and
+/// completes the others; the `Idempotency-Key` of every request it saw is kept.
+async fn busy_once_agent() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let card = json!({"name": "Busy", "supportedInterfaces": [
+        {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]});
+    let seen = Arc::clone(&keys);
+    let rpc = move |headers: axum::http::HeaderMap, axum::Json(request): axum::Json<Value>| {
+        let seen = Arc::clone(&seen);
+        async move {
+            let key = headers
+                .get("idempotency-key")
+                .map(|k| k.to_str().unwrap().to_owned());
+            let first = {
+                let mut seen = seen.lock().unwrap();
+                seen.push(key.unwrap_or_default());
+                seen.len() == 1
+            };
+            if first {
+                let headers = [("retry-after", "1")];
+                return (axum::http::StatusCode::TOO_MANY_REQUESTS, headers).into_response();
+            }
+            let task = json!({"id": "t", "contextId": "c",
+                "status": {"state": "TASK_STATE_COMPLETED"}});
+            axum::Json(json!({"jsonrpc": "2.0", "id": request["id"], "result": {"task": task}}))
+                .into_response()
+        }
+    };
+    let app = axum::Router::new()
+        .route(
+            "/.well-known/agent-card.json",
+            axum::routing::get(move || {
+                let card = card.clone();
+                async move { axum::Json(card) }
+            }),
+        )
+        .route("/", axum::routing::post(rpc));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (base, keys)
+}
+
+#[tokio::test]
+async fn each_send_carries_a_fresh_idempotency_key_that_its_retries_repeat() {
+    let (base, keys) = busy_once_agent().await;
+    let client = A2aClient::connect(&base).await.unwrap();
+    client.send(Message::user_text("one")).await.unwrap();
+    client.send(Message::user_text("two")).await.unwrap();
+    let keys = keys.lock().unwrap().clone();
+    assert_eq!(keys.len(), 3, "refused once, then two sends: {keys:?}");
+    assert!(keys.iter().all(|k| k.len() == 36), "a UUID each: {keys:?}");
+    assert_eq!(keys[0], keys[1], "the retry repeats its request's key");
+    assert_ne!(keys[1], keys[2], "the next request has a key of its own");
+}
+
 #[tokio::test]
 async fn a_read_is_retried_through_brief_unavailability_and_a_send_is_not() {
     let (base, seen) = flaky_agent(2).await;

@@ -186,3 +186,78 @@ async fn an_mcp_task_call_under_a_key_in_meta_runs_once() {
         "{other}"
     );
 }
+
+/// A gRPC `SendMessage` of `text` to the echo skill under `key`, on a connection of its own:
+/// the task's id, or `None` when the call ended without a message (an error status).
+async fn grpc_send(address: &str, text: &str, key: &str) -> Option<String> {
+    use a2a_runtime_types::protocol::a2a::grpc::json::to_struct;
+    use a2a_runtime_types::protocol::a2a::grpc::messages as wire;
+    use a2a_tests::h2_raw::{RawH2, kind};
+    use prost::Message as _;
+    let skill = json!({"skill": "echo"});
+    let request = wire::SendMessageRequest {
+        message: Some(wire::Message {
+            message_id: format!("grpc-{text}"),
+            role: wire::Role::User as i32,
+            parts: vec![wire::Part {
+                content: Some(wire::PartContent::Text(text.to_owned())),
+                ..Default::default()
+            }],
+            metadata: skill.as_object().map(to_struct),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut h2 = RawH2::connect(address, &[]).await;
+    let path = "/lf.a2a.v1.A2AService/SendMessage";
+    h2.grpc_headers_with(1, path, false, &[("idempotency-key", key)])
+        .await;
+    h2.grpc_message(1, &request.encode_to_vec()).await;
+    while let Some(frame) = h2.next(std::time::Duration::from_secs(5)).await {
+        if frame.stream != 1 {
+            continue;
+        }
+        if frame.kind == kind::DATA {
+            let answer = wire::SendMessageResponse::decode(&frame.payload[5..]).unwrap();
+            return match answer.payload {
+                Some(wire::SendMessagePayload::Task(task)) => Some(task.id),
+                other => panic!("expected a task, got {other:?}"),
+            };
+        }
+        if frame.kind == kind::HEADERS && frame.flags & 1 == 1 {
+            return None;
+        }
+    }
+    panic!("the gRPC call was never answered");
+}
+
+#[tokio::test]
+async fn over_grpc_the_key_is_metadata_and_a_repeat_gets_the_first_task() {
+    let server = lab().await;
+    let address = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let first = grpc_send(address, "one", "k-grpc").await.expect("a task");
+    let again = grpc_send(address, "one", "k-grpc").await;
+    assert_eq!(
+        again.as_deref(),
+        Some(first.as_str()),
+        "a repeat gets the first task"
+    );
+    assert_eq!(
+        grpc_send(address, "two", "k-grpc").await,
+        None,
+        "another request is refused"
+    );
+    // The key is one across bindings: over JSON-RPC it is found holding the gRPC request.
+    let same = rpc_send(&server, "one", "k-grpc").await;
+    let code = same["error"]["code"].as_i64();
+    assert_eq!(
+        code,
+        Some(-32602),
+        "JSON-RPC's message differs (its id): refused: {same}"
+    );
+    let listed = server.rpc("ListTasks", json!({"pageSize": 100})).await;
+    assert_eq!(listed["result"]["totalSize"], 1, "one task: {listed}");
+}

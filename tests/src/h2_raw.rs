@@ -90,8 +90,19 @@ impl RawH2 {
     /// Opens stream `stream` with a gRPC request to `path` (END_HEADERS; END_STREAM when
     /// `finished`).
     pub async fn grpc_headers(&mut self, stream: u32, path: &str, finished: bool) {
+        self.grpc_headers_with(stream, path, finished, &[]).await;
+    }
+
+    /// [`grpc_headers`](Self::grpc_headers) with `metadata` too (`idempotency-key`, …).
+    pub async fn grpc_headers_with(
+        &mut self,
+        stream: u32,
+        path: &str,
+        finished: bool,
+        metadata: &[(&str, &str)],
+    ) {
         let mut block = Vec::new();
-        for (name, value) in [
+        let fixed = [
             (":method", "POST"),
             (":scheme", "http"),
             (":path", path),
@@ -99,7 +110,8 @@ impl RawH2 {
             ("content-type", "application/grpc"),
             ("te", "trailers"),
             ("a2a-version", "1.0"),
-        ] {
+        ];
+        for &(name, value) in fixed.iter().chain(metadata) {
             // Literal without indexing, new name (RFC 7541 §6.2.2), no Huffman coding.
             block.push(0);
             for text in [name, value] {
