@@ -55,6 +55,21 @@ pub fn push_fingerprint(fingerprint: Fingerprint, push: &PushRegistration) -> Fi
 }
 
 impl A2aService {
+    /// The task an earlier send under `key` made or answered, if this send repeats one that
+    /// answers a task (whose answer must not be delivered twice). A send that creates a task
+    /// is not looked up first: the claim of its key, written with its task, finds a repeat
+    /// (so a fresh key costs no read).
+    pub(super) async fn repeats(
+        &self,
+        key: Option<&KeyedRequest>,
+        request: &SendRequest,
+    ) -> Result<Option<String>, A2aError> {
+        let Some(key) = key.filter(|_| request.message.task_id.is_some()) else {
+            return Ok(None);
+        };
+        Ok(self.manager.find_key(key).await?.map(|held| held.task_id))
+    }
+
     /// A streaming repeat: the task its key names, followed as the original stream would have.
     pub(super) async fn follow(
         &self,

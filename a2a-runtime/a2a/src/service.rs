@@ -190,10 +190,8 @@ impl A2aService {
             return_immediately,
         };
         let key = keyed::keyed(caller, || keyed::send_fingerprint(&request))?;
-        if let Some(key) = &key
-            && let Some(held) = self.manager.find_key(key).await?
-        {
-            return Ok(repeat(held.task_id));
+        if let Some(held) = self.repeats(key.as_ref(), &request).await? {
+            return Ok(repeat(held));
         }
         // A blocking send tells the task's id only with its settled state, which is stored
         // first; the task need not be stored before then.
@@ -237,10 +235,8 @@ impl A2aService {
         // Taken first, so a refused stream creates no task.
         let slot = self.quotas.open_stream(caller)?;
         let key = keyed::keyed(caller, || keyed::send_fingerprint(&request))?;
-        if let Some(key) = &key
-            && let Some(held) = self.manager.find_key(key).await?
-        {
-            return self.follow(held.task_id, caller, slot).await;
+        if let Some(held) = self.repeats(key.as_ref(), &request).await? {
+            return self.follow(held, caller, slot).await;
         }
         let mut accepted = match self.accept(request, caller, true, key.as_ref()).await? {
             Admitted::Task(accepted) => accepted,
