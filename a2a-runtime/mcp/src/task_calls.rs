@@ -84,16 +84,12 @@ impl McpService {
         let manager = &self.app.manager;
         let started = match keyed(&context.meta, &call, caller)? {
             None => manager.start(call, observers, quota).await,
-            Some(key) => {
-                if let Some(held) = manager.find_key(&key).await.map_err(task_error)? {
-                    return self.repeated(&held.task_id, caller).await;
-                }
-                match manager.start_keyed(call, observers, quota, &key).await {
-                    Ok(Keyed::New(task)) => Ok(task),
-                    Ok(Keyed::Repeat(held)) => return self.repeated(&held.task_id, caller).await,
-                    Err(error) => Err(error),
-                }
-            }
+            // As on A2A, no read first: the claim written with the task finds a repeat.
+            Some(key) => match manager.start_keyed(call, observers, quota, &key).await {
+                Ok(Keyed::New(task)) => Ok(task),
+                Ok(Keyed::Repeat(held)) => return self.repeated(&held.task_id, caller).await,
+                Err(error) => Err(error),
+            },
         }
         .map_err(task_error)?;
         let shortcut = match mode {
