@@ -95,16 +95,17 @@ impl fmt::Display for IdempotencyKey {
     }
 }
 
-/// Where a key is unique: one agent, one caller, the key.
+/// Where a key is unique: one agent, one caller, the key. (Shared text: a scope is cloned into
+/// the record, the store's index and the task that holds it, for every keyed request.)
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct KeyScope {
     /// The agent (see [`StoredTask::agent`](super::StoredTask::agent)).
-    pub agent: String,
+    pub agent: Arc<str>,
     /// The caller's identity: `principal:{owner}` for an authenticated caller, its address
     /// for an anonymous one (see [`CallerId::key`](crate::quota::CallerId::key)).
-    pub caller: String,
+    pub caller: Arc<str>,
     /// The client's key.
-    pub key: String,
+    pub key: Arc<str>,
 }
 
 /// What a store keeps for a key: the request first made under it and what that did.
@@ -204,16 +205,16 @@ pub struct KeyedRequest {
 
 impl KeyedRequest {
     /// The key's scope on `agent`.
-    pub fn scope(&self, agent: &str) -> KeyScope {
+    pub fn scope(&self, agent: &Arc<str>) -> KeyScope {
         KeyScope {
-            agent: agent.to_owned(),
-            caller: self.caller.to_string(),
-            key: self.key.as_str().to_owned(),
+            agent: Arc::clone(agent),
+            caller: Arc::clone(&self.caller),
+            key: self.key.shared(),
         }
     }
 
     /// The record of this request on `agent`, for `task_id`, kept for `ttl` from now.
-    pub fn record(&self, agent: &str, task_id: &str, ttl: std::time::Duration) -> KeyRecord {
+    pub fn record(&self, agent: &Arc<str>, task_id: &str, ttl: std::time::Duration) -> KeyRecord {
         let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
         KeyRecord {
             scope: self.scope(agent),

@@ -193,13 +193,18 @@ impl TaskManager {
         record: &KeyRecord,
         task: Option<&StoredTask>,
     ) -> Result<KeyClaim, StoreError> {
-        let claimed = tokio::time::timeout(KEYED_WRITE_WAIT, self.store.claim_key(record, task))
-            .await
-            .unwrap_or_else(|_| {
-                Err(StoreError::backend(format!(
-                    "the store did not confirm the write within {KEYED_WRITE_WAIT:?}"
-                )))
-            });
+        let mut claim = self.store.claim_key(record, task);
+        // A store that answers at once (in memory) is not given a timer to cancel.
+        let claimed = match futures::poll!(claim.as_mut()) {
+            std::task::Poll::Ready(claimed) => claimed,
+            std::task::Poll::Pending => tokio::time::timeout(KEYED_WRITE_WAIT, claim)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(StoreError::backend(format!(
+                        "the store did not confirm the write within {KEYED_WRITE_WAIT:?}"
+                    )))
+                }),
+        };
         match &claimed {
             Ok(_) => self.health.wrote(),
             Err(error) => self.health.refused(&error.to_string()),

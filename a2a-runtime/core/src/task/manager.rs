@@ -101,7 +101,7 @@ pub struct TaskManager {
     pub(super) dispatcher: Arc<Dispatcher>,
     /// The agent whose tasks these are (see [`StoredTask::agent`]): every read and list is
     /// scoped by it, and every task created carries it.
-    pub(super) agent: String,
+    pub(super) agent: std::sync::Arc<str>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     pub(super) config: TaskConfig,
     pub(super) input: InputLimits,
@@ -139,7 +139,7 @@ impl TaskManager {
         Arc::new(Self {
             observers,
             dispatcher,
-            agent: agent.to_owned(),
+            agent: std::sync::Arc::from(agent),
             live: Mutex::new(HashMap::new()),
             config,
             input: InputLimits::new(config.input_timeout, config.max_waiting),
@@ -208,7 +208,7 @@ impl TaskManager {
             .store
             .get(id, history)
             .await?
-            .filter(|stored| stored.owner == owner && stored.agent == self.agent))
+            .filter(|stored| stored.owner == owner && *stored.agent == *self.agent))
     }
 
     pub(super) fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -461,7 +461,7 @@ impl TaskManager {
 
     /// This agent's tasks matching `query` (its `agent` is this manager's, whatever it says).
     pub async fn list(&self, mut query: ListQuery) -> Result<TaskPage, TaskError> {
-        query.agent = Some(self.agent.clone());
+        query.agent = Some(self.agent.to_string());
         Ok(self.store.list(&query).await?)
     }
 

@@ -195,22 +195,21 @@ impl InMemoryTaskStore {
     /// [`TaskStore::claim_key`], under one lock: the key and its task are written together.
     fn claim(&self, record: &KeyRecord, task: Option<&StoredTask>) -> Result<KeyClaim, StoreError> {
         let mut forgotten = Vec::new();
-        let mut inner = self.lock();
         let now = chrono::Utc::now();
-        if let Some(held) = inner.keys.get(&record.scope).filter(|k| k.holds_at(now)) {
-            return Ok(KeyClaim::Held(held.clone()));
-        }
+        // Copied before the lock is taken, not while other writers wait for it (a claim that
+        // finds its key held, which drops the copy, is the rare one).
+        let task = task.cloned();
         let scope = record.scope.clone();
+        let mut inner = self.lock();
+        if let Some(held) = inner.keys.get(&scope).filter(|k| k.holds_at(now)) {
+            let held = held.clone();
+            drop(inner);
+            return Ok(KeyClaim::Held(held));
+        }
         match task {
             Some(task) => {
                 let keys = vec![scope.clone()];
-                self.write_locked(
-                    &mut inner,
-                    task.clone(),
-                    Expect::Absent,
-                    keys,
-                    &mut forgotten,
-                )?;
+                self.write_locked(&mut inner, task, Expect::Absent, keys, &mut forgotten)?;
             }
             // A key for a change of an existing task is forgotten with that task.
             None => {

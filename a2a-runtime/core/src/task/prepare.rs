@@ -79,7 +79,7 @@ impl TaskManager {
             },
             call.caller.owner(),
         );
-        task.agent.clone_from(&self.agent);
+        task.agent = self.agent.to_string();
         task.checkpoint = stored;
         task.push_configs = push_configs;
         task.idempotency_key = call.idempotency_key.as_deref().map(str::to_owned);

@@ -161,7 +161,7 @@ impl TaskManager {
         self.cluster
             .as_ref()?
             .followed(task)
-            .filter(|mirror| mirror.caller.owner() == owner && mirror.agent == self.agent)
+            .filter(|mirror| mirror.caller.owner() == owner && *mirror.agent == *self.agent)
     }
 
     /// Cancels `task` if it is live here (for another replica).

@@ -150,7 +150,7 @@ impl TaskManager {
         for stored in self.store.unfinished().await? {
             let task = &stored.task;
             // Another agent's manager on this store settles its own tasks.
-            if stored.agent != self.agent || self.live_map().contains_key(&task.id) {
+            if *stored.agent != *self.agent || self.live_map().contains_key(&task.id) {
                 continue;
             }
             let settle = match (&stored.checkpoint, task.status.state.is_interrupted()) {

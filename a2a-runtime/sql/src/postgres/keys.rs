@@ -49,9 +49,9 @@ impl PostgresTaskStore {
             Some(_) => sqlx::query(CLAIM_WITH_TASK),
         };
         let mut query = claimed
-            .bind(&key.scope.agent)
-            .bind(&key.scope.caller)
-            .bind(&key.scope.key)
+            .bind(&*key.scope.agent)
+            .bind(&*key.scope.caller)
+            .bind(&*key.scope.key)
             .bind(&key.fingerprint)
             .bind(&key.task_id)
             .bind(&key.item)
@@ -87,9 +87,9 @@ pub(super) async fn find(pool: &PgPool, scope: &KeyScope) -> Result<Option<KeyRe
         "SELECT fingerprint, task_id, item, expires_us FROM a2a_idempotency_keys
          WHERE agent = $1 AND caller = $2 AND key = $3 AND expires_us > $4",
     )
-    .bind(&scope.agent)
-    .bind(&scope.caller)
-    .bind(&scope.key)
+    .bind(&*scope.agent)
+    .bind(&*scope.caller)
+    .bind(&*scope.key)
     .bind(chrono::Utc::now().timestamp_micros())
     .fetch_optional(pool)
     .await

@@ -11,6 +11,15 @@ pub(super) async fn write_loop(
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        // The tasks already running get their turn before the commit: under load their
+        // writes join this one's round (one commit for them all); a lone write goes on at once.
+        tokio::task::yield_now().await;
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(write) => batch.push(write),
+                Err(_) => break,
+            }
+        }
         let outcomes = commit(&mut connection, &mut batch).await;
         commits.fetch_add(1, Ordering::Release);
         for (write, outcome) in batch.drain(..).zip(outcomes) {
@@ -21,7 +30,8 @@ pub(super) async fn write_loop(
 
 /// Applies `batch`: every create and update in one statement per round (ids are unique within a
 /// round; the task manager never has two writes of one task in flight, so there is one round),
-/// each conditional on its own version, then deletes and sweeps. Each write gets its own
+/// each conditional on its own version; the idempotency key claims of the round (keys unique
+/// within it) in the same transaction; then deletes and sweeps. Each write gets its own
 /// outcome; a database failure fails the writes it touched.
 async fn commit(
     connection: &mut SqliteConnection,
@@ -29,28 +39,32 @@ async fn commit(
 ) -> Vec<Result<u64, StoreError>> {
     let mut outcomes: Vec<Option<Result<u64, StoreError>>> =
         (0..batch.len()).map(|_| None).collect();
-    let mut pending: Vec<usize> = (0..batch.len())
+    let mut writes: Vec<usize> = (0..batch.len())
         .filter(|&i| matches!(batch[i].op, Op::Create(_) | Op::Update(..)))
         .collect();
-    while !pending.is_empty() {
-        let mut seen = std::collections::HashSet::new();
-        let (round, later): (Vec<usize>, Vec<usize>) = pending.iter().partition(|&&i| {
-            let id = match &batch[i].op {
-                Op::Create(row) | Op::Update(row, _) => row.id.as_str(),
-                _ => "",
-            };
-            seen.insert(id)
+    let mut claims: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].op, Op::Claim(..)))
+        .collect();
+    while !writes.is_empty() || !claims.is_empty() {
+        let (write_round, later_writes) = distinct(&writes, |i| match &batch[i].op {
+            Op::Create(row) | Op::Update(row, _) => row.id.as_str(),
+            _ => "",
         });
-        let results = upsert(connection, batch, &round).await;
-        for (i, outcome) in round.into_iter().zip(results) {
+        let (claim_round, later_claims) = distinct(&claims, |i| match &batch[i].op {
+            Op::Claim(key, _) => &key.scope,
+            _ => unreachable!("only claims are picked"),
+        });
+        let results = if claim_round.is_empty() {
+            upsert(connection, batch, &write_round).await
+        } else {
+            super::keys::claim_round(connection, batch, &claim_round, &write_round).await
+        };
+        for (i, outcome) in claim_round.into_iter().chain(write_round).zip(results) {
             outcomes[i] = Some(outcome);
         }
-        pending = later;
+        (writes, claims) = (later_writes, later_claims);
     }
     for (i, write) in batch.iter().enumerate() {
-        if let Op::Claim(key, task) = &write.op {
-            outcomes[i] = Some(super::keys::claim(connection, key, task.as_ref()).await);
-        }
         if outcomes[i].is_none() {
             outcomes[i] = Some(match apply(connection, &write.op).await {
                 Ok(count) => Ok(count),
@@ -64,8 +78,18 @@ async fn commit(
         .collect()
 }
 
+/// `pending` split into a round whose items are distinct by `key` (the first of each) and the
+/// rest, for later rounds.
+fn distinct<'b, K: Eq + std::hash::Hash + ?Sized + 'b>(
+    pending: &[usize],
+    key: impl Fn(usize) -> &'b K,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut seen = std::collections::HashSet::new();
+    pending.iter().partition(|&&i| seen.insert(key(i)))
+}
+
 /// The statement writing `rows` task rows at once (nine parameters each).
-fn upsert_sql(rows: usize) -> String {
+pub(super) fn upsert_sql(rows: usize) -> String {
     let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; rows].join(", ");
     // A create carries version 1 and may only insert; an update carries the version it makes
     // and may only replace the row at the version before it (so a missing task is not
@@ -94,17 +118,34 @@ async fn upsert(
     batch: &[Write],
     indices: &[usize],
 ) -> Vec<Result<u64, StoreError>> {
-    let rows: Vec<(&TaskRow, u64)> = indices
+    let rows = upsert_rows(batch, indices);
+    let query = bind_upsert(sqlx::query(AssertSqlSafe(upsert_sql(rows.len()))), &rows);
+    let written = match query.fetch_all(&mut *connection).await {
+        Ok(returned) => Ok(returned.iter().map(|r| r.get::<String, _>(0)).collect()),
+        Err(error) => Err(error),
+    };
+    upsert_outcomes(connection, batch, indices, &rows, written).await
+}
+
+/// The rows the creates and updates at `indices` of `batch` write, each with the version it
+/// makes.
+pub(super) fn upsert_rows<'b>(batch: &'b [Write], indices: &[usize]) -> Vec<(&'b TaskRow, u64)> {
+    indices
         .iter()
         .filter_map(|&i| match &batch[i].op {
             Op::Create(row) => Some((row, 1)),
             Op::Update(row, version) => Some((row, version + 1)),
             _ => None,
         })
-        .collect();
-    let sql = upsert_sql(rows.len());
-    let mut query = sqlx::query(AssertSqlSafe(sql));
-    for (row, version) in &rows {
+        .collect()
+}
+
+/// `query` with the parameters of [`upsert_sql`] for `rows` bound, in order.
+pub(super) fn bind_upsert<'q>(
+    mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
+    rows: &[(&'q TaskRow, u64)],
+) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    for (row, version) in rows {
         query = query
             .bind(&row.id)
             .bind(&row.owner)
@@ -116,8 +157,20 @@ async fn upsert(
             .bind(&row.body)
             .bind(&row.agent);
     }
-    let written: std::collections::HashSet<String> = match query.fetch_all(&mut *connection).await {
-        Ok(returned) => returned.iter().map(|r| r.get::<String, _>(0)).collect(),
+    query
+}
+
+/// The outcome of each of the writes at `indices`, whose `rows` the statement ran with: the
+/// ids it `written`, or why it failed.
+pub(super) async fn upsert_outcomes(
+    connection: &mut SqliteConnection,
+    batch: &[Write],
+    indices: &[usize],
+    rows: &[(&TaskRow, u64)],
+    written: Result<std::collections::HashSet<String>, sqlx::Error>,
+) -> Vec<Result<u64, StoreError>> {
+    let written = match written {
+        Ok(written) => written,
         Err(error) => {
             return rows
                 .iter()
@@ -133,7 +186,7 @@ async fn upsert(
     let stored = stored_versions(connection, &refused).await;
     indices
         .iter()
-        .zip(&rows)
+        .zip(rows)
         .map(|(&i, (row, _))| {
             if written.contains(&row.id) {
                 return Ok(1);

@@ -30,7 +30,8 @@ fn record(scope: &KeyScope, task_id: &str, fingerprint: &str, ttl: Span) -> KeyR
 pub(super) async fn run(store: Arc<dyn TaskStore>) {
     a_key_and_its_task_are_written_together(&*store).await;
     keys_are_scoped_and_expire(&*store).await;
-    concurrent_claims_of_one_key_create_one_task(store).await;
+    concurrent_claims_of_one_key_create_one_task(Arc::clone(&store)).await;
+    claims_and_other_writes_at_once_keep_their_own_outcomes(store).await;
 }
 
 async fn a_key_and_its_task_are_written_together(store: &dyn TaskStore) {
@@ -183,6 +184,74 @@ async fn concurrent_claims_of_one_key_create_one_task(store: Arc<dyn TaskStore>)
             stored,
             id == winners[0],
             "only the winner's task is stored ({id})"
+        );
+        store.delete(&id).await.unwrap();
+    }
+}
+
+/// Claims and plain writes made at the same moment (a store may commit them together) each get
+/// their own outcome: every fresh key is claimed with its task, every update lands at its
+/// version, and a stale update is still a conflict that writes nothing.
+async fn claims_and_other_writes_at_once_keep_their_own_outcomes(store: Arc<dyn TaskStore>) {
+    for i in 0..4 {
+        let existing = task(&format!("mixed-{i}"), "dan", TaskState::Submitted, 0, 1);
+        store.create(&existing).await.expect("create");
+    }
+    let claims = (0..8).map(|i| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            let id = format!("mixed-claim-{i}");
+            let key = scope("principal:dan", &format!("mixed-{i}"));
+            let task = task(&id, "dan", TaskState::Submitted, 0, 1);
+            store
+                .claim_key(&record(&key, &id, "fp", Span::hours(1)), Some(&task))
+                .await
+        })
+    });
+    let updates = (0..5).map(|i| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            // The last one writes the task the first updates, at a version it never had.
+            let id = format!("mixed-{}", i % 4);
+            let mut changed = task(&id, "dan", TaskState::Working, 0, 2);
+            changed.version = if i == 4 { 7 } else { 1 };
+            store.update(&changed).await
+        })
+    });
+    let (claims, updates): (Vec<_>, Vec<_>) = (claims.collect(), updates.collect());
+    for claim in claims {
+        let claimed = claim.await.expect("claim task").expect("claim");
+        assert_eq!(claimed, KeyClaim::Claimed, "a fresh key among other writes");
+    }
+    let outcomes: Vec<_> = futures::future::join_all(updates).await;
+    for (i, outcome) in outcomes.into_iter().enumerate() {
+        let outcome = outcome.expect("update task");
+        match i {
+            // Whichever of the two writes of mixed-0 comes first, 7 is never its version.
+            4 => assert!(
+                matches!(
+                    outcome,
+                    Err(crate::store::StoreError::Conflict { expected: 7, .. })
+                ),
+                "a stale update among claims is a conflict, got {outcome:?}"
+            ),
+            _ => outcome.expect("an update at its version among claims"),
+        }
+    }
+    for i in 0..8 {
+        let id = format!("mixed-claim-{i}");
+        let stored = store.get(&id, None).await.unwrap().expect("claimed task");
+        assert_eq!(stored.version, 1, "created with its key ({id})");
+        store.delete(&id).await.unwrap();
+    }
+    for i in 0..4 {
+        let id = format!("mixed-{i}");
+        let stored = store.get(&id, None).await.unwrap().expect("updated task");
+        assert_eq!(stored.version, 2, "updated once ({id})");
+        assert_eq!(
+            stored.task.history.len(),
+            2,
+            "with what the update wrote ({id})"
         );
         store.delete(&id).await.unwrap();
     }
