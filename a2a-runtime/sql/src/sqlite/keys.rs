@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use sqlx::{AssertSqlSafe, Row, SqliteConnection, SqlitePool};
 
-use super::writer::{bind_upsert, upsert_outcomes, upsert_rows, upsert_sql};
+use super::writer::{bind_row, bind_upsert, upsert_outcomes, upsert_rows, upsert_sql};
 use super::{Op, SqliteTaskStore, TaskRow, Write, submit};
 use a2a_runtime_core::task::{KeyClaim, KeyRecord, KeyScope, StoreError, StoredTask, TaskStore};
 
@@ -125,15 +125,7 @@ fn bind_claims<'q>(
     query = query.bind(chrono::Utc::now().timestamp_micros());
     for (key, task) in claims {
         let Some(row) = task else { continue };
-        query = query
-            .bind(&row.id)
-            .bind(&row.owner)
-            .bind(&row.context_id)
-            .bind(row.state)
-            .bind(row.status_us)
-            .bind(row.finished_us)
-            .bind(&row.body)
-            .bind(&row.agent)
+        query = bind_row(query, row, 1)
             .bind(&*key.scope.agent)
             .bind(&*key.scope.caller)
             .bind(&*key.scope.key);
@@ -162,15 +154,16 @@ fn claim_sql(claims: &[Claim<'_>]) -> String {
          RETURNING agent, caller, key;"
     );
     if creates > 0 {
-        let tasks = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; creates].join(", ");
+        let tasks = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; creates].join(", ");
         sql.push_str(&format!(
             "INSERT INTO tasks
                  (id, owner, context_id, state, status_us, finished_us, version, body, agent)
-             SELECT column1, column2, column3, column4, column5, column6, 1, column7, column8
+             SELECT column1, column2, column3, column4, column5, column6, column7, column8,
+                    column9
              FROM (VALUES {tasks}) AS v
              WHERE EXISTS (SELECT 1 FROM idempotency_keys k
-                           WHERE k.agent = v.column9 AND k.caller = v.column10
-                             AND k.key = v.column11 AND k.task_id = v.column1)
+                           WHERE k.agent = v.column10 AND k.caller = v.column11
+                             AND k.key = v.column12 AND k.task_id = v.column1)
              ON CONFLICT (id) DO NOTHING;"
         ));
     }

@@ -146,18 +146,27 @@ pub(super) fn bind_upsert<'q>(
     rows: &[(&'q TaskRow, u64)],
 ) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
     for (row, version) in rows {
-        query = query
-            .bind(&row.id)
-            .bind(&row.owner)
-            .bind(&row.context_id)
-            .bind(row.state)
-            .bind(row.status_us)
-            .bind(row.finished_us)
-            .bind(i64::try_from(*version).unwrap_or(i64::MAX))
-            .bind(&row.body)
-            .bind(&row.agent);
+        query = bind_row(query, row, *version);
     }
     query
+}
+
+/// `query` with `row`'s nine columns bound, at `version`, in the tasks table's order.
+pub(super) fn bind_row<'q>(
+    query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
+    row: &'q TaskRow,
+    version: u64,
+) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    query
+        .bind(&row.id)
+        .bind(&row.owner)
+        .bind(&row.context_id)
+        .bind(row.state)
+        .bind(row.status_us)
+        .bind(row.finished_us)
+        .bind(i64::try_from(version).unwrap_or(i64::MAX))
+        .bind(&row.body)
+        .bind(&row.agent)
 }
 
 /// The outcome of each of the writes at `indices`, whose `rows` the statement ran with: the
