@@ -32,15 +32,7 @@ async fn a_send_refused_for_its_rate_is_sent_again_when_the_agent_says() {
 /// An agent whose JSON-RPC endpoint answers 503 to the first `failures` requests, then a task
 /// to `GetTask` (and 503 to anything else); the requests it saw are counted.
 async fn flaky_agent(failures: usize) -> (String, Arc<AtomicUsize>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(AtomicUsize::new(0));
-    let card = json!({
-        "name": "Flaky",
-        "supportedInterfaces": [
-            {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
-        ]
-    });
     let counter = Arc::clone(&seen);
     let rpc = move |axum::Json(request): axum::Json<Value>| {
         let counter = Arc::clone(&counter);
@@ -55,27 +47,13 @@ async fn flaky_agent(failures: usize) -> (String, Arc<AtomicUsize>) {
                 .into_response()
         }
     };
-    let app = axum::Router::new()
-        .route(
-            "/.well-known/agent-card.json",
-            axum::routing::get(move || {
-                let card = card.clone();
-                async move { axum::Json(card) }
-            }),
-        )
-        .route("/", axum::routing::post(rpc));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (base, seen)
+    (fake_agent("Flaky", axum::routing::post(rpc)).await, seen)
 }
 
 /// An agent that refuses the first `SendMessage` for its rate (429, `Retry-After: 1`) and
 /// completes the others; the `Idempotency-Key` of every request it saw is kept.
 async fn busy_once_agent() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
     let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let card = json!({"name": "Busy", "supportedInterfaces": [
-        {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]});
     let seen = Arc::clone(&keys);
     let rpc = move |headers: axum::http::HeaderMap, axum::Json(request): axum::Json<Value>| {
         let seen = Arc::clone(&seen);
@@ -98,17 +76,24 @@ async fn busy_once_agent() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
                 .into_response()
         }
     };
+    (fake_agent("Busy", axum::routing::post(rpc)).await, keys)
+}
+
+/// Serves `rpc` as the JSON-RPC endpoint of an agent named `name` on an ephemeral port, with
+/// its card; the agent's base URL.
+async fn fake_agent(name: &str, rpc: axum::routing::MethodRouter) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = json!({"name": name, "supportedInterfaces": [
+        {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]});
     let app = axum::Router::new()
         .route(
             "/.well-known/agent-card.json",
-            axum::routing::get(move || {
-                let card = card.clone();
-                async move { axum::Json(card) }
-            }),
+            axum::routing::get(move || async move { axum::Json(card) }),
         )
-        .route("/", axum::routing::post(rpc));
+        .route("/", rpc);
     tokio::spawn(async move { axum::serve(listener, app).await });
-    (base, keys)
+    base
 }
 
 #[tokio::test]

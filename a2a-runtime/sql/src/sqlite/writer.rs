@@ -47,12 +47,12 @@ async fn commit(
         .collect();
     while !writes.is_empty() || !claims.is_empty() {
         let (write_round, later_writes) = distinct(&writes, |i| match &batch[i].op {
-            Op::Create(row) | Op::Update(row, _) => row.id.as_str(),
-            _ => "",
+            Op::Create(row) | Op::Update(row, _) => Some(row.id.as_str()),
+            _ => None,
         });
         let (claim_round, later_claims) = distinct(&claims, |i| match &batch[i].op {
-            Op::Claim(key, _) => &key.scope,
-            _ => unreachable!("only claims are picked"),
+            Op::Claim(key, _) => Some(&key.scope),
+            _ => None,
         });
         let results = if claim_round.is_empty() {
             upsert(connection, batch, &write_round).await
@@ -79,10 +79,11 @@ async fn commit(
 }
 
 /// `pending` split into a round whose items are distinct by `key` (the first of each) and the
-/// rest, for later rounds.
+/// rest, for later rounds. (Only writes of the kind `key` reads are pending: it never says
+/// `None` for one.)
 fn distinct<'b, K: Eq + std::hash::Hash + ?Sized + 'b>(
     pending: &[usize],
-    key: impl Fn(usize) -> &'b K,
+    key: impl Fn(usize) -> Option<&'b K>,
 ) -> (Vec<usize>, Vec<usize>) {
     let mut seen = std::collections::HashSet::new();
     pending.iter().partition(|&&i| seen.insert(key(i)))
