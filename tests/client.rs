@@ -341,6 +341,18 @@ async fn every_operation_works_over_every_binding_and_version_the_sdk_serves() {
         hook.token = Some("t0k3n".into());
         let read = push_round_trip(&client, &hook).await;
         assert_eq!(read.token.as_deref(), Some("t0k3n"), "{over}");
+        // Deleting is idempotent (A2A 1.0.1 §3.1.10, the TCK's PUSH-DEL-002): the config
+        // just deleted, or one never made, deletes again; an unknown task is still not found.
+        let id = read.id.as_deref().unwrap();
+        for config in [id, "never-made"] {
+            let again = client.delete_push_config(&long.id, config).await;
+            assert!(again.is_ok(), "{over}: deleting {config}: {again:?}");
+        }
+        let unknown = client.delete_push_config("no-such-task", id).await;
+        let Err(ClientError::Remote(remote)) = &unknown else {
+            panic!("{over}: expected the agent's not-found, got {unknown:?}");
+        };
+        assert_eq!(remote.code, -32001, "{over}: {remote}");
         let canceled = client.cancel_task(&long.id).await.unwrap();
         assert_eq!(canceled.status.state, TaskState::Canceled, "{over}");
 

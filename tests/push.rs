@@ -358,29 +358,64 @@ async fn a_finished_task_takes_a_config_and_an_unknown_config_is_task_not_found(
     assert_eq!(missing["error"]["code"], -32001, "{missing}");
     let reason = &missing["error"]["data"][0]["reason"];
     assert_eq!(reason, "TASK_NOT_FOUND", "{missing}");
-    // Deleting it is the same not-found, never a `null` that says it was there.
-    let deleted = server
-        .rpc(
-            "DeleteTaskPushNotificationConfig",
-            json!({"taskId": done, "id": "nope"}),
-        )
-        .await;
-    assert_eq!(deleted["error"]["code"], -32001, "{deleted}");
-    assert_eq!(deleted["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
     // HTTP+JSON answers A2A's error name too (ACTS: no `PUSH_NOTIFICATION_CONFIG_NOT_FOUND`).
     let path = format!("{}tasks/{done}/pushNotificationConfigs/nope", server.base);
-    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+    let rest = server
+        .http
+        .get(&path)
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rest.status(), 404);
+    let body: Value = rest.json().await.unwrap();
+    let reason = &body["error"]["details"][0]["reason"];
+    assert_eq!(reason, "TASK_NOT_FOUND", "{body}");
+}
+
+/// A2A 1.0.1 §3.1.10: "This operation MUST be idempotent" (the TCK's PUSH-DEL-002, ACTS
+/// PUSH-IDEM-001). Deleting a config the task does not have succeeds, over JSON-RPC and
+/// HTTP+JSON alike; a task that does not exist stays not found.
+#[tokio::test]
+async fn deleting_a_push_config_twice_or_one_never_made_succeeds_and_an_unknown_task_does_not() {
+    let server = lab().await;
+    let done = server
+        .rpc(
+            "SendMessage",
+            send_params("echo", json!({"text": "x"}), json!({})),
+        )
+        .await;
+    let done = done["result"]["task"]["id"].as_str().unwrap();
+    let hook = json!({"taskId": done, "id": "hook", "url": "http://127.0.0.1:9/"});
+    let created = server.rpc("CreateTaskPushNotificationConfig", hook).await;
+    assert_eq!(created["result"]["id"], "hook", "{created}");
+    for id in ["hook", "hook", "never-made"] {
+        let deleted = server
+            .rpc(
+                "DeleteTaskPushNotificationConfig",
+                json!({"taskId": done, "id": id}),
+            )
+            .await;
+        assert_eq!(deleted["result"], Value::Null, "{id}: {deleted}");
+        assert!(deleted.get("error").is_none(), "{id}: {deleted}");
+    }
+    let unknown = server
+        .rpc(
+            "DeleteTaskPushNotificationConfig",
+            json!({"taskId": "no-such-task", "id": "hook"}),
+        )
+        .await;
+    assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
+    for (task, status) in [(done, 200), (done, 200), ("no-such-task", 404)] {
+        let path = format!("{}tasks/{task}/pushNotificationConfigs/hook", server.base);
         let rest = server
             .http
-            .request(method.clone(), &path)
+            .delete(&path)
             .header("A2A-Version", "1.0")
             .send()
             .await
             .unwrap();
-        assert_eq!(rest.status(), 404, "{method}");
-        let body: Value = rest.json().await.unwrap();
-        let reason = &body["error"]["details"][0]["reason"];
-        assert_eq!(reason, "TASK_NOT_FOUND", "{method}: {body}");
+        assert_eq!(rest.status(), status, "{path}");
     }
 }
 

@@ -66,7 +66,8 @@ async fn another_caller_can_neither_see_nor_change_a_tasks_configs() {
     )
     .await;
     assert_eq!(listed["result"]["configs"].as_array().unwrap().len(), 1);
-    // The owner deletes it; deleting again changes nothing and says it is not there.
+    // The owner deletes it; deleting again changes nothing and succeeds (A2A 1.0.1: the
+    // operation is idempotent).
     let deleted = rpc_as(
         &server,
         ALICE_KEY,
@@ -82,7 +83,7 @@ async fn another_caller_can_neither_see_nor_change_a_tasks_configs() {
         by_id.clone(),
     )
     .await;
-    assert_eq!(again["error"]["code"], -32001, "{again}");
+    assert_eq!(again["result"], Value::Null, "{again}");
     let listed = rpc_as(
         &server,
         ALICE_KEY,

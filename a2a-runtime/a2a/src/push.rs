@@ -200,9 +200,10 @@ impl A2aService {
         })
     }
 
-    /// `DeleteTaskPushNotificationConfig`: a config the task does not have is not found, as
-    /// `Get` answers (the task stays as it is, so a repeated delete changes nothing: it is
-    /// idempotent in effect); deliveries still pending for it are dropped.
+    /// `DeleteTaskPushNotificationConfig`, idempotent as A2A 1.0.1 §3.1.10 requires: deleting a
+    /// config the task does not have (never had, or already deleted) succeeds and writes
+    /// nothing; only a task that does not exist (or is not the caller's) is not found.
+    /// Deliveries still pending for the config are dropped.
     pub async fn delete_push_config(
         &self,
         task_id: &str,
@@ -220,7 +221,10 @@ impl A2aService {
         {
             return Ok(());
         }
-        self.get_push_config(task_id, config_id, caller).await?;
+        let configs = self.manager.push_configs(task_id, caller.owner()).await?;
+        if !configs.iter().any(|c| c.id == config_id) {
+            return Ok(());
+        }
         let edit = PushEdit::Delete {
             id: config_id.to_owned(),
         };
