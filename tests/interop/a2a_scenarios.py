@@ -115,11 +115,19 @@ async def blocking(card, http, binding):
     data = json_format.MessageToDict(task.artifacts[0].parts[0].data)
     check(data == {"key": "value", "count": 42}, f"data artifact {data}")
 
-    # Input required: the follow-up on the task completes it.
+    # Input required: follow-ups carrying the scenario's prefix are asked again (the TCK's
+    # CORE-HIST-005/006 send two and read the history between), any other completes the task.
     task = await task_of(client, "tck-input-required", S.TASK_STATE_INPUT_REQUIRED)
-    answer = await send(client, request("tck-input-required-follow-up", "more input", task))
-    check(kind(answer) == "task" and answer.task.id == task.id, f"follow-up answer {answer}")
-    check(answer.task.status.state == S.TASK_STATE_COMPLETED, f"after follow-up {answer.task.status}")
+    for turn in (1, 2):
+        answer = await send(client, request("tck-input-required-follow-up", f"more input {turn}", task))
+        check(kind(answer) == "task" and answer.task.id == task.id, f"follow-up answer {answer}")
+        state = answer.task.status.state
+        check(state == S.TASK_STATE_INPUT_REQUIRED, f"after follow-up {turn}: {answer.task.status}")
+    read = await client.get_task(S.GetTaskRequest(id=task.id))
+    users = [m for m in read.history if m.role == S.ROLE_USER]
+    check(len(users) == 3, f"history after two follow-ups: {[m.message_id for m in read.history]}")
+    answer = await send(client, request("kit-answer", "the last input", task))
+    check(answer.task.status.state == S.TASK_STATE_COMPLETED, f"after the last follow-up {answer.task.status}")
     # And one canceled while it waits.
     task = await task_of(client, "tck-input-required", S.TASK_STATE_INPUT_REQUIRED)
     canceled = await client.cancel_task(S.CancelTaskRequest(id=task.id))

@@ -82,7 +82,9 @@ async def blocking(client):
 
     task = await task_of(client, "tck-input-required", TaskState.input_required)
     events = await answers(client, message("tck-input-required-follow-up", "more input", task))
-    check(events[0][0].id == task.id and events[0][0].status.state == TaskState.completed, f"follow-up {events}")
+    check(events[0][0].id == task.id and events[0][0].status.state == TaskState.input_required, f"follow-up {events}")
+    events = await answers(client, message("kit-answer", "the last input", task))
+    check(events[0][0].id == task.id and events[0][0].status.state == TaskState.completed, f"last follow-up {events}")
     task = await task_of(client, "tck-input-required", TaskState.input_required)
     canceled = await client.cancel_task(TaskIdParams(id=task.id))
     check(canceled.status.state == TaskState.canceled, f"cancel while waiting {canceled.status}")
@@ -93,18 +95,23 @@ async def blocking(client):
     check(first[0][0].id != second[0][0].id, "a repeated messageId starts a task of its own")
 
     # A message naming no scenario works for about 3 s, then asks for input (as the 0.3 kits'
-    # reference agent does): a blocking send returns it waiting; the follow-up completes it and
-    # the answer names the follow-up message; the history holds the whole exchange.
+    # reference agent does): a blocking send returns it waiting; each follow-up parks it again
+    # (the 0.3 kit's test_task_history_length sends several), the question naming the follow-up;
+    # the history holds the whole exchange.
     waiting = first[0][0]
     check(waiting.status.state == TaskState.input_required, f"unknown prefix: {waiting.status}")
-    follow_up = message("kit-follow-up", "more", waiting)
-    done = (await answers(client, follow_up))[0][0]
-    check(done.status.state == TaskState.completed, f"after the follow-up {done.status}")
-    text = done.artifacts[0].parts[0].root.text
-    check(text == f"Received follow-up: more (message {follow_up.message_id})", f"follow-up answer {text!r}")
-    read = await client.get_task(TaskQueryParams(id=done.id))
+    for turn in (1, 2):
+        follow_up = message("kit-follow-up", f"more {turn}", waiting)
+        parked = (await answers(client, follow_up))[0][0]
+        check(parked.status.state == TaskState.input_required, f"after follow-up {turn}: {parked.status}")
+        text = parked.status.message.parts[0].root.text
+        expected = f"Received follow-up: more {turn} (message {follow_up.message_id})"
+        check(text.startswith(expected), f"follow-up {turn} answer {text!r}")
+    read = await client.get_task(TaskQueryParams(id=waiting.id))
     roles = [m.role for m in read.history]
-    check(roles[0] == Role.user and Role.agent in roles and roles.count(Role.user) >= 2, f"history {roles}")
+    check(roles[0] == Role.user and Role.agent in roles and roles.count(Role.user) >= 3, f"history {roles}")
+    canceled = await client.cancel_task(TaskIdParams(id=waiting.id))
+    check(canceled.status.state == TaskState.canceled, f"cancel after the follow-ups {canceled.status}")
     print("blocking scenarios ok")
 
 

@@ -28,7 +28,9 @@ pub struct Scenarios;
 pub enum Scenario {
     /// Completes with "Hello from TCK".
     CompleteTask,
-    /// Waits in INPUT_REQUIRED for a follow-up message, then completes.
+    /// Waits in INPUT_REQUIRED for a follow-up message, and again after each follow-up whose
+    /// `messageId` carries the scenario's own prefix (the TCK's history checks send two such
+    /// follow-ups and read the task between them); completes on any other follow-up.
     InputRequired,
     /// Answers with a message; no task is created.
     MessageResponse,
@@ -63,8 +65,9 @@ pub enum Scenario {
     /// Stays WORKING for [`LONG_RUN`], then completes: time to drop the stream and resubscribe.
     LongRunning,
     /// Anything else: over A2A 1.0 (and MCP) completes at once; over A2A 0.3 stays WORKING for
-    /// [`UNKNOWN_WORK`], then asks for input, as the 0.3 test kits' reference agent does, so a
-    /// kit can continue, cancel and read the history of the task it just created.
+    /// [`UNKNOWN_WORK`], then asks for input, and asks again after every follow-up (until the
+    /// task is canceled), as the 0.3 test kits' reference agent does, so a kit can continue,
+    /// cancel and read the history of the task it just created, however many turns it sends.
     Default,
 }
 
@@ -77,6 +80,10 @@ pub const LONG_RUN: Duration = Duration::from_secs(10);
 /// How long `tck-long-running` works before it completes: long enough for a caller polling
 /// every second or two to see it WORKING, short enough not to slow a run down.
 pub const DELAYED_WORK: Duration = Duration::from_secs(1);
+
+/// The `messageId` prefix that selects [`Scenario::InputRequired`]; a follow-up carrying it is
+/// asked again.
+const INPUT_REQUIRED: &str = "tck-input-required";
 
 /// The word that ends a multi-turn conversation.
 const DONE: &str = "done";
@@ -115,7 +122,7 @@ const PREFIXES: &[(&str, Scenario)] = &[
     ("tck-artifact-text", Scenario::ArtifactText),
     ("tck-artifact-data", Scenario::ArtifactData),
     ("tck-message-response", Scenario::MessageResponse),
-    ("tck-input-required", Scenario::InputRequired),
+    (INPUT_REQUIRED, Scenario::InputRequired),
     ("tck-complete-task", Scenario::CompleteTask),
     ("tck-reject-task", Scenario::RejectTask),
     ("test-resubscribe-message-id", Scenario::LongRunning),
@@ -202,7 +209,7 @@ pub async fn scenario(
         Scenario::RejectTask => {
             return Err(SkillError::rejected("Task rejected by the TCK scenario"));
         }
-        Scenario::InputRequired => follow_up(&ctx).await?,
+        Scenario::InputRequired => until_other_follow_up(&ctx).await?,
         Scenario::TaskFailure => return Err(SkillError::new("Task failed by the TCK scenario")),
         Scenario::AuthRequired => {
             let prompt = format!("Authorize task {} to continue", ctx.task_id());
@@ -278,7 +285,7 @@ pub async fn scenario(
                 () = a2a_runtime::tokio::time::sleep(UNKNOWN_WORK) => {}
                 () = ctx.cancelled() => return Err(SkillError::new("canceled")),
             }
-            follow_up(&ctx).await?
+            return Err(ask_after_every_follow_up(&ctx).await);
         }
         Scenario::Default => SkillOutput::Text(match message.text() {
             Some(text) => format!("Received: {text}"),
@@ -288,14 +295,35 @@ pub async fn scenario(
     Ok(output)
 }
 
-/// Asks for more input and completes with it, naming the follow-up message that gave it.
-async fn follow_up(ctx: &TaskContext) -> Result<SkillOutput, SkillError> {
-    let answer = ctx
-        .ask_answered::<String>("Please provide more input")
-        .await?;
-    let id = answer.message.map(|m| m.message_id).unwrap_or_default();
-    Ok(SkillOutput::Text(format!(
-        "Received follow-up: {} (message {id})",
-        answer.value
-    )))
+/// Asks for more input until a follow-up arrives whose `messageId` does not carry the
+/// scenario's prefix, and completes with that one, naming it.
+async fn until_other_follow_up(ctx: &TaskContext) -> Result<SkillOutput, SkillError> {
+    let mut prompt = String::from("Please provide more input");
+    loop {
+        let answer = ctx.ask_answered::<String>(prompt).await?;
+        let id = answer.message.map(|m| m.message_id).unwrap_or_default();
+        let received = format!("Received follow-up: {} (message {id})", answer.value);
+        if !id.starts_with(INPUT_REQUIRED) {
+            return Ok(SkillOutput::Text(received));
+        }
+        prompt = format!("{received}; please provide more input");
+    }
+}
+
+/// Asks for input, and again after every follow-up, each question naming the follow-up it
+/// follows; ends only when the task does (canceled, or the question refused).
+async fn ask_after_every_follow_up(ctx: &TaskContext) -> SkillError {
+    let mut prompt = String::from("Please provide more input");
+    loop {
+        match ctx.ask_answered::<String>(prompt).await {
+            Ok(answer) => {
+                let id = answer.message.map(|m| m.message_id).unwrap_or_default();
+                prompt = format!(
+                    "Received follow-up: {} (message {id}); please provide more input",
+                    answer.value
+                );
+            }
+            Err(error) => return error.into(),
+        }
+    }
 }
