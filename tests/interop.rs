@@ -36,6 +36,9 @@ mod mcp_clients;
 #[path = "interop/hub_install.rs"]
 mod hub_install;
 
+#[path = "interop/install_docs.rs"]
+mod install_docs;
+
 /// gRPC's refusals as the official gRPC library sees them.
 #[path = "interop/grpc.rs"]
 mod grpc;

@@ -3,7 +3,8 @@
 //! (MCP at `/mcp`, and A2A) for many agents at once; or runs one of its commands (`init`,
 //! `hook`, `status`).
 //!
-//! Install: `cargo install --path examples/coordination-hub`, then `coordination-hub init` in
+//! Install: `cargo install --locked --path examples/coordination-hub` (`--features postgres`
+//! for replicas on Postgres), then `coordination-hub init` in
 //! a repository.
 
 #[a2a_runtime::tokio::main(crate = "a2a_runtime::tokio")]
