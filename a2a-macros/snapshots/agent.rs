@@ -61,23 +61,29 @@ const _: () = {
                 params: ::core::option::Option::Some("{\"alg\": \"ed25519\"}"),
             },
         ],
-        package: ::a2a_runtime::__private::Package {
-            name: match ::core::option_env!("CARGO_PKG_NAME") {
-                ::core::option::Option::Some(value) => value,
-                ::core::option::Option::None => "",
-            },
-            version: match ::core::option_env!("CARGO_PKG_VERSION") {
-                ::core::option::Option::Some(value) => value,
-                ::core::option::Option::None => "",
-            },
-            repository: match ::core::option_env!("CARGO_PKG_REPOSITORY") {
-                ::core::option::Option::Some(value) => value,
-                ::core::option::Option::None => "",
-            },
-            homepage: match ::core::option_env!("CARGO_PKG_HOMEPAGE") {
-                ::core::option::Option::Some(value) => value,
-                ::core::option::Option::None => "",
-            },
+        package: {
+            const _: &[u8] = ::core::include_bytes!(
+                ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")
+            );
+            ::a2a_runtime::__private::Package {
+                name: match ::core::option_env!("CARGO_PKG_NAME") {
+                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::None => "",
+                },
+                version: match ::core::option_env!("CARGO_PKG_VERSION") {
+                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::None => "",
+                },
+                repository: match ::core::option_env!("CARGO_PKG_REPOSITORY") {
+                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::None => "",
+                },
+                homepage: match ::core::option_env!("CARGO_PKG_HOMEPAGE") {
+                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::None => "",
+                },
+                on_crates_io: true,
+            }
         },
     });
     #[automatically_derived]

@@ -101,7 +101,7 @@ fn agent_parts(agent: &Agent, private: &TokenStream) -> TokenStream {
             params: #params,
         })
     });
-    let package = package_parts(private);
+    let package = super::package::package_parts(private);
     quote! {
         #private::AgentParts {
                 type_name: #type_name,
@@ -122,29 +122,6 @@ fn agent_parts(agent: &Agent, private: &TokenStream) -> TokenStream {
                 package: #package,
             }
     }
-}
-
-/// The `Package` of the agent's crate, read where the macro expands: the user's crate, as
-/// Cargo describes it (empty when built without Cargo).
-fn package_parts(private: &TokenStream) -> TokenStream {
-    let cargo = |name: &str| {
-        quote!(match ::core::option_env!(#name) {
-            ::core::option::Option::Some(value) => value,
-            ::core::option::Option::None => "",
-        })
-    };
-    let (name, version, repository, homepage) = (
-        cargo("CARGO_PKG_NAME"),
-        cargo("CARGO_PKG_VERSION"),
-        cargo("CARGO_PKG_REPOSITORY"),
-        cargo("CARGO_PKG_HOMEPAGE"),
-    );
-    quote!(#private::Package {
-        name: #name,
-        version: #version,
-        repository: #repository,
-        homepage: #homepage,
-    })
 }
 
 /// `server()` and `serve()` on the agent's own type: inherent, so calling them needs no import.

@@ -3,6 +3,7 @@
 
 pub(crate) mod agent;
 pub(crate) mod content;
+mod package;
 pub(crate) mod skill;
 
 use proc_macro2::TokenStream;

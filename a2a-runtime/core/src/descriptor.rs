@@ -294,6 +294,10 @@ pub struct Package {
     pub repository: &'static str,
     /// The crate's homepage (`CARGO_PKG_HOMEPAGE`), or empty.
     pub homepage: &'static str,
+    /// Whether `cargo install` finds the crate on crates.io: its manifest's `publish` (or the
+    /// workspace's, inherited) is absent, `true` or names `crates-io`. A registry entry lists
+    /// the crate as a package only then.
+    pub on_crates_io: bool,
 }
 
 /// An A2A extension the agent supports, declared with `#[agent(extensions(extension(..)))]`:
@@ -344,6 +348,7 @@ impl AgentDescriptor {
             version: "",
             repository: "",
             homepage: "",
+            on_crates_io: false,
         },
     });
     /// The Rust type name of the agent struct.

@@ -118,6 +118,7 @@ mod tests {
             version: "1.0.0",
             repository: "https://github.com/acme-labs/agents",
             homepage: "",
+            on_crates_io: true,
         };
         let none = Package::default();
         assert_eq!(

@@ -86,12 +86,14 @@ pub(crate) fn server_card(identity: &Identity, remote: &Remote) -> Value {
     Value::Object(card)
 }
 
-/// The endpoint's MCP Registry entry: the deployed remote and, when the agent's crate is
-/// named, the crate itself run over stdio (`cargo install`, then `{crate} --stdio`).
+/// The endpoint's MCP Registry entry: the deployed remote and, when the agent's crate can be
+/// installed from crates.io, the crate itself run over stdio (`cargo install`, then
+/// `{crate} --stdio`). A crate that is not published (`publish = false`) is the remote alone:
+/// a package entry would send its reader to a crate nobody can install.
 pub(crate) fn registry_entry(identity: &Identity, remote: &Remote) -> Value {
     let mut entry = identity.common(SERVER_JSON_SCHEMA);
     let package = identity.package;
-    if !package.name.is_empty() && !package.version.is_empty() {
+    if package.on_crates_io && !package.name.is_empty() && !package.version.is_empty() {
         entry.insert(
             "packages".into(),
             json!([{
@@ -160,4 +162,42 @@ pub(crate) fn credential_headers(security: &Security, any_public: bool) -> Vec<V
         header["isRequired"] = json!(required);
     }
     headers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(on_crates_io: bool) -> Identity {
+        Identity {
+            name: "io.github.acme/fx".into(),
+            title: "Fx".into(),
+            description: "Converts money.".into(),
+            version: "1.2.0".into(),
+            website: None,
+            icon: None,
+            package: Package {
+                name: "fx-agent",
+                version: "1.2.0",
+                repository: "",
+                homepage: "",
+                on_crates_io,
+            },
+        }
+    }
+
+    #[test]
+    fn only_a_crate_crates_io_has_is_listed_as_a_package() {
+        let remote = Remote {
+            url: "https://fx.example/mcp".into(),
+            headers: Vec::new(),
+            variables: Map::new(),
+        };
+        let published = registry_entry(&identity(true), &remote);
+        assert_eq!(published["packages"][0]["registryType"], "cargo");
+        assert_eq!(published["packages"][0]["identifier"], "fx-agent");
+        let private = registry_entry(&identity(false), &remote);
+        assert_eq!(private.get("packages"), None, "{private}");
+        assert_eq!(private["remotes"][0]["url"], "https://fx.example/mcp");
+    }
 }
