@@ -20,10 +20,19 @@ use super::{LOAN_SCOPES, library, text_of};
 struct Known {
     client_id: String,
     secret: Option<String>,
+    /// Whether it asked for the refresh token grant (Copilot CLI's document does not).
+    refreshes: bool,
+}
+
+/// Whether a registration or metadata document asks for refresh tokens.
+fn asks_to_refresh(introduction: &Value) -> bool {
+    introduction["grant_types"]
+        .as_array()
+        .is_some_and(|grants| grants.iter().any(|g| g == "refresh_token"))
 }
 
 /// Signs in as `client` through its redirect, borrows a book over MCP with the token, and
-/// refreshes it.
+/// refreshes it when the client asked for refresh tokens.
 async fn signs_in_calls_and_refreshes(
     server: &a2a_tests::TestServer,
     client: &Known,
@@ -55,6 +64,10 @@ async fn signs_in_calls_and_refreshes(
         (200, "alice borrowed Dune"),
         "{client_id}"
     );
+    if !client.refreshes {
+        assert_eq!(tokens.get("refresh_token"), None, "{client_id}: {tokens}");
+        return;
+    }
     let refresh_token = tokens["refresh_token"].as_str().expect("a refresh token");
     let refresh: Vec<(&str, &str)> = [
         ("grant_type", "refresh_token"),
@@ -105,15 +118,18 @@ async fn every_field_client_completes_the_flow(settings: OAuthServer) -> a2a_tes
     {
         let known = match introduction {
             Introduction::Registers(body) => {
+                let refreshes = asks_to_refresh(&body);
                 let client = registered(&server, name, body).await;
                 Known {
                     client_id: client["client_id"].as_str().unwrap().to_owned(),
                     secret: client["client_secret"].as_str().map(str::to_owned),
+                    refreshes,
                 }
             }
-            Introduction::Documented(_) => Known {
+            Introduction::Documented(document) => Known {
                 client_id: format!("{documents}{name}.json"),
                 secret: None,
+                refreshes: asks_to_refresh(&document("https://documents.example/x.json")),
             },
         };
         signs_in_calls_and_refreshes(&server, &known, redirect).await;
@@ -124,15 +140,65 @@ async fn every_field_client_completes_the_flow(settings: OAuthServer) -> a2a_tes
 #[tokio::test]
 async fn every_field_client_signs_in_calls_and_refreshes_with_no_preset() {
     let server = every_field_client_completes_the_flow(OAuthServer::dev_user("alice")).await;
-    // Open: Cursor's app scheme is a native app's only, and Cursor does not say it is one.
+    // Open: Cursor's own app callback is kept although Cursor does not say it is a native app
+    // (makeplane/plane-mcp-server#159); another app's scheme is a native app's only.
     let client = registered(&server, "cursor", cursor()).await;
+    assert_eq!(client["redirect_uris"], cursor()["redirect_uris"]);
+    let mut stranger = cursor();
+    stranger["redirect_uris"] = json!(["com.stranger.app:/cb", "https://stranger.example/cb"]);
+    let client = registered(&server, "stranger", stranger).await;
     assert_eq!(
         client["redirect_uris"],
-        json!([
-            "https://www.cursor.com/agents/mcp/oauth/callback",
-            "http://localhost:8787/callback"
-        ]),
+        json!(["https://stranger.example/cb"])
     );
+}
+
+#[tokio::test]
+async fn cursor_with_no_preset_signs_in_through_its_app_callback() {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let client = registered(&server, "cursor", cursor()).await;
+    let known = Known {
+        client_id: client["client_id"].as_str().unwrap().to_owned(),
+        secret: None,
+        refreshes: true,
+    };
+    let app = "cursor://anysphere.cursor-mcp/oauth/callback";
+    signs_in_calls_and_refreshes(&server, &known, app).await;
+}
+
+#[tokio::test]
+async fn a_confidential_clients_loopback_redirect_keeps_its_path_though_any_port_will_do() {
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let body = json!({
+        "client_name": "A confidential desktop client",
+        "redirect_uris": ["http://127.0.0.1/callback"],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_method": "client_secret_post",
+    });
+    let client = registered(&server, "confidential", body).await;
+    let known = Known {
+        client_id: client["client_id"].as_str().unwrap().to_owned(),
+        secret: client["client_secret"].as_str().map(str::to_owned),
+        refreshes: true,
+    };
+    signs_in_calls_and_refreshes(&server, &known, "http://127.0.0.1:40123/callback").await;
+    let pkce = Pkce::new();
+    let drifted = authorize_url(
+        &server.base,
+        &[
+            ("response_type", "code"),
+            ("client_id", known.client_id.as_str()),
+            ("redirect_uri", "http://127.0.0.1:40123/mcp/oauth/callback"),
+            ("code_challenge", &pkce.challenge),
+            ("code_challenge_method", "S256"),
+            ("scope", LOAN_SCOPES),
+        ],
+    );
+    let Outcome::Page(status, page) = Browser::new().open(&drifted).await else {
+        panic!("a confidential client's other loopback path was not refused on a page");
+    };
+    assert_eq!(status, 400, "{page}");
+    assert!(page.contains("redirect"), "{page}");
 }
 
 #[tokio::test]
@@ -233,6 +299,7 @@ async fn vscode_registers_under_an_allow_list_of_other_assistants_with_its_loopb
     let known = Known {
         client_id: client["client_id"].as_str().unwrap().to_owned(),
         secret: None,
+        refreshes: true,
     };
     signs_in_calls_and_refreshes(&server, &known, "http://127.0.0.1:33418/").await;
 }
@@ -255,4 +322,39 @@ async fn a_loopback_only_preset_closes_registration_to_web_redirects() {
             .is_some_and(|d| d.contains("loopback redirects only")),
         "{refused}"
     );
+}
+
+#[tokio::test]
+async fn a_native_app_registers_a_reverse_domain_scheme_and_no_scheme_a_browser_or_system_answers()
+{
+    let server = library(OAuthServer::dev_user("alice")).await;
+    let native = |redirect: &str| {
+        json!({
+            "client_name": "A native app",
+            "redirect_uris": [redirect],
+            "token_endpoint_auth_method": "none",
+            "application_type": "native",
+        })
+    };
+    // RFC 8252 §7.1: a domain name its maker controls, reversed.
+    let app = "com.example.app:/oauth/callback";
+    let client = registered(&server, "reverse-domain", native(app)).await;
+    assert_eq!(client["redirect_uris"], json!([app]));
+    for hostile in [
+        "view-source:https://evil.example/",
+        "filesystem:https://evil.example/temporary/x",
+        "jar:https://evil.example/a.jar!/",
+        "chrome-extension://abcdefghijklmnop/cb",
+        "moz-extension://0123-4567/cb",
+        "ms-msdt:/id%20PCWDiagnostic",
+        "search-ms:query=x",
+        "ms-settings:privacy",
+        "smb://evil.example/share",
+    ] {
+        let (status, refused) = register_with(&server.base, native(hostile)).await;
+        assert_eq!(status, 400, "{hostile}: {refused}");
+        assert_eq!(refused["error"], "invalid_redirect_uri", "{hostile}");
+        let description = refused["error_description"].as_str().unwrap_or_default();
+        assert!(description.contains("reversed"), "{hostile}: {description}");
+    }
 }

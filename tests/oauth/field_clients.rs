@@ -68,6 +68,19 @@ pub(super) fn field_clients() -> Vec<FieldClient> {
             introduction: Registers(inspector()),
             redirect: "http://localhost:6274/oauth/callback",
         },
+        // Its document names port 33418; it listens and authorizes on another.
+        FieldClient {
+            name: "copilot-cli-cimd",
+            introduction: Documented(copilot_cli_document),
+            redirect: "http://127.0.0.1:61876/",
+        },
+        // Its document names `/callback` with no port; it authorizes on a port and a path of
+        // its own.
+        FieldClient {
+            name: "opencode-cimd",
+            introduction: Documented(opencode_document),
+            redirect: "http://127.0.0.1:19876/mcp/oauth/callback",
+        },
     ]
 }
 
@@ -201,5 +214,31 @@ fn inspector() -> Value {
         "response_types": ["code"],
         "token_endpoint_auth_method": "none",
         "scope": "",
+    })
+}
+
+/// GitHub Copilot CLI's client ID metadata document: one loopback callback on port 33418, while
+/// the CLI listens (and authorizes) on an ephemeral port (github/copilot-cli#1951, #4793,
+/// #4901, which quotes the document).
+fn copilot_cli_document(client_id: &str) -> Value {
+    json!({
+        "client_id": client_id,
+        "client_name": "GitHub Copilot CLI",
+        "application_type": "native",
+        "token_endpoint_auth_method": "none",
+        "redirect_uris": ["http://127.0.0.1:33418/"],
+    })
+}
+
+/// opencode's client ID metadata document: a port-less loopback `/callback`, while it authorizes
+/// with `http://127.0.0.1:19876/mcp/oauth/callback` (anomalyco/opencode#50510).
+fn opencode_document(client_id: &str) -> Value {
+    json!({
+        "client_id": client_id,
+        "client_name": "opencode",
+        "redirect_uris": ["http://127.0.0.1/callback"],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
     })
 }

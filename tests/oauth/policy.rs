@@ -138,4 +138,22 @@ async fn proxy_mode_grants_each_group_its_scopes_and_refuses_people_outside_the_
         html.contains("mallory@evil.test") && html.contains("@example.test"),
         "{html}"
     );
+    // An address in the allowed domain that the provider does not vouch for admits no one:
+    // `email_verified: "false"` (eve) and no claim at all (nova).
+    for unverified in ["eve", "nova"] {
+        let url = authorization(&server, client_id, &Pkce::new(), EVERY_SCOPE);
+        let mut browser = Browser::new();
+        let walked = walk(&mut browser, &url, unverified, CALLBACK);
+        let outcome = tokio::time::timeout(Duration::from_secs(30), walked)
+            .await
+            .expect("the sign-in ends");
+        let Outcome::Page(status, html) = outcome else {
+            panic!("{unverified}'s unverified address was admitted: {outcome:?}");
+        };
+        assert_eq!(status, 403, "{unverified}: {html}");
+        assert!(
+            !html.contains(&format!("{unverified}@example.test")),
+            "{html}"
+        );
+    }
 }

@@ -37,7 +37,9 @@ server.listen(0, '127.0.0.1', () => {
         sub: id,
         name: `${id} (upstream)`,
         email: id === 'mallory' ? 'mallory@evil.test' : `${id}@example.test`,
-        email_verified: true,
+        // eve's provider sends the claim as the string "false" (as some providers send
+        // booleans), nova's none at all: neither address is vouched for.
+        ...(id === 'nova' ? {} : { email_verified: id === 'eve' ? 'false' : true }),
         groups: id.startsWith('fin') ? ['finance', 'staff'] : ['staff'],
       }),
     }),

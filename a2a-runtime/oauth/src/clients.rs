@@ -7,7 +7,10 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use crate::OAuthError;
-use crate::redirects::{RedirectPolicy, check_redirect, is_loopback, same_loopback_except_port};
+use crate::redirects::{
+    RedirectPolicy, Registrant, check_redirect, is_loopback, same_loopback_except_port,
+    same_loopback_host,
+};
 
 /// The grant types a client may register; `authorization_code` is always among them.
 const GRANT_TYPES: [&str; 2] = ["authorization_code", "refresh_token"];
@@ -61,10 +64,19 @@ impl Client {
     }
 
     /// Whether `redirect_uri` is one of the client's: exactly, or for a loopback URI with any
-    /// port (RFC 8252 §7.3: native apps pick a free port when they start).
+    /// port (RFC 8252 §7.3: native apps pick a free port when they start). A public client
+    /// (no secret: a native app) may also change the path of a loopback redirect on the host
+    /// it registered: command-line clients register `http://127.0.0.1/callback` and then
+    /// listen at `/mcp/oauth/callback` (anomalyco/opencode#50510). That gives nobody more
+    /// than they could register: anyone may register a public client with any loopback
+    /// redirect, a loopback code reaches only the person's own machine, and a public client's
+    /// code is worthless without its PKCE verifier. A confidential client's paths stay exact.
     pub(crate) fn redirects_to(&self, redirect_uri: &str) -> bool {
+        let public = self.token_endpoint_auth_method == "none";
         self.redirect_uris.iter().any(|registered| {
-            registered == redirect_uri || same_loopback_except_port(registered, redirect_uri)
+            registered == redirect_uri
+                || same_loopback_except_port(registered, redirect_uri)
+                || (public && same_loopback_host(registered, redirect_uri))
         })
     }
 
@@ -129,7 +141,12 @@ pub(crate) fn read_metadata(
     }
     // A public native app may name a private-use scheme of its own (RFC 8252 §7.1).
     let native = text(fields, "application_type")?.as_deref() == Some("native");
-    let redirect_uris = redirect_uris(fields, policy, native && method == "none")?;
+    let registrant = match (method.as_str(), native) {
+        ("none", true) => Registrant::NativePublic,
+        ("none", false) => Registrant::Public,
+        _ => Registrant::Confidential,
+    };
+    let redirect_uris = redirect_uris(fields, policy, registrant)?;
     let grant_types = grant_types(fields)?;
     if let Some(types) = strings(fields, "response_types")?
         && !types.iter().any(|t| t == "code")
@@ -163,7 +180,7 @@ pub(crate) fn read_metadata(
 fn redirect_uris(
     fields: &Map<String, Value>,
     policy: &RedirectPolicy,
-    native_public: bool,
+    registrant: Registrant,
 ) -> Result<Vec<String>, OAuthError> {
     let redirect_uris = strings(fields, "redirect_uris")?.unwrap_or_default();
     if redirect_uris.is_empty() {
@@ -182,7 +199,7 @@ fn redirect_uris(
     let mut kept = Vec::new();
     let mut first_refusal = None;
     for uri in redirect_uris {
-        match check_redirect(&uri, policy, native_public) {
+        match check_redirect(&uri, policy, registrant) {
             Ok(()) => kept.push(uri),
             Err(refused) => {
                 tracing::debug!(%uri, %refused, "authorization server: a redirect URI dropped");
@@ -282,12 +299,21 @@ mod tests {
         }));
         let read = read_metadata(&cursor, &RedirectPolicy::open(), "none").unwrap();
         assert_eq!(
+            read.redirect_uris.len(),
+            3,
+            "Cursor's own app callback is kept for a public client that does not say it is \
+             native (makeplane/plane-mcp-server#159)"
+        );
+        let mut stranger = cursor.clone();
+        stranger.insert(
+            "redirect_uris".into(),
+            serde_json::json!(["com.stranger.app:/cb", "https://app.example/cb"]),
+        );
+        let read = read_metadata(&stranger, &RedirectPolicy::open(), "none").unwrap();
+        assert_eq!(
             read.redirect_uris,
-            [
-                "https://www.cursor.com/agents/mcp/oauth/callback",
-                "http://localhost:8787/callback"
-            ],
-            "a private scheme is a native app's only"
+            ["https://app.example/cb"],
+            "another app's scheme is a native app's only"
         );
         let mut native = cursor.clone();
         native.insert("application_type".into(), "native".into());
@@ -307,7 +333,7 @@ mod tests {
             "data:text/html,x",
         ] {
             assert!(
-                check_redirect(bad, &RedirectPolicy::open(), true).is_err(),
+                check_redirect(bad, &RedirectPolicy::open(), Registrant::NativePublic).is_err(),
                 "{bad}"
             );
         }
@@ -322,7 +348,7 @@ mod tests {
     }
 
     #[test]
-    fn a_loopback_redirect_matches_on_any_port() {
+    fn a_loopback_redirect_matches_on_any_port_and_a_public_clients_on_any_path() {
         let client = Client {
             client_id: "c".into(),
             client_name: None,
@@ -337,7 +363,16 @@ mod tests {
             expires: None,
         };
         assert!(client.redirects_to("http://127.0.0.1:49152/callback"));
-        assert!(!client.redirects_to("http://127.0.0.1:49152/other"));
         assert!(!client.redirects_to("https://127.0.0.1:49152/callback"));
+        // A public client may drift in path on its loopback host; never to another host.
+        assert!(client.redirects_to("http://127.0.0.1:19876/mcp/oauth/callback"));
+        assert!(!client.redirects_to("http://localhost:19876/callback"));
+        assert!(!client.redirects_to("https://evil.example/callback"));
+        let confidential = Client {
+            token_endpoint_auth_method: "client_secret_post".into(),
+            ..client
+        };
+        assert!(confidential.redirects_to("http://127.0.0.1:49152/callback"));
+        assert!(!confidential.redirects_to("http://127.0.0.1:49152/other"));
     }
 }

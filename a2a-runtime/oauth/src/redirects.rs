@@ -64,9 +64,22 @@ pub fn preset_names() -> impl Iterator<Item = &'static str> {
     PRESETS.iter().map(|(name, _)| *name)
 }
 
+/// The presets' callbacks on an app's own scheme, each an exact URI only that app receives.
+/// An open policy admits them from any client: Cursor registers its callback without saying it
+/// is a native app (makeplane/plane-mcp-server#159), and refusing it would leave its user on
+/// an error page.
+fn is_preset_app_uri(uri: &str) -> bool {
+    PRESETS
+        .iter()
+        .flat_map(|(_, callbacks)| callbacks.iter())
+        .any(|callback| {
+            *callback == uri && !callback.starts_with("https:") && !callback.starts_with("http:")
+        })
+}
+
 /// Which redirect URIs registration accepts beyond loopback ones: exact URLs, or prefixes
 /// ending in `*` whose scheme and host are fixed. Open (no pattern, no preset): any https URI,
-/// and a public native app's private-use scheme.
+/// a public native app's reverse-domain private-use scheme, and the presets' app callbacks.
 #[derive(Debug, Clone, Default)]
 pub struct RedirectPolicy {
     allowed: Vec<String>,
@@ -102,13 +115,14 @@ impl RedirectPolicy {
             && url.host().is_some()
             && prefix.len() > url.origin().ascii_serialization().len();
         let exact_app_uri = prefix == pattern
-            && is_private_scheme(url.scheme())
+            && (is_reverse_domain_scheme(url.scheme()) || is_preset_app_uri(pattern))
             && url.as_str().len() > url.scheme().len() + 1;
         if !host_fixed && !exact_app_uri {
             return Err(format!(
                 "`{pattern}`: a redirect allow-list entry is an https URL (or one ending in `*` \
                  after its host's `/`), so it cannot send codes to another host, or an app's \
-                 exact private-use URI (`cursor://anysphere.cursor-mcp/oauth/callback`)"
+                 exact URI on a reverse-domain scheme (`com.example.app:/callback`, RFC 8252 \
+                 §7.1) or a preset's (`cursor://anysphere.cursor-mcp/oauth/callback`)"
             ));
         }
         self.allowed.push(pattern.to_owned());
@@ -167,38 +181,43 @@ impl RedirectPolicy {
     }
 }
 
-/// Schemes no app may claim as its own: they reach a browser, a file or a script.
-const NOT_PRIVATE_SCHEMES: [&str; 14] = [
-    "http",
-    "https",
-    "javascript",
-    "data",
-    "file",
-    "vbscript",
-    "about",
-    "blob",
-    "ftp",
-    "ws",
-    "wss",
-    "mailto",
-    "tel",
-    "chrome",
-];
+/// Whether `scheme` is a private-use scheme as RFC 8252 §7.1 has apps choose them: a domain
+/// name the app's maker controls, reversed (`com.example.app`), so at least two non-empty
+/// labels. A rule, not a list: a scheme without a dot is one a browser, an operating system
+/// or another program already answers (`javascript`, `file`, `view-source`, `ms-msdt`,
+/// `search-ms`, `chrome-extension`, `smb`), and sending a code there hands it to them.
+fn is_reverse_domain_scheme(scheme: &str) -> bool {
+    let mut labels = scheme.split('.');
+    let valid = |label: &str| {
+        !label.is_empty()
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'+')
+    };
+    scheme.contains('.') && labels.all(valid)
+}
 
-/// Whether `scheme` may be an app's own (RFC 8252 §7.1).
-fn is_private_scheme(scheme: &str) -> bool {
-    !NOT_PRIVATE_SCHEMES.contains(&scheme)
+/// What a registering client says it is, as far as app redirects go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Registrant {
+    /// It has a secret: web redirects only.
+    Confidential,
+    /// No secret (`token_endpoint_auth_method` `none`), not declared native.
+    Public,
+    /// No secret, `application_type` `native`: an app on the person's machine (RFC 8252).
+    NativePublic,
 }
 
 /// Checks one redirect URI: https, or http on a loopback address (any port), no fragment, and
-/// admitted by `policy`. An app's private-use scheme (RFC 8252 §7.1: `com.example.app:/cb`, or
-/// a vendor's such as `cursor://`), which only that app on the person's machine receives, is
-/// admitted where the allow-list names it, and under an open policy for a public native app
-/// (`native_public`).
+/// admitted by `policy`. An app's private-use URI, which only that app on the person's machine
+/// receives, is admitted where the allow-list names it; under an open policy, a preset's app
+/// callback (`cursor://anysphere.cursor-mcp/oauth/callback`) from any public client, and a
+/// reverse-domain scheme (RFC 8252 §7.1: `com.example.app:/cb`) from a public native app.
+/// Any other scheme is refused by that rule.
 pub(crate) fn check_redirect(
     uri: &str,
     policy: &RedirectPolicy,
-    native_public: bool,
+    registrant: Registrant,
 ) -> Result<(), OAuthError> {
     let bad = |why: &str| OAuthError::InvalidRedirectUri(format!("redirect URI `{uri}` {why}"));
     let url = Url::parse(uri).map_err(|e| bad(&format!("is not an absolute URL ({e})")))?;
@@ -234,22 +253,19 @@ pub(crate) fn check_redirect(
             "is plain http on a host that is not loopback; use https, or http on 127.0.0.1, \
              [::1] or localhost",
         )),
-        scheme if is_private_scheme(scheme) => {
-            if policy.names(&url) || (native_public && !policy.restricted) {
-                Ok(())
-            } else if policy.restricted {
-                Err(off_list())
-            } else {
-                Err(bad(&format!(
-                    "uses the app scheme `{scheme}`, which only a public native client \
-                     (`application_type` `native`, `token_endpoint_auth_method` `none`) may \
-                     register (RFC 8252 §7.1)"
-                )))
-            }
-        }
-        other => Err(bad(&format!(
-            "uses the scheme `{other}`; redirect URIs are https, http on a loopback address, \
-             or a native app's own scheme"
+        _ if policy.names(&url) => Ok(()),
+        _ if policy.restricted => Err(off_list()),
+        _ if registrant != Registrant::Confidential && is_preset_app_uri(uri) => Ok(()),
+        scheme if !is_reverse_domain_scheme(scheme) => Err(bad(&format!(
+            "uses the scheme `{scheme}`; redirect URIs are https, http on a loopback address, \
+             or a native app's own scheme named after a domain, reversed \
+             (`com.example.app:/callback`, RFC 8252 §7.1)"
+        ))),
+        _ if registrant == Registrant::NativePublic => Ok(()),
+        scheme => Err(bad(&format!(
+            "uses the app scheme `{scheme}`, which only a public native client \
+             (`application_type` `native`, `token_endpoint_auth_method` `none`) may register \
+             (RFC 8252 §7.1)"
         ))),
     }
 }
@@ -279,9 +295,48 @@ pub(crate) fn same_loopback_except_port(registered: &str, presented: &str) -> bo
     a == b
 }
 
+/// Whether two URIs are loopback http URIs on the same host (any port, any path).
+pub(crate) fn same_loopback_host(registered: &str, presented: &str) -> bool {
+    let (Ok(a), Ok(b)) = (Url::parse(registered), Url::parse(presented)) else {
+        return false;
+    };
+    a.scheme() == "http"
+        && b.scheme() == "http"
+        && is_loopback(&a)
+        && a.host() == b.host()
+        && b.fragment().is_none()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn app_schemes_are_reverse_domain_names_or_a_presets_exact_callback() {
+        let open = RedirectPolicy::open();
+        let native = Registrant::NativePublic;
+        for good in [
+            "com.example.app:/cb",
+            "io.github.acme.cli:/oauth",
+            "net.x-y.z:cb",
+        ] {
+            assert!(check_redirect(good, &open, native).is_ok(), "{good}");
+        }
+        for bad in [
+            "myapp://cb",
+            "ms-settings:privacy",
+            "chrome-extension://x/cb",
+            ".com:/cb",
+        ] {
+            assert!(check_redirect(bad, &open, native).is_err(), "{bad}");
+        }
+        let cursor = "cursor://anysphere.cursor-mcp/oauth/callback";
+        assert!(check_redirect(cursor, &open, Registrant::Public).is_ok());
+        assert!(check_redirect(cursor, &open, Registrant::Confidential).is_err());
+        assert!(check_redirect("cursor://anysphere.cursor-mcp/other", &open, native).is_err());
+        assert!(RedirectPolicy::open().allow("com.example.app:/cb").is_ok());
+        assert!(RedirectPolicy::open().allow("myapp://cb").is_err());
+    }
 
     #[test]
     fn redirect_uris_are_https_or_loopback_http() {
@@ -292,7 +347,10 @@ mod tests {
             "http://[::1]:8080/cb",
             "http://localhost:3000/callback",
         ] {
-            assert!(check_redirect(good, &open, false).is_ok(), "{good}");
+            assert!(
+                check_redirect(good, &open, Registrant::Confidential).is_ok(),
+                "{good}"
+            );
         }
         for bad in [
             "http://app.example/cb",
@@ -301,7 +359,7 @@ mod tests {
             "/relative",
             "javascript:alert(1)",
         ] {
-            let refused = check_redirect(bad, &open, false).unwrap_err();
+            let refused = check_redirect(bad, &open, Registrant::Confidential).unwrap_err();
             assert_eq!(refused.code(), "invalid_redirect_uri", "{bad}");
         }
         for bad in [
@@ -309,7 +367,10 @@ mod tests {
             "file:///etc/passwd",
             "data:text/html,x",
         ] {
-            assert!(check_redirect(bad, &open, true).is_err(), "{bad}");
+            assert!(
+                check_redirect(bad, &open, Registrant::NativePublic).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -321,22 +382,47 @@ mod tests {
             .preset("claude")
             .unwrap();
         assert!(
-            check_redirect("https://chatgpt.com/connector/oauth/abc123", &policy, false).is_ok()
+            check_redirect(
+                "https://chatgpt.com/connector/oauth/abc123",
+                &policy,
+                Registrant::Confidential
+            )
+            .is_ok()
         );
-        assert!(check_redirect("https://claude.ai/api/mcp/auth_callback", &policy, false).is_ok());
-        assert!(check_redirect("http://127.0.0.1:5555/cb", &policy, false).is_ok());
-        let refused = check_redirect("https://evil.example/cb", &policy, false).unwrap_err();
+        assert!(
+            check_redirect(
+                "https://claude.ai/api/mcp/auth_callback",
+                &policy,
+                Registrant::Confidential
+            )
+            .is_ok()
+        );
+        assert!(
+            check_redirect(
+                "http://127.0.0.1:5555/cb",
+                &policy,
+                Registrant::Confidential
+            )
+            .is_ok()
+        );
+        let refused = check_redirect("https://evil.example/cb", &policy, Registrant::Confidential)
+            .unwrap_err();
         assert!(refused.to_string().contains("allow-list"), "{refused}");
         // The seed's callback path is not Claude's; an unlisted app scheme is not admitted
         // even for a native app once the operator keeps a list.
         assert!(
-            check_redirect("https://claude.ai/api/mcp/oauth/callback", &policy, false).is_err()
+            check_redirect(
+                "https://claude.ai/api/mcp/oauth/callback",
+                &policy,
+                Registrant::Confidential
+            )
+            .is_err()
         );
         assert!(
             check_redirect(
                 "cursor://anysphere.cursor-mcp/oauth/callback",
                 &policy,
-                true
+                Registrant::NativePublic
             )
             .is_err()
         );
@@ -357,14 +443,33 @@ mod tests {
         let cursor = RedirectPolicy::open().preset("cursor").unwrap();
         let app = "cursor://anysphere.cursor-mcp/oauth/callback";
         assert!(
-            check_redirect(app, &cursor, false).is_ok(),
+            check_redirect(app, &cursor, Registrant::Confidential).is_ok(),
             "listed by the operator"
         );
-        assert!(check_redirect("https://vscode.dev/redirect", &cursor, false).is_err());
+        assert!(
+            check_redirect(
+                "https://vscode.dev/redirect",
+                &cursor,
+                Registrant::Confidential
+            )
+            .is_err()
+        );
         let loopback_only = RedirectPolicy::open().preset("claude-code").unwrap();
         assert!(loopback_only.patterns().is_empty());
-        assert!(check_redirect("http://localhost:54321/callback", &loopback_only, false).is_ok());
-        let refused = check_redirect("https://app.example/cb", &loopback_only, false).unwrap_err();
+        assert!(
+            check_redirect(
+                "http://localhost:54321/callback",
+                &loopback_only,
+                Registrant::Confidential
+            )
+            .is_ok()
+        );
+        let refused = check_redirect(
+            "https://app.example/cb",
+            &loopback_only,
+            Registrant::Confidential,
+        )
+        .unwrap_err();
         assert!(
             refused.to_string().contains("loopback redirects only"),
             "{refused}"
@@ -372,7 +477,10 @@ mod tests {
         let all = RedirectPolicy::open().preset("ALL").unwrap();
         for callback in PRESETS.iter().flat_map(|(_, callbacks)| callbacks.iter()) {
             let uri = callback.replace('*', "g-123");
-            assert!(check_redirect(&uri, &all, false).is_ok(), "{uri}");
+            assert!(
+                check_redirect(&uri, &all, Registrant::Confidential).is_ok(),
+                "{uri}"
+            );
         }
     }
 }

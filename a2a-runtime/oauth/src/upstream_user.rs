@@ -20,11 +20,17 @@ pub(crate) struct Profile {
 }
 
 impl Profile {
-    /// The profile `claims` describe. An email the provider says is not verified is left out:
-    /// it may not be the person's.
+    /// The profile `claims` describe. An email is kept only when the provider says it verified
+    /// it (`email_verified` `true`, or the string `"true"` some providers send): an unverified
+    /// or unvouched address may not be the person's, and allow-lists by email or domain must
+    /// not admit whoever typed it.
     pub(crate) fn of(claims: &Map<String, Value>) -> Self {
         let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
-        let verified = claims.get("email_verified").and_then(Value::as_bool) != Some(false);
+        let verified = match claims.get("email_verified") {
+            Some(Value::Bool(verified)) => *verified,
+            Some(Value::String(said)) => said.eq_ignore_ascii_case("true"),
+            _ => false,
+        };
         let groups = match claims.get("groups") {
             Some(Value::Array(items)) => items
                 .iter()
@@ -107,7 +113,8 @@ mod tests {
     fn groups_emails_and_hosted_domains_are_read_from_claims() {
         let claims = |v: Value| v.as_object().cloned().unwrap();
         let profile = Profile::of(&claims(serde_json::json!({
-            "sub": "1", "email": "ann@corp.example", "groups": ["finance", "staff"], "hd": "corp.example"
+            "sub": "1", "email": "ann@corp.example", "email_verified": true,
+            "groups": ["finance", "staff"], "hd": "corp.example"
         })));
         assert_eq!(profile.groups, ["finance", "staff"]);
         assert_eq!(profile.email.as_deref(), Some("ann@corp.example"));
@@ -117,5 +124,21 @@ mod tests {
         })));
         assert_eq!(unverified.email, None);
         assert!(unverified.incomplete());
+        // Only `true` and the string "true" vouch for an address; "false", a missing claim and
+        // anything else do not.
+        for (said, kept) in [
+            (serde_json::json!(true), true),
+            (serde_json::json!("true"), true),
+            (serde_json::json!("TRUE"), true),
+            (serde_json::json!("false"), false),
+            (serde_json::json!(1), false),
+            (Value::Null, false),
+        ] {
+            let mut fields = claims(serde_json::json!({"sub": "3", "email": "eve@corp.example"}));
+            if !said.is_null() {
+                fields.insert("email_verified".into(), said.clone());
+            }
+            assert_eq!(Profile::of(&fields).email.is_some(), kept, "{said}");
+        }
     }
 }
