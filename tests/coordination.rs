@@ -480,6 +480,13 @@ fn globs_overlap_exactly_when_a_path_matches_both() {
         ("src/?.rs", "src/x.rs"),
         // A range too wide to list is not missed.
         ("src/[a-\u{10000}].rs", "src/x.rs"),
+        // Braces inside a class are characters: two spellings of the file `src/{x}.rs`.
+        ("src/[{]x[}].rs", "src/[{][x][}].rs"),
+        // A file's real name, escaped, is that file.
+        ("app/[[]id]/page.tsx", "app/[[]id[]]/page.tsx"),
+        // Classes compared as sets: ranges meeting at one character.
+        ("src/[a-m].rs", "src/[m-z].rs"),
+        ("src/[a-z0-9].rs", "src/[!a-y].rs"),
     ] {
         assert!(
             coordination_hub::glob::intersect(a, b),
@@ -498,6 +505,10 @@ fn globs_overlap_exactly_when_a_path_matches_both() {
         ("src/{lib,main}.rs", "src/mod.rs"),
         ("src/?.rs", "src/ab.rs"),
         ("src/a/*", "src/b/*"),
+        ("src/[{]x[}].rs", "src/x.rs"),
+        ("app/[[]id[]]/page.tsx", "app/i/page.tsx"),
+        ("src/[a-l].rs", "src/[m-z].rs"),
+        ("src/[a-c].rs", "src/[!a-z].rs"),
     ] {
         assert!(
             !coordination_hub::glob::intersect(a, b),

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use futures::StreamExt as _;
+
 use super::*;
 
 /// The scratch git repository `name` (a `.git` folder is all `init` and the hooks look for).
@@ -103,6 +105,51 @@ async fn the_pre_edit_hook_blocks_a_file_another_agent_holds_and_lets_a_free_one
 }
 
 #[tokio::test]
+async fn the_hook_and_check_file_take_file_names_literally_never_as_globs() {
+    let data = a2a_tests::scratch_dir();
+    let data = data.to_str().unwrap();
+    let (_hub, base) = start(&["--data-dir", data]).await;
+    let hub = mcp(&base).await;
+    let repo = repository("web");
+    for session in ["ann", "bob", "carl"] {
+        register(&hub, "web", session).await;
+    }
+    // `[[]` is the documented escape for a literal `[`: ann holds `app/[id]/page.tsx`.
+    reserve(&hub, "web", "ann", "app/[[]id]/page.tsx", None)
+        .await
+        .unwrap();
+    let as_bob = ["hook", "pre-edit", "--session", "bob", "--data-dir", data];
+    let literal = pre_tool_use(&repo, "app/[id]/page.tsx");
+    let (code, _, stderr) = command(&repo, &as_bob, &literal).await;
+    assert_eq!(code, 2, "the file ann holds is blocked: {stderr}");
+    assert!(stderr.contains("ann"), "{stderr}");
+    let checked = hub
+        .check_file(Some(s("web")), s("bob"), s("app/[id]/page.tsx"))
+        .await
+        .unwrap_err();
+    failure(checked, "conflict");
+    // Once ann lets go, bob's hook holds that one file, which is not `app/i/page.tsx`.
+    hub.release_file_lock(Some(s("web")), s("ann"), s("app/[[]id]/page.tsx"))
+        .await
+        .unwrap();
+    let (code, _, stderr) = command(&repo, &as_bob, &literal).await;
+    assert_eq!(code, 0, "{stderr}");
+    let free = hub
+        .check_file(Some(s("web")), s("carl"), s("app/i/page.tsx"))
+        .await
+        .unwrap();
+    assert_eq!(free.status, "free");
+    reserve(&hub, "web", "carl", "app/i/page.tsx", None)
+        .await
+        .unwrap();
+    let held = hub
+        .check_file(Some(s("web")), s("carl"), s("app/[id]/page.tsx"))
+        .await
+        .unwrap_err();
+    failure(held, "conflict");
+}
+
+#[tokio::test]
 async fn the_hook_acts_as_its_agent_on_a_hub_that_asks_who_calls() {
     const ANN: &str = "ann-key-0123456789abcdef";
     const BOB: &str = "bob-key-0123456789abcdef";
@@ -173,6 +220,58 @@ async fn status_prints_every_agent_with_what_it_holds() {
     ] {
         assert!(stdout.contains(expected), "{expected} in {stdout}");
     }
+}
+
+#[tokio::test]
+async fn a_busy_sessions_calls_all_succeed_while_their_registrations_come_due() {
+    // Every call renews its session once a tenth of the TTL has passed: with a 5 s TTL, calls
+    // pipelined for a few seconds meet many renewals, each due for hundreds of calls at once.
+    // One caller sending hundreds at once: its limits raised, as a busy team's hub would.
+    let limits = [
+        "--tasks-per-second-per-caller",
+        "100000",
+        "--task-burst-per-caller",
+        "100000",
+        "--max-running-per-caller",
+        "10000",
+        "--max-connections-per-peer",
+        "1000",
+        "--max-connections",
+        "1000",
+    ];
+    let (_hub, base) = start(&[&["--heartbeat-ttl", "5s"][..], &limits].concat()).await;
+    let sessions = ["ann", "bob", "cat"];
+    let mut clients = Vec::new();
+    for session in sessions {
+        let hub = mcp(&base).await;
+        register(&hub, "busy", session).await;
+        clients.push((hub, session));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pipelined = clients.iter().map(|(hub, session)| {
+        let calls = (0..300).map(move |n| async move {
+            hub.add_todo(Some(s("busy")), s(session), format!("todo {n}"), 1)
+                .await
+        });
+        futures::stream::iter(calls)
+            .buffer_unordered(32)
+            .collect::<Vec<_>>()
+    });
+    let answers: Vec<_> = futures::future::join_all(pipelined)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    let failed: Vec<String> = answers
+        .into_iter()
+        .filter_map(|answer| answer.err().map(|e| e.to_string()))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of 900 calls failed, e.g. {:?}",
+        failed.len(),
+        failed.first()
+    );
 }
 
 #[tokio::test]

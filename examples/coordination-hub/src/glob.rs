@@ -4,8 +4,10 @@
 //!
 //! Patterns are `/`-separated segments. A segment `**` stands for any number of segments; within
 //! a segment `*` stands for any characters, `?` for one, `[…]` (or `[!…]`) for one of a set, and
-//! `{a,b}` for alternatives (expanded first); `\\` escapes. This is the syntax reservations are
-//! validated with (globset, `*` not crossing `/`).
+//! `{a,b}` for alternatives (expanded first; a brace inside a class is the character itself);
+//! `\\` escapes. This is the syntax reservations are validated with (globset, `*` not crossing
+//! `/`). Classes are compared as sets of ranges, so a class's size costs its ranges, not its
+//! characters. [`escape`] makes a file's real name a pattern naming only that file.
 
 /// At most this many alternatives are expanded from braces; a reservation with more is refused
 /// ([`check`]), and past it two patterns count as overlapping (erring on the side of caution).
@@ -63,18 +65,52 @@ fn expand(pattern: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// The byte offset of the first `c` not escaped by `\\`.
+/// The byte offset of the first `c` neither escaped by `\\` nor inside a `[…]` class.
 fn unescaped(text: &str, c: char) -> Option<usize> {
-    let mut escaped = false;
-    for (at, ch) in text.char_indices() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, ch)) = chars.next() {
         match ch {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
+            '\\' => {
+                chars.next();
+            }
+            '[' => skip_class(&mut chars),
             ch if ch == c => return Some(at),
             _ => {}
         }
     }
     None
+}
+
+/// Reads past a class whose `[` was read: an optional `!` or `^`, a first `]` that is a member,
+/// up to the `]` that closes it (or the end: globset refuses an unclosed class).
+fn skip_class(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) {
+    if matches!(chars.peek(), Some((_, '!' | '^'))) {
+        chars.next();
+    }
+    if matches!(chars.peek(), Some((_, ']'))) {
+        chars.next();
+    }
+    for (_, c) in chars.by_ref() {
+        if c == ']' {
+            return;
+        }
+    }
+}
+
+/// `path`, a file's real name, as a pattern matching that file alone: each character globs
+/// give a meaning to (`*`, `?`, `[`, `]`, `{`, `}`) written as a class of itself (`[*]`).
+/// A hook's file and `check_file`'s are names, never patterns: `app/[id]/page.tsx` is the one
+/// file, not `app/i/page.tsx`.
+pub fn escape(path: &str) -> String {
+    let mut escaped = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}') {
+            escaped.extend(['[', c, ']']);
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
 }
 
 /// One alternative of a pattern: its segments, each `**` (any number of segments) or the
@@ -145,9 +181,12 @@ fn paths(a: &Segments, b: &Segments) -> bool {
 enum Token {
     /// Any run of characters.
     Star,
-    /// One character from `chars` (or not from them, when `negated`); `?` is an empty negated
-    /// set.
-    One { chars: Vec<char>, negated: bool },
+    /// One character within `ranges` (or outside them, when `negated`); `?` is an empty
+    /// negated set. The ranges are sorted, disjoint and not adjacent.
+    One {
+        ranges: Vec<(u32, u32)>,
+        negated: bool,
+    },
 }
 
 fn tokens(segment: &str) -> Vec<Token> {
@@ -162,7 +201,7 @@ fn tokens(segment: &str) -> Vec<Token> {
                 Token::Star
             }
             '?' => Token::One {
-                chars: Vec::new(),
+                ranges: Vec::new(),
                 negated: true,
             },
             '[' => class(&mut chars),
@@ -176,56 +215,85 @@ fn tokens(segment: &str) -> Vec<Token> {
 
 fn literal(c: char) -> Token {
     Token::One {
-        chars: vec![c],
+        ranges: vec![(u32::from(c), u32::from(c))],
         negated: false,
     }
 }
 
-/// A `[…]` class, its `[` read: its characters, ranges expanded. A range wider than 256
-/// characters is not listed: a class with one stands for any character, and a negated one
-/// excludes only the range's ends, so either way overlaps are found, never missed.
+/// A `[…]` class, its `[` read: its members as ranges, sorted and merged, whatever their width.
 fn class(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Token {
     let negated = matches!(chars.peek(), Some('!' | '^'));
     if negated {
         chars.next();
     }
-    let mut set = Vec::new();
+    let mut ranges = Vec::new();
     let mut first = true;
-    let mut wide = false;
     while let Some(c) = chars.next() {
         if c == ']' && !first {
             break;
         }
         first = false;
+        let start = u32::from(c);
         if chars.peek() == Some(&'-') {
             chars.next();
             match chars.next() {
                 Some(']') => {
-                    set.extend([c, '-']);
+                    ranges.extend([(start, start), (u32::from('-'), u32::from('-'))]);
                     break;
                 }
-                Some(end) if (end as u32).saturating_sub(c as u32) <= 256 => set.extend(c..=end),
-                Some(end) => {
-                    wide = true;
-                    set.extend([c, end]);
-                }
-                None => set.extend([c, '-']),
+                Some(end) => ranges.push((start.min(u32::from(end)), start.max(u32::from(end)))),
+                None => ranges.extend([(start, start), (0x2d, 0x2d)]),
             }
         } else {
-            set.push(c);
+            ranges.push((start, start));
         }
     }
-    if wide && !negated {
-        // Any character: an empty negated set.
-        return Token::One {
-            chars: Vec::new(),
-            negated: true,
-        };
-    }
     Token::One {
-        chars: set,
+        ranges: merged(ranges),
         negated,
     }
+}
+
+/// `ranges` sorted, with overlapping and adjacent ones joined.
+fn merged(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    ranges.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match out.last_mut() {
+            Some(last) if start <= last.1.saturating_add(1) => last.1 = last.1.max(end),
+            _ => out.push((start, end)),
+        }
+    }
+    out
+}
+
+/// Whether two sorted range lists share a character: one pass over both.
+fn share(x: &[(u32, u32)], y: &[(u32, u32)]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while let (Some(a), Some(b)) = (x.get(i), y.get(j)) {
+        if a.0.max(b.0) <= a.1.min(b.1) {
+            return true;
+        }
+        if a.1 < b.1 { i += 1 } else { j += 1 }
+    }
+    false
+}
+
+/// Whether some character of `x` is outside `y` (both sorted and merged): one pass over both.
+fn exceeds(x: &[(u32, u32)], y: &[(u32, u32)]) -> bool {
+    let mut j = 0;
+    for &(start, end) in x {
+        // The first range of `y` that could cover `start`.
+        while y.get(j).is_some_and(|b| b.1 < start) {
+            j += 1;
+        }
+        // Merged ranges are not adjacent, so one range must cover the whole of `x`'s.
+        match y.get(j) {
+            Some(&(b_start, b_end)) if b_start <= start && end <= b_end => {}
+            _ => return true,
+        }
+    }
+    false
 }
 
 /// Whether some character matches both single-character tokens.
@@ -234,34 +302,34 @@ fn both(a: &Token, b: &Token) -> bool {
         (Token::Star, _) | (_, Token::Star) => true,
         (
             Token::One {
-                chars: x,
+                ranges: x,
                 negated: false,
             },
             Token::One {
-                chars: y,
+                ranges: y,
                 negated: false,
             },
-        ) => x.iter().any(|c| y.contains(c)),
+        ) => share(x, y),
         (
             Token::One {
-                chars: x,
+                ranges: x,
                 negated: false,
             },
             Token::One {
-                chars: y,
+                ranges: y,
                 negated: true,
             },
         )
         | (
             Token::One {
-                chars: y,
+                ranges: y,
                 negated: true,
             },
             Token::One {
-                chars: x,
+                ranges: x,
                 negated: false,
             },
-        ) => x.iter().any(|c| !y.contains(c)),
+        ) => exceeds(x, y),
         // Two negated sets always leave some character both allow.
         _ => true,
     }

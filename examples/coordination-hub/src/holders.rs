@@ -13,7 +13,8 @@ use crate::{Hub, HubClient, checked};
 pub struct FileCheck {
     /// `free` (nobody's reservation covers it) or `yours` (one of the session's does).
     pub status: String,
-    /// The path asked about, normalized.
+    /// The path asked about, normalized, as the pattern that names that file alone (a glob
+    /// character in its name written as a class: `app/[[]id[]]/page.tsx`).
     pub file_path: String,
     /// The session's reservation covering it, when `yours`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -30,7 +31,8 @@ pub async fn check_file(
     project_id: Option<String>,
     /// The session asking.
     session_name: String,
-    /// The file's path, relative to the repository.
+    /// The file's path, relative to the repository: a real file name, never a glob (`*`, `?`,
+    /// brackets and braces in it are the characters themselves).
     file_path: String,
 ) -> Result<FileCheck, SkillError> {
     let project_id = hub.project(project_id)?;
@@ -48,7 +50,8 @@ impl Hub {
     ) -> Result<FileCheck, SkillError> {
         checked("session_name", session)?;
         let rules = self.settings().paths;
-        let pattern = Pattern::new(file_path, rules)?;
+        // A file's name, not a pattern: `app/[id]/page.tsx` is that one file.
+        let pattern = Pattern::new(&crate::glob::escape(file_path), rules)?;
         let held = self.reservations(project).await?;
         let (mut yours, mut shared) = (None, None);
         for reservation in held {

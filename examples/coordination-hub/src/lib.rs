@@ -13,12 +13,12 @@
 //! agent is a resource (`hub://projects/{project_id}/inbox/{session_name}`) that clients
 //! subscribe to, so new messages are pushed to them.
 //!
-//! Install: `cargo install --path examples/coordination-hub`; then `coordination-hub init` in a
-//! repository writes the MCP hosts' configuration that starts it with `--stdio`
-//! ([`commands`]); without `--stdio` it serves MCP at `/mcp` (and A2A) over HTTP for many
-//! agents, with a page at `/hub` for the person overseeing them ([`overview_page`]). Every
-//! call keeps its agent registered, and a stdio registration lives with its process
-//! (`liveness`, `process`).
+//! Install: `cargo install --locked --path examples/coordination-hub` (`--features postgres`
+//! for replicas on Postgres); then `coordination-hub init` in a repository writes the MCP
+//! hosts' configuration that starts it with `--stdio` ([`commands`]); without `--stdio` it
+//! serves MCP at `/mcp` (and A2A) over HTTP for many agents, with a page at `/hub` for the
+//! person overseeing them ([`overview_page`]). Every call keeps its agent registered, and a
+//! stdio registration lives with its process (`liveness`, `process`).
 
 pub mod client;
 mod command_line;
@@ -122,6 +122,8 @@ pub struct Hub {
     default_project: Option<String>,
     /// Over stdio, the sessions registered through this process (`process`).
     tethered: Option<process::Tethered>,
+    /// The registrations being renewed in this process (`liveness`).
+    renewals: liveness::Renewals,
 }
 
 impl Hub {
@@ -133,6 +135,7 @@ impl Hub {
             turns: reservations::Turns::default(),
             default_project: None,
             tethered: None,
+            renewals: liveness::Renewals::default(),
         }
     }
 

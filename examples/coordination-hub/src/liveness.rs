@@ -61,6 +61,11 @@ impl Hub {
         if left + ttl / 10 >= ttl {
             return Ok(());
         }
+        // One renewal at a time per session in this process: the calls arriving while it is
+        // written go on under the lease they read, which is still valid.
+        let Some(_renewing) = self.renewals.start(project, &lease.key) else {
+            return Ok(());
+        };
         let who = holder(caller, &lease.key);
         match self
             .agents(project)
@@ -69,6 +74,9 @@ impl Hub {
         {
             Ok(_) => Ok(()),
             Err(LeaseError::NotHeld { .. }) => Err(self.unregistered(project, &lease.key).await),
+            // Other processes renewed it meanwhile: the lease this call read has time left,
+            // and theirs renewed it.
+            Err(LeaseError::Contended { .. }) if lease.expires_at > now() => Ok(()),
             Err(other) => Err(store_failed(other)),
         }
     }
@@ -147,5 +155,44 @@ impl Hub {
                 .map_err(store_failed)?;
         }
         Ok(())
+    }
+}
+
+/// The sessions whose registrations this process is renewing, so concurrent calls of one
+/// session renew it once rather than racing each other's compare-and-set.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Renewals {
+    in_flight: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<(String, String)>>>,
+}
+
+impl Renewals {
+    /// Starts renewing `session` of `project`: a guard that ends it when dropped, or `None` if
+    /// a renewal of it is already under way.
+    fn start(&self, project: &str, session: &str) -> Option<Renewing> {
+        let key = (project.to_owned(), session.to_owned());
+        let mut in_flight = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        in_flight.insert(key.clone()).then(|| Renewing {
+            renewals: self.clone(),
+            key,
+        })
+    }
+}
+
+/// A renewal under way; dropping it ends it.
+struct Renewing {
+    renewals: Renewals,
+    key: (String, String),
+}
+
+impl Drop for Renewing {
+    fn drop(&mut self) {
+        self.renewals
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&self.key);
     }
 }

@@ -60,6 +60,15 @@ pub enum LeaseError {
         /// Who asked.
         holder: String,
     },
+    /// Other writers kept changing the lease while this operation tried [`RETRIES`] times:
+    /// the lease exists (or did), it was only contended. Trying again later may succeed.
+    #[error("`{key}` kept changing under {attempts} attempts to write it; try again")]
+    Contended {
+        /// The key.
+        key: String,
+        /// How many times it was tried.
+        attempts: usize,
+    },
     /// The records failed.
     #[error(transparent)]
     Store(#[from] RecordError),
@@ -241,12 +250,12 @@ impl Leases {
         }
     }
 
+    /// The error for a retry budget spent on conflicts: never "does not exist".
     fn busy(&self, key: &str) -> LeaseError {
-        LeaseError::Store(RecordError::Conflict {
-            collection: self.collection.clone(),
+        LeaseError::Contended {
             key: key.to_owned(),
-            current: None,
-        })
+            attempts: RETRIES,
+        }
     }
 }
 

@@ -76,7 +76,8 @@ pub(crate) async fn run(moment: Moment, args: HookArgs) -> u8 {
     let announcement = Announcement {
         project,
         session: args.session.clone(),
-        file_path: path.clone(),
+        // The file's own name, as a pattern naming it alone (`app/[[]id[]]/page.tsx`).
+        file_path: crate::glob::escape(&path),
         change_type: "modify".into(),
         description: match moment {
             Moment::PreEdit => format!("editing with {tool}"),
