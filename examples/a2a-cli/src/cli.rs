@@ -234,6 +234,10 @@ pub(crate) enum Command {
         /// Where to write them.
         #[arg(long, value_name = "DIR")]
         out: std::path::PathBuf,
+        /// Replace documents already in DIR (without it, an existing file stops the command
+        /// before anything is written).
+        #[arg(long)]
+        force: bool,
         /// The agent's binary, run with `--print-manifests` and the arguments after `--` (give
         /// `--public-url` the URL it will be served at).
         #[arg(long, value_name = "PATH", conflicts_with = "url")]

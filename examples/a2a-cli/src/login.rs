@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use a2a_runtime::client::login::{Login, LoginError, SavedLogin};
+use a2a_runtime::client::login::{Login, LoginError, SavedLogin, is_safe_to_open};
 
 use crate::cli::Cli;
 
@@ -85,12 +85,18 @@ pub(crate) async fn bearer(cli: &Cli, url: &str) -> Option<String> {
     }
 }
 
-/// Opens `url` in the person's browser, if a way is known; the URL is printed anyway.
+/// Opens `url` in the person's browser, if it is https (or http on this machine) and a way is
+/// known; the URL is printed anyway. On Windows the URL goes to the URL handler as one
+/// argument, never through `cmd`, which would split it at `&` and run the rest.
 fn open_browser(url: &str) {
+    if !is_safe_to_open(url) {
+        eprintln!("(not opened in a browser: only https URLs, or http on this machine, are)");
+        return;
+    }
     let opener: &[&str] = if cfg!(target_os = "macos") {
         &["open"]
     } else if cfg!(windows) {
-        &["cmd", "/C", "start", ""]
+        &["rundll32", "url.dll,FileProtocolHandler"]
     } else {
         &["xdg-open"]
     };

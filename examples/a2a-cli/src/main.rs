@@ -57,6 +57,7 @@ fn main() -> ExitCode {
     if let Command::Manifest {
         url,
         out,
+        force,
         binary,
         flags,
     } = &cli.command
@@ -65,7 +66,7 @@ fn main() -> ExitCode {
             Some(binary) => manifest::Source::Binary(binary, flags),
             None => manifest::Source::Url(url.as_deref().unwrap_or_default()),
         };
-        return runtime.block_on(write_manifests(source, out, cli.timeout.into()));
+        return runtime.block_on(write_manifests(source, out, cli.timeout.into(), *force));
     }
     if let Some(code) = runtime.block_on(signing(&cli)) {
         return code;
@@ -84,8 +85,9 @@ async fn write_manifests(
     source: manifest::Source<'_>,
     out: &std::path::Path,
     timeout: std::time::Duration,
+    force: bool,
 ) -> ExitCode {
-    match manifest::write(source, out, timeout).await {
+    match manifest::write(source, out, timeout, force).await {
         Ok(written) => {
             for file in &written {
                 println!("wrote {}", file.display());

@@ -18,11 +18,14 @@ pub(crate) enum Source<'a> {
     Binary(&'a Path, &'a [String]),
 }
 
-/// Writes the documents of `source` under `out`; the files written.
+/// Writes the documents of `source` under `out`; the files written. Only discovery documents
+/// are written (a catalog may name any path: the server chooses them), and no existing file is
+/// replaced unless `force`; every path is checked before anything is written.
 pub(crate) async fn write(
     source: Source<'_>,
     out: &Path,
     timeout: Duration,
+    force: bool,
 ) -> Result<Vec<PathBuf>, String> {
     let documents = match source {
         Source::Url(url) => fetch_manifests(url, timeout)
@@ -33,17 +36,64 @@ pub(crate) async fn write(
             .collect(),
         Source::Binary(binary, flags) => printed(binary, flags).await?,
     };
-    let mut written = Vec::new();
+    let mut planned = Vec::new();
     for (path, text) in documents {
-        let file = out.join(relative(&path)?);
+        let relative = relative(&path)?;
+        let file = out.join(&relative);
+        check_target(out, &relative, force)?;
+        planned.push((file, text));
+    }
+    let mut written = Vec::new();
+    for (file, text) in planned {
         if let Some(folder) = file.parent() {
             std::fs::create_dir_all(folder)
                 .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
         }
-        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        write_file(&file, &text, force)?;
         written.push(file);
     }
     Ok(written)
+}
+
+/// Refuses to write `relative` below `out` through a symbolic link (it could lead anywhere), or
+/// over an existing file unless `force`.
+fn check_target(out: &Path, relative: &Path, force: bool) -> Result<(), String> {
+    let mut at = out.to_path_buf();
+    for part in relative.components() {
+        at.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&at) else {
+            return Ok(());
+        };
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "refusing to write through {}: it is a symbolic link",
+                at.display()
+            ));
+        }
+    }
+    if !force {
+        return Err(format!(
+            "refusing to replace {}: it exists (--force replaces the documents)",
+            at.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `text` to `file`, which must not exist unless `force` (checked again as it is
+/// created, so a file appearing meanwhile is not replaced either).
+fn write_file(file: &Path, text: &str, force: bool) -> Result<(), String> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if force {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    let failed = |e: std::io::Error| format!("cannot write {}: {e}", file.display());
+    let mut handle = options.open(file).map_err(failed)?;
+    handle.write_all(text.as_bytes()).map_err(failed)
 }
 
 /// What `binary --print-manifests FLAGS` prints: path → text.
@@ -80,7 +130,8 @@ async fn printed(binary: &Path, flags: &[String]) -> Result<Vec<(String, String)
         .collect())
 }
 
-/// A served path as a path below the output folder: never above it.
+/// A served path as a path below the output folder: a discovery document's path (below the
+/// agent's own path, if any), never above the folder, nothing else.
 fn relative(path: &str) -> Result<PathBuf, String> {
     let relative = PathBuf::from(path.trim_start_matches('/'));
     let plain = relative
@@ -91,7 +142,36 @@ fn relative(path: &str) -> Result<PathBuf, String> {
             "refusing to write `{path}`: not a plain path below the folder"
         ));
     }
+    if !is_discovery_path(path) {
+        return Err(format!(
+            "refusing to write `{path}`: not a discovery document's path (the agent card, \
+             the AI and MCP catalogs, the skills index and SKILL.md files, MCP server cards \
+             and server.json)"
+        ));
+    }
     Ok(relative)
+}
+
+/// Whether `path` ends in a discovery document's own path, below plain folders (an agent's
+/// path on a host: `/currency/mcp/server.json`).
+fn is_discovery_path(path: &str) -> bool {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let name = |s: &str| {
+        !s.is_empty()
+            && !s.starts_with('.')
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~'))
+    };
+    let tail = match segments.as_slice() {
+        [.., ".well-known", "agent-card.json" | "ai-catalog.json"] => 2,
+        [.., ".well-known", "mcp", "catalog.json"] => 3,
+        [.., ".well-known", "agent-skills", "index.json"] => 3,
+        [.., ".well-known", "agent-skills", skill, "SKILL.md"] if name(skill) => 4,
+        [.., "mcp", "server-card" | "server.json"] => 2,
+        _ => return false,
+    };
+    let prefix = &segments[..segments.len() - tail];
+    prefix.iter().all(|segment| name(segment))
 }
 
 /// The line a crate's README carries for the MCP Registry to accept `server.json` under its
@@ -120,6 +200,23 @@ mod tests {
         );
         for bad in ["/../etc/passwd", "/a/../../b", "/", ""] {
             assert!(relative(bad).is_err(), "{bad}");
+        }
+        for good in [
+            "/.well-known/agent-card.json",
+            "/currency/.well-known/agent-skills/currency-agent/SKILL.md",
+            "/agents/fx/mcp/server.json",
+        ] {
+            assert!(relative(good).is_ok(), "{good}");
+        }
+        for hostile in [
+            "/.git/hooks/pre-commit",
+            "/README.md",
+            "/src/main.rs",
+            "/.git/mcp/server.json",
+            "/.well-known/agent-skills/../x/SKILL.md",
+            "/.well-known/agent-skills/.hidden/SKILL.md",
+        ] {
+            assert!(relative(hostile).is_err(), "{hostile}");
         }
     }
 }

@@ -14,6 +14,12 @@ use tokio::process::Command;
 
 const A2A: &str = env!("CARGO_BIN_EXE_a2a");
 
+#[path = "cli/login.rs"]
+mod login;
+
+#[path = "cli/manifest.rs"]
+mod manifest;
+
 async fn a2a(args: &[&str]) -> Output {
     a2a_in(&config_dir("none"), args).await
 }
@@ -331,118 +337,6 @@ async fn usage_prints_a_servers_calls_by_skill_for_an_admin() {
     );
 }
 
-/// The saved sign-in files in `config`.
-fn saved_logins(config: &std::path::Path) -> Vec<Value> {
-    let Ok(entries) = std::fs::read_dir(config.join("logins")) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .map(|e| serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap())
-        .collect()
-}
-
-/// A person consenting, in a browser, to what the authorization `url` of the server at `base`
-/// asks, as the command line client that registered itself; the browser is sent back to the
-/// command's loopback listener.
-async fn consents(base: &str, url: &str) {
-    use a2a_tests::oauth_flow::{Browser, Outcome};
-    let mut browser = Browser::new();
-    let Outcome::Consent {
-        html,
-        request,
-        csrf,
-        ..
-    } = browser.open(url).await
-    else {
-        panic!("no consent page for {url}");
-    };
-    assert!(html.contains("a2a (command line)"), "{html}");
-    let scopes = ["library:loans:write", "library:members:read"];
-    let Outcome::Redirect(back) = browser
-        .decide(
-            &format!("{base}oauth/consent"),
-            &request,
-            &csrf,
-            "approve",
-            &scopes,
-        )
-        .await
-    else {
-        panic!("approving did not send the browser back");
-    };
-    assert_eq!(back.host_str(), Some("127.0.0.1"));
-    let landed = a2a_tests::get(back.as_str()).await.unwrap();
-    assert!(landed.text().await.unwrap().contains("Signed in"));
-}
-
-#[tokio::test]
-async fn login_signs_in_through_the_agents_authorization_server_and_later_calls_send_and_refresh_it()
- {
-    use a2a_runtime::oauth::OAuthServer;
-    use tokio::io::AsyncBufReadExt;
-    // Tokens live less than the minute before expiry a saved one is refreshed: each call
-    // refreshes.
-    let settings =
-        OAuthServer::dev_user("alice").access_token_ttl(std::time::Duration::from_secs(30));
-    let server = start(
-        a2a_tests::library::Library
-            .server()
-            .authorization_server(settings),
-    )
-    .await;
-    let base = server.base.as_str();
-    let config = config_dir("login");
-    let mut login = Command::new(A2A)
-        .args(["login", base, "--no-browser"])
-        .env("A2A_CONFIG_DIR", &config)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(login.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines
-            .next_line()
-            .await
-            .unwrap()
-            .expect("a2a login prints the URL");
-        if let Some(url) = line.trim().strip_prefix(&format!("{base}oauth/authorize")) {
-            break format!("{base}oauth/authorize{url}");
-        }
-    };
-    // The person: consents in the browser, which is sent back to the command's listener.
-    consents(base, &url).await;
-    let status = login.wait().await.unwrap();
-    while let Ok(Some(line)) = lines.next_line().await {
-        assert!(!line.contains("a2a:"), "{line}");
-    }
-    assert!(status.success());
-    let saved = saved_logins(&config);
-    assert_eq!(saved.len(), 1, "{saved:?}");
-    assert_eq!(saved[0]["resource"], base);
-    // A later call sends the saved token, refreshed and saved again.
-    let args = [
-        "send",
-        base,
-        "--skill",
-        "borrow",
-        "--data",
-        r#"{"title":"Dune"}"#,
-    ];
-    let sent = stdout(&a2a_in(&config, &args).await);
-    assert!(sent.contains("alice borrowed Dune"), "{sent}");
-    let refreshed = saved_logins(&config);
-    assert_ne!(refreshed[0]["access_token"], saved[0]["access_token"]);
-    assert_ne!(refreshed[0]["refresh_token"], saved[0]["refresh_token"]);
-    // Signed out, the agent refuses the call and says what it needs.
-    stdout(&a2a_in(&config, &["logout", base]).await);
-    let refused = a2a_in(&config, &args).await;
-    assert!(!refused.status.success());
-    assert!(saved_logins(&config).is_empty());
-    let _ = std::fs::remove_dir_all(&config);
-}
-
 #[tokio::test]
 async fn new_writes_the_crate_even_where_cargo_cannot_lock_it_and_says_how() {
     let dir = a2a_tests::scratch_named("cli-new").join("my-agent");
@@ -468,70 +362,4 @@ async fn new_writes_the_crate_even_where_cargo_cannot_lock_it_and_says_how() {
     .await;
     assert_eq!(again.status.code(), Some(2), "{again:?}");
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists and is not empty"));
-}
-
-/// Every file below `dir`, by its path from `dir` (with `/` first).
-fn files_below(dir: &std::path::Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                let relative = path.strip_prefix(dir).unwrap().to_str().unwrap();
-                found.push(format!("/{relative}"));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-#[tokio::test]
-async fn manifest_writes_every_document_as_the_server_serves_it() {
-    let server = start(Lab.server()).await;
-    let out = config_dir("manifest");
-    let said = stdout(&a2a(&["manifest", &server.base, "--out", out.to_str().unwrap()]).await);
-    assert!(
-        said.contains("put this line in the crate's README: mcp-name: "),
-        "{said}"
-    );
-    let written = files_below(&out);
-    for path in [
-        "/.well-known/agent-card.json",
-        "/.well-known/ai-catalog.json",
-        "/.well-known/mcp/catalog.json",
-        "/.well-known/agent-skills/index.json",
-        "/.well-known/agent-skills/lab/SKILL.md",
-        "/mcp/server-card",
-        "/mcp/server.json",
-    ] {
-        assert!(written.iter().any(|w| w == path), "{path} in {written:?}");
-    }
-    for path in &written {
-        let on_disk = std::fs::read_to_string(out.join(&path[1..])).unwrap();
-        let url = format!("{}{}", server.base.trim_end_matches('/'), path);
-        let served = a2a_tests::get(&url).await.unwrap().text().await.unwrap();
-        assert_eq!(on_disk, served, "{path}");
-    }
-}
-
-#[tokio::test]
-async fn manifest_of_an_unreachable_server_fails_and_writes_nothing() {
-    let out = config_dir("manifest-unreachable");
-    let output = a2a(&[
-        "manifest",
-        "http://127.0.0.1:9/",
-        "--out",
-        out.to_str().unwrap(),
-        "--timeout",
-        "2s",
-    ])
-    .await;
-    assert_eq!(output.status.code(), Some(1));
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert!(said.starts_with("a2a manifest: "), "{said}");
-    assert!(!out.exists() || files_below(&out).is_empty());
 }

@@ -14,6 +14,11 @@ use super::{Login, LoginError};
 /// How long before its expiry an access token is refreshed rather than sent.
 const REFRESH_MARGIN_SECS: i64 = 60;
 
+/// The longest lifetime taken from `expires_in` (a week): a larger (or overflowing) one is
+/// cut to it, so a token is refreshed, or the person asked to sign in again, at the latest
+/// then.
+const MAX_LIFETIME_SECS: i64 = 7 * 24 * 3600;
+
 /// The largest saved sign-in read.
 const MAX_FILE_BYTES: u64 = 64 * 1024;
 
@@ -67,7 +72,7 @@ impl SavedLogin {
             self.refresh_token = Some(refresh.to_owned());
         }
         let lifetime = tokens["expires_in"].as_i64().unwrap_or(300);
-        self.expires_at = now() + lifetime;
+        self.expires_at = now().saturating_add(lifetime.clamp(0, MAX_LIFETIME_SECS));
         if let Some(scope) = tokens["scope"].as_str() {
             self.scope = scope.to_owned();
         }
@@ -81,14 +86,14 @@ impl SavedLogin {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(storage(&dir, &error)),
         };
-        let wanted = url.trim_end_matches('/');
         let mut best: Option<Self> = None;
         for entry in entries.flatten() {
             let Some(saved) = read(&entry.path()) else {
                 continue;
             };
-            let resource = saved.resource.trim_end_matches('/');
-            let covers = wanted == resource || wanted.starts_with(&format!("{resource}/"));
+            // Compared as URLs: a saved `http://` covers no agent, `https://a.example` not
+            // `https://a.example.evil`.
+            let covers = super::resource_covers(&saved.resource, url);
             if covers
                 && best
                     .as_ref()
@@ -114,7 +119,7 @@ impl SavedLogin {
     /// user only.
     pub fn save(&self) -> Result<PathBuf, LoginError> {
         let dir = logins_dir()?;
-        std::fs::create_dir_all(&dir).map_err(|e| storage(&dir, &e))?;
+        create_private_dir(&dir).map_err(|e| storage(&dir, &e))?;
         let path = dir.join(file_name(&self.resource));
         let text = serde_json::to_vec_pretty(self).map_err(|e| storage(&path, &e))?;
         // Written aside and renamed: a crash never leaves half a file.
@@ -192,11 +197,30 @@ fn read(path: &Path) -> Option<SavedLogin> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
-/// Writes `bytes` to a new file at `path` only its owner may read (on Unix).
+/// Creates `dir` (and its parents) if missing; on Unix the folder itself only its owner may
+/// enter.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// Writes `bytes` to a new file at `path` only its owner may read (on Unix). A file already
+/// there (left by a crash, or put there by someone else) is removed first: opening it would
+/// keep its permissions, which the mode given at creation does not change.
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
+    match std::fs::remove_file(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
+        _ => {}
+    }
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;

@@ -20,6 +20,9 @@ pub struct Login {
     pub(super) registration_endpoint: Option<String>,
     pub(super) scopes: Vec<String>,
     pub(super) client_id: Option<String>,
+    /// Whether the server promises `iss` in its answers (RFC 9207): an answer without it is
+    /// then refused.
+    pub(super) sends_iss: bool,
 }
 
 impl Login {
@@ -34,7 +37,7 @@ impl Login {
         };
         let resource = get_json(&http, &metadata_url).await?;
         let resource_id = text(&resource, "resource", &metadata_url)?;
-        if !covers(&resource_id, url) {
+        if !super::resource_covers(&resource_id, url) {
             return Err(LoginError::NoAuthorizationServer(format!(
                 "{metadata_url} describes `{resource_id}`, not {url}: the metadata is another \
                  resource's (RFC 9728 §3.3), so it is not followed"
@@ -46,6 +49,7 @@ impl Login {
                  sign in for"
             )));
         };
+        safe("the authorization server", issuer)?;
         let server_url = well_known(issuer, "oauth-authorization-server")?;
         let server = get_json(&http, &server_url).await?;
         let named = text(&server, "issuer", &server_url)?;
@@ -62,14 +66,23 @@ impl Login {
                 "{issuer} does not offer PKCE with S256, which signing in requires"
             )));
         }
+        let authorization_endpoint = text(&server, "authorization_endpoint", &server_url)?;
+        let token_endpoint = text(&server, "token_endpoint", &server_url)?;
+        let registration_endpoint = server["registration_endpoint"].as_str().map(str::to_owned);
+        safe("`authorization_endpoint`", &authorization_endpoint)?;
+        safe("`token_endpoint`", &token_endpoint)?;
+        if let Some(endpoint) = &registration_endpoint {
+            safe("`registration_endpoint`", endpoint)?;
+        }
         Ok(Self {
             resource: resource_id,
             issuer: issuer.to_owned(),
-            authorization_endpoint: text(&server, "authorization_endpoint", &server_url)?,
-            token_endpoint: text(&server, "token_endpoint", &server_url)?,
-            registration_endpoint: server["registration_endpoint"].as_str().map(str::to_owned),
+            authorization_endpoint,
+            token_endpoint,
+            registration_endpoint,
             scopes: crate::card::texts(&resource, "scopes_supported"),
             client_id: None,
+            sends_iss: server["authorization_response_iss_parameter_supported"] == true,
         })
     }
 
@@ -156,12 +169,15 @@ fn well_known(url: &str, kind: &str) -> Result<String, LoginError> {
     ))
 }
 
-/// Whether the resource `resource` is `url` or an ancestor of it (its metadata may describe
-/// the server an agent sits on).
-fn covers(resource: &str, url: &str) -> bool {
-    let trim = |s: &str| s.trim_end_matches('/').to_owned();
-    let (resource, url) = (trim(resource), trim(url));
-    url == resource || url.starts_with(&format!("{resource}/"))
+/// Refuses an endpoint a browser is sent to or a code and tokens are posted to unless it is
+/// https or loopback http: never a script, a file or plain http across the network.
+fn safe(what: &str, url: &str) -> Result<(), LoginError> {
+    if super::is_safe_to_open(url) {
+        return Ok(());
+    }
+    Err(LoginError::NoAuthorizationServer(format!(
+        "{what} is `{url}`: only https (or http on this machine) is followed"
+    )))
 }
 
 async fn get_json(http: &reqwest::Client, url: &str) -> Result<Value, LoginError> {
@@ -204,11 +220,6 @@ mod tests {
             prm("https://h.example/library/"),
             "https://h.example/.well-known/oauth-protected-resource/library/"
         );
-        assert!(covers("https://h.example/", "https://h.example/library/"));
-        assert!(!covers(
-            "https://h.example/lib",
-            "https://h.example/library/"
-        ));
     }
 
     #[test]

@@ -61,6 +61,13 @@ impl Login {
                 reason: format!("not a URL: {e}"),
             })?;
         url.query_pairs_mut().extend_pairs(&params);
+        // Checked when discovered too; a `Login` is only ever made by `discover`.
+        if !super::is_safe_to_open(url.as_str()) {
+            return Err(LoginError::NoAuthorizationServer(format!(
+                "the authorization endpoint `{}` is neither https nor on this machine",
+                self.authorization_endpoint
+            )));
+        }
         open(url.as_str());
         let answer = receive(&listener, PATIENCE).await?;
         let code = self.code_of(&answer, &state)?;
@@ -127,13 +134,21 @@ impl Login {
                 "the browser came back with another sign-in's state: not this one".into(),
             ));
         }
-        if let Some(iss) = param("iss")
-            && iss != self.issuer
-        {
-            return Err(LoginError::Callback(format!(
-                "the answer comes from `{iss}`, not `{}` (RFC 9207): not followed",
-                self.issuer
-            )));
+        match param("iss") {
+            Some(iss) if iss != self.issuer => {
+                return Err(LoginError::Callback(format!(
+                    "the answer comes from `{iss}`, not `{}` (RFC 9207): not followed",
+                    self.issuer
+                )));
+            }
+            // RFC 9207 §2.4: a server that says it sends `iss` must, or the answer is refused.
+            None if self.sends_iss => {
+                return Err(LoginError::Callback(format!(
+                    "the answer carries no `iss`, which {} promises (RFC 9207): not followed",
+                    self.issuer
+                )));
+            }
+            _ => {}
         }
         if let Some(error) = param("error") {
             return Err(LoginError::Refused {

@@ -83,6 +83,40 @@ pub enum LoginError {
     Expired(String),
 }
 
+/// Whether tokens for the protected resource `resource` may be sent to `url`: the same origin
+/// (scheme, host and port), and a path at or below the resource's, at a segment boundary
+/// (`/lib` does not cover `/library/`). Anything unparsable covers nothing.
+pub(crate) fn resource_covers(resource: &str, url: &str) -> bool {
+    let (Ok(resource), Ok(url)) = (url::Url::parse(resource), url::Url::parse(url)) else {
+        return false;
+    };
+    if resource.cannot_be_a_base() || resource.host().is_none() || resource.origin() != url.origin()
+    {
+        return false;
+    }
+    let prefix = resource.path().trim_end_matches('/');
+    let path = url.path().trim_end_matches('/');
+    path == prefix || path.starts_with(&format!("{prefix}/"))
+}
+
+/// Whether `url` may be handed to a browser or sent a person's credentials: https, or http to
+/// this machine (RFC 8252 §8.3). `javascript:`, `file:` and plain http elsewhere are not.
+pub fn is_safe_to_open(url: &str) -> bool {
+    let Ok(url) = url::Url::parse(url) else {
+        return false;
+    };
+    match url.scheme() {
+        "https" => url.host().is_some(),
+        "http" => match url.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
 /// A reqwest client for these requests: bounded in time, never following redirects (a
 /// redirected token request would carry its code or refresh token elsewhere).
 fn http(url: &str) -> Result<reqwest::Client, LoginError> {
@@ -113,4 +147,42 @@ async fn json_of(url: &str, response: reqwest::Response) -> Result<serde_json::V
             }
         })?;
     serde_json::from_slice(&bytes).map_err(|e| unreachable(format!("answered no JSON: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_covers_its_own_origin_below_its_path_only() {
+        let covers = resource_covers;
+        assert!(covers("https://h.example/", "https://h.example/library/"));
+        assert!(covers(
+            "https://h.example/library",
+            "https://h.example/library/"
+        ));
+        assert!(!covers(
+            "https://h.example/lib",
+            "https://h.example/library/"
+        ));
+        assert!(!covers("http://", "http://anything.example/"));
+        assert!(!covers("http:", "http://anything.example/"));
+        assert!(!covers("https://h.example", "https://h.example.evil/"));
+        assert!(!covers("https://h.example/", "http://h.example/"));
+        assert!(!covers("https://h.example/", "https://h.example:8443/"));
+    }
+
+    #[test]
+    fn only_https_and_loopback_http_are_opened() {
+        assert!(is_safe_to_open("https://login.example/authorize?a=1&b=2"));
+        assert!(is_safe_to_open("http://127.0.0.1:8080/oauth/authorize"));
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "http://login.example/authorize",
+            "data:text/html,x",
+        ] {
+            assert!(!is_safe_to_open(bad), "{bad}");
+        }
+    }
 }
