@@ -5,7 +5,11 @@
 //!    ceiling its store sets: lease acquire and release on `Records` opened in this process at
 //!    `RECORDS` (the hub's own database), from as many tasks;
 //! 2. the hub's resident memory per registered agent: `REGISTERED` more agents registered, from
-//!    `/proc/PID/status` before and after.
+//!    `/proc/PID/status` before and after;
+//! 3. what a capped write costs as its collection fills: `add_todo` (at most 10 000 todos a
+//!    project) from the same agents, the hub's CPU per call for the first thousand todos, the
+//!    thousand to 5 000 and the last thousand, then per refusal past the cap. Flat is right:
+//!    the count is kept, not read off the collection.
 //!
 //! Usage: `hub-bench URL PID RECORDS [SECONDS] [AGENTS] [REGISTERED]`, RECORDS being a SQLite
 //! file or a `postgres://` URL.
@@ -50,6 +54,88 @@ async fn main() {
     );
 
     memory_per_agent(pid, &clients[0], registered).await;
+    capped_writes(&clients, pid).await;
+}
+
+/// The todo cap of a hub started with its defaults.
+const TODO_CAP: u64 = 10_000;
+
+/// The hub's CPU per `add_todo` while the project `capped` fills up to [`TODO_CAP`], and per
+/// refusal past it; the last line is the ratio of the last thousand's to the first's.
+async fn capped_writes(clients: &[HubClient], pid: u32) {
+    for (i, client) in clients.iter().enumerate() {
+        client
+            .register_agent(
+                Some("capped".into()),
+                format!("agent-{i}"),
+                "t".into(),
+                "main".into(),
+                "benchmark".into(),
+            )
+            .await
+            .expect("registers");
+    }
+    let mut per_call = Vec::new();
+    let mut written = 0;
+    for (label, until) in [
+        ("0-1k", 1_000),
+        ("1k-4k", 4_000),
+        ("4k-5k", 5_000),
+        ("5k-9k", 9_000),
+        ("9k-10k", TODO_CAP),
+        ("refused", TODO_CAP + 1_000),
+    ] {
+        let cpu = cpu_ticks(pid);
+        let calls = until - written;
+        let refused = add_todos(clients, written, calls).await;
+        written = until;
+        let us = (cpu_ticks(pid) - cpu) as f64 * 1e6 / ticks_per_second() / calls as f64;
+        if label != "1k-4k" && label != "5k-9k" {
+            println!("capped writes {label}: hub CPU {us:.0} us per call ({refused} refused)");
+            per_call.push(us);
+        }
+    }
+    println!(
+        "capped writes: last thousand / first thousand = {:.2}, refusal / first write = {:.2}",
+        per_call[2] / per_call[0],
+        per_call[3] / per_call[0]
+    );
+}
+
+/// `calls` more `add_todo`s in project `capped`, numbered from `from`, spread over the clients
+/// at once: how many were refused as over the cap.
+async fn add_todos(clients: &[HubClient], from: u64, calls: u64) -> u64 {
+    let refused = Arc::new(AtomicU64::new(0));
+    let count = clients.len() as u64;
+    let workers: Vec<_> = clients
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, client)| {
+            let refused = Arc::clone(&refused);
+            tokio::spawn(async move {
+                let mut n = from + i as u64;
+                while n < from + calls {
+                    let added = client
+                        .add_todo(
+                            Some("capped".into()),
+                            format!("agent-{i}"),
+                            format!("t{n}"),
+                            1,
+                        )
+                        .await;
+                    if added.is_err() {
+                        refused.fetch_add(1, Ordering::Relaxed);
+                    }
+                    n += count;
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.await.expect("worker");
+    }
+    refused.load(Ordering::Relaxed)
 }
 
 /// `agents` clients of the hub at `url`, each an agent registered in project `bench`.

@@ -73,3 +73,55 @@ async fn a_sqlite_file_written_before_versions_is_migrated_in_place() {
     assert!(version > 0);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn a_sqlite_file_written_before_counts_is_counted_once_and_kept_counted() {
+    let dir = std::env::temp_dir().join(format!("records-{}", a2a_runtime_types::model::new_id()));
+    let path = dir.join("records.sqlite3");
+    {
+        let records = Records::sqlite(&path).await.unwrap();
+        for i in 0..3 {
+            records.put("capped", &format!("k{i}"), &i).await.unwrap();
+        }
+    }
+    // As a file of an earlier release: the rows, without counts or the triggers keeping them.
+    {
+        use sqlx::Connection as _;
+        let url = format!("sqlite://{}", path.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        for ddl in [
+            "DROP TRIGGER records_count_insert",
+            "DROP TRIGGER records_count_delete",
+            "DROP TABLE record_counts",
+        ] {
+            sqlx::query(ddl).execute(&mut conn).await.unwrap();
+        }
+    }
+    let records = Records::sqlite(&path).await.unwrap();
+    let full = records
+        .put("capped", "k3", &3)
+        .at_most(3)
+        .await
+        .unwrap_err();
+    assert!(matches!(full, RecordError::Full { limit: 3, .. }), "{full}");
+    // Trimmed and deleted rows leave the count as they leave the collection.
+    for i in 0..5 {
+        let key = format!("t{i}");
+        records
+            .put("trimmed", &key, &i)
+            .keep_newest(2)
+            .await
+            .unwrap();
+    }
+    records.put("trimmed", "t5", &5).at_most(3).await.unwrap();
+    let full = records
+        .put("trimmed", "t6", &6)
+        .at_most(3)
+        .await
+        .unwrap_err();
+    assert!(matches!(full, RecordError::Full { limit: 3, .. }), "{full}");
+    assert!(records.delete("capped", "k0").await.unwrap());
+    records.put("capped", "k3", &3).at_most(3).await.unwrap();
+    drop(records);
+    let _ = std::fs::remove_dir_all(dir);
+}
