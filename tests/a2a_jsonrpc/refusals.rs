@@ -103,6 +103,27 @@ async fn unknown_task_id_is_task_not_found() {
         .rpc("CancelTask", json!({"id": "no-such-task"}))
         .await;
     assert_eq!(error_code(&cancel), -32001);
+    // An empty id names no task: invalid params naming the field, as gRPC answers it
+    // (INVALID_ARGUMENT), never a search for the task "".
+    for (method, params, field) in [
+        ("GetTask", json!({"id": ""}), "id"),
+        ("CancelTask", json!({"id": ""}), "id"),
+        (
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": "", "id": "c"}),
+            "taskId",
+        ),
+        (
+            "DeleteTaskPushNotificationConfig",
+            json!({"taskId": "", "id": "c"}),
+            "taskId",
+        ),
+    ] {
+        let refused = server.rpc(method, params).await;
+        assert_eq!(error_code(&refused), -32602, "{method}: {refused}");
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(field), "{method}: {refused}");
+    }
 }
 
 #[tokio::test]

@@ -65,6 +65,21 @@ async fn a_repeat_under_a_key_gets_the_first_task_on_every_binding_and_another_r
     let bad = rpc_send(&server, "x", "two words").await;
     let message = bad["error"]["message"].as_str().unwrap();
     assert!(message.contains("Idempotency-Key"), "{bad}");
+    // Two keys on one request: which was meant is unknowable, so it is refused, not keyed by
+    // the first.
+    let twice = [("idempotency-key", "k-second"), ("a2a-version", "1.0")];
+    let body = send_body("SendMessage", "three");
+    let (status, refused) = post(&server, &server.base, &body, "k-first", &twice).await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (200, &json!(-32602)),
+        "{refused}"
+    );
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Idempotency-Key") && message.contains("more than once"),
+        "{refused}"
+    );
     let listed = server.rpc("ListTasks", json!({"pageSize": 100})).await;
     let total = &listed["result"]["totalSize"];
     assert_eq!(total, 2, "one task per key: {listed}");

@@ -37,3 +37,27 @@ async fn print_manifests_prints_the_bytes_the_server_serves() {
     }
     assert_eq!(files.len(), 7, "{:?}", files.keys());
 }
+
+#[tokio::test]
+async fn a_public_url_with_a_query_or_a_fragment_is_refused_at_startup() {
+    for url in [
+        "https://agents.example/?tenant=a",
+        "https://agents.example/#top",
+        "https://user:pw@agents.example/",
+    ] {
+        for extra in [&["--print-manifests"][..], &["--bind", "127.0.0.1:0"][..]] {
+            let output = tokio::process::Command::new(CURRENCY)
+                .args(extra)
+                .args(["--public-url", url])
+                .kill_on_drop(true)
+                .output();
+            let output = tokio::time::timeout(std::time::Duration::from_secs(60), output)
+                .await
+                .expect("refused at once, never served")
+                .unwrap();
+            assert!(!output.status.success(), "{url} {extra:?}");
+            let said = String::from_utf8_lossy(&output.stderr);
+            assert!(said.contains("public URL") && said.contains(url), "{said}");
+        }
+    }
+}

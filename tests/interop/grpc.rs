@@ -15,6 +15,12 @@ async fn every_bad_grpc_request_gets_a_clear_status_with_the_a2a_error_details()
     let script = script("grpc_refusals.py");
     let said = run_python(&[script.to_str().unwrap(), address, "65536", key]).await;
     assert!(said.contains("grpc refusals ok"), "{said}");
+    // A host's root reads each request's tenant before an agent does: every mistake still gets
+    // the answer an agent gives at its own address.
+    let (_host, base) = a2a_tests::spawn_served_with(HOST, &["--max-body-bytes", "65536"]).await;
+    let address = base.trim_start_matches("http://").trim_end_matches('/');
+    let said = run_python(&[script.to_str().unwrap(), address, "65536"]).await;
+    assert!(said.contains("grpc refusals ok"), "{said}");
 }
 
 #[tokio::test]

@@ -2,8 +2,9 @@
 message itself is broken: every call must end in a clear status naming what is wrong, in time.
 
 Usage: python grpc_refusals.py ADDRESS MAX_BODY_BYTES [API_KEY]
-ADDRESS is the server's host:port (its card's GRPC interface). With API_KEY the server asks who
-calls: a call without it is UNAUTHENTICATED, with it the checks below run as that caller.
+ADDRESS is the server's host:port (its card's GRPC interface): an agent's, or a host's root,
+which must answer each mistake as an agent does. With API_KEY the server asks who calls: a call
+without it is UNAUTHENTICATED, with it the checks below run as that caller.
 """
 
 import asyncio
@@ -40,9 +41,9 @@ def details(error: grpc.aio.AioRpcError):
     return None, []
 
 
-async def refused(call, request, metadata, code, what):
+async def refused(call, request, metadata, code, what, **options):
     try:
-        await call(request, metadata=metadata, timeout=10)
+        await call(request, metadata=metadata, timeout=10, **options)
     except grpc.aio.AioRpcError as error:
         check(error.code() == code, f"{what}: {error.code()} {error.details()}")
         check(error.details(), f"{what}: a message says why")
@@ -87,6 +88,14 @@ async def main(address: str, max_body: int, api_key: str | None) -> None:
         error = await refused(stub.SendMessage, no_role, metadata, grpc.StatusCode.INVALID_ARGUMENT, "a message without its role")
         check(details(error)[1] == ["message.role"], f"the role is named: {details(error)}")
 
+        # A compressed message: this server offers no compression (tonic's answer at an agent,
+        # and the same at a host's root).
+        await refused(stub.GetTask, a2a_pb2.GetTaskRequest(id="t"), metadata,
+                      grpc.StatusCode.UNIMPLEMENTED, "a gzip-compressed message",
+                      compression=grpc.Compression.Gzip)
+        empty = await refused(stub.GetTask, a2a_pb2.GetTaskRequest(id=""), metadata,
+                              grpc.StatusCode.INVALID_ARGUMENT, "an empty task id")
+        check(details(empty)[0].reason == "INVALID_PARAMS", f"ErrorInfo {details(empty)}")
         lost = await refused(stub.GetTask, a2a_pb2.GetTaskRequest(id="no-such-task"), metadata,
                              grpc.StatusCode.NOT_FOUND, "an unknown task")
         info, _ = details(lost)

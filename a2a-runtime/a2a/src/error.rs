@@ -151,10 +151,12 @@ impl A2aError {
                 "INVALID_ARGUMENT",
                 StatusCode::BAD_REQUEST,
             ),
+            // OUT_OF_RANGE over gRPC: what tonic answers a message over the same limit, so a
+            // host's root (which reads the body first) and an agent answer alike.
             Self::PayloadTooLarge { .. } => (
                 code::INVALID_REQUEST,
                 "PAYLOAD_TOO_LARGE",
-                "INVALID_ARGUMENT",
+                "OUT_OF_RANGE",
                 StatusCode::PAYLOAD_TOO_LARGE,
             ),
             Self::BodyTooSlow(_) => (

@@ -21,6 +21,12 @@ pub fn keyed(
     caller: &CallerId,
     fingerprint: impl FnOnce() -> Fingerprint,
 ) -> Result<Option<KeyedRequest>, A2aError> {
+    if caller.idempotency_keys_repeated() {
+        return Err(A2aError::invalid_params(
+            HEADER,
+            "was sent more than once; send one key per request",
+        ));
+    }
     let Some(header) = caller.idempotency_header() else {
         return Ok(None);
     };

@@ -130,6 +130,7 @@ impl A2aService {
         config_id: &str,
         caller: &CallerId,
     ) -> Result<PushConfig, A2aError> {
+        let task_id = super::service::required_id(task_id, "taskId")?;
         self.push()?;
         self.manager
             .push_configs(task_id, caller.owner())
@@ -149,6 +150,7 @@ impl A2aService {
         task_id: &str,
         caller: &CallerId,
     ) -> Result<Vec<PushConfig>, A2aError> {
+        let task_id = super::service::required_id(task_id, "taskId")?;
         self.push()?;
         Ok(self
             .manager
@@ -210,6 +212,7 @@ impl A2aService {
         config_id: &str,
         caller: &CallerId,
     ) -> Result<(), A2aError> {
+        let task_id = super::service::required_id(task_id, "taskId")?;
         let push = self.push()?;
         let key = keyed::keyed(caller, || {
             Fingerprint::of("DeleteTaskPushNotificationConfig")

@@ -276,6 +276,7 @@ impl A2aService {
         history_length: Option<i64>,
         caller: &CallerId,
     ) -> Result<Task, A2aError> {
+        let id = required_id(id, "id")?;
         let history = history_view(history_length, "historyLength")?;
         let task = self.manager.get(id, caller.owner(), history).await?;
         note_task(caller, &task);
@@ -322,6 +323,7 @@ impl A2aService {
 
     /// `CancelTask`.
     pub async fn cancel_task(&self, id: &str, caller: &CallerId) -> Result<Task, A2aError> {
+        let id = required_id(id, "id")?;
         caller.note(|span| span.task_id = Some(id.to_owned()));
         let key = keyed::keyed(caller, || Fingerprint::of("CancelTask").with_str(id))?;
         let task = match key {
@@ -347,6 +349,7 @@ impl A2aService {
     /// `SubscribeToTask`: a snapshot, then the task's events until it is terminal or
     /// interrupted; a task that already ended is an error, not a stream.
     pub async fn subscribe(&self, id: &str, caller: &CallerId) -> Result<TaskEvents, A2aError> {
+        let id = required_id(id, "id")?;
         self.streams()?;
         caller.note(|span| span.task_id = Some(id.to_owned()));
         let slot = self.quotas.open_stream(caller)?;
@@ -570,4 +573,14 @@ pub fn parse_timestamp(field: &str, value: &str) -> Result<DateTime<Utc>, A2aErr
     DateTime::parse_from_rfc3339(value)
         .map(|t| t.with_timezone(&Utc))
         .map_err(|e| A2aError::invalid_params(field, format!("is not an RFC 3339 timestamp: {e}")))
+}
+
+/// A task id the request must name: an empty one is the same mistake as a missing one, and is
+/// answered as invalid params naming `field` on every binding (gRPC's proto3 sends a missing
+/// string as empty, so no binding can tell them apart).
+pub(crate) fn required_id<'a>(id: &'a str, field: &str) -> Result<&'a str, A2aError> {
+    if id.is_empty() {
+        return Err(A2aError::invalid_params(field, "is required"));
+    }
+    Ok(id)
 }

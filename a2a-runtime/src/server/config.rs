@@ -391,16 +391,37 @@ impl Default for ServeConfig {
     }
 }
 
+/// A public URL every discovery URL is made from: http(s), a host, and nothing after the
+/// path (a query or a fragment would end up in the middle of every URL made from it).
+fn check_public_url(url: &str) -> Result<(), Error> {
+    let refused = |why: &str| Err(Error::Config(format!("public URL `{url}` {why}")));
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return refused("must start with http:// or https://");
+    }
+    let Ok(parsed) = url::Url::parse(url) else {
+        return refused("is not a URL");
+    };
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return refused("names no host");
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return refused(
+            "must not have a query (`?…`) or a fragment (`#…`): every discovery URL is made \
+             by adding paths to it",
+        );
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return refused("must not carry credentials (`user:password@`)");
+    }
+    Ok(())
+}
+
 impl ServeConfig {
     /// Checks the configuration; the error names the setting at fault.
     pub fn validate(&self) -> Result<(), Error> {
         self.observe.validate(self.bind)?;
-        if let Some(url) = &self.public_url
-            && !(url.starts_with("http://") || url.starts_with("https://"))
-        {
-            return Err(Error::Config(format!(
-                "public URL `{url}` must start with http:// or https://"
-            )));
+        if let Some(url) = &self.public_url {
+            check_public_url(url)?;
         }
         for origin in self.allowed_origins.iter().chain(&self.cors_origins) {
             let authority = origin

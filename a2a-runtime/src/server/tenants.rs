@@ -109,10 +109,7 @@ async fn grpc_tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Respon
         Err(error) => return refuse(&unread(&*error, tenants.max_body)),
     };
     let method = parts.uri.path().rsplit('/').next().unwrap_or_default();
-    let tenant = match a2a_runtime_a2a::grpc::tenant_of(method, &body) {
-        Ok(tenant) => tenant,
-        Err(error) => return refuse(&error),
-    };
+    let tenant = a2a_runtime_a2a::grpc::tenant_of(method, &body);
     let id = named(&mut parts, tenant, &tenants.primary);
     let Some(calls) = tenants.calls.get(&id) else {
         return refuse(&A2aError::unknown_tenant(&id, tenants.known.to_string()));

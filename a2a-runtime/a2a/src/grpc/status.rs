@@ -39,6 +39,7 @@ fn code(error: &A2aError) -> Code {
     }
     match error.grpc_status() {
         "INVALID_ARGUMENT" => Code::InvalidArgument,
+        "OUT_OF_RANGE" => Code::OutOfRange,
         "DEADLINE_EXCEEDED" => Code::DeadlineExceeded,
         "NOT_FOUND" => Code::NotFound,
         "PERMISSION_DENIED" => Code::PermissionDenied,

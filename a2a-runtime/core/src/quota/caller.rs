@@ -38,6 +38,9 @@ pub struct CallerId {
     notes: Option<Arc<std::sync::Mutex<OperationDetail>>>,
     /// The request's `Idempotency-Key` header, as sent (checked by the operation that uses it).
     idempotency_key: Option<http::HeaderValue>,
+    /// Whether the request sent `Idempotency-Key` more than once: which one it meant is
+    /// unknowable, so an operation that reads keys refuses it.
+    idempotency_keys_repeated: bool,
 }
 
 /// The tenant a request named, set by the endpoint that chose the agent by it (a host's root),
@@ -70,6 +73,12 @@ impl CallerId {
             trace,
             notes,
             idempotency_key: parts.headers.get(&IDEMPOTENCY_KEY).cloned(),
+            idempotency_keys_repeated: parts
+                .headers
+                .get_all(&IDEMPOTENCY_KEY)
+                .iter()
+                .nth(1)
+                .is_some(),
             ..Self::identify(&parts.extensions, peer)
         }
     }
@@ -83,6 +92,7 @@ impl CallerId {
                 trace: None,
                 notes: None,
                 idempotency_key: None,
+                idempotency_keys_repeated: false,
             };
         }
         if let Some(PeerKey(key)) = extensions.get::<PeerKey>() {
@@ -92,6 +102,7 @@ impl CallerId {
                 trace: None,
                 notes: None,
                 idempotency_key: None,
+                idempotency_keys_repeated: false,
             };
         }
         match peer {
@@ -101,6 +112,7 @@ impl CallerId {
                 trace: None,
                 notes: None,
                 idempotency_key: None,
+                idempotency_keys_repeated: false,
             },
             None => Self::local(),
         }
@@ -141,6 +153,7 @@ impl CallerId {
             trace: None,
             notes: None,
             idempotency_key: None,
+            idempotency_keys_repeated: false,
         }
     }
 
@@ -158,6 +171,12 @@ impl CallerId {
     /// tasks read it (see [`idempotency`](crate::task::idempotency)).
     pub fn idempotency_header(&self) -> Option<&http::HeaderValue> {
         self.idempotency_key.as_ref()
+    }
+
+    /// Whether the request sent `Idempotency-Key` more than once (refused where keys are read:
+    /// using the first would silently drop what the client meant by the others).
+    pub fn idempotency_keys_repeated(&self) -> bool {
+        self.idempotency_keys_repeated
     }
 
     /// Notes something about the request for its span; nothing when it has none.
