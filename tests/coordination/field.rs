@@ -459,3 +459,73 @@ async fn the_hub_page_is_off_where_the_console_is() {
     let page = a2a_tests::get(format!("{base}hub")).await.unwrap();
     assert_eq!(page.status().as_u16(), 404);
 }
+
+#[tokio::test]
+async fn a_hook_whose_stdin_is_never_closed_gives_up_and_exits() {
+    let repo = repository("open-stdin");
+    let data = a2a_tests::scratch_dir();
+    let mut hook = tokio::process::Command::new(HUB)
+        .args(["hook", "pre-edit", "--session", "ann", "--data-dir"])
+        .arg(&data)
+        .current_dir(&repo)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Held open, never written: the hook must say it gave up and end (a hang guard, well past
+    // its own 10 s wait).
+    let _stdin = hook.stdin.take();
+    let output = tokio::time::timeout(Duration::from_secs(60), hook.wait_with_output())
+        .await
+        .expect("the hook exits though its stdin stays open")
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "a broken hook never blocks");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("no input on stdin"), "{said}");
+}
+
+/// VS Code's `mcp.json` as people keep it: JSONC, with comments and trailing commas.
+const VSCODE_JSONC: &str = r#"{
+  // My servers.
+  "servers": {
+    /* the docs server */
+    "docs": { "type": "http", "url": "https://docs.example/mcp", }, // trailing comma
+  },
+  "inputs": [],
+}
+"#;
+
+#[tokio::test]
+async fn init_adds_the_hub_to_a_vscode_mcp_json_with_comments_keeping_them_and_its_servers() {
+    let repo = repository("jsonc");
+    let config = repo.join(".vscode").join("mcp.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, VSCODE_JSONC).unwrap();
+    let data = a2a_tests::scratch_dir();
+    let data = data.to_str().unwrap();
+    let mut first = None;
+    for force in [false, true] {
+        let mut args = vec!["init", "--client", "vscode", "--data-dir", data];
+        if force {
+            args.push("--force");
+        }
+        let (code, _, stderr) = command(&repo, &args, "").await;
+        assert_eq!(code, 0, "{stderr}");
+        let text = std::fs::read_to_string(&config).unwrap();
+        for kept in [
+            "// My servers.",
+            "/* the docs server */",
+            "// trailing comma",
+            "\"docs\"",
+            "https://docs.example/mcp",
+            "\"inputs\"",
+        ] {
+            assert!(text.contains(kept), "--force {force}: {kept} lost:\n{text}");
+        }
+        // Written once: the second run finds its own entry and leaves the file as it is.
+        let first = first.get_or_insert_with(|| text.clone());
+        assert_eq!(*first, text, "--force {force}");
+        assert_ne!(text, VSCODE_JSONC, "the hub's entry was added");
+    }
+}

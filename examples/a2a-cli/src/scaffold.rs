@@ -152,6 +152,17 @@ impl Names {
                 "`{name}` would name the agent `{agent}`, which Rust already uses"
             )));
         }
+        if TEMPLATE_NAMES.contains(&agent.as_str()) {
+            return Err(ScaffoldError::Name(format!(
+                "`{name}` would name the agent `{agent}`, which the crate's code imports from \
+                 a2a-runtime: pick another (`{name}-agent`, say)"
+            )));
+        }
+        if DEPENDENCIES.contains(&name.replace('-', "_").as_str()) {
+            return Err(ScaffoldError::Name(format!(
+                "`{name}` is the name of a crate the new one depends on: pick another"
+            )));
+        }
         Ok(Self {
             package: name.to_owned(),
             krate: name.replace('-', "_"),
@@ -172,6 +183,39 @@ impl Names {
             .replace("{{title}}", &self.title)
     }
 }
+
+/// The names the templates bring into scope besides the agent's own (the runtime's prelude, the
+/// test harness): an agent of one of these names would not build.
+const TEMPLATE_NAMES: &[&str] = &[
+    "Input",
+    "ListRoots",
+    "Sampling",
+    "Caller",
+    "Completion",
+    "PromptContent",
+    "PromptContext",
+    "PromptMessage",
+    "ResourceContent",
+    "Artifact",
+    "Message",
+    "Part",
+    "Agent",
+    "IncomingMessage",
+    "Json",
+    "SkillError",
+    "SkillOutput",
+    "State",
+    "TaskContext",
+    "Stream",
+    "JsonSchema",
+    "Deserialize",
+    "Serialize",
+    "TestAgent",
+];
+
+/// The crates a new crate depends on, by their crate names: a package of one of these names
+/// would depend on itself.
+const DEPENDENCIES: &[&str] = &["a2a_runtime"];
 
 /// Names Cargo or rustc refuse for a package's crate: keywords and the built-in crates.
 const RESERVED: &[&str] = &[

@@ -363,3 +363,21 @@ async fn new_writes_the_crate_even_where_cargo_cannot_lock_it_and_says_how() {
     assert_eq!(again.status.code(), Some(2), "{again:?}");
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists and is not empty"));
 }
+
+#[tokio::test]
+async fn new_refuses_names_whose_crate_could_not_build() {
+    let scratch = a2a_tests::scratch_named("cli-new-names");
+    for (name, says) in [
+        ("a2a-runtime", "depends on"),
+        ("a2a_runtime", "depends on"),
+        ("skill-error", "`SkillError`"),
+        ("test-agent", "`TestAgent`"),
+    ] {
+        let dir = scratch.join(name);
+        let refused = a2a(&["new", name, "--dir", dir.to_str().unwrap(), "--no-lock"]).await;
+        assert_eq!(refused.status.code(), Some(2), "{name}: {refused:?}");
+        let said = String::from_utf8_lossy(&refused.stderr);
+        assert!(said.contains(says), "{name}: {said}");
+        assert!(!dir.exists(), "{name}: nothing is written");
+    }
+}

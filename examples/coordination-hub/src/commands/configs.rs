@@ -1,7 +1,9 @@
 //! Adding the hub to MCP hosts' configuration files, which people edit by hand: an entry is
 //! added beside the others (their order and, in TOML, comments kept); an entry of the same name
 //! is replaced only when it runs a `coordination-hub` (an earlier `init`) or with `--force`; a
-//! file that does not parse is left alone unless `--force`.
+//! file that does not parse is left alone unless `--force`. A JSON file with comments or
+//! trailing commas (VS Code's and Cursor's JSONC) is edited in place ([`super::jsonc`]): its
+//! comments and other servers stay, with `--force` too.
 
 use std::path::Path;
 
@@ -37,28 +39,59 @@ pub(crate) fn put_json_server(
     entry: &Value,
     force: bool,
 ) -> Result<Written, String> {
-    merge_json(path, force, |root| {
-        let mut servers: RawObject = match root.get(servers_key) {
-            Some(raw) => serde_json::from_str(raw.get())
-                .map_err(|e| format!("`{servers_key}` is not an object: {e}"))?,
-            None => RawObject::new(),
+    if let Some(text) = read(path)?
+        && serde_json::from_str::<RawObject>(&text).is_err()
+        && let Ok(root) = serde_json::from_str::<RawObject>(&super::jsonc::blanked(&text))
+    {
+        let edit = || {
+            let servers = servers_of(&root, servers_key)?;
+            if !may_put(&servers, name, entry, force)? {
+                return Ok(Written::Unchanged);
+            }
+            let edited = super::jsonc::with_server(&text, servers_key, name, raw(entry)?.get())
+                .ok_or_else(|| format!("`{servers_key}` is not an object"))?;
+            write(path, &edited)?;
+            Ok(Written::Updated)
         };
-        if let Some(existing) = servers.get(name) {
-            let existing: Value = serde_json::from_str(existing.get()).unwrap_or(Value::Null);
-            if existing == *entry {
-                return Ok(false);
-            }
-            if !force && !runs_the_hub(existing.get("command").and_then(Value::as_str)) {
-                return Err(format!(
-                    "it already has a server named `{name}` that is not a coordination hub \
-                     (--force replaces it, --name picks another name)"
-                ));
-            }
+        return edit().map_err(|e: String| format!("{}: {e}", path.display()));
+    }
+    merge_json(path, force, |root| {
+        let mut servers = servers_of(root, servers_key)?;
+        if !may_put(&servers, name, entry, force)? {
+            return Ok(false);
         }
         servers.insert(name.to_owned(), raw(entry)?);
         root.insert(servers_key.to_owned(), raw(&servers)?);
         Ok(true)
     })
+}
+
+/// The object `servers_key` of `root` (empty when absent).
+fn servers_of(root: &RawObject, servers_key: &str) -> Result<RawObject, String> {
+    match root.get(servers_key) {
+        Some(raw) => serde_json::from_str(raw.get())
+            .map_err(|e| format!("`{servers_key}` is not an object: {e}")),
+        None => Ok(RawObject::new()),
+    }
+}
+
+/// Whether `entry` is to be put as `name` among `servers`: not when it is there already, and
+/// over another server of that name only with `force` or when that one runs the hub too.
+fn may_put(servers: &RawObject, name: &str, entry: &Value, force: bool) -> Result<bool, String> {
+    let Some(existing) = servers.get(name) else {
+        return Ok(true);
+    };
+    let existing: Value = serde_json::from_str(existing.get()).unwrap_or(Value::Null);
+    if existing == *entry {
+        return Ok(false);
+    }
+    if !force && !runs_the_hub(existing.get("command").and_then(Value::as_str)) {
+        return Err(format!(
+            "it already has a server named `{name}` that is not a coordination hub \
+             (--force replaces it, --name picks another name)"
+        ));
+    }
+    Ok(true)
 }
 
 /// Reads the JSON object at `path` (an empty one if there is none), lets `change` edit it

@@ -126,6 +126,16 @@ fn refused(refusal: &Refusal, path: &str, session: &str) -> u8 {
     }
 }
 
+/// Ends the hook's process with `code` at once. Returning from `main` would wait for the
+/// runtime's blocking threads, and one may still be reading a stdin its writer never closed:
+/// the hook said it gave up, and must then end.
+pub(crate) fn exit(code: u8) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stderr().flush();
+    let _ = std::io::stdout().flush();
+    std::process::exit(i32::from(code))
+}
+
 fn broken(message: &str) -> u8 {
     eprintln!("coordination-hub hook: {message}");
     BROKEN

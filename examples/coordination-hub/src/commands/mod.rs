@@ -6,6 +6,7 @@ mod access;
 mod configs;
 mod hook;
 mod init;
+mod jsonc;
 mod project;
 mod status;
 
@@ -77,10 +78,10 @@ pub async fn run_command() -> ExitCode {
         Command::Init(args) => init::run(args),
         Command::Status(args) => status::run(args).await,
         Command::Hook(HookCommand::PreEdit(args)) => {
-            return ExitCode::from(hook::run(hook::Moment::PreEdit, args).await);
+            hook::exit(hook::run(hook::Moment::PreEdit, args).await);
         }
         Command::Hook(HookCommand::PostEdit(args)) => {
-            return ExitCode::from(hook::run(hook::Moment::PostEdit, args).await);
+            hook::exit(hook::run(hook::Moment::PostEdit, args).await);
         }
     };
     match done {
