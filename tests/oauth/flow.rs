@@ -391,6 +391,77 @@ async fn an_agent_refuses_a_token_issued_for_another_agents_resource() {
     assert_eq!(status, 401);
 }
 
+/// POSTs `token` to the revocation endpoint as `client_id` (RFC 7009): the status.
+async fn revoke(server: &TestServer, client_id: &str, token: &str) -> u16 {
+    let form = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([("token", token), ("client_id", client_id)])
+        .finish();
+    a2a_tests::http()
+        .post(format!("{}oauth/revoke", server.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn a_revoked_access_token_and_refresh_token_are_refused_by_every_agent_and_the_shared_mcp() {
+    let host = Host::new()
+        .server("library", Library.server())
+        .server("annex", Library.server())
+        .authorization_server(OAuthServer::dev_user("alice"));
+    let server = start_host(host).await;
+    for (path, tool) in [
+        ("library/mcp", "borrow"),
+        ("annex/mcp", "borrow"),
+        ("mcp", "library_borrow"),
+    ] {
+        let resource = format!("{}{path}", server.base);
+        let (client_id, tokens) = signed_in(&server, &resource, LOAN_SCOPES).await;
+        let access = tokens["access_token"].as_str().unwrap();
+        let borrow = call(tool, json!({"title": "Emma"}));
+        // Verified (and cached as verified) before it is revoked.
+        let (status, _, called) =
+            mcp(&server, path, Some(access), "tools/call", borrow.clone()).await;
+        assert_eq!(
+            (status, text_of(&called).as_str()),
+            (200, "alice borrowed Emma")
+        );
+        assert_eq!(revoke(&server, &client_id, access).await, 200);
+        let (status, challenges, _) = mcp(&server, path, Some(access), "tools/call", borrow).await;
+        assert_eq!(status, 401, "{path}: a revoked token");
+        assert!(
+            challenges.iter().any(|c| c.contains("revoked")),
+            "{path}: {challenges:?}"
+        );
+        let refresh_token = tokens["refresh_token"].as_str().unwrap();
+        assert_eq!(revoke(&server, &client_id, refresh_token).await, 200);
+        let refresh = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh_token),
+            ("client_id", client_id.as_str()),
+        ];
+        let (status, refused) = token(&server.base, &refresh).await;
+        assert_eq!(
+            (status, &refused["error"]),
+            (400, &json!("invalid_grant")),
+            "{path}"
+        );
+    }
+    // Another client's token is not this client's to revoke: answered 200, and it still works.
+    let resource = format!("{}library/mcp", server.base);
+    let (_, tokens) = signed_in(&server, &resource, LOAN_SCOPES).await;
+    let (stranger, _) = signed_in(&server, &resource, LOAN_SCOPES).await;
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(revoke(&server, &stranger, access).await, 200);
+    let borrow = call("borrow", json!({"title": "Dune"}));
+    let (status, _, _) = mcp(&server, "library/mcp", Some(access), "tools/call", borrow).await;
+    assert_eq!(status, 200, "another client's revocation is ignored");
+}
+
 #[tokio::test]
 async fn an_expired_token_is_refused() {
     let settings = OAuthServer::dev_user("alice").access_token_ttl(Duration::from_secs(1));

@@ -23,6 +23,7 @@ mod policy;
 mod proxy;
 mod redirects;
 mod register;
+mod revoked;
 mod routes;
 mod secret;
 mod server;

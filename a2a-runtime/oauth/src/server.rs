@@ -67,6 +67,9 @@ pub(crate) struct Inner {
     pub(crate) limits: RateLimits,
     /// Whether the base URL is https (cookies are then `Secure`).
     pub(crate) secure: bool,
+    /// Access tokens this process revoked, counted: the verifiers of its agents forget what
+    /// they verified when it changes (`revoked`).
+    pub(crate) revocations: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl AuthorizationServer {
@@ -115,7 +118,10 @@ impl AuthorizationServer {
             .then(|| Documents::new(settings.documents_allow_private, &settings.document_roots))
             .transpose()?;
         let keys = Arc::new(keys);
-        let own_tokens = JwtAuthenticator::new("oauth2", &own_tokens(&keys, &issuer, &resources));
+        let revocations = Arc::default();
+        let own_keys = own_keys(&keys, &grants, &revocations);
+        let own_tokens =
+            JwtAuthenticator::new("oauth2", &own_tokens(&own_keys, &issuer, &resources));
         Ok(Self {
             inner: Arc::new(Inner {
                 secure: url.scheme() == "https",
@@ -130,6 +136,7 @@ impl AuthorizationServer {
                 admin_auth: deployment.admin_auth,
                 own_tokens,
                 limits: RateLimits::default(),
+                revocations,
             }),
         })
     }
@@ -157,7 +164,9 @@ impl AuthorizationServer {
     /// How the resource server verifies this server's tokens, accepting those whose `aud` is
     /// one of `audiences` (the resources of one agent).
     pub fn verifier(&self, audiences: &[String]) -> JwtConfig {
-        own_tokens(&self.inner.keys, &self.inner.issuer, audiences)
+        let inner = &self.inner;
+        let keys = own_keys(&inner.keys, &inner.grants, &inner.revocations);
+        own_tokens(&keys, &inner.issuer, audiences)
     }
 
     /// The security scheme an agent card and the protected-resource metadata publish for it.
@@ -292,9 +301,26 @@ pub(crate) fn canonical(uri: &str) -> Option<String> {
     })
 }
 
+/// `keys` as the agents verify with them: with the revocations kept in `grants`.
+fn own_keys(
+    keys: &Arc<SigningKeys>,
+    grants: &Grants,
+    revocations: &Arc<std::sync::atomic::AtomicU64>,
+) -> Arc<dyn a2a_runtime_core::auth::KeyProvider> {
+    Arc::new(crate::revoked::OwnKeys::new(
+        Arc::clone(keys),
+        grants.clone(),
+        Arc::clone(revocations),
+    ))
+}
+
 /// How the tokens `keys` sign as `issuer` are verified, for `audiences`.
-fn own_tokens(keys: &Arc<SigningKeys>, issuer: &str, audiences: &[String]) -> JwtConfig {
-    let keys: Arc<dyn a2a_runtime_core::auth::KeyProvider> = keys.clone();
+fn own_tokens(
+    keys: &Arc<dyn a2a_runtime_core::auth::KeyProvider>,
+    issuer: &str,
+    audiences: &[String],
+) -> JwtConfig {
+    let keys = Arc::clone(keys);
     // The issuer's clock is this server's (or a replica's): little skew to allow for.
     let config = JwtConfig::provided(keys)
         .issuer(issuer)

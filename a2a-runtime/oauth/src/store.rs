@@ -34,10 +34,12 @@ pub(crate) const SESSIONS: &str = "oauth_sessions";
 pub(crate) const KEYS: &str = "oauth_keys";
 /// Sign-ins under way at an upstream provider, by `state`.
 pub(crate) const UPSTREAM: &str = "oauth_upstream";
+/// Access tokens revoked before they expire, by digest of their `jti`.
+pub(crate) const REVOKED: &str = "oauth_revoked";
 
 /// The collections whose documents expire (each has `key`, or for clients `client_id`, and
 /// `expires` fields).
-pub(crate) const EXPIRING: [&str; 9] = [
+pub(crate) const EXPIRING: [&str; 10] = [
     CLIENTS,
     PENDING,
     CODES,
@@ -47,6 +49,7 @@ pub(crate) const EXPIRING: [&str; 9] = [
     FAMILIES,
     SESSIONS,
     UPSTREAM,
+    REVOKED,
 ];
 
 /// Why a [`GrantStore`] failed.

@@ -388,8 +388,9 @@ fn ttl(duration: std::time::Duration) -> i64 {
     i64::try_from(duration.as_secs()).unwrap_or(i64::MAX / 2)
 }
 
-/// `POST /oauth/revoke` (RFC 7009): a refresh token revokes its whole authorization. Access
-/// tokens are short-lived signed JWTs and expire on their own; the answer is 200 either way.
+/// `POST /oauth/revoke` (RFC 7009): a refresh token revokes its whole authorization; an access
+/// token is refused by every agent from then on (`revoked`). The answer is 200 either way,
+/// for a token that is not the client's too.
 pub(crate) async fn revoke(
     State(server): State<AuthorizationServer>,
     request: Request,
@@ -398,11 +399,16 @@ pub(crate) async fn revoke(
     let revoked = async {
         let (pairs, client) = client_request(inner, request).await?;
         let key = digest_of(web::required(&pairs, "token")?);
-        if let Some(record) = inner.grants.get::<Refresh>(REFRESH, &key).await?
-            && record.client_id == client.client_id
-        {
-            inner.grants.delete(FAMILIES, &record.family).await?;
-            inner.grants.delete(REFRESH, &key).await?;
+        match inner.grants.get::<Refresh>(REFRESH, &key).await? {
+            Some(record) if record.client_id == client.client_id => {
+                inner.grants.delete(FAMILIES, &record.family).await?;
+                inner.grants.delete(REFRESH, &key).await?;
+            }
+            Some(_) => {}
+            None => {
+                let token = web::required(&pairs, "token")?;
+                crate::revoked::revoke_access(inner, token, &client.client_id).await?;
+            }
         }
         Ok::<_, OAuthError>(())
     };

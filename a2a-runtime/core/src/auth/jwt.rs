@@ -35,6 +35,23 @@ pub trait KeyProvider: Send + Sync + 'static {
     /// The current key set (`{"keys": [...]}`); asked again when a token names a key id the
     /// last answer did not hold.
     fn key_set(&self) -> a2a_runtime_types::util::BoxFuture<'_, Result<serde_json::Value, String>>;
+
+    /// Whether the token with these (verified) claims was revoked before it expired (RFC
+    /// 7009): asked when a token is verified, not on each request a verified token is cached
+    /// for. None are, unless the provider keeps revocations.
+    fn revoked<'a>(
+        &'a self,
+        claims: &'a serde_json::Map<String, serde_json::Value>,
+    ) -> a2a_runtime_types::util::BoxFuture<'a, Result<bool, String>> {
+        let _ = claims;
+        Box::pin(async { Ok(false) })
+    }
+
+    /// How many revocations this process has made: when it changes, tokens verified before are
+    /// verified again (one atomic read per request).
+    fn revocations(&self) -> u64 {
+        0
+    }
 }
 
 impl std::fmt::Debug for JwtConfig {

@@ -2,6 +2,7 @@
 //! keys from a JWKS; `exp`, `nbf`, `iss` and `aud` checked with a small leeway. Serves the
 //! `bearer`, `oauth2` and `oidc` schemes.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::request::Parts;
@@ -24,6 +25,8 @@ pub struct JwtAuthenticator {
     /// its `iss` fixed.
     issuers: Vec<Issuer>,
     verified: TokenCache,
+    /// The revocations of the key providers, as of the cache's entries.
+    revocations: std::sync::atomic::AtomicU64,
 }
 
 /// One issuer's keys and rules.
@@ -36,6 +39,8 @@ struct Issuer {
     /// the tokens this process's own authorization server signs, which always are; other
     /// issuers' tokens are often typed `JWT`, or not at all.
     access_tokens_only: bool,
+    /// This process's own authorization server, which knows what it revoked.
+    provider: Option<Arc<dyn super::jwt::KeyProvider>>,
 }
 
 enum Keys {
@@ -71,6 +76,31 @@ impl JwtAuthenticator {
                 .map(Issuer::new)
                 .collect(),
             verified: TokenCache::new(config.cache_ttl),
+            revocations: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The claims of `token` once verified, as a request bearing it would be authenticated
+    /// (what the authorization server checks of a token presented for revocation).
+    ///
+    /// # Errors
+    ///
+    /// Why the token is not one of these issuers' valid tokens.
+    pub async fn verify_token(&self, token: &str) -> Result<Caller, AuthError> {
+        self.verify(token).await
+    }
+
+    /// Forgets the verified tokens when a key provider revoked one since they were cached.
+    fn forget_if_revoked(&self) {
+        use std::sync::atomic::Ordering;
+        let made: u64 = self
+            .issuers
+            .iter()
+            .filter_map(|issuer| issuer.provider.as_ref())
+            .map(|provider| provider.revocations())
+            .sum();
+        if self.revocations.swap(made, Ordering::Relaxed) != made {
+            self.verified.clear();
         }
     }
 
@@ -92,11 +122,20 @@ impl JwtAuthenticator {
 
     async fn verify(&self, token: &str) -> Result<Caller, AuthError> {
         let now = chrono::Utc::now().timestamp();
+        self.forget_if_revoked();
         if let Some(caller) = self.verified.get(token, now) {
             return Ok(caller);
         }
         let issuer = self.issuer_of(token);
         let claims = issuer.verify(token).await?;
+        if let Some(provider) = &issuer.provider
+            // Fails closed: a token whose revocation cannot be read is not honoured.
+            && provider.revoked(&claims).await.map_err(|e| {
+                AuthError::invalid(format!("whether the token was revoked is unknown: {e}"))
+            })?
+        {
+            return Err(AuthError::invalid("the token was revoked"));
+        }
         let principal = claims
             .get("sub")
             .and_then(Value::as_str)
@@ -131,6 +170,10 @@ impl Issuer {
             audience: config.audience.clone(),
             leeway: config.leeway,
             access_tokens_only: matches!(config.keys, KeySource::Provided(_)),
+            provider: match &config.keys {
+                KeySource::Provided(keys) => Some(Arc::clone(keys)),
+                _ => None,
+            },
         }
     }
 

@@ -38,6 +38,14 @@ impl TokenCache {
         }
     }
 
+    /// Forgets every verified token (a revocation was made: each is verified again).
+    pub fn clear(&self) {
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
+
     fn key(token: &str) -> [u8; 32] {
         Sha256::digest(token.as_bytes()).into()
     }
