@@ -174,3 +174,98 @@ async fn streams_never_read_take_no_more_than_their_callers_share_and_free_it_wh
         "{seen:?}"
     );
 }
+
+#[tokio::test]
+async fn idle_http2_connections_that_only_answer_pings_are_closed_and_free_their_slots() {
+    let flags = [
+        "--header-timeout",
+        "1s",
+        "--max-connections",
+        "4",
+        "--max-connections-per-peer",
+        "4",
+    ];
+    let (_child, address) = currency(&flags).await;
+    // Four clients take every slot and use none: they only ping.
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(RawH2::connect(&address, &[]).await);
+    }
+    let pinging = idle.iter_mut().map(|raw| {
+        // A hang guard, far past the one second a connection may stay without a stream.
+        raw.pings_until_closed(Duration::from_millis(200), Duration::from_secs(30))
+    });
+    let closed = futures::future::join_all(pinging).await;
+    assert!(
+        closed.iter().all(|c| *c),
+        "every idle connection is closed: {closed:?}"
+    );
+    // Their slots are free: a new client is answered.
+    let card = tokio::time::timeout(
+        Duration::from_secs(30),
+        a2a_tests::get(format!("http://{address}/.well-known/agent-card.json")),
+    )
+    .await
+    .expect("a new client is answered")
+    .unwrap();
+    assert_eq!(card.status(), 200);
+    // A connection in use is not idle: a request answered on it, then it closes once idle.
+    let mut used = RawH2::connect(&address, &[]).await;
+    used.grpc_headers(1, GET_TASK, false).await;
+    let task = wire::GetTaskRequest {
+        id: "no-such-task".into(),
+        ..Default::default()
+    };
+    used.grpc_message(1, &task.encode_to_vec()).await;
+    let answered = frames(&mut used, Duration::from_secs(10), |f| {
+        f.stream == 1 && f.flags & 1 == 1
+    })
+    .await;
+    assert!(answered.iter().any(|f| f.stream == 1), "{answered:?}");
+    assert!(
+        used.pings_until_closed(Duration::from_millis(200), Duration::from_secs(30))
+            .await
+    );
+}
+
+#[tokio::test]
+async fn the_browser_guard_reads_the_authority_of_an_http2_request() {
+    let (_child, address) = currency(&[]).await;
+    let task = wire::GetTaskRequest {
+        id: "no-such-task".into(),
+        ..Default::default()
+    };
+    // A page of another name, reaching the loopback agent through DNS rebinding: HTTP/2 names
+    // the host only as `:authority`.
+    let mut rebound = RawH2::connect(&address, &[])
+        .await
+        .authority("evil.example");
+    rebound.grpc_headers(1, GET_TASK, false).await;
+    rebound.grpc_message(1, &task.encode_to_vec()).await;
+    let answer = frames(&mut rebound, Duration::from_secs(10), |f| {
+        f.stream == 1 && f.flags & 1 == 1
+    })
+    .await;
+    let body: Vec<u8> = answer
+        .iter()
+        .filter(|f| f.stream == 1 && f.kind == kind::DATA)
+        .flat_map(|f| f.payload.clone())
+        .collect();
+    let body = String::from_utf8_lossy(&body);
+    assert!(
+        body.contains("evil.example") && body.contains("not one this agent answers to"),
+        "refused naming the host: {answer:?}"
+    );
+    // Its own name passes.
+    let mut own = RawH2::connect(&address, &[]).await.authority(&address);
+    own.grpc_headers(1, GET_TASK, false).await;
+    own.grpc_message(1, &task.encode_to_vec()).await;
+    let answer = frames(&mut own, Duration::from_secs(10), |f| {
+        f.stream == 1 && f.flags & 1 == 1
+    })
+    .await;
+    assert!(
+        !answer.iter().any(|f| f.kind == kind::DATA && f.stream == 1),
+        "a gRPC refusal is trailers only, never the guard's body: {answer:?}"
+    );
+}

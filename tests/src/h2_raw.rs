@@ -51,6 +51,8 @@ impl Frame {
 /// A connection that has sent the preface and its SETTINGS.
 pub struct RawH2 {
     stream: TcpStream,
+    /// The `:authority` its requests name.
+    authority: String,
 }
 
 impl RawH2 {
@@ -68,21 +70,17 @@ impl RawH2 {
             .iter()
             .flat_map(|(id, value)| [id.to_be_bytes().as_slice(), &value.to_be_bytes()].concat())
             .collect();
-        let mut raw = Self { stream };
+        let mut raw = Self {
+            stream,
+            authority: "127.0.0.1".to_owned(),
+        };
         raw.frame(kind::SETTINGS, 0, 0, &payload).await;
         raw
     }
 
     /// Writes one frame.
     pub async fn frame(&mut self, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
-        let length = u32::try_from(payload.len())
-            .expect("a small frame")
-            .to_be_bytes();
-        let mut frame = Vec::with_capacity(9 + payload.len());
-        frame.extend_from_slice(&length[1..]);
-        frame.extend_from_slice(&[kind, flags]);
-        frame.extend_from_slice(&stream.to_be_bytes());
-        frame.extend_from_slice(payload);
+        let frame = frame_bytes(kind, flags, stream, payload);
         // A server that has given up on the connection may close it first: that is its answer.
         let _ = self.stream.write_all(&frame).await;
     }
@@ -106,7 +104,7 @@ impl RawH2 {
             (":method", "POST"),
             (":scheme", "http"),
             (":path", path),
-            (":authority", "127.0.0.1"),
+            (":authority", self.authority.as_str()),
             ("content-type", "application/grpc"),
             ("te", "trailers"),
             ("a2a-version", "1.0"),
@@ -125,10 +123,48 @@ impl RawH2 {
 
     /// Sends `message` as one gRPC frame on `stream`, ending it.
     pub async fn grpc_message(&mut self, stream: u32, message: &[u8]) {
+        self.message(stream, message).await;
+    }
+
+    /// Its requests name `authority` as `:authority` (no `Host` header is sent: HTTP/2 has none).
+    #[must_use]
+    pub fn authority(mut self, authority: &str) -> Self {
+        self.authority = authority.to_owned();
+        self
+    }
+
+    async fn message(&mut self, stream: u32, message: &[u8]) {
         let mut data = vec![0];
         data.extend_from_slice(&u32::try_from(message.len()).expect("small").to_be_bytes());
         data.extend_from_slice(message);
         self.frame(kind::DATA, 0x1, stream, &data).await;
+    }
+
+    /// Sends a PING every `every` and reads what comes back, until the server closes the
+    /// connection (`true`) or `within` passes with it open (`false`): a client that keeps a
+    /// connection alive without using it.
+    pub async fn pings_until_closed(&mut self, every: Duration, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        while tokio::time::Instant::now() < deadline {
+            const PING: u8 = 6;
+            if self
+                .stream
+                .write_all(&frame_bytes(PING, 0, 0, &[7; 8]))
+                .await
+                .is_err()
+            {
+                return true;
+            }
+            let mut buf = [0u8; 4096];
+            let read = tokio::time::timeout(every, self.stream.read(&mut buf)).await;
+            if let Ok(Ok(0) | Err(_)) = read {
+                return true;
+            }
+            if read.is_ok() {
+                tokio::time::sleep(every).await;
+            }
+        }
+        false
     }
 
     /// The next frame, or `None` when the server closed the connection or sent nothing within
@@ -152,4 +188,17 @@ impl RawH2 {
         .ok()
         .flatten()
     }
+}
+
+/// A frame's bytes: its 9-byte head and `payload`.
+fn frame_bytes(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let length = u32::try_from(payload.len())
+        .expect("a small frame")
+        .to_be_bytes();
+    let mut frame = Vec::with_capacity(9 + payload.len());
+    frame.extend_from_slice(&length[1..]);
+    frame.extend_from_slice(&[kind, flags]);
+    frame.extend_from_slice(&stream.to_be_bytes());
+    frame.extend_from_slice(payload);
+    frame
 }

@@ -166,12 +166,14 @@ where
 impl BrowserGuard {
     /// The 403 for a request from a host or origin this agent does not answer to.
     pub(crate) fn refusal(&self, request: &Request) -> Option<Response> {
-        // Behind a trusted proxy, the host the browser asked for is the one the proxy names.
+        // Behind a trusted proxy, the host the browser asked for is the one the proxy names;
+        // over HTTP/2 it is `:authority` (the request's URI), which a request may send instead
+        // of `Host` (RFC 9113 §8.3.1).
         let forwarded = request
             .extensions()
             .get::<super::proxies::Forwarded>()
             .and_then(|forwarded| forwarded.host.as_deref());
-        let host = forwarded.or_else(|| {
+        let host = forwarded.or_else(|| request.uri().host()).or_else(|| {
             request
                 .headers()
                 .get(header::HOST)

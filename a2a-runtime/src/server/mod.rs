@@ -13,6 +13,8 @@ mod front;
 mod guard;
 pub mod host;
 mod http;
+#[cfg(feature = "grpc")]
+mod idle;
 mod in_flight;
 mod lifecycle;
 mod listener;

@@ -27,7 +27,9 @@ pub(crate) struct Protocols {
     http1: hyper::server::conn::http1::Builder,
     #[cfg(feature = "grpc")]
     http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
-    /// How long a client may take to say which HTTP it speaks (the header timeout).
+    /// How long a client may take to say which HTTP it speaks (the header timeout), and how
+    /// long an HTTP/2 connection may stay without a stream, as an HTTP/1.1 one may between
+    /// requests.
     #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
     first_bytes: Duration,
 }
@@ -36,7 +38,8 @@ impl Protocols {
     /// The settings from `limits`. HTTP/1.1 has a header timeout, which also ends idle
     /// keep-alive connections. HTTP/2 streams are bounded per connection, with hyper's bounded
     /// windows (1 MiB), header list (16 KiB) and send buffer; a connection is pinged when
-    /// idle and closed when its peer stops answering.
+    /// idle and closed when its peer stops answering, and closed after the header timeout
+    /// without a stream however it answers pings (`idle`).
     pub(crate) fn new(limits: &Limits) -> Self {
         let mut http1 = hyper::server::conn::http1::Builder::new();
         http1
@@ -91,7 +94,10 @@ impl Protocols {
     ) -> Result<(), hyper::Error>
     where
         I: Read + Write + Unpin + Send + 'static,
-        S: hyper::service::HttpService<Incoming, ResBody = axum::body::Body> + Send + 'static,
+        S: hyper::service::HttpService<Incoming, ResBody = axum::body::Body>
+            + Clone
+            + Send
+            + 'static,
         S::Future: Send + 'static,
         S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
@@ -103,6 +109,12 @@ impl Protocols {
             }
             #[cfg(feature = "grpc")]
             Version::Http2 => {
+                let activity = super::idle::Activity::default();
+                let io = super::idle::IdleIo::new(io, activity.clone(), self.first_bytes);
+                let service = super::idle::Counted {
+                    inner: service,
+                    activity,
+                };
                 watcher
                     .watch(self.http2.serve_connection(io, service))
                     .await

@@ -146,20 +146,25 @@ fn address(node: &str) -> Option<IpAddr> {
         .and_then(|ip| ip.parse::<IpAddr>().ok())
 }
 
-/// The host the client asked for: `Forwarded`'s `host=`, else `X-Forwarded-Host` (the first
-/// of a list: the one the client's request named).
+/// The host the client asked for: `Forwarded`'s `host=`, else `X-Forwarded-Host`, the
+/// rightmost of each: the one the trusted proxy in front of this server added. What is left of
+/// it came with the request, and a client can write anything there (`X-Forwarded-Host:
+/// localhost` to pass the browser guard).
 fn forwarded_host(headers: &HeaderMap) -> Option<String> {
     let from_forwarded = headers
         .get_all("forwarded")
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
+        .rev()
         .find_map(|element| parameter(element, "host"));
     from_forwarded.or_else(|| {
         headers
-            .get("x-forwarded-host")
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.split(',').next())
+            .get_all("x-forwarded-host")
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .next_back()
             .map(|host| host.trim().to_owned())
             .filter(|host| !host.is_empty())
     })
@@ -226,8 +231,14 @@ mod tests {
         assert!(proxies.trusts("::ffff:127.0.0.1".parse().unwrap()));
         let peer: SocketAddr = "127.0.0.1:1".parse().unwrap();
         let host = |pairs| proxies.forwarded(peer, &headers(pairs)).host;
+        // The rightmost is the trusted proxy's; a client wrote what is left of it.
         assert_eq!(
-            host(&[("x-forwarded-host", "agents.example, inner")]).as_deref(),
+            host(&[("x-forwarded-host", "localhost, agents.example")]).as_deref(),
+            Some("agents.example")
+        );
+        const FORWARDED: &str = "host=localhost, for=1.2.3.4;host=agents.example";
+        assert_eq!(
+            host(&[("forwarded", FORWARDED)]).as_deref(),
             Some("agents.example")
         );
         assert_eq!(
