@@ -529,3 +529,26 @@ async fn init_adds_the_hub_to_a_vscode_mcp_json_with_comments_keeping_them_and_i
         assert_ne!(text, VSCODE_JSONC, "the hub's entry was added");
     }
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_file_reached_through_a_linked_folder_is_the_file_it_links_to() {
+    let data = a2a_tests::scratch_dir();
+    let data = data.to_str().unwrap();
+    let (_hub, base) = start(&["--data-dir", data]).await;
+    let hub = mcp(&base).await;
+    let repo = repository("linked");
+    std::fs::create_dir_all(repo.join("src/shared")).unwrap();
+    std::os::unix::fs::symlink(repo.join("src/shared"), repo.join("lib")).unwrap();
+    register(&hub, "linked", "ann").await;
+    register(&hub, "linked", "bob").await;
+    reserve(&hub, "linked", "ann", "src/shared/util.rs", None)
+        .await
+        .unwrap();
+    // Bob edits the same file by the folder's other name: the hook holds it to ann's.
+    let as_bob = ["hook", "pre-edit", "--session", "bob", "--data-dir", data];
+    let other_name = pre_tool_use(&repo, "lib/util.rs");
+    let (code, _, stderr) = command(&repo, &as_bob, &other_name).await;
+    assert_eq!(code, 2, "the linked name is the same file: {stderr}");
+    assert!(stderr.contains("ann"), "{stderr}");
+}

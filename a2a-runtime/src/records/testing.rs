@@ -37,6 +37,7 @@ pub async fn run(one: Records, other: Records) {
     records_expire_and_are_announced(&one, &other).await;
     collections_keep_their_newest(&one, &other).await;
     bounded_collections_refuse_rather_than_evict(&one, &other).await;
+    records_are_counted_by_key_prefix(&one, &other).await;
     leases_hold_renew_and_lapse(&one, &other).await;
 }
 
@@ -260,6 +261,24 @@ async fn bounded_collections_refuse_rather_than_evict(one: &Records, other: &Rec
         .count();
     assert_eq!(won, 2, "exactly the free places are taken");
     assert_eq!(one.list::<u32>("capped-race", None).await.unwrap().len(), 2);
+}
+
+/// `count` counts the live records whose keys start with a prefix, whichever process wrote
+/// them: not another prefix's, not an expired or a deleted one.
+async fn records_are_counted_by_key_prefix(one: &Records, other: &Records) {
+    for key in ["ann/1", "ann/2", "ann/3", "anna/1", "bob/1"] {
+        one.put("counted", key, &1).await.unwrap();
+    }
+    other.put("counted-not", "ann/9", &1).await.unwrap();
+    let ttl = Duration::from_millis(300);
+    other.put("counted", "ann/4", &4).ttl(ttl).await.unwrap();
+    assert_eq!(other.count("counted", "ann/").await.unwrap(), 4);
+    tokio::time::sleep(ttl + Duration::from_millis(100)).await;
+    assert!(other.delete("counted", "ann/1").await.unwrap());
+    assert_eq!(one.count("counted", "ann/").await.unwrap(), 2);
+    assert_eq!(one.count("counted", "ann").await.unwrap(), 3);
+    assert_eq!(one.count("counted", "").await.unwrap(), 4);
+    assert_eq!(one.count("counted", "carl/").await.unwrap(), 0);
 }
 
 /// A lease names its holder to others, is renewed by its holder only, lapses when not renewed,

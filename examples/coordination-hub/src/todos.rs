@@ -47,10 +47,12 @@ pub async fn add_todo(
         return Err(SkillError::invalid_input("`todo_item` is empty"));
     }
     let todos = collection::todos(&project_id);
-    let held = todo_keys(&hub, &todos)
-        .await?
-        .filter(|key| key.split_once('/').is_some_and(|(s, _)| s == session_name))
-        .count();
+    // Counted by key (`{session}/{id}`): the agent's own todos, not the project's.
+    let held = hub
+        .records()
+        .count(&todos, &format!("{session_name}/"))
+        .await
+        .map_err(store_failed)?;
     let settings = hub.settings();
     if held >= settings.max_todos_per_session {
         return Err(full(format!(
@@ -86,16 +88,6 @@ pub async fn add_todo(
         message: format!("Added todo: {}", todo.text),
         todo_id: todo.id,
     })
-}
-
-/// The keys of a project's todos (`{session}/{id}`).
-async fn todo_keys(hub: &Hub, todos: &str) -> Result<impl Iterator<Item = String>, SkillError> {
-    let entries: Vec<Entry<a2a_runtime::serde_json::Value>> = hub
-        .records()
-        .entries(todos, None)
-        .await
-        .map_err(store_failed)?;
-    Ok(entries.into_iter().map(|entry| entry.key))
 }
 
 /// A refused `add_todo`: the caller's list, or its project's, is full.

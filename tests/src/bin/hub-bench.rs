@@ -9,7 +9,10 @@
 //! 3. what a capped write costs as its collection fills: `add_todo` (at most 10 000 todos a
 //!    project) from the same agents, the hub's CPU per call for the first thousand todos, the
 //!    thousand to 5 000 and the last thousand, then per refusal past the cap. Flat is right:
-//!    the count is kept, not read off the collection.
+//!    the count is kept, not read off the collection;
+//! 4. an announce while others hold 100 of the costliest patterns to compare (four brace
+//!    alternatives, a class of 100 ranges each), wall time per announce: a project must not
+//!    stall for anyone's patterns (the aim is under 50 ms).
 //!
 //! Usage: `hub-bench URL PID RECORDS [SECONDS] [AGENTS] [REGISTERED]`, RECORDS being a SQLite
 //! file or a `postgres://` URL.
@@ -55,6 +58,77 @@ async fn main() {
 
     memory_per_agent(pid, &clients[0], registered).await;
     capped_writes(&clients, pid).await;
+    worst_case_announces(&clients).await;
+}
+
+/// A pattern costly to compare: four alternatives, a class of 100 ranges of 61 characters each,
+/// its ranges `n`'s own (so no two such patterns share a path).
+fn costly_pattern(n: u32) -> String {
+    let class: String = (0..100u32)
+        .filter_map(|k| {
+            let start = 0x1_0000 + (n * 100 + k) * 64;
+            Some(format!(
+                "{}-{}",
+                char::from_u32(start)?,
+                char::from_u32(start + 60)?
+            ))
+        })
+        .collect();
+    format!("costly/{{a,?,?,?}}[{class}]")
+}
+
+/// The wall time of announces while the agents hold 100 costly patterns in project `worst`.
+async fn worst_case_announces(clients: &[HubClient]) {
+    let announce = |client: &HubClient, session: String, path: String| {
+        let client = client.clone();
+        async move {
+            client
+                .announce_file_change(
+                    Some("worst".into()),
+                    session,
+                    path,
+                    "modify".into(),
+                    "bench".into(),
+                    Some(ReservationMode::Exclusive),
+                    None,
+                )
+                .await
+        }
+    };
+    for (i, client) in clients.iter().enumerate() {
+        client
+            .register_agent(
+                Some("worst".into()),
+                format!("agent-{i}"),
+                "t".into(),
+                "main".into(),
+                "benchmark".into(),
+            )
+            .await
+            .expect("registers");
+    }
+    let holders = clients.len().saturating_sub(1).max(1);
+    for n in 0..100u32 {
+        let at = n as usize % holders;
+        announce(&clients[at], format!("agent-{at}"), costly_pattern(n))
+            .await
+            .expect("a costly pattern is reserved");
+    }
+    let last = clients.len() - 1;
+    let mut times = Vec::new();
+    for n in 100..120u32 {
+        let started = Instant::now();
+        announce(&clients[last], format!("agent-{last}"), costly_pattern(n))
+            .await
+            .expect("announces");
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "announce with 100 costly patterns held: median {:.1} ms, worst {:.1} ms (aim: under 50 ms)",
+        times[times.len() / 2],
+        times[times.len() - 1]
+    );
 }
 
 /// The todo cap of a hub started with its defaults.

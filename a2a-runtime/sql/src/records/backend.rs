@@ -34,6 +34,23 @@ pub(crate) trait Backend: std::fmt::Debug + Send + Sync + 'static {
         now: i64,
     ) -> BoxFuture<'a, Result<Vec<Row>, RecordError>>;
 
+    /// How many live records of `collection` have a key starting with `prefix`. This default
+    /// reads the collection; a database with its keys in order counts the range alone.
+    fn count<'a>(
+        &'a self,
+        collection: &'a str,
+        prefix: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<usize, RecordError>> {
+        Box::pin(async move {
+            let rows = self.list(collection, usize::MAX, now).await?;
+            Ok(rows
+                .iter()
+                .filter(|row| row.key.starts_with(prefix))
+                .count())
+        })
+    }
+
     /// Removes the record (only at `version`, when given); whether it was there.
     fn delete<'a>(
         &'a self,
@@ -174,6 +191,15 @@ macro_rules! sql_operations {
 #[cfg(feature = "sqlite")]
 impl Backend for super::sqlite::SqliteRecords {
     sql_operations!();
+
+    fn count<'a>(
+        &'a self,
+        collection: &'a str,
+        prefix: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<usize, RecordError>> {
+        Box::pin(Self::count(self, collection, prefix, now))
+    }
 
     fn follow(&self, _inner: Weak<Inner>, _origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
         Box::pin(Self::follow(self))

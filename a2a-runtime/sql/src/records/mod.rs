@@ -344,6 +344,13 @@ impl Records {
         Ok(entries.into_iter().map(|entry| entry.value).collect())
     }
 
+    /// How many live records of `collection` have a key starting with `prefix` (`""`: all of
+    /// them). In SQLite it costs the records counted, not the collection; elsewhere it reads
+    /// the collection.
+    pub async fn count(&self, collection: &str, prefix: &str) -> Result<usize, RecordError> {
+        self.inner.backend.count(collection, prefix, now_us()).await
+    }
+
     /// The records of `collection` with their versions and times, the most recently written
     /// first, at most `limit`.
     pub async fn entries<T: DeserializeOwned>(

@@ -284,6 +284,29 @@ impl SqliteRecords {
         row.map(|row| read_row(&row)).transpose()
     }
 
+    /// Live records of `collection` whose keys start with `prefix`: a range of the primary key
+    /// (SQLite orders text by its bytes), so it costs the records counted, not the collection.
+    pub(super) async fn count(
+        &self,
+        collection: &str,
+        prefix: &str,
+        now: i64,
+    ) -> Result<usize, RecordError> {
+        let after = key_after_prefix(prefix);
+        let count: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM records WHERE collection = ?1 AND key >= ?2
+             AND (?3 IS NULL OR key < ?3) AND (expires_us IS NULL OR expires_us > ?4)",
+        )
+        .bind(collection)
+        .bind(prefix)
+        .bind(after)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(usize::try_from(count).unwrap_or_default())
+    }
+
     pub(super) async fn list(
         &self,
         collection: &str,
@@ -492,6 +515,20 @@ async fn migrate(pool: &SqlitePool) -> Result<(), RecordError> {
     .await
     .map_err(backend)?;
     tx.commit().await.map_err(backend)
+}
+
+/// The first key after every key starting with `prefix`, in byte order: `prefix` with its last
+/// character moved one on (`None` when every key starting there follows it, as for an empty
+/// prefix).
+fn key_after_prefix(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        if let Some(next) = (u32::from(last) + 1..=0x10_FFFF).find_map(char::from_u32) {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 /// Logs one change (collection, key, kind) for other processes: its number in the log, which

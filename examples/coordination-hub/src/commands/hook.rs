@@ -167,13 +167,31 @@ pub(crate) fn edited_file(input: &Value) -> Option<(PathBuf, String)> {
         .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from))
         .or_else(|| std::env::current_dir().ok())?;
     let root = super::project::repository_root(&cwd);
-    let file = lexical(&cwd.join(file));
-    let relative = file.strip_prefix(lexical(&root)).ok()?;
+    // Through the links of its folders: a folder linked into the repository makes one file two
+    // names, and both must be the one file (a link leading out of it, none of the hub's).
+    let file = resolved(&lexical(&cwd.join(file)));
+    let relative = file.strip_prefix(resolved(&lexical(&root))).ok()?;
     let parts: Vec<String> = relative
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     (!parts.is_empty()).then(|| (root, parts.join("/")))
+}
+
+/// `path` with the symbolic links of its longest existing part resolved (the file itself may
+/// not exist yet: what follows that part is kept as written).
+fn resolved(path: &Path) -> PathBuf {
+    for existing in path.ancestors() {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let rest = path.strip_prefix(existing).unwrap_or(Path::new(""));
+            return if rest.as_os_str().is_empty() {
+                real
+            } else {
+                real.join(rest)
+            };
+        }
+    }
+    path.to_path_buf()
 }
 
 /// `path` with `.` and `..` resolved by their names (the file may not exist yet).
