@@ -41,6 +41,8 @@ mod put;
 mod shared;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_schema;
 
 pub use changes::{Change, ChangeKind, Changes, Missed};
 pub use lease::{Lease, LeaseError, Leases};
