@@ -183,3 +183,98 @@ async fn two_replicas_on_one_postgres_share_reservations_and_answers() {
     let answered = asking.await.unwrap().unwrap();
     assert_eq!(answered.response.as_deref(), Some("soon"));
 }
+
+/// A stdio hub on `data` with `ann` registered in project `p` through it.
+async fn stdio_with_ann(data: &std::path::Path) -> a2a_tests::StdioServer {
+    use tokio::io::AsyncWriteExt;
+    let mut server = a2a_tests::spawn_stdio(
+        HUB,
+        &[
+            "--stdio",
+            "--heartbeat-ttl",
+            "1s",
+            "--data-dir",
+            data.to_str().unwrap(),
+        ],
+    );
+    let register = serde_json::json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "register_agent", "arguments": {
+            "project_id": "p", "session_name": "ann", "task_id": "1", "branch": "b",
+            "description": "d"}}});
+    for line in [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        register,
+    ] {
+        let line = format!("{line}\n");
+        server.stdin.write_all(line.as_bytes()).await.unwrap();
+    }
+    let mut answered = 0;
+    while answered < 2 {
+        let line = server.stdout.next_line().await.unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        if reply.get("id").is_some() {
+            assert!(reply.get("error").is_none(), "{reply}");
+            answered += 1;
+        }
+    }
+    server
+}
+
+/// Whether `ann` is registered in project `p` of the records under `data`.
+async fn ann_registered(data: &std::path::Path) -> bool {
+    let file = data.join("coordination-hub").join("records.sqlite3");
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", file.display()))
+        .await
+        .unwrap();
+    let count: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM records WHERE collection = 'hub/p/agents' AND key = 'ann' \
+         AND (expires_us IS NULL OR expires_us > ?)",
+    )
+    .bind(chrono::Utc::now().timestamp_micros())
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    count == 1
+}
+
+#[tokio::test]
+async fn a_session_run_through_two_stdio_processes_stays_until_the_last_closes() {
+    let data = a2a_tests::scratch_dir();
+    // Two windows of one worktree: two MCP hosts start a hub each, for one session.
+    let first = stdio_with_ann(&data).await;
+    let second = stdio_with_ann(&data).await;
+    let a2a_tests::StdioServer {
+        child: mut first_hub,
+        stdin: first_stdin,
+        ..
+    } = first;
+    drop(first_stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), first_hub.wait()).await;
+    // Past twice the TTL: the second process keeps ann (and what ann holds).
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert!(
+        ann_registered(&data).await,
+        "closing one window keeps the session"
+    );
+    let a2a_tests::StdioServer {
+        child: mut second_hub,
+        stdin: second_stdin,
+        ..
+    } = second;
+    drop(second_stdin);
+    let mut registered = true;
+    for _ in 0..50 {
+        registered = ann_registered(&data).await;
+        if !registered {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!registered, "closing the last window ends it");
+    let _ = tokio::time::timeout(Duration::from_secs(10), second_hub.wait()).await;
+}

@@ -200,6 +200,20 @@ async fn an_mcp_task_call_under_a_key_in_meta_runs_once() {
         other.contains("-32602") && other.contains("idempotencyKey"),
         "{other}"
     );
+    // A plain call keeps no record a repeat could find: refused, naming the key, never run as
+    // if the key guarded it.
+    let (_, plain) = server
+        .mcp_modern("tools/call", call("plain"), json!({}))
+        .await;
+    assert!(
+        plain.contains("-32602") && plain.contains("task-augmented calls only"),
+        "{plain}"
+    );
+    let listed = server.rpc("ListTasks", json!({"pageSize": 100})).await;
+    assert_eq!(
+        listed["result"]["totalSize"], 1,
+        "nothing more ran: {listed}"
+    );
 }
 
 /// A gRPC `SendMessage` of `text` to the echo skill under `key`, on a connection of its own:

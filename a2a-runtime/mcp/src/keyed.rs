@@ -40,3 +40,16 @@ pub fn keyed(
             .finish(),
     }))
 }
+
+/// The refusal of a plain (not task-augmented) `tools/call` of `tool` naming a key: such a
+/// call keeps no record a repeat could find, so running it would pretend the key guarded it.
+pub fn unkept(tool: &str) -> McpError {
+    McpError::invalid_params(
+        format!(
+            "_meta.{META_KEY} is honoured on task-augmented calls only (`params.task`, for \
+             clients that declare the tasks capability); this call of `{tool}` ran nothing: \
+             call it as a task, or without the key"
+        ),
+        Some(json!({ "field": format!("_meta.{META_KEY}") })),
+    )
+}

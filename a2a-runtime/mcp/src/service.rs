@@ -75,9 +75,7 @@ impl McpService {
             .as_ref()
             .is_some_and(|caps| caps.supports_tasks());
         let task_support = skill.descriptor.task_support();
-        if task_support == TaskSupport::Required && !tasks {
-            return Err(tasks_required(tool));
-        }
+        let as_task = runs_as_task(task_support, tool, tasks, &context.meta)?;
         // The rarer paths are boxed: their futures would make every call's future (which rmcp
         // moves into a box of its own) as large as theirs.
         if let Some(state) = &request.request_state {
@@ -114,7 +112,7 @@ impl McpService {
             Err(refused) => return Err(refused_busy(metered, refused)),
         };
         let abilities = Abilities::of(capabilities.as_ref());
-        if tasks && task_support != TaskSupport::Forbidden {
+        if as_task {
             // The task reports the call, turn by turn.
             metered.discard();
             let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
@@ -568,4 +566,24 @@ pub fn object<T: serde::Serialize>(value: &T) -> JsonObject {
 /// A `requestState` that cannot resume anything: -32602 naming the field.
 pub fn state_error(error: &ResumeError) -> McpError {
     McpError::invalid_params(error.to_string(), Some(json!({ "field": "requestState" })))
+}
+
+/// Whether a call of `tool` runs as a task: when the client takes tasks (`tasks`) and the tool
+/// allows them; a tool that requires them refuses a client that does not. A key is honoured
+/// where a task keeps it: a plain call naming one in `meta` is refused, never run as if the
+/// key guarded it.
+fn runs_as_task(
+    task_support: TaskSupport,
+    tool: &str,
+    tasks: bool,
+    meta: &rmcp::model::RequestMetaObject,
+) -> Result<bool, McpError> {
+    if task_support == TaskSupport::Required && !tasks {
+        return Err(tasks_required(tool));
+    }
+    let as_task = tasks && task_support != TaskSupport::Forbidden;
+    if !as_task && meta.get(super::keyed::META_KEY).is_some() {
+        return Err(super::keyed::unkept(tool));
+    }
+    Ok(as_task)
 }

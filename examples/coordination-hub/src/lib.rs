@@ -183,6 +183,12 @@ pub(crate) mod collection {
         format!("hub/{project}/agents")
     }
 
+    /// The stdio processes each session is registered through, by `{session}/{process}`
+    /// (`process`): a session two windows run stays while either is open.
+    pub(crate) fn attached(project: &str) -> String {
+        format!("hub/{project}/attached")
+    }
+
     /// Every agent's todos, by `{session}/{todo id}`.
     pub(crate) fn todos(project: &str) -> String {
         format!("hub/{project}/todos")

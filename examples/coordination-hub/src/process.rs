@@ -2,7 +2,9 @@
 //! and closes its stdin when the session ends, so over stdio the process is the agent's
 //! liveness: its sessions are renewed while the pipe is open (however long the model thinks),
 //! and released with their reservations when it closes, the other agents told at once instead
-//! of after a heartbeat TTL.
+//! of after a heartbeat TTL. One session may run through several processes (two windows of
+//! one worktree): each process records its attachment, renewed with the session, and the
+//! session is released only when the last of them closes.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,9 +18,20 @@ use crate::model::InboxMessage;
 use crate::registry::active;
 
 /// The sessions registered through this process: `(project, session)` to the lease's holder.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Tethered {
     sessions: Arc<Mutex<BTreeMap<(String, String), String>>>,
+    /// This process, as its attachments name it.
+    process: Arc<str>,
+}
+
+impl Default for Tethered {
+    fn default() -> Self {
+        Self {
+            sessions: Arc::default(),
+            process: Arc::from(crate::new_id("process")),
+        }
+    }
 }
 
 impl Tethered {
@@ -63,6 +76,25 @@ impl Hub {
         }
     }
 
+    /// Records that `session` of `project` runs through this process (nothing for a hub not
+    /// tied to one), until the heartbeat TTL passes without a renewal.
+    pub(crate) async fn attach(
+        &self,
+        project: &str,
+        session: &str,
+    ) -> Result<(), a2a_runtime::SkillError> {
+        let Some(tethered) = &self.tethered else {
+            return Ok(());
+        };
+        let key = format!("{session}/{}", tethered.process);
+        self.records()
+            .put(&crate::collection::attached(project), &key, &())
+            .ttl(self.settings().heartbeat_ttl)
+            .await
+            .map(drop)
+            .map_err(crate::store_failed)
+    }
+
     /// Renews the process's sessions every third of the heartbeat TTL, forever (run it beside
     /// the server and drop it when the server ends). A session reaped meanwhile (the machine
     /// slept) is forgotten: its next call is told what it lost.
@@ -81,7 +113,16 @@ impl Hub {
                     .renew::<AgentData>(&session, &holder, ttl)
                     .await;
                 match renewed {
-                    Ok(_) => {}
+                    Ok(_) => {
+                        if let Err(error) = self.attach(&project, &session).await {
+                            let error = error.message().to_owned();
+                            a2a_runtime::tracing::warn!(
+                                error,
+                                session,
+                                "renewing an attachment failed"
+                            );
+                        }
+                    }
                     Err(LeaseError::NotHeld { .. } | LeaseError::Held { .. }) => {
                         tethered.forget(&project, &session);
                     }
@@ -100,11 +141,44 @@ impl Hub {
             return;
         };
         for ((project, session), holder) in tethered.sessions() {
+            // Another process still runs this session (another window): it keeps it.
+            match self.detach(&project, &session, &tethered.process).await {
+                Ok(0) => {}
+                Ok(_) => {
+                    tethered.forget(&project, &session);
+                    continue;
+                }
+                Err(error) => {
+                    let error = error.message().to_owned();
+                    a2a_runtime::tracing::warn!(error, session, "detaching a session failed");
+                }
+            }
             if let Err(error) = self.release_session(&project, &session, &holder).await {
                 a2a_runtime::tracing::warn!(error = %error.message(), session, "releasing a session failed");
             }
             tethered.forget(&project, &session);
         }
+    }
+
+    /// Removes this process's attachment to `session`: how many other processes it still runs
+    /// through.
+    async fn detach(
+        &self,
+        project: &str,
+        session: &str,
+        process: &str,
+    ) -> Result<usize, a2a_runtime::SkillError> {
+        let attached = crate::collection::attached(project);
+        let records = self.records();
+        let own = format!("{session}/{process}");
+        records
+            .delete(&attached, &own)
+            .await
+            .map_err(crate::store_failed)?;
+        records
+            .count(&attached, &format!("{session}/"))
+            .await
+            .map_err(crate::store_failed)
     }
 
     async fn release_session(

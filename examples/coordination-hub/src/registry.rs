@@ -79,6 +79,7 @@ pub async fn register_agent(
         Err(other) => return Err(store_failed(other)),
     }
     hub.tether(&project_id, &session_name, Some(&who));
+    hub.attach(&project_id, &session_name).await?;
     let others: Vec<String> = active(&hub, &project_id)
         .await?
         .into_keys()
