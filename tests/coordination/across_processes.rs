@@ -5,72 +5,35 @@ use super::*;
 
 #[tokio::test]
 async fn a_stdio_registration_lives_while_its_pipe_is_open_and_ends_with_it() {
-    use tokio::io::AsyncWriteExt;
     let data = a2a_tests::scratch_dir();
-    let data_arg = data.to_str().unwrap();
     let a2a_tests::StdioServer {
         child: mut hub,
-        mut stdin,
-        mut stdout,
-    } = a2a_tests::spawn_stdio(
-        HUB,
-        &["--stdio", "--heartbeat-ttl", "1s", "--data-dir", data_arg],
-    );
-    let register = serde_json::json!({
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "register_agent", "arguments": {
-            "project_id": "p", "session_name": "ann", "task_id": "1", "branch": "b",
-            "description": "d"}}});
-    for line in [
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        register,
-    ] {
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    let mut answered = 0;
-    while answered < 2 {
-        let line = stdout.next_line().await.unwrap().unwrap();
-        let reply: Value = serde_json::from_str(&line).unwrap();
-        if reply.get("id").is_some() {
-            assert!(reply.get("error").is_none(), "{reply}");
-            answered += 1;
-        }
-    }
-    let file = data.join("coordination-hub").join("records.sqlite3");
-    let url = format!("sqlite://{}", file.display());
-    let registered = || async {
-        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
-        let count: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM records WHERE collection = 'hub/p/agents' \
-             AND (expires_us IS NULL OR expires_us > ?)",
-        )
-        .bind(chrono::Utc::now().timestamp_micros())
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-        pool.close().await;
-        count
-    };
+        stdin,
+        ..
+    } = stdio_with_ann(&data).await;
     // Silent for more than twice its TTL, but its host is still there.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_eq!(registered().await, 1, "the open pipe keeps ann registered");
+    assert!(
+        ann_registered(&data).await,
+        "the open pipe keeps ann registered"
+    );
     drop(stdin);
-    let mut kept = i64::MAX;
+    assert!(
+        unregistered_soon(&data).await,
+        "closing the pipe ends the registration"
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(10), hub.wait()).await;
+}
+
+/// Whether `ann` is no longer registered within five seconds.
+async fn unregistered_soon(data: &std::path::Path) -> bool {
     for _ in 0..50 {
-        kept = registered().await;
-        if kept == 0 {
-            break;
+        if !ann_registered(data).await {
+            return true;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(kept, 0, "closing the pipe ends the registration");
-    let _ = tokio::time::timeout(Duration::from_secs(10), hub.wait()).await;
+    false
 }
 
 #[tokio::test]
@@ -267,14 +230,9 @@ async fn a_session_run_through_two_stdio_processes_stays_until_the_last_closes()
         ..
     } = second;
     drop(second_stdin);
-    let mut registered = true;
-    for _ in 0..50 {
-        registered = ann_registered(&data).await;
-        if !registered {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(!registered, "closing the last window ends it");
+    assert!(
+        unregistered_soon(&data).await,
+        "closing the last window ends it"
+    );
     let _ = tokio::time::timeout(Duration::from_secs(10), second_hub.wait()).await;
 }

@@ -95,18 +95,7 @@ async fn worst_case_announces(clients: &[HubClient]) {
                 .await
         }
     };
-    for (i, client) in clients.iter().enumerate() {
-        client
-            .register_agent(
-                Some("worst".into()),
-                format!("agent-{i}"),
-                "t".into(),
-                "main".into(),
-                "benchmark".into(),
-            )
-            .await
-            .expect("registers");
-    }
+    register_all(clients, "worst").await;
     let holders = clients.len().saturating_sub(1).max(1);
     for n in 0..100u32 {
         let at = n as usize % holders;
@@ -131,16 +120,12 @@ async fn worst_case_announces(clients: &[HubClient]) {
     );
 }
 
-/// The todo cap of a hub started with its defaults.
-const TODO_CAP: u64 = 10_000;
-
-/// The hub's CPU per `add_todo` while the project `capped` fills up to [`TODO_CAP`], and per
-/// refusal past it; the last line is the ratio of the last thousand's to the first's.
-async fn capped_writes(clients: &[HubClient], pid: u32) {
+/// Registers each client in `project` as `agent-{i}`.
+async fn register_all(clients: &[HubClient], project: &str) {
     for (i, client) in clients.iter().enumerate() {
         client
             .register_agent(
-                Some("capped".into()),
+                Some(project.into()),
                 format!("agent-{i}"),
                 "t".into(),
                 "main".into(),
@@ -149,6 +134,15 @@ async fn capped_writes(clients: &[HubClient], pid: u32) {
             .await
             .expect("registers");
     }
+}
+
+/// The todo cap of a hub started with its defaults.
+const TODO_CAP: u64 = 10_000;
+
+/// The hub's CPU per `add_todo` while the project `capped` fills up to [`TODO_CAP`], and per
+/// refusal past it; the last line is the ratio of the last thousand's to the first's.
+async fn capped_writes(clients: &[HubClient], pid: u32) {
+    register_all(clients, "capped").await;
     let mut per_call = Vec::new();
     let mut written = 0;
     for (label, until) in [

@@ -188,6 +188,14 @@ async fn login_refuses_metadata_that_would_send_tokens_or_the_browser_elsewhere(
     }
 }
 
+/// Parameter `name` of `url`'s query.
+fn query_param(url: &reqwest::Url, name: &str) -> String {
+    url.query_pairs()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.into_owned())
+        .unwrap()
+}
+
 #[tokio::test]
 async fn login_refuses_an_answer_without_the_promised_iss_and_bounds_what_it_saves() {
     let base = a2a_tests::hostile::SignInServer::default().start().await;
@@ -195,12 +203,7 @@ async fn login_refuses_an_answer_without_the_promised_iss_and_bounds_what_it_sav
     // An answer without `iss`, from a server whose metadata promises it (RFC 9207 §2.4).
     let config = config_dir("login-iss");
     let (mut login, url) = login_started(&config, &base).await;
-    let param = |name: &str| {
-        url.query_pairs()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.into_owned())
-            .unwrap()
-    };
+    let param = |name: &str| query_param(&url, name);
     let (redirect, state) = (param("redirect_uri"), param("state"));
     let back = format!("{redirect}?code=c&state={state}");
     let _ = a2a_tests::get(&back).await;
@@ -217,12 +220,7 @@ async fn login_refuses_an_answer_without_the_promised_iss_and_bounds_what_it_sav
     let partial = logins.join(format!("{name}.json.partial"));
     std::fs::write(&partial, "left over").unwrap();
     let (mut login, url) = login_started(&config, &base).await;
-    let param = |name: &str| {
-        url.query_pairs()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.into_owned())
-            .unwrap()
-    };
+    let param = |name: &str| query_param(&url, name);
     let back = reqwest::Url::parse_with_params(
         &param("redirect_uri"),
         [("code", "c"), ("state", &param("state")), ("iss", &issuer)],
