@@ -60,7 +60,7 @@ pub enum LeaseError {
         /// Who asked.
         holder: String,
     },
-    /// Other writers kept changing the lease while this operation tried [`RETRIES`] times:
+    /// Other writers kept changing the lease while this operation tried `attempts` times:
     /// the lease exists (or did), it was only contended. Trying again later may succeed.
     #[error("`{key}` kept changing under {attempts} attempts to write it; try again")]
     Contended {
