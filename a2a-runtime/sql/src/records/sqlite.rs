@@ -240,18 +240,28 @@ impl SqliteRecords {
         prefix: &str,
         now: i64,
     ) -> Result<usize, RecordError> {
-        let after = key_after_prefix(prefix);
-        let count: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM records WHERE collection = ?1 AND key >= ?2
-             AND (?3 IS NULL OR key < ?3) AND (expires_us IS NULL OR expires_us > ?4)",
-        )
-        .bind(collection)
-        .bind(prefix)
-        .bind(after)
-        .bind(now)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(backend)?;
+        // Two statements rather than `(?3 IS NULL OR key < ?3)`: SQLite bounds an index range
+        // only by a plain comparison, and the `OR` would scan to the collection's end.
+        let query = match key_after_prefix(prefix) {
+            Some(after) => sqlx::query_scalar(
+                "SELECT count(*) FROM records WHERE collection = ?1 AND key >= ?2 AND key < ?3
+                 AND (expires_us IS NULL OR expires_us > ?4)",
+            )
+            .bind(collection)
+            .bind(prefix)
+            .bind(after),
+            None => sqlx::query_scalar(
+                "SELECT count(*) FROM records WHERE collection = ?1 AND key >= ?2
+                 AND (expires_us IS NULL OR expires_us > ?3)",
+            )
+            .bind(collection)
+            .bind(prefix),
+        };
+        let count: i64 = query
+            .bind(now)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(backend)?;
         Ok(usize::try_from(count).unwrap_or_default())
     }
 
