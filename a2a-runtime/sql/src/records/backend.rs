@@ -227,6 +227,15 @@ impl Backend for super::sqlite::SqliteRecords {
 impl Backend for super::postgres::PgRecords {
     sql_operations!();
 
+    fn count<'a>(
+        &'a self,
+        collection: &'a str,
+        prefix: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, Result<usize, RecordError>> {
+        Box::pin(Self::count(self, collection, prefix, now))
+    }
+
     fn follow(&self, inner: Weak<Inner>, origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
         Box::pin(self.listen(inner, origin))
     }

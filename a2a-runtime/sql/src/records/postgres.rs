@@ -252,6 +252,27 @@ impl PgRecords {
             .map_err(backend)
     }
 
+    /// Live records of `collection` whose keys start with `prefix`, counted in the database
+    /// (`starts_with`, whatever the database's collation orders keys by).
+    pub(super) async fn count(
+        &self,
+        collection: &str,
+        prefix: &str,
+        now: i64,
+    ) -> Result<usize, RecordError> {
+        let count: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM a2a_records WHERE collection = $1 AND starts_with(key, $2)
+             AND (expires_us IS NULL OR expires_us > $3)",
+        )
+        .bind(collection)
+        .bind(prefix)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(usize::try_from(count).unwrap_or_default())
+    }
+
     pub(super) async fn get(
         &self,
         collection: &str,
