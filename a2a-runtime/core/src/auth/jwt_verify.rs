@@ -99,7 +99,9 @@ impl JwtAuthenticator {
             .filter_map(|issuer| issuer.provider.as_ref())
             .map(|provider| provider.revocations())
             .sum();
-        if self.revocations.swap(made, Ordering::Relaxed) != made {
+        // Read first: a write on every request would bounce the line between cores.
+        if self.revocations.load(Ordering::Relaxed) != made {
+            self.revocations.store(made, Ordering::Relaxed);
             self.verified.clear();
         }
     }

@@ -185,21 +185,21 @@ macro_rules! sql_operations {
         fn sweep(&self, now: i64, origin: i64) -> BoxFuture<'_, Result<Expired, RecordError>> {
             Box::pin(Self::sweep(self, now, origin))
         }
+
+        fn count<'a>(
+            &'a self,
+            collection: &'a str,
+            prefix: &'a str,
+            now: i64,
+        ) -> BoxFuture<'a, Result<usize, RecordError>> {
+            Box::pin(Self::count(self, collection, prefix, now))
+        }
     };
 }
 
 #[cfg(feature = "sqlite")]
 impl Backend for super::sqlite::SqliteRecords {
     sql_operations!();
-
-    fn count<'a>(
-        &'a self,
-        collection: &'a str,
-        prefix: &'a str,
-        now: i64,
-    ) -> BoxFuture<'a, Result<usize, RecordError>> {
-        Box::pin(Self::count(self, collection, prefix, now))
-    }
 
     fn follow(&self, _inner: Weak<Inner>, _origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
         Box::pin(Self::follow(self))
@@ -226,15 +226,6 @@ impl Backend for super::sqlite::SqliteRecords {
 #[cfg(feature = "postgres")]
 impl Backend for super::postgres::PgRecords {
     sql_operations!();
-
-    fn count<'a>(
-        &'a self,
-        collection: &'a str,
-        prefix: &'a str,
-        now: i64,
-    ) -> BoxFuture<'a, Result<usize, RecordError>> {
-        Box::pin(Self::count(self, collection, prefix, now))
-    }
 
     fn follow(&self, inner: Weak<Inner>, origin: i64) -> BoxFuture<'_, Result<(), RecordError>> {
         Box::pin(self.listen(inner, origin))
