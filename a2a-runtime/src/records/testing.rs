@@ -264,7 +264,8 @@ async fn bounded_collections_refuse_rather_than_evict(one: &Records, other: &Rec
 }
 
 /// `count` counts the live records whose keys start with a prefix, whichever process wrote
-/// them: not another prefix's, not an expired or a deleted one.
+/// them: not another prefix's, not an expired or a deleted one (and another prefix's expired
+/// records take nothing off).
 async fn records_are_counted_by_key_prefix(one: &Records, other: &Records) {
     for key in ["ann/1", "ann/2", "ann/3", "anna/1", "bob/1"] {
         one.put("counted", key, &1).await.unwrap();
@@ -272,6 +273,8 @@ async fn records_are_counted_by_key_prefix(one: &Records, other: &Records) {
     other.put("counted-not", "ann/9", &1).await.unwrap();
     let ttl = Duration::from_millis(300);
     other.put("counted", "ann/4", &4).ttl(ttl).await.unwrap();
+    // Expires outside the counted range: nothing is taken off the range's count for it.
+    other.put("counted", "bob/2", &2).ttl(ttl).await.unwrap();
     assert_eq!(other.count("counted", "ann/").await.unwrap(), 4);
     tokio::time::sleep(ttl + Duration::from_millis(100)).await;
     assert!(other.delete("counted", "ann/1").await.unwrap());

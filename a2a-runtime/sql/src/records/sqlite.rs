@@ -35,6 +35,21 @@ macro_rules! next_version {
     };
 }
 
+/// ` - ` the rows of collection `?1` in a key range that expired by `now` but are not swept
+/// yet: found through the expiry index, whose entries are few whatever the collection's size.
+macro_rules! expired_in_range {
+    ($range:literal, $now:literal) => {
+        concat!(
+            " - (SELECT count(*) FROM records INDEXED BY records_by_expiry
+                 WHERE expires_us IS NOT NULL AND expires_us <= ",
+            $now,
+            " AND collection = ?1 ",
+            $range,
+            ")"
+        )
+    };
+}
+
 /// An upsert's head; the statements below add what the record must be for it to be replaced.
 macro_rules! upsert {
     ($guard:literal) => {
@@ -232,8 +247,12 @@ impl SqliteRecords {
         row.map(|row| read_row(&row)).transpose()
     }
 
-    /// Live records of `collection` whose keys start with `prefix`: a range of the primary key
-    /// (SQLite orders text by its bytes), so it costs the records counted, not the collection.
+    /// Live records of `collection` whose keys start with `prefix`: the range's entries in the
+    /// primary key's index (SQLite orders text by its bytes) less its expired rows the sweep has
+    /// not deleted yet, found through the expiry index. Neither part reads the table's rows, so
+    /// it costs the index entries counted, not the collection: with the expiry test on the rows
+    /// themselves, every counted key cost a visit to its row, and rows written in turns by many
+    /// agents lie on every page of the table.
     pub(super) async fn count(
         &self,
         collection: &str,
@@ -243,17 +262,18 @@ impl SqliteRecords {
         // Two statements rather than `(?3 IS NULL OR key < ?3)`: SQLite bounds an index range
         // only by a plain comparison, and the `OR` would scan to the collection's end.
         let query = match key_after_prefix(prefix) {
-            Some(after) => sqlx::query_scalar(
-                "SELECT count(*) FROM records WHERE collection = ?1 AND key >= ?2 AND key < ?3
-                 AND (expires_us IS NULL OR expires_us > ?4)",
-            )
+            Some(after) => sqlx::query_scalar(concat!(
+                "SELECT (SELECT count(*) FROM records
+                         WHERE collection = ?1 AND key >= ?2 AND key < ?3)",
+                expired_in_range!("AND key >= ?2 AND key < ?3", "?4")
+            ))
             .bind(collection)
             .bind(prefix)
             .bind(after),
-            None => sqlx::query_scalar(
-                "SELECT count(*) FROM records WHERE collection = ?1 AND key >= ?2
-                 AND (expires_us IS NULL OR expires_us > ?3)",
-            )
+            None => sqlx::query_scalar(concat!(
+                "SELECT (SELECT count(*) FROM records WHERE collection = ?1 AND key >= ?2)",
+                expired_in_range!("AND key >= ?2", "?3")
+            ))
             .bind(collection)
             .bind(prefix),
         };
@@ -442,14 +462,12 @@ async fn full(
     // The collection's count less its expired rows the sweep has not deleted yet (found
     // through the expiry index: few, whatever the collection's size), and whether the key is
     // live (its primary key).
-    let (live, has_key): (i64, i64) = sqlx::query_as(
-        "SELECT
-            coalesce((SELECT stored FROM record_counts WHERE collection = ?1), 0)
-              - (SELECT count(*) FROM records INDEXED BY records_by_expiry
-                 WHERE expires_us IS NOT NULL AND expires_us <= ?3 AND collection = ?1),
-            EXISTS (SELECT 1 FROM records WHERE collection = ?1 AND key = ?2
-                    AND (expires_us IS NULL OR expires_us > ?3))",
-    )
+    let (live, has_key): (i64, i64) = sqlx::query_as(concat!(
+        "SELECT coalesce((SELECT stored FROM record_counts WHERE collection = ?1), 0)",
+        expired_in_range!("", "?3"),
+        ", EXISTS (SELECT 1 FROM records WHERE collection = ?1 AND key = ?2
+                   AND (expires_us IS NULL OR expires_us > ?3))",
+    ))
     .bind(write.collection)
     .bind(write.key)
     .bind(write.now_us)

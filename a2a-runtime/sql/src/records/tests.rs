@@ -125,3 +125,41 @@ async fn a_sqlite_file_written_before_counts_is_counted_once_and_kept_counted() 
     drop(records);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Expired records the sweep has not deleted yet are taken off the count of their own key
+/// range only, and off their collection's bound (the count reads the key index and the expiry
+/// index, never the rows).
+#[tokio::test]
+async fn unswept_expired_records_leave_only_their_own_ranges_count() {
+    let dir = std::env::temp_dir().join(format!("records-{}", a2a_runtime_types::model::new_id()));
+    let records = Records::sqlite(dir.join("records.sqlite3"))
+        .await
+        .unwrap()
+        .sweep_every(Duration::from_secs(3600));
+    let ttl = Duration::from_millis(100);
+    for key in ["ann/1", "bob/2"] {
+        records.put("counted", key, &1).await.unwrap();
+    }
+    for key in ["ann/2", "bob/1"] {
+        records.put("counted", key, &1).ttl(ttl).await.unwrap();
+    }
+    assert_eq!(records.count("counted", "ann/").await.unwrap(), 2);
+    tokio::time::sleep(ttl * 2).await;
+    assert_eq!(records.count("counted", "ann/").await.unwrap(), 1);
+    assert_eq!(records.count("counted", "bob/").await.unwrap(), 1);
+    assert_eq!(records.count("counted", "").await.unwrap(), 2);
+    // Two live of a bound of three: one more fits, then none.
+    records
+        .put("counted", "carl/1", &1)
+        .at_most(3)
+        .await
+        .unwrap();
+    let full = records
+        .put("counted", "carl/2", &1)
+        .at_most(3)
+        .await
+        .unwrap_err();
+    assert!(matches!(full, RecordError::Full { limit: 3, .. }), "{full}");
+    drop(records);
+    let _ = std::fs::remove_dir_all(dir);
+}
