@@ -164,3 +164,72 @@ async fn postgres_records_shared_by_two_replicas_keep_the_records_contract() {
     let (one, other) = tokio::join!(Records::postgres(&url), Records::postgres(&url));
     a2a_runtime::records::testing::run(one.unwrap(), other.unwrap()).await;
 }
+
+/// A records table of an earlier release (its keys in a linguistic collation, no kept counts)
+/// is migrated when a replica opens it: keys in byte order, so a key prefix is a range, and a
+/// bounded collection counted once at its first bounded write, then kept counted by the
+/// database as rows come and go.
+#[tokio::test]
+async fn a_postgres_records_table_of_an_earlier_release_is_migrated_and_counted() {
+    use a2a_runtime::records::{RecordError, Records};
+    use sqlx::Connection as _;
+    let Some(url) = a2a_tests::postgres::fresh_database("records_migrated").await else {
+        return;
+    };
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    let linguistic: String = sqlx::query_scalar(
+        "SELECT collname FROM pg_collation WHERE collname IN ('en-x-icu', 'und-x-icu', 'en_US.utf8')
+         ORDER BY collname LIMIT 1",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .expect("the server has a linguistic collation (ICU or en_US)");
+    let create = format!(
+        "CREATE TABLE a2a_records (collection TEXT NOT NULL, key TEXT COLLATE \"{linguistic}\" \
+         NOT NULL, value TEXT NOT NULL, updated_us BIGINT NOT NULL, version BIGINT NOT NULL \
+         DEFAULT 0, expires_us BIGINT, PRIMARY KEY (collection, key))"
+    );
+    sqlx::raw_sql(sqlx::AssertSqlSafe(create))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    for key in ["ann/1", "Ann/2", "ann-3", "anna/4", "ann/5"] {
+        sqlx::query("INSERT INTO a2a_records VALUES ('capped', $1, '1', 1, 1, NULL)")
+            .bind(key)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    // Replicas started together migrate once.
+    let (one, other) = tokio::join!(Records::postgres(&url), Records::postgres(&url));
+    let (one, other) = (one.unwrap(), other.unwrap());
+    let byte_order: bool = sqlx::query_scalar(
+        "SELECT attcollation = (SELECT oid FROM pg_collation WHERE collname = 'C'
+                                AND collnamespace = 'pg_catalog'::regnamespace)
+         FROM pg_attribute WHERE attrelid = 'a2a_records'::regclass AND attname = 'key'",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert!(byte_order, "the keys are compared by their bytes");
+    assert_eq!(one.count("capped", "ann/").await.unwrap(), 2);
+    assert_eq!(one.count("capped", "ann").await.unwrap(), 4);
+    assert_eq!(one.count("capped", "").await.unwrap(), 5);
+    // Five stored before any count was kept: counted at the first bounded write.
+    let full = one.put("capped", "bob/1", &1).at_most(5).await.unwrap_err();
+    assert!(matches!(full, RecordError::Full { limit: 5, .. }), "{full}");
+    other.put("capped", "bob/1", &1).at_most(6).await.unwrap();
+    // A delete and an unbounded write by the other replica are counted by the database.
+    assert!(other.delete("capped", "ann-3").await.unwrap());
+    other.put("capped", "carl/1", &1).await.unwrap();
+    let full = one.put("capped", "bob/2", &1).at_most(6).await.unwrap_err();
+    assert!(matches!(full, RecordError::Full { limit: 6, .. }), "{full}");
+    assert!(one.delete("capped", "carl/1").await.unwrap());
+    one.put("capped", "bob/2", &1).at_most(6).await.unwrap();
+    let kept: i64 =
+        sqlx::query_scalar("SELECT stored FROM a2a_record_counts WHERE collection = 'capped'")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(kept, 6);
+}

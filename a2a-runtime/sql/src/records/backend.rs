@@ -235,3 +235,17 @@ impl Backend for super::postgres::PgRecords {
         Some(self.pool())
     }
 }
+
+/// The first key after every key starting with `prefix`, in byte order: `prefix` with its last
+/// character moved one on (`None` when every key starting there follows it, as for an empty
+/// prefix).
+pub(super) fn key_after_prefix(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        if let Some(next) = (u32::from(last) + 1..=0x10_FFFF).find_map(char::from_u32) {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}

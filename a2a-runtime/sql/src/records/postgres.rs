@@ -11,6 +11,7 @@ use serde::Deserialize;
 use sqlx::Row as _;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions, PgRow};
 
+use super::backend::key_after_prefix;
 use super::{Change, ChangeKind, Condition, Inner, RecordError, Row, Write, Written, backend};
 
 /// The channel changes are announced on.
@@ -102,10 +103,12 @@ const SWEEP: &str = concat!(
     " AS n"
 );
 
-const SCHEMA: [&str; 6] = [
+const SCHEMA: [&str; 10] = [
+    // Keys in byte order, as SQLite keeps them: a key prefix is a range of the primary key,
+    // whatever the database's collation.
     "CREATE TABLE IF NOT EXISTS a2a_records (
         collection TEXT NOT NULL,
-        key TEXT NOT NULL,
+        key TEXT COLLATE \"C\" NOT NULL,
         value TEXT NOT NULL,
         updated_us BIGINT NOT NULL,
         PRIMARY KEY (collection, key)
@@ -116,6 +119,42 @@ const SCHEMA: [&str; 6] = [
     "CREATE INDEX IF NOT EXISTS a2a_records_by_expiry ON a2a_records (expires_us)
         WHERE expires_us IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS a2a_records_by_version ON a2a_records (collection, version)",
+    // A table of an earlier release, its keys in the database's collation: rebuilt in byte
+    // order once (the primary key's index is rebuilt; the rows stay as they are).
+    "DO $$ BEGIN
+        IF (SELECT attcollation FROM pg_attribute
+            WHERE attrelid = 'a2a_records'::regclass AND attname = 'key')
+           <> (SELECT oid FROM pg_collation
+               WHERE collname = 'C' AND collnamespace = 'pg_catalog'::regnamespace) THEN
+            ALTER TABLE a2a_records ALTER COLUMN key TYPE TEXT COLLATE \"C\";
+        END IF;
+     END $$",
+    // How many rows each bounded collection holds, kept by the trigger below in the
+    // transaction that inserts or deletes them. A collection has a row here from its first
+    // bounded write on (counted then): the other collections' writes update nothing, so they
+    // never wait on one another's count.
+    "CREATE TABLE IF NOT EXISTS a2a_record_counts (
+        collection TEXT PRIMARY KEY,
+        stored BIGINT NOT NULL
+    )",
+    "CREATE OR REPLACE FUNCTION a2a_records_count() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+        IF TG_OP = 'INSERT' THEN
+            UPDATE a2a_record_counts SET stored = stored + 1 WHERE collection = NEW.collection;
+        ELSE
+            UPDATE a2a_record_counts SET stored = stored - 1 WHERE collection = OLD.collection;
+        END IF;
+        RETURN NULL;
+     END $$",
+    // Created once: replacing it at each start would lock the table against every writer.
+    "DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_trigger
+                       WHERE tgname = 'a2a_records_counted'
+                         AND tgrelid = 'a2a_records'::regclass) THEN
+            CREATE TRIGGER a2a_records_counted AFTER INSERT OR DELETE ON a2a_records
+                FOR EACH ROW EXECUTE FUNCTION a2a_records_count();
+        END IF;
+     END $$",
 ];
 
 /// The `a2a_records` table of one database, and this replica's listener.
@@ -191,20 +230,10 @@ impl PgRecords {
                 .await
                 .map_err(backend)?;
         }
-        if let Some(limit) = write.at_most {
-            let (live, has_key): (i64, i64) = sqlx::query_as(
-                "SELECT count(*), count(*) FILTER (WHERE key = $2) FROM a2a_records
-                 WHERE collection = $1 AND (expires_us IS NULL OR expires_us > $3)",
-            )
-            .bind(write.collection)
-            .bind(write.key)
-            .bind(write.now_us)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(backend)?;
-            if has_key == 0 && usize::try_from(live).unwrap_or(usize::MAX) >= limit {
-                return Ok(Written::Full);
-            }
+        if let Some(limit) = write.at_most
+            && full(&mut tx, write, limit).await?
+        {
+            return Ok(Written::Full);
         }
         let mut query = sqlx::query_scalar(statement)
             .bind(write.collection)
@@ -252,24 +281,36 @@ impl PgRecords {
             .map_err(backend)
     }
 
-    /// Live records of `collection` whose keys start with `prefix`, counted in the database
-    /// (`starts_with`, whatever the database's collation orders keys by).
+    /// Live records of `collection` whose keys start with `prefix`, counted in the database.
     pub(super) async fn count(
         &self,
         collection: &str,
         prefix: &str,
         now: i64,
     ) -> Result<usize, RecordError> {
-        let count: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM a2a_records WHERE collection = $1 AND starts_with(key, $2)
-             AND (expires_us IS NULL OR expires_us > $3)",
-        )
-        .bind(collection)
-        .bind(prefix)
-        .bind(now)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(backend)?;
+        // A range of the primary key (its keys in byte order): the records counted, not the
+        // collection. Two statements, as an `OR` in the bound would not bound the range.
+        let query = match key_after_prefix(prefix) {
+            Some(after) => sqlx::query_scalar(
+                "SELECT count(*) FROM a2a_records
+                 WHERE collection = $1 AND key >= $2 AND key < $3
+                    AND (expires_us IS NULL OR expires_us > $4)",
+            )
+            .bind(collection)
+            .bind(prefix)
+            .bind(after),
+            None => sqlx::query_scalar(
+                "SELECT count(*) FROM a2a_records WHERE collection = $1 AND key >= $2
+                    AND (expires_us IS NULL OR expires_us > $3)",
+            )
+            .bind(collection)
+            .bind(prefix),
+        };
+        let count: i64 = query
+            .bind(now)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(backend)?;
         Ok(usize::try_from(count).unwrap_or_default())
     }
 
@@ -410,6 +451,53 @@ async fn relay(mut listener: PgListener, inner: Weak<Inner>, origin: i64) {
             }
         }
     }
+}
+
+/// Whether `write` would add a record to a collection already holding `limit` live ones, read
+/// under the collection's lock: its kept count less its expired rows the sweep has not deleted
+/// yet (found through the expiry index), and whether the key is live.
+async fn full(
+    tx: &mut sqlx::PgConnection,
+    write: &Write<'_>,
+    limit: usize,
+) -> Result<bool, RecordError> {
+    let kept: Option<i64> =
+        sqlx::query_scalar("SELECT stored FROM a2a_record_counts WHERE collection = $1")
+            .bind(write.collection)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+    if kept.is_none() {
+        // The collection's first bounded write: counted once, with every other writer of the
+        // table held off until this commits, so no row committed meanwhile goes uncounted.
+        sqlx::query("LOCK TABLE a2a_records IN SHARE ROW EXCLUSIVE MODE")
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO a2a_record_counts (collection, stored)
+             SELECT $1, count(*) FROM a2a_records WHERE collection = $1
+             ON CONFLICT (collection) DO NOTHING",
+        )
+        .bind(write.collection)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+    }
+    let (live, has_key): (i64, bool) = sqlx::query_as(
+        "SELECT (SELECT stored FROM a2a_record_counts WHERE collection = $1)
+              - (SELECT count(*) FROM a2a_records
+                 WHERE expires_us IS NOT NULL AND expires_us <= $3 AND collection = $1),
+            EXISTS (SELECT 1 FROM a2a_records WHERE collection = $1 AND key = $2
+                    AND (expires_us IS NULL OR expires_us > $3))",
+    )
+    .bind(write.collection)
+    .bind(write.key)
+    .bind(write.now_us)
+    .fetch_one(&mut *tx)
+    .await
+    .map_err(backend)?;
+    Ok(!has_key && usize::try_from(live).unwrap_or(usize::MAX) >= limit)
 }
 
 fn read_row(row: &PgRow) -> Result<Row, RecordError> {

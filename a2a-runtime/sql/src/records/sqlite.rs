@@ -18,6 +18,7 @@ use sqlx::sqlite::{
     SqliteSynchronous,
 };
 
+use super::backend::key_after_prefix;
 use super::changes::Feed;
 use super::{Change, ChangeKind, Condition, RecordError, Row, Write, Written, backend};
 
@@ -413,20 +414,6 @@ impl SqliteRecords {
             }
         }
     }
-}
-
-/// The first key after every key starting with `prefix`, in byte order: `prefix` with its last
-/// character moved one on (`None` when every key starting there follows it, as for an empty
-/// prefix).
-fn key_after_prefix(prefix: &str) -> Option<String> {
-    let mut chars: Vec<char> = prefix.chars().collect();
-    while let Some(last) = chars.pop() {
-        if let Some(next) = (u32::from(last) + 1..=0x10_FFFF).find_map(char::from_u32) {
-            chars.push(next);
-            return Some(chars.into_iter().collect());
-        }
-    }
-    None
 }
 
 /// Logs one change (collection, key, kind) for other processes: its number in the log, which
