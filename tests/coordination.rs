@@ -25,6 +25,10 @@ mod across_processes;
 #[path = "coordination/field.rs"]
 mod field;
 
+/// Parallel agents in git worktrees of one repository.
+#[path = "coordination/worktrees.rs"]
+mod worktrees;
+
 /// A hub process on an ephemeral port with `flags`; its base URL.
 async fn start(flags: &[&str]) -> (tokio::process::Child, String) {
     a2a_tests::spawn_served_with(HUB, flags).await

@@ -20,9 +20,16 @@ pub struct StdioServer {
 
 /// Starts `binary` with `args` (which include `--stdio`), its stderr discarded.
 pub fn spawn_stdio<S: AsRef<std::ffi::OsStr>>(binary: &str, args: &[S]) -> StdioServer {
+    let mut command = tokio::process::Command::new(binary);
+    command.args(args);
+    spawn_stdio_command(command)
+}
+
+/// Starts `command` (a stdio server, in the folder and environment it names) with its stdin and
+/// stdout piped, its stderr discarded.
+pub fn spawn_stdio_command(mut command: tokio::process::Command) -> StdioServer {
     use tokio::io::AsyncBufReadExt as _;
-    let mut child = tokio::process::Command::new(binary)
-        .args(args)
+    let mut child = command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

@@ -16,7 +16,8 @@ use crate::{Hub, Settings};
   status   show the project's agents, their reservations, todos and unanswered questions")]
 struct HubFlags {
     /// The project of calls that name none: an MCP host starts the hub for one repository, so
-    /// its agents need not repeat it
+    /// its agents need not repeat it [default over `--stdio`: the repository's name, which all
+    /// its worktrees share]
     #[arg(long, env = "HUB_PROJECT_ID")]
     project: Option<String>,
     /// An agent that sends no heartbeat for this long is reaped and its reservations released
@@ -76,12 +77,22 @@ pub async fn serve_from_command_line() -> Result<(), a2a_runtime::Error> {
     };
     let records = config.open_records(Hub::descriptor().name()).await?;
     let mut hub = Hub::new(records, flags.settings());
-    if let Some(project) = &flags.project {
+    let stdio = config.stdio;
+    // Over stdio an MCP host starts the hub in the repository it works on (its worktree):
+    // calls naming no project are that repository's, whichever worktree started it.
+    let repository = || {
+        let cwd = std::env::current_dir().ok()?;
+        crate::repository::Checkout::find(&cwd).map(|checkout| checkout.project())
+    };
+    let project = flags
+        .project
+        .clone()
+        .or_else(|| stdio.then(repository).flatten());
+    if let Some(project) = &project {
         hub = hub
             .with_default_project(project)
             .map_err(|e| a2a_runtime::Error::Config(format!("--project: {}", e.message())))?;
     }
-    let stdio = config.stdio;
     if stdio {
         hub = hub.tethered_to_process();
     }

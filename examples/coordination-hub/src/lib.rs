@@ -39,6 +39,7 @@ mod page;
 pub mod paths;
 mod process;
 mod registry;
+pub mod repository;
 mod reservations;
 mod todos;
 

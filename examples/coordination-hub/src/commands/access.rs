@@ -9,13 +9,13 @@ use a2a_runtime::prelude::*;
 use a2a_runtime::serde_json::Value;
 use a2a_runtime::server::ServeConfig;
 
-use super::project::{default_project, repository_root};
+use crate::repository::default_project;
 use crate::{Announcement, FileCheck, Hub, HubClient, Locked, Overview, Settings};
 
 /// Where the hub is, and the project: the flags every command beside `init` shares.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct HubArgs {
-    /// The project [default: the repository's folder name]
+    /// The project [default: the repository's name, which all its worktrees share]
     #[arg(long, env = "HUB_PROJECT_ID")]
     pub(crate) project: Option<String>,
     /// An HTTP hub's MCP endpoint (`http://127.0.0.1:8080/mcp`)
@@ -80,11 +80,9 @@ pub(crate) enum Access {
 }
 
 impl HubArgs {
-    /// The project: `--project`, else the current repository's.
+    /// The project: `--project`, else the repository's `cwd` is in (shared by its worktrees).
     pub(crate) fn project(&self, cwd: &std::path::Path) -> String {
-        self.project
-            .clone()
-            .unwrap_or_else(|| default_project(&repository_root(cwd)))
+        self.project.clone().unwrap_or_else(|| default_project(cwd))
     }
 
     /// Connects to the hub these flags name.

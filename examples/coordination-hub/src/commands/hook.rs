@@ -42,9 +42,10 @@ pub(crate) enum Moment {
 pub(crate) struct HookArgs {
     #[command(flatten)]
     hub: HubArgs,
-    /// The session name this agent registered with
+    /// The session name this agent registered with [default: the worktree's branch, else its
+    /// folder]
     #[arg(long, env = "HUB_SESSION")]
-    session: String,
+    session: Option<String>,
 }
 
 /// Runs the hook on the tool call on stdin: the exit code Claude Code acts on.
@@ -58,24 +59,28 @@ pub(crate) async fn run(moment: Moment, args: HookArgs) -> u8 {
         return ALLOW;
     };
     let project = args.hub.project(&root);
+    let session = args
+        .session
+        .clone()
+        .unwrap_or_else(|| default_session(&root));
     let hub = match args.hub.open().await {
         Ok(hub) => hub,
         Err(refusal) => return broken(&refusal.message),
     };
     let tool = input["tool_name"].as_str().unwrap_or("an edit");
-    let check = hub.check_file(&project, &args.session, &path).await;
+    let check = hub.check_file(&project, &session, &path).await;
     let covered_by_glob = match check {
         Ok(check) => check
             .reservation
             .is_some_and(|r| r.file_path != check.file_path),
-        Err(refusal) => return refused(&refusal, &path, &args.session),
+        Err(refusal) => return refused(&refusal, &path, &session),
     };
     if covered_by_glob {
         return ALLOW;
     }
     let announcement = Announcement {
         project,
-        session: args.session.clone(),
+        session: session.clone(),
         // The file's own name, as a pattern naming it alone (`app/[[]id[]]/page.tsx`).
         file_path: crate::glob::escape(&path),
         change_type: "modify".into(),
@@ -88,8 +93,13 @@ pub(crate) async fn run(moment: Moment, args: HookArgs) -> u8 {
     };
     match hub.announce(announcement).await {
         Ok(_) => ALLOW,
-        Err(refusal) => refused(&refusal, &path, &args.session),
+        Err(refusal) => refused(&refusal, &path, &session),
     }
+}
+
+/// The session of an agent working in `root` that named none: its worktree's.
+fn default_session(root: &Path) -> String {
+    crate::repository::Checkout::find(root).map_or_else(|| "agent".into(), |c| c.session())
 }
 
 /// The exit code and stderr for a refusal: another agent's reservation or an unregistered
@@ -166,7 +176,7 @@ pub(crate) fn edited_file(input: &Value) -> Option<(PathBuf, String)> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from))
         .or_else(|| std::env::current_dir().ok())?;
-    let root = super::project::repository_root(&cwd);
+    let root = crate::repository::repository_root(&cwd);
     // Through the links of its folders: a folder linked into the repository makes one file two
     // names, and both must be the one file (a link leading out of it, none of the hub's).
     let file = resolved(&lexical(&cwd.join(file)));

@@ -8,7 +8,7 @@ use a2a_runtime::serde_json::value::RawValue;
 use a2a_runtime::serde_json::{Value, json};
 
 use super::configs::{self, Launch, RawObject, Written};
-use super::project::{default_project, repository_root};
+use crate::repository::{default_project, repository_root};
 
 /// What `--client` names: one MCP host `init` configures, or all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -7,7 +7,6 @@ mod configs;
 mod hook;
 mod init;
 mod jsonc;
-mod project;
 mod status;
 
 use std::process::ExitCode;

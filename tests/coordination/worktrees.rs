@@ -1,0 +1,166 @@
+//! Parallel agents in git worktrees of one repository, as Claude Code (`isolation: "worktree"`)
+//! and orchestrators run them: a real repository made by the `git` binary, hubs and hooks
+//! started in each worktree with no project or session named.
+
+use std::path::{Path, PathBuf};
+
+use tokio::io::AsyncWriteExt as _;
+
+use super::*;
+
+/// Runs `git ARGS` in `dir`, which must succeed.
+fn git(dir: &Path, args: &[&str]) {
+    let output = std::process::Command::new("git")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A repository `shop` on `main` with one commit, and a worktree `shop-task-2` on the new
+/// branch `task/2` beside it: both folders.
+fn shop_with_a_worktree() -> (PathBuf, PathBuf) {
+    let dir = a2a_tests::scratch_dir();
+    let main = dir.join("shop");
+    std::fs::create_dir_all(main.join("src")).unwrap();
+    git(&main, &["init", "-q", "-b", "main"]);
+    std::fs::write(main.join("src/lib.rs"), "pub fn shop() {}\n").unwrap();
+    git(&main, &["add", "."]);
+    git(&main, &["commit", "-q", "-m", "first"]);
+    git(
+        &main,
+        &["worktree", "add", "-q", "-b", "task/2", "../shop-task-2"],
+    );
+    (main, dir.join("shop-task-2"))
+}
+
+/// A stdio hub started in `dir` as an MCP host starts it there, naming no project.
+fn stdio_hub_in(dir: &Path, data: &Path) -> a2a_tests::StdioServer {
+    let mut command = tokio::process::Command::new(HUB);
+    command
+        .args(["--stdio", "--data-dir", data.to_str().unwrap()])
+        .current_dir(dir)
+        .env_remove("HUB_PROJECT_ID");
+    a2a_tests::spawn_stdio_command(command)
+}
+
+/// Calls tool `name` with `arguments` over `server`'s stdio (initializing it first when `id`
+/// is 2): the tool's structured answer.
+async fn call(server: &mut a2a_tests::StdioServer, id: u64, name: &str, arguments: Value) -> Value {
+    let mut lines = Vec::new();
+    if id == 2 {
+        lines.push(
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "1"}}}),
+        );
+        lines.push(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+    lines.push(
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}}),
+    );
+    for line in lines {
+        let line = format!("{line}\n");
+        server.stdin.write_all(line.as_bytes()).await.unwrap();
+    }
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(20), server.stdout.next_line())
+            .await
+            .expect("the hub answers")
+            .unwrap()
+            .expect("the hub is running");
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        if reply["id"] == id {
+            let result = &reply["result"];
+            assert_ne!(result["isError"], true, "{name}: {reply}");
+            return result["structuredContent"].clone();
+        }
+    }
+}
+
+/// What Claude Code sends a `PreToolUse` hook for an `Edit` of `file`, run in `worktree`.
+fn edit_in(worktree: &Path, file: &str) -> String {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude-code/pre-tool-use-edit.json");
+    std::fs::read_to_string(fixture)
+        .unwrap()
+        .replace("REPOSITORY/FILE", &format!("{}/{file}", worktree.display()))
+        .replace("REPOSITORY", &worktree.display().to_string())
+}
+
+/// Runs `hook pre-edit` in `dir` on `input`, naming neither project nor session: exit code and
+/// stderr.
+async fn pre_edit(dir: &Path, data: &Path, input: &str) -> (i32, String) {
+    let mut command = tokio::process::Command::new(HUB);
+    command
+        .args(["hook", "pre-edit", "--data-dir", data.to_str().unwrap()])
+        .current_dir(dir)
+        .env_remove("HUB_PROJECT_ID")
+        .env_remove("HUB_SESSION");
+    let output = a2a_tests::run_with_input(command, input).await;
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn agents_in_every_worktree_of_a_repository_share_its_project_and_hooks_act_as_the_branch() {
+    let (main, worktree) = shop_with_a_worktree();
+    let data = a2a_tests::scratch_dir();
+    let registration = |session: &str| {
+        serde_json::json!({"session_name": session, "task_id": "t", "branch": session,
+                           "description": "works"})
+    };
+    // Ann's host starts a hub in the main checkout, task/2's host one in the worktree.
+    let mut ann_hub = stdio_hub_in(&main, &data);
+    call(&mut ann_hub, 2, "register_agent", registration("ann")).await;
+    let reserve = serde_json::json!({"session_name": "ann", "file_path": "src/lib.rs",
+        "change_type": "modify", "description": "refactor"});
+    call(&mut ann_hub, 3, "announce_file_change", reserve).await;
+    let mut task_hub = stdio_hub_in(&worktree, &data);
+    call(&mut task_hub, 2, "register_agent", registration("task-2")).await;
+    let overview = call(&mut task_hub, 3, "project_overview", serde_json::json!({})).await;
+    let sessions: Vec<&str> = overview["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|agent| agent["session_name"].as_str())
+        .collect();
+    assert_eq!(overview["project_id"], "shop", "{overview}");
+    assert!(
+        sessions.contains(&"ann") && sessions.contains(&"task-2"),
+        "one project from both worktrees: {overview}"
+    );
+
+    // The worktree's hook acts as its branch (`task/2` as `task-2`) in the same project.
+    let (code, stderr) = pre_edit(&worktree, &data, &edit_in(&worktree, "src/lib.rs")).await;
+    assert_eq!(
+        code, 2,
+        "ann's file is blocked in the other worktree: {stderr}"
+    );
+    assert!(stderr.contains("ann"), "{stderr}");
+    let (code, stderr) = pre_edit(&worktree, &data, &edit_in(&worktree, "src/new.rs")).await;
+    assert_eq!(code, 0, "a free file goes through: {stderr}");
+    let overview = call(&mut ann_hub, 4, "project_overview", serde_json::json!({})).await;
+    let task = overview["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|agent| agent["session_name"] == "task-2")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        task["reservations"][0]["file_path"], "src/new.rs",
+        "and is reserved for task-2, seen from the main checkout: {overview}"
+    );
+}
