@@ -164,3 +164,69 @@ async fn agents_in_every_worktree_of_a_repository_share_its_project_and_hooks_ac
         "and is reserved for task-2, seen from the main checkout: {overview}"
     );
 }
+
+/// The `claude mcp add` line `init` prints, pasted into a shell and run by Claude Code's own CLI
+/// (from npm, pinned by scripts/test; it only writes `.mcp.json`, offline), writes the entry
+/// `init` wrote: the server's name is not swallowed by `--env`, quoting survives the shell.
+#[tokio::test]
+async fn the_printed_claude_mcp_add_line_run_by_claude_code_writes_the_entry_init_wrote() {
+    let Ok(claude) = std::env::var("A2A_TEST_CLAUDE") else {
+        println!("skipped: A2A_TEST_CLAUDE (scripts/test installs Claude Code and sets it)");
+        return;
+    };
+    let (main, _) = shop_with_a_worktree();
+    let scratch = a2a_tests::scratch_dir();
+    let data = scratch.join("hub data");
+    let init = tokio::process::Command::new(HUB)
+        .args(["init", "--client", "claude-code", "--data-dir"])
+        .arg(&data)
+        .current_dir(&main)
+        .env_remove("HUB_PROJECT_ID")
+        .output()
+        .await
+        .unwrap();
+    let printed = String::from_utf8_lossy(&init.stdout).into_owned();
+    assert!(init.status.success(), "{printed}");
+    let line = printed
+        .lines()
+        .map(str::trim)
+        .find(|line| line.starts_with("claude mcp add "))
+        .unwrap_or_else(|| panic!("init prints the line: {printed}"));
+
+    // As a person runs it: a shell, `claude` on the PATH, in another folder.
+    let bin = scratch.join("bin");
+    let by_hand = scratch.join("by-hand");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&by_hand).unwrap();
+    std::os::unix::fs::symlink(&claude, bin.join("claude")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ran = tokio::process::Command::new("sh")
+        .args(["-c", line])
+        .current_dir(&by_hand)
+        .env("PATH", path)
+        .env("HOME", scratch.join("home"))
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .kill_on_drop(true)
+        .output();
+    let ran = tokio::time::timeout(Duration::from_secs(60), ran)
+        .await
+        .expect("claude mcp add finishes")
+        .unwrap();
+    let said = String::from_utf8_lossy(&ran.stderr).into_owned();
+    assert!(ran.status.success(), "{line}\n{said}");
+    let entry = |dir: &Path| -> Value {
+        let text = std::fs::read_to_string(dir.join(".mcp.json")).unwrap();
+        let config: Value = serde_json::from_str(&text).unwrap();
+        let entry = &config["mcpServers"]["coordination-hub"];
+        serde_json::json!({"command": entry["command"], "args": entry["args"],
+                           "env": entry["env"]})
+    };
+    let (written, by_claude) = (entry(&main), entry(&by_hand));
+    assert_eq!(by_claude, written, "{line}");
+    assert_eq!(written["env"]["HUB_PROJECT_ID"], "shop", "{written}");
+}

@@ -238,7 +238,9 @@ fn is_hub_hook(group: &Value, which: &str) -> bool {
         })
 }
 
-/// The `claude mcp add` line that writes the same entry.
+/// The `claude mcp add` line that writes the same entry. The server's name comes before any
+/// `--env`: Claude Code's `-e/--env` takes every value up to the next option, and would read a
+/// name after it as one more (`Invalid environment variable format`); `--` ends the values.
 fn claude_mcp_add(name: &str, launch: &Launch) -> String {
     let env: Vec<String> = launch
         .env
@@ -248,8 +250,8 @@ fn claude_mcp_add(name: &str, launch: &Launch) -> String {
     let args: Vec<String> = launch.args.iter().map(|a| shell_word(a)).collect();
     format!(
         "claude mcp add --transport stdio --scope project {} {} -- {} {}",
-        env.join(" "),
         shell_word(name),
+        env.join(" "),
         shell_word(&launch.command),
         args.join(" ")
     )
