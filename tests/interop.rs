@@ -104,12 +104,22 @@ async fn run_python(args: &[&str]) -> String {
 
 /// Runs a script to success; its standard output.
 async fn run_interpreter(python: &str, args: &[&str]) -> String {
+    run_interpreter_with(python, args, &[]).await
+}
+
+/// Runs a script to success with `env` set besides: its standard output.
+async fn run_interpreter_with(
+    python: &str,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> String {
     let output = tokio::time::timeout(
         Duration::from_secs(120),
         Command::new(python)
             .args(args)
             // A server the script starts itself (stdio) keeps its tasks apart from others'.
             .env("A2A_DATA_DIR", a2a_tests::scratch_dir())
+            .envs(env.iter().copied())
             .kill_on_drop(true)
             .output(),
     )

@@ -55,12 +55,21 @@ async fn an_installed_hub_configured_by_init_is_started_as_written_by_the_offici
 
     let repository = scratch.join("my-shop");
     std::fs::create_dir_all(repository.join(".git")).unwrap();
-    let data = scratch.join("hub-data");
+    // A person's machine: the installed binary on the PATH, the hub's data under their home.
+    let home = scratch.join("home");
+    let bin = hub.parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
     let init = Command::new(&hub)
-        .args(["init", "--client", "all", "--data-dir"])
-        .arg(&data)
+        .args(["init", "--client", "all", "--hooks"])
         .current_dir(&repository)
         .env_remove("HUB_PROJECT_ID")
+        .env_remove("HUB_DATA_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .env("HOME", &home)
+        .env("PATH", &path)
         .output()
         .await
         .unwrap();
@@ -71,6 +80,8 @@ async fn an_installed_hub_configured_by_init_is_started_as_written_by_the_offici
         String::from_utf8_lossy(&init.stderr)
     );
     assert!(printed.contains("claude mcp add"), "{printed}");
+    assert!(!printed.contains("not on this PATH"), "{printed}");
+    // The files a team commits hold nothing of this machine; the hooks are the person's own.
     for file in [
         ".mcp.json",
         ".cursor/mcp.json",
@@ -78,12 +89,37 @@ async fn an_installed_hub_configured_by_init_is_started_as_written_by_the_offici
         ".codex/config.toml",
     ] {
         let text = std::fs::read_to_string(repository.join(file)).unwrap();
-        assert!(text.contains(&hub.display().to_string()), "{file}: {text}");
+        assert!(text.contains("\"coordination-hub\""), "{file}: {text}");
+        assert!(
+            !text.contains(&*scratch.to_string_lossy()),
+            "{file}: {text}"
+        );
         assert!(text.contains("my-shop"), "{file} names the project: {text}");
+        assert!(
+            printed.contains(file),
+            "init says to commit {file}: {printed}"
+        );
     }
-    run_python(&[
-        script("hub_field.py").to_str().unwrap(),
-        repository.to_str().unwrap(),
-    ])
-    .await;
+    assert!(!repository.join(".claude/settings.json").exists());
+    let hooks = std::fs::read_to_string(repository.join(".claude/settings.local.json")).unwrap();
+    assert!(
+        hooks.contains("coordination-hub hook pre-edit --project my-shop"),
+        "{hooks}"
+    );
+    // A second run changes nothing.
+    let again = Command::new(&hub)
+        .args(["init", "--client", "all", "--hooks"])
+        .current_dir(&repository)
+        .env_remove("HUB_PROJECT_ID")
+        .env("HOME", &home)
+        .env("PATH", &path)
+        .output()
+        .await
+        .unwrap();
+    let printed = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert_eq!(printed.matches("unchanged ").count(), 5, "{printed}");
+    let field_script = script("hub_field.py");
+    let field = [field_script.to_str().unwrap(), repository.to_str().unwrap()];
+    let env = [("HOME", home.as_os_str()), ("PATH", path.as_os_str())];
+    run_interpreter_with(&python(), &field, &env).await;
 }

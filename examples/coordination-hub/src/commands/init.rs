@@ -1,6 +1,11 @@
 //! `coordination-hub init`: writes the chosen MCP hosts' configuration into the repository, so
 //! each of them starts this binary over stdio for the project, all sharing one data directory;
 //! with `--hooks`, Claude Code's hooks that hold edits to the reservations.
+//!
+//! The hosts' files are meant to be committed, so they hold nothing of this machine: the binary
+//! by its name on the `PATH` (unless `--absolute`), no data directory unless one is named (the
+//! hub's default is per user, shared by every worktree). The hooks, per person, go into Claude
+//! Code's git-ignored `.claude/settings.local.json`.
 
 use std::path::{Path, PathBuf};
 
@@ -49,13 +54,15 @@ impl Client {
 /// `init`'s flags.
 #[derive(Debug, clap::Args)]
 pub(crate) struct InitArgs {
-    /// The project the agents of this repository share [default: the repository's folder name]
+    /// The project the agents of this repository share [default: the repository's name, which
+    /// all its worktrees share]
     #[arg(long, env = "HUB_PROJECT_ID")]
     project: Option<String>,
     /// The MCP hosts to configure, comma-separated
     #[arg(long, value_enum, value_delimiter = ',', default_value = "claude-code")]
     client: Vec<Client>,
-    /// The data directory the hub processes share [default: the default data directory]
+    /// The data directory the hub processes share, written into the files [default: the hub's
+    /// per-user data directory, written nowhere]
     #[arg(long, env = "HUB_DATA_DIR")]
     data_dir: Option<PathBuf>,
     /// The server's name in the configuration files
@@ -64,13 +71,17 @@ pub(crate) struct InitArgs {
     /// Replace an entry (or a file that does not parse) this command did not write
     #[arg(long)]
     force: bool,
-    /// Also write Claude Code hooks (`.claude/settings.json`) that block an edit of a file another
-    /// agent reserved and announce each edit; needs --session
-    #[arg(long, requires = "session")]
+    /// Also write Claude Code hooks (`.claude/settings.local.json`, per person) that block an
+    /// edit of a file another agent reserved and announce each edit
+    #[arg(long)]
     hooks: bool,
-    /// The session name the hooks act as (each agent's worktree gets its own)
+    /// The session name the hooks act as [default: each worktree's branch, else its folder]
     #[arg(long, env = "HUB_SESSION")]
     session: Option<String>,
+    /// Name this binary by its absolute path on this machine rather than by its name on the
+    /// `PATH` (files only this machine can use)
+    #[arg(long)]
+    absolute: bool,
 }
 
 /// Runs `init` in the current directory's repository.
@@ -82,17 +93,15 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
         None => default_project(&root),
     };
     crate::checked("project", &project).map_err(|e| e.message().to_owned())?;
-    let binary = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| format!("where this binary is: {e}"))?;
-    let data_dir = absolute(&cwd, args.data_dir.clone().unwrap_or_else(default_data_dir));
+    let command = program(args.absolute)?;
+    let data_dir = args.data_dir.clone().map(|dir| absolute(&cwd, dir));
+    let mut launch_args = vec!["--stdio".to_owned()];
+    if let Some(dir) = &data_dir {
+        launch_args.extend(["--data-dir".into(), dir.display().to_string()]);
+    }
     let launch = Launch {
-        command: binary.display().to_string(),
-        args: vec![
-            "--stdio".into(),
-            "--data-dir".into(),
-            data_dir.display().to_string(),
-        ],
+        command,
+        args: launch_args,
         env: vec![("HUB_PROJECT_ID".into(), project.clone())],
     };
     // Each host once, in the order named (`--client all,cursor` is all four).
@@ -102,21 +111,23 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
             hosts.push(*host);
         }
     }
-    let mut failed = Vec::new();
+    let (mut failed, mut shared) = (Vec::new(), Vec::new());
     for host in hosts {
         let (path, written) = write_host(&root, host, &args, &launch);
         report(&path, written, &mut failed);
+        shared.push(relative(&root, &path));
     }
     if args.hooks {
-        let path = root.join(".claude").join("settings.json");
-        let written = write_hooks(&path, &binary, &project, &data_dir, &args);
+        let path = root.join(".claude").join("settings.local.json");
+        let hooks = Hooks {
+            launch: &launch,
+            project: &project,
+            session: args.session.as_deref(),
+        };
+        let written = write_hooks(&path, &hooks, args.force);
         report(&path, written, &mut failed);
     }
-    println!(
-        "\nproject {project}, data in {}\nThe same for Claude Code by hand:\n  {}",
-        data_dir.display(),
-        claude_mcp_add(&args.name, &launch)
-    );
+    summarize(&project, &launch, &shared, &args);
     if failed.is_empty() {
         Ok(())
     } else {
@@ -158,6 +169,83 @@ fn write_host(
     }
 }
 
+/// The last words: the project, where its data is, what to commit, the hand-written line.
+fn summarize(project: &str, launch: &Launch, shared: &[String], args: &InitArgs) {
+    let data = match &args.data_dir {
+        Some(_) => "the data directory named".to_owned(),
+        None => format!(
+            "{} (this user's default, for every worktree)",
+            default_data_dir().display()
+        ),
+    };
+    println!("\nproject {project}, data in {data}");
+    if !shared.is_empty() && !args.absolute {
+        println!(
+            "Commit {}: they hold no path of this machine.",
+            shared.join(", ")
+        );
+    }
+    if args.hooks {
+        println!("The hooks are per person: .claude/settings.local.json stays out of git.");
+    }
+    if !args.absolute && !on_path(&launch.command) {
+        println!(
+            "note: `{}` is not on this PATH, and the hosts start it by that name: install it \
+             (cargo install --locked --path examples/coordination-hub) or run init --absolute",
+            launch.command
+        );
+    }
+    println!(
+        "The same for Claude Code by hand:\n  {}",
+        claude_mcp_add(&args.name, launch)
+    );
+}
+
+/// How the hosts start this binary: its name, which the `PATH` finds (installed by `cargo
+/// install`), or with `absolute` its path on this machine.
+fn program(absolute: bool) -> Result<String, String> {
+    let binary = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| format!("where this binary is: {e}"))?;
+    if absolute {
+        return Ok(binary.display().to_string());
+    }
+    binary
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("this binary's name: {}", binary.display()))
+}
+
+/// Whether `program` is an executable file in a folder of the `PATH`.
+fn on_path(program: &str) -> bool {
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        let candidate = dir.join(program);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::metadata(&candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            candidate.is_file() || candidate.with_extension("exe").is_file()
+        }
+    })
+}
+
+/// `path` relative to `root`, with `/` between its parts, for a person to read.
+fn relative(root: &Path, path: &Path) -> String {
+    let inside = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<String> = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
 fn report(path: &Path, written: Result<Written, String>, failed: &mut Vec<String>) {
     match written {
         Ok(Written::Created) => println!("wrote     {}", path.display()),
@@ -170,18 +258,41 @@ fn report(path: &Path, written: Result<Written, String>, failed: &mut Vec<String
     }
 }
 
-/// Puts the pre-edit and post-edit hooks in `.claude/settings.json` at `path`, replacing
+/// What the hooks run: the hub as the hosts start it, for `project`, as `session` (else the
+/// worktree's).
+struct Hooks<'a> {
+    launch: &'a Launch,
+    project: &'a str,
+    session: Option<&'a str>,
+}
+
+impl Hooks<'_> {
+    /// The command of hook `which`.
+    fn command(&self, which: &str) -> String {
+        let mut words = vec![
+            shell_word(&self.launch.command),
+            "hook".into(),
+            which.into(),
+            "--project".into(),
+            shell_word(self.project),
+        ];
+        if let Some(session) = self.session {
+            words.extend(["--session".into(), shell_word(session)]);
+        }
+        // The launch's `--data-dir DIR`, if it names one.
+        let data_dir = self.launch.args.iter().skip_while(|a| *a != "--data-dir");
+        words.extend(data_dir.take(2).map(|word| shell_word(word)));
+        words.join(" ")
+    }
+}
+
+/// Puts the pre-edit and post-edit hooks in Claude Code's settings file at `path`, replacing
 /// earlier ones of a coordination hub and keeping every other hook.
-fn write_hooks(
-    path: &Path,
-    binary: &Path,
-    project: &str,
-    data_dir: &Path,
-    args: &InitArgs,
-) -> Result<Written, String> {
-    let session = args.session.as_deref().unwrap_or_default();
-    crate::checked("session", session).map_err(|e| e.message().to_owned())?;
-    configs::merge_json(path, args.force, |root| {
+fn write_hooks(path: &Path, hooks_of: &Hooks<'_>, force: bool) -> Result<Written, String> {
+    if let Some(session) = hooks_of.session {
+        crate::checked("session", session).map_err(|e| e.message().to_owned())?;
+    }
+    configs::merge_json(path, force, |root| {
         let mut hooks: RawObject = match root.get("hooks") {
             Some(raw) => a2a_runtime::serde_json::from_str(raw.get())
                 .map_err(|e| format!("`hooks` is not an object: {e}"))?,
@@ -189,13 +300,7 @@ fn write_hooks(
         };
         let mut changed = false;
         for (event, which) in [("PreToolUse", "pre-edit"), ("PostToolUse", "post-edit")] {
-            let command = format!(
-                "{} hook {which} --project {} --session {} --data-dir {}",
-                shell_word(&binary.display().to_string()),
-                shell_word(project),
-                shell_word(session),
-                shell_word(&data_dir.display().to_string()),
-            );
+            let command = hooks_of.command(which);
             let ours = json!({
                 "matcher": "Edit|Write|MultiEdit",
                 "hooks": [{ "type": "command", "command": command, "timeout": 15 }],
@@ -211,7 +316,7 @@ fn write_hooks(
             if groups.iter().any(|group| parsed(group) == ours) {
                 continue;
             }
-            groups.retain(|group| !is_hub_hook(&parsed(group), which));
+            groups.retain(|group| !is_hub_hook(&parsed(group), which, &hooks_of.launch.command));
             groups.push(configs::raw(&ours)?);
             hooks.insert(event.to_owned(), configs::raw(&groups)?);
             changed = true;
@@ -224,8 +329,9 @@ fn write_hooks(
     })
 }
 
-/// Whether a hook group of Claude Code's settings runs a coordination hub's `hook WHICH`.
-fn is_hub_hook(group: &Value, which: &str) -> bool {
+/// Whether a hook group of Claude Code's settings runs a coordination hub's `hook WHICH` (this
+/// binary by `program`, its name or path, or one named `coordination-hub`).
+fn is_hub_hook(group: &Value, which: &str, program: &str) -> bool {
     let commands = group["hooks"].as_array().into_iter().flatten();
     commands
         .filter_map(|hook| hook["command"].as_str())
@@ -234,7 +340,8 @@ fn is_hub_hook(group: &Value, which: &str) -> bool {
                 && command
                     .split_whitespace()
                     .next()
-                    .is_some_and(|program| program.trim_matches('\'').ends_with("coordination-hub"))
+                    .map(|word| word.trim_matches('\''))
+                    .is_some_and(|word| word.ends_with("coordination-hub") || word == program)
         })
 }
 
