@@ -230,3 +230,83 @@ async fn the_printed_claude_mcp_add_line_run_by_claude_code_writes_the_entry_ini
     assert_eq!(by_claude, written, "{line}");
     assert_eq!(written["env"]["HUB_PROJECT_ID"], "shop", "{written}");
 }
+
+/// Runs `git ARGS` in `dir` with `path` as the `PATH` (where git's hooks find the hub by name):
+/// its output, whatever its status.
+fn git_with_path(dir: &Path, args: &[&str], path: &std::ffi::OsStr) -> std::process::Output {
+    std::process::Command::new("git")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("PATH", path)
+        .env_remove("HUB_PROJECT_ID")
+        .env_remove("HUB_SESSION")
+        .output()
+        .expect("git runs")
+}
+
+/// git's pre-commit hook, installed once by `init --git-hooks` in the main checkout, refuses a
+/// commit in another worktree that touches a file an agent holds — whatever changed it (no
+/// edit hook saw this write) — naming the file and its holder, and lets the rest through.
+#[tokio::test]
+async fn a_commit_touching_a_file_another_agent_holds_is_refused_from_every_worktree() {
+    let (main, worktree) = shop_with_a_worktree();
+    let data = a2a_tests::scratch_dir();
+    // The hook runs the hub by its name, as after `cargo install`: its folder on the PATH.
+    let hub_folder = Path::new(HUB).parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(hub_folder)
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let init = tokio::process::Command::new(HUB)
+        .args([
+            "init",
+            "--client",
+            "claude-code",
+            "--git-hooks",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .current_dir(&main)
+        .env("PATH", &path)
+        .env_remove("HUB_PROJECT_ID")
+        .output()
+        .await
+        .unwrap();
+    let printed = String::from_utf8_lossy(&init.stdout).into_owned();
+    assert!(
+        init.status.success(),
+        "{printed}{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    assert!(main.join(".git/hooks/pre-commit").exists(), "{printed}");
+
+    let mut ann_hub = stdio_hub_in(&main, &data);
+    let registration = serde_json::json!({"session_name": "ann", "task_id": "t",
+        "branch": "main", "description": "works"});
+    call(&mut ann_hub, 2, "register_agent", registration).await;
+    let reserve = serde_json::json!({"session_name": "ann", "file_path": "src/lib.rs",
+        "change_type": "modify", "description": "refactor"});
+    call(&mut ann_hub, 3, "announce_file_change", reserve).await;
+
+    // In the other worktree, a change no edit hook saw (a shell's, another tool's).
+    std::fs::write(worktree.join("src/lib.rs"), "pub fn shop() { todo!() }\n").unwrap();
+    git(&worktree, &["add", "src/lib.rs"]);
+    let refused = git_with_path(&worktree, &["commit", "-q", "-m", "mine"], &path);
+    let said = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(!refused.status.success(), "the commit is refused: {said}");
+    assert!(
+        said.contains("src/lib.rs") && said.contains("held by ann"),
+        "{said}"
+    );
+
+    git(&worktree, &["restore", "--staged", "src/lib.rs"]);
+    std::fs::write(worktree.join("NOTES.md"), "free\n").unwrap();
+    git(&worktree, &["add", "NOTES.md"]);
+    let committed = git_with_path(&worktree, &["commit", "-q", "-m", "notes"], &path);
+    let said = String::from_utf8_lossy(&committed.stderr).into_owned();
+    assert!(committed.status.success(), "a free file commits: {said}");
+}

@@ -1,6 +1,7 @@
 //! `coordination-hub init`: writes the chosen MCP hosts' configuration into the repository, so
 //! each of them starts this binary over stdio for the project, all sharing one data directory;
-//! with `--hooks`, Claude Code's hooks that hold edits to the reservations.
+//! with `--hooks`, Claude Code's hooks that hold edits to the reservations; with `--git-hooks`,
+//! git's pre-commit hook that refuses a commit touching another agent's files.
 //!
 //! The hosts' files are meant to be committed, so they hold nothing of this machine: the binary
 //! by its name on the `PATH` (unless `--absolute`), no data directory unless one is named (the
@@ -75,6 +76,11 @@ pub(crate) struct InitArgs {
     /// edit of a file another agent reserved and announce each edit
     #[arg(long)]
     hooks: bool,
+    /// Also install git's pre-commit hook (in the hooks folder every worktree shares), which
+    /// refuses a commit touching a file another active agent holds: it covers shell edits and
+    /// agents without Claude Code's hooks
+    #[arg(long)]
+    git_hooks: bool,
     /// The session name the hooks act as [default: each worktree's branch, else its folder]
     #[arg(long, env = "HUB_SESSION")]
     session: Option<String>,
@@ -125,6 +131,18 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
             session: args.session.as_deref(),
         };
         let written = write_hooks(&path, &hooks, args.force);
+        report(&path, written, &mut failed);
+    }
+    if args.git_hooks {
+        // Shared by every worktree (and every session): the committer's session is its own.
+        let hooks = Hooks {
+            launch: &launch,
+            project: &project,
+            session: None,
+        };
+        let command = hooks.command("pre-commit");
+        let program = shell_word(&launch.command);
+        let (path, written) = super::git_hooks::install(&root, &program, &command, args.force);
         report(&path, written, &mut failed);
     }
     summarize(&project, &launch, &shared, &args);
@@ -181,7 +199,7 @@ fn summarize(project: &str, launch: &Launch, shared: &[String], args: &InitArgs)
     println!("\nproject {project}, data in {data}");
     if !shared.is_empty() && !args.absolute {
         println!(
-            "Commit {}: they hold no path of this machine.",
+            "Meant to be committed (no path of this machine in them): {}",
             shared.join(", ")
         );
     }

@@ -3,7 +3,9 @@
 //! project to the person overseeing its agents.
 
 mod access;
+mod commit;
 mod configs;
+mod git_hooks;
 mod hook;
 mod init;
 mod jsonc;
@@ -36,6 +38,9 @@ enum HookCommand {
     PreEdit(hook::HookArgs),
     /// After Edit/Write/MultiEdit (`PostToolUse`): announces the change
     PostEdit(hook::HookArgs),
+    /// Git's pre-commit hook (`init --git-hooks`): refuses a commit that touches a file
+    /// another active agent holds
+    PreCommit(commit::PreCommitArgs),
 }
 
 /// Runs what the command line asks for: one of the commands, else the hub served (until it is
@@ -82,6 +87,7 @@ pub async fn run_command() -> ExitCode {
         Command::Hook(HookCommand::PostEdit(args)) => {
             hook::exit(hook::run(hook::Moment::PostEdit, args).await);
         }
+        Command::Hook(HookCommand::PreCommit(args)) => hook::exit(commit::run(args).await),
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
