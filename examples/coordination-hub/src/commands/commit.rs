@@ -10,8 +10,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use a2a_runtime::tokio;
-use a2a_runtime::tokio::io::AsyncReadExt as _;
+use tokio::io::AsyncReadExt as _;
 
 use super::access::HubArgs;
 use crate::repository::Checkout;
