@@ -116,6 +116,12 @@ pub(crate) fn default_project(dir: &Path) -> String {
     }
 }
 
+/// The session of an agent working in `dir` that named none: its worktree's (`agent` outside
+/// any repository).
+pub(crate) fn default_session(dir: &Path) -> String {
+    Checkout::find(dir).map_or_else(|| "agent".into(), |checkout| checkout.session())
+}
+
 /// `name` in the alphabet of project ids and session names (letters, digits, `.`, `_`, `-`;
 /// anything else made `-`), at most 128 bytes; `fallback` for a name with nothing left.
 fn identifier(name: &str, fallback: &str) -> String {

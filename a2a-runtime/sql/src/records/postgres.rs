@@ -461,13 +461,8 @@ async fn full(
     write: &Write<'_>,
     limit: usize,
 ) -> Result<bool, RecordError> {
-    let kept: Option<i64> =
-        sqlx::query_scalar("SELECT stored FROM a2a_record_counts WHERE collection = $1")
-            .bind(write.collection)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?;
-    if kept.is_none() {
+    let (mut live, mut has_key) = live_count(tx, write).await?;
+    if live.is_none() {
         // The collection's first bounded write: counted once, with every other writer of the
         // table held off until this commits, so no row committed meanwhile goes uncounted.
         sqlx::query("LOCK TABLE a2a_records IN SHARE ROW EXCLUSIVE MODE")
@@ -483,8 +478,21 @@ async fn full(
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
+        (live, has_key) = live_count(tx, write).await?;
     }
-    let (live, has_key): (i64, bool) = sqlx::query_as(
+    let live = live.map_or(usize::MAX, |live| {
+        usize::try_from(live).unwrap_or(usize::MAX)
+    });
+    Ok(!has_key && live >= limit)
+}
+
+/// The written collection's live records by its kept count (`None` before its first bounded
+/// write), and whether the written key is live: one round trip.
+async fn live_count(
+    tx: &mut sqlx::PgConnection,
+    write: &Write<'_>,
+) -> Result<(Option<i64>, bool), RecordError> {
+    sqlx::query_as(
         "SELECT (SELECT stored FROM a2a_record_counts WHERE collection = $1)
               - (SELECT count(*) FROM a2a_records
                  WHERE expires_us IS NOT NULL AND expires_us <= $3 AND collection = $1),
@@ -496,8 +504,7 @@ async fn full(
     .bind(write.now_us)
     .fetch_one(&mut *tx)
     .await
-    .map_err(backend)?;
-    Ok(!has_key && usize::try_from(live).unwrap_or(usize::MAX) >= limit)
+    .map_err(backend)
 }
 
 fn read_row(row: &PgRow) -> Result<Row, RecordError> {

@@ -62,7 +62,7 @@ pub(crate) async fn run(moment: Moment, args: HookArgs) -> u8 {
     let session = args
         .session
         .clone()
-        .unwrap_or_else(|| default_session(&root));
+        .unwrap_or_else(|| crate::repository::default_session(&root));
     let hub = match args.hub.open().await {
         Ok(hub) => hub,
         Err(refusal) => return broken(&refusal.message),
@@ -95,11 +95,6 @@ pub(crate) async fn run(moment: Moment, args: HookArgs) -> u8 {
         Ok(_) => ALLOW,
         Err(refusal) => refused(&refusal, &path, &session),
     }
-}
-
-/// The session of an agent working in `root` that named none: its worktree's.
-fn default_session(root: &Path) -> String {
-    crate::repository::Checkout::find(root).map_or_else(|| "agent".into(), |c| c.session())
 }
 
 /// The exit code and stderr for a refusal: another agent's reservation or an unregistered
