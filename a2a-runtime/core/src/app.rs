@@ -43,6 +43,17 @@ pub struct App {
     pub catalog: Arc<Catalog>,
     /// Changes of resources, for subscribed MCP sessions.
     pub resource_updates: ResourceUpdates,
+    /// What MCP's `initialize` tells clients, when the server set it (else the descriptor's).
+    pub instructions: Option<Arc<str>>,
+}
+
+impl App {
+    /// The instructions MCP's `initialize` gives: the server's, else the agent's own.
+    pub fn instructions(&self) -> &str {
+        self.instructions
+            .as_deref()
+            .unwrap_or(self.agent.instructions())
+    }
 }
 
 /// How often finished tasks past the store's retention are forgotten.

@@ -305,5 +305,5 @@ fn server_info(app: &App) -> InitializeResult {
             Implementation::new(agent.name(), agent.version())
                 .with_description(agent.description()),
         )
-        .with_instructions(agent.instructions())
+        .with_instructions(app.instructions())
 }

@@ -44,6 +44,8 @@ pub(crate) struct AgentSettings {
     pub(crate) handle: Tasks,
     /// Announces changed resources to subscribed MCP sessions.
     pub(crate) resource_updates: ResourceUpdates,
+    /// MCP instructions of this server's own, instead of the descriptor's.
+    pub(crate) instructions: Option<Arc<str>>,
 }
 
 /// Where one agent sits on its server, and what the server gives it.
@@ -74,6 +76,7 @@ impl AgentSettings {
             routes: Router::new(),
             handle: Tasks::default(),
             resource_updates: ResourceUpdates::new(),
+            instructions: None,
         }
     }
 
@@ -166,6 +169,7 @@ impl AgentSettings {
             push: shared.push.clone(),
             catalog: Arc::new(catalog),
             resource_updates: self.resource_updates.clone(),
+            instructions: self.instructions.clone(),
         });
         super::observe::watch_app(&app);
         Ok(app)

@@ -93,6 +93,15 @@ impl AgentServer {
         self
     }
 
+    /// Replaces the instructions MCP's `initialize` gives clients (`#[agent(instructions =
+    /// "…")]`) with `text`, for what only the running process knows: the account or
+    /// repository it serves, the name its caller should use.
+    #[must_use]
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.agent.instructions = Some(Arc::from(text.into()));
+        self
+    }
+
     /// Rejects A2A 1.0 requests that carry no `A2A-Version` header (a missing header means 0.3,
     /// which has no such methods); by default they are served as 1.0.
     #[must_use]

@@ -20,6 +20,11 @@ struct HubFlags {
     /// its worktrees share]
     #[arg(long, env = "HUB_PROJECT_ID")]
     project: Option<String>,
+    /// The session name the agent this stdio hub serves should register with, which the
+    /// instructions tell it (the hooks act as the same name) [default: the worktree's branch,
+    /// else its folder]
+    #[arg(long, env = "HUB_SESSION")]
+    session: Option<String>,
     /// An agent that sends no heartbeat for this long is reaped and its reservations released
     /// [default: 2m]
     #[arg(long, env = "HUB_HEARTBEAT_TTL", value_parser = humantime::parse_duration)]
@@ -80,15 +85,26 @@ pub async fn serve_from_command_line() -> Result<(), a2a_runtime::Error> {
     let stdio = config.stdio;
     // Over stdio an MCP host starts the hub in the repository it works on (its worktree):
     // calls naming no project are that repository's, whichever worktree started it.
-    let repository = || {
-        let cwd = std::env::current_dir().ok()?;
-        crate::repository::Checkout::find(&cwd).map(|checkout| checkout.project())
-    };
+    let checkout = std::env::current_dir()
+        .ok()
+        .filter(|_| stdio)
+        .and_then(|cwd| crate::repository::Checkout::find(&cwd));
     let project = flags
         .project
         .clone()
-        .or_else(|| stdio.then(repository).flatten());
+        .or_else(|| checkout.as_ref().map(|checkout| checkout.project()));
+    // The session this worktree's hooks act as, so the agent registers as that one.
+    let session = match &flags.session {
+        Some(session) => Some(session.clone()),
+        None => checkout.as_ref().map(|checkout| checkout.session()),
+    };
     if let Some(project) = &project {
+        if stdio {
+            // For this repository's hooks, which run without these flags.
+            if let Err(error) = hub.settings().save(hub.records(), project).await {
+                a2a_runtime::tracing::warn!(%error, "the settings could not be left for the hooks");
+            }
+        }
         hub = hub
             .with_default_project(project)
             .map_err(|e| a2a_runtime::Error::Config(format!("--project: {}", e.message())))?;
@@ -99,6 +115,10 @@ pub async fn serve_from_command_line() -> Result<(), a2a_runtime::Error> {
     // The overseer's page goes where the SDK's console goes (loopback by default, `--console`).
     let page = !stdio && config.console_enabled();
     let mut server = hub.clone().server().config(config);
+    if let Some(session) = session.filter(|_| stdio) {
+        let instructions = crate::guidance::instructions_for_session(&session);
+        server = server.instructions(instructions);
+    }
     if page {
         server = server.routes(crate::overview_page());
     }

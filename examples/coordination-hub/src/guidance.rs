@@ -114,3 +114,13 @@ fn list_or_none<S: AsRef<str>>(items: &[S]) -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+/// The hub's instructions for the agent of one worktree, whose hooks act as `session`: the
+/// agent's own, then the name to register with, so the model's calls and the hooks agree.
+pub(crate) fn instructions_for_session(session: &str) -> String {
+    let general = <Hub as a2a_runtime::Agent>::descriptor().instructions();
+    format!(
+        "{general}\n\nYour session name is `{session}`: this worktree's hooks act as it. \
+         Register with session_name `{session}` and use it in every call."
+    )
+}

@@ -26,6 +26,7 @@ pub mod commands;
 mod delivery;
 mod files;
 mod follow;
+mod git;
 pub mod glob;
 mod guidance;
 mod holders;
@@ -41,9 +42,8 @@ mod process;
 mod registry;
 pub mod repository;
 mod reservations;
+mod settings;
 mod todos;
-
-use std::time::Duration;
 
 use a2a_runtime::prelude::*;
 use a2a_runtime::records::Records;
@@ -60,41 +60,8 @@ pub use overview::*;
 pub use page::overview_page;
 pub use paths::PathRules;
 pub use registry::*;
+pub use settings::Settings;
 pub use todos::*;
-
-/// How the hub behaves: how long agents and reservations live, how long a question may wait.
-#[derive(Debug, Clone, Copy)]
-pub struct Settings {
-    /// An agent that sends no heartbeat for this long is reaped, and its reservations released.
-    pub heartbeat_ttl: Duration,
-    /// How long a file reservation lasts unless announced again.
-    pub reservation_ttl: Duration,
-    /// The longest a `query_agent` may wait for its answer.
-    pub max_wait: Duration,
-    /// How many messages an inbox holds: past it, the oldest messages its agent has read make
-    /// room; an inbox full of unread messages refuses new ones (the sender is told).
-    pub inbox_size: usize,
-    /// How paths and globs of file reservations are compared.
-    pub paths: PathRules,
-    /// The most todos one agent holds in a project.
-    pub max_todos_per_session: usize,
-    /// The most todos a project holds.
-    pub max_todos_per_project: usize,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            heartbeat_ttl: Duration::from_secs(120),
-            reservation_ttl: Duration::from_secs(3600),
-            max_wait: Duration::from_secs(600),
-            inbox_size: 500,
-            paths: PathRules::default(),
-            max_todos_per_session: 1_000,
-            max_todos_per_project: 10_000,
-        }
-    }
-}
 
 /// Coordinates parallel AI coding agents working on one repository: registration and
 /// heartbeats, todos, questions between agents, inboxes and broadcasts, file reservations, and

@@ -18,7 +18,8 @@ use unicode_normalization::UnicodeNormalization;
 pub const MAX_PATTERN_BYTES: usize = 1024;
 
 /// How a hub compares paths.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct PathRules {
     /// Compare paths without regard to case.
     pub case_insensitive: bool,

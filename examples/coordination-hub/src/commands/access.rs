@@ -10,7 +10,7 @@ use a2a_runtime::serde_json::Value;
 use a2a_runtime::server::ServeConfig;
 
 use crate::repository::default_project;
-use crate::{Announcement, FileCheck, Hub, HubClient, Locked, Overview, Settings};
+use crate::{Announcement, FileCheck, HeldFile, Hub, HubClient, Locked, Overview, Settings};
 
 /// Where the hub is, and the project: the flags every command beside `init` shares.
 #[derive(Debug, Clone, clap::Args)]
@@ -33,6 +33,10 @@ pub(crate) struct HubArgs {
         hide_env_values = true
     )]
     token: Option<String>,
+    /// The environment variable holding the bearer token for `--hub` (what `init --hub
+    /// --token-env VAR` writes into the hooks: the variable's name, never the token)
+    #[arg(long, conflicts_with_all = ["token", "api_key"])]
+    token_env: Option<String>,
     /// An API key for `--hub`, sent as `X-API-Key` (the session's agent's own)
     #[arg(long, env = "HUB_API_KEY", hide_env_values = true)]
     api_key: Option<String>,
@@ -85,11 +89,19 @@ impl HubArgs {
         self.project.clone().unwrap_or_else(|| default_project(cwd))
     }
 
-    /// Connects to the hub these flags name.
-    pub(crate) async fn open(&self) -> Result<Access, Refusal> {
+    /// Connects to the hub these flags name; in this process, with the settings the stdio hubs
+    /// of `project` left (an HTTP hub applies its own).
+    pub(crate) async fn open(&self, project: &str) -> Result<Access, Refusal> {
         if let Some(url) = &self.hub {
-            let credential = match (&self.token, &self.api_key) {
-                (Some(token), _) => Some(McpCredential::Bearer(token.clone())),
+            let named_token = match &self.token_env {
+                Some(var) => Some(std::env::var(var).map_err(|_| Refusal {
+                    message: format!("--token-env: the environment variable {var} is not set"),
+                    data: None,
+                })?),
+                None => self.token.clone(),
+            };
+            let credential = match (named_token, &self.api_key) {
+                (Some(token), _) => Some(McpCredential::Bearer(token)),
                 (None, Some(key)) => Some(McpCredential::Header("X-API-Key".into(), key.clone())),
                 (None, None) => None,
             };
@@ -108,7 +120,8 @@ impl HubArgs {
                 message: e.to_string(),
                 data: None,
             })?;
-        Ok(Access::Local(Hub::new(records, Settings::default())))
+        let settings = Settings::saved(&records, project).await;
+        Ok(Access::Local(Hub::new(records, settings)))
     }
 }
 
@@ -126,6 +139,23 @@ impl Access {
                     .await?
             }
             Access::Local(hub) => hub.check_file(project, session, path).await?,
+        })
+    }
+
+    /// `check_files`: which of `paths` another agent holds.
+    pub(crate) async fn held(
+        &self,
+        project: &str,
+        session: &str,
+        paths: Vec<String>,
+    ) -> Result<Vec<HeldFile>, Refusal> {
+        Ok(match self {
+            Access::Remote(hub) => {
+                hub.check_files(Some(project.into()), session.into(), paths)
+                    .await?
+                    .held
+            }
+            Access::Local(hub) => hub.held_by_others(project, session, &paths).await?,
         })
     }
 

@@ -19,6 +19,14 @@ pub(crate) struct Launch {
     pub(crate) env: Vec<(String, String)>,
 }
 
+/// A team's hub served over HTTP: its MCP endpoint, and the environment variable each person
+/// keeps their bearer token in (the files name the variable, never the secret).
+#[derive(Debug, Clone)]
+pub(crate) struct Remote {
+    pub(crate) url: String,
+    pub(crate) token_env: Option<String>,
+}
+
 /// What writing one file did.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Written {
@@ -85,7 +93,8 @@ fn may_put(servers: &RawObject, name: &str, entry: &Value, force: bool) -> Resul
     if existing == *entry {
         return Ok(false);
     }
-    if !force && !runs_the_hub(existing.get("command").and_then(Value::as_str)) {
+    let same_url = existing.get("url").is_some() && existing.get("url") == entry.get("url");
+    if !force && !same_url && !runs_the_hub(existing.get("command").and_then(Value::as_str)) {
         return Err(format!(
             "it already has a server named `{name}` that is not a coordination hub \
              (--force replaces it, --name picks another name)"
@@ -137,14 +146,40 @@ pub(crate) fn raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, Strin
     RawValue::from_string(text).map_err(|e| e.to_string())
 }
 
-/// Puts `[mcp_servers.NAME]` in Codex's `.codex/config.toml` at `path`.
+/// Codex's table for a stdio hub: `command`, `args`, `env`.
+pub(crate) fn codex_stdio(launch: &Launch) -> toml_edit::Table {
+    use toml_edit::{Array, Item, Table, value};
+    let mut server = Table::new();
+    server.insert("command", value(&launch.command));
+    server.insert("args", value(launch.args.iter().collect::<Array>()));
+    let mut env = Table::new();
+    for (key, val) in &launch.env {
+        env.insert(key, value(val));
+    }
+    server.insert("env", Item::Table(env));
+    server
+}
+
+/// Codex's table for an HTTP hub: `url`, and `bearer_token_env_var` naming the token's
+/// variable.
+pub(crate) fn codex_http(remote: &Remote) -> toml_edit::Table {
+    use toml_edit::{Table, value};
+    let mut server = Table::new();
+    server.insert("url", value(&remote.url));
+    if let Some(var) = &remote.token_env {
+        server.insert("bearer_token_env_var", value(var));
+    }
+    server
+}
+
+/// Puts `server` as `[mcp_servers.NAME]` in Codex's `.codex/config.toml` at `path`.
 pub(crate) fn put_codex_server(
     path: &Path,
     name: &str,
-    launch: &Launch,
+    server: toml_edit::Table,
     force: bool,
 ) -> Result<Written, String> {
-    use toml_edit::{Array, DocumentMut, Item, Table, value};
+    use toml_edit::{DocumentMut, Item, Table};
     let existing = read(path)?;
     let mut document: DocumentMut = match existing.as_deref().map(str::parse) {
         None => DocumentMut::new(),
@@ -157,14 +192,6 @@ pub(crate) fn put_codex_server(
             ));
         }
     };
-    let mut server = Table::new();
-    server.insert("command", value(&launch.command));
-    server.insert("args", value(launch.args.iter().collect::<Array>()));
-    let mut env = Table::new();
-    for (key, val) in &launch.env {
-        env.insert(key, value(val));
-    }
-    server.insert("env", Item::Table(env));
     let servers = document
         .entry("mcp_servers")
         .or_insert_with(|| {
@@ -179,7 +206,8 @@ pub(crate) fn put_codex_server(
             return Ok(Written::Unchanged);
         }
         let command = current.get("command").and_then(Item::as_str);
-        if !force && !runs_the_hub(command) {
+        let url = current.get("url").and_then(Item::as_str);
+        if !force && !runs_the_hub(command) && url != server.get("url").and_then(Item::as_str) {
             return Err(format!(
                 "{}: it already has a server named `{name}` that is not a coordination hub \
                  (--force replaces it, --name picks another name)",
@@ -213,6 +241,22 @@ pub(crate) fn json_entry(launch: &Launch, stdio_type: bool) -> Value {
         map.insert("type".into(), json!("stdio"));
     }
     entry
+}
+
+/// The JSON hosts' entry for an HTTP hub: `url`, and the bearer token as the host expands an
+/// environment variable (`expand` writes `${VAR}` its way); with `typed`, `"type": "http"`
+/// (Claude Code's and VS Code's files name the transport; Cursor's tells it by the `url`).
+pub(crate) fn http_entry(remote: &Remote, expand: fn(&str) -> String, typed: bool) -> Value {
+    let mut entry = serde_json::Map::new();
+    if typed {
+        entry.insert("type".into(), json!("http"));
+    }
+    entry.insert("url".into(), json!(remote.url));
+    if let Some(var) = &remote.token_env {
+        let bearer = format!("Bearer {}", expand(var));
+        entry.insert("headers".into(), json!({ "Authorization": bearer }));
+    }
+    Value::Object(entry)
 }
 
 /// Whether an entry's command runs a coordination hub (an earlier `init` wrote it).

@@ -41,11 +41,11 @@ pub(crate) enum Moment {
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct HookArgs {
     #[command(flatten)]
-    hub: HubArgs,
+    pub(crate) hub: HubArgs,
     /// The session name this agent registered with [default: the worktree's branch, else its
     /// folder]
     #[arg(long, env = "HUB_SESSION")]
-    session: Option<String>,
+    pub(crate) session: Option<String>,
 }
 
 /// Runs the hook on the tool call on stdin: the exit code Claude Code acts on.
@@ -63,7 +63,7 @@ pub(crate) async fn run(moment: Moment, args: HookArgs) -> u8 {
         .session
         .clone()
         .unwrap_or_else(|| crate::repository::default_session(&root));
-    let hub = match args.hub.open().await {
+    let hub = match args.hub.open(&project).await {
         Ok(hub) => hub,
         Err(refusal) => return broken(&refusal.message),
     };
@@ -147,7 +147,7 @@ fn broken(message: &str) -> u8 {
 }
 
 /// The hook's input: one JSON object on stdin, bounded in size and time.
-async fn read_input() -> Result<Value, String> {
+pub(crate) async fn read_input() -> Result<Value, String> {
     let mut text = Vec::new();
     let mut stdin = tokio::io::stdin().take(MAX_INPUT);
     let read = stdin.read_to_end(&mut text);

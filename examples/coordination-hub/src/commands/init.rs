@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use a2a_runtime::serde_json::value::RawValue;
 use a2a_runtime::serde_json::{Value, json};
 
-use super::configs::{self, Launch, RawObject, Written};
+use super::configs::{self, Launch, RawObject, Remote, Written};
 use crate::repository::{default_project, repository_root};
 
 /// What `--client` names: one MCP host `init` configures, or all of them.
@@ -84,6 +84,14 @@ pub(crate) struct InitArgs {
     /// The session name the hooks act as [default: each worktree's branch, else its folder]
     #[arg(long, env = "HUB_SESSION")]
     session: Option<String>,
+    /// A team's hub served over HTTP (its MCP endpoint, `https://hub.example/mcp`): the hosts
+    /// connect to it instead of starting the hub, and the hooks check with it
+    #[arg(long, value_parser = hub_url)]
+    hub: Option<String>,
+    /// The environment variable each person keeps their bearer token for `--hub` in: the files
+    /// name the variable as their host expands it, never the token
+    #[arg(long, requires = "hub", value_parser = variable_name)]
+    token_env: Option<String>,
     /// Name this binary by its absolute path on this machine rather than by its name on the
     /// `PATH` (files only this machine can use)
     #[arg(long)]
@@ -110,6 +118,10 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
         args: launch_args,
         env: vec![("HUB_PROJECT_ID".into(), project.clone())],
     };
+    let remote = args.hub.clone().map(|url| Remote {
+        url,
+        token_env: args.token_env.clone(),
+    });
     // Each host once, in the order named (`--client all,cursor` is all four).
     let mut hosts = Vec::new();
     for host in args.client.iter().flat_map(|client| client.hosts()) {
@@ -119,7 +131,7 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
     }
     let (mut failed, mut shared) = (Vec::new(), Vec::new());
     for host in hosts {
-        let (path, written) = write_host(&root, host, &args, &launch);
+        let (path, written) = write_host(&root, host, &args, &launch, remote.as_ref());
         report(&path, written, &mut failed);
         shared.push(relative(&root, &path));
     }
@@ -127,6 +139,7 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
         let path = root.join(".claude").join("settings.local.json");
         let hooks = Hooks {
             launch: &launch,
+            remote: remote.as_ref(),
             project: &project,
             session: args.session.as_deref(),
         };
@@ -137,6 +150,7 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
         // Shared by every worktree (and every session): the committer's session is its own.
         let hooks = Hooks {
             launch: &launch,
+            remote: remote.as_ref(),
             project: &project,
             session: None,
         };
@@ -158,45 +172,84 @@ fn write_host(
     host: Host,
     args: &InitArgs,
     launch: &Launch,
+    remote: Option<&Remote>,
 ) -> (PathBuf, Result<Written, String>) {
     let (name, force) = (args.name.as_str(), args.force);
-    match host {
+    // Each host's own way to expand an environment variable in a header.
+    let entry = |expand: fn(&str) -> String, typed: bool| match remote {
+        Some(remote) => configs::http_entry(remote, expand, typed),
+        None => configs::json_entry(launch, typed),
+    };
+    let (path, written) = match host {
         Host::ClaudeCode => {
             let path = root.join(".mcp.json");
-            let entry = configs::json_entry(launch, false);
+            let entry = entry(|var| format!("${{{var}}}"), remote.is_some());
             let written = configs::put_json_server(&path, "mcpServers", name, &entry, force);
             (path, written)
         }
         Host::Cursor => {
             let path = root.join(".cursor").join("mcp.json");
-            let entry = configs::json_entry(launch, false);
+            let entry = entry(|var| format!("${{env:{var}}}"), false);
             let written = configs::put_json_server(&path, "mcpServers", name, &entry, force);
             (path, written)
         }
         Host::Vscode => {
             let path = root.join(".vscode").join("mcp.json");
-            let entry = configs::json_entry(launch, true);
+            let entry = entry(|var| format!("${{env:{var}}}"), true);
             let written = configs::put_json_server(&path, "servers", name, &entry, force);
             (path, written)
         }
         Host::Codex => {
             let path = root.join(".codex").join("config.toml");
-            let written = configs::put_codex_server(&path, name, launch, force);
+            let table = match remote {
+                Some(remote) => configs::codex_http(remote),
+                None => configs::codex_stdio(launch),
+            };
+            let written = configs::put_codex_server(&path, name, table, force);
             (path, written)
         }
+    };
+    (path, written)
+}
+
+/// `--hub`: an `http` or `https` URL.
+fn hub_url(text: &str) -> Result<String, String> {
+    let scheme_ok = text.starts_with("https://") || text.starts_with("http://");
+    if scheme_ok && !text.contains(char::is_whitespace) {
+        Ok(text.to_owned())
+    } else {
+        Err("an http:// or https:// URL of the hub's MCP endpoint".into())
+    }
+}
+
+/// `--token-env`: an environment variable's name (letters, digits, `_`, not first a digit).
+fn variable_name(text: &str) -> Result<String, String> {
+    let mut bytes = text.bytes();
+    let first_ok = bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    if first_ok && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        Ok(text.to_owned())
+    } else {
+        Err("a variable name: letters, digits and `_`, not starting with a digit".into())
     }
 }
 
 /// The last words: the project, where its data is, what to commit, the hand-written line.
 fn summarize(project: &str, launch: &Launch, shared: &[String], args: &InitArgs) {
-    let data = match &args.data_dir {
-        Some(_) => "the data directory named".to_owned(),
-        None => format!(
-            "{} (this user's default, for every worktree)",
+    match (&args.hub, &args.data_dir) {
+        (Some(url), _) => {
+            println!("\nproject {project}, on the team's hub {url}");
+            if let Some(var) = &args.token_env {
+                println!("Each person sets {var} to their own token; the files name only {var}.");
+            }
+        }
+        (None, Some(_)) => println!("\nproject {project}, data in the data directory named"),
+        (None, None) => println!(
+            "\nproject {project}, data in {} (this user's default, for every worktree)",
             default_data_dir().display()
         ),
-    };
-    println!("\nproject {project}, data in {data}");
+    }
     if !shared.is_empty() && !args.absolute {
         println!(
             "Meant to be committed (no path of this machine in them): {}",
@@ -206,7 +259,8 @@ fn summarize(project: &str, launch: &Launch, shared: &[String], args: &InitArgs)
     if args.hooks {
         println!("The hooks are per person: .claude/settings.local.json stays out of git.");
     }
-    if !args.absolute && !on_path(&launch.command) {
+    let started_here = args.hub.is_none() || args.hooks || args.git_hooks;
+    if started_here && !args.absolute && !on_path(&launch.command) {
         println!(
             "note: `{}` is not on this PATH, and the hosts start it by that name: install it \
              (cargo install --locked --path examples/coordination-hub) or run init --absolute",
@@ -215,7 +269,12 @@ fn summarize(project: &str, launch: &Launch, shared: &[String], args: &InitArgs)
     }
     println!(
         "The same for Claude Code by hand:\n  {}",
-        claude_mcp_add(&args.name, launch)
+        claude_mcp_add(
+            &args.name,
+            launch,
+            args.hub.as_deref(),
+            args.token_env.as_deref()
+        )
     );
 }
 
@@ -280,6 +339,8 @@ fn report(path: &Path, written: Result<Written, String>, failed: &mut Vec<String
 /// worktree's).
 struct Hooks<'a> {
     launch: &'a Launch,
+    /// The team's HTTP hub the hooks check with, instead of the local data directory.
+    remote: Option<&'a Remote>,
     project: &'a str,
     session: Option<&'a str>,
 }
@@ -297,6 +358,13 @@ impl Hooks<'_> {
         if let Some(session) = self.session {
             words.extend(["--session".into(), shell_word(session)]);
         }
+        if let Some(remote) = self.remote {
+            words.extend(["--hub".into(), shell_word(&remote.url)]);
+            if let Some(var) = &remote.token_env {
+                words.extend(["--token-env".into(), shell_word(var)]);
+            }
+            return words.join(" ");
+        }
         // The launch's `--data-dir DIR`, if it names one.
         let data_dir = self.launch.args.iter().skip_while(|a| *a != "--data-dir");
         words.extend(data_dir.take(2).map(|word| shell_word(word)));
@@ -304,7 +372,15 @@ impl Hooks<'_> {
     }
 }
 
-/// Puts the pre-edit and post-edit hooks in Claude Code's settings file at `path`, replacing
+/// Claude Code's hooks `init --hooks` writes: the event, the hub's hook, the tools it runs for.
+const HOOKS: [(&str, &str, &str); 3] = [
+    ("PreToolUse", "pre-edit", "Edit|Write|MultiEdit"),
+    ("PostToolUse", "post-edit", "Edit|Write|MultiEdit"),
+    // Every tool: a shell command or a notebook edit changes files the edit hooks never see.
+    ("PostToolUse", "post-tool", "*"),
+];
+
+/// Puts the pre-edit, post-edit and post-tool hooks in Claude Code's settings file at `path`, replacing
 /// earlier ones of a coordination hub and keeping every other hook.
 fn write_hooks(path: &Path, hooks_of: &Hooks<'_>, force: bool) -> Result<Written, String> {
     if let Some(session) = hooks_of.session {
@@ -317,10 +393,10 @@ fn write_hooks(path: &Path, hooks_of: &Hooks<'_>, force: bool) -> Result<Written
             None => RawObject::new(),
         };
         let mut changed = false;
-        for (event, which) in [("PreToolUse", "pre-edit"), ("PostToolUse", "post-edit")] {
+        for (event, which, matcher) in HOOKS {
             let command = hooks_of.command(which);
             let ours = json!({
-                "matcher": "Edit|Write|MultiEdit",
+                "matcher": matcher,
                 "hooks": [{ "type": "command", "command": command, "timeout": 15 }],
             });
             let mut groups: Vec<Box<RawValue>> = match hooks.get(event) {
@@ -366,7 +442,28 @@ fn is_hub_hook(group: &Value, which: &str, program: &str) -> bool {
 /// The `claude mcp add` line that writes the same entry. The server's name comes before any
 /// `--env`: Claude Code's `-e/--env` takes every value up to the next option, and would read a
 /// name after it as one more (`Invalid environment variable format`); `--` ends the values.
-fn claude_mcp_add(name: &str, launch: &Launch) -> String {
+fn claude_mcp_add(
+    name: &str,
+    launch: &Launch,
+    hub: Option<&str>,
+    token_env: Option<&str>,
+) -> String {
+    if let Some(url) = hub {
+        // `--header` takes several values too: it comes after the name and the URL.
+        let header = token_env
+            .map(|var| {
+                format!(
+                    " --header {}",
+                    shell_word(&format!("Authorization: Bearer ${{{var}}}"))
+                )
+            })
+            .unwrap_or_default();
+        return format!(
+            "claude mcp add --transport http --scope project {} {}{header}",
+            shell_word(name),
+            shell_word(url)
+        );
+    }
     let env: Vec<String> = launch
         .env
         .iter()

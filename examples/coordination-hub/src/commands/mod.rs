@@ -9,6 +9,7 @@ mod git_hooks;
 mod hook;
 mod init;
 mod jsonc;
+mod post_tool;
 mod status;
 
 use std::process::ExitCode;
@@ -38,6 +39,9 @@ enum HookCommand {
     PreEdit(hook::HookArgs),
     /// After Edit/Write/MultiEdit (`PostToolUse`): announces the change
     PostEdit(hook::HookArgs),
+    /// After any tool (`PostToolUse`): exits 2, naming the holders, when the worktree changes
+    /// a file another agent holds (a shell's `sed -i`, a notebook edit)
+    PostTool(hook::HookArgs),
     /// Git's pre-commit hook (`init --git-hooks`): refuses a commit that touches a file
     /// another active agent holds
     PreCommit(commit::PreCommitArgs),
@@ -87,6 +91,7 @@ pub async fn run_command() -> ExitCode {
         Command::Hook(HookCommand::PostEdit(args)) => {
             hook::exit(hook::run(hook::Moment::PostEdit, args).await);
         }
+        Command::Hook(HookCommand::PostTool(args)) => hook::exit(post_tool::run(args).await),
         Command::Hook(HookCommand::PreCommit(args)) => hook::exit(commit::run(args).await),
     };
     match done {

@@ -21,7 +21,7 @@ pub(crate) struct StatusArgs {
 pub(crate) async fn run(args: StatusArgs) -> Result<(), String> {
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
     let project = args.hub.project(&cwd);
-    let hub = args.hub.open().await.map_err(|r| r.message)?;
+    let hub = args.hub.open(&project).await.map_err(|r| r.message)?;
     loop {
         let overview = hub.overview(&project).await.map_err(|r| r.message)?;
         let Some(every) = args.watch else {
