@@ -35,6 +35,9 @@ mod mcp_clients;
 #[path = "interop/hub_install.rs"]
 mod hub_install;
 
+#[path = "interop/hub_worktrees.rs"]
+mod hub_worktrees;
+
 #[path = "interop/install_docs.rs"]
 mod install_docs;
 

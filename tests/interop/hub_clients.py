@@ -229,8 +229,9 @@ async def main(hub, base, data_dir):
     async with Client(stdio) as ann_client, Client(base + "mcp") as bob_client:
         async with httpx.AsyncClient(timeout=60) as http:
             card = await A2ACardResolver(http, base).get_agent_card()
-            # The reference's 18 tools, and follow_inbox, check_file and project_overview.
-            check(card.name == "Coordination Hub" and len(card.skills) == 21, f"card {card.name} {len(card.skills)}")
+            # The reference's 18 tools, and follow_inbox, check_file, check_files, check_branch
+            # and project_overview.
+            check(card.name == "Coordination Hub" and len(card.skills) == 23, f"card {card.name} {len(card.skills)}")
             a2a = await create_client(card, client_config=ClientConfig(streaming=False, httpx_client=http))
             streaming = await create_client(card, client_config=ClientConfig(streaming=True, httpx_client=http))
             carl = A2aAgent("carl", a2a, streaming)

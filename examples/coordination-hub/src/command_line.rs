@@ -11,9 +11,10 @@ use crate::{Hub, Settings};
 /// The hub's own flags, beside the server's.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Commands (`coordination-hub COMMAND --help`):
-  init     write the MCP configuration of Claude Code, Cursor, VS Code or Codex into this repository
-  hook     check (pre-edit) or announce (post-edit) a file reservation, as a Claude Code hook
-  status   show the project's agents, their reservations, todos and unanswered questions")]
+  init       write the MCP configuration of Claude Code, Cursor, VS Code or Codex into this repository
+  hook       Claude Code's hooks (pre-edit, post-edit, post-tool) and git's (pre-commit)
+  preflight  compare this worktree's branch with the other agents' before anyone merges
+  status     show the project's agents, their reservations, todos and unanswered questions")]
 struct HubFlags {
     /// The project of calls that name none: an MCP host starts the hub for one repository, so
     /// its agents need not repeat it [default over `--stdio`: the repository's name, which all
@@ -111,6 +112,9 @@ pub async fn serve_from_command_line() -> Result<(), a2a_runtime::Error> {
     }
     if stdio {
         hub = hub.tethered_to_process();
+    }
+    if let Some(checkout) = checkout {
+        hub = hub.in_checkout(checkout);
     }
     // The overseer's page goes where the SDK's console goes (loopback by default, `--console`).
     let page = !stdio && config.console_enabled();

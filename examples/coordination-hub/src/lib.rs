@@ -4,8 +4,11 @@
 //! and send heartbeats (silent ones are reaped and their reservations released), keep todos, ask
 //! each other questions (and really wait for the answer), read an inbox, broadcast, reserve files
 //! (paths or globs, exclusive or shared, expiring), see recent changes, and share interfaces.
-//! Everything is scoped by `project_id`. One skill is the hub's own: `follow_inbox` streams an
-//! agent's new messages to it as they arrive, so A2A callers need not poll.
+//! Everything is scoped by `project_id`. Five skills are the hub's own: `follow_inbox` streams
+//! an agent's new messages to it as they arrive, so A2A callers need not poll; `check_file` and
+//! `check_files` say who holds files without reserving them; `check_branch` compares an
+//! agent's git branch with the others' before anyone merges ([`check_branch`]);
+//! `project_overview` shows the project at a glance.
 //!
 //! Everything is kept in the SDK's [`Records`]: a SQLite file under the data directory by default,
 //! which the stdio servers coding agents start for themselves share, or Postgres
@@ -38,6 +41,7 @@ pub mod model;
 mod overview;
 mod page;
 pub mod paths;
+mod preflight;
 mod process;
 mod registry;
 pub mod repository;
@@ -59,6 +63,7 @@ pub use messages::*;
 pub use overview::*;
 pub use page::overview_page;
 pub use paths::PathRules;
+pub use preflight::*;
 pub use registry::*;
 pub use settings::Settings;
 pub use todos::*;
@@ -92,6 +97,8 @@ pub struct Hub {
     tethered: Option<process::Tethered>,
     /// The registrations being renewed in this process (`liveness`).
     renewals: liveness::Renewals,
+    /// The checkout a stdio hub was started in, whose branch `check_branch` compares.
+    checkout: Option<repository::Checkout>,
 }
 
 impl Hub {
@@ -104,6 +111,7 @@ impl Hub {
             default_project: None,
             tethered: None,
             renewals: liveness::Renewals::default(),
+            checkout: None,
         }
     }
 

@@ -21,7 +21,8 @@ pub(crate) struct HubArgs {
     /// An HTTP hub's MCP endpoint (`http://127.0.0.1:8080/mcp`)
     #[arg(long, env = "HUB_URL", conflicts_with = "data_dir")]
     hub: Option<String>,
-    /// The data directory the stdio hubs share [default: the default data directory]
+    /// The data directory the stdio hubs share [default: `A2A_DATA_DIR`, else the default data
+    /// directory]
     #[arg(long, env = "HUB_DATA_DIR")]
     data_dir: Option<PathBuf>,
     /// A bearer token for `--hub`, when it asks who calls (the session's agent's own, since a
@@ -112,7 +113,12 @@ impl HubArgs {
             return Ok(Access::Remote(HubClient::from_skills(skills)));
         }
         let mut config = ServeConfig::default();
-        config.data_dir = self.data_dir.clone();
+        // The stdio hubs' own: `--data-dir` (`HUB_DATA_DIR`), else the server's `A2A_DATA_DIR`
+        // they read too, else the default.
+        config.data_dir = self
+            .data_dir
+            .clone()
+            .or_else(|| std::env::var_os("A2A_DATA_DIR").map(PathBuf::from));
         let records = config
             .open_records(Hub::descriptor().name())
             .await

@@ -92,3 +92,32 @@ fn hooks_folder(root: &Path) -> Result<PathBuf, String> {
     let folder = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     Ok(PathBuf::from(folder))
 }
+
+/// Keeps `pattern` (`/.claude/settings.local.json`) out of git in every worktree of the
+/// repository at `root`, as Claude Code does for the file it creates: a line in the clone's
+/// own `info/exclude`, which is never committed. Nothing outside a repository.
+pub(super) fn exclude(root: &Path, pattern: &str) -> Result<(), String> {
+    let Some(checkout) = crate::repository::Checkout::find(root) else {
+        return Ok(());
+    };
+    let path = checkout.common_dir.join("info").join("exclude");
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(format!("{} cannot be read: {error}", path.display())),
+    };
+    if existing.lines().any(|line| line.trim() == pattern) {
+        return Ok(());
+    }
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(pattern);
+    text.push('\n');
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder)
+            .map_err(|e| format!("{} cannot be made: {e}", folder.display()))?;
+    }
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+}

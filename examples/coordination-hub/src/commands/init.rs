@@ -145,6 +145,9 @@ pub(crate) fn run(args: InitArgs) -> Result<(), String> {
         };
         let written = write_hooks(&path, &hooks, args.force);
         report(&path, written, &mut failed);
+        if let Err(error) = super::git_hooks::exclude(&root, "/.claude/settings.local.json") {
+            eprintln!("note: .claude/settings.local.json is not git-ignored: {error}");
+        }
     }
     if args.git_hooks {
         // Shared by every worktree (and every session): the committer's session is its own.
@@ -257,7 +260,10 @@ fn summarize(project: &str, launch: &Launch, shared: &[String], args: &InitArgs)
         );
     }
     if args.hooks {
-        println!("The hooks are per person: .claude/settings.local.json stays out of git.");
+        println!(
+            "The hooks are per person and per worktree: .claude/settings.local.json stays out \
+             of git; run init --hooks in each new worktree."
+        );
     }
     let started_here = args.hub.is_none() || args.hooks || args.git_hooks;
     if started_here && !args.absolute && !on_path(&launch.command) {

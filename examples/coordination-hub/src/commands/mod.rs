@@ -10,6 +10,7 @@ mod hook;
 mod init;
 mod jsonc;
 mod post_tool;
+mod preflight;
 mod status;
 
 use std::process::ExitCode;
@@ -27,6 +28,9 @@ enum Command {
     /// Claude Code hooks that make file reservations binding
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Compares this worktree's branch with every other active agent's branch, worktree and
+    /// reservations: each file both change, before anyone merges
+    Preflight(preflight::PreflightArgs),
     /// Shows the project's agents, their reservations, open todos and unanswered questions
     Status(status::StatusArgs),
 }
@@ -67,7 +71,7 @@ pub fn is_command() -> bool {
     let first = std::env::args_os().nth(1);
     matches!(
         first.as_ref().and_then(|a| a.to_str()),
-        Some("init" | "hook" | "status")
+        Some("init" | "hook" | "preflight" | "status")
     )
 }
 
@@ -85,6 +89,7 @@ pub async fn run_command() -> ExitCode {
     let done = match command {
         Command::Init(args) => init::run(args),
         Command::Status(args) => status::run(args).await,
+        Command::Preflight(args) => return preflight::run(args).await,
         Command::Hook(HookCommand::PreEdit(args)) => {
             hook::exit(hook::run(hook::Moment::PreEdit, args).await);
         }
