@@ -35,8 +35,9 @@ pub(crate) struct HubArgs {
     )]
     token: Option<String>,
     /// The environment variable holding the bearer token for `--hub` (what `init --hub
-    /// --token-env VAR` writes into the hooks: the variable's name, never the token)
-    #[arg(long, conflicts_with_all = ["token", "api_key"])]
+    /// --token-env VAR` writes into the hooks: the variable's name, never the token); before
+    /// `--token` and `--api-key`, which may come from the same environment
+    #[arg(long)]
     token_env: Option<String>,
     /// An API key for `--hub`, sent as `X-API-Key` (the session's agent's own)
     #[arg(long, env = "HUB_API_KEY", hide_env_values = true)]
