@@ -262,33 +262,11 @@ async fn a_commit_touching_a_file_another_agent_holds_is_refused_from_every_work
     let (main, worktree) = shop_with_a_worktree();
     let data = a2a_tests::scratch_dir();
     // The hook runs the hub by its name, as after `cargo install`: its folder on the PATH.
-    let hub_folder = Path::new(HUB).parent().unwrap().to_path_buf();
-    let path = std::env::join_paths(
-        std::iter::once(hub_folder)
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
-    let init = tokio::process::Command::new(HUB)
-        .args([
-            "init",
-            "--client",
-            "claude-code",
-            "--git-hooks",
-            "--data-dir",
-        ])
-        .arg(&data)
-        .current_dir(&main)
-        .env("PATH", &path)
-        .env_remove("HUB_PROJECT_ID")
-        .output()
-        .await
-        .unwrap();
-    let printed = String::from_utf8_lossy(&init.stdout).into_owned();
-    assert!(
-        init.status.success(),
-        "{printed}{}",
-        String::from_utf8_lossy(&init.stderr)
-    );
+    let path = a2a_tests::path_with(Path::new(HUB).parent().unwrap());
+    let args = ["--client", "claude-code", "--git-hooks", "--data-dir"];
+    let args = [&args[..], &[data.to_str().unwrap()]].concat();
+    let (code, printed, said) = init_in(&main, &args, &[("PATH", &path)]).await;
+    assert_eq!(code, 0, "{printed}{said}");
     assert!(main.join(".git/hooks/pre-commit").exists(), "{printed}");
 
     let mut ann_hub = stdio_hub_in(&main, &data);
@@ -319,7 +297,11 @@ async fn a_commit_touching_a_file_another_agent_holds_is_refused_from_every_work
 }
 
 /// Runs `coordination-hub init ARGS` in `dir`: exit code, stdout, stderr.
-async fn init_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+async fn init_in(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (i32, String, String) {
     let output = tokio::process::Command::new(HUB)
         .arg("init")
         .args(args)
@@ -347,7 +329,7 @@ async fn init_for_a_team_hub_writes_each_hosts_http_entry_and_hooks_that_use_its
     let (main, worktree) = shop_with_a_worktree();
     let args = ["--client", "all", "--hooks", "--hub", &url];
     let args = [&args[..], &["--token-env", "HUB_TOKEN"]].concat();
-    let (code, printed, said) = init_in(&main, &args, &[("HUB_TOKEN", &ann_token)]).await;
+    let (code, printed, said) = init_in(&main, &args, &[("HUB_TOKEN", ann_token.as_ref())]).await;
     assert_eq!(code, 0, "{printed}{said}");
 
     let json = |file: &str, key: &str| -> Value {
@@ -533,4 +515,37 @@ mod layouts {
         write_file(&folder.join(".git"), "gitdir: /nowhere/at/all\n");
         assert_eq!(Checkout::find(&folder).map(|c| c.root), None);
     }
+}
+
+/// Outside a git repository `preflight` refuses, saying why (exit 2, never a report), and an
+/// HTTP hub, which was started in no repository, refuses `check_branch` pointing at `preflight`.
+#[tokio::test]
+async fn preflight_outside_a_repository_and_check_branch_on_an_http_hub_are_refused_clearly() {
+    let plain = a2a_tests::scratch_dir();
+    let output = tokio::process::Command::new(HUB)
+        .args(["preflight", "--data-dir"])
+        .arg(a2a_tests::scratch_dir())
+        .current_dir(&plain)
+        .env_remove("HUB_PROJECT_ID")
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(said.contains("not in a git repository"), "{said}");
+    assert!(output.stdout.is_empty());
+
+    let (_hub, base) = a2a_tests::spawn_served_with(HUB, &[]).await;
+    let hub = HubClient::connect_mcp(format!("{}/mcp", base.trim_end_matches('/')))
+        .await
+        .unwrap();
+    register(&hub, "shop", "ann").await;
+    let refused = hub
+        .check_branch(Some(s("shop")), s("ann"))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("coordination-hub preflight"),
+        "{refused}"
+    );
 }

@@ -19,21 +19,13 @@ import time
 from contextlib import AsyncExitStack
 
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+
+from hub_entry import server_as_written
 
 
 def check(condition, what):
     if not condition:
         raise SystemExit(f"hub field failure: {what}")
-
-
-def server_as_written(repository):
-    """The hub's entry of `.mcp.json`, as Claude Code would start it."""
-    with open(os.path.join(repository, ".mcp.json")) as f:
-        entry = json.load(f)["mcpServers"]["coordination-hub"]
-    return StdioServerParameters(
-        command=entry["command"], args=entry["args"], env=entry.get("env"), cwd=repository
-    )
 
 
 def text_of(result):

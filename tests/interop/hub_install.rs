@@ -57,11 +57,7 @@ async fn an_installed_hub_configured_by_init_is_started_as_written_by_the_offici
     std::fs::create_dir_all(repository.join(".git")).unwrap();
     // A person's machine: the installed binary on the PATH, the hub's data under their home.
     let home = scratch.join("home");
-    let bin = hub.parent().unwrap().to_path_buf();
-    let path = std::env::join_paths(
-        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
+    let path = a2a_tests::path_with(hub.parent().unwrap());
     let init = Command::new(&hub)
         .args(["init", "--client", "all", "--hooks"])
         .current_dir(&repository)

@@ -22,21 +22,13 @@ import subprocess
 import sys
 
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+
+from hub_entry import server_as_written
 
 
 def check(condition, what):
     if not condition:
         raise SystemExit(f"hub worktrees failure: {what}")
-
-
-def server_as_written(worktree):
-    """The hub's entry of the worktree's committed `.mcp.json`, started there."""
-    with open(os.path.join(worktree, ".mcp.json")) as f:
-        entry = json.load(f)["mcpServers"]["coordination-hub"]
-    return StdioServerParameters(
-        command=entry["command"], args=entry["args"], env=entry.get("env"), cwd=worktree
-    )
 
 
 def hook_command(worktree, event, matcher):

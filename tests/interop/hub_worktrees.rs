@@ -36,12 +36,7 @@ async fn agents_in_two_worktrees_started_from_the_committed_files_coordinate_at_
     let scratch = a2a_tests::scratch_dir();
     // A person's machine: the hub on the PATH, its data under their home, git with a name.
     let home = scratch.join("home");
-    let hub_folder = Path::new(HUB).parent().unwrap().to_path_buf();
-    let path = std::env::join_paths(
-        std::iter::once(hub_folder)
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
+    let path = a2a_tests::path_with(Path::new(HUB).parent().unwrap());
     let env: Vec<(&str, OsString)> = vec![
         ("HOME", home.clone().into()),
         ("PATH", path),

@@ -121,3 +121,11 @@ pub fn rss_kb(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
         .expect("VmRSS")
 }
+
+/// This process's `PATH` with `folder` first, as a person's is once `cargo install` put a
+/// binary there: what finds a program by its bare name (the hub's hooks, git's hooks).
+pub fn path_with(folder: &std::path::Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(folder.to_path_buf()).chain(std::env::split_paths(&rest)))
+        .expect("a PATH of folders without separators in their names")
+}
