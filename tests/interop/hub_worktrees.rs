@@ -30,16 +30,14 @@ async fn run_in(dir: &Path, program: &str, args: &[&str], env: &[(&str, OsString
     stdout
 }
 
-#[tokio::test]
-async fn agents_in_two_worktrees_started_from_the_committed_files_coordinate_at_every_door() {
-    require_packages().await;
-    let scratch = a2a_tests::scratch_dir();
-    // A person's machine: the hub on the PATH, its data under their home, git with a name.
-    let home = scratch.join("home");
-    let path = a2a_tests::path_with(Path::new(HUB).parent().unwrap());
-    let env: Vec<(&str, OsString)> = vec![
-        ("HOME", home.clone().into()),
-        ("PATH", path),
+/// A person's machine: the hub on the PATH, its data under their `home`, git with a name.
+fn a_persons_environment(home: &Path) -> Vec<(&'static str, OsString)> {
+    vec![
+        ("HOME", home.into()),
+        (
+            "PATH",
+            a2a_tests::path_with(Path::new(HUB).parent().unwrap()),
+        ),
         ("A2A_DATA_DIR", home.join(".local/share/a2a-runtime").into()),
         ("GIT_CONFIG_NOSYSTEM", "1".into()),
         ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
@@ -47,21 +45,21 @@ async fn agents_in_two_worktrees_started_from_the_committed_files_coordinate_at_
         ("GIT_AUTHOR_EMAIL", "dev@example.com".into()),
         ("GIT_COMMITTER_NAME", "Dev".into()),
         ("GIT_COMMITTER_EMAIL", "dev@example.com".into()),
-    ];
+    ]
+}
+
+/// The repository `scratch/shop` as a team sets it up: `init` once in the main checkout (every
+/// host and git's hook), its files committed, worktrees `shop-a` on `task/a` and `shop-b` on
+/// `task/b`, and `init --hooks` in each: the committed files are unchanged by it and the hooks'
+/// file stays out of git.
+async fn shop_set_up_for_two_agents(scratch: &Path, env: &[(&str, OsString)]) {
     let hub = Path::new(HUB).file_name().unwrap().to_str().unwrap();
     let main = scratch.join("shop");
     std::fs::create_dir_all(main.join("src")).unwrap();
     std::fs::write(main.join("src/lib.rs"), "pub fn shop() {}\n").unwrap();
-    run_in(&main, "git", &["init", "-q", "-b", "main"], &env).await;
-
-    // Once, in the main checkout: every host's file and git's hook; the files committed.
-    let printed = run_in(
-        &main,
-        hub,
-        &["init", "--client", "all", "--git-hooks"],
-        &env,
-    )
-    .await;
+    run_in(&main, "git", &["init", "-q", "-b", "main"], env).await;
+    let init = ["init", "--client", "all", "--git-hooks"];
+    let printed = run_in(&main, hub, &init, env).await;
     let committed = [
         ".mcp.json",
         ".cursor/mcp.json",
@@ -74,43 +72,38 @@ async fn agents_in_two_worktrees_started_from_the_committed_files_coordinate_at_
             "init says to commit {file}: {printed}"
         );
         let text = std::fs::read_to_string(main.join(file)).unwrap();
-        assert!(
-            !text.contains(&*scratch.to_string_lossy()),
-            "{file}: {text}"
-        );
+        let machine = scratch.to_string_lossy();
+        assert!(!text.contains(&*machine), "{file}: {text}");
     }
-    run_in(
-        &main,
-        "git",
-        &[&["add", "src"][..], &committed].concat(),
-        &env,
-    )
-    .await;
-    run_in(&main, "git", &["commit", "-q", "-m", "the hub"], &env).await;
+    let add = [&["add", "src"][..], &committed].concat();
+    run_in(&main, "git", &add, env).await;
+    run_in(&main, "git", &["commit", "-q", "-m", "the hub"], env).await;
     for (branch, folder) in [("task/a", "../shop-a"), ("task/b", "../shop-b")] {
         let add = ["worktree", "add", "-q", "-b", branch, folder];
-        run_in(&main, "git", &add, &env).await;
+        run_in(&main, "git", &add, env).await;
     }
-
-    // In each worktree, the person's hooks: the committed files stay as they are, and the
-    // hooks' file stays out of git.
     for folder in ["shop-a", "shop-b"] {
         let worktree = scratch.join(folder);
-        let printed = run_in(&worktree, hub, &["init", "--hooks"], &env).await;
-        assert!(
-            printed.contains("unchanged") && printed.contains(".mcp.json"),
-            "{printed}"
-        );
+        let printed = run_in(&worktree, hub, &["init", "--hooks"], env).await;
+        let unchanged = printed.contains("unchanged") && printed.contains(".mcp.json");
+        assert!(unchanged, "{printed}");
         let hooks = std::fs::read_to_string(worktree.join(".claude/settings.local.json")).unwrap();
         assert!(
             !hooks.contains("--session"),
-            "each worktree acts as its branch: {hooks}"
+            "each acts as its branch: {hooks}"
         );
         assert!(!hooks.contains(&*scratch.to_string_lossy()), "{hooks}");
-        let status = run_in(&worktree, "git", &["status", "--porcelain"], &env).await;
+        let status = run_in(&worktree, "git", &["status", "--porcelain"], env).await;
         assert_eq!(status, "", "nothing of init's left to commit in {folder}");
     }
+}
 
+#[tokio::test]
+async fn agents_in_two_worktrees_started_from_the_committed_files_coordinate_at_every_door() {
+    require_packages().await;
+    let scratch = a2a_tests::scratch_dir();
+    let env = a_persons_environment(&scratch.join("home"));
+    shop_set_up_for_two_agents(&scratch, &env).await;
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude-code");
     let (a, b) = (scratch.join("shop-a"), scratch.join("shop-b"));
     let script = script("hub_worktrees.py");
