@@ -70,12 +70,13 @@ async fn the_agents_records_grants_and_usage_share_one_connection_to_the_records
     let dir = dir.canonicalize().unwrap();
     let records = serve_keeping_everything(StoreLocation::Sqlite(dir.join("tasks.sqlite3"))).await;
     records.put("notes", "second", &2).await.unwrap();
-    // One handle: its writer and the readers a sequential use opened. Three handles (the
-    // agent's, the grants', usage's) would hold at least five: a writer and a reader each,
-    // and usage's connection.
+    // One handle: its writer and at most four readers (its pool's size; how many the
+    // background readers open depends on how their reads overlap, which a loaded machine
+    // changes). Three handles (the agent's, the grants', usage's) would hold at least six: a
+    // writer and a reader each.
     let held = connections_on(&dir.join("records.sqlite3"));
     assert!(
-        (1..5).contains(&held),
+        (1..=5).contains(&held),
         "{held} connections on the records file"
     );
     let _ = std::fs::remove_dir_all(dir);
