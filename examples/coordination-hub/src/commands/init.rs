@@ -86,7 +86,7 @@ pub(crate) struct InitArgs {
     session: Option<String>,
     /// A team's hub served over HTTP (its MCP endpoint, `https://hub.example/mcp`): the hosts
     /// connect to it instead of starting the hub, and the hooks check with it
-    #[arg(long, value_parser = hub_url)]
+    #[arg(long, value_parser = hub_url, conflicts_with = "data_dir")]
     hub: Option<String>,
     /// The environment variable each person keeps their bearer token for `--hub` in: the files
     /// name the variable as their host expands it, never the token
@@ -183,7 +183,7 @@ fn write_host(
         Some(remote) => configs::http_entry(remote, expand, typed),
         None => configs::json_entry(launch, typed),
     };
-    let (path, written) = match host {
+    match host {
         Host::ClaudeCode => {
             let path = root.join(".mcp.json");
             let entry = entry(|var| format!("${{{var}}}"), remote.is_some());
@@ -211,8 +211,7 @@ fn write_host(
             let written = configs::put_codex_server(&path, name, table, force);
             (path, written)
         }
-    };
-    (path, written)
+    }
 }
 
 /// `--hub`: an `http` or `https` URL.
