@@ -15,6 +15,7 @@ use serde_json::json;
 use tower::{Layer, Service};
 
 use super::config::ServeConfig;
+use super::paths;
 
 /// Host names accepted on loopback binds.
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
@@ -45,7 +46,8 @@ fn is_public_metadata(path: &str) -> bool {
         .is_some_and(|(_, inner)| is_document(inner));
     is_document(rest)
         || under_agent
-        || matches!(path, "/healthz" | "/agents")
+        || path == paths::HEALTHZ
+        || path == paths::AGENTS
         || is_authorization_server_api(path)
 }
 

@@ -14,6 +14,12 @@ pub(crate) const CONSOLE: &str = "/console";
 pub(crate) const METRICS: &str = "/metrics";
 /// Usage records for administrators (the `usage` feature).
 pub(crate) const USAGE: &str = "/usage";
+/// Every caller's own usage records, beside the administrators'.
+pub(crate) const USAGE_OWN: &str = "/usage/me";
+/// What the console's page learns of the server it is on.
+pub(crate) const CONSOLE_FACTS: &str = "/console/server.json";
+/// The console page's files, by name (a route pattern).
+pub(crate) const CONSOLE_FILES: &str = "/console/{file}";
 /// The authorization server's endpoints and its sign-in (the `oauth-server` feature).
 pub(crate) const OAUTH: &str = "/oauth";
 /// The administrative listing of the authorization server's clients.
@@ -25,6 +31,14 @@ pub(crate) const A2A_V0_3_REST: &str = "/v1";
 pub(crate) const WELL_KNOWN: &str = "/.well-known";
 /// RFC 9728 protected-resource metadata (followed by the path of an MCP endpoint).
 pub(crate) const PROTECTED_RESOURCE: &str = a2a_runtime_core::auth::metadata::WELL_KNOWN;
+/// An MCP endpoint's server card (SEP-2127), at the root MCP endpoint's path.
+pub(crate) const SERVER_CARD: &str = "/mcp/server-card";
+/// The MCP Registry's entry for the server (`server.json`), beside its server card.
+pub(crate) const SERVER_JSON: &str = "/mcp/server.json";
+/// The MCP catalog of the server's endpoints.
+pub(crate) const MCP_CATALOG: &str = "/.well-known/mcp/catalog.json";
+/// The Agent Skills folder (an index and each skill's `SKILL.md`).
+pub(crate) const AGENT_SKILLS: &str = "/.well-known/agent-skills";
 /// The AI Catalog of the server's agents (the discovery documents start there).
 pub(crate) const AI_CATALOG: &str = "/.well-known/ai-catalog.json";
 /// The agent card, and the name A2A 0.3 clients read it under.

@@ -41,7 +41,7 @@ const CSS: &str = "text/css; charset=utf-8";
 const HTML: &str = "text/html; charset=utf-8";
 
 /// Where the console is served.
-pub(crate) const PATH: &str = "/console";
+pub(crate) const PATH: &str = crate::server::paths::CONSOLE;
 
 /// Only the page's own files, and requests to its own server; never framed.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
@@ -81,13 +81,13 @@ pub(crate) fn routes(
     let facts = Bytes::from(serde_json::to_vec(&facts).unwrap_or_default());
     page()
         .route(
-            "/console/server.json",
+            crate::server::paths::CONSOLE_FACTS,
             get(move || {
                 let facts = facts.clone();
                 async move { asset("application/json", facts) }
             }),
         )
-        .route("/console/{file}", get(file))
+        .route(crate::server::paths::CONSOLE_FILES, get(file))
 }
 
 /// The page alone at `/console`, for an agent of a host (nested under `/{id}`); its files are

@@ -26,15 +26,15 @@ use served::{AI_CATALOG, Documents, JSON, MARKDOWN, SERVER_CARD};
 use server_card::{Identity, Remote};
 
 /// Where the server card is, below an MCP endpoint.
-const SERVER_CARD_PATH: &str = "/mcp/server-card";
+const SERVER_CARD_PATH: &str = crate::server::paths::SERVER_CARD;
 /// Where the MCP Registry entry is, below an MCP endpoint.
-const SERVER_JSON_PATH: &str = "/mcp/server.json";
+const SERVER_JSON_PATH: &str = crate::server::paths::SERVER_JSON;
 /// The AI Catalog.
 const AI_CATALOG_PATH: &str = crate::server::paths::AI_CATALOG;
 /// The MCP catalog.
-const MCP_CATALOG_PATH: &str = "/.well-known/mcp/catalog.json";
+const MCP_CATALOG_PATH: &str = crate::server::paths::MCP_CATALOG;
 /// The Agent Skills folder.
-const SKILLS_PATH: &str = "/.well-known/agent-skills";
+const SKILLS_PATH: &str = crate::server::paths::AGENT_SKILLS;
 
 /// Where one agent is reached, as its documents give it.
 #[derive(Debug, Clone)]

@@ -18,6 +18,7 @@ use std::time::Duration;
 use axum::Router;
 
 use super::config::ServeConfig;
+use super::paths;
 use super::storage::Storage;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
@@ -288,22 +289,22 @@ pub(crate) fn watch_sessions(app: &App, sessions: &Arc<LocalSessionManager>) {
 /// server's agents. Also the paths served, for the console to show.
 pub(crate) fn routes(apps: &[Arc<App>], config: &ServeConfig) -> (Router, Vec<&'static str>) {
     let served = [
-        ("/metrics", metrics_route(apps, config)),
-        ("/usage", usage_route(apps)),
+        (paths::METRICS, metrics_route(apps, config)),
+        (paths::USAGE, usage_route(apps)),
     ];
     let mut router = Router::new();
-    let mut paths = Vec::new();
+    let mut served_paths = Vec::new();
     for (path, route) in served {
         if let Some(route) = route {
             router = router.merge(route);
-            paths.push(path);
+            served_paths.push(path);
             // Beside `/usage` (for administrators), every caller's own.
-            if path == "/usage" {
-                paths.push("/usage/me");
+            if path == paths::USAGE {
+                served_paths.push(paths::USAGE_OWN);
             }
         }
     }
-    (router, paths)
+    (router, served_paths)
 }
 
 /// The `/usage` route, when the server keeps usage records.

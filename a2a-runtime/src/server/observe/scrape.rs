@@ -16,6 +16,7 @@ use crate::server::config::ServeConfig;
 use crate::server::front::Front;
 use crate::server::guard::{BrowserGuard, GuardLayer};
 use crate::server::in_flight::{InFlight, TrackLayer};
+use crate::server::paths;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
 
@@ -26,7 +27,7 @@ const TEXT_FORMAT: &str = "text/plain; version=0.0.4; charset=utf-8";
 pub(super) fn routes(metrics: Arc<Metrics>, token: Option<String>) -> Router {
     let token: Option<Arc<str>> = token.map(Arc::from);
     Router::new().route(
-        "/metrics",
+        paths::METRICS,
         get(move |headers: HeaderMap| {
             let (metrics, token) = (Arc::clone(&metrics), token.clone());
             async move { scrape(&metrics, token.as_deref(), &headers) }
@@ -40,7 +41,10 @@ fn scrape(metrics: &Metrics, token: Option<&str>, headers: &HeaderMap) -> Respon
         if !presented.is_some_and(|presented| same(presented, token)) {
             let mut response = (
                 StatusCode::UNAUTHORIZED,
-                "/metrics needs the metrics token as a bearer token (--metrics-token)\n",
+                format!(
+                    "{} needs the metrics token as a bearer token (--metrics-token)\n",
+                    paths::METRICS
+                ),
             )
                 .into_response();
             response.headers_mut().insert(

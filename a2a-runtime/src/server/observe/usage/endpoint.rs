@@ -17,6 +17,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::Usage;
+use crate::server::paths::{USAGE, USAGE_OWN};
 use a2a_runtime_core::auth::Security;
 use a2a_runtime_sql::{UsageBy, UsageQuery, UsageTotal};
 
@@ -45,8 +46,8 @@ pub(in crate::server::observe) fn routes(usage: Arc<Usage>, security: Arc<Securi
         })
     };
     Router::new()
-        .route("/usage", route(Seen::All))
-        .route("/usage/me", route(Seen::Own))
+        .route(USAGE, route(Seen::All))
+        .route(USAGE_OWN, route(Seen::Own))
 }
 
 async fn answer(
@@ -97,8 +98,10 @@ async fn identify(security: &Security, parts: &Parts) -> Result<String, Response
     if !security.is_enabled() {
         return Err(refused(
             StatusCode::FORBIDDEN,
-            "/usage/me shows an authenticated caller its own calls, and this server \
-             authenticates no one: every caller is the one anonymous principal",
+            &format!(
+                "{USAGE_OWN} shows an authenticated caller its own calls, and this server \
+                 authenticates no one: every caller is the one anonymous principal"
+            ),
         ));
     }
     match security.authenticate(parts).await {
@@ -120,7 +123,7 @@ fn mine(
     match query.get("by").map(String::as_str) {
         None => question.by = UsageBy::Skill,
         Some("skill" | "agent") => {}
-        Some(_) => return Err(("by", "must be skill or agent on /usage/me".into())),
+        Some(_) => return Err(("by", format!("must be skill or agent on {USAGE_OWN}"))),
     }
     question.caller = Some(own.to_owned());
     Ok(question)
@@ -134,8 +137,8 @@ async fn admit(usage: &Usage, security: &Security, parts: &Parts) -> Option<Resp
         return Some(refused(
             StatusCode::FORBIDDEN,
             &format!(
-                "/usage is for callers granted `{scope}`, and this server authenticates no one: \
-                 configure a security scheme"
+                "{USAGE} is for callers granted `{scope}`, and this server authenticates no \
+                 one: configure a security scheme"
             ),
         ));
     }
@@ -148,7 +151,7 @@ async fn admit(usage: &Usage, security: &Security, parts: &Parts) -> Option<Resp
     }
     let mut response = refused(
         StatusCode::FORBIDDEN,
-        &format!("/usage needs scope `{scope}`, which the caller's credentials do not grant"),
+        &format!("{USAGE} needs scope `{scope}`, which the caller's credentials do not grant"),
     );
     let challenge = a2a_runtime_core::auth::insufficient_scope(&[scope], None);
     if let Ok(challenge) = HeaderValue::from_str(&challenge) {
