@@ -166,11 +166,7 @@ pub(crate) fn edited_file(input: &Value) -> Option<(PathBuf, String)> {
     let file = tool_input["file_path"]
         .as_str()
         .or_else(|| tool_input["notebook_path"].as_str())?;
-    let cwd = input["cwd"]
-        .as_str()
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from))
-        .or_else(|| std::env::current_dir().ok())?;
+    let cwd = call_folder(input)?;
     let root = crate::repository::repository_root(&cwd);
     // Through the links of its folders: a folder linked into the repository makes one file two
     // names, and both must be the one file (a link leading out of it, none of the hub's).
@@ -181,6 +177,16 @@ pub(crate) fn edited_file(input: &Value) -> Option<(PathBuf, String)> {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     (!parts.is_empty()).then(|| (root, parts.join("/")))
+}
+
+/// The folder the tool call ran in: its `cwd`, else Claude Code's project folder, else this
+/// process's.
+pub(crate) fn call_folder(input: &Value) -> Option<PathBuf> {
+    input["cwd"]
+        .as_str()
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from))
+        .or_else(|| std::env::current_dir().ok())
 }
 
 /// `path` with the symbolic links of its longest existing part resolved (the file itself may

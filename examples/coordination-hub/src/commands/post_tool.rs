@@ -8,10 +8,8 @@
 //! One worktree per agent is what makes its uncommitted files the agent's own changes; in a
 //! checkout several agents share, each is told of all of them.
 
-use a2a_runtime::serde_json::Value;
-
 use super::access::HubArgs;
-use super::hook::{ALLOW, BLOCK, BROKEN, HookArgs, read_input};
+use super::hook::{ALLOW, BLOCK, BROKEN, HookArgs, call_folder, read_input};
 use crate::HeldFile;
 use crate::repository::Checkout;
 
@@ -39,7 +37,7 @@ pub(crate) async fn run(args: HookArgs) -> u8 {
     {
         return ALLOW;
     }
-    let Some(checkout) = working_checkout(&input) else {
+    let Some(checkout) = call_folder(&input).and_then(|folder| Checkout::find(&folder)) else {
         // Outside any repository there is no worktree to compare.
         return ALLOW;
     };
@@ -86,16 +84,6 @@ pub(crate) fn held_list(held: &[HeldFile]) -> String {
             )
         })
         .collect()
-}
-
-/// The checkout the tool ran in: the call's `cwd`, else Claude Code's project folder.
-fn working_checkout(input: &Value) -> Option<Checkout> {
-    let cwd = input["cwd"]
-        .as_str()
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(Into::into))
-        .or_else(|| std::env::current_dir().ok())?;
-    Checkout::find(&cwd)
 }
 
 fn broken(message: &str) -> u8 {
