@@ -7,6 +7,8 @@
 //! with the server and are not API.
 
 #[doc(hidden)]
+pub mod bindings;
+#[doc(hidden)]
 pub mod card;
 #[doc(hidden)]
 pub mod card_security;

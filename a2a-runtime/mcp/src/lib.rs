@@ -40,8 +40,6 @@ pub mod request_check;
 #[doc(hidden)]
 pub mod results;
 #[doc(hidden)]
-pub mod server_handler;
-#[doc(hidden)]
 pub mod service;
 /// The Agent Skills extension (SEP-2640).
 pub mod skills_ext;

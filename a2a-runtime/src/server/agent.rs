@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::Router;
 
 use super::config::ServeConfig;
+use super::mount::Mount;
 use super::oauth::AgentOAuth;
 use super::shared::{Shared, task_config};
 use super::tasks::Tasks;
@@ -50,8 +51,8 @@ pub(crate) struct AgentSettings {
 
 /// Where one agent sits on its server, and what the server gives it.
 pub(crate) struct Placement<'a> {
-    /// The key its tasks are stored under (empty for an agent at the server's root).
-    pub(crate) key: &'a str,
+    /// Where it sits on the server.
+    pub(crate) mount: &'a Mount,
     /// Its limits.
     pub(crate) limits: &'a Limits,
     /// The server's credentials, which every agent of it accepts.
@@ -132,10 +133,7 @@ impl AgentSettings {
         let (security, auth) = self.security(server, placement.server_auth, placement.oauth)?;
         check_scopes(&registry, &security)?;
         // Records name the agent: its id on a host, its name on a server of its own.
-        let label = match placement.key {
-            "" => self.descriptor.name(),
-            key => key,
-        };
+        let label = placement.mount.id().unwrap_or(self.descriptor.name());
         let meter = Meter::new(label, shared.hub.clone());
         let dispatcher =
             Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)).metered(meter));
@@ -146,7 +144,7 @@ impl AgentSettings {
             .chain([Arc::new(self.resource_updates.clone()) as Arc<dyn TaskObserver>])
             .collect();
         let manager = TaskManager::hosted(
-            placement.key,
+            placement.mount.task_key(),
             &shared.tasks,
             Arc::clone(&dispatcher),
             task_config(placement.limits),

@@ -1,16 +1,18 @@
-//! One agent's A2A routes: JSON-RPC and HTTP+JSON behind the A2A gate (and CORS, when
-//! configured), and its card at the well-known paths.
+//! One agent's A2A routes: every binding of the table in `a2a_runtime_a2a::bindings` behind
+//! the A2A gate (and CORS, when configured), and its card at the well-known paths.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::get;
 
 use super::config::ServeConfig;
 use super::paths;
+use a2a_runtime_a2a::bindings::{self, ROOT_CALLS};
 use a2a_runtime_a2a::card::{self, CardBody, CardView};
 use a2a_runtime_a2a::extensions::Extensions;
 use a2a_runtime_a2a::gate::{A2aGateLayer, GateSettings};
@@ -22,23 +24,23 @@ use a2a_runtime_types::model::Binding;
 
 /// One agent's routes, before the server adds its own and the browser guard.
 pub(crate) struct AgentRoutes {
-    /// JSON-RPC at `/` and HTTP+JSON, behind the A2A gate (and CORS, when configured).
+    /// Every binding's routes below the agent's URL (JSON-RPC at `/`), each behind the A2A
+    /// gate (and CORS, when configured and browsers call it).
     pub(crate) calls: Router,
     /// The JSON-RPC endpoint alone (as at `/` of `calls`), to serve at another path.
     pub(crate) jsonrpc: axum::routing::MethodRouter,
-    /// The same endpoint without CORS, to call directly.
-    pub(crate) endpoint: JsonRpcEndpoint,
-    /// The gRPC service behind its gate, for a host's root to hand requests to by tenant.
-    #[cfg(feature = "grpc")]
-    pub(crate) grpc: JsonRpcEndpoint,
+    /// The endpoints a host's root hands requests to by tenant, one per binding of
+    /// [`ROOT_CALLS`](a2a_runtime_a2a::bindings::ROOT_CALLS), each behind the gate, without
+    /// CORS (the root has its own).
+    pub(crate) endpoints: HashMap<Binding, BindingEndpoint>,
     /// The card at the well-known paths, readable from any origin.
     pub(crate) card: Router,
     /// The public card, as served.
     pub(crate) public_card: serde_json::Value,
 }
 
-/// An agent's JSON-RPC endpoint (its gate and handler) as a service; its gRPC service too.
-pub(crate) type JsonRpcEndpoint =
+/// One binding of an agent (its gate and routes) as a service.
+pub(crate) type BindingEndpoint =
     tower::util::BoxCloneSyncService<axum::extract::Request, Response, std::convert::Infallible>;
 
 /// The A2A routes of `app` reached at `endpoints` (which its card names), with its HTTP+JSON
@@ -74,48 +76,38 @@ pub(crate) fn agent_routes(
             })))
             .layer(DefaultBodyLimit::max(max_body))
     };
-    // The endpoint alone, cheap to clone, for a host's tenant endpoint to call (behind its own
-    // CORS layer); the route, for routers.
-    let endpoint = JsonRpcEndpoint::new(tower::Layer::layer(
-        &gate(Binding::JsonRpc),
-        axum::handler::Handler::with_state(a2a_runtime_a2a::jsonrpc::handle, Arc::clone(&jsonrpc)),
-    ));
-    let mut jsonrpc = post(a2a_runtime_a2a::jsonrpc::handle)
-        .with_state(jsonrpc)
-        .layer(gate(Binding::JsonRpc));
+    let bound = bindings::of(&service, jsonrpc, &app.rest_prefix, tenants);
+    let cors = super::http::cors(config);
+    let mut endpoints = HashMap::new();
+    let mut jsonrpc = bound.jsonrpc.layer(gate(Binding::JsonRpc));
+    // The endpoint alone, cheap to clone, for a host's root to call (behind its own CORS).
+    endpoints.insert(Binding::JsonRpc, BindingEndpoint::new(jsonrpc.clone()));
     // An agent shows a browser its console at its URL, beside JSON-RPC (inside the CORS layer,
     // which answers preflights for the whole route).
     if config.console_enabled() {
         jsonrpc = jsonrpc.get(super::console::at_root);
     }
-    // gRPC is HTTP/2 only and never called from a browser: no CORS.
-    #[cfg(feature = "grpc")]
-    let grpc_handler = post(a2a_runtime_a2a::grpc::handle).with_state(Arc::clone(&service));
-    #[cfg(feature = "grpc")]
-    let grpc_endpoint = JsonRpcEndpoint::new(
-        Router::new()
-            .route(a2a_runtime_a2a::grpc::ROUTE, grpc_handler.clone())
-            .layer(gate(Binding::Grpc)),
-    );
-    #[cfg(feature = "grpc")]
-    let grpc = Router::new()
-        .route(a2a_runtime_a2a::grpc::ROUTE, grpc_handler)
-        .layer(gate(Binding::Grpc));
-    let mut rest = a2a_runtime_a2a::rest::routes(service, &app.rest_prefix, tenants)
-        .layer(gate(Binding::HttpJson));
-    if let Some(cors) = super::http::cors(config) {
+    if let Some(cors) = &cors {
         jsonrpc = jsonrpc.layer(cors.clone());
-        rest = rest.layer(cors);
     }
-    let calls = Router::new().route("/", jsonrpc.clone()).merge(rest);
-    #[cfg(feature = "grpc")]
-    let calls = calls.merge(grpc);
+    let mut calls = Router::new().route("/", jsonrpc.clone());
+    for binding in bound.others {
+        let routes = binding.routes.layer(gate(binding.binding));
+        if ROOT_CALLS
+            .iter()
+            .any(|root| root.binding == binding.binding)
+        {
+            endpoints.insert(binding.binding, BindingEndpoint::new(routes.clone()));
+        }
+        calls = calls.merge(match (&cors, binding.browsers) {
+            (Some(cors), true) => routes.layer(cors.clone()),
+            _ => routes,
+        });
+    }
     AgentRoutes {
         calls,
         jsonrpc,
-        endpoint,
-        #[cfg(feature = "grpc")]
-        grpc: grpc_endpoint,
+        endpoints,
         card: cards.routes,
         public_card: cards.public,
     }

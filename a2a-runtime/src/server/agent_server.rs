@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use super::agent::AgentSettings;
 use super::config::PushOptions;
+use super::lifecycle::Lifecycle;
 use super::mounts::Mounts;
-use super::settings::{Server, server_builder};
+use super::settings::{ServerSettings, server_builder};
 use super::tasks::Tasks;
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::auth::{Authenticator, NamedScheme};
@@ -30,7 +31,7 @@ pub struct AgentServer {
     /// The agent's own settings.
     pub(crate) agent: AgentSettings,
     /// The server's.
-    pub(crate) server: Server,
+    pub(crate) server: ServerSettings,
 }
 
 impl std::fmt::Debug for AgentServer {
@@ -47,15 +48,15 @@ impl AgentServer {
     pub fn new<A: Agent>(agent: A) -> Self {
         Self {
             agent: AgentSettings::new(agent),
-            server: Server::default(),
+            server: ServerSettings::default(),
         }
     }
 
     server_builder!();
 
-    /// The server and its one agent, at the root.
-    fn into_parts(self) -> (Server, Mounts) {
-        (self.server, Mounts::root(self.agent))
+    /// The server and its one agent, at the root, to serve.
+    fn into_lifecycle(self) -> Lifecycle {
+        Lifecycle::new(self.server, Mounts::root(self.agent))
     }
 
     /// Declares a security scheme (for values known only at run time; `#[agent(security(..))]`

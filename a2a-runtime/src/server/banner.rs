@@ -50,10 +50,9 @@ pub(crate) fn announce(
             }
         }
     }
-    #[cfg(feature = "grpc")]
-    {
-        let grpc = Endpoints::new(&base, "").with_grpc(&bound.grpc_url());
-        eprintln!("A2A gRPC:     {}", grpc.grpc.unwrap_or_default());
+    let served = a2a_runtime_a2a::bindings::served_at(Endpoints::new(&base, ""), &bound.grpc_url());
+    if let Some(grpc) = served.grpc {
+        eprintln!("A2A gRPC:     {grpc}");
     }
     eprintln!("discovery:    {trimmed}{}", paths::AI_CATALOG);
     if bound.console_enabled() {

@@ -4,9 +4,11 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
+use super::transport::{TlsSettings, TrustedProxies};
 use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
+use a2a_runtime_types::model::Binding;
 
 /// The default request body limit for A2A and MCP requests.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -53,7 +55,7 @@ pub struct ServeConfig {
     pub cors_headers: Vec<String>,
     /// The reverse proxies in front of the server, whose `Forwarded` and `X-Forwarded-*`
     /// headers are believed (`--trusted-proxy`, `A2A_TRUSTED_PROXIES`; none by default).
-    pub trusted_proxies: super::TrustedProxies,
+    pub trusted_proxies: TrustedProxies,
     /// Limits on requests, tasks, callers, connections and shutdown.
     pub limits: Limits,
     /// Credentials the built-in security schemes verify.
@@ -82,7 +84,7 @@ pub struct ServeConfig {
     /// The authorization server for MCP connectors (the `oauth-server` feature).
     pub oauth: super::oauth::OAuthOptions,
     /// Metrics and the application's observers.
-    pub observe: super::ObserveOptions,
+    pub observe: super::observe::options::ObserveOptions,
 }
 
 /// Push notification delivery (`capabilities.pushNotifications`).
@@ -228,27 +230,6 @@ impl ServeConfig {
     }
 }
 
-/// TLS settings (`--tls-cert`, `--tls-key`, `--tls-client-ca`). With a certificate and key the
-/// server speaks HTTPS only and the card's URLs are `https://`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct TlsSettings {
-    /// PEM certificate chain, leaf first (`--tls-cert`, `A2A_TLS_CERT`).
-    pub cert: Option<PathBuf>,
-    /// PEM private key of the certificate (`--tls-key`, `A2A_TLS_KEY`).
-    pub key: Option<PathBuf>,
-    /// PEM certificates of the CA that issues client certificates (`--tls-client-ca`,
-    /// `A2A_TLS_CLIENT_CA`): clients may then authenticate with one (the mutual TLS scheme).
-    pub client_ca: Option<PathBuf>,
-}
-
-impl TlsSettings {
-    /// Whether the server speaks HTTPS.
-    pub fn is_enabled(&self) -> bool {
-        self.cert.is_some()
-    }
-}
-
 /// Credentials for the built-in security schemes, from flags and environment variables, so an
 /// operator can secure an agent without changing its code. Secrets are redacted from `Debug`.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -376,7 +357,7 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),
             cors_headers: Vec::new(),
-            trusted_proxies: super::TrustedProxies::default(),
+            trusted_proxies: TrustedProxies::default(),
             limits: Limits::default(),
             auth: AuthSettings::default(),
             tls: TlsSettings::default(),
@@ -386,7 +367,7 @@ impl Default for ServeConfig {
             state_key: None,
             push: PushOptions::default(),
             oauth: super::oauth::OAuthOptions::default(),
-            observe: super::ObserveOptions::default(),
+            observe: super::observe::options::ObserveOptions::default(),
         }
     }
 }
@@ -449,7 +430,7 @@ impl ServeConfig {
             (None, Some(_)) => return Err(Error::Config("--tls-key needs --tls-cert".into())),
             _ => {}
         }
-        if self.grpc_bind.is_some() && cfg!(not(feature = "grpc")) {
+        if self.grpc_bind.is_some() && !a2a_runtime_a2a::bindings::serves(Binding::Grpc) {
             return Err(Error::Config(
                 "--grpc-bind serves gRPC, which this build leaves out: build a2a-runtime with \
                  its `grpc` feature"
@@ -499,7 +480,6 @@ impl ServeConfig {
 
     /// Where the card sends gRPC clients: the base URL, or with a port of gRPC's own, the base
     /// URL's host at that port.
-    #[cfg(feature = "grpc")]
     pub(crate) fn grpc_url(&self) -> String {
         let base = self.base_url();
         let Some(grpc) = self.grpc_bind else {

@@ -7,15 +7,15 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tokio_util::sync::CancellationToken;
-use tower::Layer as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::config::ServeConfig;
-use super::front::Front;
-use super::in_flight::{InFlight, TrackLayer};
+use super::paths;
+use super::transport::{self, BrowserGuard, Endpoint, Front, GuardSettings, Transport};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
-use a2a_runtime_mcp::McpHandler;
+use a2a_runtime_mcp::{McpEndpoint, McpHandler};
+use a2a_runtime_types::model::Binding;
 
 /// CORS for public metadata (cards, the protected-resource document, a host's catalog): any
 /// origin may read it.
@@ -23,6 +23,19 @@ pub(crate) fn readable_anywhere() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(AllowOrigin::any())
         .allow_methods([Method::GET])
+}
+
+/// The browser guard of a server `config` describes (its bind address the one bound),
+/// reached at `base`.
+pub(crate) fn browser_guard(config: &ServeConfig, base: &str) -> BrowserGuard {
+    let origins = config.allowed_origins.iter().chain(&config.cors_origins);
+    BrowserGuard::new(GuardSettings {
+        bind: config.bind,
+        public_url: config.public_url.as_ref().map(|_| base),
+        hosts: &config.allowed_hosts,
+        origins: origins.map(String::as_str).collect(),
+        public: paths::is_public_metadata,
+    })
 }
 
 /// `GET /healthz`: `ok` while every one of `managers` has its writes stored.
@@ -110,27 +123,42 @@ pub(crate) fn bound_config(
     })
 }
 
-/// The sockets a server accepts on: its address, and gRPC's own when it has one.
+/// The sockets a server accepts on: its address, gRPC's own when it has one, and
+/// `--metrics-bind`'s.
 pub(crate) struct Listeners {
     pub(crate) main: tokio::net::TcpListener,
     pub(crate) grpc: Option<tokio::net::TcpListener>,
+    pub(crate) metrics: Option<tokio::net::TcpListener>,
 }
 
 impl Listeners {
-    /// `main`, and the gRPC port `config` asks for, bound now.
-    pub(crate) async fn with_grpc_of(
+    /// `main`, and the other ports `config` asks for (gRPC's, the metrics'), bound now.
+    pub(crate) async fn beside(
         main: tokio::net::TcpListener,
         config: &ServeConfig,
     ) -> Result<Self, Error> {
-        let grpc = match config.grpc_bind {
-            Some(addr) => Some(
-                tokio::net::TcpListener::bind(addr)
-                    .await
-                    .map_err(|source| Error::Bind { addr, source })?,
-            ),
-            None => None,
-        };
-        Ok(Self { main, grpc })
+        let metrics_bind = config
+            .observe
+            .metrics_bind
+            .filter(|_| config.observe.metrics);
+        Ok(Self {
+            main,
+            grpc: bind(config.grpc_bind).await?,
+            metrics: bind(metrics_bind).await?,
+        })
+    }
+}
+
+/// A listener on `addr`, when given.
+async fn bind(
+    addr: Option<std::net::SocketAddr>,
+) -> Result<Option<tokio::net::TcpListener>, Error> {
+    match addr {
+        Some(addr) => tokio::net::TcpListener::bind(addr)
+            .await
+            .map(Some)
+            .map_err(|source| Error::Bind { addr, source }),
+        None => Ok(None),
     }
 }
 
@@ -169,38 +197,64 @@ pub(crate) fn warn_if_open(apps: &[Arc<App>], bound: &ServeConfig, announce: boo
     }
 }
 
-/// Serves `front` for `apps` on `listeners`, bound as `bound`, until `stop` (then shuts down
-/// as `shutdown.rs` says). gRPC's own port serves the same front, answering gRPC alone.
+/// Serves `front` for `apps` on `listeners`, bound as `bound`, until `stop` (then settles the
+/// agents as `stopping.rs` says). gRPC's own port serves the same front, answering gRPC alone;
+/// `--metrics-bind`'s serves the scrape alone.
 pub(crate) async fn serve_front(
     apps: &[Arc<App>],
     bound: &ServeConfig,
-    front: Front,
+    front: Front<McpEndpoint>,
     listeners: Listeners,
     stop: CancellationToken,
 ) -> Result<(), Error> {
-    let tls = super::tls::acceptor(&bound.tls)?;
-    let in_flight = Arc::new(InFlight::default());
-    let track = TrackLayer(Arc::clone(&in_flight));
-    tokio::spawn(super::listener::quiet_timers(stop.clone()));
-    let metrics = super::observe::serve_apart(apps, bound, stop.clone());
-    let listening = |listener| super::listener::Listening {
+    let tls = transport::tls_acceptor(&bound.tls)?;
+    let endpoint = |listener, service| Endpoint {
         listener,
+        service,
         tls: tls.clone(),
         proxies: bound.trusted_proxies.clone(),
     };
-    #[cfg(feature = "grpc")]
-    let grpc = listeners
-        .grpc
-        .map(|listener| (listening(listener), track.layer(front.clone().grpc_only())));
-    let main = (listening(listeners.main), track.layer(front));
-    #[cfg(feature = "grpc")]
-    let served = std::iter::once(main).chain(grpc).collect();
-    #[cfg(not(feature = "grpc"))]
-    let served = vec![main];
-    let serve = super::shutdown::run(apps, &bound.limits, served, stop, in_flight);
-    let (metrics, ()) = tokio::join!(metrics, serve);
+    let mut endpoints = vec![endpoint(listeners.main, front.clone())];
+    // A port of gRPC's own (`--grpc-bind`, refused at start in a build without gRPC).
+    if let Some(listener) = listeners.grpc
+        && let Some(refuse) = a2a_runtime_a2a::bindings::own_port(Binding::Grpc)
+    {
+        endpoints.push(endpoint(listener, front.refusing(refuse)));
+    }
+    if let Some(listener) = listeners.metrics
+        && let Some(router) = super::observe::apart(apps)
+    {
+        endpoints.push(metrics_endpoint(listener, router)?);
+    }
+    let transport = Transport {
+        limits: &bound.limits,
+        untracked: paths::is_untracked,
+    };
+    let timeout = bound.limits.shutdown_timeout;
+    let settle = async |in_flight| super::stopping::settle(apps, timeout, in_flight).await;
+    transport::serve(endpoints, transport, stop, settle).await;
     super::observe::flush(apps).await;
-    metrics
+    Ok(())
+}
+
+/// `--metrics-bind`'s address: the scrape alone, in plain HTTP, behind a guard of its own
+/// (the names that address answers to).
+fn metrics_endpoint(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+) -> Result<Endpoint<Front<McpEndpoint>>, Error> {
+    let config = ServeConfig {
+        bind: listener.local_addr()?,
+        ..ServeConfig::default()
+    };
+    let guard = Arc::new(browser_guard(&config, &config.base_url()));
+    let router = router.layer(transport::GuardLayer(Arc::clone(&guard)));
+    Ok(Endpoint {
+        listener,
+        service: Front::new(router, guard, paths::MCP, Vec::new()),
+        tls: None,
+        proxies: transport::TrustedProxies::default(),
+    })
 }
 
 /// Serves MCP over stdin and stdout with `handler`, each line at most `max_line` bytes,

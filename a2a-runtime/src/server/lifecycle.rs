@@ -8,23 +8,35 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 use super::config::StoreLocation;
-use super::front::Front;
 use super::mcp::Agents;
 use super::mounts::Mounts;
-use super::settings::Server;
+use super::settings::ServerSettings;
 use super::storage::Storage;
-use super::{cli, http, oauth, observe, routes, shutdown};
+use super::transport::{self, Front};
+use super::{cli, http, oauth, observe, routes};
 use a2a_runtime_core::app::{App, start_all};
 use a2a_runtime_core::auth::AuthConfig;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_mcp::McpHandler;
 
-impl Server {
+/// A server on its way to serving: its own settings and its agents where they sit.
+pub(crate) struct Lifecycle {
+    server: ServerSettings,
+    mounts: Mounts,
+}
+
+impl Lifecycle {
+    /// `server` serving `mounts`.
+    pub(crate) fn new(server: ServerSettings, mounts: Mounts) -> Self {
+        Self { server, mounts }
+    }
+
     /// The routes of `mounts`, to serve or to mount in an existing app (see
     /// `AgentServer::router`).
-    pub(crate) fn router(self, mounts: Mounts) -> Result<Router, Error> {
+    pub(crate) fn router(self) -> Result<Router, Error> {
+        let mounts = &self.mounts;
         if let (None, Some(location @ (StoreLocation::Sqlite(_) | StoreLocation::Postgres(_)))) =
-            (&self.store, &self.config.store)
+            (&self.server.store, &self.server.config.store)
         {
             return Err(Error::Config(format!(
                 "the store {location} is opened asynchronously: pass \
@@ -32,17 +44,18 @@ impl Server {
                  `.store(..)`, or serve with `serve()` / `serve_on()`"
             )));
         }
-        let base = self.config.base_url();
-        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+        let base = self.server.config.base_url();
+        let deployed = match oauth::Plan::of(self.server.oauth.as_ref(), &self.server.config.oauth)?
+        {
             Some(plan) => {
-                let (scopes, admins) = (mounts.skill_scopes()?, self.admin_auth(&mounts)?);
+                let (scopes, admins) = (mounts.skill_scopes()?, self.admin_auth()?);
                 let resources = mounts.resources(&base);
-                Some(plan.deploy_at_once(&self.config, resources, scopes, &admins)?)
+                Some(plan.deploy_at_once(&self.server.config, resources, scopes, &admins)?)
             }
             None => None,
         };
-        let shutdown = self.shutdown.clone().unwrap_or_default();
-        let apps = mounts.build(&self, shutdown.clone(), deployed.as_ref(), &base)?;
+        let shutdown = self.server.shutdown.clone().unwrap_or_default();
+        let apps = mounts.build(&self.server, shutdown.clone(), deployed.as_ref(), &base)?;
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let starting = apps.clone();
             runtime.spawn(async move {
@@ -58,84 +71,84 @@ impl Server {
                 deployed.sweep_until(shutdown);
             }
         }
-        let assembled = routes::assemble(&mounts, &apps, &self.config, deployed.as_ref())?;
-        Ok(assembled.router.merge(self.routes))
+        let assembled = routes::assemble(mounts, &apps, &self.server.config, deployed.as_ref())?;
+        Ok(assembled.router.merge(self.server.routes))
     }
 
     /// Serves `mounts` until SIGTERM or Ctrl-C, reading flags and environment variables
     /// unless the whole configuration was given (see `AgentServer::serve`).
-    pub(crate) async fn serve(mut self, mounts: Mounts) -> Result<(), Error> {
-        if !self.config_overridden {
-            let identity = mounts.identity();
+    pub(crate) async fn serve(mut self) -> Result<(), Error> {
+        if !self.server.config_overridden {
+            let identity = self.mounts.identity();
             let args = std::env::args_os();
-            let defaults = self.config.clone();
+            let defaults = self.server.config.clone();
             let (program, version) = (identity.program, identity.version);
             match cli::parse(args, defaults, program, version, identity.about)? {
                 cli::Command::Printed => return Ok(()),
-                cli::Command::Serve(config) => self.config = *config,
+                cli::Command::Serve(config) => self.server.config = *config,
             }
         }
-        if self.config.print_manifests {
-            return self.print_manifests(mounts);
+        if self.server.config.print_manifests {
+            return self.print_manifests();
         }
-        a2a_runtime_core::logging::init(self.config.stdio);
-        if self.store.is_none() {
+        a2a_runtime_core::logging::init(self.server.config.stdio);
+        if self.server.store.is_none() {
             // Over stdio each MCP host session is a process of its own (hosts often start
             // several), so its tasks stay in memory unless a store is named.
-            let location = match (&self.config.store, self.config.stdio) {
+            let location = match (&self.server.config.store, self.server.config.stdio) {
                 (None, true) => StoreLocation::Memory,
-                _ => self.config.served_store(&mounts.identity().name),
+                _ => self
+                    .server
+                    .config
+                    .served_store(&self.mounts.identity().name),
             };
-            if !matches!(location, StoreLocation::Memory) && !self.config.stdio {
+            if !matches!(location, StoreLocation::Memory) && !self.server.config.stdio {
                 eprintln!("tasks:        {location}");
             }
             self.open_storage(&location).await?;
         }
-        if self.config.stdio {
-            return self.serve_stdio(mounts).await;
+        if self.server.config.stdio {
+            return self.serve_stdio().await;
         }
-        let bind = self.config.bind;
+        let bind = self.server.config.bind;
         let listener = tokio::net::TcpListener::bind(bind)
             .await
             .map_err(|source| Error::Bind { addr: bind, source })?;
-        super::listener::check_descriptor_limit(self.config.limits.max_connections);
+        transport::check_descriptor_limit(self.server.config.limits.max_connections);
         let stop = CancellationToken::new();
-        shutdown::on_signals(stop.clone())?;
-        let listeners = http::Listeners::with_grpc_of(listener, &self.config).await?;
-        let served = self.serve_until(mounts, listeners, stop, true).await;
-        shutdown::start_watchdog();
+        transport::on_signals(stop.clone())?;
+        let listeners = http::Listeners::beside(listener, &self.server.config).await?;
+        let served = self.serve_until(listeners, stop, true).await;
+        transport::start_watchdog();
         served
     }
 
     /// Serves `mounts` on `listener` with this configuration (no flags are read) until the
     /// shutdown signal.
-    pub(crate) async fn serve_on(
-        mut self,
-        mounts: Mounts,
-        listener: tokio::net::TcpListener,
-    ) -> Result<(), Error> {
-        if let (None, Some(location)) = (&self.store, self.config.store.clone()) {
+    pub(crate) async fn serve_on(mut self, listener: tokio::net::TcpListener) -> Result<(), Error> {
+        if let (None, Some(location)) = (&self.server.store, self.server.config.store.clone()) {
             self.open_storage(&location).await?;
         }
-        let listeners = http::Listeners::with_grpc_of(listener, &self.config).await?;
-        self.serve_until(mounts, listeners, CancellationToken::new(), false)
+        let listeners = http::Listeners::beside(listener, &self.server.config).await?;
+        self.serve_until(listeners, CancellationToken::new(), false)
             .await
     }
 
     /// Opens what the server keeps at `location`: its task store, and the records beside it.
     async fn open_storage(&mut self, location: &StoreLocation) -> Result<(), Error> {
-        let storage = Storage::open(location, &self.config.limits).await?;
-        self.store = Some(storage.tasks());
-        self.storage = Some(Arc::new(storage));
+        let storage = Storage::open(location, &self.server.config.limits).await?;
+        self.server.store = Some(storage.tasks());
+        self.server.storage = Some(Arc::new(storage));
         Ok(())
     }
 
     /// Prints the discovery documents `mounts` would serve at the configured URL: one JSON
     /// object of path (from the server's root) → text. Nothing is opened or bound.
-    fn print_manifests(self, mounts: Mounts) -> Result<(), Error> {
-        let base = self.config.base_url();
-        let apps = mounts.build(&self, CancellationToken::new(), None, &base)?;
-        let assembled = routes::assemble(&mounts, &apps, &self.config, None)?;
+    fn print_manifests(self) -> Result<(), Error> {
+        let mounts = &self.mounts;
+        let base = self.server.config.base_url();
+        let apps = mounts.build(&self.server, CancellationToken::new(), None, &base)?;
+        let assembled = routes::assemble(mounts, &apps, &self.server.config, None)?;
         let files: serde_json::Map<String, serde_json::Value> = assembled
             .documents
             .iter()
@@ -152,54 +165,60 @@ impl Server {
     }
 
     /// MCP over stdin and stdout: the agent, or a host's agents as its shared endpoint has them.
-    async fn serve_stdio(self, mounts: Mounts) -> Result<(), Error> {
-        let base = self.config.base_url();
-        let apps = mounts.build(&self, CancellationToken::new(), None, &base)?;
-        observe::open(&apps, self.storage.as_deref()).await?;
+    async fn serve_stdio(self) -> Result<(), Error> {
+        let mounts = &self.mounts;
+        let base = self.server.config.base_url();
+        let apps = mounts.build(&self.server, CancellationToken::new(), None, &base)?;
+        observe::open(&apps, self.server.storage.as_deref()).await?;
         start_all(&apps).await?;
-        let handler = stdio_handler(&mounts, &apps, &base)?;
-        http::serve_stdio(handler, self.config.limits.max_body_bytes).await
+        let handler = stdio_handler(mounts, &apps, &base)?;
+        http::serve_stdio(handler, self.server.config.limits.max_body_bytes).await
     }
 
     async fn serve_until(
         self,
-        mounts: Mounts,
         listeners: http::Listeners,
         stop: CancellationToken,
         announce: bool,
     ) -> Result<(), Error> {
-        if let Some(signal) = self.shutdown.clone() {
+        if let Some(signal) = self.server.shutdown.clone() {
             let stop = stop.clone();
             tokio::spawn(async move {
                 signal.cancelled().await;
                 stop.cancel();
             });
         }
-        let bound = http::bound_config(&self.config, &listeners)?;
+        let bound = http::bound_config(&self.server.config, &listeners)?;
         let base = bound.base_url();
         // Scopes and credentials are gathered only for an authorization server.
-        let deployed = match oauth::Plan::of(self.oauth.as_ref(), &self.config.oauth)? {
+        let deployed = match oauth::Plan::of(self.server.oauth.as_ref(), &self.server.config.oauth)?
+        {
             Some(plan) => {
-                let storage = self.storage.as_deref();
-                let (scopes, admins) = (mounts.skill_scopes()?, self.admin_auth(&mounts)?);
-                let resources = mounts.resources(&base);
+                let storage = self.server.storage.as_deref();
+                let (scopes, admins) = (self.mounts.skill_scopes()?, self.admin_auth()?);
+                let resources = self.mounts.resources(&base);
                 let deploying = plan.deploy_at(&bound, storage, resources, scopes, &admins);
                 Some(deploying.await?)
             }
             None => None,
         };
-        let apps = mounts.build(&self, CancellationToken::new(), deployed.as_ref(), &base)?;
-        observe::open(&apps, self.storage.as_deref()).await?;
+        let apps = self.mounts.build(
+            &self.server,
+            CancellationToken::new(),
+            deployed.as_ref(),
+            &base,
+        )?;
+        observe::open(&apps, self.server.storage.as_deref()).await?;
         start_all(&apps).await?;
         if let Some(deployed) = &deployed {
             deployed.sweep_until(stop.clone());
         }
-        let assembled = routes::assemble(&mounts, &apps, &bound, deployed.as_ref())?;
-        let router = assembled.router.merge(self.routes);
-        let front = Front::new(router, assembled.guard, assembled.direct);
+        let assembled = routes::assemble(&self.mounts, &apps, &bound, deployed.as_ref())?;
+        let router = assembled.router.merge(self.server.routes);
+        let front = Front::new(router, assembled.guard, super::paths::MCP, assembled.direct);
         http::warn_if_open(&apps, &bound, announce);
         if announce {
-            super::banner::announce(&mounts, &apps, &bound, deployed.as_ref());
+            super::banner::announce(&self.mounts, &apps, &bound, deployed.as_ref());
         }
         http::serve_front(&apps, &bound, front, listeners, stop).await
     }
@@ -207,15 +226,16 @@ impl Server {
     /// The credentials of the server's administrators (of the authorization server's clients,
     /// of usage): the server's own with the flags', and those of an agent at the root, which
     /// is the server.
-    fn admin_auth(&self, mounts: &Mounts) -> Result<AuthConfig, Error> {
-        let mut auth = self.auth.clone();
+    fn admin_auth(&self) -> Result<AuthConfig, Error> {
+        let mounts = &self.mounts;
+        let mut auth = self.server.auth.clone();
         if mounts.hosting.is_none()
             && let Some(root) = mounts.agents.first()
         {
             auth.custom.extend(root.agent.auth.custom.iter().cloned());
         }
-        self.config.auth.apply(&mut auth)?;
-        auth.client_certificates = self.config.tls.client_ca.is_some();
+        self.server.config.auth.apply(&mut auth)?;
+        auth.client_certificates = self.server.config.tls.client_ca.is_some();
         Ok(auth)
     }
 }

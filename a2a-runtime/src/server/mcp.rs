@@ -163,3 +163,16 @@ fn rmcp_service(
     );
     (service, sessions)
 }
+
+/// The front answers an MCP endpoint's path straight from the endpoint.
+impl super::transport::Direct for McpEndpoint {
+    fn answer(
+        &self,
+        request: axum::extract::Request,
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<axum::response::Response, std::convert::Infallible>,
+    > {
+        self.handle(request)
+    }
+}

@@ -9,49 +9,35 @@ mod cli;
 mod config;
 mod console;
 mod discovery;
-mod front;
-mod guard;
 pub mod host;
 mod http;
-#[cfg(feature = "grpc")]
-mod idle;
-mod in_flight;
 mod lifecycle;
-mod listener;
 mod mcp;
+mod mount;
 mod mounts;
 mod oauth;
 mod observe;
 mod paths;
-mod peers;
-mod protocols;
-mod proxies;
 mod resource_metadata;
 mod routes;
 mod settings;
 mod shared;
-mod shutdown;
 mod startup;
+mod stopping;
 mod storage;
 mod tasks;
 mod tenants;
-#[cfg(feature = "tls")]
-mod tls;
-#[cfg(not(feature = "tls"))]
-#[path = "no_tls.rs"]
-mod tls;
+mod transport;
 
 pub use a2a_runtime_core::error::Error;
 pub use a2a_runtime_core::limits::Limits;
 pub use agent_server::AgentServer;
-pub use config::{
-    AuthSettings, DEFAULT_MAX_BODY_BYTES, PushOptions, ServeConfig, StoreLocation, TlsSettings,
-};
+pub use config::{AuthSettings, DEFAULT_MAX_BODY_BYTES, PushOptions, ServeConfig, StoreLocation};
 pub use host::{AgentCatalog, CatalogEntry, Host};
 pub use oauth::OAuthOptions;
 pub use observe::ObserveOptions;
-pub use proxies::TrustedProxies;
 pub use tasks::{Tasks, TasksError};
+pub use transport::{TlsSettings, TrustedProxies};
 /// What [`AgentServer::serve`], [`AgentServer::serve_on`] and their [`Host`] twins return:
 /// `.await` it, or spawn it (it is `Send`). Boxed where it is made, so the server's whole
 /// connection loop is compiled once, in this crate: an `async fn` here would be compiled again

@@ -9,10 +9,11 @@ use tokio_util::sync::CancellationToken;
 use super::agent::{AgentSettings, Placement, check_rest_prefix};
 use super::catalog::AgentCatalog;
 use super::mcp::Agents;
+pub(crate) use super::mount::Mount;
 use super::oauth;
 use super::observe::Service;
 use super::paths;
-use super::settings::Server;
+use super::settings::ServerSettings;
 use super::shared::Shared;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
@@ -27,9 +28,9 @@ pub(crate) struct Mounts {
     pub(crate) hosting: Option<Hosting>,
 }
 
-/// One agent and its id (empty at the root).
+/// One agent and where it sits.
 pub(crate) struct Mounted {
-    pub(crate) id: String,
+    pub(crate) mount: Mount,
     pub(crate) agent: AgentSettings,
 }
 
@@ -72,7 +73,7 @@ impl Mounts {
     pub(crate) fn root(agent: AgentSettings) -> Self {
         Self {
             agents: vec![Mounted {
-                id: String::new(),
+                mount: Mount::Root,
                 agent,
             }],
             hosting: None,
@@ -105,19 +106,12 @@ impl Mounts {
         }
     }
 
-    /// The path an agent's routes sit below: empty at the root, else `/{id}`.
-    pub(crate) fn path_of(mounted: &Mounted) -> String {
-        match mounted.id.as_str() {
-            "" => String::new(),
-            id => format!("/{id}"),
-        }
-    }
-
-    /// The agent whose card the root well-known paths serve: the root agent, or a host's
-    /// primary (the first unless named).
+    /// A host's primary agent, whose card the root well-known paths serve and which a request
+    /// naming no tenant reaches (the first unless named); `None` for an agent at the root.
     pub(crate) fn primary_id(&self) -> Option<&str> {
-        let named = self.hosting.as_ref().and_then(|h| h.primary.as_deref());
-        named.or_else(|| self.agents.first().map(|m| m.id.as_str()))
+        let hosting = self.hosting.as_ref()?;
+        let first = || self.agents.first().and_then(|m| m.mount.id());
+        hosting.primary.as_deref().or_else(first)
     }
 
     /// Whether `/mcp` is a host's endpoint for every agent.
@@ -125,9 +119,9 @@ impl Mounts {
         self.hosting.as_ref().is_some_and(|h| h.shared_mcp)
     }
 
-    /// The agents' ids, in the order added.
+    /// The ids of a host's agents, in the order added (none for an agent at the root).
     pub(crate) fn ids(&self) -> Vec<&str> {
-        self.agents.iter().map(|m| m.id.as_str()).collect()
+        self.agents.iter().filter_map(|m| m.mount.id()).collect()
     }
 
     /// The resources tokens may be issued for on the server at `base` (the first is the
@@ -179,7 +173,7 @@ impl Mounts {
                 .agents
                 .iter()
                 .zip(apps)
-                .map(|(mounted, app)| (mounted.id.as_str(), app))
+                .filter_map(|(mounted, app)| Some((mounted.mount.id()?, app)))
                 .collect(),
         }
     }
@@ -198,7 +192,7 @@ impl Mounts {
     /// accepts the tokens `oauth` issues for its resources at `base`.
     pub(crate) fn build(
         &self,
-        server: &Server,
+        server: &ServerSettings,
         shutdown: CancellationToken,
         oauth: Option<&oauth::Deployed>,
         base: &str,
@@ -218,7 +212,7 @@ impl Mounts {
             .map(|mounted| {
                 let agent_oauth = oauth.map(|d| d.for_agent(&self.audiences(base, mounted)));
                 let placement = Placement {
-                    key: &mounted.id,
+                    mount: &mounted.mount,
                     limits: mounted.agent.limits.as_ref().unwrap_or(&config.limits),
                     server_auth: &server.auth,
                     oauth: agent_oauth.as_ref(),
@@ -269,13 +263,9 @@ impl Mounts {
 
 /// An agent's own MCP endpoint and URL on the server at `base`, as resources.
 fn own_resources(base: &str, mounted: &Mounted) -> (String, String) {
-    let at = Mounts::path_of(mounted);
+    let at = mounted.mount.path();
     let mcp = format!("{}{at}{}", base.trim_end_matches('/'), paths::MCP);
-    let url = match mounted.id.as_str() {
-        "" => base.to_owned(),
-        id => format!("{base}{id}/"),
-    };
-    (mcp, url)
+    (mcp, mounted.mount.url(base))
 }
 
 fn push_unique(list: &mut Vec<String>, item: &str) {

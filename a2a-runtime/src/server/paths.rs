@@ -1,5 +1,6 @@
 //! Every path a server answers itself, in one table: the routes are built from these names,
-//! the browser guard and the request tracker test against them, and a host refuses an agent
+//! the browser guard and the request tracker test against them (through the two predicates
+//! below), and a host refuses an agent
 //! id that would shadow one.
 
 /// The MCP endpoint (an agent's own below its mount point; a host's shared one at the root).
@@ -15,6 +16,7 @@ pub(crate) const METRICS: &str = "/metrics";
 /// Usage records for administrators (the `usage` feature).
 pub(crate) const USAGE: &str = "/usage";
 /// Every caller's own usage records, beside the administrators'.
+#[cfg_attr(not(feature = "usage"), allow(dead_code))] // Served with usage records.
 pub(crate) const USAGE_OWN: &str = "/usage/me";
 /// What the console's page learns of the server it is on.
 pub(crate) const CONSOLE_FACTS: &str = "/console/server.json";
@@ -74,6 +76,48 @@ pub(crate) fn reserved() -> Vec<&'static str> {
         .collect()
 }
 
+/// Whether any page may read `path` whatever its origin (the browser guard still checks the
+/// host): every well-known document (agent cards, the catalogs, Agent Skills, the
+/// protected-resource metadata; a host's agents' too), the MCP server cards and registry
+/// entries, a host's catalog, health, an authorization server's API.
+pub(crate) fn is_public_metadata(path: &str) -> bool {
+    let is_document = |path: &str| {
+        path.strip_prefix(&WELL_KNOWN[1..])
+            .is_some_and(|inside| inside.starts_with('/'))
+            || path == &SERVER_CARD[1..]
+            || path == &SERVER_JSON[1..]
+    };
+    let Some(rest) = path.strip_prefix('/') else {
+        return false;
+    };
+    let under_agent = rest
+        .split_once('/')
+        .is_some_and(|(_, inner)| is_document(inner));
+    is_document(rest)
+        || under_agent
+        || path == HEALTHZ
+        || path == AGENTS
+        || is_authorization_server_api(path)
+}
+
+/// The authorization server's discovery, keys, registration, token and revocation endpoints,
+/// which browser-based MCP clients call from their own origin (they take no cookies).
+#[cfg(feature = "oauth-server")]
+fn is_authorization_server_api(path: &str) -> bool {
+    a2a_runtime_oauth::CROSS_ORIGIN_PATHS.contains(&path)
+}
+
+#[cfg(not(feature = "oauth-server"))]
+fn is_authorization_server_api(_path: &str) -> bool {
+    false
+}
+
+/// Whether a shutdown need not wait for `request`: MCP's standalone `GET` stream, which
+/// carries no call of its own.
+pub(crate) fn is_untracked(request: &axum::extract::Request) -> bool {
+    request.method() == axum::http::Method::GET && request.uri().path().starts_with(MCP)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +132,29 @@ mod tests {
         }
         assert!(!is_reserved("booking"));
         assert!(!is_reserved("mcp2"));
+    }
+
+    #[test]
+    fn documents_are_public_at_the_root_and_below_an_agent() {
+        for path in [
+            "/.well-known/agent-card.json",
+            "/mcp/server-card",
+            "/mcp/server.json",
+            "/hello/.well-known/agent-card.json",
+            "/hello/mcp/server-card",
+            "/healthz",
+            "/agents",
+        ] {
+            assert!(is_public_metadata(path), "{path}");
+        }
+        for path in [
+            "/mcp",
+            "/hello/mcp",
+            "/",
+            "/message:send",
+            "/.well-knownx/a",
+        ] {
+            assert!(!is_public_metadata(path), "{path}");
+        }
     }
 }

@@ -24,8 +24,8 @@ pub(crate) struct ResourceMetadata {
 }
 
 impl ResourceMetadata {
-    /// The metadata of the resource at `suffix` below the server at `base` (`""` for the root
-    /// itself, `/mcp`, `/{id}/`…), reached with the schemes of `security`, needing the scopes
+    /// The metadata of the resource at `suffix` below the server at `base` (which ends in `/`;
+    /// the suffix is empty for the root itself, else `/mcp`, `/{id}/`…), reached with the schemes of `security`, needing the scopes
     /// and trusting the token issuers of `apps`; `None` when no scheme takes bearer tokens
     /// (then there is nothing for an OAuth client to discover).
     pub(crate) fn new(
@@ -43,11 +43,8 @@ impl ResourceMetadata {
         scopes.sort_unstable();
         scopes.dedup();
         let jwt = apps.iter().flat_map(|app| &app.jwt);
-        let trimmed = base.trim_end_matches('/');
-        let resource = match suffix {
-            "" => base.to_owned(),
-            suffix => format!("{trimmed}{suffix}"),
-        };
+        // `base` ends in `/`: the root itself, `{base}mcp`, `{base}{id}/`.
+        let resource = format!("{base}{}", suffix.trim_start_matches('/'));
         let document =
             a2a_runtime_core::auth::metadata::document(&resource, name, &schemes, jwt, &scopes)?;
         let mut suffixes = vec![suffix.to_owned()];

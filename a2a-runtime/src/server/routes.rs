@@ -15,21 +15,20 @@ use super::agent_routes::agent_routes;
 use super::catalog::{self, CatalogEntry};
 use super::config::ServeConfig;
 use super::discovery::{Discovery, Served};
-use super::guard::{BrowserGuard, GuardLayer};
-use super::http::{cors, healthz_route, readable_anywhere};
+use super::http::{browser_guard, cors, healthz_route, readable_anywhere};
 use super::mcp::{Agents, Mcp};
-use super::mounts::{Hosting, Mounted, Mounts};
+use super::mounts::{Hosting, Mount, Mounted, Mounts};
 use super::oauth::Deployed;
 use super::paths;
 use super::resource_metadata::ResourceMetadata;
 use super::tenants::{AgentCalls, TenantCalls, TenantEndpoint, unknown_agent};
-use a2a_runtime_a2a::card::Endpoints;
+use super::transport::{BrowserGuard, GuardLayer};
+use a2a_runtime_a2a::bindings::{self, ROOT_CALLS};
 use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::{AudienceRule, Security};
 use a2a_runtime_core::error::Error;
 use a2a_runtime_mcp::McpEndpoint;
-use a2a_runtime_types::model::Binding;
 
 /// A server's routes, and the MCP endpoints its front may answer without them.
 pub(crate) struct Assembled {
@@ -67,11 +66,11 @@ pub(crate) fn assemble(
         assembly.host_root(mounts, hosting, apps, oauth)?;
     }
     let documents = assembly.discovery.bundle().to_vec();
-    let (observed, observed_paths) = super::observe::routes(apps, config);
+    let (observed, observed_paths) = super::observe::routes(apps);
     let host = mounts.hosting.is_some();
     let console = super::console::routes(config, host, oauth.is_some(), &observed_paths);
     let managers = apps.iter().map(|app| Arc::clone(&app.manager)).collect();
-    let guard = Arc::new(BrowserGuard::new(config, &assembly.base));
+    let guard = Arc::new(browser_guard(config, &assembly.base));
     let router = assembly
         .router
         .merge(console)
@@ -105,26 +104,28 @@ impl Assembly<'_> {
     /// the agent is also a tenant of the root and an entry of the catalog.
     fn agent(&mut self, mounts: &Mounts, mounted: &Mounted, app: &Arc<App>) -> Result<(), Error> {
         let config = self.config;
-        let at = Mounts::path_of(mounted);
-        let (endpoints, tenants) = match mounted.id.as_str() {
-            "" => (Endpoints::new(&self.base, &app.rest_prefix), Tenants::Any),
-            id => (Endpoints::hosted(&self.base, id), Tenants::Mounted),
+        let mount = &mounted.mount;
+        let at = mount.path();
+        let endpoints = mount.endpoints(&self.base, &app.rest_prefix);
+        let tenants = match mount {
+            Mount::Root => Tenants::Any,
+            Mount::At(_) => Tenants::Mounted,
         };
-        #[cfg(feature = "grpc")]
-        let endpoints = endpoints.with_grpc(&config.grpc_url());
+        let endpoints = bindings::served_at(endpoints, &config.grpc_url());
         // The agent's URL as a protected resource: at the root well-known URL for the root
         // agent, below it for a hosted one (RFC 9728 §3.1 inserts the resource's path).
-        let suffix = match mounted.id.as_str() {
-            "" => String::new(),
-            id => format!("/{id}/"),
-        };
-        let metadata =
-            ResourceMetadata::new(&app.security, &[app], app.agent.name(), &self.base, &suffix);
+        let metadata = ResourceMetadata::new(
+            &app.security,
+            &[app],
+            app.agent.name(),
+            &self.base,
+            &mount.url_path(),
+        );
         let metadata_url = metadata.as_ref().map(|m| Arc::from(m.url()));
         let agent = agent_routes(app, config, endpoints.clone(), tenants, metadata_url);
         let documents = self.discovery.agent(app, &at, &endpoints);
-        let card_path = |at: &str| format!("{at}{}", paths::AGENT_CARDS[0]);
-        self.discovery.card(card_path(&at), &agent.public_card);
+        let card_path = format!("{at}{}", paths::AGENT_CARDS[0]);
+        self.discovery.card(card_path, &agent.public_card);
         self.router = std::mem::take(&mut self.router)
             .merge(metadata.map(ResourceMetadata::routes).unwrap_or_default());
         let mcp_path = format!("{at}{}", paths::MCP);
@@ -140,13 +141,14 @@ impl Assembly<'_> {
             .merge(documents)
             .merge(mounted.agent.routes.clone());
         let router = std::mem::take(&mut self.router).merge(metadata);
-        if at.is_empty() {
+        let Mount::At(id) = mount else {
             self.router = router.merge(own);
             return Ok(());
-        }
-        let primary = mounts.primary_id() == Some(mounted.id.as_str());
+        };
+        let primary = mounts.primary_id() == Some(id.as_str());
         if primary {
-            self.discovery.card(card_path(""), &agent.public_card);
+            self.discovery
+                .card(paths::AGENT_CARDS[0].to_owned(), &agent.public_card);
         }
         let own = match config.console_enabled() {
             true => own.merge(super::console::page()),
@@ -158,23 +160,19 @@ impl Assembly<'_> {
             .nest(&at, own)
             .merge(if primary { agent.card } else { Router::new() });
         self.entries.push(CatalogEntry {
-            id: mounted.id.clone(),
+            id: id.clone(),
             card_url: format!("{}{}", endpoints.jsonrpc, &paths::AGENT_CARDS[0][1..]),
             url: endpoints.jsonrpc,
             primary,
             card: agent.public_card,
         });
-        let calls = AgentCalls {
-            jsonrpc: agent.endpoint,
-            #[cfg(feature = "grpc")]
-            grpc: agent.grpc,
-        };
-        self.calls.insert(mounted.id.clone(), calls);
+        self.calls.insert(id.clone(), agent.endpoints);
         Ok(())
     }
 
-    /// A host's root: JSON-RPC reaching the agent a request's `tenant` names, the shared MCP
-    /// endpoint, the catalog, and a not-found naming the agents.
+    /// A host's root: each binding's root call reaching the agent a request's `tenant` names
+    /// (JSON-RPC at `/`), the shared MCP endpoint, the catalog, and a not-found naming the
+    /// agents.
     fn host_root(
         &mut self,
         mounts: &Mounts,
@@ -193,28 +191,7 @@ impl Assembly<'_> {
             max_body: config.limits.max_body_bytes,
             body_time: config.limits.body_time(),
         });
-        let mut root_call = post_service(TenantEndpoint {
-            tenants: Arc::clone(&tenants),
-            binding: Binding::JsonRpc,
-        });
-        // A browser at the host's URL gets the console (its agent picker), as at an agent's.
-        if config.console_enabled() {
-            root_call = root_call.get(super::console::at_root);
-        }
-        let mut root_call = Router::new().route("/", root_call);
-        if let Some(cors) = cors(config) {
-            root_call = root_call.layer(cors);
-        }
-        // gRPC paths name the service: at the root, each request reaches its tenant's agent
-        // (never from a browser: no CORS).
-        #[cfg(feature = "grpc")]
-        let root_call = root_call.route(
-            a2a_runtime_a2a::grpc::ROUTE,
-            post_service(TenantEndpoint {
-                tenants,
-                binding: Binding::Grpc,
-            }),
-        );
+        let root_calls = root_calls(config, &tenants);
         if hosting.shared_mcp {
             self.shared_mcp(mounts, apps, oauth)?;
         }
@@ -244,7 +221,7 @@ impl Assembly<'_> {
             .route(paths::AGENTS, catalog)
             .layer(readable_anywhere());
         self.router = std::mem::take(&mut self.router)
-            .merge(root_call)
+            .merge(root_calls)
             .merge(catalog)
             .merge(documents)
             .merge(metadata)
@@ -283,4 +260,26 @@ impl Assembly<'_> {
         self.direct.extend(direct);
         Ok(())
     }
+}
+
+/// A host's root calls: each binding of `ROOT_CALLS` at its route, reaching the agent a
+/// request's tenant names. A browser at the host's URL gets the console (its agent picker),
+/// as at an agent's.
+fn root_calls(config: &ServeConfig, tenants: &Arc<TenantCalls>) -> Router {
+    let mut router = Router::new();
+    for call in ROOT_CALLS {
+        let tenants = Arc::clone(tenants);
+        let mut route = post_service(TenantEndpoint { tenants, call });
+        if call.route == "/" && config.console_enabled() {
+            route = route.get(super::console::at_root);
+        }
+        let mut routes = Router::new().route(call.route, route);
+        if call.browsers
+            && let Some(cors) = cors(config)
+        {
+            routes = routes.layer(cors);
+        }
+        router = router.merge(routes);
+    }
+    router
 }

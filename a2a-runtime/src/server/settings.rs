@@ -19,7 +19,7 @@ use a2a_runtime_core::task::TaskStore;
 
 /// See the module docs.
 #[derive(Default)]
-pub(crate) struct Server {
+pub(crate) struct ServerSettings {
     pub(crate) config: ServeConfig,
     /// The whole configuration was given: `serve()` reads no flags.
     pub(crate) config_overridden: bool,
@@ -35,12 +35,12 @@ pub(crate) struct Server {
     pub(crate) routes: Router,
     pub(crate) shutdown: Option<CancellationToken>,
     /// The application's authorization server, if it configures one.
-    pub(crate) oauth: Option<oauth::Settings>,
+    pub(crate) oauth: Option<oauth::AuthorizationServer>,
     /// The application's observers of every agent's calls, tasks and operations.
     pub(crate) observers: Vec<Arc<dyn CallObserver>>,
 }
 
-/// The builder methods of a server's own settings, for a type with a `server: Server` field.
+/// The builder methods of a server's own settings, for a type with a `server: ServerSettings` field.
 macro_rules! server_builder {
     () => {
         /// Serves metrics and queues observers as `options` say (flags and environment
@@ -211,8 +211,7 @@ macro_rules! server_builder {
         /// Tasks an earlier run left unfinished in a durable store are settled in the
         /// background (call it inside a Tokio runtime).
         pub fn router(self) -> Result<axum::Router, $crate::Error> {
-            let (server, mounts) = self.into_parts();
-            server.router(mounts)
+            self.into_lifecycle().router()
         }
 
         /// Serves until SIGTERM or Ctrl-C: over HTTP (A2A and MCP), or MCP over stdio with
@@ -221,16 +220,14 @@ macro_rules! server_builder {
         /// `--version` print and return. The first signal starts a graceful shutdown bounded
         /// by `--shutdown-timeout`; a second exits at once.
         pub fn serve(self) -> $crate::server::Serving {
-            let (server, mounts) = self.into_parts();
-            Box::pin(server.serve(mounts))
+            Box::pin(self.into_lifecycle().serve())
         }
 
         /// Serves HTTP (A2A and MCP) on `listener` with this builder's configuration (no flags
         /// are read) until the `shutdown_signal` token is cancelled, then shuts down gracefully
         /// as `serve()` does. For tests, socket activation, or a port bound early.
         pub fn serve_on(self, listener: tokio::net::TcpListener) -> $crate::server::Serving {
-            let (server, mounts) = self.into_parts();
-            Box::pin(server.serve_on(mounts, listener))
+            Box::pin(self.into_lifecycle().serve_on(listener))
         }
     };
 }

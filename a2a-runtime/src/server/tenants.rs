@@ -1,6 +1,6 @@
-//! A host's root: the JSON-RPC endpoint (and with the `grpc` feature the gRPC service) that
-//! hands each request to the agent its `tenant` names, and a not-found naming the agents for
-//! any other first segment.
+//! A host's root: an endpoint per binding of `ROOT_CALLS` (JSON-RPC; gRPC in a build that
+//! serves it) that hands each request to the agent its `tenant` names, and a not-found naming
+//! the agents for any other first segment.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -16,17 +16,15 @@ use http_body_util::{BodyExt as _, LengthLimitError, Limited};
 use tower::Service;
 use tower::ServiceExt as _;
 
-use super::agent_routes::JsonRpcEndpoint;
+use super::agent_routes::BindingEndpoint;
 use a2a_runtime_a2a::A2aError;
+use a2a_runtime_a2a::bindings::RootCall;
 use a2a_runtime_core::body::{BodyTime, BodyTooSlow, BoxError, TimedBody, declared_over};
 use a2a_runtime_types::model::Binding;
 
-/// One hosted agent's endpoints the root hands requests to, each behind the agent's gate.
-pub(crate) struct AgentCalls {
-    pub(crate) jsonrpc: JsonRpcEndpoint,
-    #[cfg(feature = "grpc")]
-    pub(crate) grpc: JsonRpcEndpoint,
-}
+/// One hosted agent's endpoints the root hands requests to, by binding, each behind the
+/// agent's gate.
+pub(crate) type AgentCalls = HashMap<Binding, BindingEndpoint>;
 
 /// What the root endpoints select among: each agent's endpoints, by id.
 pub(crate) struct TenantCalls {
@@ -38,14 +36,14 @@ pub(crate) struct TenantCalls {
     pub(crate) body_time: BodyTime,
 }
 
-/// `POST /` (JSON-RPC) and, with the `grpc` feature, `POST /lf.a2a.v1.A2AService/{method}`:
-/// the request goes to the agent its `tenant` names (the primary agent when it names none). A
-/// service of its own rather than a handler: it reads the request itself.
+/// A binding's root route (`POST /` for JSON-RPC): the request goes to the agent its `tenant`
+/// names (the primary agent when it names none). A service of its own rather than a handler:
+/// it reads the request itself.
 #[derive(Clone)]
 pub(crate) struct TenantEndpoint {
     pub(crate) tenants: Arc<TenantCalls>,
-    /// `JsonRpc` or `Grpc`: where the tenant is, and which endpoint of the agent is called.
-    pub(crate) binding: Binding,
+    /// Where the tenant is, and which endpoint of the agent is called.
+    pub(crate) call: &'static RootCall,
 }
 
 impl Service<Request> for TenantEndpoint {
@@ -59,66 +57,43 @@ impl Service<Request> for TenantEndpoint {
 
     fn call(&mut self, request: Request) -> Self::Future {
         let tenants = Arc::clone(&self.tenants);
-        match self.binding {
-            #[cfg(feature = "grpc")]
-            Binding::Grpc => Box::pin(async move { Ok(grpc_tenant_call(tenants, request).await) }),
-            _ => Box::pin(async move { Ok(tenant_call(tenants, request).await) }),
-        }
+        Box::pin(tenant_call(tenants, self.call, request))
     }
 }
 
 /// Reads the body first, within the server's size and time limits (which agent's credentials
 /// to check depends on it), then hands the request to the agent it names.
-async fn tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
+async fn tenant_call(
+    tenants: Arc<TenantCalls>,
+    call: &'static RootCall,
+    request: Request,
+) -> Result<Response, Infallible> {
+    let refuse = |error: &A2aError| a2a_runtime_a2a::refusal(error, call.binding);
     if declared_over(request.headers(), tenants.max_body) {
-        let limit = tenants.max_body;
-        return a2a_runtime_a2a::refusal(&A2aError::PayloadTooLarge { limit }, Binding::JsonRpc);
+        return Ok(refuse(&A2aError::PayloadTooLarge {
+            limit: tenants.max_body,
+        }));
     }
     let (mut parts, body) = request.into_parts();
     let body = match read(body, tenants.max_body, tenants.body_time).await {
         Ok(body) => body,
-        Err(error) => {
-            let error = unread(&*error, tenants.max_body);
-            return a2a_runtime_a2a::refusal(&error, Binding::JsonRpc);
-        }
+        Err(error) => return Ok(refuse(&unread(&*error, tenants.max_body))),
     };
-    let tenant = match a2a_runtime_a2a::jsonrpc::tenant_of(&body) {
+    let tenant = match (call.tenant)(parts.uri.path(), &body) {
         Ok(tenant) => tenant,
-        Err(response) => return *response,
+        Err(response) => return Ok(*response),
     };
     let id = named(&mut parts, tenant, &tenants.primary);
-    let Some(calls) = tenants.calls.get(&id) else {
+    let Some(endpoint) = tenants
+        .calls
+        .get(&id)
+        .and_then(|calls| calls.get(&call.binding))
+    else {
         let error = A2aError::unknown_tenant(&id, tenants.known.to_string());
-        return a2a_runtime_a2a::jsonrpc::refuse(&body, &error);
+        return Ok((call.refuse)(&body, &error));
     };
     let request = Request::from_parts(parts, Body::from(body));
-    match calls.jsonrpc.clone().oneshot(request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    }
-}
-
-/// Reads the request's frames within the server's limits, finds the tenant in its message, and
-/// hands the request (the frames as read) to that agent's gated gRPC service.
-#[cfg(feature = "grpc")]
-async fn grpc_tenant_call(tenants: Arc<TenantCalls>, request: Request) -> Response {
-    let refuse = |error: &A2aError| a2a_runtime_a2a::refusal(error, Binding::Grpc);
-    let (mut parts, body) = request.into_parts();
-    let body = match read(body, tenants.max_body, tenants.body_time).await {
-        Ok(body) => body,
-        Err(error) => return refuse(&unread(&*error, tenants.max_body)),
-    };
-    let method = parts.uri.path().rsplit('/').next().unwrap_or_default();
-    let tenant = a2a_runtime_a2a::grpc::tenant_of(method, &body);
-    let id = named(&mut parts, tenant, &tenants.primary);
-    let Some(calls) = tenants.calls.get(&id) else {
-        return refuse(&A2aError::unknown_tenant(&id, tenants.known.to_string()));
-    };
-    let request = Request::from_parts(parts, Body::from(body));
-    match calls.grpc.clone().oneshot(request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    }
+    endpoint.clone().oneshot(request).await
 }
 
 /// The agent a request is for: the tenant it names (kept for its span), else the primary.

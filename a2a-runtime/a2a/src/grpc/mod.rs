@@ -67,6 +67,19 @@ impl Call {
     }
 }
 
+/// What a port of gRPC's own answers to a request that is not gRPC: 415, as the gRPC
+/// specification says a server answers what is not gRPC, naming where the rest is.
+pub fn refuse_other(request: &Request) -> Option<Response> {
+    (!is_grpc(request.headers())).then(|| {
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "this port serves gRPC only (lf.a2a.v1.A2AService); the agent's card names where its \
+             other bindings are\n",
+        )
+            .into_response()
+    })
+}
+
 /// `POST /lf.a2a.v1.A2AService/{method}`.
 pub async fn handle(
     State(service): State<Arc<A2aService>>,

@@ -2,7 +2,8 @@
 //! value, a list flag adds to it, a switch turns its setting on (or off).
 
 use super::args::{AuthArgs, LimitArgs, NetworkArgs, PushArgs, StorageArgs, TlsArgs};
-use crate::server::config::{AuthSettings, PushOptions, ServeConfig, TlsSettings};
+use crate::server::config::{AuthSettings, PushOptions, ServeConfig};
+use crate::server::transport::TlsSettings;
 use a2a_runtime_core::limits::Limits;
 
 /// `given`, if it is, replaces what `slot` holds.

@@ -288,7 +288,7 @@ pub(super) struct NetworkArgs {
         env = "A2A_TRUSTED_PROXIES",
         value_delimiter = ',',
         value_name = "CIDR",
-        value_parser = |item: &str| crate::server::proxies::range(item.trim())
+        value_parser = |item: &str| crate::server::transport::proxy_range(item.trim())
     )]
     pub(super) trusted_proxies: Vec<ipnet::IpNet>,
     /// Extra Host header values accepted (repeat, or comma separated) [default: loopback names

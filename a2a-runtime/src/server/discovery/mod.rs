@@ -74,12 +74,8 @@ impl Discovery {
     pub(crate) fn of_agents(mounts: &Mounts, apps: &[Arc<App>], base_url: &str) -> Self {
         let mut discovery = Self::new(base_url);
         for (mounted, app) in mounts.agents.iter().zip(apps) {
-            let at = Mounts::path_of(mounted);
-            let endpoints = match mounted.id.as_str() {
-                "" => Endpoints::new(base_url, &app.rest_prefix),
-                id => Endpoints::hosted(base_url, id),
-            };
-            let _ = discovery.agent(app, &at, &endpoints);
+            let endpoints = mounted.mount.endpoints(base_url, &app.rest_prefix);
+            let _ = discovery.agent(app, &mounted.mount.path(), &endpoints);
         }
         discovery
     }
@@ -108,7 +104,8 @@ impl Discovery {
         self.bundle.push((path, Arc::new(Served::text(text, JSON))));
     }
 
-    /// The documents of `app`, mounted at `at` (`""`, or `/{id}` on a host) and reached at
+    /// The documents of `app`, mounted at `at` (its mount's path: empty, or `/{id}` on a host)
+    /// and reached at
     /// `endpoints`: routes relative to its mount point.
     pub(crate) fn agent(&mut self, app: &App, at: &str, endpoints: &Endpoints) -> Router {
         let agent = app.agent;

@@ -81,7 +81,7 @@ impl Identity {
 /// The endpoint's server card.
 pub(crate) fn server_card(identity: &Identity, remote: &Remote) -> Value {
     let mut card = identity.common(SERVER_CARD_SCHEMA);
-    let versions = a2a_runtime_mcp::server_handler::protocol_versions();
+    let versions = a2a_runtime_mcp::handler::methods::protocol_versions();
     card.insert("remotes".into(), json!([remote.json(Some(versions))]));
     Value::Object(card)
 }

@@ -3,8 +3,9 @@
 use super::agent::AgentSettings;
 use super::agent_server::AgentServer;
 pub use super::catalog::{AgentCatalog, CatalogEntry};
-use super::mounts::{Hosting, Mounted, Mounts};
-use super::settings::{Server, server_builder};
+use super::lifecycle::Lifecycle;
+use super::mounts::{Hosting, Mount, Mounted, Mounts};
+use super::settings::{ServerSettings, server_builder};
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::limits::Limits;
 
@@ -33,7 +34,7 @@ use a2a_runtime_core::limits::Limits;
 /// ```
 pub struct Host {
     /// The server's own settings.
-    server: Server,
+    server: ServerSettings,
     /// Its agents, under their ids.
     mounts: Mounts,
 }
@@ -57,7 +58,7 @@ impl Host {
     /// A host with no agents yet and default settings.
     pub fn new() -> Self {
         Self {
-            server: Server::default(),
+            server: ServerSettings::default(),
             mounts: Mounts {
                 agents: Vec::new(),
                 hosting: Some(Hosting::new()),
@@ -72,9 +73,9 @@ impl Host {
         self.mounts.hosting.get_or_insert_with(Hosting::new)
     }
 
-    /// The server and its agents.
-    fn into_parts(self) -> (Server, Mounts) {
-        (self.server, self.mounts)
+    /// The server and its agents, to serve.
+    fn into_lifecycle(self) -> Lifecycle {
+        Lifecycle::new(self.server, self.mounts)
     }
 
     /// Serves `agent` as `id`: at `/{id}/` and as tenant `id`. Ids are checked when the host is
@@ -82,7 +83,7 @@ impl Host {
     #[must_use]
     pub fn agent<A: Agent>(mut self, id: impl Into<String>, agent: A) -> Self {
         self.mounts.agents.push(Mounted {
-            id: id.into(),
+            mount: Mount::At(id.into()),
             agent: AgentSettings::new(agent),
         });
         self
@@ -115,7 +116,10 @@ impl Host {
         agent.auth.jwt_issuers.extend(server.auth.jwt_issuers);
         agent.auth.scope_implies.extend(&server.auth.scope_implies);
         agent.routes = std::mem::take(&mut agent.routes).merge(server.routes);
-        self.mounts.agents.push(Mounted { id, agent });
+        self.mounts.agents.push(Mounted {
+            mount: Mount::At(id),
+            agent,
+        });
         self
     }
 
@@ -129,7 +133,7 @@ impl Host {
             .mounts
             .agents
             .iter_mut()
-            .find(|mounted| mounted.id == id)
+            .find(|mounted| mounted.mount.id() == Some(id))
         {
             Some(mounted) => mounted.agent.limits = Some(limits),
             None => self.hosting().refused.push(format!(

@@ -13,7 +13,7 @@ use a2a_runtime_core::error::Error;
 
 /// No application's authorization server exists in this build.
 #[derive(Clone)]
-pub(crate) enum Settings {}
+pub(crate) enum AuthorizationServer {}
 
 /// No authorization server can be planned in this build.
 pub(crate) enum Plan {}
@@ -21,7 +21,7 @@ pub(crate) enum Plan {}
 impl Plan {
     /// Refuses settings that ask for an authorization server.
     pub(crate) fn of(
-        _builder: Option<&Settings>,
+        _builder: Option<&AuthorizationServer>,
         options: &OAuthOptions,
     ) -> Result<Option<Self>, Error> {
         if options.requested() {

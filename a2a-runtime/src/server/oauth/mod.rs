@@ -15,12 +15,12 @@ mod deploy;
 mod grants;
 
 #[cfg(not(feature = "oauth-server"))]
-pub(crate) use absent::{Deployed, Plan, Settings};
+pub(crate) use absent::{AuthorizationServer, Deployed, Plan};
 #[cfg(feature = "oauth-server")]
 pub(crate) use deploy::{Deployed, Plan};
-/// An application's authorization server, as a builder holds it.
+/// An application's authorization server, as a server's settings hold it.
 #[cfg(feature = "oauth-server")]
-pub(crate) type Settings = a2a_runtime_oauth::OAuthServer;
+pub(crate) type AuthorizationServer = a2a_runtime_oauth::OAuthServer;
 
 use a2a_runtime_core::auth::{AuthConfig, JwtConfig, NamedScheme};
 

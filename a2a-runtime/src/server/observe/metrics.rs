@@ -16,10 +16,15 @@ use prometheus::{
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use axum::Router;
+
+use super::ObserveOptions;
+use super::exporter::{Dropped, Exporter};
+use crate::server::paths;
 use a2a_runtime_core::app::App;
+use a2a_runtime_core::auth::Security;
 use a2a_runtime_core::observe::{
-    CallKind, CallObserver, CallRecord, Meter, OperationRecord, PushDelivery, StoreWrite,
-    TaskChange,
+    CallKind, CallObserver, CallRecord, OperationRecord, PushDelivery, StoreWrite, TaskChange,
 };
 use a2a_runtime_core::quota::BusyKind;
 use a2a_runtime_types::model::Protocol;
@@ -65,12 +70,18 @@ pub(super) struct Metrics {
     callers: CallerLabels,
     /// What the gauges are read from, and the counters last read.
     sources: Mutex<Sources>,
+    /// The bearer token a scrape presents (`--metrics-token`).
+    token: Option<String>,
+    /// Whether `/metrics` is served on an address of its own (`--metrics-bind`).
+    apart: bool,
 }
 
 #[derive(Default)]
 struct Sources {
     apps: Vec<Weak<App>>,
     sessions: Vec<Weak<LocalSessionManager>>,
+    /// The server's exporters, whose drops are counted.
+    exporters: Vec<Weak<dyn Exporter>>,
     /// Refusals and drops as last read, to count on from.
     refusals: [u64; BusyKind::ALL.len()],
     dropped: u64,
@@ -114,9 +125,10 @@ fn gauge(name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
 }
 
 impl Metrics {
-    /// The metrics, registered; skill calls carry a caller label for up to `callers`
-    /// principals (none for 0).
-    pub(super) fn new(callers: usize) -> Self {
+    /// The metrics `options` describe, registered; skill calls carry a caller label for up to
+    /// `--metrics-callers` principals (none for 0).
+    pub(super) fn new(options: &ObserveOptions) -> Self {
+        let callers = options.metrics_callers;
         let mut call_labels = vec!["agent", "skill", "protocol", "binding", "outcome"];
         if callers > 0 {
             call_labels.push("caller");
@@ -224,6 +236,8 @@ impl Metrics {
                 seen: Mutex::default(),
             },
             sources: Mutex::default(),
+            token: options.metrics_token.clone(),
+            apart: options.metrics_bind.is_some(),
         };
         metrics.register();
         metrics
@@ -259,14 +273,10 @@ impl Metrics {
         self.sources.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Reads `app`'s gauges at each scrape.
-    pub(super) fn watch_app(&self, app: &Arc<App>) {
-        self.sources().apps.push(Arc::downgrade(app));
-    }
-
-    /// Counts `sessions` among the MCP sessions.
-    pub(super) fn watch_sessions(&self, sessions: &Arc<LocalSessionManager>) {
-        self.sources().sessions.push(Arc::downgrade(sessions));
+    /// The `/metrics` route over these metrics.
+    fn scrape(self: Arc<Self>) -> Router {
+        let token = self.token.clone();
+        super::scrape::routes(Arc::new(move || self.render()), token)
     }
 
     /// The exposition, in the Prometheus text format (version 0.0.4), as of now.
@@ -314,19 +324,19 @@ impl Metrics {
                 self.dropped.inc_by(dropped.saturating_sub(sources.dropped));
                 sources.dropped = dropped;
             }
-            #[cfg(feature = "otlp")]
-            if let Some(exporter) = super::otlp::of(app.dispatcher.meter()) {
-                let dropped = exporter.dropped();
-                self.spans_dropped
-                    .inc_by(dropped.saturating_sub(sources.spans_dropped));
-                sources.spans_dropped = dropped;
-            }
-            #[cfg(feature = "usage")]
-            if let Some(recorder) = super::usage::of(app.dispatcher.meter()) {
-                let dropped = recorder.dropped();
-                self.usage_dropped
-                    .inc_by(dropped.saturating_sub(sources.usage_dropped));
-                sources.usage_dropped = dropped;
+            let exporters: Vec<_> = sources.exporters.iter().filter_map(Weak::upgrade).collect();
+            for exporter in exporters {
+                let (counter, last, now) = match exporter.dropped() {
+                    Some(Dropped::Spans(now)) => {
+                        (&self.spans_dropped, &mut sources.spans_dropped, now)
+                    }
+                    Some(Dropped::UsageRows(now)) => {
+                        (&self.usage_dropped, &mut sources.usage_dropped, now)
+                    }
+                    None => continue,
+                };
+                counter.inc_by(now.saturating_sub(*last));
+                *last = now;
             }
         }
         let sessions: usize = sources
@@ -343,9 +353,28 @@ fn gauge_value(count: usize) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-/// The metrics `meter` reports to, if the server serves metrics.
-pub(super) fn of(meter: &Meter) -> Option<Arc<Metrics>> {
-    meter.hub()?.find::<Metrics>()
+/// The metrics as the server runs them: the gauges of what it serves read at each scrape, and
+/// `/metrics` served on its address or on one of its own.
+impl Exporter for Metrics {
+    fn watch_app(&self, app: &Arc<App>) {
+        self.sources().apps.push(Arc::downgrade(app));
+    }
+
+    fn watch_sessions(&self, sessions: &Arc<LocalSessionManager>) {
+        self.sources().sessions.push(Arc::downgrade(sessions));
+    }
+
+    fn watch_exporters(&self, all: &[Arc<dyn Exporter>]) {
+        self.sources().exporters = all.iter().map(Arc::downgrade).collect();
+    }
+
+    fn routes(self: Arc<Self>, _security: &Arc<Security>) -> Option<(Router, Vec<&'static str>)> {
+        (!self.apart).then(|| (self.scrape(), vec![paths::METRICS]))
+    }
+
+    fn apart(self: Arc<Self>) -> Option<Router> {
+        self.apart.then(|| self.scrape())
+    }
 }
 
 impl CallObserver for Metrics {

@@ -18,8 +18,12 @@ use prost::Message as _;
 use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
+use futures::future::BoxFuture;
+
+use super::ObserveOptions;
+use super::exporter::{Dropped, Exporter};
 use a2a_runtime_core::error::Error;
-use a2a_runtime_core::observe::{CallObserver, CallRecord, ClientSpan, Meter, OperationRecord};
+use a2a_runtime_core::observe::{CallObserver, CallRecord, ClientSpan, OperationRecord};
 use wire::{InstrumentationScope, KeyValue, Resource};
 
 /// Bytes of encoded spans kept while the collector is slow or down; beyond, new spans are
@@ -36,6 +40,8 @@ const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
 pub(super) struct Otlp(Arc<Shared>);
 
 struct Shared {
+    /// The share of traces started here that are sampled (`--otlp-sample-ratio`).
+    sample_ratio: f64,
     /// `{endpoint}/v1/traces`.
     url: String,
     headers: HeaderMap,
@@ -53,12 +59,14 @@ struct Shared {
 
 impl Otlp {
     /// An exporter to the collector at `endpoint` (`http(s)://host:port`, or a path under
-    /// which `/v1/traces` is), sending `headers`, for the service `service`.
+    /// which `/v1/traces` is), sending the headers of `options` (`--otlp-header`) and sampling
+    /// as they say, for the service `service`.
     pub(super) fn new(
         endpoint: &str,
-        headers: &[(String, String)],
+        options: &ObserveOptions,
         service: super::Service<'_>,
     ) -> Result<Self, Error> {
+        let headers = &options.otlp_headers;
         let url = format!("{}/v1/traces", endpoint.trim_end_matches('/'));
         let mut map = HeaderMap::new();
         for (name, value) in headers {
@@ -98,6 +106,7 @@ impl Otlp {
             version: env!("CARGO_PKG_VERSION").into(),
         };
         Ok(Self(Arc::new(Shared {
+            sample_ratio: options.otlp_sample_ratio,
             url,
             headers: map,
             resource: resource.encode_to_vec(),
@@ -112,7 +121,6 @@ impl Otlp {
 
     /// Spans dropped so far: beyond the buffer while the collector was slow or down, or
     /// refused by it.
-    #[cfg_attr(not(feature = "metrics"), allow(dead_code))] // Metrics count them.
     pub(super) fn dropped(&self) -> u64 {
         self.0.dropped.load(Ordering::Relaxed)
     }
@@ -277,7 +285,18 @@ impl CallObserver for Otlp {
     }
 }
 
-/// The exporter `meter` reports to, if the server exports traces.
-pub(super) fn of(meter: &Meter) -> Option<Arc<Otlp>> {
-    meter.hub()?.find::<Otlp>()
+/// The exporter as the server runs it: sampling what the options say, its spans sent at
+/// exit, its drops counted.
+impl Exporter for Otlp {
+    fn sampling(&self) -> Option<f64> {
+        Some(self.0.sample_ratio)
+    }
+
+    fn flush(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Otlp::flush(self))
+    }
+
+    fn dropped(&self) -> Option<Dropped> {
+        Some(Dropped::Spans(Otlp::dropped(self)))
+    }
 }

@@ -9,11 +9,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
 
-use a2a_runtime_core::observe::{CallKind, CallObserver, CallRecord, Meter};
+use axum::Router;
+use futures::future::BoxFuture;
+
+use super::ObserveOptions;
+use super::exporter::{Dropped, Exporter};
+use crate::server::paths;
+use crate::server::storage::Storage;
+use a2a_runtime_core::auth::Security;
+use a2a_runtime_core::error::Error;
+use a2a_runtime_core::observe::{CallKind, CallObserver, CallRecord};
 use a2a_runtime_core::quota::{CallBudget, Quotas};
 use a2a_runtime_sql::{UsageRow, UsageStore};
-
-pub(super) use endpoint::routes;
 
 /// Rows waiting to be written; beyond it new ones are dropped (counted), while the store is
 /// down.
@@ -55,6 +62,21 @@ struct Shared {
 }
 
 impl Usage {
+    /// The recorder `options` describe (`--usage-*`, `--call-budget`), its budget set on
+    /// `quotas`.
+    pub(in crate::server::observe) fn of_options(
+        options: &ObserveOptions,
+        quotas: &Quotas,
+    ) -> Self {
+        let settings = UsageSettings {
+            retention: options.usage_retention,
+            rollup_retention: options.usage_rollup_retention,
+            claims: options.usage_claims.clone(),
+            admin_scope: options.usage_admin_scope.trim().to_owned(),
+        };
+        Self::new(settings, options.call_budget, quotas)
+    }
+
     /// A recorder with `settings`, charging `budget` (set on `quotas`) when given.
     pub(super) fn new(settings: UsageSettings, budget: Option<u64>, quotas: &Quotas) -> Self {
         let budget = budget.map(|limit| Arc::new(CallBudget::new(limit)));
@@ -97,7 +119,6 @@ impl Usage {
     }
 
     /// Rows dropped so far (the store was down longer than the buffer lasts, or refused them).
-    #[cfg_attr(not(feature = "metrics"), allow(dead_code))] // Metrics count them.
     pub(super) fn dropped(&self) -> u64 {
         self.0.dropped.load(Ordering::Relaxed)
     }
@@ -275,7 +296,34 @@ impl CallObserver for Usage {
     }
 }
 
-/// The recorder `meter` reports to, if the server records usage.
-pub(super) fn of(meter: &Meter) -> Option<Arc<Usage>> {
-    meter.hub()?.find::<Usage>()
+/// The recorder as the server runs it: its store opened beside the tasks, its rows written
+/// out at exit, `/usage` served, its drops counted.
+impl Exporter for Usage {
+    fn open<'a>(&'a self, storage: Option<&'a Storage>) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            let failed = |e: &dyn std::fmt::Display| Error::Config(format!("the usage store: {e}"));
+            let store = match storage {
+                None => a2a_runtime_sql::UsageStore::memory(),
+                Some(storage) => {
+                    let records = storage.records().await?;
+                    let beside = a2a_runtime_sql::UsageStore::beside(&records);
+                    beside.await.map_err(|e| failed(&e))?
+                }
+            };
+            Usage::open(self, store).await.map_err(|e| failed(&e))
+        })
+    }
+
+    fn flush(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Usage::flush(self))
+    }
+
+    fn routes(self: Arc<Self>, security: &Arc<Security>) -> Option<(Router, Vec<&'static str>)> {
+        let routes = endpoint::routes(self, Arc::clone(security));
+        Some((routes, vec![paths::USAGE, paths::USAGE_OWN]))
+    }
+
+    fn dropped(&self) -> Option<Dropped> {
+        Some(Dropped::UsageRows(Usage::dropped(self)))
+    }
 }

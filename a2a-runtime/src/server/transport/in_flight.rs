@@ -10,14 +10,13 @@ use std::task::{Context, Poll, ready};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Request;
-use axum::http::Method;
 use axum::response::Response;
 use futures::future::Either;
 use hyper::body::{Frame, SizeHint};
 use tower::{Layer, Service};
 
-/// Requests whose responses are still being written (streams included), except MCP's
-/// standalone `GET` stream, which carries no call of its own.
+/// Requests whose responses are still being written (streams included), except those the
+/// server names untracked (MCP's standalone `GET` stream, which carries no call of its own).
 #[derive(Debug, Default)]
 pub(crate) struct InFlight(AtomicUsize);
 
@@ -30,24 +29,30 @@ impl InFlight {
 
 /// Counts each request of a router as in flight until its response body is finished or
 /// dropped (a tower layer: nothing boxed or cloned per request but the counted body).
-#[derive(Debug, Clone)]
-pub(crate) struct TrackLayer(pub(crate) Arc<InFlight>);
+#[derive(Clone)]
+pub(crate) struct TrackLayer {
+    pub(crate) in_flight: Arc<InFlight>,
+    /// Requests not counted.
+    pub(crate) untracked: fn(&Request) -> bool,
+}
 
 impl<S> Layer<S> for TrackLayer {
     type Service = Tracking<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
         Tracking {
-            in_flight: Arc::clone(&self.0),
+            in_flight: Arc::clone(&self.in_flight),
+            untracked: self.untracked,
             inner,
         }
     }
 }
 
 /// A service whose requests are counted.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Tracking<S> {
     in_flight: Arc<InFlight>,
+    untracked: fn(&Request) -> bool,
     inner: S,
 }
 
@@ -64,7 +69,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        if request.method() == Method::GET && request.uri().path().starts_with(super::paths::MCP) {
+        if (self.untracked)(&request) {
             return Either::Left(self.inner.call(request));
         }
         self.in_flight.0.fetch_add(1, Ordering::AcqRel);

@@ -3,7 +3,10 @@
 //! agent, whose tools and prompts are listed as `{agent}_{name}` (`namespace.rs`) and resources
 //! by their URIs. Each request goes to the agent it names, whose [`AgentMcp`] serves it with the
 //! agent's scopes, quotas and tasks; a task is found through the agent that owns it. The rmcp
-//! trait is implemented in `server_handler.rs`.
+//! trait, every MCP method, is implemented in `methods.rs`.
+
+#[doc(hidden)]
+pub mod methods;
 
 use std::sync::{Arc, OnceLock};
 
@@ -14,10 +17,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
-use super::agent::AgentMcp;
-use super::content;
-use super::namespace::{collision, namespaced, split};
-use super::skills_ext::{self, SkillDocument};
+use crate::agent::AgentMcp;
+use crate::content;
+use crate::namespace::{collision, namespaced, split};
+use crate::skills_ext::{self, SkillDocument};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::content::{ARTIFACT_TEMPLATE, ResourceUpdates};
 use a2a_runtime_core::observe::Meter;
@@ -192,12 +195,12 @@ impl McpHandler {
             tools.extend(listed.tools.into_iter().map(|mut tool| {
                 tool.name = namespaced(&member.prefix, &tool.name).into();
                 if open {
-                    tool = super::tools::with_security(tool, json!([{ "type": "noauth" }]));
+                    tool = crate::tools::with_security(tool, json!([{ "type": "noauth" }]));
                 }
                 tool
             }));
         }
-        super::tools::listed(tools, private)
+        crate::tools::listed(tools, private)
     }
 
     /// Every member's resource templates; the task-artifact template, which each lists, once.

@@ -18,13 +18,13 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::content;
-use super::error::busy;
-use super::handler::{McpHandler, unknown_prompt, unknown_resource, unknown_task, unknown_tool};
-use super::metering::timed;
-use super::namespace::namespaced;
-use super::service::{caller_of, is_stateless};
-use super::skills_ext;
+use super::{McpHandler, unknown_prompt, unknown_resource, unknown_task, unknown_tool};
+use crate::content;
+use crate::error::busy;
+use crate::metering::timed;
+use crate::namespace::namespaced;
+use crate::service::{caller_of, is_stateless};
+use crate::skills_ext;
 
 /// The MCP revisions this server implements.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -72,10 +72,10 @@ impl ServerHandler for McpHandler {
             .map_or_else(|| "null".to_owned(), Value::to_string);
         // Methods protocol 2026-07-28 removed are unknown there, whatever their params.
         let stateless = is_stateless(&context);
-        let misshapen = if stateless && super::request_check::removed_in_2026(&request.method) {
+        let misshapen = if stateless && crate::request_check::removed_in_2026(&request.method) {
             None
         } else {
-            super::request_check::misshapen(&request.method, &params)
+            crate::request_check::misshapen(&request.method, &params)
         };
         match misshapen {
             Some(message) => Err(McpError::invalid_params(message, None)),
@@ -175,7 +175,7 @@ impl ServerHandler for McpHandler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(super::subscriptions::accepted_filter(requested))
+        Some(crate::subscriptions::accepted_filter(requested))
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
@@ -185,7 +185,7 @@ impl ServerHandler for McpHandler {
             let caller = caller_of(subscription.request_context());
             let quotas = &self.members()[0].agent.app().quotas;
             let _slot = quotas.open_stream(&caller).map_err(busy)?;
-            super::subscriptions::listen(self.updates(), subscription).await;
+            crate::subscriptions::listen(self.updates(), subscription).await;
             Ok(())
         })
         .await

@@ -1,5 +1,5 @@
 //! The connection loop: accepts TCP connections up to a cap, serves HTTP/1.1 (and HTTP/2 with
-//! the `grpc` feature) on each with a header-read timeout, backs off on accept errors (a full
+//! the `http2` feature) on each with a header-read timeout, backs off on accept errors (a full
 //! descriptor table does not spin), tells handlers the peer's address, and drains gracefully
 //! when asked.
 
@@ -16,10 +16,10 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use super::front::Served;
 use super::peers::PeerConnections;
 use super::protocols::Protocols;
 use super::proxies::TrustedProxies;
+use super::{Answer, Endpoint};
 use a2a_runtime_core::auth::ClientCertificate;
 use a2a_runtime_core::limits::Limits;
 use a2a_runtime_core::quota::PeerKey;
@@ -27,28 +27,20 @@ use a2a_runtime_core::quota::PeerKey;
 /// The longest pause between accept attempts after errors.
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
-/// Where a server accepts connections: its socket, TLS over it if asked, and the reverse
-/// proxies whose forwarding headers its requests may carry.
-pub(crate) struct Listening {
-    pub(crate) listener: TcpListener,
-    pub(crate) tls: Option<super::tls::Acceptor>,
-    pub(crate) proxies: TrustedProxies,
-}
-
-/// Serves `router` on `listening` until `stop` is cancelled, then stops accepting and asks
+/// Serves `endpoint` until `stop` is cancelled, then stops accepting and asks
 /// every connection to close once its in-flight request is answered. Returns the connections
 /// still open, to wait on.
-pub(crate) async fn accept_until(
-    listening: Listening,
-    router: Served,
+pub(crate) async fn accept_until<S: Answer>(
+    endpoint: Endpoint<S>,
     limits: &Limits,
     stop: CancellationToken,
 ) -> Draining {
-    let Listening {
+    let Endpoint {
         listener,
+        service: router,
         tls,
         proxies,
-    } = listening;
+    } = endpoint;
     let protocols = Protocols::new(limits);
     let connections = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
@@ -238,12 +230,12 @@ struct TlsConnection {
 impl TlsConnection {
     /// Serves `stream` from `peer` with `router`, tagging requests with the verified client
     /// certificate.
-    async fn serve(
+    async fn serve<S: Answer>(
         self,
         stream: tokio::net::TcpStream,
         peer: std::net::SocketAddr,
         proxy: Option<TrustedProxies>,
-        router: Served,
+        router: S,
     ) {
         let accepted = tokio::time::timeout(self.handshake_timeout, self.tls.accept(stream)).await;
         let stream = match accepted {
@@ -266,7 +258,7 @@ impl TlsConnection {
         // HTTP/2 when the client asked for it in the handshake (ALPN `h2`, offered only where
         // it is served).
         let version = match stream.get_ref().1.alpn_protocol() {
-            #[cfg(feature = "grpc")]
+            #[cfg(feature = "http2")]
             Some(b"h2") => super::protocols::Version::Http2,
             _ => super::protocols::Version::Http1,
         };
@@ -283,8 +275,8 @@ impl TlsConnection {
 /// it makes) and, over TLS, the client certificate the handshake verified. When the peer is a
 /// trusted `proxy`, each request is tagged with the client the proxy forwarded it for instead,
 /// and with what the proxy said (the host the client asked for).
-fn tagged(
-    router: Served,
+fn tagged<S: Answer>(
+    router: S,
     peer: std::net::SocketAddr,
     proxy: Option<TrustedProxies>,
     certificate: Option<ClientCertificate>,

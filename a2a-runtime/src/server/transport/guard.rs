@@ -1,7 +1,8 @@
 //! Browser safety for every route: a request whose `Host` is not one this agent answers to (DNS
 //! rebinding) or whose `Origin` is a page this agent does not trust (cross-site requests) is
 //! refused with 403 before any handler runs. Non-browser clients send no `Origin` and are
-//! unaffected. The agent card and `/healthz` stay readable from anywhere.
+//! unaffected. The paths the server calls public (its cards and other metadata, health) stay
+//! readable from any origin.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -14,9 +15,6 @@ use futures::future::{Either, Ready, ready};
 use serde_json::json;
 use tower::{Layer, Service};
 
-use super::config::ServeConfig;
-use super::paths;
-
 /// Host names accepted on loopback binds.
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
 
@@ -27,59 +25,41 @@ pub(crate) struct BrowserGuard {
     hosts: Option<Vec<String>>,
     /// Accepted origins: `scheme://host` with an optional `:port` or `:*`, or `*`.
     origins: Vec<String>,
+    /// Paths any page may read whatever its origin (the host is still checked).
+    public: fn(&str) -> bool,
 }
 
-/// Paths any page may read whatever its origin: every well-known document (agent cards, the
-/// catalogs, Agent Skills, the protected-resource metadata; a host's agents' too), the MCP
-/// server cards and registry entries, a host's catalog, health, an authorization server's API.
-/// The host is still checked.
-fn is_public_metadata(path: &str) -> bool {
-    const WELL_KNOWN: &str = ".well-known/";
-    let is_document = |path: &str| {
-        path.starts_with(WELL_KNOWN) || matches!(path, "mcp/server-card" | "mcp/server.json")
-    };
-    let Some(rest) = path.strip_prefix('/') else {
-        return false;
-    };
-    let under_agent = rest
-        .split_once('/')
-        .is_some_and(|(_, inner)| is_document(inner));
-    is_document(rest)
-        || under_agent
-        || path == paths::HEALTHZ
-        || path == paths::AGENTS
-        || is_authorization_server_api(path)
-}
-
-/// The authorization server's discovery, keys, registration, token and revocation endpoints,
-/// which browser-based MCP clients call from their own origin (they take no cookies).
-#[cfg(feature = "oauth-server")]
-fn is_authorization_server_api(path: &str) -> bool {
-    a2a_runtime_oauth::CROSS_ORIGIN_PATHS.contains(&path)
-}
-
-#[cfg(not(feature = "oauth-server"))]
-fn is_authorization_server_api(_path: &str) -> bool {
-    false
+/// What a guard is made from: the address bound, the URL the server is reached at when one
+/// was given, and the hosts and origins the operator allows besides.
+pub(crate) struct GuardSettings<'a> {
+    /// The address actually bound (loopback admits local pages).
+    pub(crate) bind: std::net::SocketAddr,
+    /// The public URL, when one was given: its host and origin are accepted.
+    pub(crate) public_url: Option<&'a str>,
+    /// More accepted `Host` names (`--allowed-host`).
+    pub(crate) hosts: &'a [String],
+    /// More accepted origins (`--allowed-origin`, `--cors-origin`).
+    pub(crate) origins: Vec<&'a str>,
+    /// Paths any page may read whatever its origin.
+    pub(crate) public: fn(&str) -> bool,
 }
 
 impl BrowserGuard {
-    /// The guard for `config`, whose bind address is the one actually bound.
-    pub(crate) fn new(config: &ServeConfig, base_url: &str) -> Self {
-        let loopback = config.bind.ip().is_loopback();
+    /// The guard `settings` describe.
+    pub(crate) fn new(settings: GuardSettings<'_>) -> Self {
+        let loopback = settings.bind.ip().is_loopback();
         let mut hosts: Vec<String> = if loopback {
             LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()
         } else {
             Vec::new()
         };
-        let public_host = config.public_url.as_ref().and_then(|_| url_host(base_url));
-        hosts.extend(public_host);
-        hosts.extend(config.allowed_hosts.iter().map(|h| h.to_ascii_lowercase()));
+        hosts.extend(settings.public_url.and_then(url_host));
+        hosts.extend(settings.hosts.iter().map(|h| h.to_ascii_lowercase()));
         let hosts = if hosts.is_empty() {
             tracing::warn!(
                 "Host checking is off: bound to {} without --public-url or --allowed-host, so \
                  DNS-rebinding pages can reach the agent",
-                config.bind
+                settings.bind
             );
             None
         } else {
@@ -94,12 +74,13 @@ impl BrowserGuard {
                 origins.push(format!("https://{host}"));
             }
         }
-        if config.public_url.is_some() {
-            origins.extend(url_origin(base_url));
+        origins.extend(settings.public_url.and_then(url_origin));
+        origins.extend(settings.origins.into_iter().map(str::to_owned));
+        Self {
+            hosts,
+            origins,
+            public: settings.public,
         }
-        origins.extend(config.allowed_origins.iter().cloned());
-        origins.extend(config.cors_origins.iter().cloned());
-        Self { hosts, origins }
     }
 
     fn host_allowed(&self, host: Option<&str>) -> bool {
@@ -188,7 +169,7 @@ impl BrowserGuard {
             )));
         }
         if let Some(origin) = request.headers().get(header::ORIGIN)
-            && !is_public_metadata(request.uri().path())
+            && !(self.public)(request.uri().path())
         {
             let origin = String::from_utf8_lossy(origin.as_bytes());
             if !self.origin_allowed(&origin) {
@@ -250,7 +231,7 @@ fn host_name(host: &str) -> &str {
 }
 
 /// The host of an `http(s)://host[:port]/path` URL.
-pub(crate) fn url_host(url: &str) -> Option<String> {
+fn url_host(url: &str) -> Option<String> {
     let rest = url.split_once("://")?.1;
     let authority = rest.split('/').next()?;
     let host = host_name(authority).to_ascii_lowercase();
@@ -306,8 +287,13 @@ mod tests {
 
     #[test]
     fn loopback_binds_accept_local_pages_only() {
-        let config = ServeConfig::default();
-        let guard = BrowserGuard::new(&config, "http://127.0.0.1:8080/");
+        let guard = BrowserGuard::new(GuardSettings {
+            bind: ([127, 0, 0, 1], 8080).into(),
+            public_url: None,
+            hosts: &[],
+            origins: Vec::new(),
+            public: |_| false,
+        });
         assert!(guard.host_allowed(Some("127.0.0.1:8080")));
         assert!(guard.host_allowed(Some("localhost")));
         assert!(!guard.host_allowed(Some("evil.example")));

@@ -10,7 +10,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
 use tokio_rustls::TlsAcceptor;
 
-use super::config::TlsSettings;
+use super::tls_settings::TlsSettings;
 use a2a_runtime_core::error::Error;
 
 /// What accepts TLS connections.
@@ -62,11 +62,11 @@ pub(crate) fn acceptor(settings: &TlsSettings) -> Result<Option<Acceptor>, Error
         ))
     })?;
     // HTTP/2 is offered where it is served (gRPC needs it); HTTP/1.1 always.
-    #[cfg(feature = "grpc")]
+    #[cfg(feature = "http2")]
     {
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     }
-    #[cfg(not(feature = "grpc"))]
+    #[cfg(not(feature = "http2"))]
     {
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
     }

@@ -1,7 +1,7 @@
 //! A build without the `tls` feature serves plain HTTP only: `--tls-cert` and `--tls-key` are
 //! a startup error naming the feature, never silently ignored.
 
-use super::config::TlsSettings;
+use super::tls_settings::TlsSettings;
 use a2a_runtime_core::error::Error;
 
 /// No TLS acceptor exists in this build; nothing can hold one.

@@ -1,5 +1,5 @@
-//! Which HTTP a connection speaks, and serving it: HTTP/1.1 always; with the `grpc` feature
-//! HTTP/2 too, for gRPC clients, which send the HTTP/2 preface in clear text ("prior
+//! Which HTTP a connection speaks, and serving it: HTTP/1.1 always; with the `http2` feature
+//! (which `grpc` turns on) HTTP/2 too, for clients such as gRPC's, which send the HTTP/2 preface in clear text ("prior
 //! knowledge") or ask for `h2` in the TLS handshake (ALPN). Told apart here, within the header
 //! timeout, so a client that connects and sends nothing holds its slot no longer than an
 //! HTTP/1.1 client that sends no headers.
@@ -17,7 +17,7 @@ use a2a_runtime_core::limits::Limits;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Version {
     Http1,
-    #[cfg(feature = "grpc")]
+    #[cfg(feature = "http2")]
     Http2,
 }
 
@@ -25,12 +25,12 @@ pub(crate) enum Version {
 #[derive(Clone)]
 pub(crate) struct Protocols {
     http1: hyper::server::conn::http1::Builder,
-    #[cfg(feature = "grpc")]
+    #[cfg(feature = "http2")]
     http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
     /// How long a client may take to say which HTTP it speaks (the header timeout), and how
     /// long an HTTP/2 connection may stay without a stream, as an HTTP/1.1 one may between
     /// requests.
-    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     first_bytes: Duration,
 }
 
@@ -46,7 +46,7 @@ impl Protocols {
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
             .keep_alive(true);
-        #[cfg(feature = "grpc")]
+        #[cfg(feature = "http2")]
         let http2 = {
             let mut http2 =
                 hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
@@ -59,7 +59,7 @@ impl Protocols {
         };
         Self {
             http1,
-            #[cfg(feature = "grpc")]
+            #[cfg(feature = "http2")]
             http2,
             first_bytes: limits.header_timeout,
         }
@@ -69,12 +69,12 @@ impl Protocols {
     /// HTTP/2 preface, HTTP/1.1 as soon as they are not; `None` when the client closes or says
     /// nothing within the header timeout.
     pub(crate) async fn version(&self, stream: &tokio::net::TcpStream) -> Option<Version> {
-        #[cfg(not(feature = "grpc"))]
+        #[cfg(not(feature = "http2"))]
         {
             let _ = stream;
             Some(Version::Http1)
         }
-        #[cfg(feature = "grpc")]
+        #[cfg(feature = "http2")]
         {
             tokio::time::timeout(self.first_bytes, preface(stream))
                 .await
@@ -107,7 +107,7 @@ impl Protocols {
                     .watch(self.http1.serve_connection(io, service))
                     .await
             }
-            #[cfg(feature = "grpc")]
+            #[cfg(feature = "http2")]
             Version::Http2 => {
                 let activity = super::idle::Activity::default();
                 let io = super::idle::IdleIo::new(io, activity.clone(), self.first_bytes);
@@ -124,11 +124,11 @@ impl Protocols {
 }
 
 /// The HTTP/2 connection preface (RFC 9113 §3.4).
-#[cfg(feature = "grpc")]
+#[cfg(feature = "http2")]
 const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// Peeks at the first bytes until they tell the version apart (nothing is consumed).
-#[cfg(feature = "grpc")]
+#[cfg(feature = "http2")]
 async fn preface(stream: &tokio::net::TcpStream) -> Option<Version> {
     let mut seen = [0u8; 24];
     loop {
