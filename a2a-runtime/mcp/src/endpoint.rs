@@ -6,7 +6,6 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -42,10 +41,26 @@ impl McpEndpoint {
         }))
     }
 
-    /// Answers `request` (what [`Service::call`] does, without needing `&mut`).
+    /// Answers `request`.
     pub fn handle(&self, request: Request) -> BoxFuture<'static, Result<Response, Infallible>> {
         let endpoint = self.clone();
         Box::pin(async move { Ok(endpoint.serve(request).await) })
+    }
+
+    /// The endpoint as a tower service, to route or layer.
+    pub fn service(
+        &self,
+    ) -> impl Service<
+        Request,
+        Response = Response,
+        Error = Infallible,
+        Future = BoxFuture<'static, Result<Response, Infallible>>,
+    > + Clone
+    + Send
+    + Sync
+    + 'static {
+        let endpoint = self.clone();
+        tower::service_fn(move |request| endpoint.handle(request))
     }
 
     async fn serve(self, request: Request) -> Response {
@@ -73,19 +88,5 @@ impl McpEndpoint {
             }
             _ => response,
         }
-    }
-}
-
-impl Service<Request> for McpEndpoint {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        self.handle(request)
     }
 }

@@ -7,6 +7,8 @@
 //! re-exports these.
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod connect;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod keys;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod list;

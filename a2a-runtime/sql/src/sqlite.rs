@@ -8,14 +8,11 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqlitePool, SqlitePoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
@@ -184,11 +181,10 @@ impl SqliteTaskStore {
         options: SqliteStoreOptions,
     ) -> Result<Self, StoreError> {
         let path = path.as_ref().to_owned();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                StoreError::backend(format!("cannot create {}: {e}", dir.display()))
-            })?;
-        }
+        let connect = crate::connect::sqlite_file(&path)
+            .map_err(StoreError::backend)?
+            .foreign_keys(false)
+            .pragma("wal_autocheckpoint", WAL_PAGES);
         let lock_path = path.with_extension("lock");
         let lock = File::create(&lock_path).map_err(|e| {
             StoreError::backend(format!("cannot open {}: {e}", lock_path.display()))
@@ -200,15 +196,6 @@ impl SqliteTaskStore {
                 path.display()
             ))
         })?;
-        let connect = SqliteConnectOptions::from_str("sqlite:")
-            .map_err(StoreError::backend)?
-            .filename(&path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(5))
-            .foreign_keys(false)
-            .pragma("wal_autocheckpoint", WAL_PAGES);
         let mut writer = SqliteConnection::connect_with(&connect)
             .await
             .map_err(StoreError::backend)?;

@@ -130,11 +130,11 @@ impl Mcp {
             .unwrap_or_default();
         match self.cors {
             Some(cors) => {
-                let layered = tower::Layer::layer(&cors, self.endpoint);
+                let layered = tower::Layer::layer(&cors, self.endpoint.service());
                 (Router::new().route_service(at, layered), metadata, None)
             }
             None => {
-                let route = Router::new().route_service(at, self.endpoint.clone());
+                let route = Router::new().route_service(at, self.endpoint.service());
                 (route, metadata, Some((self.path, self.endpoint)))
             }
         }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::http::Uri;
-use axum::routing::{get, post_service};
+use axum::routing::get;
 
 use super::agent_routes::agent_routes;
 use super::catalog::{self, CatalogEntry};
@@ -21,7 +21,7 @@ use super::mounts::{Hosting, Mount, Mounted, Mounts};
 use super::oauth::Deployed;
 use super::paths;
 use super::resource_metadata::ResourceMetadata;
-use super::tenants::{AgentCalls, TenantCalls, TenantEndpoint, unknown_agent};
+use super::tenants::{AgentCalls, TenantCalls, tenant_endpoint, unknown_agent};
 use super::transport::{BrowserGuard, GuardLayer};
 use a2a_runtime_a2a::bindings::{self, ROOT_CALLS};
 use a2a_runtime_a2a::rest::Tenants;
@@ -268,8 +268,7 @@ impl Assembly<'_> {
 fn root_calls(config: &ServeConfig, tenants: &Arc<TenantCalls>) -> Router {
     let mut router = Router::new();
     for call in ROOT_CALLS {
-        let tenants = Arc::clone(tenants);
-        let mut route = post_service(TenantEndpoint { tenants, call });
+        let mut route = tenant_endpoint(Arc::clone(tenants), call);
         if call.route == "/" && config.console_enabled() {
             route = route.get(super::console::at_root);
         }

@@ -52,12 +52,11 @@ impl Storage {
                 let shared = open_records(location)
                     .await
                     .map_err(|e| records_failed(&e))?;
-                let pool = shared.postgres_pool().ok_or_else(|| {
+                let tasks = shared.task_store_beside().await.ok_or_else(|| {
                     Error::Config(format!("--store {location}: not a Postgres database"))
-                })?;
+                })??;
                 let _ = records.set(shared);
-                let options = a2a_runtime_sql::PostgresStoreOptions::default();
-                Arc::new(a2a_runtime_sql::PostgresTaskStore::on_pool(pool, options).await?)
+                tasks
             }
             #[allow(unreachable_patterns)] // Only when a feature is left out.
             other => return Err(missing_store_feature(other)),

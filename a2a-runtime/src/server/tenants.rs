@@ -5,15 +5,12 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes, HttpBody as _};
 use axum::extract::Request;
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
-use futures::future::BoxFuture;
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
-use tower::Service;
 use tower::ServiceExt as _;
 
 use super::agent_routes::BindingEndpoint;
@@ -39,26 +36,13 @@ pub(crate) struct TenantCalls {
 /// A binding's root route (`POST /` for JSON-RPC): the request goes to the agent its `tenant`
 /// names (the primary agent when it names none). A service of its own rather than a handler:
 /// it reads the request itself.
-#[derive(Clone)]
-pub(crate) struct TenantEndpoint {
-    pub(crate) tenants: Arc<TenantCalls>,
-    /// Where the tenant is, and which endpoint of the agent is called.
-    pub(crate) call: &'static RootCall,
-}
-
-impl Service<Request> for TenantEndpoint {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let tenants = Arc::clone(&self.tenants);
-        Box::pin(tenant_call(tenants, self.call, request))
-    }
+pub(crate) fn tenant_endpoint(
+    tenants: Arc<TenantCalls>,
+    call: &'static RootCall,
+) -> axum::routing::MethodRouter {
+    axum::routing::post_service(tower::service_fn(move |request| {
+        tenant_call(Arc::clone(&tenants), call, request)
+    }))
 }
 
 /// Reads the body first, within the server's size and time limits (which agent's credentials

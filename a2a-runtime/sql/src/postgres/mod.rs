@@ -15,7 +15,7 @@ use writer::{Row as TaskRow, Writer};
 
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::PgPool;
 use sqlx::{AssertSqlSafe, Row};
 
 use std::sync::Arc;
@@ -148,18 +148,13 @@ impl PostgresTaskStore {
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and
     /// runs the schema's migrations.
     pub async fn connect(url: &str, options: PostgresStoreOptions) -> Result<Self, StoreError> {
-        let connect: PgConnectOptions = url.parse().map_err(StoreError::backend)?;
-        let pool = PgPoolOptions::new()
-            .max_connections(options.max_connections.max(1))
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(connect.application_name("a2a-runtime"))
-            .await
-            .map_err(StoreError::backend)?;
-        Self::on_pool(pool, options).await
+        let connections = options.max_connections.max(1);
+        let pool = crate::connect::postgres_pool(url, connections, "a2a-runtime").await;
+        Self::on_pool(pool.map_err(StoreError::backend)?, options).await
     }
 
-    /// The store in the database `pool` connects to, through that pool (the one the server's
-    /// other records share: [`Records::postgres_pool`](crate::Records::postgres_pool)); runs
+    /// The store in the database `pool` connects to, through that pool (the server's records
+    /// share theirs: [`Records::task_store_beside`](crate::Records::task_store_beside)); runs
     /// the schema's migrations.
     pub async fn on_pool(pool: PgPool, options: PostgresStoreOptions) -> Result<Self, StoreError> {
         migrate(&pool).await?;

@@ -3,14 +3,14 @@
 //! holds a driver behind its own, so a new database is one more implementation, not one more
 //! arm in every operation.
 
-#[cfg(feature = "sqlite")]
-use std::path::Path;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 
 use a2a_runtime_types::util::BoxFuture;
 
 use super::changes::Feed;
 use super::{Inner, RecordError, Row, Write, Written};
+use crate::usage::{UsageError, UsageStore};
+use a2a_runtime_core::task::{StoreError, TaskStore};
 
 /// The rows a sweep removed: each expired record's collection and key.
 pub(crate) type Expired = Vec<(String, String)>;
@@ -78,21 +78,15 @@ pub(crate) trait Backend: std::fmt::Debug + Send + Sync + 'static {
         Box::pin(async {})
     }
 
-    /// The SQLite file, for records kept in one.
-    #[cfg(feature = "sqlite")]
-    fn path(&self) -> Option<&Path> {
-        None
+    /// The usage store beside these records, in the same database and through the same
+    /// connections; in memory beside memory records.
+    fn usage(&self) -> BoxFuture<'_, Result<UsageStore, UsageError>> {
+        Box::pin(async { Ok(UsageStore::memory()) })
     }
 
-    /// The file's writer connection and readers, for records kept in a SQLite file.
-    #[cfg(feature = "sqlite")]
-    fn sqlite_pools(&self) -> Option<(sqlx::SqlitePool, sqlx::SqlitePool)> {
-        None
-    }
-
-    /// The pool, for records kept in a Postgres database.
-    #[cfg(feature = "postgres")]
-    fn postgres_pool(&self) -> Option<sqlx::PgPool> {
+    /// The task store in the same database and through the same connections, for a database
+    /// replicas share; `None` where tasks are kept apart.
+    fn tasks(&self) -> Option<BoxFuture<'_, Result<Arc<dyn TaskStore>, StoreError>>> {
         None
     }
 }
@@ -214,12 +208,8 @@ impl Backend for super::sqlite::SqliteRecords {
         })
     }
 
-    fn path(&self) -> Option<&Path> {
-        Some(&self.path)
-    }
-
-    fn sqlite_pools(&self) -> Option<(sqlx::SqlitePool, sqlx::SqlitePool)> {
-        Some(self.pools())
+    fn usage(&self) -> BoxFuture<'_, Result<UsageStore, UsageError>> {
+        Box::pin(Self::usage(self))
     }
 }
 
@@ -231,8 +221,12 @@ impl Backend for super::postgres::PgRecords {
         Box::pin(self.listen(inner, origin))
     }
 
-    fn postgres_pool(&self) -> Option<sqlx::PgPool> {
-        Some(self.pool())
+    fn usage(&self) -> BoxFuture<'_, Result<UsageStore, UsageError>> {
+        Box::pin(Self::usage(self))
+    }
+
+    fn tasks(&self) -> Option<BoxFuture<'_, Result<Arc<dyn TaskStore>, StoreError>>> {
+        Some(Box::pin(Self::tasks(self)))
     }
 }
 

@@ -20,9 +20,7 @@
 //!   the SQLite file make and those other replicas make in the Postgres database;
 //! - [`Leases`] build exclusive, expiring, renewable holds on keys from the above.
 
-use std::path::Path;
-#[cfg(feature = "sqlite")]
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -180,6 +178,8 @@ pub(crate) enum Written {
 #[derive(Debug)]
 struct Inner {
     backend: Box<dyn Backend>,
+    /// The file the records are in, when they are in one.
+    path: Option<PathBuf>,
     feed: Feed,
     background: background::Background,
 }
@@ -197,9 +197,14 @@ impl Records {
     }
 
     fn with(backend: Box<dyn Backend>) -> Self {
+        Self::in_file(backend, None)
+    }
+
+    fn in_file(backend: Box<dyn Backend>, path: Option<PathBuf>) -> Self {
         let records = Self {
             inner: Arc::new(Inner {
                 backend,
+                path,
                 feed: Feed::new(),
                 background: background::Background::new(SWEEP_EVERY),
             }),
@@ -212,9 +217,9 @@ impl Records {
     /// processes may share the file: each sees the others' writes and is told of their changes.
     #[cfg(feature = "sqlite")]
     pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self, RecordError> {
-        Ok(Self::with(Box::new(
-            sqlite::SqliteRecords::open(path.as_ref()).await?,
-        )))
+        let path = path.as_ref();
+        let backend = Box::new(sqlite::SqliteRecords::open(path).await?);
+        Ok(Self::in_file(backend, Some(path.to_owned())))
     }
 
     /// Records in the Postgres database at `url` (tables `a2a_records` and the sequence
@@ -244,22 +249,31 @@ impl Records {
     #[cfg(feature = "postgres")]
     pub async fn shared_postgres(url: &str, max_connections: u32) -> Result<Self, RecordError> {
         let open = async {
-            let pool = postgres::pool(url, max_connections).await?;
-            Ok(Self::with(Box::new(postgres::PgRecords::on(pool).await?)))
+            let connections = max_connections.max(2);
+            let pool = crate::connect::postgres_pool(url, connections, "a2a-runtime").await;
+            Ok(Self::with(Box::new(
+                postgres::PgRecords::on(pool.map_err(backend)?).await?,
+            )))
         };
         shared::get_or_open(format!("postgres:{url}"), open).await
     }
 
-    /// The SQLite writer and readers of the file these records are in, if they are in one.
-    #[cfg(feature = "sqlite")]
-    pub(crate) fn sqlite_pools(&self) -> Option<(sqlx::SqlitePool, sqlx::SqlitePool)> {
-        self.inner.backend.sqlite_pools()
+    /// The usage store beside these records: its tables in the same database, written through
+    /// the same connections (the SQLite file's one writer, the Postgres pool); in memory beside
+    /// memory records.
+    pub async fn usage_beside(&self) -> Result<crate::UsageStore, crate::UsageError> {
+        self.inner.backend.usage().await
     }
 
-    /// The Postgres pool of the database these records are in, if they are in one.
-    #[cfg(feature = "postgres")]
-    pub fn postgres_pool(&self) -> Option<sqlx::PgPool> {
-        self.inner.backend.postgres_pool()
+    /// The task store in the same database and through the same connections, for a database
+    /// replicas share (Postgres); `None` where tasks are kept apart from the records (in
+    /// memory, or a SQLite file of their own).
+    pub async fn task_store_beside(
+        &self,
+    ) -> Option<
+        Result<Arc<dyn a2a_runtime_core::task::TaskStore>, a2a_runtime_core::task::StoreError>,
+    > {
+        Some(self.inner.backend.tasks()?.await)
     }
 
     /// The records of the agent named `agent_name` where `serve()` keeps its tasks by default:
@@ -286,10 +300,7 @@ impl Records {
 
     /// The SQLite file, unless the records are elsewhere.
     pub fn path(&self) -> Option<&Path> {
-        #[cfg(feature = "sqlite")]
-        return self.inner.backend.path();
-        #[cfg(not(feature = "sqlite"))]
-        None
+        self.inner.path.as_deref()
     }
 
     /// Stores `value` under `collection` and `key`, replacing what was there, and answers its

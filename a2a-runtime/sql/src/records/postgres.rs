@@ -4,15 +4,17 @@
 //! `pg_notify` in the statement that makes it, so other replicas hear of it when (and only if)
 //! it commits; one connection per replica listens while anyone watches.
 
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde::Deserialize;
 use sqlx::Row as _;
-use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions, PgRow};
+use sqlx::postgres::{PgListener, PgPool, PgRow};
 
 use super::backend::key_after_prefix;
 use super::{Change, ChangeKind, Condition, Inner, RecordError, Row, Write, Written, backend};
+use crate::usage::{UsageError, UsageStore};
+use a2a_runtime_core::task::{StoreError, TaskStore};
 
 /// The channel changes are announced on.
 const CHANNEL: &str = "a2a_records";
@@ -164,27 +166,10 @@ pub(super) struct PgRecords {
     listening: tokio::sync::OnceCell<()>,
 }
 
-/// A pool on the database at `url`, of at most `max_connections`.
-pub(super) async fn pool(url: &str, max_connections: u32) -> Result<PgPool, RecordError> {
-    let options: PgConnectOptions = url.parse().map_err(backend)?;
-    PgPoolOptions::new()
-        .max_connections(max_connections.max(2))
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_with(options.application_name("a2a-runtime"))
-        .await
-        .map_err(backend)
-}
-
 impl PgRecords {
     pub(super) async fn connect(url: &str) -> Result<Self, RecordError> {
-        let options: PgConnectOptions = url.parse().map_err(backend)?;
-        let pool = PgPoolOptions::new()
-            .max_connections(8)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options.application_name("a2a-runtime records"))
-            .await
-            .map_err(backend)?;
-        Self::on(pool).await
+        let pool = crate::connect::postgres_pool(url, 8, "a2a-runtime records").await;
+        Self::on(pool.map_err(backend)?).await
     }
 
     /// The records of the database `pool` connects to, through that pool.
@@ -206,8 +191,17 @@ impl PgRecords {
     }
 
     /// The pool, for others of this process that keep their tables in the database (usage).
-    pub(crate) fn pool(&self) -> PgPool {
-        self.pool.clone()
+    /// The usage store in this database, through this pool.
+    pub(super) async fn usage(&self) -> Result<UsageStore, UsageError> {
+        UsageStore::postgres_on(self.pool.clone()).await
+    }
+
+    /// The task store in this database, through this pool: replicas sharing the database
+    /// share it.
+    pub(super) async fn tasks(&self) -> Result<Arc<dyn TaskStore>, StoreError> {
+        let options = crate::PostgresStoreOptions::default();
+        let store = crate::PostgresTaskStore::on_pool(self.pool.clone(), options).await?;
+        Ok(Arc::new(store))
     }
 
     pub(super) async fn write(&self, write: &Write<'_>) -> Result<Written, RecordError> {

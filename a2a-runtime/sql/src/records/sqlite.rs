@@ -10,17 +10,14 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
 
 use sqlx::Row as _;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
-    SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnection, SqlitePool, SqlitePoolOptions};
 
 use super::backend::key_after_prefix;
 use super::changes::Feed;
 use super::{Change, ChangeKind, Condition, RecordError, Row, Write, Written, backend};
+use crate::usage::{UsageError, UsageStore};
 
 /// How long the change log keeps a change: how long another process may fall behind.
 const LOG_KEEPS_US: i64 = 10 * 60 * 1_000_000;
@@ -110,18 +107,8 @@ const QUIET_US: i64 = 1_000_000;
 
 impl SqliteRecords {
     pub(super) async fn open(path: &Path) -> Result<Self, RecordError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| backend(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // As the task store: a commit survives the process (kill -9 included); only an
-            // operating system crash may lose the last ones.
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(5))
+        let options = crate::connect::sqlite_file(path)
+            .map_err(backend)?
             .pragma("journal_size_limit", WAL_LIMIT_BYTES.to_string());
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
@@ -143,10 +130,10 @@ impl SqliteRecords {
         })
     }
 
-    /// The file's writer connection and readers, for others of this process that keep their
-    /// tables in it (usage): writes from one process go through one connection.
-    pub(crate) fn pools(&self) -> (SqlitePool, SqlitePool) {
-        (self.writer.clone(), self.pool.clone())
+    /// The usage store in this file, written through its one writer connection (writes from
+    /// one process go through one connection) and read through its readers.
+    pub(super) async fn usage(&self) -> Result<UsageStore, UsageError> {
+        UsageStore::sqlite_on(self.writer.clone(), self.pool.clone()).await
     }
 
     /// Checkpoints the write-ahead log and truncates it, when it is over [`WAL_LIMIT_BYTES`]

@@ -3,8 +3,6 @@
 //! in memory: what usage records are billed, capped and reported from.
 
 use std::collections::HashMap;
-#[cfg(feature = "sqlite")]
-use std::path::Path;
 use std::sync::Arc;
 
 /// A SQL database's [`UsageBackend`]: its inherent `async fn`s of the same names.
@@ -298,32 +296,21 @@ impl UsageStore {
         }
     }
 
-    /// Usage in the SQLite file at `path` (tables `usage_calls` and `usage_hourly`).
+    /// Usage in the SQLite file `writer` writes (through its one connection) and `reads`
+    /// reads, beside the records kept there.
     #[cfg(feature = "sqlite")]
-    pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self, UsageError> {
-        Ok(Self::with(sqlite::SqliteUsage::open(path.as_ref()).await?))
+    pub(crate) async fn sqlite_on(
+        writer: sqlx::SqlitePool,
+        reads: sqlx::SqlitePool,
+    ) -> Result<Self, UsageError> {
+        Ok(Self::with(sqlite::SqliteUsage::on(writer, reads).await?))
     }
 
-    /// Usage in the Postgres database at `url` (tables `a2a_usage_calls` and
+    /// Usage in the Postgres database `pool` connects to (tables `a2a_usage_calls` and
     /// `a2a_usage_hourly`), which every replica using it shares.
     #[cfg(feature = "postgres")]
-    pub async fn postgres(url: &str) -> Result<Self, UsageError> {
-        Ok(Self::with(postgres::PgUsage::connect(url).await?))
-    }
-
-    /// Usage beside `records`, in the same database and through its connections: the SQLite
-    /// file's one writer, or the Postgres pool; in memory beside memory records.
-    pub async fn beside(records: &crate::Records) -> Result<Self, UsageError> {
-        #[cfg(feature = "sqlite")]
-        if let Some((writer, reads)) = records.sqlite_pools() {
-            return Ok(Self::with(sqlite::SqliteUsage::on(writer, reads).await?));
-        }
-        #[cfg(feature = "postgres")]
-        if let Some(pool) = records.postgres_pool() {
-            return Ok(Self::with(postgres::PgUsage::on(pool).await?));
-        }
-        let _ = records;
-        Ok(Self::memory())
+    pub(crate) async fn postgres_on(pool: sqlx::PgPool) -> Result<Self, UsageError> {
+        Ok(Self::with(postgres::PgUsage::on(pool).await?))
     }
 
     /// Writes `rows` and adds them to their rollups, all or nothing.

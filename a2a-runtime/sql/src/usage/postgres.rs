@@ -1,10 +1,9 @@
 //! Usage in a Postgres database, shared by the replicas that use it.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use sqlx::Row as _;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::PgPool;
 
 use super::{RollupKey, UsageError, UsageQuery, UsageRow, UsageTotal, backend};
 
@@ -55,17 +54,6 @@ const SCHEMA: [&str; 3] = [
 ];
 
 impl PgUsage {
-    pub(super) async fn connect(url: &str) -> Result<Self, UsageError> {
-        let options: PgConnectOptions = url.parse().map_err(backend)?;
-        let pool = PgPoolOptions::new()
-            .max_connections(2)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options.application_name("a2a-runtime usage"))
-            .await
-            .map_err(backend)?;
-        Self::on(pool).await
-    }
-
     /// Usage in the database `pool` connects to, through that pool.
     pub(super) async fn on(pool: PgPool) -> Result<Self, UsageError> {
         for statement in SCHEMA {

@@ -1,11 +1,9 @@
 //! Usage in a SQLite file (the agent's `records.sqlite3`).
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::time::Duration;
 
 use sqlx::Row as _;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::SqlitePool;
 
 use super::{RollupKey, UsageError, UsageQuery, UsageRow, UsageTotal, backend};
 
@@ -59,24 +57,6 @@ const SCHEMA: [&str; 3] = [
 ];
 
 impl SqliteUsage {
-    pub(super) async fn open(path: &Path) -> Result<Self, UsageError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| backend(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(2)
-            .connect_with(options)
-            .await
-            .map_err(backend)?;
-        Self::on(pool.clone(), pool).await
-    }
-
     /// Usage in the file `writer` writes (and `reads` reads), beside what else is kept there.
     pub(super) async fn on(writer: SqlitePool, reads: SqlitePool) -> Result<Self, UsageError> {
         for statement in SCHEMA {

@@ -306,8 +306,7 @@ impl Exporter for Usage {
                 None => a2a_runtime_sql::UsageStore::memory(),
                 Some(storage) => {
                     let records = storage.records().await?;
-                    let beside = a2a_runtime_sql::UsageStore::beside(&records);
-                    beside.await.map_err(|e| failed(&e))?
+                    records.usage_beside().await.map_err(|e| failed(&e))?
                 }
             };
             Usage::open(self, store).await.map_err(|e| failed(&e))
