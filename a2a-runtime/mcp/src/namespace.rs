@@ -8,8 +8,12 @@ use std::sync::Arc;
 use a2a_runtime_core::dispatch::Dispatcher;
 use a2a_runtime_core::registry::SkillEntry;
 
-/// The name agent `prefix`'s `name` is listed under; an agent with an empty prefix (the only
-/// agent of a server) keeps its names.
+/// The prefix of an endpoint's only agent (an agent's own endpoint): its names are listed as
+/// they are.
+pub const OWN_NAMES: &str = "";
+
+/// The name agent `prefix`'s `name` is listed under; an agent with an empty prefix
+/// ([`OWN_NAMES`]) keeps its names.
 pub fn namespaced(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_owned()

@@ -35,7 +35,7 @@ impl Agents<'_> {
     /// Each agent with the prefix of its names.
     fn prefixed(&self) -> Vec<(&str, &Arc<App>)> {
         match self {
-            Self::One(app) => vec![("", *app)],
+            Self::One(app) => vec![(a2a_runtime_mcp::namespace::OWN_NAMES, *app)],
             Self::Shared { agents, .. } => agents.clone(),
         }
     }

@@ -36,13 +36,8 @@ pub use config::{AuthSettings, DEFAULT_MAX_BODY_BYTES, PushOptions, ServeConfig,
 pub use host::{AgentCatalog, CatalogEntry, Host};
 pub use oauth::OAuthOptions;
 pub use observe::ObserveOptions;
+pub use settings::Serving;
 pub use tasks::{Tasks, TasksError};
-pub use transport::{TlsSettings, TrustedProxies};
-/// What [`AgentServer::serve`], [`AgentServer::serve_on`] and their [`Host`] twins return:
-/// `.await` it, or spawn it (it is `Send`). Boxed where it is made, so the server's whole
-/// connection loop is compiled once, in this crate: an `async fn` here would be compiled again
-/// in every agent's crate that awaits it, which doubled an agent's rebuild after a one-line
-/// edit.
-pub type Serving = a2a_runtime_types::util::BoxFuture<'static, Result<(), Error>>;
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.
 pub use tokio_util::sync::CancellationToken;
+pub use transport::{TlsSettings, TrustedProxies};

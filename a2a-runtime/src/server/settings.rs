@@ -14,6 +14,7 @@ use super::config::ServeConfig;
 use super::oauth;
 use super::storage::Storage;
 use a2a_runtime_core::auth::AuthConfig;
+use a2a_runtime_core::error::Error;
 use a2a_runtime_core::observe::CallObserver;
 use a2a_runtime_core::task::TaskStore;
 
@@ -40,7 +41,17 @@ pub(crate) struct ServerSettings {
     pub(crate) observers: Vec<Arc<dyn CallObserver>>,
 }
 
-/// The builder methods of a server's own settings, for a type with a `server: ServerSettings` field.
+/// What [`AgentServer::serve`](crate::server::AgentServer::serve),
+/// [`AgentServer::serve_on`](crate::server::AgentServer::serve_on) and their
+/// [`Host`](crate::server::Host) twins return:
+/// `.await` it, or spawn it (it is `Send`). Boxed where it is made, so the server's whole
+/// connection loop is compiled once, in this crate: an `async fn` here would be compiled again
+/// in every agent's crate that awaits it, which doubled an agent's rebuild after a one-line
+/// edit.
+pub type Serving = a2a_runtime_types::util::BoxFuture<'static, Result<(), Error>>;
+
+/// The builder methods of a server's own settings, for a type with a `server: ServerSettings`
+/// field.
 macro_rules! server_builder {
     () => {
         /// Serves metrics and queues observers as `options` say (flags and environment
@@ -53,7 +64,10 @@ macro_rules! server_builder {
         /// # let _ = observe;
         /// ```
         #[must_use]
-        pub fn observe_options(mut self, options: $crate::server::ObserveOptions) -> Self {
+        pub fn observe_options(
+            mut self,
+            options: $crate::server::observe::options::ObserveOptions,
+        ) -> Self {
             self.server.config.observe = options;
             self
         }
@@ -123,7 +137,7 @@ macro_rules! server_builder {
         /// Sets the whole configuration; `serve()` then reads no flags or environment
         /// variables.
         #[must_use]
-        pub fn config(mut self, config: $crate::server::ServeConfig) -> Self {
+        pub fn config(mut self, config: $crate::server::config::ServeConfig) -> Self {
             self.server.config = config;
             self.server.config_overridden = true;
             self
@@ -141,7 +155,7 @@ macro_rules! server_builder {
         /// # let _ = limits;
         /// ```
         #[must_use]
-        pub fn limits(mut self, limits: $crate::server::Limits) -> Self {
+        pub fn limits(mut self, limits: a2a_runtime_core::limits::Limits) -> Self {
             self.server.config.limits = limits;
             self
         }
@@ -219,14 +233,17 @@ macro_rules! server_builder {
         /// variables override the builder's settings (`--help` lists them); `--help` and
         /// `--version` print and return. The first signal starts a graceful shutdown bounded
         /// by `--shutdown-timeout`; a second exits at once.
-        pub fn serve(self) -> $crate::server::Serving {
+        pub fn serve(self) -> $crate::server::settings::Serving {
             Box::pin(self.into_lifecycle().serve())
         }
 
         /// Serves HTTP (A2A and MCP) on `listener` with this builder's configuration (no flags
         /// are read) until the `shutdown_signal` token is cancelled, then shuts down gracefully
         /// as `serve()` does. For tests, socket activation, or a port bound early.
-        pub fn serve_on(self, listener: tokio::net::TcpListener) -> $crate::server::Serving {
+        pub fn serve_on(
+            self,
+            listener: tokio::net::TcpListener,
+        ) -> $crate::server::settings::Serving {
             Box::pin(self.into_lifecycle().serve_on(listener))
         }
     };

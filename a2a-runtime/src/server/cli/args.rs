@@ -115,7 +115,7 @@ fn header(text: &str) -> Result<(String, String), String> {
 
 impl ObserveArgs {
     /// Adds what was given to `options`.
-    pub(super) fn apply(self, options: &mut crate::server::ObserveOptions) {
+    pub(super) fn apply(self, options: &mut crate::server::observe::options::ObserveOptions) {
         options.metrics |= self.metrics;
         if self.metrics_token.is_some() {
             options.metrics_token = self.metrics_token;

@@ -14,7 +14,8 @@ use a2a_runtime_core::observe::{
 };
 use a2a_runtime_core::quota::Quotas;
 
-/// The exporters of one server, in the order they see each record.
+/// The exporters of one server, in the order they see each record (and their routes are
+/// listed): metrics, traces, usage.
 pub(crate) struct Exporters(Vec<Arc<dyn Exporter>>);
 
 impl Exporters {
@@ -27,11 +28,11 @@ impl Exporters {
         service: Service<'_>,
     ) -> Result<Option<Arc<Self>>, Error> {
         let mut rows: Vec<Arc<dyn Exporter>> = Vec::new();
-        if options.usage {
-            #[cfg(feature = "usage")]
-            rows.push(Arc::new(super::usage::Usage::of_options(options, quotas)));
-            #[cfg(not(feature = "usage"))]
-            return Err(left_out("--usage", "usage"));
+        if options.metrics {
+            #[cfg(feature = "metrics")]
+            rows.push(Arc::new(super::metrics::Metrics::new(options)));
+            #[cfg(not(feature = "metrics"))]
+            return Err(left_out("--metrics", "metrics"));
         }
         if let Some(endpoint) = &options.otlp_endpoint {
             #[cfg(feature = "otlp")]
@@ -41,11 +42,11 @@ impl Exporters {
             #[cfg(not(feature = "otlp"))]
             return Err(left_out(&format!("--otlp-endpoint {endpoint}"), "otlp"));
         }
-        if options.metrics {
-            #[cfg(feature = "metrics")]
-            rows.push(Arc::new(super::metrics::Metrics::new(options)));
-            #[cfg(not(feature = "metrics"))]
-            return Err(left_out("--metrics", "metrics"));
+        if options.usage {
+            #[cfg(feature = "usage")]
+            rows.push(Arc::new(super::usage::Usage::of_options(options, quotas)));
+            #[cfg(not(feature = "usage"))]
+            return Err(left_out("--usage", "usage"));
         }
         // Each is used by some row; in a build with none of them, by none.
         let _ = (quotas, service, &mut rows);
