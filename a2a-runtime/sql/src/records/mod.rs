@@ -245,7 +245,8 @@ impl Records {
 
     /// The records of the Postgres database at `url` this process shares, over one pool of
     /// `max_connections` (made by the first caller), which the task store and usage on that
-    /// database take too ([`postgres_pool`](Self::postgres_pool)).
+    /// database take too ([`task_store_beside`](Self::task_store_beside),
+    /// [`usage_beside`](Self::usage_beside)).
     #[cfg(feature = "postgres")]
     pub async fn shared_postgres(url: &str, max_connections: u32) -> Result<Self, RecordError> {
         let open = async {
