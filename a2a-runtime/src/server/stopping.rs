@@ -10,7 +10,7 @@ use super::transport::InFlight;
 use a2a_runtime_core::app::App;
 
 /// The status message of tasks a shutdown ended.
-pub(crate) const SHUT_DOWN: &str =
+const SHUT_DOWN: &str =
     "The server shut down before this task finished; send the message again to retry.";
 
 /// How long streams get to deliver their final events once tasks have been ended.
