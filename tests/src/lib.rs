@@ -250,6 +250,7 @@ impl TestServer {
     /// the result (a hang guard of 10 s); returns the result.
     pub async fn poll_mcp_task(&self, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
         let capabilities = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+        let mut polled = Value::Null;
         for _ in 0..1000 {
             let (_, body) = self
                 .mcp_modern(
@@ -258,13 +259,13 @@ impl TestServer {
                     capabilities.clone(),
                 )
                 .await;
-            let polled = response_from(&body);
+            polled = response_from(&body);
             if done(&polled["result"]) {
                 return polled["result"].clone();
             }
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
-        panic!("task {task_id} never reached the expected state");
+        panic!("task {task_id} never reached the expected state; last polled: {polled}");
     }
 
     /// Answers input request `key` of MCP task `task` with `answer` (`tasks/update`, declaring

@@ -370,8 +370,11 @@ impl TaskManager {
     ) -> Result<Task, TaskError> {
         if let Some(live) = self.live(id, owner) {
             let task = live.view(history);
-            if task.status.state.is_terminal() {
-                // Finished but perhaps not stored yet: not reported final until it is durable.
+            let state = task.status.state;
+            if state.is_terminal() || state.is_interrupted() {
+                // Finished, or waiting for an answer a restart keeps, but perhaps not stored
+                // yet: not reported until it is durable, so a crash right after does not undo
+                // what the caller was told.
                 live.durable(DURABLE_WAIT).await?;
             }
             return Ok(task);

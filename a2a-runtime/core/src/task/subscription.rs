@@ -94,9 +94,10 @@ pub fn stream<M: TaskSource>(
             match events.recv().await {
                 Ok(event) => {
                     let state = event.state();
-                    if state.is_some_and(TaskState::is_terminal) {
-                        // The final state is shown once it is stored, so a crash right after
-                        // does not undo what the subscriber saw. One the store refused is not
+                    if state.is_some_and(|s| s.is_terminal() || s.is_interrupted()) {
+                        // A final state, or a question a restart keeps, is shown once it is
+                        // stored, so a crash right after does not undo what the subscriber saw.
+                        // One the store refused is not
                         // shown: the stream ends without it, as at a shutdown, and a client
                         // that reads the task again is told it is not stored.
                         if let Err(error) = manager.durable(&task_id, &owner).await {
