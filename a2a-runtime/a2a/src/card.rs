@@ -162,7 +162,7 @@ pub fn build(
     let listed: Vec<_> = registry
         .skills()
         .iter()
-        .filter(|skill| view == CardView::Extended || !skill.descriptor.is_extended_only())
+        .filter(|skill| view == CardView::Extended || !skill.is_extended_only())
         .collect();
     v1::AgentCard {
         name: agent.name().to_owned(),
@@ -251,7 +251,7 @@ fn extensions(agent: &AgentDescriptor, listed: &[&SkillEntry]) -> Vec<v1::AgentE
         if let Some(output) = &skill.output_schema {
             entry.insert("outputSchema".into(), (**output).clone());
         }
-        schemas.insert(skill.descriptor.id().to_owned(), Value::Object(entry));
+        schemas.insert(skill.id().to_owned(), Value::Object(entry));
     }
     std::iter::once(v1::AgentExtension {
         uri: SKILL_SCHEMAS_EXTENSION,
@@ -272,16 +272,17 @@ fn extensions(agent: &AgentDescriptor, listed: &[&SkillEntry]) -> Vec<v1::AgentE
 
 /// One skill as the card lists it.
 fn card_skill(skill: &SkillEntry, security: &Security) -> v1::AgentSkill {
-    let d = skill.descriptor;
+    let owned =
+        |items: &[std::borrow::Cow<'static, str>]| items.iter().map(|i| i.to_string()).collect();
     v1::AgentSkill {
-        id: d.id().into(),
-        name: d.name().into(),
-        description: d.description().into(),
-        tags: owned(d.tags()),
-        examples: owned(d.examples()),
+        id: skill.id().into(),
+        name: skill.name().into(),
+        description: skill.description().into(),
+        tags: owned(skill.tags()),
+        examples: owned(skill.examples()),
         input_modes: skill.input_modes.clone(),
         output_modes: skill.output_modes.clone(),
-        security_requirements: super::card_security::skill_requirements(security, d.scopes()),
+        security_requirements: super::card_security::skill_requirements(security, skill.scopes()),
     }
 }
 

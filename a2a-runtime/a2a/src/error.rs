@@ -320,7 +320,7 @@ impl A2aError {
     pub fn scope_challenge(&self) -> Option<String> {
         match self {
             Self::InsufficientScope(missing) => Some(a2a_runtime_core::auth::insufficient_scope(
-                missing.needed,
+                &missing.needed,
                 None,
             )),
             _ => None,

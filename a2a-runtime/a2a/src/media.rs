@@ -54,7 +54,7 @@ pub fn check_parts(skill: &SkillEntry, message: &Message) -> Result<(), A2aError
             return Err(A2aError::ContentTypeNotSupported {
                 field: format!("message.parts[{index}]"),
                 media_type,
-                skill: skill.descriptor.id(),
+                skill: skill.id(),
                 accepted: skill.input_modes.clone(),
             });
         }

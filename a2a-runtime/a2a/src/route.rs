@@ -106,7 +106,7 @@ fn route_by_data<'a>(registry: &'a Registry, message: &Message) -> Result<Route<
     };
     let (_, data) = data_object(message).ok_or_else(ambiguous)?;
     let mut matches = registry.skills().iter().filter_map(|skill| {
-        let input = skill.descriptor.decode_input(&data).ok()?;
+        let input = skill.decode_input(&data).ok()?;
         Some(Route {
             skill,
             arguments: data.clone(),
@@ -153,7 +153,7 @@ fn text_object(text: &str) -> Option<Value> {
 
 /// Builds `skill`'s input from the message parts and decodes it into the skill's input type.
 fn input_for(skill: &SkillEntry, message: &Message) -> Result<(Value, DecodedInput), RouteError> {
-    let id = skill.descriptor.id();
+    let id = skill.id();
     let (input, prefix) = if let Some((index, data)) = data_object(message) {
         (data, Cow::Owned(format!("message.parts[{index}].data")))
     } else if let Some(text) = message.text() {
@@ -186,18 +186,16 @@ fn input_for(skill: &SkillEntry, message: &Message) -> Result<(Value, DecodedInp
             reason: "no text or data part to read the skill's input from".into(),
         });
     };
-    let decoded =
-        skill
-            .descriptor
-            .decode_input(&input)
-            .map_err(|InputError { field, reason }| RouteError::Input {
-                skill: id,
-                field: if field.is_empty() {
-                    prefix.into_owned()
-                } else {
-                    format!("{prefix}.{field}")
-                },
-                reason,
-            })?;
+    let decoded = skill
+        .decode_input(&input)
+        .map_err(|InputError { field, reason }| RouteError::Input {
+            skill: id,
+            field: if field.is_empty() {
+                prefix.into_owned()
+            } else {
+                format!("{prefix}.{field}")
+            },
+            reason,
+        })?;
     Ok((input, decoded))
 }

@@ -410,7 +410,7 @@ impl A2aService {
         // the skill shows a task, there is none to store.
         // A keyed request gets a task, stored with its key at once, so it has an outcome to
         // find again.
-        let reply = request.message_reply && route.skill.descriptor.replies() && key.is_none();
+        let reply = request.message_reply && route.skill.replies() && key.is_none();
         let (protocol, binding) = (Protocol::A2a(request.version), request.binding);
         let meter = self.manager.meter();
         // Authorized before any work, and before the caller's quota is touched.
@@ -425,7 +425,7 @@ impl A2aService {
         let mut call = match called {
             Ok(call) => call.over(protocol).via(binding),
             Err(missing) => {
-                let skill = route.skill.descriptor.id();
+                let skill = route.skill.id();
                 let record = || {
                     CallRecord::begin(
                         CallKind::Skill,

@@ -33,6 +33,8 @@ pub mod dispatch;
 #[doc(hidden)]
 pub mod error;
 #[doc(hidden)]
+pub mod intern;
+#[doc(hidden)]
 pub mod limits;
 #[doc(hidden)]
 pub mod logging;

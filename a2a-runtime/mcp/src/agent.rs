@@ -97,7 +97,7 @@ impl AgentMcp {
                 let Some(skill) = registry.get(&tool.name) else {
                     return true;
                 };
-                scoped |= !skill.descriptor.scopes().is_empty();
+                scoped |= !skill.scopes().is_empty();
                 signed_out || Dispatcher::authorize(skill, caller.caller()).is_ok()
             })
             .cloned()
@@ -133,7 +133,7 @@ impl AgentMcp {
             let target = (self.meter().is_on())
                 .then(|| registry.get(&request.name))
                 .flatten()
-                .map(|skill| skill.descriptor.id().to_owned());
+                .map(|skill| skill.id().to_owned());
             let call = self.service.call_tool(request, &context, &self.log_level);
             timed(self.meter(), "tools/call", target, &context, call).await
         })

@@ -77,7 +77,7 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
     let caller = Caller::of(&parts.extensions);
     let missing = Dispatcher::authorize(skill, &caller).err()?;
     let record = || {
-        let id = skill.descriptor.id();
+        let id = skill.id();
         let trace = CallerId::of(parts, None).trace().cloned();
         CallRecord::begin(
             CallKind::Skill,
@@ -100,7 +100,7 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
         &message,
     );
     let challenge =
-        a2a_runtime_core::auth::insufficient_scope(missing.needed, Some(&gate.resource_metadata));
+        a2a_runtime_core::auth::insufficient_scope(&missing.needed, Some(&gate.resource_metadata));
     if let Ok(challenge) = HeaderValue::from_str(&challenge) {
         response
             .headers_mut()

@@ -107,14 +107,14 @@ impl ToolSkills {
                     .registry()
                     .skills()
                     .iter()
-                    .any(|skill| skill.descriptor.is_public())
+                    .any(|skill| skill.is_public())
         })
     }
 
     /// Whether tool `name` may be called without credentials.
     pub fn is_public(&self, name: &str) -> bool {
         self.find(name)
-            .is_some_and(|(agent, skill)| agent.open || skill.descriptor.is_public())
+            .is_some_and(|(agent, skill)| agent.open || skill.is_public())
     }
 
     /// The skill tool `name` calls, with the dispatcher of its agent.

@@ -61,7 +61,7 @@ impl McpService {
         level: &Arc<SessionLevel>,
     ) -> Result<CallToolResponse, McpError> {
         let skill = self.tool(&request.name)?;
-        let tool = skill.descriptor.id();
+        let tool = skill.id();
         let caller = caller_of(context);
         let binding = binding_of(context);
         let meter = self.app.dispatcher.meter();
@@ -74,7 +74,7 @@ impl McpService {
         let tasks = capabilities
             .as_ref()
             .is_some_and(|caps| caps.supports_tasks());
-        let task_support = skill.descriptor.task_support();
+        let task_support = skill.task_support();
         let as_task = runs_as_task(task_support, tool, tasks, &context.meta)?;
         // The rarer paths are boxed: their futures would make every call's future (which rmcp
         // moves into a box of its own) as large as theirs.
@@ -143,7 +143,7 @@ impl McpService {
         let Err(missing) = Dispatcher::authorize(skill, caller.caller()) else {
             return Ok(());
         };
-        let record = || record(skill.descriptor.id(), caller, binding, 0);
+        let record = || record(skill.id(), caller, binding, 0);
         let meter = self.app.dispatcher.meter();
         meter.refused(record, CallOutcome::Forbidden, || missing.to_string());
         Err(forbidden(missing))
@@ -174,7 +174,7 @@ impl McpService {
         caller: &CallerId,
         binding: Binding,
     ) -> Result<Result<Call, String>, McpError> {
-        let decoded = match skill.descriptor.decode_input(&arguments) {
+        let decoded = match skill.decode_input(&arguments) {
             Ok(decoded) => decoded,
             Err(error) => return Ok(Err(error.to_string())),
         };

@@ -55,29 +55,29 @@ fn security_schemes(skill: &SkillEntry, security: &Security) -> Option<Value> {
         return None;
     }
     let mut schemes = Vec::new();
-    if skill.descriptor.is_public() {
+    if skill.is_public() {
         schemes.push(json!({ "type": "noauth" }));
     }
     if security.schemes().any(|s| s.scheme.is_jwt()) {
-        schemes.push(json!({ "type": "oauth2", "scopes": skill.descriptor.scopes() }));
+        schemes.push(json!({ "type": "oauth2", "scopes": skill.scopes() }));
     }
     (!schemes.is_empty()).then_some(Value::Array(schemes))
 }
 
 fn tool(skill: &SkillEntry) -> Tool {
-    let d = skill.descriptor;
     let input = match &*skill.input_schema {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
-    let mut tool = Tool::new_with_raw(d.id(), Some(d.description().into()), Arc::new(input))
-        .with_title(d.name());
+    let description = skill.description().to_owned();
+    let mut tool = Tool::new_with_raw(skill.id(), Some(description.into()), Arc::new(input))
+        .with_title(skill.name());
     if let Some(output) = mcp_output_schema(skill) {
         tool = tool.with_raw_output_schema(Arc::new(output));
     }
-    let hints = d.hints();
+    let hints = skill.hints();
     if hints != Default::default() {
-        let mut annotations = ToolAnnotations::with_title(d.name());
+        let mut annotations = ToolAnnotations::with_title(skill.name());
         annotations.read_only_hint = hints.read_only;
         annotations.destructive_hint = hints.destructive;
         annotations.idempotent_hint = hints.idempotent;

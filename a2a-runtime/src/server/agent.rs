@@ -192,33 +192,26 @@ pub(crate) fn check_rest_prefix(prefix: &str) -> Result<(), Error> {
 /// read it.
 fn check_scopes(registry: &Registry, security: &Security) -> Result<(), Error> {
     if !security.is_enabled()
-        && let Some(skill) = registry
-            .skills()
-            .iter()
-            .find(|s| s.descriptor.is_extended_only())
+        && let Some(skill) = registry.skills().iter().find(|s| s.is_extended_only())
     {
         return Err(Error::Config(format!(
             "skill `{}` is `extended_only`, and this agent has no security scheme: the extended \
              card is for authenticated callers; declare one (`#[agent(security(..))]`) and \
              configure it, or list the skill on the public card",
-            skill.descriptor.id()
+            skill.id()
         )));
     }
     let scoped: Vec<&str> = security.scoped().collect();
     if !scoped.is_empty() {
         return Ok(());
     }
-    match registry
-        .skills()
-        .iter()
-        .find(|s| !s.descriptor.scopes().is_empty())
-    {
+    match registry.skills().iter().find(|s| !s.scopes().is_empty()) {
         Some(skill) => Err(Error::Config(format!(
             "skill `{}` needs scopes {:?}, and no security scheme of this agent carries scopes: \
              declare a Bearer, OAuth 2 or OpenID Connect scheme (`#[agent(security(bearer))]`) \
              and configure how its tokens are verified (A2A_JWT_SECRET or A2A_JWKS_URL)",
-            skill.descriptor.id(),
-            skill.descriptor.scopes()
+            skill.id(),
+            skill.scopes()
         ))),
         None => Ok(()),
     }

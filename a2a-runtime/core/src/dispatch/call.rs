@@ -66,7 +66,7 @@ impl Call {
         Dispatcher::authorize(skill, &caller)?;
         let has_message = message.is_some();
         Ok(Self {
-            skill: skill.descriptor.id(),
+            skill: skill.id(),
             input,
             arguments,
             message: message.map(Arc::new),

@@ -29,7 +29,7 @@ use crate::skill_error::SkillError;
 pub struct MissingScope {
     pub skill: &'static str,
     /// Every scope the skill needs: what a token for the call must grant.
-    pub needed: &'static [&'static str],
+    pub needed: Arc<[&'static str]>,
     /// Those of `needed` the caller was not granted (at least one).
     pub missing: Vec<&'static str>,
 }
@@ -142,14 +142,14 @@ impl Dispatcher {
     /// [`Call::new`] asks it for every call; listings and the MCP gate ask it too, to hide
     /// tools and answer 403 before a body reaches rmcp.
     pub fn authorize(skill: &SkillEntry, caller: &Caller) -> Result<(), MissingScope> {
-        let needed = skill.descriptor.scopes();
+        let needed = skill.scopes();
         let missing = caller.missing_scopes(needed);
         if missing.is_empty() {
             return Ok(());
         }
         Err(MissingScope {
-            skill: skill.descriptor.id(),
-            needed,
+            skill: skill.id(),
+            needed: Arc::clone(needed),
             missing,
         })
     }
@@ -222,14 +222,14 @@ impl Dispatcher {
                 message: call.message.map(OnceLock::from).unwrap_or_default(),
                 arguments: call.arguments,
             };
-            let descriptor = skill.descriptor;
+            let body = skill.body().clone();
             // The call's own trace, moved: the context holds a copy for the skill to read.
             let trace = call.trace;
             let log_sink = call.log_sink;
             // The spans of the requests the skill sends out, when this server reports traces.
             let spans = trace.as_ref().and_then(|_| self.meter().span_sink());
             let run = async move {
-                let skill = descriptor.call(invocation);
+                let skill = body.call(invocation);
                 // Only calls that came with a trace pay for carrying it.
                 let skill: a2a_runtime_types::util::BoxFuture<'static, _> = match (trace, spans) {
                     (Some(trace), Some(spans)) => Box::pin(trace.scope_reporting(spans, skill)),
@@ -258,13 +258,12 @@ impl Dispatcher {
 /// what the skill's published schema promises, on both protocols; otherwise the call fails
 /// naming the field.
 fn checked(skill: &SkillEntry, outcome: std::thread::Result<SkillResult>) -> SkillResult {
-    let descriptor = skill.descriptor;
     match outcome {
         Ok(Ok(SkillOutput::Data(value))) => match &skill.output_validator {
             Some(validator) => match validator.check(&value) {
                 Ok(()) => Ok(SkillOutput::Data(value)),
                 Err(reason) => {
-                    tracing::error!(skill = descriptor.id(), %reason, "invalid skill output");
+                    tracing::error!(skill = skill.id(), %reason, "invalid skill output");
                     Err(SkillError::internal(reason))
                 }
             },
@@ -273,10 +272,10 @@ fn checked(skill: &SkillEntry, outcome: std::thread::Result<SkillResult>) -> Ski
         Ok(result) => result,
         Err(payload) => {
             let detail = a2a_runtime_types::util::panic_message(payload.as_ref());
-            tracing::error!(skill = descriptor.id(), panic = detail, "skill panicked");
+            tracing::error!(skill = skill.id(), panic = detail, "skill panicked");
             Err(SkillError::internal(format!(
                 "skill `{}` panicked",
-                descriptor.id()
+                skill.id()
             )))
         }
     }

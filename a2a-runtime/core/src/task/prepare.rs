@@ -36,7 +36,7 @@ impl TaskManager {
             .dispatcher
             .registry()
             .get(call.skill)
-            .map_or(Resume::Never, |skill| skill.descriptor.resume());
+            .map_or(Resume::Never, |skill| skill.resume());
         // A task that may need its checkpoint keeps the request shared with the call; any
         // other takes it (a synthesized one is its alone) for its history.
         let request = call.message();

@@ -75,7 +75,7 @@ impl TaskManager {
         let Some(skill) = self.skill(&checkpoint.skill) else {
             return Ok(None);
         };
-        let decoded = match skill.descriptor.decode_input(&checkpoint.arguments) {
+        let decoded = match skill.decode_input(&checkpoint.arguments) {
             Ok(decoded) => decoded,
             Err(error) => {
                 let reason = format!(
@@ -90,13 +90,7 @@ impl TaskManager {
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
         let snapshot = stored.clone();
-        let live = self.live_task(
-            stored,
-            skill.descriptor.id(),
-            checkpoint.caller.clone(),
-            quota,
-            None,
-        );
+        let live = self.live_task(stored, skill.id(), checkpoint.caller.clone(), quota, None);
         {
             let mut map = self.live_map();
             if let Some(current) = map.get(&live.id) {
@@ -194,7 +188,7 @@ impl TaskManager {
 
     /// Whether a task left waiting on `question` may wait on.
     fn settle_waiting(&self, task: &Task, checkpoint: &Checkpoint, question: &Question) -> Settle {
-        match self.skill(&checkpoint.skill).map(|s| s.descriptor.resume()) {
+        match self.skill(&checkpoint.skill).map(|s| s.resume()) {
             None | Some(Resume::Never) => return Settle::Fail(INTERRUPTED.to_owned()),
             Some(Resume::Answers | Resume::Rerun) => {}
         }
@@ -211,7 +205,7 @@ impl TaskManager {
 
     /// Whether a task that was working when the server stopped is run again.
     fn settle_working(&self, checkpoint: &Checkpoint) -> Settle {
-        match self.skill(&checkpoint.skill).map(|s| s.descriptor.resume()) {
+        match self.skill(&checkpoint.skill).map(|s| s.resume()) {
             Some(Resume::Rerun) => Settle::Rerun,
             _ => Settle::Fail(INTERRUPTED.to_owned()),
         }
@@ -227,7 +221,7 @@ impl TaskManager {
         let Some(skill) = self.skill(&checkpoint.skill) else {
             return false;
         };
-        let Ok(decoded) = skill.descriptor.decode_input(&checkpoint.arguments) else {
+        let Ok(decoded) = skill.decode_input(&checkpoint.arguments) else {
             let manager = Arc::clone(self);
             let reason = "could not run again after a restart: the skill's input no longer \
                           decodes; send the request again"
@@ -252,7 +246,7 @@ impl TaskManager {
         stored.task.status = TaskStatus::now(TaskState::Submitted, None);
         let snapshot = stored.clone();
         let turn = self.dispatcher.meter().start(|| call.record());
-        let live = self.live_task(stored, skill.descriptor.id(), checkpoint.caller, None, None);
+        let live = self.live_task(stored, skill.id(), checkpoint.caller, None, None);
         live.begin_turn(turn);
         self.live_map().insert(live.id.clone(), Arc::clone(&live));
         let replay = Replay {

@@ -351,7 +351,7 @@ fn asker(
 
 /// The artifact holding a skill's returned value, if it returned any.
 fn output_artifact(skill: &SkillEntry, output: SkillOutput) -> Option<Artifact> {
-    let name = skill.descriptor.id();
+    let name = skill.id();
     match output {
         SkillOutput::Empty => None,
         SkillOutput::Text(text) => Some(

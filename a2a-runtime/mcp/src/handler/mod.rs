@@ -103,7 +103,7 @@ impl McpHandler {
             .flat_map(|m| {
                 let registry = m.agent.app().dispatcher.registry();
                 registry.skills().iter().filter_map(|skill| {
-                    let mut tool = m.agent.tool(skill.descriptor.id())?;
+                    let mut tool = m.agent.tool(skill.id())?;
                     tool.name = namespaced(&m.prefix, &tool.name).into();
                     Some(tool)
                 })
@@ -318,11 +318,7 @@ impl McpHandler {
 fn check_names(members: &[Member]) -> Result<(), String> {
     let tools = members.iter().map(|m| {
         let registry = m.agent.app().dispatcher.registry();
-        let names = registry
-            .skills()
-            .iter()
-            .map(|s| s.descriptor.id())
-            .collect();
+        let names = registry.skills().iter().map(|s| s.id()).collect();
         (m.prefix.as_str(), names)
     });
     if let Some((name, [a, b])) = collision(tools) {

@@ -129,7 +129,7 @@ impl Discovery {
             .registry()
             .skills()
             .iter()
-            .any(|skill| skill.descriptor.is_public());
+            .any(|skill| skill.is_public());
         let remote = Remote {
             url: urls.mcp.clone(),
             headers: server_card::credential_headers(&app.security, any_public),
@@ -288,9 +288,9 @@ fn identity(app: &App, name: &str, publisher: &str) -> Identity {
 fn tags(app: &App) -> Vec<String> {
     let mut tags: Vec<String> = Vec::new();
     for skill in app.dispatcher.registry().skills() {
-        for tag in skill.descriptor.tags() {
+        for tag in skill.tags() {
             if !tags.iter().any(|t| t == tag) {
-                tags.push((*tag).to_owned());
+                tags.push(tag.to_string());
             }
         }
     }

@@ -23,7 +23,7 @@ pub(crate) fn description(app: &App) -> String {
         .registry()
         .skills()
         .iter()
-        .map(|skill| skill.descriptor.name().trim_end_matches('.').to_lowercase())
+        .map(|skill| skill.name().trim_end_matches('.').to_lowercase())
         .collect();
     let text = format!(
         "{}. Use this agent (over A2A or MCP) to {}.",
@@ -102,18 +102,21 @@ fn credentials(app: &App) -> String {
 
 /// One skill's section.
 fn write_skill(md: &mut String, skill: &SkillEntry) {
-    let d = skill.descriptor;
     let _ = write!(
         md,
         "\n### `{}`: {}\n\n{}\n\n",
-        d.id(),
-        d.name(),
-        d.description()
+        skill.id(),
+        skill.name(),
+        skill.description()
     );
-    if d.is_public() {
+    if skill.is_public() {
         md.push_str("Callable without credentials.\n\n");
-    } else if !d.scopes().is_empty() {
-        let _ = write!(md, "Needs the scopes: `{}`.\n\n", d.scopes().join("`, `"));
+    } else if !skill.scopes().is_empty() {
+        let _ = write!(
+            md,
+            "Needs the scopes: `{}`.\n\n",
+            skill.scopes().join("`, `")
+        );
     }
     let compact = |value: &Value| serde_json::to_string(value).unwrap_or_default();
     let _ = write!(
@@ -129,11 +132,11 @@ fn write_skill(md: &mut String, skill: &SkillEntry) {
             let _ = write!(md, "Output: {}\n\n", output_modes(skill));
         }
     }
-    if !d.examples().is_empty() {
+    if !skill.examples().is_empty() {
         let _ = write!(
             md,
             "Asked for like: \"{}\"\n\n",
-            d.examples().join("\"; \"")
+            skill.examples().join("\"; \"")
         );
     }
     let (part, arguments) = example_input(skill);
@@ -141,19 +144,19 @@ fn write_skill(md: &mut String, skill: &SkillEntry) {
         "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
         "params": { "message": {
             "role": "ROLE_USER", "messageId": "m-1", "parts": [part],
-            "metadata": { "skill": d.id() },
+            "metadata": { "skill": skill.id() },
         } },
     });
     let mcp = json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": { "name": d.id(), "arguments": arguments },
+        "params": { "name": skill.id(), "arguments": arguments },
     });
     let _ = write!(
         md,
         "Over A2A (JSON-RPC; `message.metadata.skill` names the skill):\n\n```json\n{}\n```\n\n\
          Over MCP (the tool `{}`):\n\n```json\n{}\n```\n",
         compact(&a2a),
-        d.id(),
+        skill.id(),
         compact(&mcp)
     );
 }
@@ -179,7 +182,7 @@ fn output_modes(skill: &SkillEntry) -> String {
 /// An example input: the A2A part and the MCP arguments. A skill that a plain text fills and
 /// that has an example is asked in words; any other gets a data part sampled from its schema.
 fn example_input(skill: &SkillEntry) -> (Value, Value) {
-    let example = skill.descriptor.examples().first();
+    let example = skill.examples().first();
     if let (Some(param), Some(example)) = (&skill.text_param, example) {
         return (
             json!({ "text": example }),

@@ -172,10 +172,10 @@ impl RemoteError {
             Self::NoSuchQuestion { question } => TaskError::NoSuchQuestion { id, question },
             Self::Forbidden { skill, missing } => {
                 let known = registry.get(&skill).map(|entry| {
-                    let needed = entry.descriptor.scopes();
+                    let needed = entry.scopes();
                     MissingScope {
-                        skill: entry.descriptor.id(),
-                        needed,
+                        skill: entry.id(),
+                        needed: std::sync::Arc::clone(needed),
                         missing: needed
                             .iter()
                             .copied()
