@@ -2,6 +2,7 @@
 //! `/.well-known/agent-card.json` (and the legacy `/.well-known/agent.json`).
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -243,7 +244,7 @@ fn interfaces(endpoints: &Endpoints) -> Vec<v1::AgentInterface> {
 
 /// The extensions on the card: the skill-schemas extension holding each `listed` skill's
 /// schemas, then the agent's own.
-fn extensions(agent: &AgentDescriptor, listed: &[&SkillEntry]) -> Vec<v1::AgentExtension> {
+fn extensions(agent: &AgentDescriptor, listed: &[&Arc<SkillEntry>]) -> Vec<v1::AgentExtension> {
     let mut schemas = Map::new();
     for skill in listed {
         let mut entry = Map::new();

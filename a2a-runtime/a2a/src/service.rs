@@ -14,10 +14,9 @@ use super::A2aError;
 use super::keyed;
 use super::push::{PushRegistration, PushSupport};
 use super::route;
-use a2a_runtime_core::dispatch::{Call, Dispatcher};
+use a2a_runtime_core::dispatch::{Call, Dispatcher, RegistryRef};
 use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord};
 use a2a_runtime_core::quota::{CallerId, Quotas, StreamSlot};
-use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::{
     Fingerprint, KeyedRequest, ListQuery, PushEdit, StreamItem, TaskEvents, TaskHandle, TaskManager,
 };
@@ -152,7 +151,8 @@ impl A2aService {
         }
     }
 
-    pub fn registry(&self) -> &Registry {
+    /// The agent's skills, as they are now.
+    pub fn registry(&self) -> RegistryRef<'_> {
         self.dispatcher.registry()
     }
 
@@ -405,7 +405,8 @@ impl A2aService {
             let answered = self.accept_answer(&task_id, message, push_configs, caller, key);
             return Box::pin(answered).await.map(Admitted::Task);
         }
-        let route = route::route(self.registry(), &message)?;
+        let registry = self.registry();
+        let route = route::route(&registry, &message)?;
         // A direct reply needs a skill that may give one and a dialect that can carry it; until
         // the skill shows a task, there is none to store.
         // A keyed request gets a task, stored with its key at once, so it has an outcome to

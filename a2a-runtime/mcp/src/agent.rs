@@ -44,7 +44,7 @@ pub struct AgentMcp {
 impl AgentMcp {
     pub fn new(app: Arc<App>) -> Self {
         Self {
-            tools: Arc::new(tool_list(app.dispatcher.registry(), &app.security)),
+            tools: Arc::new(tool_list(&app.dispatcher.registry(), &app.security)),
             info: Arc::new(server_info(&app)),
             service: Arc::new(McpService::new(app)),
             subscriptions: Arc::default(),

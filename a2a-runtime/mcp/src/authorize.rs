@@ -75,7 +75,7 @@ pub fn check(gate: &McpGate, parts: &mut Parts, body: &Envelope<'_>) -> Option<R
     let Named { name } = serde_json::from_str(body.params?.get()).ok()?;
     let (dispatcher, skill) = gate.tools.skill(&name)?;
     let caller = Caller::of(&parts.extensions);
-    let missing = Dispatcher::authorize(skill, &caller).err()?;
+    let missing = Dispatcher::authorize(&skill, &caller).err()?;
     let record = || {
         let id = skill.id();
         let trace = CallerId::of(parts, None).trace().cloned();

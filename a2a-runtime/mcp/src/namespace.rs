@@ -5,8 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use a2a_runtime_core::dispatch::Dispatcher;
-use a2a_runtime_core::registry::SkillEntry;
+use a2a_runtime_core::dispatch::{Dispatcher, SkillRef};
 
 /// The prefix of an endpoint's only agent (an agent's own endpoint): its names are listed as
 /// they are.
@@ -118,22 +117,22 @@ impl ToolSkills {
     }
 
     /// The skill tool `name` calls, with the dispatcher of its agent.
-    pub fn skill(&self, name: &str) -> Option<(&Arc<Dispatcher>, &SkillEntry)> {
+    pub fn skill(&self, name: &str) -> Option<(&Arc<Dispatcher>, SkillRef<'_>)> {
         self.find(name)
             .map(|(agent, skill)| (&agent.dispatcher, skill))
     }
 
-    fn find(&self, name: &str) -> Option<(&Agent, &SkillEntry)> {
+    fn find(&self, name: &str) -> Option<(&Agent, SkillRef<'_>)> {
         let prefixes = self
             .0
             .iter()
             .enumerate()
             .map(|(index, agent)| (index, agent.prefix.as_str()));
         let (index, own) = split(prefixes, name, |index, own| {
-            self.0[index].dispatcher.registry().get(own).is_some()
+            self.0[index].dispatcher.skill(own).is_some()
         })?;
         let agent = &self.0[index];
-        Some((agent, agent.dispatcher.registry().get(own)?))
+        Some((agent, agent.dispatcher.skill(own)?))
     }
 }
 

@@ -68,7 +68,9 @@ pub fn task_result(task: &Task, registry: &Registry) -> CallToolResult {
                 ],
                 Some(name),
             ) => {
-                let wrap = registry.get(name).map_or(!value.is_object(), wraps_output);
+                let wrap = registry
+                    .get(name)
+                    .map_or(!value.is_object(), |skill| wraps_output(skill));
                 (earlier, structured(value.clone(), wrap))
             }
             _ => (

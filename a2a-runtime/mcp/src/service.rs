@@ -26,7 +26,7 @@ use a2a_runtime_core::ask::Asker;
 use a2a_runtime_core::call::normalize_numbers;
 use a2a_runtime_core::context::UpdateSink;
 use a2a_runtime_core::descriptor::TaskSupport;
-use a2a_runtime_core::dispatch::{Attachments, Call, Dispatcher, Placement};
+use a2a_runtime_core::dispatch::{Attachments, Call, Dispatcher, Placement, SkillRef};
 use a2a_runtime_core::logging::LogSink;
 use a2a_runtime_core::observe::{CallKind, CallOutcome, CallRecord, Metered};
 use a2a_runtime_core::quota::{Busy, CallerId, TaskSlot};
@@ -68,7 +68,7 @@ impl McpService {
         // Over HTTP the MCP gate refuses with 403 before this; over stdio this is the check, and
         // it comes first, so a retry is checked as well and nothing is decoded for a caller
         // who may not call the tool. (`Call::new` asks it again for the calls it makes.)
-        self.authorize(skill, &caller, binding)?;
+        self.authorize(&skill, &caller, binding)?;
         // Read from the request's `_meta` (or the session) once: each read parses it anew.
         let capabilities = context.client_capabilities();
         let tasks = capabilities
@@ -89,7 +89,7 @@ impl McpService {
         let metered = meter.start(|| record(tool, &caller, binding, input.byte_size()));
         // Argument errors are tool errors (isError), so a model can correct itself (SEP-1303).
         let mut metered = metered;
-        let mut call = match self.assemble(skill, input, &caller, binding)? {
+        let mut call = match self.assemble(&skill, input, &caller, binding)? {
             Ok(call) => {
                 metered.set_trace(call.trace.as_ref());
                 call
@@ -130,7 +130,7 @@ impl McpService {
             return Box::pin(self.drive(call, progress, metered, context)).await;
         }
         let plain = Plain::new(abilities, stateless, context, metered);
-        self.run_plain(skill, call, quota, plain).await
+        self.run_plain(&skill, call, quota, plain).await
     }
 
     /// Refuses (and reports) a call of `skill` its caller lacks the scopes for.
@@ -150,9 +150,9 @@ impl McpService {
     }
 
     /// The skill a tool call names, or the error listing this server's tools.
-    fn tool(&self, name: &str) -> Result<&SkillEntry, McpError> {
-        let registry = self.app.dispatcher.registry();
-        registry.get(name).ok_or_else(|| {
+    fn tool(&self, name: &str) -> Result<SkillRef<'_>, McpError> {
+        self.app.dispatcher.skill(name).ok_or_else(|| {
+            let registry = self.app.dispatcher.registry();
             McpError::invalid_params(
                 format!(
                     "unknown tool `{name}`; this server's tools are: {}",
@@ -342,10 +342,10 @@ impl McpService {
                     if let Some(refusal) = result.as_ref().err().and_then(missing_capability) {
                         break Err(refusal);
                     }
-                    let skill = self.app.dispatcher.registry().get(call.skill);
+                    let skill = self.app.dispatcher.skill(call.skill);
                     break Ok(match skill {
                         Some(skill) => {
-                            CallToolResponse::Complete(call_result(skill, &published, result))
+                            CallToolResponse::Complete(call_result(&skill, &published, result))
                         }
                         None => tool_error("the tool is no longer registered"),
                     });
@@ -409,12 +409,12 @@ impl McpService {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Rerun { arguments, answers } = rerun;
-        let Some(skill) = self.app.dispatcher.registry().get(tool) else {
+        let Some(skill) = self.app.dispatcher.skill(tool) else {
             metered.discard();
             return Ok(tool_error("the tool is no longer registered"));
         };
         let mut metered = metered;
-        let call = match self.assemble(skill, arguments, caller, binding_of(context))? {
+        let call = match self.assemble(&skill, arguments, caller, binding_of(context))? {
             Ok(call) => {
                 metered.set_trace(call.trace.as_ref());
                 call

@@ -129,7 +129,7 @@ impl McpService {
     /// A call's answer with `task` as it stands: its result once it ended, else its handle.
     fn answer_for(&self, task: &Task, caller: &CallerId) -> CallToolResponse {
         if task.status.state.is_terminal() {
-            return CallToolResponse::Complete(task_result(task, self.app.dispatcher.registry()));
+            return CallToolResponse::Complete(task_result(task, &self.app.dispatcher.registry()));
         }
         let question = self.waiting_here(task, caller);
         CallToolResponse::Task(CreateTaskResult::new(
@@ -262,7 +262,7 @@ impl McpService {
             // completed.
             TaskState::Completed | TaskState::Failed | TaskState::Rejected => {
                 TaskPayload::Completed {
-                    result: object(&task_result(task, self.app.dispatcher.registry())),
+                    result: object(&task_result(task, &self.app.dispatcher.registry())),
                 }
             }
             TaskState::Canceled => TaskPayload::Cancelled,

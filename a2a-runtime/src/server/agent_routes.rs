@@ -131,7 +131,7 @@ impl Cards {
             let registry = app.dispatcher.registry();
             let v1_card = card::build(
                 app.agent,
-                registry,
+                &registry,
                 endpoints,
                 &app.security,
                 view,

@@ -9,8 +9,10 @@ use std::time::Duration;
 use futures::FutureExt;
 
 pub mod call;
+mod skills;
 
 pub use call::Call;
+pub use skills::{RegistryRef, SkillRef};
 
 use tokio_util::sync::CancellationToken;
 
@@ -102,19 +104,44 @@ pub struct Attachments {
 
 /// Runs skills of one agent. Shared by the A2A and MCP front-ends.
 pub struct Dispatcher {
-    registry: Registry,
+    skills: skills::Skills,
     state: Arc<dyn Any + Send + Sync>,
     /// Where the agent's calls are reported.
     meter: Meter,
 }
 
 impl Dispatcher {
+    /// Runs the skills of `registry`, which never changes (compiled skills), with the agent's
+    /// `state`.
     pub fn new(registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
         Self {
-            registry,
+            skills: skills::Skills::Fixed(registry),
             state,
             meter: Meter::default(),
         }
+    }
+
+    /// Runs the skills of `registry` until [`replace_registry`](Self::replace_registry) gives
+    /// others (skills defined at run time: a remote's, whose list changes).
+    pub fn changing(registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
+        Self {
+            skills: skills::Skills::Changing(skills::Changing::new(registry)),
+            state,
+            meter: Meter::default(),
+        }
+    }
+
+    /// Replaces the skills of a dispatcher made with [`changing`](Self::changing): calls under
+    /// way finish with the skill they started; `false` (nothing replaced) for one made with
+    /// [`new`](Self::new).
+    pub fn replace_registry(&self, registry: Registry) -> bool {
+        self.skills.replace(registry)
+    }
+
+    /// How many times the registry was replaced, watched, for front-ends that cache what they
+    /// derive from it; `None` when it never is.
+    pub fn registry_replacements(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.skills.replacements()
     }
 
     /// The same dispatcher, reporting its agent's calls to `meter`.
@@ -129,8 +156,14 @@ impl Dispatcher {
         &self.meter
     }
 
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The skills, as they are now.
+    pub fn registry(&self) -> RegistryRef<'_> {
+        self.skills.current()
+    }
+
+    /// The skill `id`, as it is now.
+    pub fn skill(&self, id: &str) -> Option<SkillRef<'_>> {
+        self.skills.entry(id)
     }
 
     /// The agent's state, shared by every call (resources and prompts read it too).
@@ -214,7 +247,7 @@ impl Dispatcher {
         context: TaskContext,
     ) -> impl Future<Output = SkillResult> + Send + '_ {
         let id = call.skill;
-        let prepared = self.registry.get(id).map(|skill| {
+        let prepared = self.skills.entry(id).map(|skill| {
             let invocation = Invocation {
                 input: call.input,
                 state: Arc::clone(&self.state),
@@ -243,7 +276,7 @@ impl Dispatcher {
             };
             AssertUnwindSafe(run)
                 .catch_unwind()
-                .map(move |outcome| checked(skill, outcome))
+                .map(move |outcome| checked(&skill, outcome))
         });
         match prepared {
             Some(run) => futures::future::Either::Left(run),

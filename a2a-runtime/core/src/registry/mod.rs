@@ -27,7 +27,7 @@ inventory::collect!(SkillRegistration);
 /// The validated, sorted set of skills served by one agent.
 #[derive(Debug)]
 pub struct Registry {
-    skills: Vec<SkillEntry>,
+    skills: Vec<Arc<SkillEntry>>,
     by_id: HashMap<&'static str, usize>,
     default: Option<usize>,
 }
@@ -127,12 +127,13 @@ impl Registry {
                     .join(", ")
             )));
         }
+        let skills: Vec<_> = skills.into_iter().map(Arc::new).collect();
         let by_id = skills
             .iter()
             .enumerate()
             .map(|(i, s)| (s.id(), i))
             .collect();
-        let default = skills.iter().position(SkillEntry::is_default);
+        let default = skills.iter().position(|skill| skill.is_default());
         Ok(Self {
             skills,
             by_id,
@@ -141,7 +142,7 @@ impl Registry {
     }
 
     /// All skills, sorted by id.
-    pub fn skills(&self) -> &[SkillEntry] {
+    pub fn skills(&self) -> &[Arc<SkillEntry>] {
         &self.skills
     }
 
@@ -157,12 +158,12 @@ impl Registry {
     }
 
     /// The skill with this id.
-    pub fn get(&self, id: &str) -> Option<&SkillEntry> {
+    pub fn get(&self, id: &str) -> Option<&Arc<SkillEntry>> {
         self.by_id.get(id).map(|&i| &self.skills[i])
     }
 
     /// The skill used when a message names none: the only one, or the one marked `default`.
-    pub fn fallback(&self) -> Option<&SkillEntry> {
+    pub fn fallback(&self) -> Option<&Arc<SkillEntry>> {
         match self.skills.as_slice() {
             [only] => Some(only),
             _ => self.default.map(|i| &self.skills[i]),

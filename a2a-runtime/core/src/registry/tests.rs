@@ -87,7 +87,8 @@ fn a_remote_with_no_skills_yet_is_a_registry() {
 async fn the_dispatcher_runs_a_defined_skill_with_its_checked_input() {
     let registry = Registry::defined("remote", vec![defined("convert", amount_schema())]).unwrap();
     let dispatcher = Dispatcher::new(registry, Arc::new(()));
-    let skill = dispatcher.registry().get("convert").unwrap();
+    let registry = dispatcher.registry();
+    let skill = registry.get("convert").unwrap();
     let input = json!({"money": {"amount": 5}});
     let decoded = skill.decode_input(&input).unwrap();
     let caller = Caller::anonymous().with_scopes(["echo:call"]);
@@ -95,4 +96,26 @@ async fn the_dispatcher_runs_a_defined_skill_with_its_checked_input() {
     let context = TaskContext::builder("t".into(), "c".into(), "convert", CancellationToken::new());
     let output = dispatcher.invoke(call, context.build()).await.unwrap();
     assert!(matches!(output, SkillOutput::Data(value) if value == input));
+}
+
+#[test]
+fn a_changing_dispatcher_serves_the_new_skills_and_a_held_one_keeps_the_old() {
+    let first = Registry::defined("remote", vec![defined("convert", amount_schema())]).unwrap();
+    let dispatcher = Dispatcher::changing(first, Arc::new(()));
+    let mut replacements = dispatcher.registry_replacements().unwrap();
+    let held = dispatcher.skill("convert").unwrap();
+    let second = Registry::defined("remote", vec![defined("quote", json!({}))]).unwrap();
+    assert!(dispatcher.replace_registry(second));
+    assert!(replacements.has_changed().unwrap());
+    assert_eq!(*replacements.borrow_and_update(), 1);
+    assert!(dispatcher.skill("convert").is_none());
+    assert!(dispatcher.skill("quote").is_some());
+    assert_eq!(held.id(), "convert");
+
+    let fixed = Dispatcher::new(
+        Registry::defined("remote", Vec::new()).unwrap(),
+        Arc::new(()),
+    );
+    assert!(fixed.registry_replacements().is_none());
+    assert!(!fixed.replace_registry(Registry::defined("remote", Vec::new()).unwrap()));
 }

@@ -347,8 +347,8 @@ impl TaskManager {
     }
 
     /// The skill `id` of this agent.
-    pub(super) fn skill(&self, id: &str) -> Option<&SkillEntry> {
-        self.dispatcher.registry().get(id)
+    pub(super) fn skill(&self, id: &str) -> Option<Arc<SkillEntry>> {
+        self.dispatcher.registry().get(id).cloned()
     }
 
     /// The bounds on waiting for answers, shared with the MCP front-end.

@@ -35,7 +35,7 @@ impl TaskManager {
     pub(super) fn remote_error(&self, task: &str, error: RequestError) -> Option<TaskError> {
         match error {
             RequestError::Refused(refusal) => {
-                refusal.into_task_error(task, self.dispatcher.registry())
+                refusal.into_task_error(task, &self.dispatcher.registry())
             }
             RequestError::Silent(replica) => {
                 Some(TaskError::Store(super::StoreError::backend(format!(

@@ -85,7 +85,7 @@ impl TaskManager {
                 return Err(self.fail_stored(stored, reason).await);
             }
         };
-        let call = recorded_call(skill, decoded, &checkpoint, caller)?
+        let call = recorded_call(&skill, decoded, &checkpoint, caller)?
             .keyed(stored.idempotency_key.as_deref());
         // The skill runs again, so it counts as a task of the caller that resumes it.
         let quota = caller.map(|c| self.quotas.start_task(c)).transpose()?;
@@ -230,7 +230,7 @@ impl TaskManager {
             return false;
         };
         let Ok(call) = Call::new(
-            skill,
+            &skill,
             decoded,
             checkpoint.arguments.clone(),
             Some(checkpoint.request.clone()),

@@ -53,7 +53,8 @@ impl TaskManager {
         extra_sinks: Vec<Arc<dyn UpdateSink>>,
         replay: Option<Box<Replay>>,
     ) {
-        let Some(skill) = self.dispatcher.registry().get(call.skill) else {
+        let registry = self.dispatcher.registry();
+        let Some(skill) = registry.get(call.skill) else {
             return;
         };
         if !self.start_working(&live, replay.as_deref()) {

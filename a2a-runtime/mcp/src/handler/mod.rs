@@ -102,11 +102,12 @@ impl McpHandler {
             .iter()
             .flat_map(|m| {
                 let registry = m.agent.app().dispatcher.registry();
-                registry.skills().iter().filter_map(|skill| {
+                let tools = registry.skills().iter().filter_map(|skill| {
                     let mut tool = m.agent.tool(skill.id())?;
                     tool.name = namespaced(&m.prefix, &tool.name).into();
                     Some(tool)
-                })
+                });
+                tools.collect::<Vec<_>>()
             })
             .collect();
         Self {
