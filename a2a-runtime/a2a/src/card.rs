@@ -8,8 +8,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
+use a2a_runtime_core::about::{AgentAbout, Text};
 use a2a_runtime_core::auth::Security;
-use a2a_runtime_core::descriptor::AgentDescriptor;
 use a2a_runtime_core::registry::{Registry, SkillEntry};
 use a2a_runtime_types::protocol::a2a::{v0_3, v1};
 
@@ -153,7 +153,7 @@ pub struct Capabilities {
 /// Builds the 1.0 card for an agent served at `endpoints`. An agent with a security scheme
 /// offers the extended card (it requires authentication).
 pub fn build(
-    agent: &AgentDescriptor,
+    agent: &AgentAbout,
     registry: &Registry,
     endpoints: &Endpoints,
     security: &Security,
@@ -187,8 +187,8 @@ pub fn build(
         },
         security_schemes: super::card_security::schemes(security, &registry.scopes()),
         security_requirements: super::card_security::requirements(security).0,
-        default_input_modes: owned(agent.default_input_modes()),
-        default_output_modes: owned(agent.default_output_modes()),
+        default_input_modes: texts(agent.default_input_modes()),
+        default_output_modes: texts(agent.default_output_modes()),
         skills: listed
             .iter()
             .map(|skill| card_skill(skill, security))
@@ -197,9 +197,9 @@ pub fn build(
     }
 }
 
-/// A list of strings, owned.
-fn owned(items: &[&str]) -> Vec<String> {
-    items.iter().map(|s| (*s).to_owned()).collect()
+/// A list of texts, owned.
+fn texts(items: &[Text]) -> Vec<String> {
+    items.iter().map(|text| text.to_string()).collect()
 }
 
 /// The interfaces the agent serves, the preferred first; every one names its version (an empty
@@ -244,7 +244,7 @@ fn interfaces(endpoints: &Endpoints) -> Vec<v1::AgentInterface> {
 
 /// The extensions on the card: the skill-schemas extension holding each `listed` skill's
 /// schemas, then the agent's own.
-fn extensions(agent: &AgentDescriptor, listed: &[&Arc<SkillEntry>]) -> Vec<v1::AgentExtension> {
+fn extensions(agent: &AgentAbout, listed: &[&Arc<SkillEntry>]) -> Vec<v1::AgentExtension> {
     let mut schemas = Map::new();
     for skill in listed {
         let mut entry = Map::new();
@@ -273,14 +273,12 @@ fn extensions(agent: &AgentDescriptor, listed: &[&Arc<SkillEntry>]) -> Vec<v1::A
 
 /// One skill as the card lists it.
 fn card_skill(skill: &SkillEntry, security: &Security) -> v1::AgentSkill {
-    let owned =
-        |items: &[std::borrow::Cow<'static, str>]| items.iter().map(|i| i.to_string()).collect();
     v1::AgentSkill {
         id: skill.id().into(),
         name: skill.name().into(),
         description: skill.description().into(),
-        tags: owned(skill.tags()),
-        examples: owned(skill.examples()),
+        tags: texts(skill.tags()),
+        examples: texts(skill.examples()),
         input_modes: skill.input_modes.clone(),
         output_modes: skill.output_modes.clone(),
         security_requirements: super::card_security::skill_requirements(security, skill.scopes()),

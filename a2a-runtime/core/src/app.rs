@@ -7,7 +7,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::{JwtConfig, Security};
 use crate::content::{Catalog, ResourceUpdates};
-use crate::descriptor::AgentDescriptor;
 use crate::dispatch::Dispatcher;
 use crate::limits::Limits;
 use crate::push::Pusher;
@@ -16,7 +15,6 @@ use crate::task::{Outbox, TaskManager};
 
 /// What every front-end (A2A bindings, MCP) of one running agent shares.
 pub struct App {
-    pub agent: &'static AgentDescriptor,
     pub dispatcher: Arc<Dispatcher>,
     pub manager: Arc<TaskManager>,
     /// Per-caller caps and rates, shared by every front-end.
@@ -49,10 +47,11 @@ pub struct App {
 
 impl App {
     /// The instructions MCP's `initialize` gives: the server's, else the agent's own.
-    pub fn instructions(&self) -> &str {
-        self.instructions
-            .as_deref()
-            .unwrap_or(self.agent.instructions())
+    pub fn instructions(&self) -> String {
+        match &self.instructions {
+            Some(instructions) => instructions.to_string(),
+            None => self.dispatcher.about().instructions().to_owned(),
+        }
     }
 }
 

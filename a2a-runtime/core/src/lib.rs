@@ -7,6 +7,8 @@
 //! are shared with the crates above this one and are not API.
 
 #[doc(hidden)]
+pub mod about;
+#[doc(hidden)]
 pub mod agent;
 #[doc(hidden)]
 pub mod app;

@@ -278,7 +278,7 @@ impl AgentMcp {
 
 /// What `initialize` (and every stateless request's server info) says of this agent.
 fn server_info(app: &App) -> InitializeResult {
-    let agent = app.agent;
+    let agent = app.dispatcher.about();
     let mut capabilities = ServerCapabilities::builder()
         .enable_tools()
         .enable_tasks()

@@ -12,6 +12,7 @@ use super::mount::Mount;
 use super::oauth::AgentOAuth;
 use super::shared::{Shared, task_config};
 use super::tasks::Tasks;
+use a2a_runtime_core::about::AgentAbout;
 use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::{AuthConfig, NamedScheme, Security};
@@ -135,8 +136,9 @@ impl AgentSettings {
         // Records name the agent: its id on a host, its name on a server of its own.
         let label = placement.mount.id().unwrap_or(self.descriptor.name());
         let meter = Meter::new(label, shared.hub.clone());
+        let about = AgentAbout::of(self.descriptor);
         let dispatcher =
-            Arc::new(Dispatcher::new(registry, Arc::clone(&self.state)).metered(meter));
+            Arc::new(Dispatcher::new(about, registry, Arc::clone(&self.state)).metered(meter));
         let observers: Observers = shared
             .push
             .iter()
@@ -152,7 +154,6 @@ impl AgentSettings {
         );
         self.handle.bind(&manager);
         let app = Arc::new(App {
-            agent: self.descriptor,
             dispatcher,
             quotas: Arc::clone(manager.quotas()),
             manager,

@@ -54,7 +54,7 @@ pub(crate) fn agent_routes(
     resource_metadata: Option<Arc<str>>,
 ) -> AgentRoutes {
     let cards = Cards::of(app, &endpoints);
-    let extensions = Arc::new(Extensions::new(app.agent.extensions()));
+    let extensions = Arc::new(Extensions::new(app.dispatcher.about().extensions()));
     let service = service(app, config, cards.extended, Arc::clone(&extensions));
     let jsonrpc = Arc::new(JsonRpc {
         service: Arc::clone(&service),
@@ -130,7 +130,7 @@ impl Cards {
             };
             let registry = app.dispatcher.registry();
             let v1_card = card::build(
-                app.agent,
+                &app.dispatcher.about(),
                 &registry,
                 endpoints,
                 &app.security,

@@ -56,10 +56,10 @@ impl Agents<'_> {
     }
 
     /// The name its metadata gives the resource.
-    fn name(&self) -> &str {
+    fn name(&self) -> String {
         match self {
-            Self::One(app) => app.agent.name(),
-            Self::Shared { identity, .. } => identity.name,
+            Self::One(app) => app.dispatcher.about().name().to_owned(),
+            Self::Shared { identity, .. } => identity.name.to_owned(),
         }
     }
 }
@@ -110,7 +110,7 @@ impl Mcp {
             meter: handler.meter().clone(),
         };
         let apps: Vec<&Arc<App>> = prefixed.iter().map(|(_, app)| *app).collect();
-        let metadata = ResourceMetadata::new(&security, &apps, agents.name(), &server_url, path);
+        let metadata = ResourceMetadata::new(&security, &apps, &agents.name(), &server_url, path);
         Ok(Self {
             endpoint: McpEndpoint::new(gate, security, rmcp),
             cors: super::http::cors(config),

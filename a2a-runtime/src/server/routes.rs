@@ -117,7 +117,7 @@ impl Assembly<'_> {
         let metadata = ResourceMetadata::new(
             &app.security,
             &[app],
-            app.agent.name(),
+            app.dispatcher.about().name(),
             &self.base,
             &mount.url_path(),
         );

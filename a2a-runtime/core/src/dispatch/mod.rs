@@ -16,6 +16,7 @@ pub use skills::{RegistryRef, SkillRef};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::about::AgentAbout;
 use crate::ask::Asker;
 use crate::context::{Conversation, UpdateSink};
 
@@ -111,31 +112,40 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// Runs the skills of `registry`, which never changes (compiled skills), with the agent's
-    /// `state`.
-    pub fn new(registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
+    /// Runs the skills of `registry`, which never change (compiled skills), for the agent
+    /// `about` with its `state`.
+    pub fn new(about: AgentAbout, registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
         Self {
-            skills: skills::Skills::Fixed(registry),
+            skills: skills::Skills::Fixed(Arc::new(about), registry),
             state,
             meter: Meter::default(),
         }
     }
 
-    /// Runs the skills of `registry` until [`replace_registry`](Self::replace_registry) gives
-    /// others (skills defined at run time: a remote's, whose list changes).
-    pub fn changing(registry: Registry, state: Arc<dyn Any + Send + Sync>) -> Self {
+    /// Runs the skills of `registry` for the agent `about` until [`replace`](Self::replace)
+    /// gives others (a remote's, whose card or list changes).
+    pub fn changing(
+        about: AgentAbout,
+        registry: Registry,
+        state: Arc<dyn Any + Send + Sync>,
+    ) -> Self {
         Self {
-            skills: skills::Skills::Changing(skills::Changing::new(registry)),
+            skills: skills::Skills::Changing(skills::Changing::new(about, registry)),
             state,
             meter: Meter::default(),
         }
     }
 
-    /// Replaces the skills of a dispatcher made with [`changing`](Self::changing): calls under
-    /// way finish with the skill they started; `false` (nothing replaced) for one made with
-    /// [`new`](Self::new).
-    pub fn replace_registry(&self, registry: Registry) -> bool {
-        self.skills.replace(registry)
+    /// Replaces the agent and skills of a dispatcher made with [`changing`](Self::changing):
+    /// calls under way finish with the skill they started; `false` (nothing replaced) for one
+    /// made with [`new`](Self::new).
+    pub fn replace(&self, about: AgentAbout, registry: Registry) -> bool {
+        self.skills.replace(about, registry)
+    }
+
+    /// What the agent says of itself, as it is now.
+    pub fn about(&self) -> Arc<AgentAbout> {
+        self.skills.about()
     }
 
     /// How many times the registry was replaced, watched, for front-ends that cache what they

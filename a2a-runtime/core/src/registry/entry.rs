@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::defined::{DefinedBody, DefinedSkill};
+use crate::about::Text;
 use crate::call::{DecodedInput, InputError, Invocation, SkillResult};
 use crate::descriptor::{Resume, SkillDescriptor, TaskSupport, ToolHints};
 use crate::schema;
@@ -17,10 +18,10 @@ use a2a_runtime_types::util::BoxFuture;
 #[derive(Debug)]
 pub struct SkillEntry {
     id: &'static str,
-    name: Cow<'static, str>,
-    description: Cow<'static, str>,
-    tags: Vec<Cow<'static, str>>,
-    examples: Vec<Cow<'static, str>>,
+    name: Text,
+    description: Text,
+    tags: Vec<Text>,
+    examples: Vec<Text>,
     scopes: Arc<[&'static str]>,
     traits: Traits,
     body: Body,
@@ -132,11 +133,11 @@ impl SkillEntry {
         &self.description
     }
     /// Keywords.
-    pub fn tags(&self) -> &[Cow<'static, str>] {
+    pub fn tags(&self) -> &[Text] {
         &self.tags
     }
     /// Example prompts.
-    pub fn examples(&self) -> &[Cow<'static, str>] {
+    pub fn examples(&self) -> &[Text] {
         &self.examples
     }
     /// OAuth scopes the skill needs.

@@ -40,6 +40,10 @@ fn defined(id: &str, input_schema: Value) -> DefinedSkill {
     }
 }
 
+fn about() -> crate::about::AgentAbout {
+    crate::about::AgentAbout::named("test".into(), "Test".into(), "A remote.".into())
+}
+
 fn amount_schema() -> Value {
     json!({
         "type": "object",
@@ -86,7 +90,7 @@ fn a_remote_with_no_skills_yet_is_a_registry() {
 #[tokio::test]
 async fn the_dispatcher_runs_a_defined_skill_with_its_checked_input() {
     let registry = Registry::defined("remote", vec![defined("convert", amount_schema())]).unwrap();
-    let dispatcher = Dispatcher::new(registry, Arc::new(()));
+    let dispatcher = Dispatcher::new(about(), registry, Arc::new(()));
     let registry = dispatcher.registry();
     let skill = registry.get("convert").unwrap();
     let input = json!({"money": {"amount": 5}});
@@ -101,21 +105,19 @@ async fn the_dispatcher_runs_a_defined_skill_with_its_checked_input() {
 #[test]
 fn a_changing_dispatcher_serves_the_new_skills_and_a_held_one_keeps_the_old() {
     let first = Registry::defined("remote", vec![defined("convert", amount_schema())]).unwrap();
-    let dispatcher = Dispatcher::changing(first, Arc::new(()));
+    let dispatcher = Dispatcher::changing(about(), first, Arc::new(()));
     let mut replacements = dispatcher.registry_replacements().unwrap();
     let held = dispatcher.skill("convert").unwrap();
     let second = Registry::defined("remote", vec![defined("quote", json!({}))]).unwrap();
-    assert!(dispatcher.replace_registry(second));
+    assert!(dispatcher.replace(about(), second));
     assert!(replacements.has_changed().unwrap());
     assert_eq!(*replacements.borrow_and_update(), 1);
     assert!(dispatcher.skill("convert").is_none());
     assert!(dispatcher.skill("quote").is_some());
     assert_eq!(held.id(), "convert");
 
-    let fixed = Dispatcher::new(
-        Registry::defined("remote", Vec::new()).unwrap(),
-        Arc::new(()),
-    );
+    let none = || Registry::defined("remote", Vec::new()).unwrap();
+    let fixed = Dispatcher::new(about(), none(), Arc::new(()));
     assert!(fixed.registry_replacements().is_none());
-    assert!(!fixed.replace_registry(Registry::defined("remote", Vec::new()).unwrap()));
+    assert!(!fixed.replace(about(), none()));
 }

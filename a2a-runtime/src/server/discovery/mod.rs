@@ -108,7 +108,7 @@ impl Discovery {
     /// and reached at
     /// `endpoints`: routes relative to its mount point.
     pub(crate) fn agent(&mut self, app: &App, at: &str, endpoints: &Endpoints) -> Router {
-        let agent = app.agent;
+        let agent = app.dispatcher.about();
         let own = |path: &str| format!("{}{at}{path}", self.origin);
         let urls = Urls {
             card: own(crate::server::paths::AGENT_CARDS[0]),
@@ -187,12 +187,14 @@ impl Discovery {
         let mut docs = Documents::default();
         let publisher = names::publisher(None, &self.origin);
         let name = names::skill_name(host);
-        let version = shared.map_or(env!("CARGO_PKG_VERSION"), |(app, _)| app.agent.version());
+        let version = shared.map_or(env!("CARGO_PKG_VERSION").to_owned(), |(app, _)| {
+            app.dispatcher.about().version().to_owned()
+        });
         let identity = Identity {
             name: names::registry_name(&Default::default(), &publisher, &name),
             title: names::clip(host, 100, &name),
             description: names::clip(shared.map_or(host, |(_, text)| text), 100, host),
-            version: version.to_owned(),
+            version,
             website: None,
             icon: None,
             package: Default::default(),
@@ -268,7 +270,7 @@ impl Discovery {
 
 /// Who an agent's MCP endpoint is, as its server card and registry entry say it.
 fn identity(app: &App, name: &str, publisher: &str) -> Identity {
-    let agent = app.agent;
+    let agent = app.dispatcher.about();
     let provider_url = agent.provider().map(|(_, url)| url);
     Identity {
         name: names::registry_name(&agent.package(), publisher, name),

@@ -17,7 +17,7 @@ const MAX_DESCRIPTION: usize = 1024;
 
 /// The skill's `description`: what the agent does and when to use it.
 pub(crate) fn description(app: &App) -> String {
-    let agent = app.agent;
+    let agent = app.dispatcher.about();
     let skills: Vec<String> = app
         .dispatcher
         .registry()
@@ -36,7 +36,7 @@ pub(crate) fn description(app: &App) -> String {
 /// The `SKILL.md` of `app`, named `name`, its front matter's `description` (see
 /// [`description`]) as given.
 pub(crate) fn skill_md(name: &str, description: &str, app: &App, urls: &Urls) -> String {
-    let agent = app.agent;
+    let agent = app.dispatcher.about();
     let mut md = String::new();
     let description = serde_json::to_string(description).unwrap_or_default();
     // A JSON string is a YAML double-quoted scalar: whatever the text, the front matter parses.
