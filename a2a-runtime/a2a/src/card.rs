@@ -13,9 +13,7 @@ use a2a_runtime_core::auth::Security;
 use a2a_runtime_core::registry::{Registry, SkillEntry};
 use a2a_runtime_types::protocol::a2a::{v0_3, v1};
 
-/// The card extension that publishes each skill's input and output JSON Schemas, since
-/// `AgentSkill` has no schema field.
-pub const SKILL_SCHEMAS_EXTENSION: &str = "urn:a2a-runtime:extension:skill-schemas:v1";
+pub use a2a_runtime_types::protocol::a2a::SKILL_SCHEMAS_EXTENSION;
 
 /// Where the bindings are served: the JSON-RPC URL (ending in `/`) and the HTTP+JSON base URL,
 /// and for an agent of a server hosting several, the same bindings at the server's shared URL

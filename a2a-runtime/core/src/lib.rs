@@ -26,6 +26,8 @@ pub mod content;
 pub mod context;
 #[doc(hidden)]
 pub mod data_dir;
+#[doc(hidden)]
+pub mod defined_agent;
 #[cfg(feature = "client")]
 mod delegate;
 #[doc(hidden)]

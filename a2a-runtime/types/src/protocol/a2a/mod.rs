@@ -9,6 +9,10 @@ pub mod v0_1;
 pub mod v0_3;
 pub mod v1;
 
+/// The card extension that publishes each skill's input and output JSON Schemas, since
+/// `AgentSkill` has no schema field: `params.skills.{id}.inputSchema` (and `outputSchema`).
+pub const SKILL_SCHEMAS_EXTENSION: &str = "urn:a2a-runtime:extension:skill-schemas:v1";
+
 /// A task, message or event a server sent, read into the core model (by a client).
 #[derive(Debug)]
 pub enum Received {

@@ -1,0 +1,42 @@
+//! [`DefinedAgent`]: an agent the server did not compile (a remote A2A agent, a remote MCP
+//! server), served as compiled agents are from what it says of itself and the skills it offers,
+//! both of which may change while it is served.
+
+use std::sync::{Arc, Weak};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::about::AgentAbout;
+use crate::dispatch::Dispatcher;
+use crate::registry::DefinedSkill;
+use a2a_runtime_types::util::BoxFuture;
+
+/// An agent defined at run time.
+pub trait DefinedAgent: Send + Sync + 'static {
+    /// What the agent is now: at mount, what is known before the remote answered, if it has not.
+    fn definition(&self) -> (AgentAbout, Vec<DefinedSkill>);
+
+    /// Follows the agent's source until `stop`: whenever its card or list changes, gives the
+    /// dispatcher the new definition ([`redefine`]); ends early when the dispatcher is gone.
+    fn follow(
+        self: Arc<Self>,
+        dispatcher: Weak<Dispatcher>,
+        stop: CancellationToken,
+    ) -> BoxFuture<'static, ()>;
+}
+
+/// Replaces `dispatcher`'s agent and skills with `definition`, named `label` in messages;
+/// whether it did (a definition the registry refuses is logged and the old one kept).
+pub fn redefine(
+    dispatcher: &Dispatcher,
+    label: &str,
+    (about, skills): (AgentAbout, Vec<DefinedSkill>),
+) -> bool {
+    match crate::registry::Registry::defined(label, skills) {
+        Ok(registry) => dispatcher.replace(about, registry),
+        Err(error) => {
+            tracing::warn!(agent = label, %error, "a new definition was refused; the last one is kept");
+            false
+        }
+    }
+}

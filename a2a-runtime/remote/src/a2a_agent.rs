@@ -1,0 +1,147 @@
+//! [`RemoteA2aAgent`]: a remote A2A agent (any language, any binding the client speaks) as a
+//! [`DefinedAgent`]: its card read at mount and followed while it is served, each of its skills
+//! forwarded to it.
+
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::definition;
+use super::forward::Forward;
+use super::upstream::{RemoteA2aSettings, Upstream};
+use a2a_runtime_client::AgentCard;
+use a2a_runtime_core::about::AgentAbout;
+use a2a_runtime_core::defined_agent::{DefinedAgent, redefine};
+use a2a_runtime_core::dispatch::Dispatcher;
+use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
+use a2a_runtime_types::util::BoxFuture;
+
+/// How often a remote's card is read again once it was read (an unchanged card costs a `304`).
+const REFRESH: Duration = Duration::from_secs(300);
+/// The first pause before an unreachable remote is tried again; each later one doubles, up to
+/// [`REFRESH`].
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+
+/// A remote A2A agent fronted by the host.
+pub struct RemoteA2aAgent {
+    upstream: Arc<Upstream>,
+    /// The card last read, if any.
+    card: Mutex<Option<Arc<AgentCard>>>,
+}
+
+impl std::fmt::Debug for RemoteA2aAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteA2aAgent")
+            .field("id", &self.upstream.id)
+            .field("url", &self.upstream.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RemoteA2aAgent {
+    /// The agent at `url` (its base URL or its card's), mounted as `id`; its card is read by
+    /// [`connect`](Self::connect) or, failing that, while it is served.
+    pub fn new(id: impl Into<String>, url: impl Into<String>, settings: RemoteA2aSettings) -> Self {
+        Self {
+            upstream: Arc::new(Upstream::new(id.into(), url.into(), settings)),
+            card: Mutex::new(None),
+        }
+    }
+
+    /// Reads the remote's card now; an unreachable remote is an error (it is still served, and
+    /// tried again while it is).
+    pub async fn connect(&self) -> Result<(), a2a_runtime_client::ClientError> {
+        let client = self.upstream.connect().await?;
+        self.keep(client.card());
+        Ok(())
+    }
+
+    /// Its id on the host.
+    pub fn id(&self) -> &str {
+        &self.upstream.id
+    }
+
+    fn keep(&self, card: Arc<AgentCard>) {
+        *self.card.lock().unwrap_or_else(PoisonError::into_inner) = Some(card);
+    }
+
+    fn card(&self) -> Option<Arc<AgentCard>> {
+        self.card
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Reads the card again (connecting first if the remote was never reached); whether the
+    /// definition changed.
+    async fn refresh(&self) -> Result<bool, a2a_runtime_client::ClientError> {
+        let Some(client) = self.upstream.kept().await else {
+            self.connect().await?;
+            return Ok(true);
+        };
+        let changed = client.refresh_card().await?;
+        if changed {
+            self.keep(client.card());
+        }
+        Ok(changed)
+    }
+}
+
+impl DefinedAgent for RemoteA2aAgent {
+    fn definition(&self) -> (AgentAbout, Vec<DefinedSkill>) {
+        let upstream = &self.upstream;
+        let Some(card) = self.card() else {
+            let about = AgentAbout::named(
+                format!("remote:{}", upstream.id),
+                upstream.id.clone(),
+                format!("The remote agent at {}, not reached yet.", upstream.url),
+            );
+            return (about, Vec::new());
+        };
+        let body = |remote_id: &str| -> Arc<dyn RunSkill> {
+            Arc::new(Forward {
+                upstream: Arc::clone(upstream),
+                skill: remote_id.to_owned(),
+            })
+        };
+        let skills = definition::skills(&upstream.id, &upstream.url, &card, body);
+        let about = definition::about(&upstream.id, &card);
+        (about, skills)
+    }
+
+    fn follow(
+        self: Arc<Self>,
+        dispatcher: Weak<Dispatcher>,
+        stop: CancellationToken,
+    ) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            let mut pause = if self.card().is_some() {
+                REFRESH
+            } else {
+                FIRST_RETRY
+            };
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = stop.cancelled() => return,
+                }
+                let Some(dispatcher) = dispatcher.upgrade() else {
+                    return;
+                };
+                pause = match self.refresh().await {
+                    Ok(changed) => {
+                        if changed {
+                            redefine(&dispatcher, &self.upstream.id, self.definition());
+                        }
+                        REFRESH
+                    }
+                    Err(error) => {
+                        tracing::warn!(remote = %self.upstream.id, %error, "remote agent unreachable");
+                        (pause * 2).min(REFRESH)
+                    }
+                };
+            }
+        })
+    }
+}

@@ -1,0 +1,289 @@
+//! A remote A2A agent's skill as the host runs it: the caller's message goes to the remote
+//! (streamed when the remote streams), each event comes back into the host's task (progress,
+//! artifacts, chunks), a question the remote asks is asked of the host's caller and its answer
+//! sent on, and a cancellation of the host's task cancels the remote's.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::upstream::Upstream;
+use a2a_runtime_client::{A2aClient, SendResult, StreamEvent};
+use a2a_runtime_core::call::{Invocation, SkillOutput, SkillResult};
+use a2a_runtime_core::context::{ArtifactWriter, TaskContext};
+use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
+use a2a_runtime_core::skill_error::SkillError;
+use a2a_runtime_types::model::{Message, Part, Task, TaskArtifactUpdate, TaskState, TaskStatus};
+use a2a_runtime_types::util::BoxFuture;
+
+/// The most questions one call relays before it gives up on a remote that keeps asking.
+const MAX_TURNS: usize = 32;
+/// The most times a stream the remote ended early is resumed by subscribing to its task.
+const MAX_RESUBSCRIBES: usize = 3;
+
+/// Runs one skill of a remote A2A agent.
+pub(crate) struct Forward {
+    pub(crate) upstream: Arc<Upstream>,
+    /// The skill's id on the remote.
+    pub(crate) skill: String,
+}
+
+impl RunSkill for Forward {
+    fn run(&self, mut invocation: Invocation) -> BoxFuture<'static, SkillResult> {
+        let input = DefinedSkill::input(&mut invocation);
+        let sent = invocation.message.get().map(|message| (**message).clone());
+        let context = invocation.context.clone();
+        let upstream = Arc::clone(&self.upstream);
+        let skill = self.skill.clone();
+        Box::pin(async move {
+            let message = first_message(&skill, sent, input?);
+            upstream.forward(message, context).await
+        })
+    }
+}
+
+/// The message the remote is sent: the caller's parts (an A2A caller's message as sent, an MCP
+/// caller's text or arguments), naming the remote's skill, in no task or conversation of the
+/// host's.
+fn first_message(skill: &str, sent: Option<Message>, input: Value) -> Message {
+    let parts = match sent {
+        Some(message) => message.parts,
+        None => match input.get("text").and_then(Value::as_str) {
+            Some(text) if input.as_object().is_some_and(|o| o.len() == 1) => vec![Part::text(text)],
+            _ => vec![Part::data(input)],
+        },
+    };
+    let mut message = Message::user(parts);
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("skill".into(), Value::String(skill.to_owned()));
+    message.metadata = Some(metadata);
+    message
+}
+
+/// Where the remote's task stands after one message.
+enum Settled {
+    /// It reached `state` with this status.
+    State(Box<TaskStatus>),
+    /// The remote answered with a message and no task.
+    Reply(Message),
+}
+
+/// The remote's task and conversation, once it named them.
+#[derive(Default)]
+struct RemoteTask {
+    ids: Option<(String, String)>,
+    /// Artifacts arriving in chunks, by the remote's artifact id.
+    chunks: HashMap<String, ArtifactWriter>,
+    /// Whether anything was published into the host's task.
+    published: bool,
+}
+
+impl Upstream {
+    /// Runs the call: messages to the remote until its task ends, relaying what it reports;
+    /// stops the remote's task when the host's is canceled.
+    pub(crate) async fn forward(&self, first: Message, context: TaskContext) -> SkillResult {
+        let client = self.client().await?;
+        let mut task = RemoteTask::default();
+        let run = self.converse(&client, first, &context, &mut task);
+        let outcome = tokio::select! {
+            outcome = run => outcome,
+            () = context.cancelled() => Err(SkillError::new("the call was canceled")),
+        };
+        if context.is_cancelled()
+            && let Some((id, _)) = &task.ids
+        {
+            self.cancel(&client, id).await;
+        }
+        outcome
+    }
+
+    async fn converse(
+        &self,
+        client: &A2aClient,
+        first: Message,
+        context: &TaskContext,
+        task: &mut RemoteTask,
+    ) -> SkillResult {
+        let mut next = first;
+        for _ in 0..MAX_TURNS {
+            let settled = self.turn(client, next, context, task).await?;
+            let status = match settled {
+                Settled::Reply(reply) => return Ok(SkillOutput::Message(reply)),
+                Settled::State(status) => status,
+            };
+            let said = status.message.as_ref().and_then(Message::text);
+            match status.state {
+                TaskState::Completed => return Ok(completed(*status, task)),
+                TaskState::InputRequired => {
+                    let prompt = said.unwrap_or_else(|| "The agent needs more input.".to_owned());
+                    next = self.answer(context, prompt, task).await?;
+                }
+                TaskState::AuthRequired => {
+                    return Err(self.refusal(format!(
+                        "asks for an authorization the host cannot give: {}",
+                        said.unwrap_or_default()
+                    )));
+                }
+                TaskState::Rejected => {
+                    return Err(SkillError::rejected(self.named(&said.unwrap_or_default())));
+                }
+                TaskState::Canceled => return Err(self.refusal("canceled the task".to_owned())),
+                _ => {
+                    let reason = said.unwrap_or_else(|| "the task failed".to_owned());
+                    return Err(self.refusal(reason));
+                }
+            }
+        }
+        Err(self.refusal(format!("asked more than {MAX_TURNS} questions in one call")))
+    }
+
+    /// Sends `message` and relays what comes back until the remote's task settles.
+    async fn turn(
+        &self,
+        client: &A2aClient,
+        message: Message,
+        context: &TaskContext,
+        task: &mut RemoteTask,
+    ) -> Result<Settled, SkillError> {
+        if !client.card().capabilities.streaming {
+            return match client
+                .send(message)
+                .await
+                .map_err(|e| self.unreachable(&e))?
+            {
+                SendResult::Message(reply) => Ok(Settled::Reply(reply)),
+                SendResult::Task(remote) => Ok(settled_task(*remote, context, task)),
+            };
+        }
+        let mut events = client
+            .send_streaming(message)
+            .await
+            .map_err(|e| self.unreachable(&e))?;
+        for _ in 0..=MAX_RESUBSCRIBES {
+            while let Some(event) = events.next().await {
+                let event = event.map_err(|e| self.unreachable(&e))?;
+                if let Some(settled) = relay(event, context, task) {
+                    return Ok(settled);
+                }
+            }
+            // The stream ended before the task settled: pick the task up again.
+            let Some((id, _)) = &task.ids else {
+                break;
+            };
+            events = client
+                .subscribe(id)
+                .await
+                .map_err(|e| self.unreachable(&e))?;
+        }
+        Err(self.refusal("ended its stream before the task settled".to_owned()))
+    }
+
+    /// Asks the host's caller `prompt` and makes the message that answers the remote.
+    async fn answer(
+        &self,
+        context: &TaskContext,
+        prompt: String,
+        task: &RemoteTask,
+    ) -> Result<Message, SkillError> {
+        let answered = context.ask_answered::<Value>(prompt).await?;
+        let parts = match answered.message {
+            Some(message) => message.parts,
+            None => match answered.value {
+                Value::String(text) => vec![Part::text(text)],
+                value => vec![Part::data(value)],
+            },
+        };
+        let mut message = Message::user(parts);
+        if let Some((id, conversation)) = &task.ids {
+            message.task_id = Some(id.clone());
+            message.context_id = Some(conversation.clone());
+        }
+        Ok(message)
+    }
+}
+
+/// Relays one event into the host's task; the remote task's status once it settled.
+fn relay(event: StreamEvent, context: &TaskContext, task: &mut RemoteTask) -> Option<Settled> {
+    match event {
+        StreamEvent::Message(reply) => Some(Settled::Reply(reply)),
+        StreamEvent::Task(remote) => {
+            let settled = remote.status.state.is_terminal() || remote.status.state.is_interrupted();
+            let remote = *remote;
+            if settled {
+                return Some(settled_task(remote, context, task));
+            }
+            task.ids = Some((remote.id, remote.context_id));
+            None
+        }
+        StreamEvent::Status(update) => {
+            task.ids = Some((update.task_id, update.context_id));
+            let state = update.status.state;
+            if state.is_terminal() || state.is_interrupted() {
+                return Some(Settled::State(Box::new(update.status)));
+            }
+            if let Some(text) = update.status.message.as_ref().and_then(Message::text) {
+                context.progress(text);
+            }
+            None
+        }
+        StreamEvent::Artifact(update) => {
+            task.ids = Some((update.task_id.clone(), update.context_id.clone()));
+            publish(update, context, task);
+            None
+        }
+    }
+}
+
+/// The remote's task as a blocking send or a stream's snapshot gave it, settled: its artifacts
+/// published into the host's task.
+fn settled_task(remote: Task, context: &TaskContext, task: &mut RemoteTask) -> Settled {
+    task.ids = Some((remote.id, remote.context_id));
+    for artifact in remote.artifacts {
+        context.artifact(artifact);
+        task.published = true;
+    }
+    Settled::State(Box::new(remote.status))
+}
+
+/// Publishes an artifact (or a chunk of one) into the host's task.
+fn publish(update: TaskArtifactUpdate, context: &TaskContext, task: &mut RemoteTask) {
+    task.published = true;
+    let TaskArtifactUpdate {
+        artifact,
+        append,
+        last_chunk,
+        ..
+    } = update;
+    if !append && last_chunk {
+        context.artifact(artifact);
+        return;
+    }
+    let id = artifact.artifact_id.clone();
+    let name = artifact.name.clone().unwrap_or_else(|| id.clone());
+    let writer = task
+        .chunks
+        .entry(id.clone())
+        .or_insert_with(|| context.artifact_writer(name));
+    for part in artifact.parts {
+        writer.append(part);
+    }
+    if last_chunk && let Some(writer) = task.chunks.remove(&id) {
+        writer.finish();
+    }
+}
+
+/// What a completed remote task gives the host's: the parts of its final message, unless its
+/// artifacts were published already.
+fn completed(status: TaskStatus, task: &mut RemoteTask) -> SkillOutput {
+    for (_, writer) in task.chunks.drain() {
+        writer.finish();
+    }
+    match status.message {
+        Some(message) if !task.published && !message.parts.is_empty() => {
+            SkillOutput::Parts(message.parts)
+        }
+        _ => SkillOutput::Empty,
+    }
+}
