@@ -14,6 +14,8 @@ mod discovery;
 mod lifecycle;
 #[path = "host/manifests.rs"]
 mod manifests;
+#[path = "host/remote_agents.rs"]
+mod remote_agents;
 #[path = "host/server_wide.rs"]
 mod server_wide;
 

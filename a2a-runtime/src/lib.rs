@@ -17,6 +17,8 @@ pub mod oauth;
 pub mod observe;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod records;
+#[cfg(feature = "remote")]
+pub mod remote;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]

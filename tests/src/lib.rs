@@ -78,6 +78,16 @@ impl TestServer {
             http: crate::http(),
         }
     }
+
+    /// A client of the agent this server mounts at `/{id}/` (a host's), for requests relative
+    /// to it (its card, `mcp`…).
+    pub fn mounted(&self, id: &str) -> Self {
+        Self {
+            base: format!("{}{id}/", self.base),
+            addr: self.addr,
+            http: self.http.clone(),
+        }
+    }
 }
 
 /// Serves `server` on an ephemeral port, as `serve()` would (without reading flags).

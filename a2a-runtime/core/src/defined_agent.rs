@@ -13,6 +13,11 @@ use a2a_runtime_types::util::BoxFuture;
 
 /// An agent defined at run time.
 pub trait DefinedAgent: Send + Sync + 'static {
+    /// Learns what the agent is before the server serves it (reads a remote's card), within
+    /// the source's own time bound; a failure is logged, and [`follow`](Self::follow) tries
+    /// again while the agent is served.
+    fn prepare(&self) -> BoxFuture<'_, ()>;
+
     /// What the agent is now: at mount, what is known before the remote answered, if it has not.
     fn definition(&self) -> (AgentAbout, Vec<DefinedSkill>);
 

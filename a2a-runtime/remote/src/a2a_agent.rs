@@ -89,6 +89,14 @@ impl RemoteA2aAgent {
 }
 
 impl DefinedAgent for RemoteA2aAgent {
+    fn prepare(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Err(error) = self.connect().await {
+                tracing::warn!(remote = %self.upstream.id, %error, "remote agent unreachable at start; served without skills until it answers");
+            }
+        })
+    }
+
     fn definition(&self) -> (AgentAbout, Vec<DefinedSkill>) {
         let upstream = &self.upstream;
         let Some(card) = self.card() else {

@@ -17,6 +17,7 @@ use a2a_runtime_core::agent::Agent;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::{AuthConfig, NamedScheme, Security};
 use a2a_runtime_core::content::{Catalog, ResourceUpdates};
+use a2a_runtime_core::defined_agent::DefinedAgent;
 use a2a_runtime_core::descriptor::{AgentDescriptor, SkillDescriptor};
 use a2a_runtime_core::dispatch::Dispatcher;
 use a2a_runtime_core::error::Error;
@@ -26,13 +27,27 @@ use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::{Observers, TaskManager};
 use a2a_runtime_types::model::TaskObserver;
 
+/// Where an agent's description and skills come from.
+pub(crate) enum Source {
+    /// `#[agent]` and its `#[skill]`s, fixed when the program was compiled.
+    Compiled {
+        descriptor: &'static AgentDescriptor,
+        agent_type: TypeId,
+        /// Skills registered explicitly, beside the linked ones.
+        skills: Vec<&'static SkillDescriptor>,
+    },
+    /// An agent defined at run time (a remote), followed while it is served.
+    Defined(Arc<dyn DefinedAgent>),
+}
+
+/// What a defined agent's catalog of resources and prompts is collected for: nothing is
+/// registered for it, so it has none.
+struct NoCompiledContent;
+
 /// An agent's own settings.
 pub(crate) struct AgentSettings {
     pub(crate) state: Arc<dyn Any + Send + Sync>,
-    pub(crate) descriptor: &'static AgentDescriptor,
-    pub(crate) agent_type: TypeId,
-    /// Skills registered explicitly, beside the linked ones.
-    pub(crate) skills: Vec<&'static SkillDescriptor>,
+    pub(crate) source: Source,
     /// Its own credentials and authenticators (the server's are added when it is placed).
     pub(crate) auth: AuthConfig,
     /// Schemes declared with the builder, beside those of `#[agent]`.
@@ -65,11 +80,25 @@ pub(crate) struct Placement<'a> {
 impl AgentSettings {
     /// `agent` with nothing of its own set yet.
     pub(crate) fn new<A: Agent>(agent: A) -> Self {
+        Self::of(
+            Arc::new(agent),
+            Source::Compiled {
+                descriptor: A::__descriptor(),
+                agent_type: TypeId::of::<A>(),
+                skills: Vec::new(),
+            },
+        )
+    }
+
+    /// `agent`, defined at run time, with nothing of its own set yet.
+    pub(crate) fn defined(agent: Arc<dyn DefinedAgent>) -> Self {
+        Self::of(Arc::new(()), Source::Defined(agent))
+    }
+
+    fn of(state: Arc<dyn Any + Send + Sync>, source: Source) -> Self {
         Self {
-            state: Arc::new(agent),
-            descriptor: A::__descriptor(),
-            agent_type: TypeId::of::<A>(),
-            skills: Vec::new(),
+            state,
+            source,
             auth: AuthConfig::default(),
             schemes: Vec::new(),
             rest_prefix: String::new(),
@@ -82,11 +111,52 @@ impl AgentSettings {
         }
     }
 
-    /// The agent's skills, registered and checked.
-    pub(crate) fn registry(&self) -> Result<Registry, Error> {
-        let mut explicit = self.descriptor.explicit_skills().to_vec();
-        explicit.extend(&self.skills);
-        Registry::build(self.agent_type, self.descriptor.type_name(), &explicit)
+    /// The agent's name, as a server of its own calls it.
+    pub(crate) fn name(&self) -> String {
+        match &self.source {
+            Source::Compiled { descriptor, .. } => descriptor.name().to_owned(),
+            Source::Defined(agent) => agent.definition().0.name().to_owned(),
+        }
+    }
+
+    /// What the agent says of itself now, and its skills, registered and checked.
+    pub(crate) fn definition(&self) -> Result<(AgentAbout, Registry), Error> {
+        match &self.source {
+            Source::Compiled {
+                descriptor,
+                agent_type,
+                skills,
+            } => {
+                let mut explicit = descriptor.explicit_skills().to_vec();
+                explicit.extend(skills);
+                let registry = Registry::build(*agent_type, descriptor.type_name(), &explicit)?;
+                Ok((AgentAbout::of(descriptor), registry))
+            }
+            Source::Defined(agent) => {
+                let (about, skills) = agent.definition();
+                let registry = Registry::defined(about.type_name(), skills)?;
+                Ok((about, registry))
+            }
+        }
+    }
+
+    /// The agent's resources and prompts.
+    fn catalog(&self) -> Result<Catalog, Error> {
+        match &self.source {
+            Source::Compiled {
+                descriptor,
+                agent_type,
+                ..
+            } => Catalog::build(
+                *agent_type,
+                descriptor.type_name(),
+                descriptor.explicit_resources(),
+                descriptor.explicit_prompts(),
+            ),
+            Source::Defined(_) => {
+                Catalog::build(TypeId::of::<NoCompiledContent>(), "defined", &[], &[])
+            }
+        }
     }
 
     /// The agent's security: its schemes and credentials, the server's credentials (and
@@ -107,7 +177,10 @@ impl AgentSettings {
         auth.scope_implies.extend(&server_auth.scope_implies);
         server.auth.apply(&mut auth)?;
         auth.client_certificates = server.tls.client_ca.is_some();
-        let mut schemes = self.descriptor.security_schemes();
+        let mut schemes = match &self.source {
+            Source::Compiled { descriptor, .. } => descriptor.security_schemes(),
+            Source::Defined(_) => Vec::new(),
+        };
         schemes.extend(self.schemes.iter().cloned());
         if let Some(oauth) = oauth {
             oauth.apply(&mut auth, &mut schemes);
@@ -124,21 +197,26 @@ impl AgentSettings {
         server: &ServeConfig,
         shared: &Shared,
     ) -> Result<Arc<App>, Error> {
-        let registry = self.registry()?;
-        let catalog = Catalog::build(
-            self.agent_type,
-            self.descriptor.type_name(),
-            self.descriptor.explicit_resources(),
-            self.descriptor.explicit_prompts(),
-        )?;
+        let (about, registry) = self.definition()?;
+        let catalog = self.catalog()?;
         let (security, auth) = self.security(server, placement.server_auth, placement.oauth)?;
         check_scopes(&registry, &security)?;
         // Records name the agent: its id on a host, its name on a server of its own.
-        let label = placement.mount.id().unwrap_or(self.descriptor.name());
-        let meter = Meter::new(label, shared.hub.clone());
-        let about = AgentAbout::of(self.descriptor);
-        let dispatcher =
-            Arc::new(Dispatcher::new(about, registry, Arc::clone(&self.state)).metered(meter));
+        let label = match placement.mount.id() {
+            Some(id) => id.to_owned(),
+            None => about.name().to_owned(),
+        };
+        let meter = Meter::new(&label, shared.hub.clone());
+        let state = Arc::clone(&self.state);
+        let dispatcher = Arc::new(match &self.source {
+            Source::Compiled { .. } => Dispatcher::new(about, registry, state).metered(meter),
+            Source::Defined(_) => Dispatcher::changing(about, registry, state).metered(meter),
+        });
+        if let Source::Defined(agent) = &self.source {
+            let follow =
+                Arc::clone(agent).follow(Arc::downgrade(&dispatcher), shared.shutdown.clone());
+            tokio::spawn(follow);
+        }
         let observers: Observers = shared
             .push
             .iter()

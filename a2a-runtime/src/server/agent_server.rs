@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::agent::AgentSettings;
+use super::agent::{AgentSettings, Source};
 use super::config::PushOptions;
 use super::lifecycle::Lifecycle;
 use super::mounts::Mounts;
@@ -37,7 +37,7 @@ pub struct AgentServer {
 impl std::fmt::Debug for AgentServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AgentServer")
-            .field("agent", &self.agent.descriptor.name())
+            .field("agent", &self.agent.name())
             .field("config", &self.server.config)
             .finish_non_exhaustive()
     }
@@ -82,7 +82,9 @@ impl AgentServer {
     /// `.skill::<convert>()`.
     #[must_use]
     pub fn skill<S: SkillDef>(mut self) -> Self {
-        self.agent.skills.push(S::DESCRIPTOR);
+        if let Source::Compiled { skills, .. } = &mut self.agent.source {
+            skills.push(S::DESCRIPTOR);
+        }
         self
     }
 

@@ -202,6 +202,7 @@ impl Lifecycle {
             }
             None => None,
         };
+        self.mounts.prepare().await;
         let apps = self.mounts.build(
             &self.server,
             CancellationToken::new(),

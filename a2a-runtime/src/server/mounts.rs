@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::agent::{AgentSettings, Placement, check_rest_prefix};
+use super::agent::{AgentSettings, Placement, Source, check_rest_prefix};
 use super::catalog::AgentCatalog;
 use super::mcp::Agents;
 pub(crate) use super::mount::Mount;
@@ -83,15 +83,25 @@ impl Mounts {
     /// What the server calls itself.
     pub(crate) fn identity(&self) -> Identity {
         match (&self.hosting, self.agents.first()) {
-            (None, Some(root)) => {
-                let agent = root.agent.descriptor;
-                Identity {
-                    program: super::cli::program_name(),
-                    name: agent.name().to_owned(),
-                    version: agent.version(),
-                    about: format!("{}: {}", agent.name(), agent.description()),
-                }
-            }
+            (
+                None,
+                Some(Mounted {
+                    agent:
+                        AgentSettings {
+                            source:
+                                Source::Compiled {
+                                    descriptor: agent, ..
+                                },
+                            ..
+                        },
+                    ..
+                }),
+            ) => Identity {
+                program: super::cli::program_name(),
+                name: agent.name().to_owned(),
+                version: agent.version(),
+                about: format!("{}: {}", agent.name(), agent.description()),
+            },
             (hosting, _) => {
                 let name = hosting
                     .as_ref()
@@ -178,11 +188,24 @@ impl Mounts {
         }
     }
 
+    /// Learns what each agent defined at run time is (their remotes read at once), before
+    /// they are built.
+    pub(crate) async fn prepare(&self) {
+        let defined = self
+            .agents
+            .iter()
+            .filter_map(|mounted| match &mounted.agent.source {
+                Source::Defined(agent) => Some(agent.prepare()),
+                Source::Compiled { .. } => None,
+            });
+        futures::future::join_all(defined).await;
+    }
+
     /// Every scope the agents' skills need.
     pub(crate) fn skill_scopes(&self) -> Result<Vec<String>, Error> {
         let mut scopes = std::collections::BTreeSet::new();
         for mounted in &self.agents {
-            let registry = mounted.agent.registry()?;
+            let (_, registry) = mounted.agent.definition()?;
             scopes.extend(registry.scopes().into_keys().map(str::to_owned));
         }
         Ok(scopes.into_iter().collect())

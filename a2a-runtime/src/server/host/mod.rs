@@ -89,6 +89,36 @@ impl Host {
         self
     }
 
+    /// Serves the remote A2A agent at `url` (its base URL or its card's URL) as `id`, beside
+    /// the compiled ones: its card is read when the host starts (and every few minutes after;
+    /// an unreachable remote is served without skills and tried again), its skills are served
+    /// on every binding and as MCP tools, each call forwarded to the remote. Feature `remote`.
+    #[cfg(feature = "remote")]
+    #[must_use]
+    pub fn remote_agent(self, id: impl Into<String>, url: impl Into<String>) -> Self {
+        let settings = crate::remote::RemoteA2aSettings::default();
+        self.remote_agent_with(id, url, settings)
+    }
+
+    /// [`remote_agent`](Self::remote_agent), reached as `settings` say (timeouts, the largest
+    /// answer read, the credential the remote sees).
+    #[cfg(feature = "remote")]
+    #[must_use]
+    pub fn remote_agent_with(
+        mut self,
+        id: impl Into<String>,
+        url: impl Into<String>,
+        settings: crate::remote::RemoteA2aSettings,
+    ) -> Self {
+        let id = id.into();
+        let remote = crate::remote::RemoteA2aAgent::new(id.clone(), url, settings);
+        self.mounts.agents.push(Mounted {
+            mount: Mount::At(id),
+            agent: AgentSettings::defined(std::sync::Arc::new(remote)),
+        });
+        self
+    }
+
     /// Serves the agent of `server` as `id`, with that builder's skills, security schemes,
     /// credentials (the host's and its flags add to them), task handle, resource updates and
     /// routes (served under `/{id}/`). Its limits are the host's unless

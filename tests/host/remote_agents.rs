@@ -1,0 +1,138 @@
+//! A remote A2A agent behind the host (`Host::remote_agent`): its card republished at the
+//! host's address, its skills served over A2A and as MCP tools, each call forwarded to the
+//! remote, its questions asked and answered through the host.
+
+use super::*;
+
+/// The currency example served on its own, as the remote, and a host fronting it as `fx`
+/// beside a compiled agent.
+async fn fronted() -> (TestServer, TestServer) {
+    let remote = a2a_tests::start(currency::Currency::with_reference_rates().server()).await;
+    let host = Host::new()
+        .remote_agent("fx", remote.base.clone())
+        .agent("booking", booking::Booking::default());
+    (remote, a2a_tests::start_host(host).await)
+}
+
+#[tokio::test]
+async fn a_remote_agents_card_is_republished_at_the_hosts_address() {
+    let (remote, host) = fronted().await;
+    let card = host.mounted("fx").card().await;
+    assert_eq!(card["name"], remote.card().await["name"], "{card}");
+    let url = card["supportedInterfaces"][0]["url"].as_str().unwrap();
+    assert!(url.starts_with(&host.base), "{url} is the host's");
+    let skills: Vec<_> = card["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["id"].as_str().unwrap())
+        .collect();
+    assert!(skills.contains(&"convert"), "{skills:?}");
+}
+
+#[tokio::test]
+async fn a_call_through_the_host_is_forwarded_to_the_remote_and_its_result_comes_back() {
+    let (_remote, host) = fronted().await;
+    let sent = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
+    let task = &sent["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{sent}");
+    let artifact = task["artifacts"].to_string();
+    assert!(
+        artifact.contains("EUR"),
+        "the remote's conversion: {artifact}"
+    );
+    // The same skill as an MCP tool on the remote's own endpoint at the host.
+    let mcp = host.mounted("fx");
+    let arguments = json!({"money": {"amount": 10, "currency": "USD"}, "to": "EUR"});
+    let (status, body) = mcp
+        .mcp_modern(
+            "tools/call",
+            json!({"name": "convert", "arguments": arguments}),
+            json!({}),
+        )
+        .await;
+    let called = response_from(&body);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    assert!(called.to_string().contains("EUR"), "{called}");
+}
+
+#[tokio::test]
+async fn a_remote_skills_questions_are_asked_and_answered_through_the_host() {
+    let (_remote, host) = fronted().await;
+    let exchange = json!({"message": {
+        "messageId": uuid(), "role": "ROLE_USER",
+        "parts": [{"data": {"money": {"amount": 5, "currency": "GBP"}, "to": "CHF"}}],
+        "metadata": {"skill": "exchange"},
+    }});
+    let sent = rpc_at(&host, "fx/", "SendMessage", exchange).await;
+    let task = &sent["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{sent}"
+    );
+    let asked = task["status"]["message"].to_string();
+    assert!(
+        asked.contains("Which account"),
+        "the remote's question: {asked}"
+    );
+    let id = task["id"].as_str().unwrap();
+    let answer = |text: &str| {
+        json!({"message": {
+            "messageId": uuid(), "role": "ROLE_USER", "taskId": id,
+            "parts": [{"text": text}],
+        }})
+    };
+    let confirm = rpc_at(&host, "fx/", "SendMessage", answer("ACME-1")).await;
+    let state = &confirm["result"]["task"]["status"]["state"];
+    assert_eq!(state, "TASK_STATE_INPUT_REQUIRED", "{confirm}");
+    let done = rpc_at(&host, "fx/", "SendMessage", answer("yes")).await;
+    let task = &done["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    assert!(task.to_string().contains("ACME-1"), "{done}");
+}
+
+#[tokio::test]
+async fn an_unreachable_remote_is_served_without_skills_and_a_call_names_it() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let host = Host::new()
+        .remote_agent("gone", url)
+        .agent("booking", booking::Booking::default());
+    let host = a2a_tests::start_host(host).await;
+    let card = host.mounted("gone").card().await;
+    assert_eq!(card["skills"], json!([]), "{card}");
+    let sent = rpc_at(&host, "gone/", "SendMessage", convert(None)).await;
+    assert!(sent["error"].is_object(), "no skill to route to: {sent}");
+    // The other agent answers all the while.
+    let booking = host.mounted("booking").card().await;
+    assert_eq!(booking["name"], "Booking Agent", "{booking}");
+}
+
+#[tokio::test]
+async fn a_remote_that_dies_fails_its_callers_naming_it_and_the_host_serves_on() {
+    let (mut child, base) =
+        a2a_tests::spawn_served_with(env!("CARGO_BIN_EXE_interop-currency"), &[]).await;
+    let host = Host::new()
+        .remote_agent("fx", base)
+        .agent("booking", booking::Booking::default());
+    let host = a2a_tests::start_host(host).await;
+    let alive = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
+    assert_eq!(
+        alive["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{alive}"
+    );
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+    let dead = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
+    let status = &dead["result"]["task"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_FAILED", "{dead}");
+    let said = status["message"].to_string();
+    assert!(
+        said.contains("remote agent `fx`") && said.contains("unreachable"),
+        "{said}"
+    );
+    let booking = host.mounted("booking").card().await;
+    assert_eq!(booking["name"], "Booking Agent", "{booking}");
+}
