@@ -136,3 +136,43 @@ async fn a_remote_that_dies_fails_its_callers_naming_it_and_the_host_serves_on()
     let booking = host.mounted("booking").card().await;
     assert_eq!(booking["name"], "Booking Agent", "{booking}");
 }
+
+#[tokio::test]
+async fn a_remote_that_answers_late_gets_its_card_and_tools_served_once_it_does() {
+    let reserved = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = reserved.local_addr().unwrap();
+    drop(reserved);
+    let url = format!("http://{addr}/");
+    let host = Host::new()
+        .remote_agent("late", url.clone())
+        .agent("booking", booking::Booking::default());
+    let host = a2a_tests::start_host(host).await;
+    let late = host.mounted("late");
+    assert_eq!(late.card().await["skills"], json!([]));
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let remote = currency::Currency::with_reference_rates()
+        .server()
+        .public_url(url);
+    tokio::spawn(async move { remote.serve_on(listener).await.unwrap() });
+    let mut card = Value::Null;
+    for _ in 0..100 {
+        card = late.card().await;
+        if card["skills"]
+            .as_array()
+            .is_some_and(|skills| !skills.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(card["name"], "Currency Agent", "{card}");
+    let (_, listed) = late.mcp_modern("tools/list", json!({}), json!({})).await;
+    let listed = response_from(&listed);
+    let names = listed["result"]["tools"].to_string();
+    assert!(names.contains("\"convert\""), "{listed}");
+    let sent = rpc_at(&host, "late/", "SendMessage", convert(None)).await;
+    assert_eq!(
+        sent["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{sent}"
+    );
+}

@@ -10,6 +10,7 @@
 pub mod bindings;
 #[doc(hidden)]
 pub mod card;
+pub mod card_cell;
 #[doc(hidden)]
 pub mod card_security;
 #[doc(hidden)]

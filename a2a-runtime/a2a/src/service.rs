@@ -98,9 +98,9 @@ pub struct Settings {
     pub max_part_bytes: usize,
     /// The largest `ListTasks` page, in bytes.
     pub max_list_bytes: usize,
-    /// The extended agent card (every skill, `extended_only` ones too), when the agent has a
-    /// security scheme to require.
-    pub extended_card: Option<Arc<serde_json::Value>>,
+    /// The agent's cards; the extended one (every skill, `extended_only` ones too) when the
+    /// agent has a security scheme to require.
+    pub cards: Arc<super::card_cell::LiveCards>,
     /// The extensions on the card; requests must activate the required ones.
     pub extensions: Arc<super::extensions::Extensions>,
 }
@@ -365,7 +365,7 @@ impl A2aService {
         &self,
         caller: &CallerId,
     ) -> Result<Arc<serde_json::Value>, A2aError> {
-        let Some(card) = &self.settings.extended_card else {
+        let Some(card) = self.settings.cards.current().extended.clone() else {
             return Err(A2aError::Unsupported(
                 "this agent has no extended agent card (capabilities.extendedAgentCard is \
                  false: it declares no security scheme)"
@@ -377,7 +377,7 @@ impl A2aService {
                 "the extended agent card is for authenticated callers".into(),
             ));
         }
-        Ok(Arc::clone(card))
+        Ok(card)
     }
 
     /// Checks a user message before anything is written (a2a-spec.md §11.1); a message for an

@@ -21,7 +21,7 @@ use super::logging::SessionLevel;
 use super::metering::{content_call, content_ended, timed};
 use super::service::{McpService, caller_of};
 use super::subscriptions::Subscriptions;
-use super::tools::tool_list;
+use super::tools::Tools;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::dispatch::Dispatcher;
 use a2a_runtime_core::observe::{CallKind, Meter};
@@ -31,8 +31,8 @@ use a2a_runtime_core::observe::{CallKind, Meter};
 #[derive(Clone)]
 pub struct AgentMcp {
     service: Arc<McpService>,
-    /// The agent's skills as MCP tools, built once.
-    tools: Arc<Vec<Tool>>,
+    /// The agent's skills as MCP tools.
+    tools: Arc<Tools>,
     /// The server's capabilities and description, built once.
     info: Arc<InitializeResult>,
     /// The resources this session follows.
@@ -44,7 +44,7 @@ pub struct AgentMcp {
 impl AgentMcp {
     pub fn new(app: Arc<App>) -> Self {
         Self {
-            tools: Arc::new(tool_list(&app.dispatcher.registry(), &app.security)),
+            tools: Arc::new(Tools::of(&app)),
             info: Arc::new(server_info(&app)),
             service: Arc::new(McpService::new(app)),
             subscriptions: Arc::default(),
@@ -68,7 +68,8 @@ impl AgentMcp {
 
     /// Its tool `name` (as the agent names it).
     pub(crate) fn tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|tool| tool.name == name).cloned()
+        let tools = self.tools.current(self.app());
+        tools.iter().find(|tool| tool.name == name).cloned()
     }
 
     /// What `initialize` says of the agent when it is the endpoint's only one.
@@ -79,6 +80,11 @@ impl AgentMcp {
     /// Where this agent's requests are reported.
     pub(crate) fn meter(&self) -> &Meter {
         self.app().dispatcher.meter()
+    }
+
+    /// Whether its tools may change while the server runs (an agent defined at run time).
+    pub(crate) fn tools_change(&self) -> bool {
+        self.tools.changing()
     }
 
     /// The tools `context`'s caller is shown.
@@ -92,6 +98,7 @@ impl AgentMcp {
         let mut scoped = signed_out;
         let tools: Vec<Tool> = self
             .tools
+            .current(self.app())
             .iter()
             .filter(|tool| {
                 let Some(skill) = registry.get(&tool.name) else {
@@ -102,7 +109,7 @@ impl AgentMcp {
             })
             .cloned()
             .collect();
-        super::tools::listed(tools, scoped)
+        super::tools::listed(tools, scoped, self.tools.changing())
     }
 
     /// Whether task `id` is this agent's and the request's caller's.

@@ -1,10 +1,13 @@
 //! Registry → MCP tool descriptors.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use tokio::sync::watch;
 
 use rmcp::model::{CacheScope, ListToolsResult, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
+use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_core::registry::{Registry, SkillEntry};
 use a2a_runtime_core::schema;
@@ -25,16 +28,65 @@ pub fn tool_list(registry: &Registry, security: &Security) -> Vec<Tool> {
         .collect()
 }
 
-/// A `tools/list` answer: the list never changes while the server runs, and it is the same
-/// for every caller unless it depends on the caller's scopes (`private`).
-pub fn listed(tools: Vec<Tool>, private: bool) -> ListToolsResult {
+/// An agent's tools: built once for a compiled agent; for one defined at run time (a
+/// remote's), built again on first use after its registry was replaced.
+pub struct Tools {
+    /// The tools, and the replacement they were built after.
+    built: RwLock<(u64, Arc<Vec<Tool>>)>,
+    /// The agent's replacements, when it has any.
+    replaced: Option<watch::Receiver<u64>>,
+}
+
+impl Tools {
+    /// `app`'s tools.
+    pub fn of(app: &App) -> Self {
+        let replaced = app.dispatcher.registry_replacements();
+        let version = replaced.as_ref().map_or(0, |replaced| *replaced.borrow());
+        let tools = tool_list(&app.dispatcher.registry(), &app.security);
+        Self {
+            built: RwLock::new((version, Arc::new(tools))),
+            replaced,
+        }
+    }
+
+    /// `app`'s tools now.
+    pub fn current(&self, app: &App) -> Arc<Vec<Tool>> {
+        if let Some(replaced) = &self.replaced {
+            let now = *replaced.borrow();
+            if self.read().0 != now {
+                let tools = Arc::new(tool_list(&app.dispatcher.registry(), &app.security));
+                *self.built.write().unwrap_or_else(PoisonError::into_inner) =
+                    (now, Arc::clone(&tools));
+                return tools;
+            }
+        }
+        Arc::clone(&self.read().1)
+    }
+
+    /// Whether the list may change while the server runs.
+    pub fn changing(&self) -> bool {
+        self.replaced.is_some()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, (u64, Arc<Vec<Tool>>)> {
+        self.built.read().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// How long a client may keep a list that may change while the server runs.
+const CHANGING_TTL_MS: u64 = 60_000;
+
+/// A `tools/list` answer: the same for every caller unless it depends on the caller's scopes
+/// (`private`); kept an hour by clients, a minute when it may `change` while the server runs.
+pub fn listed(tools: Vec<Tool>, private: bool, change: bool) -> ListToolsResult {
     let scope = if private {
         CacheScope::Private
     } else {
         CacheScope::Public
     };
+    let ttl = if change { CHANGING_TTL_MS } else { 3_600_000 };
     ListToolsResult::with_all_items(tools)
-        .with_ttl_ms(3_600_000)
+        .with_ttl_ms(ttl)
         .with_cache_scope(scope)
 }
 

@@ -13,7 +13,8 @@ use axum::routing::get;
 use super::config::ServeConfig;
 use super::paths;
 use a2a_runtime_a2a::bindings::{self, ROOT_CALLS};
-use a2a_runtime_a2a::card::{self, CardBody, CardView};
+use a2a_runtime_a2a::card::{self, CardView};
+use a2a_runtime_a2a::card_cell::LiveCards;
 use a2a_runtime_a2a::extensions::Extensions;
 use a2a_runtime_a2a::gate::{A2aGateLayer, GateSettings};
 use a2a_runtime_a2a::jsonrpc::{Aliases, JsonRpc};
@@ -55,7 +56,12 @@ pub(crate) fn agent_routes(
 ) -> AgentRoutes {
     let cards = Cards::of(app, &endpoints);
     let extensions = Arc::new(Extensions::new(app.dispatcher.about().extensions()));
-    let service = service(app, config, cards.extended, Arc::clone(&extensions));
+    let service = service(
+        app,
+        config,
+        Arc::clone(&cards.live),
+        Arc::clone(&extensions),
+    );
     let jsonrpc = Arc::new(JsonRpc {
         service: Arc::clone(&service),
         aliases: Aliases::default(),
@@ -114,60 +120,79 @@ pub(crate) fn agent_routes(
 }
 
 /// An agent's cards: the public one as served at the well-known paths (readable from any
-/// origin), and the extended one for authenticated callers.
+/// origin), and the extended one for authenticated callers; for an agent defined at run time,
+/// built again whenever its definition changes.
 struct Cards {
     routes: Router,
     public: serde_json::Value,
-    extended: Option<Arc<serde_json::Value>>,
+    live: Arc<LiveCards>,
 }
 
 impl Cards {
-    fn of(app: &App, endpoints: &card::Endpoints) -> Self {
-        let hybrid = |view| {
-            let capabilities = card::Capabilities {
-                push: app.push.is_some(),
-                streaming: app.streaming,
-            };
-            let registry = app.dispatcher.registry();
-            let v1_card = card::build(
-                &app.dispatcher.about(),
-                &registry,
-                endpoints,
-                &app.security,
-                view,
-                capabilities,
-            );
-            card::hybrid(&v1_card, endpoints, &app.security)
-        };
-        let public = hybrid(CardView::Public);
-        let extended = app
-            .security
-            .is_enabled()
-            .then(|| Arc::new(hybrid(CardView::Extended)));
+    fn of(app: &Arc<App>, endpoints: &card::Endpoints) -> Self {
+        let (public, extended) = built(app, endpoints);
+        let live = Arc::new(LiveCards::new(public.clone(), extended));
+        if let Some(mut replaced) = app.dispatcher.registry_replacements() {
+            let (app, endpoints, live) =
+                (Arc::downgrade(app), endpoints.clone(), Arc::clone(&live));
+            // Ends with the dispatcher, whose sender it watches.
+            tokio::spawn(async move {
+                while replaced.changed().await.is_ok() {
+                    let Some(app) = app.upgrade() else { return };
+                    let (public, extended) = built(&app, &endpoints);
+                    live.replace(public, extended);
+                }
+            });
+        }
         let card_route = get(
-            |State(card): State<Arc<CardBody>>, headers: HeaderMap| async move {
-                card.respond(&headers)
+            |State(cards): State<Arc<LiveCards>>, headers: HeaderMap| async move {
+                cards.current().public_body.respond(&headers)
             },
         );
         // The card is public metadata: any page may read it (a2a-spec.md §8.2).
         let routes = Router::new()
             .route(paths::AGENT_CARDS[0], card_route.clone())
             .route(paths::AGENT_CARDS[1], card_route)
-            .with_state(Arc::new(CardBody::new(&public)))
+            .with_state(Arc::clone(&live))
             .layer(super::http::readable_anywhere());
         Self {
             routes,
             public,
-            extended,
+            live,
         }
     }
 }
 
-/// The A2A service of `app`, serving `extended` as its extended card.
+/// `app`'s public card and, when it has a scheme to require, its extended card, as they are now.
+fn built(app: &App, endpoints: &card::Endpoints) -> (serde_json::Value, Option<serde_json::Value>) {
+    let hybrid = |view| {
+        let capabilities = card::Capabilities {
+            push: app.push.is_some(),
+            streaming: app.streaming,
+        };
+        let registry = app.dispatcher.registry();
+        let v1_card = card::build(
+            &app.dispatcher.about(),
+            &registry,
+            endpoints,
+            &app.security,
+            view,
+            capabilities,
+        );
+        card::hybrid(&v1_card, endpoints, &app.security)
+    };
+    let extended = app
+        .security
+        .is_enabled()
+        .then(|| hybrid(CardView::Extended));
+    (hybrid(CardView::Public), extended)
+}
+
+/// The A2A service of `app`, serving `cards`' extended card.
 fn service(
     app: &App,
     config: &ServeConfig,
-    extended: Option<Arc<serde_json::Value>>,
+    cards: Arc<LiveCards>,
     extensions: Arc<Extensions>,
 ) -> Arc<A2aService> {
     let limits = &app.limits;
@@ -179,7 +204,7 @@ fn service(
         max_message_parts: limits.max_message_parts,
         max_part_bytes: limits.max_part_bytes,
         max_list_bytes: limits.max_list_bytes,
-        extended_card: extended,
+        cards,
         extensions,
     };
     let push = app.push.as_ref().map(|pusher| PushSupport {

@@ -106,7 +106,9 @@ impl ServerHandler for McpHandler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|tool| tool.name == name).cloned()
+        let listed = self.tools.iter().find(|tool| tool.name == name).cloned();
+        // A tool an agent defined at run time gained after the endpoint was built.
+        listed.or_else(|| self.member_tool(name))
     }
 
     async fn call_tool(

@@ -182,6 +182,21 @@ impl McpHandler {
         })
     }
 
+    /// The tool listed as `name`, looked up in its member's tools as they are now.
+    pub(crate) fn member_tool(&self, name: &str) -> Option<Tool> {
+        let members = self.members();
+        let prefixes = members
+            .iter()
+            .enumerate()
+            .map(|(index, member)| (index, member.prefix.as_str()));
+        let (index, own) = split(prefixes, name, |index, own| {
+            members[index].agent.tool(own).is_some()
+        })?;
+        let mut tool = members[index].agent.tool(own)?;
+        tool.name = name.to_owned().into();
+        Some(tool)
+    }
+
     /// Every member's tools `context`'s caller is shown, under their listed names.
     pub(crate) fn tool_list(&self, context: &RequestContext<RoleServer>) -> ListToolsResult {
         if let Some(only) = self.only() {
@@ -189,7 +204,9 @@ impl McpHandler {
         }
         let mut tools = Vec::new();
         let mut private = false;
+        let mut change = false;
         for member in self.members() {
+            change |= member.agent.tools_change();
             let listed = member.agent.tool_list(context);
             private |= listed.cache_scope == Some(rmcp::model::CacheScope::Private);
             let open = self.secured && !member.agent.app().security.is_enabled();
@@ -201,7 +218,7 @@ impl McpHandler {
                 tool
             }));
         }
-        crate::tools::listed(tools, private)
+        crate::tools::listed(tools, private, change)
     }
 
     /// Every member's resource templates; the task-artifact template, which each lists, once.
