@@ -176,3 +176,53 @@ async fn a_remote_that_answers_late_gets_its_card_and_tools_served_once_it_does(
         "{sent}"
     );
 }
+
+#[tokio::test]
+async fn the_remote_agent_flag_mounts_a_remote_on_the_example_host() {
+    let (_remote, base) =
+        a2a_tests::spawn_served_with(env!("CARGO_BIN_EXE_interop-currency"), &[]).await;
+    let flag = format!("fx={base}");
+    let (_host, host) = a2a_tests::spawn_served_with(HOST, &["--remote-agent", &flag]).await;
+    let host = TestServer::at(host);
+    let sent = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
+    let state = &sent["result"]["task"]["status"]["state"];
+    assert_eq!(state, "TASK_STATE_COMPLETED", "{sent}");
+    let catalog: Value = host
+        .http
+        .get(format!("{}agents", host.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(catalog.to_string().contains("\"fx\""), "{catalog}");
+}
+
+#[test]
+fn a_server_of_one_agent_refuses_the_remote_agent_flag_naming_it() {
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_interop-currency"))
+        .args([
+            "--bind",
+            "127.0.0.1:0",
+            "--remote-agent",
+            "fx=http://127.0.0.1:9/",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("--remote-agent: only a host"), "{said}");
+    let malformed = std::process::Command::new(HOST)
+        .args([
+            "--bind",
+            "127.0.0.1:0",
+            "--remote-agent",
+            "fx=ftp://example",
+        ])
+        .output()
+        .unwrap();
+    assert!(!malformed.status.success());
+    let said = String::from_utf8_lossy(&malformed.stderr);
+    assert!(said.contains("not an http or https URL"), "{said}");
+}

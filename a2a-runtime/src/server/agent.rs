@@ -36,7 +36,9 @@ pub(crate) enum Source {
         /// Skills registered explicitly, beside the linked ones.
         skills: Vec<&'static SkillDescriptor>,
     },
-    /// An agent defined at run time (a remote), followed while it is served.
+    /// An agent defined at run time (a remote), followed while it is served. Only the `remote`
+    /// feature mounts one; the server handles it either way.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
     Defined(Arc<dyn DefinedAgent>),
 }
 
@@ -91,6 +93,7 @@ impl AgentSettings {
     }
 
     /// `agent`, defined at run time, with nothing of its own set yet.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
     pub(crate) fn defined(agent: Arc<dyn DefinedAgent>) -> Self {
         Self::of(Arc::new(()), Source::Defined(agent))
     }

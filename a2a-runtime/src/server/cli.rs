@@ -8,6 +8,7 @@ mod apply;
 mod args;
 #[cfg(feature = "oauth-server")]
 mod oauth_args;
+mod remote_args;
 
 use super::config::ServeConfig;
 use a2a_runtime_core::error::Error;
@@ -57,6 +58,10 @@ fn after_help() -> String {
             "--usage and --call-budget need the `usage` feature",
         ),
         (
+            cfg!(not(feature = "remote")),
+            "--remote-agent needs the `remote` feature",
+        ),
+        (
             cfg!(not(feature = "oauth-server")),
             "an authorization server for MCP connectors (--oauth-*) needs the `oauth-server` \
              feature",
@@ -92,6 +97,8 @@ struct Cli {
     #[cfg(feature = "oauth-server")]
     #[command(flatten)]
     oauth: oauth_args::OAuthArgs,
+    #[command(flatten)]
+    remote: remote_args::RemoteArgs,
 }
 
 /// The name this program was started as (`--help` shows it), `agent` if it cannot tell.
@@ -193,6 +200,7 @@ impl Cli {
         self.tls.apply(&mut config.tls);
         self.auth.apply(&mut config.auth);
         self.limits.apply(&mut config.limits);
+        self.remote.apply(&mut config.remote_agents);
     }
 }
 

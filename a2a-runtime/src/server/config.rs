@@ -53,6 +53,9 @@ pub struct ServeConfig {
     /// Request headers those origins may send besides the protocols' own (`--cors-header`,
     /// `A2A_CORS_HEADERS`): what a browser client adds, such as a tracing header.
     pub cors_headers: Vec<String>,
+    /// Remote A2A agents a host serves beside its own, `(id, url)` (`--remote-agent ID=URL`,
+    /// `A2A_REMOTE_AGENTS`; feature `remote`): see `Host::remote_agent`.
+    pub remote_agents: Vec<(String, String)>,
     /// The reverse proxies in front of the server, whose `Forwarded` and `X-Forwarded-*`
     /// headers are believed (`--trusted-proxy`, `A2A_TRUSTED_PROXIES`; none by default).
     pub trusted_proxies: TrustedProxies,
@@ -357,6 +360,7 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),
             cors_headers: Vec::new(),
+            remote_agents: Vec::new(),
             trusted_proxies: TrustedProxies::default(),
             limits: Limits::default(),
             auth: AuthSettings::default(),

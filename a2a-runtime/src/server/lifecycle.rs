@@ -88,6 +88,8 @@ impl Lifecycle {
                 cli::Command::Serve(config) => self.server.config = *config,
             }
         }
+        self.mounts
+            .mount_remotes(&self.server.config.remote_agents)?;
         if self.server.config.print_manifests {
             return self.print_manifests();
         }

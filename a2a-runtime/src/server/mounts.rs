@@ -188,6 +188,36 @@ impl Mounts {
         }
     }
 
+    /// Mounts the remote agents the command line names (`--remote-agent`), after those the
+    /// host was built with; a server of one agent mounts none.
+    pub(crate) fn mount_remotes(&mut self, remotes: &[(String, String)]) -> Result<(), Error> {
+        if remotes.is_empty() {
+            return Ok(());
+        }
+        if self.hosting.is_none() {
+            return Err(Error::Config(
+                "--remote-agent: only a host (`Host`) serves remote agents; this server serves \
+                 one agent"
+                    .into(),
+            ));
+        }
+        #[cfg(feature = "remote")]
+        for (id, url) in remotes {
+            let settings = crate::remote::RemoteA2aSettings::default();
+            let remote = crate::remote::RemoteA2aAgent::new(id.clone(), url.clone(), settings);
+            self.agents.push(Mounted {
+                mount: Mount::At(id.clone()),
+                agent: AgentSettings::defined(Arc::new(remote)),
+            });
+        }
+        #[cfg(not(feature = "remote"))]
+        return Err(Error::Config(
+            "--remote-agent needs the `remote` feature of a2a-runtime".into(),
+        ));
+        #[cfg(feature = "remote")]
+        Ok(())
+    }
+
     /// Learns what each agent defined at run time is (their remotes read at once), before
     /// they are built.
     pub(crate) async fn prepare(&self) {
