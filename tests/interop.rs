@@ -41,6 +41,9 @@ mod hub_worktrees;
 #[path = "interop/install_docs.rs"]
 mod install_docs;
 
+#[path = "interop/remote_host.rs"]
+mod remote_host;
+
 /// gRPC's refusals as the official gRPC library sees them.
 #[path = "interop/grpc.rs"]
 mod grpc;

@@ -105,12 +105,12 @@ pub(crate) fn skills(
     skills
 }
 
-/// How a remote's skill is called and resumed: it may answer with a message alone, as the remote
-/// may; a restart fails its unfinished tasks (running it again would send the remote its first
-/// message twice).
+/// How a remote's skill is called and resumed: every call is a task from the start (the host
+/// cannot tell before the remote answers whether it replies with a message alone, and a stream
+/// must not wait for that: a remote's reply completes the task with its parts); a restart fails
+/// its unfinished tasks (running it again would send the remote its first message twice).
 fn traits() -> Traits {
     Traits {
-        replies: true,
         resume: Resume::Never,
         ..Traits::default()
     }
