@@ -226,3 +226,49 @@ fn a_server_of_one_agent_refuses_the_remote_agent_flag_naming_it() {
     let said = String::from_utf8_lossy(&malformed.stderr);
     assert!(said.contains("not an http or https URL"), "{said}");
 }
+
+/// A JSON-RPC request to `path` on `server` as the caller holding `key`.
+async fn rpc_as(server: &TestServer, key: &str, path: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = server
+        .http
+        .post(format!("{}{path}", server.base))
+        .header("A2A-Version", "1.0")
+        .header("X-API-Key", key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_remote_task_is_its_callers_alone() {
+    const ALICE: &str = "alice-key-0123456789";
+    const BOB: &str = "bob-key-9876543210abc";
+    let remote = a2a_tests::start(currency::Currency::with_reference_rates().server()).await;
+    let keys = a2a_runtime::auth::ApiKeys::parse(&format!("alice={ALICE},bob={BOB}")).unwrap();
+    let host = Host::new()
+        .api_keys(keys)
+        .remote_agent("fx", remote.base.clone())
+        .agent("booking", booking::Booking::default());
+    let host = a2a_tests::start_host(host).await;
+    let anonymous = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
+    assert!(
+        anonymous["error"].is_object(),
+        "the host's schemes apply: {anonymous}"
+    );
+    let sent = rpc_as(&host, ALICE, "fx/", "SendMessage", convert(None)).await;
+    let id = task_id(&sent);
+    let own = rpc_as(&host, ALICE, "fx/", "GetTask", json!({"id": id})).await;
+    assert_eq!(own["result"]["id"], id.as_str(), "{own}");
+    for method in ["GetTask", "CancelTask"] {
+        let other = rpc_as(&host, BOB, "fx/", method, json!({"id": id})).await;
+        assert_eq!(
+            other["error"]["code"], -32001,
+            "{method} by another caller: {other}"
+        );
+    }
+    let listed = rpc_as(&host, BOB, "fx/", "ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+}
