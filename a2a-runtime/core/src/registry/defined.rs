@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::entry::Traits;
+use super::traits::Traits;
 use crate::call::{DecodedInput, InputError, Invocation, SkillResult};
 use crate::schema_check::SchemaCheck;
 use crate::skill_error::SkillError;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::defined::{DefinedBody, DefinedSkill};
+use super::traits::Traits;
 use crate::about::Text;
 use crate::call::{DecodedInput, InputError, Invocation, SkillResult};
 use crate::descriptor::{Resume, SkillDescriptor, TaskSupport, ToolHints};
@@ -42,25 +43,6 @@ pub struct SkillEntry {
     /// The media types the skill produces: as declared with `output_modes`, else
     /// `application/json` for structured output; empty means the agent's defaults.
     pub output_modes: Vec<String>,
-}
-
-/// What a skill declares about how it is called, listed and resumed.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Traits {
-    /// Listed only on the extended card.
-    pub extended_only: bool,
-    /// Callable over MCP without credentials on an agent that otherwise requires them.
-    pub public: bool,
-    /// What a restart does with its unfinished tasks.
-    pub resume: Resume,
-    /// Whether its MCP calls become tasks.
-    pub task_support: TaskSupport,
-    /// MCP tool annotations.
-    pub hints: ToolHints,
-    /// The agent's default skill.
-    pub is_default: bool,
-    /// May answer with a message alone, creating no task.
-    pub replies: bool,
 }
 
 /// What runs a skill: its compiled descriptor, or the body it was defined with.

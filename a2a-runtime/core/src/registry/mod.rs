@@ -3,13 +3,15 @@
 
 mod defined;
 mod entry;
+mod traits;
 
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use defined::{DefinedSkill, RunSkill};
-pub use entry::{Body, OutputValidator, SkillEntry, Traits};
+pub use entry::{Body, OutputValidator, SkillEntry};
+pub use traits::Traits;
 
 #[cfg(test)]
 mod tests;
