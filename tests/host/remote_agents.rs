@@ -272,3 +272,47 @@ async fn a_remote_task_is_its_callers_alone() {
     let listed = rpc_as(&host, BOB, "fx/", "ListTasks", json!({})).await;
     assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
 }
+
+#[tokio::test]
+async fn a_hostile_remote_fails_its_own_callers_in_time_and_the_host_serves_on() {
+    use a2a_runtime::remote::RemoteA2aSettings;
+    let hostile = a2a_tests::hostile::start_with_skills().await;
+    let settings = RemoteA2aSettings {
+        timeout: std::time::Duration::from_secs(1),
+        ..RemoteA2aSettings::default()
+    };
+    let mut host = Host::new().agent("booking", booking::Booking::default());
+    for id in ["silent", "huge", "garbage", "huge-card"] {
+        host = host.remote_agent_with(id, format!("{hostile}/{id}/"), settings.clone());
+    }
+    let started = std::time::Instant::now();
+    let host = a2a_tests::start_host(host).await;
+    // A 1 GiB card is not read past the limit: that remote is served without skills.
+    let card = host.mounted("huge-card").card().await;
+    assert_eq!(card["skills"], json!([]), "{card}");
+    let talk = json!({"message": {
+        "messageId": uuid(), "role": "ROLE_USER", "parts": [{"text": "hello"}],
+        "metadata": {"skill": "talk"},
+    }});
+    for (id, said) in [
+        ("silent", "unreachable"),
+        ("huge", "more than"),
+        ("garbage", "remote agent `garbage`"),
+    ] {
+        let sent = rpc_at(&host, &format!("{id}/"), "SendMessage", talk.clone()).await;
+        let status = &sent["result"]["task"]["status"];
+        assert_eq!(status["state"], "TASK_STATE_FAILED", "{id}: {sent}");
+        let message = status["message"].to_string();
+        assert!(
+            message.contains(&format!("remote agent `{id}`")),
+            "{id}: {message}"
+        );
+        assert!(message.contains(said), "{id}: {message}");
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "each failed in time"
+    );
+    let booking = host.mounted("booking").card().await;
+    assert_eq!(booking["name"], "Booking Agent", "{booking}");
+}

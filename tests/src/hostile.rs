@@ -48,6 +48,57 @@ pub async fn start() -> String {
     base
 }
 
+/// Hostile agents with a skill, for a host that fronts them, each below its own path of the
+/// base URL returned: `/silent/` streams (its card says so) and then says nothing, `/huge/`
+/// answers every call with 1 GiB, `/garbage/` with text that is not JSON, and
+/// `/huge-card/` serves a 1 GiB card.
+pub async fn start_with_skills() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind an ephemeral port");
+    let base = format!("http://{}", listener.local_addr().expect("local address"));
+    let card = |path: &str, streaming: bool| {
+        json!({
+            "name": format!("Hostile {path}"),
+            "description": "Answers badly.",
+            "version": "1",
+            "supportedInterfaces": [{"url": format!("{base}/{path}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {"streaming": streaming},
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "talk", "name": "Talk", "description": "Talks.", "tags": []}]
+        })
+    };
+    let mut app = Router::new().route(
+        "/huge-card/.well-known/agent-card.json",
+        routing::get(|| async { huge_json(false) }),
+    );
+    for (path, streaming) in [("silent", true), ("huge", false), ("garbage", false)] {
+        let card = card(path, streaming);
+        app = app.route(
+            &format!("/{path}/.well-known/agent-card.json"),
+            routing::get(move || {
+                let card = card.clone();
+                async move { Json(card) }
+            }),
+        );
+    }
+    let app = app
+        .route("/silent/", routing::post(answer))
+        .route("/huge/", routing::post(|| async { huge_json(false) }))
+        .route(
+            "/garbage/",
+            routing::post(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    "{\"jsonrpc\": \"2.0\", \"result\": {tru",
+                )
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
 /// 1 GiB of a JSON string, made as it is sent; with `declared`, its length is announced.
 fn huge_json(declared: bool) -> Response {
     let chunks = futures::stream::iter(0..HUGE_CHUNKS).map(|n| {
