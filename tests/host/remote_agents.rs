@@ -123,6 +123,8 @@ async fn a_remote_that_dies_fails_its_callers_naming_it_and_the_host_serves_on()
         alive["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{alive}"
     );
+    let (status, said) = healthz(&host).await;
+    assert_eq!((status, said.as_str()), (200, "ok\nremote fx: reachable\n"));
     child.start_kill().unwrap();
     child.wait().await.unwrap();
     let dead = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
@@ -132,6 +134,22 @@ async fn a_remote_that_dies_fails_its_callers_naming_it_and_the_host_serves_on()
     assert!(
         said.contains("remote agent `fx`") && said.contains("unreachable"),
         "{said}"
+    );
+    // The host stays healthy, and says how the remote was last found, as its catalog does.
+    let (status, said) = healthz(&host).await;
+    assert_eq!(status, 200, "{said}");
+    assert!(said.starts_with("ok\nremote fx: unreachable: "), "{said}");
+    let catalog = host.get_json("agents").await;
+    let fx = catalog["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|agent| agent["id"] == "fx")
+        .unwrap();
+    assert_eq!(fx["remote"]["state"], "unreachable", "{fx}");
+    assert!(
+        catalog["agents"][1].get("remote").is_none(),
+        "compiled agents say nothing"
     );
     let booking = host.mounted("booking").card().await;
     assert_eq!(booking["name"], "Booking Agent", "{booking}");
@@ -315,4 +333,15 @@ async fn a_hostile_remote_fails_its_own_callers_in_time_and_the_host_serves_on()
     );
     let booking = host.mounted("booking").card().await;
     assert_eq!(booking["name"], "Booking Agent", "{booking}");
+}
+
+/// `/healthz`: its status and text.
+async fn healthz(host: &TestServer) -> (u16, String) {
+    let response = host
+        .http
+        .get(format!("{}healthz", host.base))
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
 }

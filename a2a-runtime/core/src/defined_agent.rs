@@ -11,8 +11,22 @@ use crate::dispatch::Dispatcher;
 use crate::registry::DefinedSkill;
 use a2a_runtime_types::util::BoxFuture;
 
+/// How an agent defined at run time was last found, for `/healthz` and the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// Not tried yet.
+    NotYet,
+    /// Its source answered.
+    Reached,
+    /// Its source did not answer, or not usably: why.
+    Unreachable(String),
+}
+
 /// An agent defined at run time.
 pub trait DefinedAgent: Send + Sync + 'static {
+    /// How its source was last found.
+    fn reach(&self) -> Reach;
+
     /// Learns what the agent is before the server serves it (reads a remote's card), within
     /// the source's own time bound; a failure is logged, and [`follow`](Self::follow) tries
     /// again while the agent is served.

@@ -12,7 +12,7 @@ use super::forward::Forward;
 use super::upstream::{RemoteA2aSettings, Upstream};
 use a2a_runtime_client::AgentCard;
 use a2a_runtime_core::about::AgentAbout;
-use a2a_runtime_core::defined_agent::{DefinedAgent, redefine};
+use a2a_runtime_core::defined_agent::{DefinedAgent, Reach, redefine};
 use a2a_runtime_core::dispatch::Dispatcher;
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
 use a2a_runtime_types::util::BoxFuture;
@@ -80,7 +80,14 @@ impl RemoteA2aAgent {
             self.connect().await?;
             return Ok(true);
         };
-        let changed = client.refresh_card().await?;
+        let changed = match client.refresh_card().await {
+            Ok(changed) => changed,
+            Err(error) => {
+                self.upstream.found(Reach::Unreachable(error.to_string()));
+                return Err(error);
+            }
+        };
+        self.upstream.found(Reach::Reached);
         if changed {
             self.keep(client.card());
         }
@@ -89,6 +96,10 @@ impl RemoteA2aAgent {
 }
 
 impl DefinedAgent for RemoteA2aAgent {
+    fn reach(&self) -> Reach {
+        self.upstream.reach()
+    }
+
     fn prepare(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             if let Err(error) = self.connect().await {

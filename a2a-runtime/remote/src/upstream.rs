@@ -2,13 +2,14 @@
 //! the remote was unreachable, every call bounded in time, and every failure told to the caller
 //! as an error naming the remote.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use serde_json::json;
 use tokio::sync::Mutex;
 
 use a2a_runtime_client::{A2aClient, ClientBuilder, ClientError};
+use a2a_runtime_core::defined_agent::Reach;
 use a2a_runtime_core::skill_error::SkillError;
 
 /// How the host reaches a remote A2A agent.
@@ -43,6 +44,8 @@ pub(crate) struct Upstream {
     pub(crate) url: String,
     settings: RemoteA2aSettings,
     client: Mutex<Option<Arc<A2aClient>>>,
+    /// How the remote was last found.
+    reach: std::sync::Mutex<Reach>,
 }
 
 impl Upstream {
@@ -52,7 +55,21 @@ impl Upstream {
             url,
             settings,
             client: Mutex::new(None),
+            reach: std::sync::Mutex::new(Reach::NotYet),
         }
+    }
+
+    /// How the remote was last found.
+    pub(crate) fn reach(&self) -> Reach {
+        self.reach
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The remote was found as `reach` says.
+    pub(crate) fn found(&self, reach: Reach) {
+        *self.reach.lock().unwrap_or_else(PoisonError::into_inner) = reach;
     }
 
     /// A builder of this remote's client, as configured.
@@ -70,7 +87,14 @@ impl Upstream {
 
     /// Reads the remote's card and makes a client of it (replacing the one kept).
     pub(crate) async fn connect(&self) -> Result<Arc<A2aClient>, ClientError> {
-        let client = Arc::new(self.builder().connect().await?);
+        let client = match self.builder().connect().await {
+            Ok(client) => Arc::new(client),
+            Err(error) => {
+                self.found(Reach::Unreachable(error.to_string()));
+                return Err(error);
+            }
+        };
+        self.found(Reach::Reached);
         *self.client.lock().await = Some(Arc::clone(&client));
         Ok(client)
     }
@@ -116,6 +140,7 @@ impl Upstream {
 
     /// The remote could not be reached or read.
     pub(crate) fn unreachable(&self, error: &ClientError) -> SkillError {
+        self.found(Reach::Unreachable(error.to_string()));
         SkillError::new(self.named(&format!("unreachable: {error}")))
             .with_data(json!({ "remote": self.id, "reason": "REMOTE_UNAVAILABLE" }))
     }

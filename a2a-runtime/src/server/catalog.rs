@@ -5,6 +5,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
+use a2a_runtime_core::defined_agent::{DefinedAgent, Reach};
+
 /// One agent of a host as its catalog lists it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -55,7 +57,43 @@ impl AgentCatalog {
     }
 }
 
-/// The body of `GET /agents`.
-pub(crate) fn document(entries: &[CatalogEntry]) -> serde_json::Value {
-    serde_json::json!({ "agents": entries })
+/// The body of `GET /agents`: each agent defined at run time (a remote) also says how it was
+/// last found (`remote`).
+pub(crate) fn document(
+    entries: &[CatalogEntry],
+    remotes: &[(String, Arc<dyn DefinedAgent>)],
+) -> serde_json::Value {
+    let agents: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|entry| {
+            let mut listed = serde_json::to_value(entry).unwrap_or_default();
+            if let Some((_, remote)) = remotes.iter().find(|(id, _)| *id == entry.id) {
+                listed["remote"] = reach(&remote.reach());
+            }
+            listed
+        })
+        .collect();
+    serde_json::json!({ "agents": agents })
+}
+
+/// How a remote was last found, as the catalog says it.
+fn reach(reach: &Reach) -> serde_json::Value {
+    match reach {
+        Reach::NotYet => serde_json::json!({ "state": "not reached yet" }),
+        Reach::Reached => serde_json::json!({ "state": "reachable" }),
+        Reach::Unreachable(why) => serde_json::json!({ "state": "unreachable", "reason": why }),
+    }
+}
+
+/// `/healthz`'s lines on the remotes: how each was last found (a remote that is down does not
+/// make the host unhealthy; its own callers are told).
+pub(crate) fn health_lines(remotes: &[(String, Arc<dyn DefinedAgent>)]) -> String {
+    remotes
+        .iter()
+        .map(|(id, remote)| match remote.reach() {
+            Reach::NotYet => format!("remote {id}: not reached yet\n"),
+            Reach::Reached => format!("remote {id}: reachable\n"),
+            Reach::Unreachable(why) => format!("remote {id}: unreachable: {why}\n"),
+        })
+        .collect()
 }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use a2a_runtime_core::defined_agent::DefinedAgent;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -38,12 +39,15 @@ pub(crate) fn browser_guard(config: &ServeConfig, base: &str) -> BrowserGuard {
     })
 }
 
-/// `GET /healthz`: `ok` while every one of `managers` has its writes stored.
+/// `GET /healthz`: `ok` while every one of `managers` has its writes stored, then a line on
+/// each of `remotes`.
 pub(crate) fn healthz_route(
     managers: Vec<Arc<a2a_runtime_core::task::TaskManager>>,
+    remotes: Vec<(String, Arc<dyn DefinedAgent>)>,
 ) -> axum::routing::MethodRouter {
     let managers: Arc<[_]> = managers.into();
-    get(move || healthz(Arc::clone(&managers)))
+    let remotes: Arc<[_]> = remotes.into();
+    get(move || healthz(Arc::clone(&managers), Arc::clone(&remotes)))
 }
 
 /// The CORS policy for browser clients of the A2A and MCP endpoints, when origins are given.
@@ -95,9 +99,13 @@ pub(crate) fn cors(config: &ServeConfig) -> Option<CorsLayer> {
 
 /// `ok`, or 503 naming why the task store refuses writes (until one lands again): a server
 /// that cannot store what it reports should be taken out of rotation.
-async fn healthz(managers: Arc<[Arc<a2a_runtime_core::task::TaskManager>]>) -> Response {
+async fn healthz(
+    managers: Arc<[Arc<a2a_runtime_core::task::TaskManager>]>,
+    remotes: Arc<[(String, Arc<dyn DefinedAgent>)]>,
+) -> Response {
     match managers.iter().find_map(|manager| manager.store_failure()) {
-        None => "ok\n".into_response(),
+        None if remotes.is_empty() => "ok\n".into_response(),
+        None => format!("ok\n{}", super::catalog::health_lines(&remotes)).into_response(),
         Some(reason) => (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("task store refuses writes: {reason}\n"),

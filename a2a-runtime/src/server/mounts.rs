@@ -16,6 +16,7 @@ use super::paths;
 use super::settings::ServerSettings;
 use super::shared::Shared;
 use a2a_runtime_core::app::App;
+use a2a_runtime_core::defined_agent::DefinedAgent;
 use a2a_runtime_core::error::Error;
 
 /// The longest agent id: it is a path segment, a tenant and an MCP tool-name prefix.
@@ -216,6 +217,19 @@ impl Mounts {
         ));
         #[cfg(feature = "remote")]
         Ok(())
+    }
+
+    /// The agents defined at run time, by id.
+    pub(crate) fn defined_agents(&self) -> Vec<(String, Arc<dyn DefinedAgent>)> {
+        self.agents
+            .iter()
+            .filter_map(
+                |mounted| match (&mounted.agent.source, mounted.mount.id()) {
+                    (Source::Defined(agent), Some(id)) => Some((id.to_owned(), Arc::clone(agent))),
+                    _ => None,
+                },
+            )
+            .collect()
     }
 
     /// Learns what each agent defined at run time is (their remotes read at once), before

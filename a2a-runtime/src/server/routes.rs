@@ -74,7 +74,10 @@ pub(crate) fn assemble(
     let router = assembly
         .router
         .merge(console)
-        .route(paths::HEALTHZ, healthz_route(managers))
+        .route(
+            paths::HEALTHZ,
+            healthz_route(managers, mounts.defined_agents()),
+        )
         .merge(observed)
         .merge(oauth.map(Deployed::router).unwrap_or_default())
         .layer(GuardLayer(Arc::clone(&guard)));
@@ -212,9 +215,14 @@ impl Assembly<'_> {
         }
         let documents = self.discovery.host(&hosting.name, &listed, shared);
         let entries = hosting.catalog.fill(std::mem::take(&mut self.entries));
-        let document = Arc::new(catalog::document(&entries));
+        let remotes: Arc<[_]> = mounts.defined_agents().into();
+        let document = Arc::new(catalog::document(&entries, &remotes));
         let catalog = get(move || {
-            let document = Arc::clone(&document);
+            // Built once, unless remotes say how they are now.
+            let document = match remotes.is_empty() {
+                true => Arc::clone(&document),
+                false => Arc::new(catalog::document(&entries, &remotes)),
+            };
             async move { axum::Json(document.as_ref().clone()) }
         });
         let catalog = Router::new()
