@@ -450,3 +450,34 @@ fn metrics_beyond_loopback_need_a_token_or_an_address_of_their_own() {
     config.observe.metrics_bind = Some("127.0.0.1:9464".parse().unwrap());
     config.validate().unwrap();
 }
+
+#[tokio::test]
+async fn a_remote_agents_calls_are_counted_by_agent_and_skill_as_a_compiled_ones() {
+    let remote = a2a_tests::start(currency::Currency::with_reference_rates().server()).await;
+    let mut observe = ObserveOptions::default();
+    observe.metrics = true;
+    let host = Host::new()
+        .remote_agent("fx", remote.base.clone())
+        .agent("lab", Lab)
+        .observe_options(observe);
+    let host = start_host(host).await;
+    let fx = host.mounted("fx");
+    let convert = json!({"message": {
+        "messageId": "m-remote-metrics", "role": "ROLE_USER",
+        "parts": [{"data": {"money": {"amount": 10, "currency": "USD"}, "to": "EUR"}}],
+        "metadata": {"skill": "convert"},
+    }});
+    let sent = fx.rpc("SendMessage", convert).await;
+    assert_eq!(
+        sent["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{sent}"
+    );
+    let arguments = json!({"money": {"amount": 10, "currency": "USD"}, "to": "EUR"});
+    let called = tool(&fx, "convert", arguments, json!({})).await;
+    assert_eq!(called["structuredContent"]["currency"], "EUR", "{called}");
+    let scrape = scrape(&host.base).await;
+    let counted =
+        |protocol, binding| calls(&scrape, "fx", "convert", protocol, binding, "completed");
+    assert_eq!(counted("a2a", "jsonrpc"), 1.0, "{}", scrape.text);
+    assert_eq!(counted("mcp", "streamable-http"), 1.0, "{}", scrape.text);
+}

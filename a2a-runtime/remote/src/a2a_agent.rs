@@ -118,10 +118,11 @@ impl DefinedAgent for RemoteA2aAgent {
             );
             return (about, Vec::new());
         };
-        let body = |remote_id: &str| -> Arc<dyn RunSkill> {
+        let body = |remote_id: &str, structured: bool| -> Arc<dyn RunSkill> {
             Arc::new(Forward {
                 upstream: Arc::clone(upstream),
                 skill: remote_id.to_owned(),
+                structured,
             })
         };
         let skills = definition::skills(&upstream.id, &upstream.url, &card, body);

@@ -65,7 +65,7 @@ pub(crate) fn skills(
     id: &str,
     url: &str,
     card: &AgentCard,
-    body: impl Fn(&str) -> Arc<dyn RunSkill>,
+    body: impl Fn(&str, bool) -> Arc<dyn RunSkill>,
 ) -> Vec<DefinedSkill> {
     let raw_skills = card.raw.get("skills").and_then(Value::as_array);
     let schemas = skill_schemas(&card.raw);
@@ -92,6 +92,7 @@ pub(crate) fn skills(
             description: bounded(&skill.description, MAX_DESCRIPTION),
             tags: listed(&skill.tags),
             examples: listed(&skill.examples),
+            run: body(&skill.id, output_schema.is_some()),
             input_schema,
             output_schema,
             input_modes,
@@ -99,7 +100,6 @@ pub(crate) fn skills(
             scopes: Vec::new(),
             traits: traits(),
             location: location(id, url),
-            run: body(&skill.id),
         });
     }
     skills
@@ -285,7 +285,7 @@ mod tests {
 
     #[test]
     fn skill_ids_become_unique_legal_tool_names_and_the_rest_are_skipped() {
-        let skills = skills("py", "http://127.0.0.1:9/", &python_card(), |_| {
+        let skills = skills("py", "http://127.0.0.1:9/", &python_card(), |_, _| {
             Arc::new(Never)
         });
         let ids: Vec<_> = skills.iter().map(|s| s.id.as_str()).collect();
@@ -295,7 +295,7 @@ mod tests {
 
     #[test]
     fn a_skill_without_a_schema_takes_text_required_unless_it_reads_json() {
-        let skills = skills("py", "http://127.0.0.1:9/", &python_card(), |_| {
+        let skills = skills("py", "http://127.0.0.1:9/", &python_card(), |_, _| {
             Arc::new(Never)
         });
         assert_eq!(skills[0].input_schema["required"], json!(["text"]));
@@ -314,7 +314,7 @@ mod tests {
             }}}]},
             "skills": [{"id": "convert", "name": "Convert", "description": "", "tags": []}]
         }));
-        let skills = skills("fx", "http://127.0.0.1:9/", &card, |_| Arc::new(Never));
+        let skills = skills("fx", "http://127.0.0.1:9/", &card, |_, _| Arc::new(Never));
         assert_eq!(skills[0].input_schema, input);
         assert_eq!(skills[0].output_schema, Some(json!({"type": "number"})));
     }

@@ -15,7 +15,9 @@ use a2a_runtime_core::call::{Invocation, SkillOutput, SkillResult};
 use a2a_runtime_core::context::{ArtifactWriter, TaskContext};
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
 use a2a_runtime_core::skill_error::SkillError;
-use a2a_runtime_types::model::{Message, Part, Task, TaskArtifactUpdate, TaskState, TaskStatus};
+use a2a_runtime_types::model::{
+    Artifact, Message, Part, PartContent, Task, TaskArtifactUpdate, TaskState, TaskStatus,
+};
 use a2a_runtime_types::util::BoxFuture;
 
 /// The most questions one call relays before it gives up on a remote that keeps asking.
@@ -28,6 +30,9 @@ pub(crate) struct Forward {
     pub(crate) upstream: Arc<Upstream>,
     /// The skill's id on the remote.
     pub(crate) skill: String,
+    /// Whether it publishes an output schema: its result is then the data part of its
+    /// artifact, returned as structured output rather than published as an artifact.
+    pub(crate) structured: bool,
 }
 
 impl RunSkill for Forward {
@@ -37,9 +42,10 @@ impl RunSkill for Forward {
         let context = invocation.context.clone();
         let upstream = Arc::clone(&self.upstream);
         let skill = self.skill.clone();
+        let structured = self.structured;
         Box::pin(async move {
             let message = first_message(&skill, sent, input?);
-            upstream.forward(message, context).await
+            upstream.forward(message, context, structured).await
         })
     }
 }
@@ -78,14 +84,24 @@ struct RemoteTask {
     chunks: HashMap<String, ArtifactWriter>,
     /// Whether anything was published into the host's task.
     published: bool,
+    /// A structured skill's whole artifacts, held until the task completes.
+    held: Option<Vec<Artifact>>,
 }
 
 impl Upstream {
     /// Runs the call: messages to the remote until its task ends, relaying what it reports;
     /// stops the remote's task when the host's is canceled.
-    pub(crate) async fn forward(&self, first: Message, context: TaskContext) -> SkillResult {
+    pub(crate) async fn forward(
+        &self,
+        first: Message,
+        context: TaskContext,
+        structured: bool,
+    ) -> SkillResult {
         let client = self.client().await?;
-        let mut task = RemoteTask::default();
+        let mut task = RemoteTask {
+            held: structured.then(Vec::new),
+            ..RemoteTask::default()
+        };
         let run = self.converse(&client, first, &context, &mut task);
         let outcome = tokio::select! {
             outcome = run => outcome,
@@ -115,7 +131,7 @@ impl Upstream {
             };
             let said = status.message.as_ref().and_then(Message::text);
             match status.state {
-                TaskState::Completed => return Ok(completed(*status, task)),
+                TaskState::Completed => return Ok(completed(*status, context, task)),
                 TaskState::InputRequired => {
                     let prompt = said.unwrap_or_else(|| "The agent needs more input.".to_owned());
                     next = self.answer(context, prompt, task).await?;
@@ -241,15 +257,24 @@ fn relay(event: StreamEvent, context: &TaskContext, task: &mut RemoteTask) -> Op
 fn settled_task(remote: Task, context: &TaskContext, task: &mut RemoteTask) -> Settled {
     task.ids = Some((remote.id, remote.context_id));
     for artifact in remote.artifacts {
-        context.artifact(artifact);
-        task.published = true;
+        whole(artifact, context, task);
     }
     Settled::State(Box::new(remote.status))
 }
 
+/// A whole artifact: held for a structured skill's result, else published.
+fn whole(artifact: Artifact, context: &TaskContext, task: &mut RemoteTask) {
+    match &mut task.held {
+        Some(held) => held.push(artifact),
+        None => {
+            task.published = true;
+            context.artifact(artifact);
+        }
+    }
+}
+
 /// Publishes an artifact (or a chunk of one) into the host's task.
 fn publish(update: TaskArtifactUpdate, context: &TaskContext, task: &mut RemoteTask) {
-    task.published = true;
     let TaskArtifactUpdate {
         artifact,
         append,
@@ -257,9 +282,10 @@ fn publish(update: TaskArtifactUpdate, context: &TaskContext, task: &mut RemoteT
         ..
     } = update;
     if !append && last_chunk {
-        context.artifact(artifact);
+        whole(artifact, context, task);
         return;
     }
+    task.published = true;
     let id = artifact.artifact_id.clone();
     let name = artifact.name.clone().unwrap_or_else(|| id.clone());
     let writer = task
@@ -274,11 +300,23 @@ fn publish(update: TaskArtifactUpdate, context: &TaskContext, task: &mut RemoteT
     }
 }
 
-/// What a completed remote task gives the host's: the parts of its final message, unless its
-/// artifacts were published already.
-fn completed(status: TaskStatus, task: &mut RemoteTask) -> SkillOutput {
+/// What a completed remote task gives the host's: a structured skill's one data part as its
+/// result; else the parts of its final message, unless its artifacts were published already.
+fn completed(status: TaskStatus, context: &TaskContext, task: &mut RemoteTask) -> SkillOutput {
     for (_, writer) in task.chunks.drain() {
         writer.finish();
+    }
+    if let Some(held) = task.held.take() {
+        let mut parts = held.iter().flat_map(|artifact| &artifact.parts);
+        if let (Some(only), None) = (parts.next(), parts.next())
+            && let PartContent::Data(value) = &only.content
+        {
+            return SkillOutput::Data(value.clone());
+        }
+        for artifact in held {
+            task.published = true;
+            context.artifact(artifact);
+        }
     }
     match status.message {
         Some(message) if !task.published && !message.parts.is_empty() => {
