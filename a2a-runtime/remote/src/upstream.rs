@@ -3,7 +3,7 @@
 //! as an error naming the remote.
 
 use std::sync::{Arc, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tokio::sync::Mutex;
@@ -11,6 +11,17 @@ use tokio::sync::Mutex;
 use a2a_runtime_client::{A2aClient, ClientBuilder, ClientError};
 use a2a_runtime_core::defined_agent::Reach;
 use a2a_runtime_core::skill_error::SkillError;
+
+/// How soon after a failed attempt to reach a remote a call tries again; calls in between fail
+/// at once with that attempt's reason.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The client of a remote, and the last failed attempt to make one.
+#[derive(Default)]
+struct Slot {
+    client: Option<Arc<A2aClient>>,
+    failed: Option<(Instant, String)>,
+}
 
 /// How the host reaches a remote A2A agent.
 #[derive(Debug, Clone)]
@@ -43,7 +54,9 @@ pub(crate) struct Upstream {
     /// Its base URL or card URL, as configured.
     pub(crate) url: String,
     settings: RemoteA2aSettings,
-    client: Mutex<Option<Arc<A2aClient>>>,
+    /// The client, once the remote was reached; held while it is being reached, so callers
+    /// arriving meanwhile wait for that one attempt instead of making their own.
+    client: Mutex<Slot>,
     /// How the remote was last found.
     reach: std::sync::Mutex<Reach>,
 }
@@ -54,7 +67,7 @@ impl Upstream {
             id,
             url,
             settings,
-            client: Mutex::new(None),
+            client: Mutex::new(Slot::default()),
             reach: std::sync::Mutex::new(Reach::NotYet),
         }
     }
@@ -87,29 +100,47 @@ impl Upstream {
 
     /// Reads the remote's card and makes a client of it (replacing the one kept).
     pub(crate) async fn connect(&self) -> Result<Arc<A2aClient>, ClientError> {
-        let client = match self.builder().connect().await {
-            Ok(client) => Arc::new(client),
-            Err(error) => {
-                self.found(Reach::Unreachable(error.to_string()));
-                return Err(error);
-            }
-        };
-        self.found(Reach::Reached);
-        *self.client.lock().await = Some(Arc::clone(&client));
-        Ok(client)
+        let mut slot = self.client.lock().await;
+        self.connect_in(&mut slot).await
     }
 
-    /// The client kept, or a new one.
+    async fn connect_in(&self, slot: &mut Slot) -> Result<Arc<A2aClient>, ClientError> {
+        match self.builder().connect().await {
+            Ok(client) => {
+                let client = Arc::new(client);
+                slot.client = Some(Arc::clone(&client));
+                slot.failed = None;
+                self.found(Reach::Reached);
+                Ok(client)
+            }
+            Err(error) => {
+                slot.failed = Some((Instant::now(), error.to_string()));
+                self.found(Reach::Unreachable(error.to_string()));
+                Err(error)
+            }
+        }
+    }
+
+    /// The client kept, or a new one; within [`RETRY_AFTER`] of a failed attempt, that
+    /// attempt's failure, at once (a dead remote is not asked again by every caller).
     pub(crate) async fn client(&self) -> Result<Arc<A2aClient>, SkillError> {
-        if let Some(client) = self.client.lock().await.as_ref() {
+        let mut slot = self.client.lock().await;
+        if let Some(client) = &slot.client {
             return Ok(Arc::clone(client));
         }
-        self.connect().await.map_err(|e| self.unreachable(&e))
+        if let Some((at, why)) = &slot.failed
+            && at.elapsed() < RETRY_AFTER
+        {
+            return Err(self.unreachable_because(why));
+        }
+        self.connect_in(&mut slot)
+            .await
+            .map_err(|e| self.unreachable(&e))
     }
 
     /// The client kept, if the remote was reached.
     pub(crate) async fn kept(&self) -> Option<Arc<A2aClient>> {
-        self.client.lock().await.clone()
+        self.client.lock().await.client.clone()
     }
 
     /// Cancels the remote's task `id`, within the call timeout; a failure is logged (the
@@ -141,7 +172,11 @@ impl Upstream {
     /// The remote could not be reached or read.
     pub(crate) fn unreachable(&self, error: &ClientError) -> SkillError {
         self.found(Reach::Unreachable(error.to_string()));
-        SkillError::new(self.named(&format!("unreachable: {error}")))
+        self.unreachable_because(&error.to_string())
+    }
+
+    fn unreachable_because(&self, why: &str) -> SkillError {
+        SkillError::new(self.named(&format!("unreachable: {why}")))
             .with_data(json!({ "remote": self.id, "reason": "REMOTE_UNAVAILABLE" }))
     }
 }

@@ -218,7 +218,13 @@ impl AgentSettings {
         if let Source::Defined(agent) = &self.source {
             let follow =
                 Arc::clone(agent).follow(Arc::downgrade(&dispatcher), shared.shutdown.clone());
-            tokio::spawn(follow);
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => drop(runtime.spawn(follow)),
+                Err(_) => tracing::warn!(
+                    agent = %label,
+                    "built outside a tokio runtime: this agent's source is not followed"
+                ),
+            }
         }
         let observers: Observers = shared
             .push

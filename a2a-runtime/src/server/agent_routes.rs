@@ -132,11 +132,16 @@ impl Cards {
     fn of(app: &Arc<App>, endpoints: &card::Endpoints) -> Self {
         let (public, extended) = built(app, endpoints);
         let live = Arc::new(LiveCards::new(public.clone(), extended));
-        if let Some(mut replaced) = app.dispatcher.registry_replacements() {
+        // A changing agent's cards follow it (inside a runtime: one built outside has no
+        // source followed either, see `AgentSettings::build`).
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        if let (Some(mut replaced), Some(runtime)) =
+            (app.dispatcher.registry_replacements(), runtime)
+        {
             let (app, endpoints, live) =
                 (Arc::downgrade(app), endpoints.clone(), Arc::clone(&live));
             // Ends with the dispatcher, whose sender it watches.
-            tokio::spawn(async move {
+            runtime.spawn(async move {
                 while replaced.changed().await.is_ok() {
                     let Some(app) = app.upgrade() else { return };
                     let (public, extended) = built(&app, &endpoints);
