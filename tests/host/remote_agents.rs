@@ -205,15 +205,7 @@ async fn the_remote_agent_flag_mounts_a_remote_on_the_example_host() {
     let sent = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
     let state = &sent["result"]["task"]["status"]["state"];
     assert_eq!(state, "TASK_STATE_COMPLETED", "{sent}");
-    let catalog: Value = host
-        .http
-        .get(format!("{}agents", host.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let catalog = host.get_json("agents").await;
     assert!(catalog.to_string().contains("\"fx\""), "{catalog}");
 }
 

@@ -195,10 +195,18 @@ impl SkillEntry {
         Shape {
             input_schema,
             output_schema,
-            input_modes: descriptor.input_modes().iter().map(|m| (*m).to_owned()),
-            output_modes: descriptor.output_modes().iter().map(|m| (*m).to_owned()),
+            input_modes: descriptor
+                .input_modes()
+                .iter()
+                .map(|m| (*m).to_owned())
+                .collect(),
+            output_modes: descriptor
+                .output_modes()
+                .iter()
+                .map(|m| (*m).to_owned())
+                .collect(),
         }
-        .entry(Self {
+        .entry(Named {
             id: descriptor.id(),
             name: Cow::Borrowed(descriptor.name()),
             description: Cow::Borrowed(descriptor.description()),
@@ -207,13 +215,6 @@ impl SkillEntry {
             scopes: Arc::from(descriptor.scopes()),
             traits,
             body: Body::Compiled(descriptor),
-            input_schema: Arc::default(),
-            output_schema: None,
-            output_validator: None,
-            text_param: None,
-            required: Vec::new(),
-            input_modes: Vec::new(),
-            output_modes: Vec::new(),
         })
     }
 
@@ -227,10 +228,10 @@ impl SkillEntry {
         Shape {
             input_schema: skill.input_schema,
             output_schema: skill.output_schema,
-            input_modes: skill.input_modes.into_iter(),
-            output_modes: skill.output_modes.into_iter(),
+            input_modes: skill.input_modes,
+            output_modes: skill.output_modes,
         }
-        .entry(Self {
+        .entry(Named {
             id,
             name: Cow::Owned(skill.name),
             description: Cow::Owned(skill.description),
@@ -239,57 +240,72 @@ impl SkillEntry {
             scopes,
             traits: skill.traits,
             body: Body::Defined(body),
-            input_schema: Arc::default(),
-            output_schema: None,
-            output_validator: None,
-            text_param: None,
-            required: Vec::new(),
-            input_modes: Vec::new(),
-            output_modes: Vec::new(),
         })
     }
 }
 
-/// A skill's schemas and declared media types, from which the rest of its entry follows.
-struct Shape<I, O> {
-    input_schema: Value,
-    output_schema: Option<Value>,
-    input_modes: I,
-    output_modes: O,
+/// What names and runs a skill, whatever made it.
+struct Named {
+    id: &'static str,
+    name: Text,
+    description: Text,
+    tags: Vec<Text>,
+    examples: Vec<Text>,
+    scopes: Arc<[&'static str]>,
+    traits: Traits,
+    body: Body,
 }
 
-impl<I: Iterator<Item = String>, O: Iterator<Item = String>> Shape<I, O> {
-    /// `entry` with its schemas, their compiled check and its media types filled in.
-    fn entry(self, mut entry: SkillEntry) -> SkillEntry {
+/// A skill's schemas and declared media types, from which the rest of its entry follows.
+struct Shape {
+    input_schema: Value,
+    output_schema: Option<Value>,
+    input_modes: Vec<String>,
+    output_modes: Vec<String>,
+}
+
+impl Shape {
+    /// The entry of the skill `named`: its schemas, their compiled check and its media types.
+    fn entry(self, named: Named) -> SkillEntry {
         let input_schema = self.input_schema;
         let text_param = schema::single_required_string(&input_schema);
-        let declared: Vec<String> = self.input_modes.collect();
-        entry.input_modes = if declared.is_empty() {
+        let input_modes = if self.input_modes.is_empty() {
             derived_input_modes(text_param.is_some(), schema::has_properties(&input_schema))
                 .iter()
                 .map(|m| (*m).to_owned())
                 .collect()
         } else {
-            declared
+            self.input_modes
         };
-        let declared: Vec<String> = self.output_modes.collect();
-        entry.output_modes = match (declared.is_empty(), &self.output_schema) {
+        let output_modes = match (self.output_modes.is_empty(), &self.output_schema) {
             (true, Some(_)) => vec!["application/json".to_owned()],
-            _ => declared,
+            _ => self.output_modes,
         };
-        entry.output_validator = self.output_schema.as_ref().and_then(|schema| {
+        let output_validator = self.output_schema.as_ref().and_then(|schema| {
             SchemaCheck::new(schema)
                 .inspect_err(|error| {
-                    tracing::warn!(skill = entry.id, %error, "outputs are not checked");
+                    tracing::warn!(skill = named.id, %error, "outputs are not checked");
                 })
                 .ok()
                 .map(|v| Arc::new(OutputValidator(v)))
         });
-        entry.output_schema = self.output_schema.map(Arc::new);
-        entry.required = schema::required_names(&input_schema);
-        entry.text_param = text_param;
-        entry.input_schema = Arc::new(input_schema);
-        entry
+        SkillEntry {
+            id: named.id,
+            name: named.name,
+            description: named.description,
+            tags: named.tags,
+            examples: named.examples,
+            scopes: named.scopes,
+            traits: named.traits,
+            body: named.body,
+            output_validator,
+            output_schema: self.output_schema.map(Arc::new),
+            required: schema::required_names(&input_schema),
+            text_param,
+            input_modes,
+            output_modes,
+            input_schema: Arc::new(input_schema),
+        }
     }
 }
 
