@@ -18,14 +18,8 @@ use a2a_runtime_types::util::BoxFuture;
 /// A registered skill with its schemas computed.
 #[derive(Debug)]
 pub struct SkillEntry {
-    id: &'static str,
-    name: Text,
-    description: Text,
-    tags: Vec<Text>,
-    examples: Vec<Text>,
-    scopes: Arc<[&'static str]>,
-    traits: Traits,
-    body: Body,
+    /// What names and runs it.
+    named: Named,
     /// The input schema (root: object).
     pub input_schema: Arc<Value>,
     /// The output schema, for structured outputs.
@@ -104,72 +98,72 @@ impl OutputValidator {
 impl SkillEntry {
     /// The skill id: the A2A skill id and the MCP tool name.
     pub fn id(&self) -> &'static str {
-        self.id
+        self.named.id
     }
     /// Human-readable name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.named.name
     }
     /// Description.
     pub fn description(&self) -> &str {
-        &self.description
+        &self.named.description
     }
     /// Keywords.
     pub fn tags(&self) -> &[Text] {
-        &self.tags
+        &self.named.tags
     }
     /// Example prompts.
     pub fn examples(&self) -> &[Text] {
-        &self.examples
+        &self.named.examples
     }
     /// OAuth scopes the skill needs.
     pub fn scopes(&self) -> &Arc<[&'static str]> {
-        &self.scopes
+        &self.named.scopes
     }
     /// Whether the skill is listed only on the extended agent card (authenticated callers).
     pub fn is_extended_only(&self) -> bool {
-        self.traits.extended_only
+        self.named.traits.extended_only
     }
     /// Whether MCP clients may list and call the skill without credentials.
     pub fn is_public(&self) -> bool {
-        self.traits.public
+        self.named.traits.public
     }
     /// What a restart does with the skill's unfinished tasks.
     pub fn resume(&self) -> Resume {
-        self.traits.resume
+        self.named.traits.resume
     }
     /// Whether its MCP calls become tasks.
     pub fn task_support(&self) -> TaskSupport {
-        self.traits.task_support
+        self.named.traits.task_support
     }
     /// MCP tool annotations.
     pub fn hints(&self) -> ToolHints {
-        self.traits.hints
+        self.named.traits.hints
     }
     /// Whether the skill is the agent's default.
     pub fn is_default(&self) -> bool {
-        self.traits.is_default
+        self.named.traits.is_default
     }
     /// Whether the skill may answer with a message alone, creating no task.
     pub fn replies(&self) -> bool {
-        self.traits.replies
+        self.named.traits.replies
     }
     /// Where the skill is defined: `crate::module::fn_name (src/file.rs:12)`, or what defined
     /// it at run time.
     pub fn location(&self) -> String {
-        match &self.body {
+        match &self.named.body {
             Body::Compiled(descriptor) => descriptor.location(),
             Body::Defined(body) => body.location.clone(),
         }
     }
     /// What runs the skill.
     pub fn body(&self) -> &Body {
-        &self.body
+        &self.named.body
     }
 
     /// Decodes a JSON input object for the skill; the call takes the result.
     pub fn decode_input(&self, input: &Value) -> Result<DecodedInput, InputError> {
-        match &self.body {
+        match &self.named.body {
             Body::Compiled(descriptor) => descriptor.decode_input(input),
             Body::Defined(body) => body.decode(input),
         }
@@ -245,6 +239,7 @@ impl SkillEntry {
 }
 
 /// What names and runs a skill, whatever made it.
+#[derive(Debug)]
 struct Named {
     id: &'static str,
     name: Text,
@@ -290,14 +285,7 @@ impl Shape {
                 .map(|v| Arc::new(OutputValidator(v)))
         });
         SkillEntry {
-            id: named.id,
-            name: named.name,
-            description: named.description,
-            tags: named.tags,
-            examples: named.examples,
-            scopes: named.scopes,
-            traits: named.traits,
-            body: named.body,
+            named,
             output_validator,
             output_schema: self.output_schema.map(Arc::new),
             required: schema::required_names(&input_schema),
