@@ -337,3 +337,69 @@ async fn healthz(host: &TestServer) -> (u16, String) {
         .unwrap();
     (response.status().as_u16(), response.text().await.unwrap())
 }
+
+/// `message` for `skill` of a remote, as a JSON-RPC `SendMessage`'s params.
+fn ask_skill(skill: &str, input: Value) -> Value {
+    json!({"message": {
+        "messageId": uuid(), "role": "ROLE_USER", "parts": [{"data": input}],
+        "metadata": {"skill": skill},
+    }})
+}
+
+#[tokio::test]
+async fn a_remote_that_does_not_stream_runs_longer_than_one_request_may_take() {
+    use a2a_runtime::remote::RemoteA2aSettings;
+    let mut config = a2a_runtime::server::ServeConfig::default();
+    config.streaming = false;
+    let remote = a2a_tests::start(a2a_tests::lab::Lab.server().config(config)).await;
+    let settings = RemoteA2aSettings {
+        timeout: std::time::Duration::from_secs(1),
+        ..RemoteA2aSettings::default()
+    };
+    let host = Host::new().remote_agent_with("lab", remote.base.clone(), settings);
+    let host = a2a_tests::start_host(host).await;
+    // The remote's task takes 2.5 requests' worth of time: the host reads it until it settles.
+    let sent = rpc_at(
+        &host,
+        "lab/",
+        "SendMessage",
+        ask_skill("wait", json!({"millis": 2500})),
+    );
+    let task = &sent.await["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    assert!(task.to_string().contains("waited"), "{task}");
+}
+
+#[tokio::test]
+async fn a_remote_task_the_host_gives_up_on_is_canceled_at_the_remote() {
+    let remote = a2a_tests::start(a2a_tests::talker::Talker::default().server()).await;
+    let host = Host::new().remote_agent("talk", remote.base.clone());
+    let host = a2a_tests::start_host(host).await;
+    // The remote asks for an authorization the host cannot give: the call fails naming why …
+    let sent = rpc_at(
+        &host,
+        "talk/",
+        "SendMessage",
+        ask_skill("whoami", json!({})),
+    )
+    .await;
+    let status = &sent["result"]["task"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_FAILED", "{sent}");
+    assert!(status.to_string().contains("authorization"), "{status}");
+    // … and the remote's task, left waiting, is canceled rather than left behind.
+    let mut states = Vec::new();
+    for _ in 0..100 {
+        let listed = remote.rpc("ListTasks", json!({})).await;
+        states = listed["result"]["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|task| task["status"]["state"].clone())
+            .collect();
+        if states == [json!("TASK_STATE_CANCELED")] {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the remote's task stays {states:?}");
+}

@@ -5,12 +5,13 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::Value;
 
 use super::upstream::Upstream;
-use a2a_runtime_client::{A2aClient, SendResult, StreamEvent};
+use a2a_runtime_client::{A2aClient, SendOptions, SendResult, StreamEvent};
 use a2a_runtime_core::call::{Invocation, SkillOutput, SkillResult};
 use a2a_runtime_core::context::{ArtifactWriter, TaskContext};
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
@@ -24,6 +25,11 @@ use a2a_runtime_types::util::BoxFuture;
 const MAX_TURNS: usize = 32;
 /// The most times a stream the remote ended early is resumed by subscribing to its task.
 const MAX_RESUBSCRIBES: usize = 3;
+/// The first pause before a remote task that does not stream is read again; each later one
+/// doubles, up to [`LAST_POLL`].
+const FIRST_POLL: Duration = Duration::from_millis(100);
+/// The longest pause between two reads of a remote task that does not stream.
+const LAST_POLL: Duration = Duration::from_secs(2);
 
 /// Runs one skill of a remote A2A agent.
 pub(crate) struct Forward {
@@ -86,13 +92,17 @@ struct RemoteTask {
     published: bool,
     /// A structured skill's whole artifacts, held until the task completes.
     held: Option<Vec<Artifact>>,
+    /// Whether the remote's task reached a final state (it needs no cancel).
+    finished: bool,
 }
 
 impl Upstream {
-    /// Runs the call: messages to the remote until its task ends, relaying what it reports;
-    /// stops the remote's task when the host's is canceled.
+    /// Runs the call: messages to the remote until its task ends, relaying what it reports.
+    /// A call that ends without the remote's task ending (the host's task canceled, the remote
+    /// failing mid-way, a question it asks too often) cancels the remote's task: a canceled
+    /// host task waits for that, a failed call tells its caller first.
     pub(crate) async fn forward(
-        &self,
+        self: &Arc<Self>,
         first: Message,
         context: TaskContext,
         structured: bool,
@@ -107,10 +117,16 @@ impl Upstream {
             outcome = run => outcome,
             () = context.cancelled() => Err(SkillError::new("the call was canceled")),
         };
-        if context.is_cancelled()
-            && let Some((id, _)) = &task.ids
+        if outcome.is_err()
+            && !task.finished
+            && let Some((id, _)) = task.ids
         {
-            self.cancel(&client, id).await;
+            if context.is_cancelled() {
+                self.cancel(&client, &id).await;
+            } else {
+                let upstream = Arc::clone(self);
+                tokio::spawn(async move { upstream.cancel(&client, &id).await });
+            }
         }
         outcome
     }
@@ -129,6 +145,7 @@ impl Upstream {
                 Settled::Reply(reply) => return Ok(SkillOutput::Message(reply)),
                 Settled::State(status) => status,
             };
+            task.finished = status.state.is_terminal();
             let said = status.message.as_ref().and_then(Message::text);
             match status.state {
                 TaskState::Completed => return Ok(completed(*status, context, task)),
@@ -164,22 +181,15 @@ impl Upstream {
         task: &mut RemoteTask,
     ) -> Result<Settled, SkillError> {
         if !client.card().capabilities.streaming {
-            return match client
-                .send(message)
-                .await
-                .map_err(|e| self.unreachable(&e))?
-            {
-                SendResult::Message(reply) => Ok(Settled::Reply(reply)),
-                SendResult::Task(remote) => Ok(settled_task(*remote, context, task)),
-            };
+            return self.turn_polled(client, message, context, task).await;
         }
         let mut events = client
             .send_streaming(message)
             .await
-            .map_err(|e| self.unreachable(&e))?;
+            .map_err(|e| self.failed(&e))?;
         for _ in 0..=MAX_RESUBSCRIBES {
             while let Some(event) = events.next().await {
-                let event = event.map_err(|e| self.unreachable(&e))?;
+                let event = event.map_err(|e| self.failed(&e))?;
                 if let Some(settled) = relay(event, context, task) {
                     return Ok(settled);
                 }
@@ -188,12 +198,48 @@ impl Upstream {
             let Some((id, _)) = &task.ids else {
                 break;
             };
-            events = client
-                .subscribe(id)
-                .await
-                .map_err(|e| self.unreachable(&e))?;
+            events = client.subscribe(id).await.map_err(|e| self.failed(&e))?;
         }
         Err(self.refusal("ended its stream before the task settled".to_owned()))
+    }
+
+    /// A turn with a remote that does not stream: the message is sent to return at once, and
+    /// the task read again until it settles, so a remote task may run longer than one request
+    /// may take; each new status text is relayed as progress.
+    async fn turn_polled(
+        &self,
+        client: &A2aClient,
+        message: Message,
+        context: &TaskContext,
+        task: &mut RemoteTask,
+    ) -> Result<Settled, SkillError> {
+        let options = SendOptions {
+            return_immediately: true,
+            ..SendOptions::default()
+        };
+        let sent = client.send_with(message, options).await;
+        let mut remote = match sent.map_err(|e| self.failed(&e))? {
+            SendResult::Message(reply) => return Ok(Settled::Reply(reply)),
+            SendResult::Task(remote) => *remote,
+        };
+        let mut pause = FIRST_POLL;
+        let mut said = None;
+        loop {
+            let state = remote.status.state;
+            if state.is_terminal() || state.is_interrupted() {
+                return Ok(settled_task(remote, context, task));
+            }
+            task.ids = Some((remote.id.clone(), remote.context_id.clone()));
+            let text = remote.status.message.as_ref().and_then(Message::text);
+            if text.is_some() && text != said {
+                context.progress(text.clone().unwrap_or_default());
+                said = text;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(LAST_POLL);
+            let read = client.get_task(&remote.id, Some(0)).await;
+            remote = read.map_err(|e| self.failed(&e))?;
+        }
     }
 
     /// Asks the host's caller `prompt` and makes the message that answers the remote.

@@ -169,6 +169,25 @@ impl Upstream {
             .with_data(json!({ "remote": self.id, "reason": "REMOTE_FAILED" }))
     }
 
+    /// A call to the remote that failed: unreachable (no answer, or none in time), a protocol
+    /// error it answered, or an answer the host cannot read (too large, not what the protocol
+    /// says), each told apart in the error's `reason`.
+    pub(crate) fn failed(&self, error: &ClientError) -> SkillError {
+        let (what, reason) = match error {
+            ClientError::Remote(_) => ("answered an error", "REMOTE_FAILED"),
+            ClientError::InvalidResponse { .. } | ClientError::TooLarge { .. } => (
+                "answered what the host cannot read",
+                "REMOTE_INVALID_ANSWER",
+            ),
+            ClientError::Http { status, .. } if *status < 500 && *status != 429 => {
+                ("refused the call", "REMOTE_FAILED")
+            }
+            _ => return self.unreachable(error),
+        };
+        SkillError::new(self.named(&format!("{what}: {error}")))
+            .with_data(json!({ "remote": self.id, "reason": reason }))
+    }
+
     /// The remote could not be reached or read.
     pub(crate) fn unreachable(&self, error: &ClientError) -> SkillError {
         self.found(Reach::Unreachable(error.to_string()));
