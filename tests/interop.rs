@@ -43,6 +43,8 @@ mod install_docs;
 
 #[path = "interop/remote_host.rs"]
 mod remote_host;
+#[path = "interop/remote_mcp.rs"]
+mod remote_mcp;
 
 /// gRPC's refusals as the official gRPC library sees them.
 #[path = "interop/grpc.rs"]

@@ -44,7 +44,7 @@ pub use error::{ClientError, ErrorInfo, RemoteError};
 pub use list::{ListTasks, TaskPage};
 #[cfg(feature = "manifests")]
 pub use manifests::{Manifest, fetch_manifests};
-pub use mcp::McpCredential;
+pub use mcp::{McpCredential, streamable_http};
 pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;
 pub use skills::{Answerer, Question, SkillClient, TypedClient, decode_output};

@@ -169,6 +169,21 @@ fn mcp_http(url: &str) -> Result<reqwest::Client, ClientError> {
         })
 }
 
+/// The streamable HTTP transport this client opens MCP sessions with, for a caller that runs a
+/// session of its own (the host fronting a remote MCP server): the runtime's HTTPS, no idle
+/// connections kept, redirects only within the endpoint's origin, `credential` sent with each
+/// request. An unsendable credential header is an error naming it.
+pub fn streamable_http(
+    url: &str,
+    credential: Option<&McpCredential>,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, ClientError> {
+    let config = transport_config(url, credential)?;
+    Ok(StreamableHttpClientTransport::with_client(
+        mcp_http(url)?,
+        config,
+    ))
+}
+
 /// An MCP session with an agent, whose tools are its skills.
 pub(crate) struct McpSkills {
     url: String,
@@ -183,14 +198,13 @@ impl McpSkills {
         url: String,
         credential: Option<&McpCredential>,
     ) -> Result<Self, ClientError> {
-        let config = transport_config(&url, credential)?;
+        let transport = streamable_http(&url, credential)?;
         let answerer = Arc::new(Mutex::new(None));
         let calling = Arc::new(Mutex::new(Vec::new()));
         let elicitor = Elicitor {
             answerer: Arc::clone(&answerer),
             calling: Arc::clone(&calling),
         };
-        let transport = StreamableHttpClientTransport::with_client(mcp_http(&url)?, config);
         let service = elicitor
             .serve(transport)
             .await

@@ -326,6 +326,23 @@ impl TaskContext {
         self.asking().answered(None, prompt.into(), true).await
     }
 
+    /// Asks for an answer matching `schema`, a JSON Schema known only at run time (a question a
+    /// remote server put to the host, relayed to the host's caller); the answer as JSON, with
+    /// the A2A message that gave it. The caller's form follows the schema; the answer is not
+    /// checked against it here (whoever wrote the schema checks it).
+    ///
+    /// # Errors
+    ///
+    /// As for [`ask`](Self::ask).
+    pub async fn ask_schema(
+        &self,
+        prompt: impl Into<String>,
+        schema: serde_json::Value,
+    ) -> Result<Answered<serde_json::Value>, AskError> {
+        let question = crate::ask::Question::input(prompt.into(), schema);
+        self.asking().answered_to(question, true).await
+    }
+
     /// [`ask`](Self::ask), with a name for the question: MCP clients (2026-07-28 input
     /// requests, the tasks extension) see it as the key of the request and answer under it,
     /// so a client that expects a known key (`"user_name"`) finds it. A2A is unaffected.

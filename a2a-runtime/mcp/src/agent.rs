@@ -290,6 +290,10 @@ fn server_info(app: &App) -> InitializeResult {
         .enable_tools()
         .enable_tasks()
         .build();
+    // A remote's tools come and go: its clients are told (`list_changes.rs`).
+    if let Some(tools) = &mut capabilities.tools {
+        tools.list_changed = Some(app.dispatcher.registry_replacements().is_some());
+    }
     // Task artifacts are resources, so every agent serves resources.
     let mut resources = ResourcesCapability::default();
     resources.subscribe = Some(true);

@@ -23,6 +23,7 @@ pub mod error;
 pub mod handler;
 #[doc(hidden)]
 pub mod keyed;
+pub mod list_changes;
 #[doc(hidden)]
 pub mod logging;
 #[doc(hidden)]

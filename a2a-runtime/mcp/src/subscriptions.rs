@@ -13,6 +13,7 @@ use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
 use rmcp::service::{Peer, SubscriptionContext};
 use tokio::sync::broadcast::error::RecvError;
 
+use crate::list_changes::ToolListChanges;
 use a2a_runtime_core::content::ResourceUpdates;
 
 /// How often a forwarder with nothing to forward checks that its session is still there.
@@ -96,21 +97,29 @@ impl Subscriptions {
 }
 
 /// What a `subscriptions/listen` request may follow: the resources it names (at most
-/// [`MAX_SUBSCRIPTIONS`]); lists never change on this server, so no list notifications.
-pub fn accepted_filter(requested: &SubscriptionFilter) -> SubscriptionFilter {
+/// [`MAX_SUBSCRIPTIONS`]), and the tool list when it asks and the list can change (a remote's;
+/// no other list changes on this server).
+pub fn accepted_filter(requested: &SubscriptionFilter, tools_changing: bool) -> SubscriptionFilter {
     let uris = requested.resource_subscriptions.iter().flatten();
     let uris: Vec<&String> = uris.take(MAX_SUBSCRIPTIONS).collect();
-    if uris.is_empty() {
-        return SubscriptionFilter::new();
+    let mut accepted = SubscriptionFilter::builder();
+    if !uris.is_empty() {
+        accepted = accepted.resource_subscriptions(uris.into_iter().cloned());
     }
-    SubscriptionFilter::builder()
-        .resource_subscriptions(uris.into_iter().cloned())
-        .build()
+    if tools_changing && requested.tools_list_changed == Some(true) {
+        accepted = accepted.tools_list_changed();
+    }
+    accepted.build()
 }
 
 /// Runs one `subscriptions/listen` stream (acknowledged already): every change to a URI it
-/// follows is sent on it, tagged with its subscription id, until the client closes it.
-pub async fn listen(updates: &ResourceUpdates, subscription: SubscriptionContext) {
+/// follows, and to the tool list when it follows `tools`, is sent on it, tagged with its
+/// subscription id, until the client closes it.
+pub async fn listen(
+    updates: &ResourceUpdates,
+    mut tools: Option<ToolListChanges>,
+    subscription: SubscriptionContext,
+) {
     let followed: HashSet<&str> = subscription
         .accepted()
         .resource_subscriptions
@@ -120,8 +129,21 @@ pub async fn listen(updates: &ResourceUpdates, subscription: SubscriptionContext
         .collect();
     let mut changes = updates.listen();
     loop {
+        let tool_change = async {
+            match &mut tools {
+                Some(tools) => tools.next().await,
+                None => std::future::pending().await,
+            }
+        };
         let uri = tokio::select! {
             () = subscription.cancelled() => return,
+            changed = tool_change => {
+                let sent = changed && subscription.sink().notify_tool_list_changed().await.is_ok();
+                if !sent {
+                    tools = None;
+                }
+                continue;
+            }
             change = changes.recv() => match change {
                 Ok(uri) => uri,
                 Err(RecvError::Lagged(_)) => continue,

@@ -125,7 +125,8 @@ impl DefinedAgent for RemoteA2aAgent {
                 structured,
             })
         };
-        let skills = definition::skills(&upstream.id, &upstream.url, &card, body);
+        let skills =
+            definition::skills(&upstream.id, &upstream.url, &card, upstream.scopes(), body);
         let about = definition::about(&upstream.id, &card);
         (about, skills)
     }

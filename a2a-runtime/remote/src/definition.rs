@@ -3,6 +3,7 @@
 //! a path, a scheme or a document's structure: ids are rewritten into legal tool names, texts
 //! are bounded, and schemas are taken only when they describe objects.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -65,6 +66,7 @@ pub(crate) fn skills(
     id: &str,
     url: &str,
     card: &AgentCard,
+    scopes: &BTreeMap<String, Vec<String>>,
     body: impl Fn(&str, bool) -> Arc<dyn RunSkill>,
 ) -> Vec<DefinedSkill> {
     let raw_skills = card.raw.get("skills").and_then(Value::as_array);
@@ -97,7 +99,7 @@ pub(crate) fn skills(
             output_schema,
             input_modes,
             output_modes: modes(raw.get("outputModes")).unwrap_or_default(),
-            scopes: Vec::new(),
+            scopes: scopes.get(&skill.id).cloned().unwrap_or_default(),
             traits: traits(),
             location: location(id, url),
         });
@@ -285,9 +287,13 @@ mod tests {
 
     #[test]
     fn skill_ids_become_unique_legal_tool_names_and_the_rest_are_skipped() {
-        let skills = skills("py", "http://127.0.0.1:9/", &python_card(), |_, _| {
-            Arc::new(Never)
-        });
+        let skills = skills(
+            "py",
+            "http://127.0.0.1:9/",
+            &python_card(),
+            &BTreeMap::new(),
+            |_, _| Arc::new(Never),
+        );
         let ids: Vec<_> = skills.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["summarize_text", "lookup"]);
         assert_eq!(skills[0].location, "remote agent py (http://127.0.0.1:9/)");
@@ -295,9 +301,13 @@ mod tests {
 
     #[test]
     fn a_skill_without_a_schema_takes_text_required_unless_it_reads_json() {
-        let skills = skills("py", "http://127.0.0.1:9/", &python_card(), |_, _| {
-            Arc::new(Never)
-        });
+        let skills = skills(
+            "py",
+            "http://127.0.0.1:9/",
+            &python_card(),
+            &BTreeMap::new(),
+            |_, _| Arc::new(Never),
+        );
         assert_eq!(skills[0].input_schema["required"], json!(["text"]));
         assert!(skills[1].input_schema.get("required").is_none());
         assert_eq!(skills[1].input_modes, ["application/json"]);
@@ -314,7 +324,13 @@ mod tests {
             }}}]},
             "skills": [{"id": "convert", "name": "Convert", "description": "", "tags": []}]
         }));
-        let skills = skills("fx", "http://127.0.0.1:9/", &card, |_, _| Arc::new(Never));
+        let skills = skills(
+            "fx",
+            "http://127.0.0.1:9/",
+            &card,
+            &BTreeMap::new(),
+            |_, _| Arc::new(Never),
+        );
         assert_eq!(skills[0].input_schema, input);
         assert_eq!(skills[0].output_schema, Some(json!({"type": "number"})));
     }

@@ -2,6 +2,7 @@
 //! the remote was unreachable, every call bounded in time, and every failure told to the caller
 //! as an error naming the remote.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,8 @@ pub struct RemoteA2aSettings {
     pub max_response_bytes: usize,
     /// Headers sent with every request to the remote (its credential), never the caller's.
     pub headers: Vec<(String, String)>,
+    /// OAuth scopes a caller needs, by the remote's skill id.
+    pub scopes: BTreeMap<String, Vec<String>>,
 }
 
 impl Default for RemoteA2aSettings {
@@ -43,6 +46,7 @@ impl Default for RemoteA2aSettings {
             connect_timeout: Duration::from_secs(5),
             max_response_bytes: 4 << 20,
             headers: Vec::new(),
+            scopes: BTreeMap::new(),
         }
     }
 }
@@ -70,6 +74,11 @@ impl Upstream {
             client: Mutex::new(Slot::default()),
             reach: std::sync::Mutex::new(Reach::NotYet),
         }
+    }
+
+    /// The scopes a caller needs, by the remote's skill id.
+    pub(crate) fn scopes(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.settings.scopes
     }
 
     /// How the remote was last found.

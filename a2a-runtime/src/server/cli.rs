@@ -200,7 +200,7 @@ impl Cli {
         self.tls.apply(&mut config.tls);
         self.auth.apply(&mut config.auth);
         self.limits.apply(&mut config.limits);
-        self.remote.apply(&mut config.remote_agents);
+        self.remote.apply(&mut config.remotes);
     }
 }
 

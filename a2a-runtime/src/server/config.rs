@@ -4,6 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
+use super::remotes::RemoteDecl;
 use super::transport::{TlsSettings, TrustedProxies};
 use a2a_runtime_core::auth::{ApiKeys, AuthConfig, JwtConfig, ScopeImplications};
 use a2a_runtime_core::error::Error;
@@ -53,9 +54,10 @@ pub struct ServeConfig {
     /// Request headers those origins may send besides the protocols' own (`--cors-header`,
     /// `A2A_CORS_HEADERS`): what a browser client adds, such as a tracing header.
     pub cors_headers: Vec<String>,
-    /// Remote A2A agents a host serves beside its own, `(id, url)` (`--remote-agent ID=URL`,
-    /// `A2A_REMOTE_AGENTS`; feature `remote`): see `Host::remote_agent`.
-    pub remote_agents: Vec<(String, String)>,
+    /// Remote A2A agents and MCP servers a host serves beside its own (`--remote-agent`,
+    /// `--remote-mcp`, `--remote-mcp-stdio`, `--remotes FILE`; feature `remote`): see
+    /// `Host::remote_agent` and `Host::remote_mcp`.
+    pub remotes: Vec<RemoteDecl>,
     /// The reverse proxies in front of the server, whose `Forwarded` and `X-Forwarded-*`
     /// headers are believed (`--trusted-proxy`, `A2A_TRUSTED_PROXIES`; none by default).
     pub trusted_proxies: TrustedProxies,
@@ -360,7 +362,7 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),
             cors_headers: Vec::new(),
-            remote_agents: Vec::new(),
+            remotes: Vec::new(),
             trusted_proxies: TrustedProxies::default(),
             limits: Limits::default(),
             auth: AuthSettings::default(),

@@ -88,8 +88,7 @@ impl Lifecycle {
                 cli::Command::Serve(config) => self.server.config = *config,
             }
         }
-        self.mounts
-            .mount_remotes(&self.server.config.remote_agents)?;
+        self.mounts.mount_remotes(&self.server.config.remotes)?;
         if self.server.config.print_manifests {
             return self.print_manifests();
         }

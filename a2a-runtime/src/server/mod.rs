@@ -18,6 +18,7 @@ mod mounts;
 mod oauth;
 mod observe;
 mod paths;
+mod remotes;
 mod resource_metadata;
 mod routes;
 mod settings;
@@ -36,6 +37,7 @@ pub use config::{AuthSettings, DEFAULT_MAX_BODY_BYTES, PushOptions, ServeConfig,
 pub use host::{AgentCatalog, CatalogEntry, Host};
 pub use oauth::OAuthOptions;
 pub use observe::ObserveOptions;
+pub use remotes::{RemoteDecl, RemoteTarget};
 pub use settings::Serving;
 pub use tasks::{Tasks, TasksError};
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.

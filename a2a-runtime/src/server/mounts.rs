@@ -189,34 +189,13 @@ impl Mounts {
         }
     }
 
-    /// Mounts the remote agents the command line names (`--remote-agent`), after those the
-    /// host was built with; a server of one agent mounts none.
-    pub(crate) fn mount_remotes(&mut self, remotes: &[(String, String)]) -> Result<(), Error> {
-        if remotes.is_empty() {
-            return Ok(());
-        }
-        if self.hosting.is_none() {
-            return Err(Error::Config(
-                "--remote-agent: only a host (`Host`) serves remote agents; this server serves \
-                 one agent"
-                    .into(),
-            ));
-        }
-        #[cfg(feature = "remote")]
-        for (id, url) in remotes {
-            let settings = crate::remote::RemoteA2aSettings::default();
-            let remote = crate::remote::RemoteA2aAgent::new(id.clone(), url.clone(), settings);
-            self.agents.push(Mounted {
-                mount: Mount::At(id.clone()),
-                agent: AgentSettings::defined(Arc::new(remote)),
-            });
-        }
-        #[cfg(not(feature = "remote"))]
-        return Err(Error::Config(
-            "--remote-agent needs the `remote` feature of a2a-runtime".into(),
-        ));
-        #[cfg(feature = "remote")]
-        Ok(())
+    /// Serves `agent`, defined at run time (a remote), as `id`.
+    #[cfg(feature = "remote")]
+    pub(crate) fn mount_defined(&mut self, id: String, agent: Arc<dyn DefinedAgent>) {
+        self.agents.push(Mounted {
+            mount: Mount::At(id),
+            agent: AgentSettings::defined(agent),
+        });
     }
 
     /// The agents defined at run time, by id.

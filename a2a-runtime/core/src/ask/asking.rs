@@ -49,6 +49,19 @@ impl<'a> Asking<'a> {
     {
         let mut question = Question::input(prompt, crate::schema::answer::<T>());
         question.key = name.filter(|name| !name.is_empty());
+        self.answered_to(question, keep_message).await
+    }
+
+    /// Asks `question` until its answer reads as a `T`; the message that gave it when
+    /// `keep_message`.
+    pub async fn answered_to<T>(
+        &self,
+        mut question: Question,
+        keep_message: bool,
+    ) -> Result<Answered<T>, AskError>
+    where
+        T: DeserializeOwned,
+    {
         loop {
             let answer = self.put(&question).await?;
             let message = match &answer {

@@ -14,7 +14,7 @@ use rmcp::model::{
     SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
     UnsubscribeRequestParams, UpdateTaskParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -177,7 +177,18 @@ impl ServerHandler for McpHandler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(crate::subscriptions::accepted_filter(requested))
+        let tools_changing = self.tool_changes().is_some();
+        Some(crate::subscriptions::accepted_filter(
+            requested,
+            tools_changing,
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A 2025-era session is told of each change of a list that can change.
+        if let Some(changes) = self.tool_changes() {
+            tokio::spawn(changes.forward(context.peer));
+        }
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
@@ -187,7 +198,13 @@ impl ServerHandler for McpHandler {
             let caller = caller_of(subscription.request_context());
             let quotas = &self.members()[0].agent.app().quotas;
             let _slot = quotas.open_stream(&caller).map_err(busy)?;
-            crate::subscriptions::listen(self.updates(), subscription).await;
+            let tools = subscription
+                .accepted()
+                .tools_list_changed
+                .unwrap_or(false)
+                .then(|| self.tool_changes())
+                .flatten();
+            crate::subscriptions::listen(self.updates(), tools, subscription).await;
             Ok(())
         })
         .await

@@ -306,6 +306,11 @@ impl McpHandler {
         None
     }
 
+    /// The changes of the members' tool lists; `None` when none can change.
+    pub(crate) fn tool_changes(&self) -> Option<crate::list_changes::ToolListChanges> {
+        crate::list_changes::ToolListChanges::of(self.members().iter().map(|m| m.agent.app()))
+    }
+
     /// Every member's resource changes, in one channel (started on first use).
     pub(crate) fn updates(&self) -> &ResourceUpdates {
         if let Some(only) = self.only() {
@@ -368,6 +373,12 @@ fn server_info(identity: &Identity<'_>, members: &[Member]) -> InitializeResult 
         .find(|m| m.agent.info().capabilities.prompts.is_some())
     {
         info.capabilities.prompts = member.agent.info().capabilities.prompts.clone();
+    }
+    let changing = members
+        .iter()
+        .any(|m| m.agent.app().dispatcher.registry_replacements().is_some());
+    if let Some(tools) = &mut info.capabilities.tools {
+        tools.list_changed = Some(changing);
     }
     let Identity { name, description } = *identity;
     info.with_server_info(

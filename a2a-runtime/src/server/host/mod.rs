@@ -112,10 +112,51 @@ impl Host {
     ) -> Self {
         let id = id.into();
         let remote = crate::remote::RemoteA2aAgent::new(id.clone(), url, settings);
-        self.mounts.agents.push(Mounted {
-            mount: Mount::At(id),
-            agent: AgentSettings::defined(std::sync::Arc::new(remote)),
-        });
+        self.mounts.mount_defined(id, std::sync::Arc::new(remote));
+        self
+    }
+
+    /// Serves the MCP server whose streamable HTTP endpoint is `url` (either revision) as
+    /// `id`, beside the compiled agents: its tools are listed when the host starts and followed
+    /// (`notifications/tools/list_changed`, and every few minutes), and served as MCP tools at
+    /// `/{id}/mcp` and in the shared `/mcp`, and as the skills of an A2A agent at `/{id}/` whose
+    /// card lists them; each call is forwarded with its progress, cancellation and questions
+    /// relayed. Feature `remote`.
+    #[cfg(feature = "remote")]
+    #[must_use]
+    pub fn remote_mcp(self, id: impl Into<String>, url: impl Into<String>) -> Self {
+        let source = crate::remote::McpSource::Http(url.into());
+        self.remote_mcp_with(id, source, crate::remote::RemoteMcpSettings::default())
+    }
+
+    /// [`remote_mcp`](Self::remote_mcp) for a server the host starts: `command` (program
+    /// first), its stdin and stdout the session, its stderr logged; started again with backoff
+    /// when it exits, and stopped (stdin closed, then killed) when the host stops.
+    #[cfg(feature = "remote")]
+    #[must_use]
+    pub fn remote_mcp_stdio<S: Into<String>>(
+        self,
+        id: impl Into<String>,
+        command: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let command = command.into_iter().map(Into::into).collect();
+        let source = crate::remote::McpSource::Stdio(command);
+        self.remote_mcp_with(id, source, crate::remote::RemoteMcpSettings::default())
+    }
+
+    /// [`remote_mcp`](Self::remote_mcp) for `source`, reached as `settings` say (timeouts, the
+    /// credential the server sees, scopes per tool).
+    #[cfg(feature = "remote")]
+    #[must_use]
+    pub fn remote_mcp_with(
+        mut self,
+        id: impl Into<String>,
+        source: crate::remote::McpSource,
+        settings: crate::remote::RemoteMcpSettings,
+    ) -> Self {
+        let id = id.into();
+        let remote = crate::remote::RemoteMcpServer::new(id.clone(), source, settings);
+        self.mounts.mount_defined(id, std::sync::Arc::new(remote));
         self
     }
 

@@ -1,0 +1,195 @@
+//! [`RemoteMcpServer`]: an MCP server in any language (streamable HTTP in either revision, or
+//! a command whose stdio is the session) as a [`DefinedAgent`]: its tools are the agent's
+//! skills, served as MCP tools and A2A skills alike, each call forwarded to it; its tool list is
+//! read at mount and followed (`notifications/tools/list_changed`, a periodic re-read, a
+//! restart of a process that exited).
+
+mod call;
+mod child;
+mod link;
+mod relay;
+mod tools;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use rmcp::model::Tool;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use a2a_runtime_client::McpCredential;
+use a2a_runtime_core::about::AgentAbout;
+use a2a_runtime_core::defined_agent::{DefinedAgent, Reach, redefine};
+use a2a_runtime_core::dispatch::Dispatcher;
+use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
+use a2a_runtime_types::util::BoxFuture;
+use call::McpCall;
+use link::McpLink;
+
+/// How often a remote's tool list is read again when it says nothing.
+const REFRESH: Duration = Duration::from_secs(300);
+/// The first pause before an unreachable remote is tried again; each later one doubles.
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+
+/// Where a remote MCP server is.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum McpSource {
+    /// Its streamable HTTP endpoint.
+    Http(String),
+    /// The command that starts it (program first), its stdin and stdout the session.
+    Stdio(Vec<String>),
+}
+
+/// How the host reaches a remote MCP server.
+#[derive(Debug, Clone)]
+pub struct RemoteMcpSettings {
+    /// The longest one call may go without an answer or a progress notification.
+    pub timeout: Duration,
+    /// The longest opening a session may take (a process started and initialized).
+    pub connect_timeout: Duration,
+    /// The largest message read from a stdio server (one line).
+    pub max_message_bytes: usize,
+    /// The credential sent to an HTTP server with every request, never the caller's.
+    pub credential: Option<McpCredential>,
+    /// OAuth scopes a caller needs, by the remote's tool name.
+    pub scopes: BTreeMap<String, Vec<String>>,
+}
+
+impl Default for RemoteMcpSettings {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(30),
+            max_message_bytes: 4 << 20,
+            credential: None,
+            scopes: BTreeMap::new(),
+        }
+    }
+}
+
+/// What was last read from the remote: what it said of itself, and its tools.
+type Listed = (Option<Value>, Vec<Tool>);
+
+/// A remote MCP server fronted by the host.
+pub struct RemoteMcpServer {
+    link: Arc<McpLink>,
+    listed: Mutex<Option<Listed>>,
+}
+
+impl std::fmt::Debug for RemoteMcpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteMcpServer")
+            .field("id", &self.link.id)
+            .field("source", &self.link.source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RemoteMcpServer {
+    /// The server `source`, mounted as `id`; its tools are read by [`connect`](Self::connect)
+    /// or, failing that, while it is served.
+    pub fn new(id: impl Into<String>, source: McpSource, settings: RemoteMcpSettings) -> Self {
+        Self {
+            link: Arc::new(McpLink::new(id.into(), source, settings)),
+            listed: Mutex::new(None),
+        }
+    }
+
+    /// Its id on the host.
+    pub fn id(&self) -> &str {
+        &self.link.id
+    }
+
+    /// Opens a session and reads the tools now; an unreachable server is an error naming it
+    /// (it is still served, and tried again while it is).
+    pub async fn connect(&self) -> Result<(), String> {
+        self.refresh().await.map(drop)
+    }
+
+    fn listed(&self) -> std::sync::MutexGuard<'_, Option<Listed>> {
+        self.listed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Reads the tools again; whether anything changed.
+    async fn refresh(&self) -> Result<bool, String> {
+        let tools = self.link.tools().await.map_err(|e| e.to_string())?;
+        let info = self.link.server_info().await;
+        let mut listed = self.listed();
+        let changed = listed.as_ref() != Some(&(info.clone(), tools.clone()));
+        if changed {
+            *listed = Some((info, tools));
+        }
+        Ok(changed)
+    }
+}
+
+impl DefinedAgent for RemoteMcpServer {
+    fn reach(&self) -> Reach {
+        self.link.reach()
+    }
+
+    fn prepare(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Err(error) = self.connect().await {
+                tracing::warn!(remote = %self.link.id, %error, "remote MCP server unreachable at start; served without tools until it answers");
+            }
+        })
+    }
+
+    fn definition(&self) -> (AgentAbout, Vec<DefinedSkill>) {
+        let link = &self.link;
+        let label = link.label();
+        let listed = self.listed();
+        let Some((info, tools)) = listed.as_ref() else {
+            return (tools::about(&link.id, &label, None), Vec::new());
+        };
+        let body = |tool: &str| -> Arc<dyn RunSkill> {
+            Arc::new(McpCall {
+                link: Arc::clone(link),
+                tool: tool.to_owned(),
+            })
+        };
+        let skills = tools::skills(&link.id, &label, tools, &link.settings.scopes, body);
+        (tools::about(&link.id, &label, info.as_ref()), skills)
+    }
+
+    fn follow(
+        self: Arc<Self>,
+        dispatcher: Weak<Dispatcher>,
+        stop: CancellationToken,
+    ) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            let mut pause = if self.listed().is_some() {
+                REFRESH
+            } else {
+                FIRST_RETRY
+            };
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = self.link.changed.notified() => {}
+                    () = stop.cancelled() => break,
+                }
+                let Some(dispatcher) = dispatcher.upgrade() else {
+                    break;
+                };
+                pause = match self.refresh().await {
+                    Ok(changed) => {
+                        if changed {
+                            redefine(&dispatcher, &self.link.id, self.definition());
+                        }
+                        REFRESH
+                    }
+                    Err(error) => {
+                        tracing::warn!(remote = %self.link.id, %error, "remote MCP server unreachable");
+                        (pause * 2).clamp(FIRST_RETRY, REFRESH)
+                    }
+                };
+            }
+            // The host is stopping: a stdio server's process is stopped with its session.
+            self.link.close().await;
+        })
+    }
+}

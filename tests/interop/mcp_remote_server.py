@@ -1,0 +1,91 @@
+"""An MCP server written with the official Python MCP SDK (mcp 2.x's `MCPServer`, which was
+FastMCP before 2.0): the remote server a host fronts in `remote_mcp.rs`.
+
+Usage: python mcp_remote_server.py http    (binds a free port on 127.0.0.1, prints it, and serves
+                                             streamable HTTP at /mcp)
+       python mcp_remote_server.py stdio   (serves on stdin/stdout)
+Tools: `add` (structured output), `count` (a progress notification per step), `ask_city` (asks
+the caller with an elicitation), `wait` (until canceled; then writes `canceled` to the file it
+was given), and `grow` (adds the tool `late` and says the tool list changed).
+"""
+
+import socket
+import sys
+
+import anyio
+import uvicorn
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer(name="py-tools", title="Python Tools", instructions="Small tools for tests.", version="1.2.3")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+@server.tool()
+async def count(to: int, ctx: Context) -> str:
+    """Counts to `to`, reporting each step."""
+    for step in range(1, to + 1):
+        await ctx.report_progress(step, to, f"step {step} of {to}")
+        await anyio.sleep(0.02)
+    return f"counted to {to}"
+
+
+class City(BaseModel):
+    city: str
+
+
+@server.tool()
+async def ask_city(ctx: Context) -> str:
+    """Asks which city, and says it back."""
+    answered = await ctx.elicit("Which city?", schema=City)
+    if answered.action != "accept":
+        return f"no city ({answered.action})"
+    return f"You chose {answered.data.city}"
+
+
+@server.tool()
+async def wait(marker: str) -> str:
+    """Waits until canceled, then writes `canceled` to the file `marker`."""
+    try:
+        await anyio.sleep(600)
+    except anyio.get_cancelled_exc_class():
+        with open(marker, "w") as out:
+            out.write("canceled")
+        raise
+    return "waited"
+
+
+def late(text: str) -> str:
+    """A tool added while the server runs."""
+    return f"late: {text}"
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Adds the tool `late` and tells the client the tool list changed."""
+    server.add_tool(late)
+    await ctx.session.send_tool_list_changed()
+    return "grown"
+
+
+async def serve_http() -> None:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    # Listening before the port is told: a connection made at once waits to be accepted.
+    sock.listen(128)
+    print(sock.getsockname()[1], flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "http":
+        anyio.run(serve_http)
+    else:
+        server.run("stdio")
