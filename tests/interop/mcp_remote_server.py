@@ -4,11 +4,14 @@ FastMCP before 2.0): the remote server a host fronts in `remote_mcp.rs`.
 Usage: python mcp_remote_server.py http    (binds a free port on 127.0.0.1, prints it, and serves
                                              streamable HTTP at /mcp)
        python mcp_remote_server.py stdio   (serves on stdin/stdout)
+       python mcp_remote_server.py hostile (stdio, with only the tools of a misbehaving server:
+                                             `pid`, `hang`, `garble`, `flood` and `crash`)
 Tools: `add` (structured output), `count` (a progress notification per step), `ask_city` (asks
 the caller with an elicitation), `wait` (until canceled; then writes `canceled` to the file it
 was given), and `grow` (adds the tool `late` and says the tool list changed).
 """
 
+import os
 import socket
 import sys
 
@@ -84,8 +87,52 @@ async def serve_http() -> None:
     await uvicorn.Server(config).serve(sockets=[sock])
 
 
+hostile = MCPServer(name="hostile")
+
+
+@hostile.tool()
+def pid() -> int:
+    """This process's id."""
+    return os.getpid()
+
+
+@hostile.tool()
+async def hang() -> str:
+    """Never answers."""
+    await anyio.sleep(3600)
+    return "late"
+
+
+@hostile.tool()
+def garble() -> str:
+    """Writes a line that is not JSON-RPC where the answer should be, and never answers."""
+    sys.stdout.write("this is not json\n")
+    sys.stdout.flush()
+    os.kill(os.getpid(), 19)  # SIGSTOP: stays alive, says nothing more
+    return "unreachable"
+
+
+@hostile.tool()
+def flood() -> str:
+    """Writes 100 MB without a line break where the answer should be."""
+    os.set_blocking(1, True)
+    chunk = b"x" * (1 << 20)
+    for _ in range(100):
+        os.write(1, chunk)
+    os.kill(os.getpid(), 19)
+    return "unreachable"
+
+
+@hostile.tool()
+def crash() -> str:
+    """Exits at once, answering nothing."""
+    os._exit(3)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "http":
         anyio.run(serve_http)
+    elif sys.argv[1] == "hostile":
+        hostile.run("stdio")
     else:
         server.run("stdio")

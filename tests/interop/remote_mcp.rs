@@ -145,3 +145,108 @@ async fn a_python_mcp_servers_tools_are_the_skills_of_an_a2a_agent_at_the_host()
         );
     }
 }
+
+/// The command starting the misbehaving Python server over stdio.
+fn hostile_command() -> Vec<String> {
+    let script = script("mcp_remote_server.py").display().to_string();
+    vec![python(), script, "hostile".into()]
+}
+
+/// Calls `tool` of the agent `id` on `host` over MCP (2026-07-28): its result.
+async fn call_tool(
+    host: &a2a_tests::TestServer,
+    id: &str,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let params = json!({"name": tool, "arguments": arguments});
+    let (status, body) = host
+        .mounted(id)
+        .mcp_modern("tools/call", params, json!({}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    a2a_tests::response_from(&body)
+}
+
+#[tokio::test]
+async fn a_misbehaving_mcp_server_fails_its_own_callers_in_time_and_the_host_serves_on() {
+    use a2a_runtime::remote::{McpSource, RemoteMcpSettings};
+    require_packages().await;
+    let settings = RemoteMcpSettings {
+        timeout: Duration::from_secs(2),
+        ..RemoteMcpSettings::default()
+    };
+    let mut host = Host::new().agent("hello", hello::Hello);
+    for id in ["hang", "garble", "flood", "crash"] {
+        let source = McpSource::Stdio(hostile_command());
+        host = host.remote_mcp_with(id, source, settings.clone());
+    }
+    let host = a2a_tests::start_host(host).await;
+    for id in ["hang", "garble", "flood", "crash"] {
+        let started = std::time::Instant::now();
+        let called = call_tool(&host, id, id, json!({})).await;
+        let result = &called["result"];
+        assert_eq!(result["isError"], true, "{id}: {called}");
+        // The 100 MB line is dropped unread past the bound; whatever the remote says after it
+        // (its own error, or nothing until the timeout) is what its caller gets.
+        let said = result["content"][0]["text"].as_str().unwrap_or_default();
+        let named = said.contains(&format!("remote MCP server `{id}`"));
+        assert!(named || id == "flood", "{id}: {called}");
+        // Within the call timeout, and a few seconds' grace on a loaded machine.
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{id} took {:?}",
+            started.elapsed()
+        );
+        let greeted = call_tool(&host, "hello", "greet", json!({"name": "Ada"})).await;
+        assert_eq!(greeted["result"]["isError"], false, "after {id}: {greeted}");
+    }
+}
+
+/// Whether the process `pid` still runs.
+fn alive(pid: u64) -> bool {
+    let mut probe = std::process::Command::new("kill");
+    probe.args(["-0", &pid.to_string()]).stderr(Stdio::null());
+    probe.status().is_ok_and(|status| status.success())
+}
+
+/// The pid the remote `tools` answers with, once it answers (a restarted process takes a
+/// moment).
+async fn remote_pid(host: &a2a_tests::TestServer, other_than: u64) -> u64 {
+    for _ in 0..200 {
+        let called = call_tool(host, "tools", "pid", json!({})).await;
+        if let Some(pid) = called["result"]["structuredContent"]["result"].as_u64()
+            && pid != other_than
+        {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the remote never answered with a pid other than {other_than}");
+}
+
+#[tokio::test]
+async fn a_stdio_mcp_server_that_exits_is_started_again_and_is_stopped_with_the_host() {
+    require_packages().await;
+    let stop = a2a_runtime::server::CancellationToken::new();
+    let host = Host::new()
+        .remote_mcp_stdio("tools", hostile_command())
+        .agent("hello", hello::Hello)
+        .shutdown_signal(stop.clone());
+    let host = a2a_tests::start_host(host).await;
+    let first = remote_pid(&host, 0).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &first.to_string()])
+        .status();
+    assert!(killed.unwrap().success());
+    let second = remote_pid(&host, first).await;
+    assert!(alive(second));
+    stop.cancel();
+    for _ in 0..100 {
+        if !alive(second) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the server's process {second} outlived the host");
+}

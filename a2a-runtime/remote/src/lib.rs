@@ -7,6 +7,7 @@
 
 mod a2a_agent;
 mod definition;
+mod failure;
 mod forward;
 mod mcp;
 mod upstream;

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use tokio::sync::Mutex;
 
+use crate::failure::{FAILED, INVALID_ANSWER, UNAVAILABLE, remote_failure};
 use a2a_runtime_client::{A2aClient, ClientBuilder, ClientError};
 use a2a_runtime_core::defined_agent::Reach;
 use a2a_runtime_core::skill_error::SkillError;
@@ -174,8 +174,7 @@ impl Upstream {
 
     /// The remote answered, but not with what the call needs.
     pub(crate) fn refusal(&self, reason: String) -> SkillError {
-        SkillError::new(self.named(&reason))
-            .with_data(json!({ "remote": self.id, "reason": "REMOTE_FAILED" }))
+        remote_failure(&self.id, self.named(&reason), FAILED)
     }
 
     /// A call to the remote that failed: unreachable (no answer, or none in time), a protocol
@@ -183,18 +182,16 @@ impl Upstream {
     /// says), each told apart in the error's `reason`.
     pub(crate) fn failed(&self, error: &ClientError) -> SkillError {
         let (what, reason) = match error {
-            ClientError::Remote(_) => ("answered an error", "REMOTE_FAILED"),
-            ClientError::InvalidResponse { .. } | ClientError::TooLarge { .. } => (
-                "answered what the host cannot read",
-                "REMOTE_INVALID_ANSWER",
-            ),
+            ClientError::Remote(_) => ("answered an error", FAILED),
+            ClientError::InvalidResponse { .. } | ClientError::TooLarge { .. } => {
+                ("answered what the host cannot read", INVALID_ANSWER)
+            }
             ClientError::Http { status, .. } if *status < 500 && *status != 429 => {
-                ("refused the call", "REMOTE_FAILED")
+                ("refused the call", FAILED)
             }
             _ => return self.unreachable(error),
         };
-        SkillError::new(self.named(&format!("{what}: {error}")))
-            .with_data(json!({ "remote": self.id, "reason": reason }))
+        remote_failure(&self.id, self.named(&format!("{what}: {error}")), reason)
     }
 
     /// The remote could not be reached or read.
@@ -204,7 +201,10 @@ impl Upstream {
     }
 
     fn unreachable_because(&self, why: &str) -> SkillError {
-        SkillError::new(self.named(&format!("unreachable: {why}")))
-            .with_data(json!({ "remote": self.id, "reason": "REMOTE_UNAVAILABLE" }))
+        remote_failure(
+            &self.id,
+            self.named(&format!("unreachable: {why}")),
+            UNAVAILABLE,
+        )
     }
 }

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::link::McpLink;
 use super::relay::InFlight;
+use crate::failure::{INVALID_ANSWER, remote_failure};
 use a2a_runtime_core::call::{Invocation, SkillOutput, SkillResult};
 use a2a_runtime_core::context::TaskContext;
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
@@ -87,9 +88,10 @@ async fn call(
     };
     match answered {
         Ok(ServerResult::CallToolResult(result)) => output(result),
-        Ok(_) => Err(SkillError::new(
-            link.named("answered tools/call with another result"),
-        )),
+        Ok(_) => {
+            let message = link.named("answered tools/call with another result");
+            Err(remote_failure(&link.id, message, INVALID_ANSWER))
+        }
         Err(rmcp::ServiceError::Timeout { .. }) => Err(link.unreachable(&format!(
             "tools/call `{tool}` was not answered within {} of the last progress",
             a2a_runtime_types::util::duration_text(link.settings.timeout)

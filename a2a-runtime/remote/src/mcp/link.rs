@@ -9,12 +9,12 @@ use rmcp::model::{PaginatedRequestParams, Tool};
 use rmcp::service::RunningService;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::json;
 use tokio::sync::{Mutex, Notify};
 use tokio_util::sync::DropGuard;
 
 use super::relay::{Calls, Relay};
 use super::{McpSource, RemoteMcpSettings, child};
+use crate::failure::{FAILED, UNAVAILABLE, remote_failure};
 use a2a_runtime_core::defined_agent::Reach;
 use a2a_runtime_core::skill_error::SkillError;
 
@@ -239,8 +239,8 @@ impl McpLink {
         error: rmcp::ServiceError,
     ) -> SkillError {
         if let rmcp::ServiceError::McpError(error) = &error {
-            return SkillError::new(self.named(&format!("answered an error: {}", error.message)))
-                .with_data(json!({ "remote": self.id, "reason": "REMOTE_FAILED" }));
+            let message = self.named(&format!("answered an error: {}", error.message));
+            return remote_failure(&self.id, message, FAILED);
         }
         self.drop_session(session).await;
         self.found(Reach::Unreachable(error.to_string()));
@@ -249,7 +249,10 @@ impl McpLink {
 
     /// The remote could not be reached, or did not answer in time.
     pub(crate) fn unreachable(&self, why: &str) -> SkillError {
-        SkillError::new(self.named(&format!("unreachable: {why}")))
-            .with_data(json!({ "remote": self.id, "reason": "REMOTE_UNAVAILABLE" }))
+        remote_failure(
+            &self.id,
+            self.named(&format!("unreachable: {why}")),
+            UNAVAILABLE,
+        )
     }
 }
