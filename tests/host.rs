@@ -16,6 +16,8 @@ mod lifecycle;
 mod manifests;
 #[path = "host/remote_agents.rs"]
 mod remote_agents;
+#[path = "host/remotes_file.rs"]
+mod remotes_file;
 #[path = "host/server_wide.rs"]
 mod server_wide;
 

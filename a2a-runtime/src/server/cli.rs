@@ -9,6 +9,8 @@ mod args;
 #[cfg(feature = "oauth-server")]
 mod oauth_args;
 mod remote_args;
+#[cfg(feature = "remote")]
+mod remotes_file;
 
 use super::config::ServeConfig;
 use a2a_runtime_core::error::Error;

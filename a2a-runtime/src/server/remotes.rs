@@ -9,7 +9,7 @@ use super::mounts::Mounts;
 use a2a_runtime_core::error::Error;
 
 /// A remote the host serves as an agent of its own, at `/{id}/`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub struct RemoteDecl {
     /// Its id on the host (its path and tenant).
@@ -24,6 +24,21 @@ pub struct RemoteDecl {
     pub headers: Vec<(String, String)>,
     /// OAuth scopes a caller needs, by the remote's skill id or tool name.
     pub scopes: BTreeMap<String, Vec<String>>,
+}
+
+impl std::fmt::Debug for RemoteDecl {
+    /// Names the headers, never their values (credentials).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("RemoteDecl")
+            .field("id", &self.id)
+            .field("target", &self.target)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("headers", &headers)
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 impl RemoteDecl {

@@ -39,6 +39,30 @@ pub(super) struct RemoteArgs {
         value_parser = remote_command
     )]
     remote_mcp_stdio: Vec<(String, Vec<String>)>,
+    /// Serve the remotes FILE declares (TOML: each remote's address, the credential the host
+    /// presents there, timeouts and scopes; see the host guide), after those the other flags
+    /// name
+    #[arg(
+        long = "remotes",
+        env = "A2A_REMOTES_FILE",
+        value_name = "FILE",
+        value_parser = remotes_file
+    )]
+    remotes_file: Option<Declared>,
+}
+
+/// The remotes a file declares.
+#[derive(Debug, Clone)]
+struct Declared(Vec<RemoteDecl>);
+
+/// Reads the remotes file `path`.
+fn remotes_file(path: &str) -> Result<Declared, String> {
+    #[cfg(feature = "remote")]
+    return super::remotes_file::read(path).map(Declared);
+    #[cfg(not(feature = "remote"))]
+    return Err(format!(
+        "`{path}`: remotes need the `remote` feature of a2a-runtime"
+    ));
 }
 
 impl RemoteArgs {
@@ -50,6 +74,11 @@ impl RemoteArgs {
         let stdio = self.remote_mcp_stdio.into_iter();
         remotes.extend(
             stdio.map(|(id, command)| RemoteDecl::new(id, RemoteTarget::McpStdio(command))),
+        );
+        remotes.extend(
+            self.remotes_file
+                .into_iter()
+                .flat_map(|declared| declared.0),
         );
     }
 }
