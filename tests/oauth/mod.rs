@@ -12,6 +12,7 @@ mod field;
 mod field_clients;
 mod flow;
 mod policy;
+mod remotes;
 mod sign_in;
 
 use a2a_runtime::oauth::OAuthServer;

@@ -32,6 +32,12 @@ pub trait DefinedAgent: Send + Sync + 'static {
     /// again while the agent is served.
     fn prepare(&self) -> BoxFuture<'_, ()>;
 
+    /// The scopes its configuration says its skills need: grantable by the server's
+    /// authorization server whether or not its source has answered yet.
+    fn declared_scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// What the agent is now: at mount, what is known before the remote answered, if it has not.
     fn definition(&self) -> (AgentAbout, Vec<DefinedSkill>);
 

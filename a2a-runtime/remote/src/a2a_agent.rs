@@ -100,6 +100,10 @@ impl DefinedAgent for RemoteA2aAgent {
         self.upstream.reach()
     }
 
+    fn declared_scopes(&self) -> Vec<String> {
+        self.upstream.scopes().values().flatten().cloned().collect()
+    }
+
     fn prepare(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             if let Err(error) = self.connect().await {

@@ -191,6 +191,8 @@ impl Lifecycle {
         }
         let bound = http::bound_config(&self.server.config, &listeners)?;
         let base = bound.base_url();
+        // Remotes are read first: the scopes their skills need are the server's to grant.
+        self.mounts.prepare().await;
         // Scopes and credentials are gathered only for an authorization server.
         let deployed = match oauth::Plan::of(self.server.oauth.as_ref(), &self.server.config.oauth)?
         {
@@ -203,7 +205,6 @@ impl Lifecycle {
             }
             None => None,
         };
-        self.mounts.prepare().await;
         let apps = self.mounts.build(
             &self.server,
             CancellationToken::new(),

@@ -230,6 +230,9 @@ impl Mounts {
         for mounted in &self.agents {
             let (_, registry) = mounted.agent.definition()?;
             scopes.extend(registry.scopes().into_keys().map(str::to_owned));
+            if let Source::Defined(agent) = &mounted.agent.source {
+                scopes.extend(agent.declared_scopes());
+            }
         }
         Ok(scopes.into_iter().collect())
     }

@@ -130,6 +130,16 @@ impl DefinedAgent for RemoteMcpServer {
         self.link.reach()
     }
 
+    fn declared_scopes(&self) -> Vec<String> {
+        self.link
+            .settings
+            .scopes
+            .values()
+            .flatten()
+            .cloned()
+            .collect()
+    }
+
     fn prepare(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             if let Err(error) = self.connect().await {
