@@ -209,3 +209,64 @@ async fn an_mcp_tool_error_is_an_error_span_and_unsampled_traces_export_nothing(
     assert!(named(&spans, "execute_tool echo").is_none(), "{spans:#?}");
     assert!(named(&spans, "tools/call echo").is_none());
 }
+
+#[tokio::test]
+async fn a_call_a_host_forwards_to_a_remote_agent_continues_the_callers_trace() {
+    let collector = Collector::start().await;
+    let (_remote, remote) = traced_lab(&collector).await;
+    let host = env!("CARGO_BIN_EXE_interop-host");
+    let mount = format!("lab={remote}");
+    let flags = [
+        "--store",
+        "memory",
+        "--otlp-endpoint",
+        &collector.endpoint,
+        "--remote-agent",
+        &mount,
+    ];
+    let (_host, base) = spawn_served_with(host, &flags).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-remote", "role": "ROLE_USER", "metadata": {"skill": "echo"},
+        "parts": [{"data": {"text": "through the host"}}]}}});
+    let traceparent = format!("00-{TRACE}-{CALLER_SPAN}-01");
+    let sent = TestServer::at(base)
+        .mounted("lab")
+        .rpc_with(&body, &[("traceparent", &traceparent)])
+        .await;
+    let state = &sent["result"]["task"]["status"]["state"];
+    assert_eq!(state, "TASK_STATE_COMPLETED", "{sent}");
+    let spans = collector
+        .until(|spans| {
+            of_kind(spans, "SendStreamingMessage", 3).is_some()
+                && of_kind(spans, "SendStreamingMessage", 2).is_some()
+                && of_kind(spans, "SendMessage", 2).is_some()
+                && spans
+                    .iter()
+                    .filter(|s| s.span.name == "execute_tool echo")
+                    .count()
+                    == 2
+        })
+        .await;
+    assert!(
+        spans.iter().all(|span| span.trace_id() == TRACE),
+        "one trace: {spans:#?}"
+    );
+    let request = of_kind(&spans, "SendMessage", 2).unwrap();
+    let forwarded = spans
+        .iter()
+        .find(|s| s.span.name == "execute_tool echo" && s.parent_id() == request.span_id())
+        .expect("the host's call of the remote's skill, under its request");
+    let sending = of_kind(&spans, "SendStreamingMessage", 3).unwrap();
+    let received = of_kind(&spans, "SendStreamingMessage", 2).unwrap();
+    assert_eq!(request.parent_id(), CALLER_SPAN);
+    assert_eq!(
+        sending.parent_id(),
+        forwarded.span_id(),
+        "a CLIENT span per forwarded call"
+    );
+    assert_eq!(
+        received.parent_id(),
+        sending.span_id(),
+        "the remote continues the trace"
+    );
+}

@@ -409,3 +409,42 @@ async fn a_caller_past_its_monthly_budget_is_refused_as_busy_even_after_a_restar
         "TASK_STATE_COMPLETED"
     );
 }
+
+#[tokio::test]
+async fn a_remote_agents_calls_are_usage_rows_by_agent_skill_and_caller() {
+    let remote = start(currency::Currency::with_reference_rates().server()).await;
+    let mut config = ServeConfig::default();
+    config.observe.usage = true;
+    let host = a2a_runtime::server::Host::new()
+        .config(config)
+        .jwt(a2a_runtime::auth::JwtConfig::hs256(SECRET))
+        .remote_agent("fx", remote.base.clone())
+        .agent("library", Library);
+    let server = start_host(host).await;
+    let fx = server.mounted("fx");
+    let money = json!({"money": {"amount": 10, "currency": "USD"}, "to": "EUR"});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-usage", "role": "ROLE_USER", "parts": [{"data": money}],
+        "metadata": {"skill": "convert"}}}});
+    let ann = format!("Bearer {}", token("ann", ""));
+    let sent = fx.rpc_with(&body, &[("authorization", &ann)]).await;
+    let state = &sent["result"]["task"]["status"]["state"];
+    assert_eq!(state, "TASK_STATE_COMPLETED", "{sent}");
+    let bob = format!("Bearer {}", token("bob", ""));
+    let params = json!({"name": "convert", "arguments": money});
+    let (_, called) = fx
+        .mcp_modern_with("tools/call", params, json!({}), &[("authorization", &bob)])
+        .await;
+    let called = response_from(&called);
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    let by_agent = totals(&server, "agent", 2).await;
+    assert_eq!(line(&by_agent, "agent", "fx")["calls"], 2, "{by_agent:?}");
+    let by_skill = totals(&server, "skill", 2).await;
+    assert_eq!(
+        line(&by_skill, "skill", "convert")["calls"],
+        2,
+        "{by_skill:?}"
+    );
+    let by_caller = totals(&server, "caller", 2).await;
+    assert_eq!(by_caller.len(), 2, "one line per caller: {by_caller:?}");
+}

@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 
+use super::McpSource;
 use super::link::McpLink;
 use super::relay::InFlight;
 use crate::failure::{INVALID_ANSWER, remote_failure};
@@ -21,7 +22,9 @@ use a2a_runtime_core::context::TaskContext;
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
 use a2a_runtime_core::skill_error::SkillError;
 use a2a_runtime_types::TraceContext;
+use a2a_runtime_types::model::Protocol;
 use a2a_runtime_types::model::{Part, PartContent};
+use a2a_runtime_types::outgoing::Outgoing;
 use a2a_runtime_types::util::BoxFuture;
 
 /// Runs one tool of a remote MCP server.
@@ -57,9 +60,15 @@ async fn call(
     let session = link.session().await?;
     let mut params = CallToolRequestParams::new(tool.clone());
     params.arguments = Some(arguments);
+    // A CLIENT span for the forwarded call when the caller's trace is reported, its context
+    // carried in `_meta` (SEP-414); else the caller's context as it is.
+    let span = match &link.source {
+        McpSource::Http(url) => Outgoing::start(Protocol::Mcp, "tools/call", Some(&tool), url),
+        McpSource::Stdio(_) => Outgoing::start(Protocol::Mcp, "tools/call", Some(&tool), ""),
+    };
     let mut options = PeerRequestOptions::with_timeout(link.settings.timeout);
     options.reset_timeout_on_progress = true;
-    options.meta = trace_meta();
+    options.meta = trace_meta(span.as_ref().map(Outgoing::context));
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let peer = session.service.peer().clone();
     let handle = match peer.send_cancellable_request(request, options).await {
@@ -78,6 +87,17 @@ async fn call(
         () = context.cancelled() => None,
     };
     session.calls.remove(&id);
+    if let Some(span) = span {
+        span.finish(match &answered {
+            Some(Ok(ServerResult::CallToolResult(result))) if result.is_error == Some(true) => {
+                Some("tool_error".to_owned())
+            }
+            Some(Ok(_)) => None,
+            Some(Err(rmcp::ServiceError::McpError(error))) => Some(error.code.0.to_string()),
+            Some(Err(_)) => Some("transport".to_owned()),
+            None => Some("canceled".to_owned()),
+        });
+    }
     let Some(answered) = answered else {
         let reason = "the host's caller canceled the call".to_owned();
         let cancel = CancelledNotificationParam::new(Some(id), Some(reason));
@@ -100,9 +120,10 @@ async fn call(
     }
 }
 
-/// The caller's trace, carried to the remote in the request's `_meta` (SEP-414).
-fn trace_meta() -> Option<RequestMetaObject> {
-    let trace = TraceContext::current()?.outgoing();
+/// The trace carried to the remote in the request's `_meta` (SEP-414): the forwarded call's
+/// span, else the caller's context.
+fn trace_meta(span: Option<TraceContext>) -> Option<RequestMetaObject> {
+    let trace = span.or_else(|| Some(TraceContext::current()?.outgoing()))?;
     let mut meta = RequestMetaObject::new();
     meta.set_traceparent(trace.traceparent());
     if let Some(state) = trace.tracestate() {
