@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 
 #[path = "push/ownership_and_versions.rs"]
 mod ownership_and_versions;
+#[path = "push/remote.rs"]
+mod remote;
 
 const RECEIVER: &str = env!("CARGO_BIN_EXE_receiver-under-test");
 const LAB: &str = env!("CARGO_BIN_EXE_lab-server");

@@ -141,7 +141,7 @@ const MAX_MCP_REDIRECTS: usize = 10;
 /// and 308 redirects within the endpoint's origin followed, which keep the method and body:
 /// another status would drop the JSON-RPC message, another origin would receive the session id
 /// and the credential. A refused redirect reaches the transport as the answer it is.
-fn mcp_http(url: &str) -> Result<reqwest::Client, ClientError> {
+fn mcp_http(url: &str, keep_connections: bool) -> Result<reqwest::Client, ClientError> {
     let redirects = reqwest::redirect::Policy::custom(|attempt| {
         let keeps_body = matches!(
             attempt.status(),
@@ -159,8 +159,9 @@ fn mcp_http(url: &str) -> Result<reqwest::Client, ClientError> {
             attempt.follow()
         }
     });
+    let idle = if keep_connections { usize::MAX } else { 0 };
     a2a_runtime_types::https::client_builder()?
-        .pool_max_idle_per_host(0)
+        .pool_max_idle_per_host(idle)
         .redirect(redirects)
         .build()
         .map_err(|source| ClientError::Transport {
@@ -179,10 +180,13 @@ pub fn streamable_http(
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, ClientError> {
     let config = transport_config(url, credential)?;
     Ok(StreamableHttpClientTransport::with_client(
-        mcp_http(url)?,
+        mcp_http(url, KEEP_CONNECTIONS)?,
         config,
     ))
 }
+
+/// Whether a session of [`streamable_http`] keeps idle connections for its next requests.
+const KEEP_CONNECTIONS: bool = true;
 
 /// An MCP session with an agent, whose tools are its skills.
 pub(crate) struct McpSkills {
@@ -198,7 +202,8 @@ impl McpSkills {
         url: String,
         credential: Option<&McpCredential>,
     ) -> Result<Self, ClientError> {
-        let transport = streamable_http(&url, credential)?;
+        let config = transport_config(&url, credential)?;
+        let transport = StreamableHttpClientTransport::with_client(mcp_http(&url, false)?, config);
         let answerer = Arc::new(Mutex::new(None));
         let calling = Arc::new(Mutex::new(Vec::new()));
         let elicitor = Elicitor {
