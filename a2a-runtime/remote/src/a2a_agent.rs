@@ -3,25 +3,19 @@
 //! forwarded to it.
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
-use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::definition;
+use super::follow::{Followed, follow};
 use super::forward::Forward;
 use super::upstream::{RemoteA2aSettings, Upstream};
 use a2a_runtime_client::AgentCard;
 use a2a_runtime_core::about::AgentAbout;
-use a2a_runtime_core::defined_agent::{DefinedAgent, Reach, redefine};
+use a2a_runtime_core::defined_agent::{DefinedAgent, Reach};
 use a2a_runtime_core::dispatch::Dispatcher;
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
 use a2a_runtime_types::util::BoxFuture;
-
-/// How often a remote's card is read again once it was read (an unchanged card costs a `304`).
-const REFRESH: Duration = Duration::from_secs(300);
-/// The first pause before an unreachable remote is tried again; each later one doubles, up to
-/// [`REFRESH`].
-const FIRST_RETRY: Duration = Duration::from_secs(1);
 
 /// A remote A2A agent fronted by the host.
 pub struct RemoteA2aAgent {
@@ -140,33 +134,20 @@ impl DefinedAgent for RemoteA2aAgent {
         dispatcher: Weak<Dispatcher>,
         stop: CancellationToken,
     ) -> BoxFuture<'static, ()> {
-        Box::pin(async move {
-            let mut pause = if self.card().is_some() {
-                REFRESH
-            } else {
-                FIRST_RETRY
-            };
-            loop {
-                tokio::select! {
-                    () = tokio::time::sleep(pause) => {}
-                    () = stop.cancelled() => return,
-                }
-                let Some(dispatcher) = dispatcher.upgrade() else {
-                    return;
-                };
-                pause = match self.refresh().await {
-                    Ok(changed) => {
-                        if changed {
-                            redefine(&dispatcher, &self.upstream.id, self.definition());
-                        }
-                        REFRESH
-                    }
-                    Err(error) => {
-                        tracing::warn!(remote = %self.upstream.id, %error, "remote agent unreachable");
-                        (pause * 2).min(REFRESH)
-                    }
-                };
-            }
-        })
+        Box::pin(async move { follow(&*self, dispatcher, stop).await })
+    }
+}
+
+impl Followed for RemoteA2aAgent {
+    fn id(&self) -> &str {
+        &self.upstream.id
+    }
+
+    fn read_once(&self) -> bool {
+        self.card().is_some()
+    }
+
+    async fn reread(&self) -> Result<bool, String> {
+        self.refresh().await.map_err(|error| error.to_string())
     }
 }

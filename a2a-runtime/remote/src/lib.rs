@@ -8,6 +8,7 @@
 mod a2a_agent;
 mod definition;
 mod failure;
+mod follow;
 mod forward;
 mod mcp;
 mod upstream;

@@ -18,6 +18,7 @@ mod mounts;
 mod oauth;
 mod observe;
 mod paths;
+mod remote_mounts;
 mod remotes;
 mod resource_metadata;
 mod routes;

@@ -1,12 +1,8 @@
 //! The remotes a host is told to front by its configuration (`--remote-agent`, `--remote-mcp`,
-//! `--remote-mcp-stdio`, `--remotes FILE`), as declarations, and their mounting beside the
-//! agents the host was built with (feature `remote`).
+//! `--remote-mcp-stdio`, `--remotes FILE`), as declarations (mounted by `remote_mounts.rs`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
-
-use super::mounts::Mounts;
-use a2a_runtime_core::error::Error;
 
 /// A remote the host serves as an agent of its own, at `/{id}/`.
 #[derive(Clone, PartialEq)]
@@ -69,109 +65,11 @@ pub enum RemoteTarget {
 
 impl RemoteTarget {
     /// The flag that declares it, for messages.
-    fn flag(&self) -> &'static str {
+    pub(crate) fn flag(&self) -> &'static str {
         match self {
             Self::Agent(_) => "--remote-agent",
             Self::Mcp(_) => "--remote-mcp",
             Self::McpStdio(_) => "--remote-mcp-stdio",
         }
     }
-}
-
-impl Mounts {
-    /// Mounts the remotes the configuration names, after the agents the host was built with;
-    /// a server of one agent mounts none.
-    pub(crate) fn mount_remotes(&mut self, remotes: &[RemoteDecl]) -> Result<(), Error> {
-        let Some(first) = remotes.first() else {
-            return Ok(());
-        };
-        if self.hosting.is_none() {
-            return Err(Error::Config(format!(
-                "{}: only a host (`Host`) serves remotes; this server serves one agent",
-                first.target.flag()
-            )));
-        }
-        #[cfg(feature = "remote")]
-        for remote in remotes {
-            self.mount_remote(remote)?;
-        }
-        #[cfg(not(feature = "remote"))]
-        return Err(Error::Config(format!(
-            "{} needs the `remote` feature of a2a-runtime",
-            first.target.flag()
-        )));
-        #[cfg(feature = "remote")]
-        Ok(())
-    }
-
-    #[cfg(feature = "remote")]
-    fn mount_remote(&mut self, remote: &RemoteDecl) -> Result<(), Error> {
-        use crate::remote::{McpSource, RemoteA2aAgent, RemoteMcpServer};
-        use std::sync::Arc;
-        let id = remote.id.clone();
-        let agent: Arc<dyn a2a_runtime_core::defined_agent::DefinedAgent> = match &remote.target {
-            RemoteTarget::Agent(url) => {
-                let settings = a2a_settings(remote);
-                Arc::new(RemoteA2aAgent::new(id.clone(), url.clone(), settings))
-            }
-            RemoteTarget::Mcp(url) => {
-                let settings = mcp_settings(remote)?;
-                Arc::new(RemoteMcpServer::new(
-                    id.clone(),
-                    McpSource::Http(url.clone()),
-                    settings,
-                ))
-            }
-            RemoteTarget::McpStdio(command) => {
-                let settings = mcp_settings(remote)?;
-                let source = McpSource::Stdio(command.clone());
-                Arc::new(RemoteMcpServer::new(id.clone(), source, settings))
-            }
-        };
-        self.mount_defined(id, agent);
-        Ok(())
-    }
-}
-
-/// How a declared remote A2A agent is reached.
-#[cfg(feature = "remote")]
-fn a2a_settings(remote: &RemoteDecl) -> crate::remote::RemoteA2aSettings {
-    let mut settings = crate::remote::RemoteA2aSettings::default();
-    if let Some(timeout) = remote.timeout {
-        settings.timeout = timeout;
-    }
-    if let Some(timeout) = remote.connect_timeout {
-        settings.connect_timeout = timeout;
-    }
-    settings.headers = remote.headers.clone();
-    settings.scopes = remote.scopes.clone();
-    settings
-}
-
-/// How a declared remote MCP server is reached: its one header as its credential.
-#[cfg(feature = "remote")]
-fn mcp_settings(remote: &RemoteDecl) -> Result<crate::remote::RemoteMcpSettings, Error> {
-    let mut settings = crate::remote::RemoteMcpSettings::default();
-    if let Some(timeout) = remote.timeout {
-        settings.timeout = timeout;
-    }
-    if let Some(timeout) = remote.connect_timeout {
-        settings.connect_timeout = timeout;
-    }
-    settings.credential = match remote.headers.as_slice() {
-        [] => None,
-        [(name, value)] => Some(crate::client::McpCredential::Header(
-            name.clone(),
-            value.clone(),
-        )),
-        _ => {
-            return Err(Error::Config(format!(
-                "remote `{}`: an MCP server is sent one credential header, not {}",
-                remote.id,
-                remote.headers.len()
-            )));
-        }
-    };
-    settings.scopes = remote.scopes.clone();
-    Ok(settings)
 }

@@ -13,9 +13,9 @@ use rmcp::model::{
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 
-use super::McpSource;
 use super::link::McpLink;
 use super::relay::InFlight;
+use super::settings::McpSource;
 use crate::failure::{INVALID_ANSWER, remote_failure};
 use a2a_runtime_core::call::{Invocation, SkillOutput, SkillResult};
 use a2a_runtime_core::context::TaskContext;

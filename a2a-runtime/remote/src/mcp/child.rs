@@ -4,15 +4,12 @@
 //! has not exited shortly after, or when the host goes away first.
 
 use std::process::Stdio;
-use std::sync::Weak;
 use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::{CancellationToken, DropGuard};
-
-use super::link::McpLink;
 
 /// The longest stderr line logged; the rest of a longer one is dropped.
 const MAX_STDERR_LINE: usize = 4096;
@@ -26,9 +23,13 @@ pub(crate) struct Started {
     pub(crate) stop: DropGuard,
 }
 
-/// Starts `command` (program first) for the remote `link`; the child is watched until it
-/// exits (the link is then told, to start it again) or is stopped.
-pub(crate) fn start(command: &[String], link: Weak<McpLink>) -> Result<Started, String> {
+/// Starts `command` (program first) for the remote `remote`; the child is watched until it
+/// exits (`exited` is then told why, to start it again) or is stopped.
+pub(crate) fn start(
+    command: &[String],
+    remote: &str,
+    exited: impl FnOnce(String) + Send + 'static,
+) -> Result<Started, String> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| "the command is empty".to_owned())?;
@@ -43,12 +44,11 @@ pub(crate) fn start(command: &[String], link: Weak<McpLink>) -> Result<Started, 
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(format!("`{program}` was started without its pipes"));
     };
-    let id = link.upgrade().map(|l| l.id.clone()).unwrap_or_default();
     if let Some(stderr) = child.stderr.take() {
-        tokio::spawn(log_stderr(id.clone(), stderr));
+        tokio::spawn(log_stderr(remote.to_owned(), stderr));
     }
     let stop = CancellationToken::new();
-    tokio::spawn(watch(child, id, stop.clone(), link));
+    tokio::spawn(watch(child, remote.to_owned(), stop.clone(), exited));
     Ok(Started {
         stdout,
         stdin,
@@ -70,9 +70,14 @@ async fn log_stderr(remote: String, stderr: tokio::process::ChildStderr) {
     }
 }
 
-/// Waits for the child to exit, telling the link so; when `stop` fires first (the session
+/// Waits for the child to exit, telling `exited` why; when `stop` fires first (the session
 /// ended, its stdin closed), gives the child [`EXIT_GRACE`] to exit, then kills it.
-async fn watch(mut child: Child, remote: String, stop: CancellationToken, link: Weak<McpLink>) {
+async fn watch(
+    mut child: Child,
+    remote: String,
+    stop: CancellationToken,
+    exited: impl FnOnce(String),
+) {
     tokio::select! {
         status = child.wait() => {
             let said = match status {
@@ -80,9 +85,7 @@ async fn watch(mut child: Child, remote: String, stop: CancellationToken, link: 
                 Err(error) => format!("the process could not be waited for: {error}"),
             };
             tracing::warn!(remote = %remote, "{said}");
-            if let Some(link) = link.upgrade() {
-                link.ended(said);
-            }
+            exited(said);
         }
         () = stop.cancelled() => {
             if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {

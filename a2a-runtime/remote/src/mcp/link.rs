@@ -12,8 +12,9 @@ use rmcp::{RoleClient, ServiceExt};
 use tokio::sync::{Mutex, Notify};
 use tokio_util::sync::DropGuard;
 
+use super::child;
 use super::relay::{Calls, Relay};
-use super::{McpSource, RemoteMcpSettings, child};
+use super::settings::{McpSource, RemoteMcpSettings};
 use crate::failure::{FAILED, UNAVAILABLE, remote_failure};
 use a2a_runtime_core::defined_agent::Reach;
 use a2a_runtime_core::skill_error::SkillError;
@@ -150,7 +151,13 @@ impl McpLink {
                 (relay.serve(transport).await, None)
             }
             McpSource::Stdio(command) => {
-                let started = child::start(command, Arc::downgrade(self))?;
+                let link = Arc::downgrade(self);
+                let exited = move |why: String| {
+                    if let Some(link) = link.upgrade() {
+                        link.ended(why);
+                    }
+                };
+                let started = child::start(command, &self.id, exited)?;
                 let transport = AsyncRwTransport::new_client(started.stdout, started.stdin)
                     .with_max_line_length(self.settings.max_message_bytes);
                 (relay.serve(transport).await, Some(started.stop))

@@ -8,66 +8,25 @@ mod call;
 mod child;
 mod link;
 mod relay;
+mod settings;
 mod tools;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
-use std::time::Duration;
 
 use rmcp::model::Tool;
 use serde_json::Value;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use a2a_runtime_client::McpCredential;
+use crate::follow::{Followed, follow};
 use a2a_runtime_core::about::AgentAbout;
-use a2a_runtime_core::defined_agent::{DefinedAgent, Reach, redefine};
+use a2a_runtime_core::defined_agent::{DefinedAgent, Reach};
 use a2a_runtime_core::dispatch::Dispatcher;
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
 use a2a_runtime_types::util::BoxFuture;
 use call::McpCall;
 use link::McpLink;
-
-/// How often a remote's tool list is read again when it says nothing.
-const REFRESH: Duration = Duration::from_secs(300);
-/// The first pause before an unreachable remote is tried again; each later one doubles.
-const FIRST_RETRY: Duration = Duration::from_secs(1);
-
-/// Where a remote MCP server is.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum McpSource {
-    /// Its streamable HTTP endpoint.
-    Http(String),
-    /// The command that starts it (program first), its stdin and stdout the session.
-    Stdio(Vec<String>),
-}
-
-/// How the host reaches a remote MCP server.
-#[derive(Debug, Clone)]
-pub struct RemoteMcpSettings {
-    /// The longest one call may go without an answer or a progress notification.
-    pub timeout: Duration,
-    /// The longest opening a session may take (a process started and initialized).
-    pub connect_timeout: Duration,
-    /// The largest message read from a stdio server (one line).
-    pub max_message_bytes: usize,
-    /// The credential sent to an HTTP server with every request, never the caller's.
-    pub credential: Option<McpCredential>,
-    /// OAuth scopes a caller needs, by the remote's tool name.
-    pub scopes: BTreeMap<String, Vec<String>>,
-}
-
-impl Default for RemoteMcpSettings {
-    fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(60),
-            connect_timeout: Duration::from_secs(30),
-            max_message_bytes: 4 << 20,
-            credential: None,
-            scopes: BTreeMap::new(),
-        }
-    }
-}
+pub use settings::{McpSource, RemoteMcpSettings};
 
 /// What was last read from the remote: what it said of itself, and its tools.
 type Listed = (Option<Value>, Vec<Tool>);
@@ -171,35 +130,27 @@ impl DefinedAgent for RemoteMcpServer {
         stop: CancellationToken,
     ) -> BoxFuture<'static, ()> {
         Box::pin(async move {
-            let mut pause = if self.listed().is_some() {
-                REFRESH
-            } else {
-                FIRST_RETRY
-            };
-            loop {
-                tokio::select! {
-                    () = tokio::time::sleep(pause) => {}
-                    () = self.link.changed.notified() => {}
-                    () = stop.cancelled() => break,
-                }
-                let Some(dispatcher) = dispatcher.upgrade() else {
-                    break;
-                };
-                pause = match self.refresh().await {
-                    Ok(changed) => {
-                        if changed {
-                            redefine(&dispatcher, &self.link.id, self.definition());
-                        }
-                        REFRESH
-                    }
-                    Err(error) => {
-                        tracing::warn!(remote = %self.link.id, %error, "remote MCP server unreachable");
-                        (pause * 2).clamp(FIRST_RETRY, REFRESH)
-                    }
-                };
-            }
+            follow(&*self, dispatcher, stop).await;
             // The host is stopping: a stdio server's process is stopped with its session.
             self.link.close().await;
         })
+    }
+}
+
+impl Followed for RemoteMcpServer {
+    fn id(&self) -> &str {
+        &self.link.id
+    }
+
+    fn read_once(&self) -> bool {
+        self.listed().is_some()
+    }
+
+    async fn reread(&self) -> Result<bool, String> {
+        self.refresh().await
+    }
+
+    fn changes(&self) -> Option<&Notify> {
+        Some(&self.link.changed)
     }
 }
