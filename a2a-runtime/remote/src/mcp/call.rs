@@ -62,10 +62,11 @@ async fn call(
     params.arguments = Some(arguments);
     // A CLIENT span for the forwarded call when the caller's trace is reported, its context
     // carried in `_meta` (SEP-414); else the caller's context as it is.
-    let span = match &link.source {
-        McpSource::Http(url) => Outgoing::start(Protocol::Mcp, "tools/call", Some(&tool), url),
-        McpSource::Stdio(_) => Outgoing::start(Protocol::Mcp, "tools/call", Some(&tool), ""),
+    let server = match &link.source {
+        McpSource::Http(url) => url.as_str(),
+        McpSource::Stdio(_) => "",
     };
+    let span = Outgoing::start(Protocol::Mcp, "tools/call", Some(&tool), server);
     let mut options = PeerRequestOptions::with_timeout(link.settings.timeout);
     options.reset_timeout_on_progress = true;
     options.meta = trace_meta(span.as_ref().map(Outgoing::context));

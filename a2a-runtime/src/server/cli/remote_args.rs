@@ -89,11 +89,18 @@ fn remote_url(item: &str) -> Result<(String, String), String> {
         .trim()
         .split_once('=')
         .ok_or_else(|| format!("`{item}` is not ID=URL"))?;
+    http_url(url)?;
+    Ok((id.to_owned(), url.to_owned()))
+}
+
+/// Refuses `url` unless it is an absolute `http` or `https` URL, saying why (the flags' and the
+/// remotes file's one check).
+pub(super) fn http_url(url: &str) -> Result<(), String> {
     let parsed = url::Url::parse(url).map_err(|error| format!("`{url}`: {error}"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!("`{url}` is not an http or https URL"));
     }
-    Ok((id.to_owned(), url.to_owned()))
+    Ok(())
 }
 
 /// `ID=COMMAND ARGS…`: the command split at whitespace.

@@ -96,11 +96,8 @@ fn declared(entry: RemoteEntry, base: &Path) -> Result<RemoteDecl, String> {
 
 /// `url`, the value of `field`, when it is an `http` or `https` URL.
 fn http_url(field: &str, url: String) -> Result<String, String> {
-    let parsed = url::Url::parse(&url).map_err(|e| format!("`{field}` = `{url}`: {e}"))?;
-    match parsed.scheme() {
-        "http" | "https" => Ok(url),
-        _ => Err(format!("`{field}` = `{url}` is not an http or https URL")),
-    }
+    super::remote_args::http_url(&url).map_err(|why| format!("`{field}`: {why}"))?;
+    Ok(url)
 }
 
 impl Credential {
