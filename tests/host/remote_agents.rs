@@ -156,7 +156,7 @@ async fn a_remote_that_dies_fails_its_callers_naming_it_and_the_host_serves_on()
 }
 
 #[tokio::test]
-async fn a_remote_that_answers_late_gets_its_card_and_tools_served_once_it_does() {
+async fn a_remote_that_answers_late_gets_its_card_tools_and_documents_served_once_it_does() {
     let reserved = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = reserved.local_addr().unwrap();
     drop(reserved);
@@ -184,6 +184,22 @@ async fn a_remote_that_answers_late_gets_its_card_and_tools_served_once_it_does(
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(card["name"], "Currency Agent", "{card}");
+    // The discovery documents are built again: its SKILL.md and the AI Catalog describe it now,
+    // and say to revalidate them.
+    let skill_md = host
+        .http
+        .get(format!(
+            "{}late/.well-known/agent-skills/late/SKILL.md",
+            host.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(skill_md.headers()["cache-control"], "public, no-cache");
+    let skill_md = skill_md.text().await.unwrap();
+    assert!(skill_md.contains("convert"), "{skill_md}");
+    let catalog = host.get_json(".well-known/ai-catalog.json").await;
+    assert!(catalog.to_string().contains("Currency Agent"), "{catalog}");
     let (_, listed) = late.mcp_modern("tools/list", json!({}), json!({})).await;
     let listed = response_from(&listed);
     let names = listed["result"]["tools"].to_string();
@@ -402,4 +418,58 @@ async fn a_remote_task_the_host_gives_up_on_is_canceled_at_the_remote() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     panic!("the remote's task stays {states:?}");
+}
+
+/// Serves `cards` one after another at a card URL (the last one from then on), each saying it
+/// stays fresh for `max_age`; the card URL.
+async fn changing_card(cards: Vec<Value>, max_age: &'static str) -> String {
+    use a2a_runtime::axum::{self, Json, Router, http::header, routing::get};
+    let read = std::sync::atomic::AtomicUsize::new(0);
+    let cards = std::sync::Arc::new((cards, read));
+    let app = Router::new().route(
+        "/.well-known/agent-card.json",
+        get(move || {
+            let cards = std::sync::Arc::clone(&cards);
+            async move {
+                let (cards, read) = &*cards;
+                let n = read.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let card = cards[n.min(cards.len() - 1)].clone();
+                ([(header::CACHE_CONTROL, max_age)], Json(card))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}/.well-known/agent-card.json")
+}
+
+#[tokio::test]
+async fn a_remote_card_is_read_again_as_soon_as_its_cache_control_says() {
+    let remote = a2a_tests::start(currency::Currency::with_reference_rates().server()).await;
+    let full = remote.card().await;
+    let mut bare = full.clone();
+    bare["skills"] = json!([]);
+    // Without its word, the card would be read again in five minutes.
+    let card_url = changing_card(vec![bare, full], "public, max-age=5").await;
+    let host = Host::new()
+        .remote_agent("fx", card_url)
+        .agent("booking", booking::Booking::default());
+    let host = a2a_tests::start_host(host).await;
+    let fx = host.mounted("fx");
+    assert_eq!(fx.card().await["skills"], json!([]));
+    let mut card = Value::Null;
+    for _ in 0..60 {
+        card = fx.card().await;
+        if card["skills"].as_array().is_some_and(|s| !s.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert!(card["skills"].to_string().contains("\"convert\""), "{card}");
+    let sent = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
+    assert_eq!(
+        sent["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{sent}"
+    );
 }

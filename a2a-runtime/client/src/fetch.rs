@@ -1,11 +1,12 @@
 //! Reading an agent's card: from its own URL, or from the well-known paths under a base URL,
-//! bounded in size and time, revalidated with its `ETag`.
+//! bounded in size and time, revalidated with its `ETag`, fresh for as long as its
+//! `Cache-Control` says.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use reqwest::header::{ETAG, HeaderValue, IF_NONE_MATCH};
+use reqwest::header::{CACHE_CONTROL, ETAG, HeaderMap, HeaderValue, IF_NONE_MATCH};
 use serde_json::Value;
 
 use super::body::{BodyError, DEFAULT_MAX_RESPONSE_BYTES, read_bounded};
@@ -33,7 +34,7 @@ impl AgentCard {
         let max_bytes = DEFAULT_MAX_RESPONSE_BYTES;
         match fetch_card(&http, &base, None, DEFAULT_TIMEOUT, max_bytes).await? {
             Fetched::Card { card, .. } => Ok(Arc::unwrap_or_clone(card)),
-            Fetched::NotModified => Err(ClientError::Card {
+            Fetched::NotModified { .. } => Err(ClientError::Card {
                 url: base_url.to_owned(),
                 reason: "the server answered 304 Not Modified to a first request".into(),
             }),
@@ -41,14 +42,45 @@ impl AgentCard {
     }
 }
 
-/// A card read, or unchanged since the `ETag` sent.
+/// A card read, or unchanged since the `ETag` sent; with how long it stays fresh, when its
+/// server said.
 pub(super) enum Fetched {
     Card {
         card: Arc<AgentCard>,
         url: reqwest::Url,
         etag: Option<HeaderValue>,
+        fresh_for: Option<Duration>,
     },
-    NotModified,
+    NotModified {
+        fresh_for: Option<Duration>,
+    },
+}
+
+/// How long a response stays fresh by its `Cache-Control` (RFC 9111 §5.2.2): none for
+/// `no-store` or `no-cache`; else `s-maxage` (a client that republishes the card, as a host
+/// does, is a shared cache) or `max-age`; `None` when it says neither or says it unreadably.
+pub(super) fn fresh_for(headers: &HeaderMap) -> Option<Duration> {
+    let mut max_age = None;
+    let mut shared_max_age = None;
+    let directives = headers
+        .get_all(CACHE_CONTROL)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','));
+    for directive in directives {
+        let (name, argument) = match directive.split_once('=') {
+            Some((name, argument)) => (name.trim(), Some(argument.trim().trim_matches('"'))),
+            None => (directive.trim(), None),
+        };
+        let seconds = || argument.and_then(|a| a.parse::<u64>().ok());
+        match name.to_ascii_lowercase().as_str() {
+            "no-store" | "no-cache" => return Some(Duration::ZERO),
+            "max-age" => max_age = seconds().or(max_age),
+            "s-maxage" => shared_max_age = seconds().or(shared_max_age),
+            _ => {}
+        }
+    }
+    shared_max_age.or(max_age).map(Duration::from_secs)
 }
 
 /// Reads the card at `url` (a card's own URL) or under it (a base URL: the well-known paths,
@@ -86,8 +118,9 @@ pub(super) async fn fetch_card(
                 url: candidate.to_string(),
                 source,
             })?;
+        let fresh_for = fresh_for(response.headers());
         match response.status() {
-            StatusCode::NOT_MODIFIED => return Ok(Fetched::NotModified),
+            StatusCode::NOT_MODIFIED => return Ok(Fetched::NotModified { fresh_for }),
             StatusCode::NOT_FOUND => {
                 last = Some(candidate);
                 continue;
@@ -124,10 +157,37 @@ pub(super) async fn fetch_card(
             card: Arc::new(card),
             url: candidate,
             etag,
+            fresh_for,
         });
     }
     Err(ClientError::Card {
         url: last.map_or_else(|| url.to_string(), |u| u.to_string()),
         reason: "HTTP 404 at every well-known path (agent-card.json, agent.json)".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache_control(values: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(CACHE_CONTROL, HeaderValue::from_str(value).unwrap());
+        }
+        headers
+    }
+
+    #[test]
+    fn a_card_is_fresh_for_its_max_age_or_its_shared_max_age() {
+        let secs = |values: &[&str]| fresh_for(&cache_control(values)).map(|d| d.as_secs());
+        assert_eq!(secs(&["public, max-age=60"]), Some(60));
+        assert_eq!(secs(&["max-age=60, s-maxage=10"]), Some(10));
+        assert_eq!(secs(&["public", "Max-Age=\"30\""]), Some(30));
+        assert_eq!(secs(&["max-age=60, no-cache"]), Some(0));
+        assert_eq!(secs(&["no-store"]), Some(0));
+        assert_eq!(secs(&["public"]), None);
+        assert_eq!(secs(&["max-age=soon"]), None);
+        assert_eq!(secs(&[]), None);
+    }
 }

@@ -246,7 +246,13 @@ impl ClientBuilder {
             reason: e.to_string(),
         })?;
         let fetched = fetch_card(&http, &base, None, self.timeout, self.limits.max_bytes).await?;
-        let Fetched::Card { card, url, etag } = fetched else {
+        let Fetched::Card {
+            card,
+            url,
+            etag,
+            fresh_for,
+        } = fetched
+        else {
             return Err(ClientError::Card {
                 url: base.to_string(),
                 reason: "the server answered 304 Not Modified to a first request".into(),
@@ -267,7 +273,12 @@ impl ClientBuilder {
             http,
             timeout: self.timeout,
             max_card_bytes: self.limits.max_bytes,
-            state: Mutex::new(CardState { card, url, etag }),
+            state: Mutex::new(CardState {
+                card,
+                url,
+                etag,
+                fresh_for,
+            }),
             rpc: Arc::new(rpc),
         })
     }
@@ -279,6 +290,8 @@ struct CardState {
     card: Arc<AgentCard>,
     url: reqwest::Url,
     etag: Option<HeaderValue>,
+    /// How long the card stays fresh, as its server last said.
+    fresh_for: Option<Duration>,
 }
 
 /// A client of one remote agent. Cheap to share behind an `Arc`; calls may run concurrently.
@@ -333,6 +346,13 @@ impl A2aClient {
         Arc::clone(&self.state().card)
     }
 
+    /// How long the card stays fresh, as its server's `Cache-Control` said when it was last
+    /// read or revalidated (`s-maxage`, else `max-age`; zero for `no-cache` or `no-store`);
+    /// `None` when it did not say.
+    pub fn card_fresh_for(&self) -> Option<Duration> {
+        self.state().fresh_for
+    }
+
     /// Reads the card again, sending the last `ETag` so an unchanged card costs a `304`.
     /// Whether it changed. The interface calls go to stays the one chosen at connect.
     pub async fn refresh_card(&self) -> Result<bool, ClientError> {
@@ -341,12 +361,22 @@ impl A2aClient {
             (state.url.clone(), state.etag.clone())
         };
         match fetch_card(&self.http, &url, etag, self.timeout, self.max_card_bytes).await? {
-            Fetched::NotModified => Ok(false),
-            Fetched::Card { card, url, etag } => {
-                let mut state = self.state();
-                state.card = card;
-                state.url = url;
-                state.etag = etag;
+            Fetched::NotModified { fresh_for } => {
+                self.state().fresh_for = fresh_for;
+                Ok(false)
+            }
+            Fetched::Card {
+                card,
+                url,
+                etag,
+                fresh_for,
+            } => {
+                *self.state() = CardState {
+                    card,
+                    url,
+                    etag,
+                    fresh_for,
+                };
                 Ok(true)
             }
         }

@@ -55,6 +55,36 @@ impl SkillDocument {
     }
 }
 
+/// The `SKILL.md`s an endpoint serves as they are now: replaced whole when the agents they
+/// describe change (agents defined at run time), read whole by each request.
+#[derive(Debug, Default)]
+pub struct SkillShelf(std::sync::RwLock<Arc<[SkillDocument]>>);
+
+impl SkillShelf {
+    /// A shelf of `skills`.
+    pub fn new(skills: Vec<SkillDocument>) -> Self {
+        Self(std::sync::RwLock::new(skills.into()))
+    }
+
+    /// The documents, as they are now.
+    pub fn current(&self) -> Arc<[SkillDocument]> {
+        let skills = self
+            .0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(&skills)
+    }
+
+    /// Serves `skills` from now on.
+    pub fn replace(&self, skills: Vec<SkillDocument>) {
+        let mut shelved = self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *shelved = skills.into();
+    }
+}
+
 /// Whether the client of `context` declared the extension.
 pub(crate) fn declared(context: &RequestContext<RoleServer>) -> bool {
     context

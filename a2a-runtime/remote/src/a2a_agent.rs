@@ -1,13 +1,14 @@
 //! [`RemoteA2aAgent`]: a remote A2A agent (any language, any binding the client speaks) as a
-//! [`DefinedAgent`]: its card read at mount and followed while it is served, each of its skills
-//! forwarded to it.
+//! [`DefinedAgent`]: its card read at mount and followed while it is served (read again as
+//! often as its `Cache-Control` says), each of its skills forwarded to it.
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::definition;
-use super::follow::{Followed, follow};
+use super::follow::{Followed, REFRESH, SAID_REFRESH, follow};
 use super::forward::Forward;
 use super::upstream::{RemoteA2aSettings, Upstream};
 use a2a_runtime_client::AgentCard;
@@ -22,6 +23,8 @@ pub struct RemoteA2aAgent {
     upstream: Arc<Upstream>,
     /// The card last read, if any.
     card: Mutex<Option<Arc<AgentCard>>>,
+    /// How long the remote said its card stays fresh, when last read or revalidated.
+    fresh_for: Mutex<Option<Duration>>,
 }
 
 impl std::fmt::Debug for RemoteA2aAgent {
@@ -40,6 +43,7 @@ impl RemoteA2aAgent {
         Self {
             upstream: Arc::new(Upstream::new(id.into(), url.into(), settings)),
             card: Mutex::new(None),
+            fresh_for: Mutex::new(None),
         }
     }
 
@@ -48,12 +52,21 @@ impl RemoteA2aAgent {
     pub async fn connect(&self) -> Result<(), a2a_runtime_client::ClientError> {
         let client = self.upstream.connect().await?;
         self.keep(client.card());
+        self.said_fresh(&client);
         Ok(())
     }
 
     /// Its id on the host.
     pub fn id(&self) -> &str {
         &self.upstream.id
+    }
+
+    fn said_fresh(&self, client: &a2a_runtime_client::A2aClient) {
+        let said = client.card_fresh_for();
+        *self
+            .fresh_for
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = said;
     }
 
     fn keep(&self, card: Arc<AgentCard>) {
@@ -82,6 +95,7 @@ impl RemoteA2aAgent {
             }
         };
         self.upstream.found(Reach::Reached);
+        self.said_fresh(&client);
         if changed {
             self.keep(client.card());
         }
@@ -149,5 +163,14 @@ impl Followed for RemoteA2aAgent {
 
     async fn reread(&self) -> Result<bool, String> {
         self.refresh().await.map_err(|error| error.to_string())
+    }
+
+    /// As long as the card's `Cache-Control` says it stays fresh, within [`SAID_REFRESH`].
+    fn next_read(&self) -> Duration {
+        let said = *self
+            .fresh_for
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        said.map_or(REFRESH, |fresh| fresh.clamp(SAID_REFRESH.0, SAID_REFRESH.1))
     }
 }

@@ -245,12 +245,15 @@ impl Lifecycle {
 
 /// The MCP server stdio serves: the root agent's own, or a host's shared one.
 fn stdio_handler(mounts: &Mounts, apps: &[Arc<App>], base: &str) -> Result<McpHandler, Error> {
-    let discovery = super::discovery::Discovery::of_agents(mounts, apps, base);
+    let mut discovery = super::discovery::Discovery::of_agents(mounts, apps, base);
+    let skills = discovery.all_skills_shelf();
+    // The documents kept up to date as remotes change, as over HTTP.
+    discovery.publish();
     let Some(hosting) = &mounts.hosting else {
         let app = apps
             .first()
             .ok_or_else(|| Error::Config("no agent to serve".into()))?;
-        return Agents::One(app).handler(discovery.all_skills());
+        return Agents::One(app).handler(skills);
     };
     if !hosting.shared_mcp {
         return Err(Error::Config(
@@ -260,7 +263,5 @@ fn stdio_handler(mounts: &Mounts, apps: &[Arc<App>], base: &str) -> Result<McpHa
         ));
     }
     let description = mounts.shared_description();
-    mounts
-        .shared_agents(apps, &description)
-        .handler(discovery.all_skills())
+    mounts.shared_agents(apps, &description).handler(skills)
 }

@@ -17,7 +17,7 @@ use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
 use a2a_runtime_mcp::namespace::ToolSkills;
-use a2a_runtime_mcp::skills_ext::SkillDocument;
+use a2a_runtime_mcp::skills_ext::SkillShelf;
 use a2a_runtime_mcp::{Identity, McpEndpoint, McpGate, McpHandler, Member, RmcpService};
 
 /// The agents one endpoint serves.
@@ -40,8 +40,8 @@ impl Agents<'_> {
         }
     }
 
-    /// The handler serving them, with their `SKILL.md`s.
-    pub(crate) fn handler(&self, skills: Vec<SkillDocument>) -> Result<McpHandler, Error> {
+    /// The handler serving them, with their `SKILL.md`s as `skills` has them when asked.
+    pub(crate) fn handler(&self, skills: Arc<SkillShelf>) -> Result<McpHandler, Error> {
         let handler = match self {
             Self::One(app) => McpHandler::agent(Arc::clone(app)),
             Self::Shared { identity, agents } => {
@@ -52,7 +52,7 @@ impl Agents<'_> {
                 McpHandler::shared(identity, members).map_err(Error::Config)?
             }
         };
-        Ok(handler.with_skills(skills))
+        Ok(handler.with_skill_shelf(skills))
     }
 
     /// The name its metadata gives the resource.
@@ -78,7 +78,7 @@ impl Mcp {
     /// `skills`) authenticated by `security`, within `limits`.
     pub(crate) fn new(
         path: &str,
-        (agents, skills): (&Agents<'_>, Vec<SkillDocument>),
+        (agents, skills): (&Agents<'_>, Arc<SkillShelf>),
         security: Arc<Security>,
         limits: &Limits,
         config: &ServeConfig,

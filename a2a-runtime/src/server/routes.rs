@@ -65,6 +65,7 @@ pub(crate) fn assemble(
     if let Some(hosting) = &mounts.hosting {
         assembly.host_root(mounts, hosting, apps, oauth)?;
     }
+    assembly.discovery.publish();
     let documents = assembly.discovery.bundle().to_vec();
     let (observed, observed_paths) = super::observe::routes(apps);
     let host = mounts.hosting.is_some();
@@ -133,7 +134,7 @@ impl Assembly<'_> {
             .merge(metadata.map(ResourceMetadata::routes).unwrap_or_default());
         let mcp_path = format!("{at}{}", paths::MCP);
         let security = Arc::clone(&app.security);
-        let agents = (&Agents::One(app), self.discovery.skills_at(&at));
+        let agents = (&Agents::One(app), self.discovery.skill_shelf_at(&at));
         let mcp = Mcp::new(&mcp_path, agents, security, &app.limits, config)?;
         let (mcp, metadata, direct) = mcp.mounted(paths::MCP);
         self.direct.extend(direct);
@@ -204,10 +205,7 @@ impl Assembly<'_> {
         let metadata = ResourceMetadata::new(&security, &all, &hosting.name, &self.base, "");
         let metadata = metadata.map(ResourceMetadata::routes).unwrap_or_default();
         let shared = hosting.shared_mcp.then(|| mounts.shared_description());
-        let shared = apps
-            .first()
-            .zip(shared.as_deref())
-            .map(|(app, d)| (&**app, d));
+        let shared = apps.first().zip(shared.as_deref()).map(|(app, d)| (app, d));
         let mut listed = mounts.ids();
         // The primary agent first: the template's default.
         if let Some(primary) = mounts.primary_id() {
@@ -259,7 +257,7 @@ impl Assembly<'_> {
         let description = mounts.shared_description();
         let agents = mounts.shared_agents(apps, &description);
         let limits = &self.config.limits;
-        let agents = (&agents, self.discovery.all_skills());
+        let agents = (&agents, self.discovery.all_skills_shelf());
         let mcp = Mcp::new(paths::MCP, agents, Arc::new(security), limits, self.config)?;
         let (route, metadata, direct) = mcp.mounted(paths::MCP);
         self.router = std::mem::take(&mut self.router)

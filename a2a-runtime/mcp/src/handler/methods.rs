@@ -92,7 +92,7 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
-        let list = async { Ok(skills_ext::list(&self.skills)) };
+        let list = async { Ok(skills_ext::list(&self.skills.current())) };
         timed(&self.meter, "skills/list", None, &context, list).await
     }
 
@@ -101,7 +101,7 @@ impl ServerHandler for McpHandler {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        let got = async { skills_ext::get(&self.skills, &request.uri) };
+        let got = async { skills_ext::get(&self.skills.current(), &request.uri) };
         timed(&self.meter, "skills/get", None, &context, got).await
     }
 
@@ -137,8 +137,9 @@ impl ServerHandler for McpHandler {
                 .flat_map(|member| content::resources(member.agent.app()))
                 .collect();
             // Only a client that asks for skills gets them among the resources.
-            if !self.skills.is_empty() && skills_ext::declared(&context) {
-                resources.extend(skills_ext::resources(&self.skills));
+            let skills = self.skills.current();
+            if !skills.is_empty() && skills_ext::declared(&context) {
+                resources.extend(skills_ext::resources(&skills));
             }
             Ok(ListResourcesResult::with_all_items(resources))
         };
@@ -160,7 +161,7 @@ impl ServerHandler for McpHandler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        if let Some(found) = skills_ext::read(&self.skills, &request.uri) {
+        if let Some(found) = skills_ext::read(&self.skills.current(), &request.uri) {
             let read = async { Ok(found) };
             return timed(&self.meter, "resources/read", None, &context, read).await;
         }

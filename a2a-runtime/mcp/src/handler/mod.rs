@@ -20,7 +20,7 @@ use serde_json::json;
 use crate::agent::AgentMcp;
 use crate::content;
 use crate::namespace::{collision, namespaced, split};
-use crate::skills_ext::{self, SkillDocument};
+use crate::skills_ext::{self, SkillDocument, SkillShelf};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::content::{ARTIFACT_TEMPLATE, ResourceUpdates};
 use a2a_runtime_core::observe::Meter;
@@ -70,7 +70,7 @@ pub struct McpHandler {
     /// the server's for several (a member reports what it serves).
     pub(crate) meter: Meter,
     /// The agents' `SKILL.md`s, served through the Agent Skills extension.
-    pub(crate) skills: Arc<[SkillDocument]>,
+    pub(crate) skills: Arc<SkillShelf>,
 }
 
 impl McpHandler {
@@ -118,15 +118,23 @@ impl McpHandler {
             shared: members.into(),
             info: Arc::new(info),
             updates: Arc::default(),
-            skills: Arc::from(Vec::new()),
+            skills: Arc::default(),
         }
     }
 
     /// The same endpoint serving `skills` through the Agent Skills extension (SEP-2640), which
     /// its capabilities then declare.
     #[must_use]
-    pub fn with_skills(mut self, skills: Vec<SkillDocument>) -> Self {
-        if !skills.is_empty() {
+    pub fn with_skills(self, skills: Vec<SkillDocument>) -> Self {
+        self.with_skill_shelf(Arc::new(SkillShelf::new(skills)))
+    }
+
+    /// The same endpoint serving the `SKILL.md`s on `shelf`, as they are when asked for,
+    /// through the Agent Skills extension, which its capabilities declare when the shelf has
+    /// any now.
+    #[must_use]
+    pub fn with_skill_shelf(mut self, skills: Arc<SkillShelf>) -> Self {
+        if !skills.current().is_empty() {
             let info = Arc::make_mut(&mut self.info);
             let extensions = info
                 .capabilities
@@ -134,7 +142,7 @@ impl McpHandler {
                 .get_or_insert_with(Default::default);
             extensions.insert(skills_ext::EXTENSION.to_owned(), Default::default());
         }
-        self.skills = skills.into();
+        self.skills = skills;
         self
     }
 

@@ -2,10 +2,12 @@
 //! definitions as the agent card (name, description, version, provider, skills, schemes,
 //! endpoints): for every agent its MCP server card and MCP Registry entry (`/mcp/server-card`,
 //! `/mcp/server.json`), its Agent Skills `SKILL.md` and index; for the server the AI Catalog and
-//! the MCP catalog listing every agent. Built once with the routes; served readable from any
-//! origin with strong ETags; `--print-manifests` and `a2a manifest` write the same bytes.
+//! the MCP catalog listing every agent. Built with the routes, and again whenever an agent
+//! defined at run time changes (`live`); served readable from any origin with strong ETags;
+//! `--print-manifests` and `a2a manifest` write the same bytes.
 
 mod catalogs;
+mod live;
 mod names;
 mod sample;
 mod served;
@@ -19,8 +21,9 @@ use axum::Router;
 use super::mounts::Mounts;
 use a2a_runtime_a2a::card::Endpoints;
 use a2a_runtime_core::app::App;
-use a2a_runtime_mcp::skills_ext::SkillDocument;
+use a2a_runtime_mcp::skills_ext::{SkillDocument, SkillShelf};
 use catalogs::{Listed, SharedEndpoint};
+use live::{Recipe, Shelved, Step};
 pub(crate) use served::Served;
 use served::{AI_CATALOG, Documents, JSON, MARKDOWN, SERVER_CARD};
 use server_card::{Identity, Remote};
@@ -56,13 +59,22 @@ pub(crate) struct Discovery {
     bundle: Vec<(String, Arc<Served>)>,
     /// Each agent's `SKILL.md` for MCP's skills extension, by mount point.
     skills: Vec<(String, SkillDocument)>,
+    /// How the documents were built, to build them again, and where they are served from.
+    recipe: Recipe,
 }
 
 impl Discovery {
     /// No documents yet, for a server at `base_url`.
     pub(crate) fn new(base_url: &str) -> Self {
+        let origin = base_url.trim_end_matches('/').to_owned();
         Self {
-            origin: base_url.trim_end_matches('/').to_owned(),
+            recipe: Recipe {
+                origin: origin.clone(),
+                steps: Vec::new(),
+                live: Arc::default(),
+                shelves: Vec::new(),
+            },
+            origin,
             listed: Vec::new(),
             bundle: Vec::new(),
             skills: Vec::new(),
@@ -86,6 +98,35 @@ impl Discovery {
         own.map(|(_, skill)| skill.clone()).collect()
     }
 
+    /// The same, as they are when asked for: kept up to date once [`publish`](Self::publish)ed.
+    pub(crate) fn skill_shelf_at(&mut self, at: &str) -> Arc<SkillShelf> {
+        self.shelf(Some(at.to_owned()), self.skills_at(at))
+    }
+
+    /// Every agent's `SKILL.md` as they are when asked for, for a host's shared endpoint.
+    pub(crate) fn all_skills_shelf(&mut self) -> Arc<SkillShelf> {
+        self.shelf(None, self.all_skills())
+    }
+
+    fn shelf(&mut self, at: Option<String>, skills: Vec<SkillDocument>) -> Arc<SkillShelf> {
+        let shelf = Arc::new(SkillShelf::new(skills));
+        let shelf_kept = Arc::clone(&shelf);
+        self.recipe.shelves.push(Shelved { at, shelf });
+        shelf_kept
+    }
+
+    /// Serves the documents built so far, and builds them again whenever an agent defined at
+    /// run time changes (inside a runtime), until the server stops.
+    pub(crate) fn publish(&mut self) {
+        let recipe = Recipe {
+            origin: self.origin.clone(),
+            steps: std::mem::take(&mut self.recipe.steps),
+            live: Arc::clone(&self.recipe.live),
+            shelves: std::mem::take(&mut self.recipe.shelves),
+        };
+        recipe.publish(&self.bundle);
+    }
+
     /// Every agent's `SKILL.md`, for a host's shared endpoint.
     pub(crate) fn all_skills(&self) -> Vec<SkillDocument> {
         self.skills.iter().map(|(_, skill)| skill.clone()).collect()
@@ -105,9 +146,19 @@ impl Discovery {
     }
 
     /// The documents of `app`, mounted at `at` (its mount's path: empty, or `/{id}` on a host)
-    /// and reached at
-    /// `endpoints`: routes relative to its mount point.
-    pub(crate) fn agent(&mut self, app: &App, at: &str, endpoints: &Endpoints) -> Router {
+    /// and reached at `endpoints`: routes relative to its mount point.
+    pub(crate) fn agent(&mut self, app: &Arc<App>, at: &str, endpoints: &Endpoints) -> Router {
+        self.recipe.steps.push(Step::Agent {
+            app: Arc::downgrade(app),
+            at: at.to_owned(),
+            endpoints: endpoints.clone(),
+        });
+        self.agent_documents(app, at, endpoints)
+            .routes(&self.recipe.live, at)
+    }
+
+    /// The documents of `app`, bundled.
+    fn agent_documents(&mut self, app: &App, at: &str, endpoints: &Endpoints) -> Documents {
         let agent = app.dispatcher.about();
         let own = |path: &str| format!("{}{at}{path}", self.origin);
         let urls = Urls {
@@ -172,7 +223,7 @@ impl Discovery {
             .iter()
             .map(|(path, doc)| (format!("{at}{path}"), Arc::clone(doc)));
         self.bundle.extend(bundled);
-        docs.routes()
+        docs
     }
 
     /// A host's own documents, at its root: the catalogs and skills index of every agent, the
@@ -182,8 +233,24 @@ impl Discovery {
         &mut self,
         host: &str,
         ids: &[&str],
-        shared: Option<(&App, &str)>,
+        shared: Option<(&Arc<App>, &str)>,
     ) -> Router {
+        self.recipe.steps.push(Step::Host {
+            name: host.to_owned(),
+            ids: ids.iter().map(|id| (*id).to_owned()).collect(),
+            shared: shared.map(|(app, text)| (Arc::downgrade(app), text.to_owned())),
+        });
+        self.host_documents(host, ids, shared)
+            .routes(&self.recipe.live, "")
+    }
+
+    /// A host's own documents, bundled.
+    fn host_documents(
+        &mut self,
+        host: &str,
+        ids: &[&str],
+        shared: Option<(&Arc<App>, &str)>,
+    ) -> Documents {
         let mut docs = Documents::default();
         let publisher = names::publisher(None, &self.origin);
         let name = names::skill_name(host);
@@ -222,7 +289,7 @@ impl Discovery {
             .iter()
             .map(|(path, doc)| (path.to_owned(), Arc::clone(doc)));
         self.bundle.extend(bundled);
-        docs.routes()
+        docs
     }
 
     /// A host's agents' MCP endpoints as one remote: `{origin}/{agent}/mcp`.

@@ -12,6 +12,8 @@ use axum::routing::get;
 use sha2::{Digest, Sha256};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
+use super::live::LiveDocuments;
+
 /// The media type of an MCP server card.
 pub(crate) const SERVER_CARD: &str = "application/mcp-server-card+json";
 /// The media type of an AI Catalog.
@@ -63,13 +65,11 @@ impl Served {
         &self.bytes
     }
 
-    /// The document, or `304 Not Modified` when `If-None-Match` names its tag.
-    pub(crate) fn respond(&self, request: &HeaderMap) -> Response {
+    /// The document, or `304 Not Modified` when `If-None-Match` names its tag; with
+    /// `cache_control`.
+    pub(crate) fn respond(&self, request: &HeaderMap, cache_control: HeaderValue) -> Response {
         let cache = [
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=3600"),
-            ),
+            (header::CACHE_CONTROL, cache_control),
             (header::ETAG, self.etag.clone()),
         ];
         let matched = request
@@ -120,19 +120,20 @@ impl Documents {
         self.served.iter().map(|(path, doc)| (path.as_str(), doc))
     }
 
-    /// The routes serving them, readable by any page: the documents are public metadata, and
-    /// a browser revalidating one sends `If-None-Match`, which needs a preflight.
-    pub(crate) fn routes(&self) -> Router {
-        let router = self
-            .served
-            .iter()
-            .fold(Router::new(), |router, (path, doc)| {
-                let doc = Arc::clone(doc);
-                router.route(
-                    path,
-                    get(move |headers: HeaderMap| async move { doc.respond(&headers) }),
-                )
-            });
+    /// The routes serving them (at `at` from the server's root) as `live` has them when
+    /// asked, readable by any page: the documents are public metadata, and a browser
+    /// revalidating one sends `If-None-Match`, which needs a preflight.
+    pub(crate) fn routes(&self, live: &Arc<LiveDocuments>, at: &str) -> Router {
+        let router = self.served.iter().fold(Router::new(), |router, (path, _)| {
+            let (live, full) = (Arc::clone(live), format!("{at}{path}"));
+            let serve = move |headers: HeaderMap| async move {
+                match live.get(&full) {
+                    Some(doc) => doc.respond(&headers, live.cache_control()),
+                    None => StatusCode::NOT_FOUND.into_response(),
+                }
+            };
+            router.route(path, get(serve))
+        });
         router.layer(
             CorsLayer::new()
                 .allow_origin(AllowOrigin::any())
