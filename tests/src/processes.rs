@@ -73,24 +73,35 @@ pub async fn run_with_input(
 /// Like [`spawn_served`], with extra command-line flags. Unless they name a store, the server
 /// keeps its tasks in its default SQLite file, under a data directory of its own.
 pub async fn spawn_served_with(binary: &str, flags: &[&str]) -> (tokio::process::Child, String) {
+    spawn_served_with_env(binary, flags, &[]).await
+}
+
+/// Like [`spawn_served_with`], with these environment variables set.
+pub async fn spawn_served_with_env(
+    binary: &str,
+    flags: &[&str],
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, String) {
     let names_store = flags.iter().any(|f| *f == "--store" || *f == "--data-dir");
     let data_dir = crate::scratch_dir();
     let mut defaults = vec!["--bind", "127.0.0.1:0"];
     if !names_store {
         defaults.extend(["--data-dir", data_dir.to_str().expect("UTF-8 temp path")]);
     }
-    spawn_with(binary, &defaults, flags).await
+    spawn_with(binary, &defaults, flags, env).await
 }
 
 async fn spawn_with(
     binary: &str,
     defaults: &[&str],
     flags: &[&str],
+    env: &[(&str, &str)],
 ) -> (tokio::process::Child, String) {
     use tokio::io::{AsyncBufReadExt, BufReader};
     let mut child = tokio::process::Command::new(binary)
         .args(defaults)
         .args(flags)
+        .envs(env.iter().copied())
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .kill_on_drop(true)

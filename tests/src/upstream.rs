@@ -25,6 +25,18 @@ impl Provider {
     /// Starts the provider with one confidential client (`client_id`, `secret`) redirecting to
     /// `callback`, with `node`; `None` when the test environment lacks Node or the package.
     pub async fn start(client_id: &str, secret: &str, callback: &str) -> Option<Self> {
+        Self::run("oidc/provider.mjs", &[client_id, secret, callback]).await
+    }
+
+    /// Starts it as the authorization server of a service signing in as itself
+    /// (`tests/oidc/service.mjs`): client credentials for `client_id` with `secret`, JWT
+    /// access tokens for `resource` (scope `agents:call`) signed with the keys at
+    /// `{issuer}/jwks`; `None` as for [`start`](Self::start).
+    pub async fn start_service(client_id: &str, secret: &str, resource: &str) -> Option<Self> {
+        Self::run("oidc/service.mjs", &[client_id, secret, resource]).await
+    }
+
+    async fn run(script: &str, args: &[&str]) -> Option<Self> {
         let (Ok(node), Ok(_)) = (
             std::env::var("A2A_TEST_NODE"),
             std::env::var("A2A_TEST_OIDC_PROVIDER"),
@@ -32,8 +44,8 @@ impl Provider {
             return None;
         };
         let mut process = Command::new(node)
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("oidc/provider.mjs"))
-            .args([client_id, secret, callback])
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

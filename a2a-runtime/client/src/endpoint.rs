@@ -3,6 +3,7 @@
 //! dialect's JSON) or the agent's error, retried as the client's [`RetryPolicy`] allows. A call
 //! made inside a traced skill continues its trace (`traceparent`, `tracestate`).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use super::body::{BodyError, ReadLimits, read_bounded};
+use super::credentials::CredentialSource;
 use super::dialect::{Dialect, Op};
 use super::error::{ClientError, RemoteError};
 use super::retry::{Failure, RetryPolicy, retry_after};
@@ -91,6 +93,8 @@ pub(crate) struct Endpoint {
     timeout: Duration,
     /// How much of an answer is read, and how long a stream may be silent.
     limits: ReadLimits,
+    /// Where each request's bearer token comes from, when it changes over time.
+    credential: Option<Arc<dyn CredentialSource>>,
     next_id: AtomicU64,
 }
 
@@ -112,6 +116,7 @@ impl Endpoint {
         retry: RetryPolicy,
         timeout: Duration,
         limits: ReadLimits,
+        credential: Option<Arc<dyn CredentialSource>>,
     ) -> Self {
         Self {
             carrier,
@@ -120,6 +125,7 @@ impl Endpoint {
             retry,
             timeout,
             limits,
+            credential,
             next_id: AtomicU64::new(1),
         }
     }
@@ -365,10 +371,22 @@ impl Endpoint {
         if let Some(key) = &prepared.idempotency_key {
             request = request.header("Idempotency-Key", key.clone());
         }
+        let token = match &self.credential {
+            Some(source) => Some(source.token().await.map_err(Failure::fatal)?),
+            None => None,
+        };
+        if let Some(token) = &token {
+            request = request.bearer_auth(token);
+        }
         let response = request
             .send()
             .await
             .map_err(|source| Failure::transport(prepared.url.as_str(), source))?;
+        if let (Some(source), Some(token)) = (&self.credential, &token)
+            && response.status() == reqwest::StatusCode::UNAUTHORIZED
+        {
+            source.refused(token);
+        }
         let headers = response.headers();
         let content_type = content_type(headers);
         Ok(Answer {

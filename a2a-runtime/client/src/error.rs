@@ -90,6 +90,15 @@ pub enum ClientError {
         /// Why it could not be used.
         reason: String,
     },
+    /// No credential could be had for the call: the token endpoint refused or could not be
+    /// read.
+    #[error("no credential from {url}: {reason}")]
+    Credential {
+        /// The token endpoint.
+        url: String,
+        /// Why not.
+        reason: String,
+    },
     /// The task that delegated the call was canceled; the remote task (if it had started) was
     /// asked to cancel too.
     #[error("canceled{}", remote_task.as_ref().map(|t| format!("; remote task {t} was asked to cancel")).unwrap_or_default())]
@@ -177,6 +186,7 @@ impl ClientError {
             Self::TooLarge { .. } => "too_large".to_owned(),
             Self::SkillFailed { .. } => "tool_error".to_owned(),
             Self::Canceled { .. } => "canceled".to_owned(),
+            Self::Credential { .. } => "credential".to_owned(),
             _ => "invalid".to_owned(),
         }
     }

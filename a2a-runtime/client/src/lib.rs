@@ -7,6 +7,7 @@
 
 mod body;
 mod card;
+mod credentials;
 mod dialect;
 mod endpoint;
 mod error;
@@ -21,6 +22,7 @@ pub mod login;
 #[cfg(feature = "manifests")]
 mod manifests;
 mod mcp;
+mod mcp_http;
 mod push;
 mod rest;
 mod retry;
@@ -40,11 +42,13 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 pub use card::{AgentCard, Binding, Capabilities, Interface, Skill};
+pub use credentials::{ClientCredentials, ClientIdentity, CredentialSource};
 pub use error::{ClientError, ErrorInfo, RemoteError};
 pub use list::{ListTasks, TaskPage};
 #[cfg(feature = "manifests")]
 pub use manifests::{Manifest, fetch_manifests};
 pub use mcp::{McpCredential, streamable_http};
+pub use mcp_http::McpHttp;
 pub use push::PushNotificationConfig;
 pub use retry::RetryPolicy;
 pub use skills::{Answerer, Question, SkillClient, TypedClient, decode_output};
@@ -123,6 +127,10 @@ pub struct ClientBuilder {
     preferred: Option<(Binding, String)>,
     /// The only binding the client may call through.
     only: Option<Binding>,
+    /// Where each call's bearer token comes from, when it changes over time.
+    credential: Option<Arc<dyn CredentialSource>>,
+    /// The client's certificate chain and key, for servers that ask for one (mutual TLS).
+    identity: Option<ClientIdentity>,
     invalid: Option<ClientError>,
 }
 
@@ -161,6 +169,23 @@ impl ClientBuilder {
     #[must_use]
     pub fn header(self, name: &str, value: &str) -> Self {
         self.header_value(name, value)
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every call, the token from `source` (for
+    /// example [`ClientCredentials`], a service's OAuth sign-in), asked for each call and told
+    /// when the agent refuses it.
+    #[must_use]
+    pub fn credential_source(mut self, source: Arc<dyn CredentialSource>) -> Self {
+        self.credential = Some(source);
+        self
+    }
+
+    /// Shows `identity` (a certificate chain and its key) to agents whose TLS asks for a client
+    /// certificate (mutual TLS).
+    #[must_use]
+    pub fn identity(mut self, identity: ClientIdentity) -> Self {
+        self.identity = Some(identity);
+        self
     }
 
     fn header_value(mut self, name: &str, value: &str) -> Self {
@@ -234,7 +259,11 @@ impl ClientBuilder {
         }
         // No client-wide timeout: it would also cut streams. Each call sets its own.
         let connect_timeout = self.connect_timeout.unwrap_or(self.timeout);
-        let http = a2a_runtime_types::https::client_builder()?
+        let http = match &self.identity {
+            Some(identity) => identity.client_builder()?,
+            None => a2a_runtime_types::https::client_builder()?,
+        };
+        let http = http
             .default_headers(self.headers.clone())
             .connect_timeout(connect_timeout);
         let http = http.build().map_err(|source| ClientError::Transport {
@@ -266,6 +295,8 @@ impl ClientBuilder {
             limits: self.limits,
             headers: self.headers,
             card_url: &url,
+            credential: self.credential,
+            identity: self.identity,
         };
         let rpc = endpoint_for(&interface, settings)?;
         Ok(A2aClient {
@@ -322,6 +353,8 @@ impl A2aClient {
             limits: ReadLimits::default(),
             preferred: None,
             only: None,
+            credential: None,
+            identity: None,
             invalid: None,
         }
     }
@@ -514,6 +547,10 @@ struct EndpointSettings<'a> {
     /// Where the card was read: a gRPC interface is TLS when it was `https`.
     #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
     card_url: &'a reqwest::Url,
+    credential: Option<Arc<dyn CredentialSource>>,
+    /// The client's certificate and key (HTTP: the client's own).
+    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    identity: Option<ClientIdentity>,
 }
 
 /// The endpoint calling `interface`.
@@ -534,6 +571,8 @@ fn endpoint_for(
             tenant: interface.tenant.clone(),
             timeout: settings.timeout,
             limits: settings.limits,
+            credential: settings.credential.clone(),
+            identity: settings.identity,
         })?)),
         _ => {
             let url = reqwest::Url::parse(&interface.url).map_err(|e| ClientError::InvalidUrl {
@@ -554,5 +593,6 @@ fn endpoint_for(
         settings.retry,
         settings.timeout,
         settings.limits,
+        settings.credential,
     ))
 }

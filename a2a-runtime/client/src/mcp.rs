@@ -17,6 +17,8 @@ use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 
 use super::ClientError;
+use super::credentials::{ClientIdentity, CredentialSource};
+use super::mcp_http::McpHttp;
 use super::skills::{Answerer, Question};
 use a2a_runtime_types::TraceContext;
 use a2a_runtime_types::model::Protocol;
@@ -97,6 +99,9 @@ pub enum McpCredential {
     Bearer(String),
     /// A header of the caller's choosing, such as an API key: its name and value.
     Header(String, String),
+    /// `Authorization: Bearer <token>`, the token from a source asked for each request (for
+    /// example [`ClientCredentials`](crate::ClientCredentials), a service's OAuth sign-in).
+    Source(Arc<dyn CredentialSource>),
 }
 
 impl std::fmt::Debug for McpCredential {
@@ -105,6 +110,7 @@ impl std::fmt::Debug for McpCredential {
         match self {
             Self::Bearer(_) => f.write_str("Bearer(..)"),
             Self::Header(name, _) => write!(f, "Header({name}, ..)"),
+            Self::Source(source) => write!(f, "Source({source:?})"),
         }
     }
 }
@@ -117,7 +123,8 @@ fn transport_config(
 ) -> Result<StreamableHttpClientTransportConfig, ClientError> {
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
     Ok(match credential {
-        None => config,
+        // A source's token is asked for by the client, request by request (`McpHttp`).
+        None | Some(McpCredential::Source(_)) => config,
         Some(McpCredential::Bearer(token)) => config.auth_header(token.clone()),
         Some(McpCredential::Header(name, value)) => {
             let invalid = |reason: String| ClientError::InvalidResponse {
@@ -141,7 +148,11 @@ const MAX_MCP_REDIRECTS: usize = 10;
 /// and 308 redirects within the endpoint's origin followed, which keep the method and body:
 /// another status would drop the JSON-RPC message, another origin would receive the session id
 /// and the credential. A refused redirect reaches the transport as the answer it is.
-fn mcp_http(url: &str, keep_connections: bool) -> Result<reqwest::Client, ClientError> {
+fn mcp_http(
+    url: &str,
+    keep_connections: bool,
+    identity: Option<&ClientIdentity>,
+) -> Result<reqwest::Client, ClientError> {
     let redirects = reqwest::redirect::Policy::custom(|attempt| {
         let keeps_body = matches!(
             attempt.status(),
@@ -160,8 +171,11 @@ fn mcp_http(url: &str, keep_connections: bool) -> Result<reqwest::Client, Client
         }
     });
     let idle = if keep_connections { usize::MAX } else { 0 };
-    a2a_runtime_types::https::client_builder()?
-        .pool_max_idle_per_host(idle)
+    let http = match identity {
+        Some(identity) => identity.client_builder()?,
+        None => a2a_runtime_types::https::client_builder()?,
+    };
+    http.pool_max_idle_per_host(idle)
         .redirect(redirects)
         .build()
         .map_err(|source| ClientError::Transport {
@@ -171,18 +185,22 @@ fn mcp_http(url: &str, keep_connections: bool) -> Result<reqwest::Client, Client
 }
 
 /// The streamable HTTP transport this client opens MCP sessions with, for a caller that runs a
-/// session of its own (the host fronting a remote MCP server): the runtime's HTTPS, no idle
+/// session of its own (the host fronting a remote MCP server): the runtime's HTTPS, idle
 /// connections kept, redirects only within the endpoint's origin, `credential` sent with each
-/// request. An unsendable credential header is an error naming it.
+/// request, and `identity` (a client certificate and its key) shown to a server that asks for
+/// one. An unsendable credential header is an error naming it.
 pub fn streamable_http(
     url: &str,
     credential: Option<&McpCredential>,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, ClientError> {
+    identity: Option<&ClientIdentity>,
+) -> Result<StreamableHttpClientTransport<McpHttp>, ClientError> {
     let config = transport_config(url, credential)?;
-    Ok(StreamableHttpClientTransport::with_client(
-        mcp_http(url, KEEP_CONNECTIONS)?,
-        config,
-    ))
+    let source = match credential {
+        Some(McpCredential::Source(source)) => Some(Arc::clone(source)),
+        _ => None,
+    };
+    let http = McpHttp::new(mcp_http(url, KEEP_CONNECTIONS, identity)?, source);
+    Ok(StreamableHttpClientTransport::with_client(http, config))
 }
 
 /// Whether a session of [`streamable_http`] keeps idle connections for its next requests.
@@ -203,7 +221,12 @@ impl McpSkills {
         credential: Option<&McpCredential>,
     ) -> Result<Self, ClientError> {
         let config = transport_config(&url, credential)?;
-        let transport = StreamableHttpClientTransport::with_client(mcp_http(&url, false)?, config);
+        let source = match credential {
+            Some(McpCredential::Source(source)) => Some(Arc::clone(source)),
+            _ => None,
+        };
+        let http = McpHttp::new(mcp_http(&url, false, None)?, source);
+        let transport = StreamableHttpClientTransport::with_client(http, config);
         let answerer = Arc::new(Mutex::new(None));
         let calling = Arc::new(Mutex::new(Vec::new()));
         let elicitor = Elicitor {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
 use crate::failure::{FAILED, INVALID_ANSWER, UNAVAILABLE, remote_failure};
-use a2a_runtime_client::{A2aClient, ClientBuilder, ClientError};
+use a2a_runtime_client::{A2aClient, ClientBuilder, ClientError, ClientIdentity, CredentialSource};
 use a2a_runtime_core::defined_agent::Reach;
 use a2a_runtime_core::skill_error::SkillError;
 
@@ -35,6 +35,11 @@ pub struct RemoteA2aSettings {
     pub max_response_bytes: usize,
     /// Headers sent with every request to the remote (its credential), never the caller's.
     pub headers: Vec<(String, String)>,
+    /// Where the bearer token sent with every request comes from, when it changes (OAuth
+    /// client credentials at the remote's authorization server), never the caller's.
+    pub credential_source: Option<Arc<dyn CredentialSource>>,
+    /// The client certificate shown to a remote whose TLS asks for one.
+    pub identity: Option<ClientIdentity>,
     /// OAuth scopes a caller needs, by the remote's skill id.
     pub scopes: BTreeMap<String, Vec<String>>,
 }
@@ -46,6 +51,8 @@ impl Default for RemoteA2aSettings {
             connect_timeout: Duration::from_secs(5),
             max_response_bytes: 4 << 20,
             headers: Vec::new(),
+            credential_source: None,
+            identity: None,
             scopes: BTreeMap::new(),
         }
     }
@@ -103,6 +110,12 @@ impl Upstream {
             .max_response_bytes(self.settings.max_response_bytes);
         for (name, value) in &self.settings.headers {
             builder = builder.header(name, value);
+        }
+        if let Some(source) = &self.settings.credential_source {
+            builder = builder.credential_source(Arc::clone(source));
+        }
+        if let Some(identity) = &self.settings.identity {
+            builder = builder.identity(identity.clone());
         }
         builder
     }

@@ -38,7 +38,7 @@ pub use config::{AuthSettings, DEFAULT_MAX_BODY_BYTES, PushOptions, ServeConfig,
 pub use host::{AgentCatalog, CatalogEntry, Host};
 pub use oauth::OAuthOptions;
 pub use observe::ObserveOptions;
-pub use remotes::{RemoteDecl, RemoteTarget};
+pub use remotes::{RemoteDecl, RemoteTarget, UpstreamOAuth};
 pub use settings::Serving;
 pub use tasks::{Tasks, TasksError};
 /// Re-exported: [`AgentServer::shutdown_signal`] takes one.

@@ -40,7 +40,7 @@ impl Mounts {
         let id = remote.id.clone();
         let agent: Arc<dyn a2a_runtime_core::defined_agent::DefinedAgent> = match &remote.target {
             RemoteTarget::Agent(url) => {
-                let settings = a2a_settings(remote);
+                let settings = a2a_settings(remote)?;
                 Arc::new(RemoteA2aAgent::new(id.clone(), url.clone(), settings))
             }
             RemoteTarget::Mcp(url) => {
@@ -64,7 +64,7 @@ impl Mounts {
 
 /// How a declared remote A2A agent is reached.
 #[cfg(feature = "remote")]
-fn a2a_settings(remote: &RemoteDecl) -> crate::remote::RemoteA2aSettings {
+fn a2a_settings(remote: &RemoteDecl) -> Result<crate::remote::RemoteA2aSettings, Error> {
     let mut settings = crate::remote::RemoteA2aSettings::default();
     if let Some(timeout) = remote.timeout {
         settings.timeout = timeout;
@@ -73,8 +73,46 @@ fn a2a_settings(remote: &RemoteDecl) -> crate::remote::RemoteA2aSettings {
         settings.connect_timeout = timeout;
     }
     settings.headers = remote.headers.clone();
+    settings.credential_source = token_source(remote)?;
+    settings.identity = identity(remote)?;
     settings.scopes = remote.scopes.clone();
-    settings
+    Ok(settings)
+}
+
+/// The source of the tokens the host signs in to `remote` with, when it signs in.
+#[cfg(feature = "remote")]
+fn token_source(
+    remote: &RemoteDecl,
+) -> Result<Option<std::sync::Arc<dyn crate::client::CredentialSource>>, Error> {
+    let Some(oauth) = &remote.oauth else {
+        return Ok(None);
+    };
+    let credentials = crate::client::ClientCredentials::new(
+        &oauth.token_url,
+        oauth.client_id.clone(),
+        oauth.client_secret.clone(),
+    )
+    .map_err(|e| Error::Config(format!("remote `{}`: oauth: {e}", remote.id)))?;
+    let credentials = match &oauth.scope {
+        Some(scope) => credentials.scope(scope.clone()),
+        None => credentials,
+    };
+    let credentials = match &oauth.resource {
+        Some(resource) => credentials.resource(resource.clone()),
+        None => credentials,
+    };
+    Ok(Some(std::sync::Arc::new(credentials)))
+}
+
+/// The client certificate the host shows `remote`, read now.
+#[cfg(feature = "remote")]
+fn identity(remote: &RemoteDecl) -> Result<Option<crate::client::ClientIdentity>, Error> {
+    remote
+        .identity_pem
+        .as_deref()
+        .map(crate::client::ClientIdentity::from_pem)
+        .transpose()
+        .map_err(|e| Error::Config(format!("remote `{}`: {e}", remote.id)))
 }
 
 /// How a declared remote MCP server is reached: its one header as its credential.
@@ -87,12 +125,21 @@ fn mcp_settings(remote: &RemoteDecl) -> Result<crate::remote::RemoteMcpSettings,
     if let Some(timeout) = remote.connect_timeout {
         settings.connect_timeout = timeout;
     }
-    settings.credential = match remote.headers.as_slice() {
-        [] => None,
-        [(name, value)] => Some(crate::client::McpCredential::Header(
+    settings.identity = identity(remote)?;
+    let source = token_source(remote)?;
+    settings.credential = match (remote.headers.as_slice(), source) {
+        ([], None) => None,
+        ([], Some(source)) => Some(crate::client::McpCredential::Source(source)),
+        ([(name, value)], None) => Some(crate::client::McpCredential::Header(
             name.clone(),
             value.clone(),
         )),
+        (_, Some(_)) => {
+            return Err(Error::Config(format!(
+                "remote `{}`: an MCP server is sent a header or the host's OAuth tokens, not both",
+                remote.id
+            )));
+        }
         _ => {
             return Err(Error::Config(format!(
                 "remote `{}`: an MCP server is sent one credential header, not {}",

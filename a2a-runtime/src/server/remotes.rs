@@ -18,8 +18,60 @@ pub struct RemoteDecl {
     pub connect_timeout: Option<Duration>,
     /// Headers sent to it with every request: the host's credential there, never a caller's.
     pub headers: Vec<(String, String)>,
+    /// The host's sign-in at the remote's authorization server, whose tokens it sends as
+    /// bearer tokens (instead of a fixed header).
+    pub oauth: Option<UpstreamOAuth>,
+    /// The client certificate chain and private key (one PEM) the host shows a remote whose
+    /// TLS asks for one.
+    pub identity_pem: Option<Vec<u8>>,
     /// OAuth scopes a caller needs, by the remote's skill id or tool name.
     pub scopes: BTreeMap<String, Vec<String>>,
+}
+
+/// The host signing in as a service at a remote's authorization server: the OAuth client
+/// credentials grant at `token_url`, for tokens of `scope` for `resource` (RFC 8707).
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UpstreamOAuth {
+    /// The authorization server's token endpoint.
+    pub token_url: String,
+    /// The host's client id there.
+    pub client_id: String,
+    /// Its secret.
+    pub client_secret: String,
+    /// The scopes asked for (space-separated), if any.
+    pub scope: Option<String>,
+    /// The resource the tokens are for, if the server needs to be told.
+    pub resource: Option<String>,
+}
+
+impl UpstreamOAuth {
+    /// Signs in as `client_id` with `client_secret` at `token_url`.
+    pub fn new(
+        token_url: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        Self {
+            token_url: token_url.into(),
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+            scope: None,
+            resource: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for UpstreamOAuth {
+    /// Never the secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UpstreamOAuth")
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field("scope", &self.scope)
+            .field("resource", &self.resource)
+            .finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for RemoteDecl {
@@ -32,6 +84,8 @@ impl std::fmt::Debug for RemoteDecl {
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("headers", &headers)
+            .field("oauth", &self.oauth)
+            .field("identity_pem", &self.identity_pem.as_ref().map(|_| ".."))
             .field("scopes", &self.scopes)
             .finish()
     }
@@ -46,6 +100,8 @@ impl RemoteDecl {
             timeout: None,
             connect_timeout: None,
             headers: Vec::new(),
+            oauth: None,
+            identity_pem: None,
             scopes: BTreeMap::new(),
         }
     }

@@ -12,6 +12,7 @@ mod answer;
 mod request;
 
 use std::error::Error as _;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::stream::BoxStream;
@@ -25,6 +26,7 @@ use tonic::transport::{Channel, ClientTlsConfig, Endpoint};
 use tonic_prost::ProstCodec;
 
 use super::body::ReadLimits;
+use super::credentials::{ClientIdentity, CredentialSource};
 use super::dialect::{Dialect, Op};
 use super::error::{ClientError, RemoteError};
 use super::retry::Failure;
@@ -50,6 +52,8 @@ pub(crate) struct GrpcChannel {
     tenant: String,
     timeout: Duration,
     limits: ReadLimits,
+    /// Where each call's bearer token comes from, when it changes over time.
+    credential: Option<Arc<dyn CredentialSource>>,
 }
 
 /// How a channel reaches and bounds its calls.
@@ -63,6 +67,9 @@ pub(crate) struct Settings {
     pub(crate) tenant: Option<String>,
     pub(crate) timeout: Duration,
     pub(crate) limits: ReadLimits,
+    pub(crate) credential: Option<Arc<dyn CredentialSource>>,
+    /// The client's certificate chain and key, shown to a TLS server that asks.
+    pub(crate) identity: Option<ClientIdentity>,
 }
 
 impl GrpcChannel {
@@ -89,7 +96,12 @@ impl GrpcChannel {
             .http2_keep_alive_interval(KEEP_ALIVE)
             .keep_alive_timeout(settings.connect_timeout);
         if tls {
-            let config = ClientTlsConfig::new().with_native_roots();
+            let mut config = ClientTlsConfig::new().with_native_roots();
+            if let Some(identity) = &settings.identity {
+                // One PEM holds both: the certificates are read from it, then the key.
+                let pem = identity.pem();
+                config = config.identity(tonic::transport::Identity::from_pem(pem, pem));
+            }
             endpoint = endpoint
                 .tls_config(config)
                 .map_err(|e| invalid(e.to_string()))?;
@@ -101,7 +113,26 @@ impl GrpcChannel {
             tenant: settings.tenant.unwrap_or_default(),
             timeout: settings.timeout,
             limits: settings.limits,
+            credential: settings.credential,
         })
+    }
+
+    /// The bearer token of this call, when the channel has a source of them.
+    async fn token(&self) -> Result<Option<Arc<str>>, Failure> {
+        match &self.credential {
+            Some(source) => source.token().await.map(Some).map_err(Failure::fatal),
+            None => Ok(None),
+        }
+    }
+
+    /// `failure` of a call made with `token`: a refused token is not sent again.
+    fn refused_if(&self, failure: Failure, token: Option<&Arc<str>>) -> Failure {
+        let unauthenticated = matches!(&failure.error,
+            ClientError::Remote(e) if e.grpc_status == Some(Code::Unauthenticated as i32));
+        if let (true, Some(source), Some(token)) = (unauthenticated, &self.credential, token) {
+            source.refused(token);
+        }
+        failure
     }
 
     /// Calls `op` with `params` (its 1.0 JSON): the 1.0 JSON of its answer.
@@ -199,12 +230,13 @@ impl GrpcChannel {
     {
         let path = path(op)?;
         let mut grpc = self.client();
-        let request = self.request(request, None, key);
+        let token = self.token().await?;
+        let request = self.request(request, None, key, token.as_deref());
         let codec = ProstCodec::<Request, wire::StreamResponse>::default();
         let opened = async {
             grpc.ready().await.map_err(|e| self.lost(e.into()))?;
             grpc.server_streaming(request, path, codec)
-                .map_err(|status| self.failure(status))
+                .map_err(|status| self.refused_if(self.failure(status), token.as_ref()))
                 .await
         };
         let items = tokio::time::timeout(self.timeout, opened)
@@ -246,11 +278,12 @@ impl GrpcChannel {
     {
         let path = path(op)?;
         let mut grpc = self.client();
-        let request = self.request(message, Some(self.timeout), key);
+        let token = self.token().await?;
+        let request = self.request(message, Some(self.timeout), key, token.as_deref());
         let call = async {
             grpc.ready().await.map_err(|e| self.lost(e.into()))?;
             grpc.unary(request, path, ProstCodec::<Request, Response>::default())
-                .map_err(|status| self.failure(status))
+                .map_err(|status| self.refused_if(self.failure(status), token.as_ref()))
                 .await
         };
         match tokio::time::timeout(self.timeout, call).await {
@@ -265,16 +298,23 @@ impl GrpcChannel {
     }
 
     /// `message` with the call's metadata: the builder's headers, `A2A-Version`, the trace the
-    /// call continues, the call's idempotency key, and (unary calls) the deadline.
+    /// call continues, the call's idempotency key and bearer token, and (unary calls) the
+    /// deadline.
     fn request<M>(
         &self,
         message: M,
         deadline: Option<Duration>,
         key: Option<&str>,
+        token: Option<&str>,
     ) -> tonic::Request<M> {
         let mut request = tonic::Request::new(message);
         *request.metadata_mut() = MetadataMap::from_headers(self.headers.clone());
         let metadata = request.metadata_mut();
+        if let Some(Ok(mut bearer)) = token.map(|t| MetadataValue::try_from(format!("Bearer {t}")))
+        {
+            bearer.set_sensitive(true);
+            metadata.insert("authorization", bearer);
+        }
         metadata.insert(
             "a2a-version",
             MetadataValue::from_static(Dialect::V1.version()),

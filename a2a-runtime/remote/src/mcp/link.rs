@@ -145,9 +145,13 @@ impl McpLink {
         };
         let (service, process) = match &self.source {
             McpSource::Http(url) => {
-                let transport =
-                    a2a_runtime_client::streamable_http(url, self.settings.credential.as_ref())
-                        .map_err(|e| e.to_string())?;
+                let (credential, identity) = (&self.settings.credential, &self.settings.identity);
+                let transport = a2a_runtime_client::streamable_http(
+                    url,
+                    credential.as_ref(),
+                    identity.as_ref(),
+                )
+                .map_err(|e| e.to_string())?;
                 (relay.serve(transport).await, None)
             }
             McpSource::Stdio(command) => {

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use a2a_runtime_client::McpCredential;
+use a2a_runtime_client::{ClientIdentity, McpCredential};
 
 /// Where a remote MCP server is.
 #[derive(Debug, Clone)]
@@ -24,8 +24,11 @@ pub struct RemoteMcpSettings {
     pub connect_timeout: Duration,
     /// The largest message read from a stdio server (one line).
     pub max_message_bytes: usize,
-    /// The credential sent to an HTTP server with every request, never the caller's.
+    /// The credential sent to an HTTP server with every request, never the caller's (a fixed
+    /// header, or a token from a source such as OAuth client credentials).
     pub credential: Option<McpCredential>,
+    /// The client certificate shown to an HTTP server whose TLS asks for one.
+    pub identity: Option<ClientIdentity>,
     /// OAuth scopes a caller needs, by the remote's tool name.
     pub scopes: BTreeMap<String, Vec<String>>,
 }
@@ -37,6 +40,7 @@ impl Default for RemoteMcpSettings {
             connect_timeout: Duration::from_secs(30),
             max_message_bytes: 4 << 20,
             credential: None,
+            identity: None,
             scopes: BTreeMap::new(),
         }
     }

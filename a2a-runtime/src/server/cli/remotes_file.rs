@@ -10,6 +10,15 @@
 //! connect_timeout = "5s"
 //! credential = { bearer_env = "PY_AGENT_TOKEN" }
 //! scopes = { echo = ["echo:use"] }
+//!
+//! [[remote]]
+//! id = "billing"
+//! mcp = "https://billing.internal/mcp"
+//! # The host signs in there as a service (OAuth client credentials) instead of a fixed header,
+//! # and shows a client certificate when its TLS asks for one.
+//! oauth = { token_url = "https://login.internal/token", client_id = "agent-host",
+//!           client_secret_env = "BILLING_SECRET", scope = "billing:read" }
+//! tls_identity_file = "host-client.pem"
 //! ```
 //!
 //! A field the file may not have, a remote naming no address or two, an unset variable or an
@@ -20,7 +29,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::super::remotes::{RemoteDecl, RemoteTarget};
+use super::super::remotes::{RemoteDecl, RemoteTarget, UpstreamOAuth};
 
 /// The file.
 #[derive(Deserialize)]
@@ -41,8 +50,23 @@ struct RemoteEntry {
     timeout: Option<String>,
     connect_timeout: Option<String>,
     credential: Option<Credential>,
+    oauth: Option<OAuth>,
+    /// A PEM holding the client certificate chain and its key.
+    tls_identity_file: Option<String>,
     #[serde(default)]
     scopes: BTreeMap<String, Vec<String>>,
+}
+
+/// The host's sign-in at the remote's authorization server (client credentials).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OAuth {
+    token_url: String,
+    client_id: String,
+    client_secret_env: Option<String>,
+    client_secret_file: Option<String>,
+    scope: Option<String>,
+    resource: Option<String>,
 }
 
 /// Where the credential the host presents to the remote comes from.
@@ -87,11 +111,40 @@ fn declared(entry: RemoteEntry, base: &Path) -> Result<RemoteDecl, String> {
     };
     remote.timeout = duration("timeout", entry.timeout)?;
     remote.connect_timeout = duration("connect_timeout", entry.connect_timeout)?;
-    if let Some(credential) = entry.credential {
-        remote.headers.push(credential.header(base)?);
+    match (entry.credential, entry.oauth) {
+        (Some(_), Some(_)) => return Err("name `credential` or `oauth`, not both".into()),
+        (Some(credential), None) => remote.headers.push(credential.header(base)?),
+        (None, Some(oauth)) => remote.oauth = Some(oauth.read(base)?),
+        (None, None) => {}
+    }
+    if let Some(file) = entry.tls_identity_file {
+        let path = base.join(&file);
+        let pem = std::fs::read(&path)
+            .map_err(|e| format!("`tls_identity_file`: `{}`: {e}", path.display()))?;
+        remote.identity_pem = Some(pem);
     }
     remote.scopes = entry.scopes;
     Ok(remote)
+}
+
+impl OAuth {
+    /// The sign-in, its secret read now.
+    fn read(self, base: &Path) -> Result<UpstreamOAuth, String> {
+        http_url("oauth.token_url", self.token_url.clone())?;
+        let secret = match (self.client_secret_env, self.client_secret_file) {
+            (Some(name), None) => from_env("oauth", "client_secret_env", &name)?,
+            (None, Some(file)) => from_file("oauth", "client_secret_file", &file, base)?,
+            _ => {
+                return Err("`oauth` names exactly one of `client_secret_env` and \
+                            `client_secret_file`"
+                    .into());
+            }
+        };
+        let mut oauth = UpstreamOAuth::new(self.token_url, self.client_id, secret);
+        oauth.scope = self.scope;
+        oauth.resource = self.resource;
+        Ok(oauth)
+    }
 }
 
 /// `url`, the value of `field`, when it is an `http` or `https` URL.
@@ -109,10 +162,14 @@ impl Credential {
             self.value_env,
             self.value_file,
         ) {
-            (Some(name), None, None, None) => (from_env("bearer_env", &name)?, true),
-            (None, Some(file), None, None) => (from_file("bearer_file", &file, base)?, true),
-            (None, None, Some(name), None) => (from_env("value_env", &name)?, false),
-            (None, None, None, Some(file)) => (from_file("value_file", &file, base)?, false),
+            (Some(name), None, None, None) => (from_env(CREDENTIAL, "bearer_env", &name)?, true),
+            (None, Some(file), None, None) => {
+                (from_file(CREDENTIAL, "bearer_file", &file, base)?, true)
+            }
+            (None, None, Some(name), None) => (from_env(CREDENTIAL, "value_env", &name)?, false),
+            (None, None, None, Some(file)) => {
+                (from_file(CREDENTIAL, "value_file", &file, base)?, false)
+            }
             _ => {
                 return Err(
                     "`credential` names exactly one of `bearer_env`, `bearer_file`, \
@@ -130,24 +187,27 @@ impl Credential {
     }
 }
 
-/// The secret in the environment variable `name`.
-fn from_env(field: &str, name: &str) -> Result<String, String> {
+/// The table a fixed credential is in.
+const CREDENTIAL: &str = "credential";
+
+/// The secret in the environment variable `name`, named by field `field` of `table`.
+fn from_env(table: &str, field: &str, name: &str) -> Result<String, String> {
     let value =
-        std::env::var(name).map_err(|_| format!("`credential.{field}`: `{name}` is not set"))?;
-    nonempty(field, value.trim().to_owned())
+        std::env::var(name).map_err(|_| format!("`{table}.{field}`: `{name}` is not set"))?;
+    nonempty(table, field, value.trim().to_owned())
 }
 
 /// The secret in `file` (relative to the remotes file), its surrounding whitespace dropped.
-fn from_file(field: &str, file: &str, base: &Path) -> Result<String, String> {
+fn from_file(table: &str, field: &str, file: &str, base: &Path) -> Result<String, String> {
     let path = base.join(file);
     let value = std::fs::read_to_string(&path)
-        .map_err(|e| format!("`credential.{field}`: `{}`: {e}", path.display()))?;
-    nonempty(field, value.trim().to_owned())
+        .map_err(|e| format!("`{table}.{field}`: `{}`: {e}", path.display()))?;
+    nonempty(table, field, value.trim().to_owned())
 }
 
-fn nonempty(field: &str, value: String) -> Result<String, String> {
+fn nonempty(table: &str, field: &str, value: String) -> Result<String, String> {
     if value.is_empty() {
-        return Err(format!("`credential.{field}` is empty"));
+        return Err(format!("`{table}.{field}` is empty"));
     }
     Ok(value)
 }
