@@ -8,7 +8,8 @@ Usage: python mcp_remote_server.py http    (binds a free port on 127.0.0.1, prin
                                              `pid`, `hang`, `garble`, `flood` and `crash`)
 Tools: `add` (structured output), `count` (a progress notification per step), `ask_city` (asks
 the caller with an elicitation), `wait` (until canceled; then writes `canceled` to the file it
-was given), and `grow` (adds the tool `late` and says the tool list changed).
+was given), and `grow` (adds the tool `late` and the prompt `late_prompt` and says both lists
+changed). Resources: `notes://readme`, and the template `notes://{name}`. Prompts: `summarize`.
 """
 
 import os
@@ -64,16 +65,42 @@ async def wait(marker: str) -> str:
     return "waited"
 
 
+@server.resource("notes://readme", title="Read me", mime_type="text/markdown")
+def readme() -> str:
+    """The notes' read-me."""
+    return "# Notes\nSmall notes for tests."
+
+
+@server.resource("notes://{name}")
+def note(name: str) -> str:
+    """A note, by its name."""
+    return f"note {name}"
+
+
+@server.prompt(title="Summarize")
+def summarize(text: str, style: str = "short") -> str:
+    """Asks for a summary of `text`."""
+    return f"Summarize in a {style} way: {text}"
+
+
 def late(text: str) -> str:
     """A tool added while the server runs."""
     return f"late: {text}"
 
 
+def late_prompt() -> str:
+    """A prompt added while the server runs."""
+    return "a late prompt"
+
+
 @server.tool()
 async def grow(ctx: Context) -> str:
-    """Adds the tool `late` and tells the client the tool list changed."""
+    """Adds the tool `late` and the prompt `late_prompt`, and tells the client both lists
+    changed."""
     server.add_tool(late)
+    server.prompt(name="late_prompt")(late_prompt)
     await ctx.session.send_tool_list_changed()
+    await ctx.session.send_prompt_list_changed()
     return "grown"
 
 

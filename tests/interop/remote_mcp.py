@@ -5,7 +5,9 @@ Usage: python remote_mcp.py HOST_BASE_URL ID MARKER_FILE
 On HOST_BASE_URL/ID/mcp: the remote's tools are listed; `add` answers structured content;
 `count`'s progress reaches the client; `ask_city`'s elicitation is answered by this client; a
 canceled `wait` is canceled at the remote (it writes MARKER_FILE); `grow` adds `late`, which the
-host lists once the remote says its list changed. On the shared HOST_BASE_URL/mcp, `ID_add`.
+host lists once the remote says its list changed; its resources (one, and a template) read and
+its prompt got through the host, and the prompt `grow` adds listed. On the shared
+HOST_BASE_URL/mcp, `ID_add`, the resource, and the prompt as `ID_summarize`.
 Exits non-zero (with the reason) on any mismatch.
 """
 
@@ -60,6 +62,31 @@ async def grown(client: Client) -> None:
     check("late" in names, f"`late` listed after the change: {names}")
     late = await client.call_tool("late", {"text": "hi"})
     check(late.structured_content == {"result": "late: hi"}, f"late: {late}")
+    prompts = [p.name for p in (await client.list_prompts()).prompts]
+    check("late_prompt" in prompts, f"`late_prompt` listed after the change: {prompts}")
+
+
+async def content(client: Client, prompt: str) -> None:
+    """The remote's resources, template and prompt, through the host (`prompt`: its name
+    there)."""
+    resources = {r.uri: r for r in (await client.list_resources()).resources}
+    readme = resources.get("notes://readme")
+    check(readme is not None and readme.title == "Read me", f"the remote's resources: {resources}")
+    check(readme.mime_type == "text/markdown", f"its media type: {readme}")
+    read = await client.read_resource("notes://readme")
+    check(read.contents[0].text.startswith("# Notes"), f"notes://readme read: {read}")
+    templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+    check("notes://{name}" in templates, f"the remote's templates: {templates}")
+    read = await client.read_resource("notes://alpha")
+    check(read.contents[0].text == "note alpha", f"notes://alpha read: {read}")
+    prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+    listed = prompts.get(prompt)
+    check(listed is not None, f"`{prompt}` among the prompts: {list(prompts)}")
+    required = {a.name: a.required for a in listed.arguments}
+    check(required == {"text": True, "style": False}, f"its arguments: {listed.arguments}")
+    got = await client.get_prompt(prompt, {"text": "a long story", "style": "brief"})
+    said = got.messages[0].content.text
+    check(said == "Summarize in a brief way: a long story", f"{prompt}: {got}")
 
 
 async def main(base_url: str, remote: str, marker: str) -> None:
@@ -80,10 +107,12 @@ async def main(base_url: str, remote: str, marker: str) -> None:
         asked = await client.call_tool("ask_city", {})
         check(asked.structured_content == {"result": "You chose Lisbon"}, f"ask_city: {asked}")
         await cancel_wait(client, marker)
+        await content(client, "summarize")
         await grown(client)
     async with Client(f"{base_url}mcp") as client:
         added = await client.call_tool(f"{remote}_add", {"a": 20, "b": 22})
         check(added.structured_content == {"result": 42}, f"shared {remote}_add: {added}")
+        await content(client, f"{remote}_summarize")
     print(f"{remote} ok")
 
 

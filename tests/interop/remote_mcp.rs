@@ -45,7 +45,8 @@ async fn fronting_python_mcp() -> (Child, a2a_tests::TestServer) {
 }
 
 #[tokio::test]
-async fn the_official_mcp_client_calls_a_python_mcp_servers_tools_through_the_host() {
+async fn the_official_mcp_client_calls_a_python_mcp_servers_tools_and_reads_its_resources_and_prompts_through_the_host()
+ {
     let (_server, host) = fronting_python_mcp().await;
     let driver = script("remote_mcp.py");
     for remote in ["web", "local"] {

@@ -7,6 +7,7 @@ use std::sync::{Arc, Weak};
 use tokio_util::sync::CancellationToken;
 
 use crate::about::AgentAbout;
+use crate::content::DefinedContent;
 use crate::dispatch::Dispatcher;
 use crate::registry::DefinedSkill;
 use a2a_runtime_types::util::BoxFuture;
@@ -41,6 +42,11 @@ pub trait DefinedAgent: Send + Sync + 'static {
     /// What the agent is now: at mount, what is known before the remote answered, if it has not.
     fn definition(&self) -> (AgentAbout, Vec<DefinedSkill>);
 
+    /// The resources and prompts it offers now (a remote MCP server's); none unless it says.
+    fn content(&self) -> DefinedContent {
+        DefinedContent::default()
+    }
+
     /// Follows the agent's source until `stop`: whenever its card or list changes, gives the
     /// dispatcher the new definition ([`redefine`]); ends early when the dispatcher is gone.
     fn follow(
@@ -50,15 +56,13 @@ pub trait DefinedAgent: Send + Sync + 'static {
     ) -> BoxFuture<'static, ()>;
 }
 
-/// Replaces `dispatcher`'s agent and skills with `definition`, named `label` in messages;
-/// whether it did (a definition the registry refuses is logged and the old one kept).
-pub fn redefine(
-    dispatcher: &Dispatcher,
-    label: &str,
-    (about, skills): (AgentAbout, Vec<DefinedSkill>),
-) -> bool {
+/// Replaces `dispatcher`'s agent, skills, resources and prompts with `agent`'s definition now,
+/// named `label` in messages; whether it did (a definition the registry refuses is logged and
+/// the old one kept).
+pub fn redefine(dispatcher: &Dispatcher, label: &str, agent: &dyn DefinedAgent) -> bool {
+    let (about, skills) = agent.definition();
     match crate::registry::Registry::defined(label, skills) {
-        Ok(registry) => dispatcher.replace(about, registry),
+        Ok(registry) => dispatcher.replace(about, registry.with_content(agent.content())),
         Err(error) => {
             tracing::warn!(agent = label, %error, "a new definition was refused; the last one is kept");
             false

@@ -157,7 +157,8 @@ impl AgentMcp {
                 let meter = self.meter();
                 let metered = content_call(meter, CallKind::Resource, &request.uri, &context);
                 let caller = caller_of(&context);
-                let read = content::read(self.app(), &request.uri, &caller)
+                let cancel = context.ct.clone();
+                let read = content::read(self.app(), &request.uri, &caller, cancel)
                     .await
                     .map(|contents| {
                         ReadResourceResponse::Complete(ReadResourceResult::new(contents))
@@ -214,11 +215,18 @@ impl AgentMcp {
     ) -> Result<GetPromptResponse, McpError> {
         Box::pin(async move {
             let meter = self.meter();
-            let catalog = &self.app().catalog;
-            let target = (meter.is_on())
-                .then(|| catalog.prompts().iter().find(|p| p.name() == request.name))
-                .flatten()
-                .map(|prompt| prompt.name().to_owned());
+            let app = self.app();
+            // Only a prompt there is names the meter's target (never what a client made up).
+            let known = || {
+                app.catalog.prompt(&request.name).is_some()
+                    || app
+                        .dispatcher
+                        .registry()
+                        .content()
+                        .prompt(&request.name)
+                        .is_some()
+            };
+            let target = (meter.is_on() && known()).then(|| request.name.clone());
             let get = async {
                 let metered = content_call(meter, CallKind::Prompt, &request.name, &context);
                 let got = self.service.get_prompt(request, &context).await;
@@ -294,14 +302,16 @@ fn server_info(app: &App) -> InitializeResult {
     if let Some(tools) = &mut capabilities.tools {
         tools.list_changed = Some(app.dispatcher.registry_replacements().is_some());
     }
-    // Task artifacts are resources, so every agent serves resources.
+    // Task artifacts are resources, so every agent serves resources. A remote's resources
+    // and prompts come and go as its tools do.
+    let changing = app.dispatcher.registry_replacements().is_some();
     let mut resources = ResourcesCapability::default();
     resources.subscribe = Some(true);
-    resources.list_changed = Some(false);
+    resources.list_changed = Some(changing);
     capabilities.resources = Some(resources);
-    if app.catalog.has_prompts() {
+    if app.catalog.has_prompts() || changing {
         let mut prompts = PromptsCapability::default();
-        prompts.list_changed = Some(false);
+        prompts.list_changed = Some(changing);
         capabilities.prompts = Some(prompts);
     }
     capabilities.completions = Some(JsonObject::new());

@@ -28,9 +28,10 @@ use a2a_runtime_core::quota::CallerId;
 use a2a_runtime_core::skill_error::{SkillError, SkillErrorKind};
 use a2a_runtime_types::model::{Artifact, PartContent};
 
-/// The static resources.
+/// The static resources: the catalog's, then those defined with the skills (a remote's).
 pub fn resources(app: &App) -> Vec<Resource> {
-    app.catalog
+    let mut resources: Vec<Resource> = app
+        .catalog
         .resources()
         .iter()
         .map(|d| {
@@ -43,7 +44,16 @@ pub fn resources(app: &App) -> Vec<Resource> {
             }
             resource
         })
-        .collect()
+        .collect();
+    let registry = app.dispatcher.registry();
+    resources.extend(registry.content().resources().iter().map(|d| {
+        let mut resource = Resource::new(&d.uri, &d.name);
+        resource.title.clone_from(&d.title);
+        resource.description.clone_from(&d.description);
+        resource.mime_type.clone_from(&d.mime_type);
+        resource
+    }));
+    resources
 }
 
 /// The resource templates, task artifacts' among them.
@@ -63,6 +73,14 @@ pub fn templates(app: &App) -> Vec<ResourceTemplate> {
             template
         })
         .collect();
+    let registry = app.dispatcher.registry();
+    templates.extend(registry.content().templates().map(|d| {
+        let mut template = ResourceTemplate::new(&d.uri, &d.name);
+        template.title.clone_from(&d.title);
+        template.description.clone_from(&d.description);
+        template.mime_type.clone_from(&d.mime_type);
+        template
+    }));
     templates.push(
         ResourceTemplate::new(ARTIFACT_TEMPLATE, "task-artifact")
             .with_title("Task artifact")
@@ -80,6 +98,7 @@ pub async fn read(
     app: &App,
     uri: &str,
     caller: &CallerId,
+    cancel: CancellationToken,
 ) -> Result<Vec<ResourceContents>, McpError> {
     if let Some(found) = app.catalog.resource(uri) {
         let request = ReadRequest {
@@ -95,6 +114,13 @@ pub async fn read(
             .map_err(|e| read_error(&e, json!({ "uri": uri })))?;
         return Ok(contents.into_iter().map(resource_contents).collect());
     }
+    let defined = app.dispatcher.registry().content().read(uri, cancel);
+    if let Some(read) = defined {
+        let contents = guarded(read)
+            .await
+            .map_err(|e| read_error(&e, json!({ "uri": uri })))?;
+        return Ok(contents.into_iter().map(resource_contents).collect());
+    }
     if let Some(values) = artifact_template().matches(uri) {
         return artifact(app, uri, &values, caller).await;
     }
@@ -104,7 +130,7 @@ pub async fn read(
 /// Whether `uri` is one of `app`'s own resources or matches one of its templates (not a task
 /// artifact: those are any agent's, found through the task).
 pub fn serves(app: &App, uri: &str) -> bool {
-    app.catalog.resource(uri).is_some()
+    app.catalog.resource(uri).is_some() || app.dispatcher.registry().content().serves(uri)
 }
 
 /// The task an artifact URI names, if `uri` is one.
@@ -206,8 +232,26 @@ fn read_error(error: &SkillError, data: serde_json::Value) -> McpError {
     }
 }
 
-/// `prompts/list`.
+/// `prompts/list`: the catalog's, then those defined with the skills (a remote's).
 pub fn prompts(app: &App) -> Vec<Prompt> {
+    let registry = app.dispatcher.registry();
+    let defined = registry.content().prompts().iter().map(|d| {
+        let arguments: Vec<McpArgument> = (d.arguments.iter())
+            .map(|(name, description, required)| {
+                let mut argument = McpArgument::new(name).with_required(*required);
+                argument.description.clone_from(description);
+                argument
+            })
+            .collect();
+        let mut prompt = Prompt::new(
+            &d.name,
+            d.description.clone(),
+            (!arguments.is_empty()).then_some(arguments),
+        );
+        prompt.title.clone_from(&d.title);
+        prompt
+    });
+    let defined: Vec<Prompt> = defined.collect();
     app.catalog
         .prompts()
         .iter()
@@ -223,6 +267,7 @@ pub fn prompts(app: &App) -> Vec<Prompt> {
             }
             prompt
         })
+        .chain(defined)
         .collect()
 }
 
@@ -247,25 +292,9 @@ pub async fn get_prompt(
     cancel: CancellationToken,
 ) -> Result<GetPromptResult, McpError> {
     let Some(prompt) = app.catalog.prompt(name) else {
-        let known: Vec<&str> = app.catalog.prompts().iter().map(|p| p.name()).collect();
-        return Err(McpError::invalid_params(
-            format!(
-                "unknown prompt `{name}`; this server's prompts are: {}",
-                known.join(", ")
-            ),
-            Some(json!({ "prompt": name })),
-        ));
+        return get_defined_prompt(app, name, arguments, cancel).await;
     };
-    let values = arguments
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(name, value)| match value {
-            serde_json::Value::String(text) => Some((name.clone(), text.clone())),
-            serde_json::Value::Null => None,
-            other => Some((name.clone(), other.to_string())),
-        })
-        .collect();
+    let values = text_arguments(arguments).collect();
     let read = ReadRequest {
         uri: String::new(),
         values,
@@ -282,6 +311,50 @@ pub async fn get_prompt(
         GetPromptResult::new(messages.into_iter().map(prompt_message).collect())
             .with_description(prompt.description()),
     )
+}
+
+/// A prompt's arguments as text: strings as they are, other values as JSON, nulls left out.
+fn text_arguments(arguments: &serde_json::Value) -> impl Iterator<Item = (String, String)> + '_ {
+    let arguments = arguments.as_object().into_iter().flatten();
+    arguments.filter_map(|(name, value)| match value {
+        serde_json::Value::String(text) => Some((name.clone(), text.clone())),
+        serde_json::Value::Null => None,
+        other => Some((name.clone(), other.to_string())),
+    })
+}
+
+/// `prompts/get` of a prompt defined with the skills (a remote's), or the error naming the
+/// prompts there are.
+async fn get_defined_prompt(
+    app: &App,
+    name: &str,
+    arguments: &serde_json::Value,
+    cancel: CancellationToken,
+) -> Result<GetPromptResult, McpError> {
+    let registry = app.dispatcher.registry();
+    let content = registry.content();
+    let values = text_arguments(arguments).collect();
+    let Some(got) = content.get_prompt(name, values, cancel) else {
+        let compiled = app.catalog.prompts().iter().map(|p| p.name());
+        let defined = content.prompts().iter().map(|p| p.name.as_str());
+        let known: Vec<&str> = compiled.chain(defined).collect();
+        return Err(McpError::invalid_params(
+            format!(
+                "unknown prompt `{name}`; this server's prompts are: {}",
+                known.join(", ")
+            ),
+            Some(json!({ "prompt": name })),
+        ));
+    };
+    let description = content.prompt(name).and_then(|p| p.description.clone());
+    let messages = guarded(got)
+        .await
+        .map_err(|e| read_error(&e, json!({ "prompt": name })))?;
+    let result = GetPromptResult::new(messages.into_iter().map(prompt_message).collect());
+    Ok(match description {
+        Some(description) => result.with_description(description),
+        None => result,
+    })
 }
 
 fn prompt_message(message: PromptMessage) -> McpMessage {
@@ -302,6 +375,39 @@ fn prompt_message(message: PromptMessage) -> McpMessage {
     McpMessage::new(role, content)
 }
 
+/// The arguments `reference` names: a prompt's, or a template's variables; none for a task
+/// artifact's or a remote's (whose completions are not offered here).
+fn referenced_arguments(app: &App, reference: &Reference) -> Result<&'static [Argument], McpError> {
+    let registry = app.dispatcher.registry();
+    let defined = registry.content();
+    match reference {
+        Reference::Prompt(prompt) => match app.catalog.prompt(&prompt.name) {
+            Some(found) => Ok(found.arguments()),
+            None if defined.prompt(&prompt.name).is_some() => Ok(&[]),
+            None => Err(McpError::invalid_params(
+                format!("unknown prompt `{}`", prompt.name),
+                Some(json!({ "prompt": prompt.name })),
+            )),
+        },
+        Reference::Resource(template) => match app.catalog.template(&template.uri) {
+            Some(found) => Ok(found.variables()),
+            None if template.uri == ARTIFACT_TEMPLATE
+                || defined.templates().any(|t| t.uri == template.uri) =>
+            {
+                Ok(&[])
+            }
+            None => Err(McpError::invalid_params(
+                format!("unknown resource template `{}`", template.uri),
+                Some(json!({ "uri": template.uri })),
+            )),
+        },
+        _ => Err(McpError::invalid_params(
+            "ref: unknown reference type; expected ref/prompt or ref/resource",
+            None,
+        )),
+    }
+}
+
 /// `completion/complete`: what the argument's completer fn offers, or else the values its type
 /// lists that start with what was typed (case-insensitively); at most 100. A completer that
 /// panics offers nothing.
@@ -310,39 +416,7 @@ pub async fn complete(
     request: &CompleteRequestParams,
     caller: &CallerId,
 ) -> Result<CompleteResult, McpError> {
-    let arguments = match &request.r#ref {
-        Reference::Prompt(reference) => app
-            .catalog
-            .prompt(&reference.name)
-            .map(|p| p.arguments())
-            .ok_or_else(|| {
-                McpError::invalid_params(
-                    format!("unknown prompt `{}`", reference.name),
-                    Some(json!({ "prompt": reference.name })),
-                )
-            })?,
-        Reference::Resource(reference) => {
-            if reference.uri == ARTIFACT_TEMPLATE {
-                &[]
-            } else {
-                app.catalog
-                    .template(&reference.uri)
-                    .map(|t| t.variables())
-                    .ok_or_else(|| {
-                        McpError::invalid_params(
-                            format!("unknown resource template `{}`", reference.uri),
-                            Some(json!({ "uri": reference.uri })),
-                        )
-                    })?
-            }
-        }
-        _ => {
-            return Err(McpError::invalid_params(
-                "ref: unknown reference type; expected ref/prompt or ref/resource",
-                None,
-            ));
-        }
-    };
+    let arguments = referenced_arguments(app, &request.r#ref)?;
     let argument = arguments.iter().find(|a| a.name == request.argument.name);
     let mut values: Vec<String> = match argument {
         Some(Argument {

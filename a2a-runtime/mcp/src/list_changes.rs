@@ -1,8 +1,9 @@
-//! Telling MCP clients that a tool list changed, for an endpoint serving an agent defined at
-//! run time (a remote, whose tools come and go): `notifications/tools/list_changed` on each
-//! 2025-era session, from its initialization until it closes, and on each 2026-07-28
-//! `subscriptions/listen` stream that asked for it. An endpoint of compiled agents only, whose
-//! lists never change, declares no `listChanged` and sends nothing.
+//! Telling MCP clients that the lists changed, for an endpoint serving an agent defined at run
+//! time (a remote, whose tools, resources and prompts come and go): the `list_changed`
+//! notification of each list on each 2025-era session, from its initialization until it closes,
+//! and on each 2026-07-28 `subscriptions/listen` stream of the lists it asked for. An endpoint
+//! of compiled agents only, whose lists never change, declares no `listChanged` and sends
+//! nothing.
 
 use rmcp::RoleServer;
 use rmcp::service::Peer;
@@ -10,7 +11,7 @@ use tokio::sync::watch;
 
 use a2a_runtime_core::app::App;
 
-/// The replacements of the tool lists of an endpoint's agents.
+/// The replacements of the lists (tools, resources, prompts) of an endpoint's agents.
 pub struct ToolListChanges {
     receivers: Vec<watch::Receiver<u64>>,
 }
@@ -39,10 +40,15 @@ impl ToolListChanges {
         false
     }
 
-    /// Tells `peer` (a 2025-era session) of every change, until it closes.
+    /// Tells `peer` (a 2025-era session) of every change of each list, until it closes.
     pub async fn forward(mut self, peer: Peer<RoleServer>) {
         while self.next().await {
-            if peer.notify_tool_list_changed().await.is_err() {
+            let told = async {
+                peer.notify_tool_list_changed().await?;
+                peer.notify_resource_list_changed().await?;
+                peer.notify_prompt_list_changed().await
+            };
+            if told.await.is_err() {
                 return;
             }
         }

@@ -24,7 +24,8 @@ impl McpService {
         request: GetPromptRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        if !self.app.catalog.has_prompts() {
+        let changing = self.app.dispatcher.registry_replacements().is_some();
+        if !self.app.catalog.has_prompts() && !changing {
             return Err(McpError::method_not_found::<GetPromptRequestMethod>());
         }
         let caller = caller_of(context);

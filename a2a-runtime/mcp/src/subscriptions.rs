@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
-use rmcp::service::{Peer, SubscriptionContext};
+use rmcp::service::{Peer, SubscriptionContext, SubscriptionSendError};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::list_changes::ToolListChanges;
@@ -97,24 +97,48 @@ impl Subscriptions {
 }
 
 /// What a `subscriptions/listen` request may follow: the resources it names (at most
-/// [`MAX_SUBSCRIPTIONS`]), and the tool list when it asks and the list can change (a remote's;
-/// no other list changes on this server).
-pub fn accepted_filter(requested: &SubscriptionFilter, tools_changing: bool) -> SubscriptionFilter {
+/// [`MAX_SUBSCRIPTIONS`]), and the tool, resource and prompt lists it asks for when they can
+/// change (a remote's; no other list changes on this server).
+pub fn accepted_filter(requested: &SubscriptionFilter, lists_change: bool) -> SubscriptionFilter {
     let uris = requested.resource_subscriptions.iter().flatten();
     let uris: Vec<&String> = uris.take(MAX_SUBSCRIPTIONS).collect();
     let mut accepted = SubscriptionFilter::builder();
     if !uris.is_empty() {
         accepted = accepted.resource_subscriptions(uris.into_iter().cloned());
     }
-    if tools_changing && requested.tools_list_changed == Some(true) {
+    if lists_change && requested.tools_list_changed == Some(true) {
         accepted = accepted.tools_list_changed();
+    }
+    if lists_change && requested.resources_list_changed == Some(true) {
+        accepted = accepted.resources_list_changed();
+    }
+    if lists_change && requested.prompts_list_changed == Some(true) {
+        accepted = accepted.prompts_list_changed();
     }
     accepted.build()
 }
 
+/// Tells `subscription` that the lists it follows changed.
+async fn tell_lists_changed(
+    subscription: &SubscriptionContext,
+) -> Result<(), SubscriptionSendError> {
+    let accepted = subscription.accepted();
+    let sink = subscription.sink();
+    if accepted.tools_list_changed == Some(true) {
+        sink.notify_tool_list_changed().await?;
+    }
+    if accepted.resources_list_changed == Some(true) {
+        sink.notify_resource_list_changed().await?;
+    }
+    if accepted.prompts_list_changed == Some(true) {
+        sink.notify_prompt_list_changed().await?;
+    }
+    Ok(())
+}
+
 /// Runs one `subscriptions/listen` stream (acknowledged already): every change to a URI it
-/// follows, and to the tool list when it follows `tools`, is sent on it, tagged with its
-/// subscription id, until the client closes it.
+/// follows, and to the lists it follows (`tools`: the agents' definitions change), is sent on
+/// it, tagged with its subscription id, until the client closes it.
 pub async fn listen(
     updates: &ResourceUpdates,
     mut tools: Option<ToolListChanges>,
@@ -138,8 +162,7 @@ pub async fn listen(
         let uri = tokio::select! {
             () = subscription.cancelled() => return,
             changed = tool_change => {
-                let sent = changed && subscription.sink().notify_tool_list_changed().await.is_ok();
-                if !sent {
+                if !changed || tell_lists_changed(&subscription).await.is_err() {
                     tools = None;
                 }
                 continue;

@@ -70,7 +70,7 @@ pub(crate) async fn follow<R: Followed>(
         pause = match remote.reread().await {
             Ok(changed) => {
                 if changed {
-                    redefine(&dispatcher, remote.id(), remote.definition());
+                    redefine(&dispatcher, remote.id(), remote);
                 }
                 remote.next_read()
             }

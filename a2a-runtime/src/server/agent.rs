@@ -138,7 +138,7 @@ impl AgentSettings {
             Source::Defined(agent) => {
                 let (about, skills) = agent.definition();
                 let registry = Registry::defined(about.type_name(), skills)?;
-                Ok((about, registry))
+                Ok((about, registry.with_content(agent.content())))
             }
         }
     }

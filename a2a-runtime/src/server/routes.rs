@@ -205,7 +205,7 @@ impl Assembly<'_> {
         let metadata = ResourceMetadata::new(&security, &all, &hosting.name, &self.base, "");
         let metadata = metadata.map(ResourceMetadata::routes).unwrap_or_default();
         let shared = hosting.shared_mcp.then(|| mounts.shared_description());
-        let shared = apps.first().zip(shared.as_deref()).map(|(app, d)| (app, d));
+        let shared = apps.first().zip(shared.as_deref());
         let mut listed = mounts.ids();
         // The primary agent first: the template's default.
         if let Some(primary) = mounts.primary_id() {

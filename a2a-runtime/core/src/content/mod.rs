@@ -7,6 +7,7 @@ pub mod argument;
 pub mod catalog;
 pub mod completion;
 pub mod context;
+pub mod defined;
 /// The link-time registrations, for generated code.
 pub mod catalog_registrations {
     pub use super::catalog::{PromptRegistration, ResourceRegistration};
@@ -25,6 +26,7 @@ pub use argument::{optional, required};
 pub use catalog::Catalog;
 pub use completion::{Completer, Completion};
 pub use context::PromptContext;
+pub use defined::{ContentSource, DefinedContent, DefinedPrompt, DefinedResource};
 pub use prompt::{
     IntoPromptMessages, PromptContent, PromptDef, PromptDescriptor, PromptMessage, PromptParts,
     PromptRole,

@@ -32,6 +32,9 @@ pub struct Registry {
     skills: Vec<Arc<SkillEntry>>,
     by_id: HashMap<&'static str, usize>,
     default: Option<usize>,
+    /// The resources and prompts defined with the skills (a remote MCP server's); a compiled
+    /// agent's are in its catalog.
+    content: crate::content::DefinedContent,
 }
 
 impl Registry {
@@ -140,7 +143,20 @@ impl Registry {
             skills,
             by_id,
             default,
+            content: crate::content::DefinedContent::default(),
         })
+    }
+
+    /// The same skills, with the resources and prompts `content` defines.
+    #[must_use]
+    pub fn with_content(mut self, content: crate::content::DefinedContent) -> Self {
+        self.content = content;
+        self
+    }
+
+    /// The resources and prompts defined with the skills.
+    pub fn content(&self) -> &crate::content::DefinedContent {
+        &self.content
     }
 
     /// All skills, sorted by id.

@@ -178,10 +178,10 @@ impl ServerHandler for McpHandler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        let tools_changing = self.tool_changes().is_some();
+        let lists_change = self.tool_changes().is_some();
         Some(crate::subscriptions::accepted_filter(
             requested,
-            tools_changing,
+            lists_change,
         ))
     }
 
@@ -199,10 +199,13 @@ impl ServerHandler for McpHandler {
             let caller = caller_of(subscription.request_context());
             let quotas = &self.members()[0].agent.app().quotas;
             let _slot = quotas.open_stream(&caller).map_err(busy)?;
-            let tools = subscription
-                .accepted()
-                .tools_list_changed
-                .unwrap_or(false)
+            let accepted = subscription.accepted();
+            let lists = [
+                accepted.tools_list_changed,
+                accepted.resources_list_changed,
+                accepted.prompts_list_changed,
+            ];
+            let tools = (lists.contains(&Some(true)))
                 .then(|| self.tool_changes())
                 .flatten();
             crate::subscriptions::listen(self.updates(), tools, subscription).await;

@@ -270,8 +270,9 @@ impl McpHandler {
             return Some((only, name));
         }
         let (index, own) = split(self.prefixes(), name, |index, own| {
-            let catalog = &self.members()[index].agent.app().catalog;
-            catalog.prompt(own).is_some()
+            let app = self.members()[index].agent.app();
+            app.catalog.prompt(own).is_some()
+                || app.dispatcher.registry().content().prompt(own).is_some()
         })?;
         Some((&self.members()[index], own))
     }
@@ -385,8 +386,15 @@ fn server_info(identity: &Identity<'_>, members: &[Member]) -> InitializeResult 
     let changing = members
         .iter()
         .any(|m| m.agent.app().dispatcher.registry_replacements().is_some());
-    if let Some(tools) = &mut info.capabilities.tools {
+    let capabilities = &mut info.capabilities;
+    if let Some(tools) = &mut capabilities.tools {
         tools.list_changed = Some(changing);
+    }
+    if let Some(resources) = &mut capabilities.resources {
+        resources.list_changed = Some(changing);
+    }
+    if let Some(prompts) = &mut capabilities.prompts {
+        prompts.list_changed = Some(changing);
     }
     let Identity { name, description } = *identity;
     info.with_server_info(

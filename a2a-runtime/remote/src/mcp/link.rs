@@ -25,7 +25,7 @@ const FIRST_RETRY: Duration = Duration::from_secs(1);
 /// The longest pause between two attempts.
 const LAST_RETRY: Duration = Duration::from_secs(60);
 /// The most pages of a tool list read.
-const MAX_PAGES: usize = 32;
+pub(crate) const MAX_PAGES: usize = 32;
 /// The most tools kept from one remote.
 pub(crate) const MAX_TOOLS: usize = 256;
 

@@ -1,11 +1,13 @@
 //! [`RemoteMcpServer`]: an MCP server in any language (streamable HTTP in either revision, or
 //! a command whose stdio is the session) as a [`DefinedAgent`]: its tools are the agent's
-//! skills, served as MCP tools and A2A skills alike, each call forwarded to it; its tool list is
-//! read at mount and followed (`notifications/tools/list_changed`, a periodic re-read, a
-//! restart of a process that exited).
+//! skills, served as MCP tools and A2A skills alike, each call forwarded to it; its resources
+//! and prompts are served over MCP beside them (`content.rs`); its lists are read at mount and
+//! followed (each `list_changed` notification, a periodic re-read, a restart of a process that
+//! exited).
 
 mod call;
 mod child;
+mod content;
 mod link;
 mod relay;
 mod settings;
@@ -20,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::follow::{Followed, follow};
 use a2a_runtime_core::about::AgentAbout;
+use a2a_runtime_core::content::DefinedContent;
 use a2a_runtime_core::defined_agent::{DefinedAgent, Reach};
 use a2a_runtime_core::dispatch::Dispatcher;
 use a2a_runtime_core::registry::{DefinedSkill, RunSkill};
@@ -28,8 +31,9 @@ use call::McpCall;
 use link::McpLink;
 pub use settings::{McpSource, RemoteMcpSettings};
 
-/// What was last read from the remote: what it said of itself, and its tools.
-type Listed = (Option<Value>, Vec<Tool>);
+/// What was last read from the remote: what it said of itself, its tools, and its resources,
+/// templates and prompts.
+type Listed = (Option<Value>, Vec<Tool>, content::Listed);
 
 /// A remote MCP server fronted by the host.
 pub struct RemoteMcpServer {
@@ -71,14 +75,16 @@ impl RemoteMcpServer {
         self.listed.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Reads the tools again; whether anything changed.
+    /// Reads the lists again; whether anything changed.
     async fn refresh(&self) -> Result<bool, String> {
         let tools = self.link.tools().await.map_err(|e| e.to_string())?;
+        let content = self.link.content().await.map_err(|e| e.to_string())?;
         let info = self.link.server_info().await;
+        let now = (info, tools, content);
         let mut listed = self.listed();
-        let changed = listed.as_ref() != Some(&(info.clone(), tools.clone()));
+        let changed = listed.as_ref() != Some(&now);
         if changed {
-            *listed = Some((info, tools));
+            *listed = Some(now);
         }
         Ok(changed)
     }
@@ -111,7 +117,7 @@ impl DefinedAgent for RemoteMcpServer {
         let link = &self.link;
         let label = link.label();
         let listed = self.listed();
-        let Some((info, tools)) = listed.as_ref() else {
+        let Some((info, tools, _)) = listed.as_ref() else {
             return (tools::about(&link.id, &label, None), Vec::new());
         };
         let body = |tool: &str| -> Arc<dyn RunSkill> {
@@ -122,6 +128,13 @@ impl DefinedAgent for RemoteMcpServer {
         };
         let skills = tools::skills(&link.id, &label, tools, &link.settings.scopes, body);
         (tools::about(&link.id, &label, info.as_ref()), skills)
+    }
+
+    fn content(&self) -> DefinedContent {
+        match self.listed().as_ref() {
+            Some((_, _, listed)) => content::defined(&self.link, listed),
+            None => DefinedContent::default(),
+        }
     }
 
     fn follow(
