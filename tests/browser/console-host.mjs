@@ -59,7 +59,9 @@ try {
   await signIn(page);
   await page.locator('#skill-convert').waitFor();
   const agents = page.getByRole('navigation', { name: 'Agents of this server' });
-  check((await agents.getByRole('link').count()) === 3, 'the picker lists the three agents');
+  check((await agents.getByRole('link').count()) === 4, 'the picker lists the four agents');
+  const gone = agents.getByRole('listitem').filter({ hasText: 'gone' });
+  check((await gone.innerText()).includes('(remote, unreachable)'), 'the remote says it is unreachable');
   check((await agents.locator('[aria-current=page]').innerText()) === 'Currency Agent', 'the primary agent is shown');
   await convert(page);
   await page.locator('#watch-summary', { hasText: '1 of 1 task shown' }).waitFor({ timeout: 20000 });

@@ -170,6 +170,9 @@ async fn the_console_picks_agents_on_a_host_and_shows_clients_usage_and_metrics_
         "dev",
         "--oauth-admin",
         "root",
+        // A remote that never answers: the picker says so.
+        "--remote-agent",
+        "gone=http://127.0.0.1:9/",
     ];
     let (_host, base) = a2a_tests::spawn_served_with(host, &flags).await;
     let facts = TestServer::at(base.clone())

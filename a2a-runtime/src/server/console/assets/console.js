@@ -30,13 +30,17 @@ async function hostAgent(server) {
   return chosen.id;
 }
 
-/** Links to each agent's console; the one shown is marked current. */
+/** Links to each agent's console; the one shown is marked current, a remote says its health. */
 function pickerOf(agents, chosen) {
   const links = agents.map((entry) => {
     const name = entry.card?.name || entry.id;
     const link = el('a', { href: `/${encodeURIComponent(entry.id)}/console`, text: name });
     if (entry.id === chosen.id) link.setAttribute('aria-current', 'page');
-    return el('li', {}, link, entry.primary ? el('span', { class: 'hint', text: ' (primary)' }) : '');
+    const primary = entry.primary ? el('span', { class: 'hint', text: ' (primary)' }) : '';
+    const remote = entry.remote
+      ? el('span', { class: 'hint', text: ` (remote, ${entry.remote.state})`, title: entry.remote.reason })
+      : '';
+    return el('li', {}, link, primary, remote);
   });
   $('agent-list').replaceChildren(...links);
   $('agents').hidden = false;
