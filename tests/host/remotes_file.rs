@@ -156,24 +156,10 @@ async fn a_host_signs_in_to_its_remotes_with_oauth_client_credentials_at_a_real_
     );
     let (_host, base) = a2a_tests::spawn_served_with(HOST, &["--remotes", &file]).await;
     let host = TestServer::at(base);
-    let sent = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
-    let task = &sent["result"]["task"];
-    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{sent}");
-    // The MCP server of the same agent, through the host's MCP session signed in the same way.
-    let arguments = json!({"money": {"amount": 10, "currency": "USD"}, "to": "EUR"});
-    let call = json!({"name": "convert", "arguments": arguments});
-    let (_, called) = host
-        .mounted("fxmcp")
-        .mcp_modern("tools/call", call, json!({}))
-        .await;
-    let called = response_from(&called);
-    assert_eq!(called["result"]["isError"], false, "{called}");
-    assert!(called["result"].to_string().contains("EUR"), "{called}");
+    // The agent, and its MCP server through the host's MCP session signed in the same way.
+    converts_through(&host).await;
     // A secret the provider refuses: the caller is told the remote's credential could not be had.
-    let refused = rpc_at(&host, "wrong/", "SendMessage", convert(None)).await;
-    let status = &refused["result"]["task"]["status"];
-    assert_eq!(status["state"], "TASK_STATE_FAILED", "{refused}");
-    let said = status["message"].to_string();
+    let said = refused_at(&host, "wrong").await;
     assert!(
         said.contains("remote agent `wrong`") && said.contains("invalid_client"),
         "{said}"
@@ -220,7 +206,15 @@ async fn a_host_shows_its_client_certificate_to_a_remote_that_asks_for_one() {
     )
     .await;
     let host = TestServer::at(base);
-    let sent = rpc_at(&host, "fx/", "SendMessage", convert(None)).await;
+    converts_through(&host).await;
+    let said = refused_at(&host, "bare").await;
+    assert!(said.contains("remote agent `bare`"), "{said}");
+    let _ = std::fs::remove_dir_all(ca.dir());
+}
+
+/// `convert` called through `host` at the remote agent `fx` and the remote MCP server `fxmcp`.
+async fn converts_through(host: &TestServer) {
+    let sent = rpc_at(host, "fx/", "SendMessage", convert(None)).await;
     let task = &sent["result"]["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{sent}");
     let arguments = json!({"money": {"amount": 10, "currency": "USD"}, "to": "EUR"});
@@ -231,10 +225,13 @@ async fn a_host_shows_its_client_certificate_to_a_remote_that_asks_for_one() {
         .await;
     let called = response_from(&called);
     assert_eq!(called["result"]["isError"], false, "{called}");
-    let refused = rpc_at(&host, "bare/", "SendMessage", convert(None)).await;
+    assert!(called["result"].to_string().contains("EUR"), "{called}");
+}
+
+/// A call through `host` to the remote `id` fails: what its task's status says.
+async fn refused_at(host: &TestServer, id: &str) -> String {
+    let refused = rpc_at(host, &format!("{id}/"), "SendMessage", convert(None)).await;
     let status = &refused["result"]["task"]["status"];
     assert_eq!(status["state"], "TASK_STATE_FAILED", "{refused}");
-    let said = status["message"].to_string();
-    assert!(said.contains("remote agent `bare`"), "{said}");
-    let _ = std::fs::remove_dir_all(ca.dir());
+    status["message"].to_string()
 }

@@ -15,6 +15,7 @@ use rmcp::model::{
 use tokio_util::sync::CancellationToken;
 
 use super::link::{MAX_PAGES, MAX_TOOLS, McpLink, Session};
+use crate::definition::{bounded, plain};
 use crate::failure::{INVALID_ANSWER, remote_failure};
 use a2a_runtime_core::content::{
     ContentSource, DefinedContent, DefinedPrompt, DefinedResource, PromptContent, PromptMessage,
@@ -116,36 +117,62 @@ impl McpLink {
     }
 }
 
-/// `listed` as the runtime serves it, each read and get forwarded through `link`.
+/// The longest URI, URI template or prompt name served: a longer one is left out (it cannot be
+/// shortened and still name what the remote serves).
+const MAX_KEY: usize = 2048;
+/// The longest name or title kept (on one line).
+const MAX_NAME: usize = 200;
+/// The longest description kept (as plain text).
+const MAX_DESCRIPTION: usize = 4000;
+
+/// `listed` as the runtime serves it, each read and get forwarded through `link`; the remote's
+/// text bounded and kept plain as its tools' is.
 pub(crate) fn defined(link: &Arc<McpLink>, listed: &Listed) -> DefinedContent {
-    let resources = listed.resources.iter().map(|r| DefinedResource {
-        uri: r.uri.clone(),
-        name: r.name.clone(),
-        title: r.title.clone(),
-        description: r.description.clone(),
-        mime_type: r.mime_type.clone(),
+    let text = |name: &str, title: &Option<String>, description: &Option<String>| {
+        (
+            bounded(name, MAX_NAME),
+            title.as_deref().map(|t| bounded(t, MAX_NAME)),
+            description.as_deref().map(|d| plain(d, MAX_DESCRIPTION)),
+        )
+    };
+    let resource = |uri: &str, name, title, description, mime_type: &Option<String>| {
+        let (name, title, description) = text(name, title, description);
+        (uri.len() <= MAX_KEY).then(|| DefinedResource {
+            uri: uri.to_owned(),
+            name,
+            title,
+            description,
+            mime_type: mime_type.as_deref().map(|m| bounded(m, MAX_NAME)),
+        })
+    };
+    let resources = (listed.resources.iter())
+        .filter_map(|r| resource(&r.uri, &r.name, &r.title, &r.description, &r.mime_type));
+    let templates = (listed.templates.iter()).filter_map(|t| {
+        resource(
+            &t.uri_template,
+            &t.name,
+            &t.title,
+            &t.description,
+            &t.mime_type,
+        )
     });
-    let templates = listed.templates.iter().map(|t| DefinedResource {
-        uri: t.uri_template.clone(),
-        name: t.name.clone(),
-        title: t.title.clone(),
-        description: t.description.clone(),
-        mime_type: t.mime_type.clone(),
-    });
-    let prompts = listed.prompts.iter().map(|p| DefinedPrompt {
-        name: p.name.clone(),
-        title: p.title.clone(),
-        description: p.description.clone(),
-        arguments: (p.arguments.iter().flatten())
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    a.description.clone(),
-                    a.required == Some(true),
-                )
-            })
-            .collect(),
-    });
+    let prompts = listed
+        .prompts
+        .iter()
+        .filter(|p| p.name.len() <= MAX_KEY)
+        .map(|p| {
+            let (_, title, description) = text(&p.name, &p.title, &p.description);
+            let arguments = p.arguments.iter().flatten().map(|a| {
+                let description = a.description.as_deref().map(|d| plain(d, MAX_DESCRIPTION));
+                (a.name.clone(), description, a.required == Some(true))
+            });
+            DefinedPrompt {
+                name: p.name.clone(),
+                title,
+                description,
+                arguments: arguments.collect(),
+            }
+        });
     let source = Arc::new(Forwarded {
         link: Arc::clone(link),
     });
