@@ -124,7 +124,41 @@ impl Discovery {
             live: Arc::clone(&self.recipe.live),
             shelves: std::mem::take(&mut self.recipe.shelves),
         };
-        recipe.publish(&self.bundle);
+        recipe.publish(&self.bundle, Self::rebuild);
+    }
+
+    /// Builds `recipe`'s documents again and serves them; nothing when an agent is gone (the
+    /// server stopped).
+    fn rebuild(recipe: &Recipe) {
+        let mut discovery = Discovery::new(&recipe.origin);
+        for step in &recipe.steps {
+            match step {
+                Step::Agent { app, at, endpoints } => {
+                    let Some(app) = app.upgrade() else { return };
+                    discovery.agent_documents(&app, at, endpoints);
+                }
+                Step::Host { name, ids, shared } => {
+                    let shared = match shared {
+                        Some((app, text)) => match app.upgrade() {
+                            Some(app) => Some((app, text.as_str())),
+                            None => return,
+                        },
+                        None => None,
+                    };
+                    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                    let shared = shared.as_ref().map(|(app, text)| (app, *text));
+                    discovery.host_documents(name, &ids, shared);
+                }
+            }
+        }
+        recipe.live.replace(discovery.bundle());
+        for shelved in &recipe.shelves {
+            let skills = match &shelved.at {
+                Some(at) => discovery.skills_at(at),
+                None => discovery.all_skills(),
+            };
+            shelved.shelf.replace(skills);
+        }
     }
 
     /// Every agent's `SKILL.md`, for a host's shared endpoint.

@@ -1,8 +1,10 @@
 //! A discovery document as served: its bytes, media type and strong entity tag, answered with
 //! the caching the discovery specs ask for and `304 Not Modified` to a matching
-//! `If-None-Match`; and the CORS policy that lets any page read it.
+//! `If-None-Match`; the CORS policy that lets any page read it; and the documents as served
+//! now (`LiveDocuments`), replaced whole when a remote changes.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -11,8 +13,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use sha2::{Digest, Sha256};
 use tower_http::cors::{AllowOrigin, CorsLayer};
-
-use super::live::LiveDocuments;
 
 /// The media type of an MCP server card.
 pub(crate) const SERVER_CARD: &str = "application/mcp-server-card+json";
@@ -141,5 +141,55 @@ impl Documents {
                 .allow_headers([header::CONTENT_TYPE, header::IF_NONE_MATCH])
                 .expose_headers([header::ETAG]),
         )
+    }
+}
+
+/// How long a client may keep a document of a server whose documents never change.
+const FIXED: &str = "public, max-age=3600";
+/// The same for one whose documents change: kept, but revalidated (by its `ETag`) each time.
+const CHANGING: &str = "public, no-cache";
+
+/// The documents, by path from the server's root, and how long a client may keep them.
+#[derive(Debug)]
+pub(crate) struct LiveDocuments {
+    served: RwLock<Arc<HashMap<String, Arc<Served>>>>,
+    cache_control: RwLock<HeaderValue>,
+}
+
+impl Default for LiveDocuments {
+    fn default() -> Self {
+        Self {
+            served: RwLock::default(),
+            cache_control: RwLock::new(HeaderValue::from_static(FIXED)),
+        }
+    }
+}
+
+impl LiveDocuments {
+    /// The document at `path`, as it is now.
+    pub(crate) fn get(&self, path: &str) -> Option<Arc<Served>> {
+        let served = self.served.read().unwrap_or_else(PoisonError::into_inner);
+        served.get(path).cloned()
+    }
+
+    /// The `Cache-Control` every document is served with.
+    pub(crate) fn cache_control(&self) -> HeaderValue {
+        let value = self.cache_control.read();
+        value.unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Serves `bundle` from now on.
+    pub(super) fn replace(&self, bundle: &[(String, Arc<Served>)]) {
+        let served = bundle.iter().map(|(p, d)| (p.clone(), Arc::clone(d)));
+        let served = Arc::new(served.collect());
+        *self.served.write().unwrap_or_else(PoisonError::into_inner) = served;
+    }
+
+    pub(super) fn changing(&self) {
+        let value = HeaderValue::from_static(CHANGING);
+        *self
+            .cache_control
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = value;
     }
 }
