@@ -298,13 +298,13 @@ fn server_info(app: &App) -> InitializeResult {
         .enable_tools()
         .enable_tasks()
         .build();
-    // A remote's tools come and go: its clients are told (`list_changes.rs`).
+    // A remote's tools, resources and prompts come and go: its clients are told
+    // (`list_changes.rs`).
+    let changing = app.dispatcher.is_changing();
     if let Some(tools) = &mut capabilities.tools {
-        tools.list_changed = Some(app.dispatcher.registry_replacements().is_some());
+        tools.list_changed = Some(changing);
     }
-    // Task artifacts are resources, so every agent serves resources. A remote's resources
-    // and prompts come and go as its tools do.
-    let changing = app.dispatcher.registry_replacements().is_some();
+    // Task artifacts are resources, so every agent serves resources.
     let mut resources = ResourcesCapability::default();
     resources.subscribe = Some(true);
     resources.list_changed = Some(changing);

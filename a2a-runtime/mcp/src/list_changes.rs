@@ -12,12 +12,12 @@ use tokio::sync::watch;
 use a2a_runtime_core::app::App;
 
 /// The replacements of the lists (tools, resources, prompts) of an endpoint's agents.
-pub struct ToolListChanges {
+pub struct ListChanges {
     receivers: Vec<watch::Receiver<u64>>,
 }
 
-impl ToolListChanges {
-    /// The changes of `apps`' tool lists; `None` when none can change.
+impl ListChanges {
+    /// The changes of `apps`' lists; `None` when none can change.
     pub fn of<'a>(apps: impl IntoIterator<Item = &'a App>) -> Option<Self> {
         let receivers: Vec<_> = apps
             .into_iter()

@@ -24,8 +24,7 @@ impl McpService {
         request: GetPromptRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let changing = self.app.dispatcher.registry_replacements().is_some();
-        if !self.app.catalog.has_prompts() && !changing {
+        if !self.app.catalog.has_prompts() && !self.app.dispatcher.is_changing() {
             return Err(McpError::method_not_found::<GetPromptRequestMethod>());
         }
         let caller = caller_of(context);

@@ -13,7 +13,7 @@ use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
 use rmcp::service::{Peer, SubscriptionContext, SubscriptionSendError};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::list_changes::ToolListChanges;
+use crate::list_changes::ListChanges;
 use a2a_runtime_core::content::ResourceUpdates;
 
 /// How often a forwarder with nothing to forward checks that its session is still there.
@@ -137,11 +137,11 @@ async fn tell_lists_changed(
 }
 
 /// Runs one `subscriptions/listen` stream (acknowledged already): every change to a URI it
-/// follows, and to the lists it follows (`tools`: the agents' definitions change), is sent on
+/// follows, and to the lists it follows (`lists`: the agents' definitions change), is sent on
 /// it, tagged with its subscription id, until the client closes it.
 pub async fn listen(
     updates: &ResourceUpdates,
-    mut tools: Option<ToolListChanges>,
+    mut lists: Option<ListChanges>,
     subscription: SubscriptionContext,
 ) {
     let followed: HashSet<&str> = subscription
@@ -153,17 +153,17 @@ pub async fn listen(
         .collect();
     let mut changes = updates.listen();
     loop {
-        let tool_change = async {
-            match &mut tools {
-                Some(tools) => tools.next().await,
+        let list_change = async {
+            match &mut lists {
+                Some(lists) => lists.next().await,
                 None => std::future::pending().await,
             }
         };
         let uri = tokio::select! {
             () = subscription.cancelled() => return,
-            changed = tool_change => {
+            changed = list_change => {
                 if !changed || tell_lists_changed(&subscription).await.is_err() {
-                    tools = None;
+                    lists = None;
                 }
                 continue;
             }

@@ -66,12 +66,7 @@ impl Mounts {
 #[cfg(feature = "remote")]
 fn a2a_settings(remote: &RemoteDecl) -> Result<crate::remote::RemoteA2aSettings, Error> {
     let mut settings = crate::remote::RemoteA2aSettings::default();
-    if let Some(timeout) = remote.timeout {
-        settings.timeout = timeout;
-    }
-    if let Some(timeout) = remote.connect_timeout {
-        settings.connect_timeout = timeout;
-    }
+    remote.timeouts(&mut settings.timeout, &mut settings.connect_timeout);
     settings.headers = remote.headers.clone();
     settings.credential_source = token_source(remote)?;
     settings.identity = identity(remote)?;
@@ -119,12 +114,7 @@ fn identity(remote: &RemoteDecl) -> Result<Option<crate::client::ClientIdentity>
 #[cfg(feature = "remote")]
 fn mcp_settings(remote: &RemoteDecl) -> Result<crate::remote::RemoteMcpSettings, Error> {
     let mut settings = crate::remote::RemoteMcpSettings::default();
-    if let Some(timeout) = remote.timeout {
-        settings.timeout = timeout;
-    }
-    if let Some(timeout) = remote.connect_timeout {
-        settings.connect_timeout = timeout;
-    }
+    remote.timeouts(&mut settings.timeout, &mut settings.connect_timeout);
     settings.identity = identity(remote)?;
     let source = token_source(remote)?;
     settings.credential = match (remote.headers.as_slice(), source) {

@@ -92,6 +92,13 @@ impl std::fmt::Debug for RemoteDecl {
 }
 
 impl RemoteDecl {
+    /// Sets `timeout` and `connect_timeout` (a kind of remote's defaults) to those declared.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    pub(crate) fn timeouts(&self, timeout: &mut Duration, connect_timeout: &mut Duration) {
+        *timeout = self.timeout.unwrap_or(*timeout);
+        *connect_timeout = self.connect_timeout.unwrap_or(*connect_timeout);
+    }
+
     /// `target` as `id`, reached with the defaults.
     pub fn new(id: impl Into<String>, target: RemoteTarget) -> Self {
         Self {

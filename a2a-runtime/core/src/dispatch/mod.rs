@@ -148,6 +148,12 @@ impl Dispatcher {
         self.skills.about()
     }
 
+    /// Whether its agent and skills may be replaced (made with [`changing`](Self::changing)):
+    /// what front-ends declare as `listChanged`, asked without watching.
+    pub fn is_changing(&self) -> bool {
+        matches!(self.skills, skills::Skills::Changing(_))
+    }
+
     /// How many times the registry was replaced, watched, for front-ends that cache what they
     /// derive from it; `None` when it never is.
     pub fn registry_replacements(&self) -> Option<tokio::sync::watch::Receiver<u64>> {

@@ -178,16 +178,15 @@ impl ServerHandler for McpHandler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        let lists_change = self.tool_changes().is_some();
         Some(crate::subscriptions::accepted_filter(
             requested,
-            lists_change,
+            self.lists_change(),
         ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // A 2025-era session is told of each change of a list that can change.
-        if let Some(changes) = self.tool_changes() {
+        if let Some(changes) = self.list_changes() {
             tokio::spawn(changes.forward(context.peer));
         }
     }
@@ -200,15 +199,15 @@ impl ServerHandler for McpHandler {
             let quotas = &self.members()[0].agent.app().quotas;
             let _slot = quotas.open_stream(&caller).map_err(busy)?;
             let accepted = subscription.accepted();
-            let lists = [
+            let followed = [
                 accepted.tools_list_changed,
                 accepted.resources_list_changed,
                 accepted.prompts_list_changed,
             ];
-            let tools = (lists.contains(&Some(true)))
-                .then(|| self.tool_changes())
+            let lists = (followed.contains(&Some(true)))
+                .then(|| self.list_changes())
                 .flatten();
-            crate::subscriptions::listen(self.updates(), tools, subscription).await;
+            crate::subscriptions::listen(self.updates(), lists, subscription).await;
             Ok(())
         })
         .await

@@ -315,9 +315,16 @@ impl McpHandler {
         None
     }
 
-    /// The changes of the members' tool lists; `None` when none can change.
-    pub(crate) fn tool_changes(&self) -> Option<crate::list_changes::ToolListChanges> {
-        crate::list_changes::ToolListChanges::of(self.members().iter().map(|m| m.agent.app()))
+    /// The changes of the members' lists; `None` when none can change.
+    pub(crate) fn list_changes(&self) -> Option<crate::list_changes::ListChanges> {
+        crate::list_changes::ListChanges::of(self.members().iter().map(|m| m.agent.app()))
+    }
+
+    /// Whether any member's lists can change.
+    pub(crate) fn lists_change(&self) -> bool {
+        self.members()
+            .iter()
+            .any(|m| m.agent.app().dispatcher.is_changing())
     }
 
     /// Every member's resource changes, in one channel (started on first use).
@@ -385,7 +392,7 @@ fn server_info(identity: &Identity<'_>, members: &[Member]) -> InitializeResult 
     }
     let changing = members
         .iter()
-        .any(|m| m.agent.app().dispatcher.registry_replacements().is_some());
+        .any(|m| m.agent.app().dispatcher.is_changing());
     let capabilities = &mut info.capabilities;
     if let Some(tools) = &mut capabilities.tools {
         tools.list_changed = Some(changing);
