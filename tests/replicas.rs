@@ -9,6 +9,8 @@ use a2a_tests::sse::state_of;
 use a2a_tests::{TestServer, response_from, spawn_served_with};
 use serde_json::{Value, json};
 
+#[path = "replicas/cluster.rs"]
+mod cluster;
 #[path = "replicas/keys.rs"]
 mod keys;
 

@@ -3,6 +3,7 @@
 
 mod browser;
 pub mod client_kit;
+pub mod cluster;
 pub mod grpc_only;
 pub mod h2_raw;
 pub mod hostile;

@@ -95,6 +95,10 @@ pub struct Limits {
     /// How long a graceful shutdown lets in-flight requests and running tasks finish before it
     /// cancels them (default 30 s).
     pub shutdown_timeout: Duration,
+    /// How long a stopping server keeps serving, its health check failing, before it stops
+    /// accepting (default 0): the time a load balancer needs to see the failed check and send
+    /// new requests elsewhere, so a rolling restart loses none.
+    pub drain_delay: Duration,
 }
 
 impl Default for Limits {
@@ -130,6 +134,7 @@ impl Default for Limits {
             body_timeout: Duration::from_secs(15),
             body_deadline: Duration::from_secs(30),
             shutdown_timeout: Duration::from_secs(30),
+            drain_delay: Duration::ZERO,
         }
     }
 }

@@ -44,10 +44,14 @@ pub(crate) fn browser_guard(config: &ServeConfig, base: &str) -> BrowserGuard {
 pub(crate) fn healthz_route(
     managers: Vec<Arc<a2a_runtime_core::task::TaskManager>>,
     remotes: Vec<(String, Arc<dyn DefinedAgent>)>,
+    draining: CancellationToken,
 ) -> axum::routing::MethodRouter {
     let managers: Arc<[_]> = managers.into();
     let remotes: Arc<[_]> = remotes.into();
-    get(move || healthz(Arc::clone(&managers), Arc::clone(&remotes)))
+    get(move || {
+        let draining = draining.is_cancelled();
+        healthz(Arc::clone(&managers), Arc::clone(&remotes), draining)
+    })
 }
 
 /// The CORS policy for browser clients of the A2A and MCP endpoints, when origins are given.
@@ -97,12 +101,18 @@ pub(crate) fn cors(config: &ServeConfig) -> Option<CorsLayer> {
     )
 }
 
-/// `ok`, or 503 naming why the task store refuses writes (until one lands again): a server
-/// that cannot store what it reports should be taken out of rotation.
+/// `ok`, or 503 naming why the task store refuses writes (until one lands again) or that the
+/// server is draining: a server that cannot store what it reports, or is about to stop, should
+/// be taken out of rotation.
 async fn healthz(
     managers: Arc<[Arc<a2a_runtime_core::task::TaskManager>]>,
     remotes: Arc<[(String, Arc<dyn DefinedAgent>)]>,
+    draining: bool,
 ) -> Response {
+    if draining {
+        let text = "draining: stopping soon; in-flight requests are still served\n";
+        return (StatusCode::SERVICE_UNAVAILABLE, text).into_response();
+    }
     match managers.iter().find_map(|manager| manager.store_failure()) {
         None if remotes.is_empty() => "ok\n".into_response(),
         None => format!("ok\n{}", super::catalog::health_lines(&remotes)).into_response(),

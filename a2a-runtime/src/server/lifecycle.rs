@@ -3,6 +3,7 @@
 //! earlier run left, assemble the routes, announce them, serve until told to stop.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use tokio_util::sync::CancellationToken;
@@ -71,7 +72,10 @@ impl Lifecycle {
                 deployed.sweep_until(shutdown);
             }
         }
-        let assembled = routes::assemble(mounts, &apps, &self.server.config, deployed.as_ref())?;
+        // A router's application decides when it stops serving; its health check never drains.
+        let never = CancellationToken::new();
+        let config = &self.server.config;
+        let assembled = routes::assemble(mounts, &apps, config, deployed.as_ref(), &never)?;
         Ok(assembled.router.merge(self.server.routes))
     }
 
@@ -116,10 +120,10 @@ impl Lifecycle {
             .await
             .map_err(|source| Error::Bind { addr: bind, source })?;
         transport::check_descriptor_limit(self.server.config.limits.max_connections);
-        let stop = CancellationToken::new();
-        transport::on_signals(stop.clone())?;
+        let draining = CancellationToken::new();
+        transport::on_signals(draining.clone())?;
         let listeners = http::Listeners::beside(listener, &self.server.config).await?;
-        let served = self.serve_until(listeners, stop, true).await;
+        let served = self.serve_until(listeners, draining, true).await;
         transport::start_watchdog();
         served
     }
@@ -149,7 +153,8 @@ impl Lifecycle {
         let mounts = &self.mounts;
         let base = self.server.config.base_url();
         let apps = mounts.build(&self.server, CancellationToken::new(), None, &base)?;
-        let assembled = routes::assemble(mounts, &apps, &self.server.config, None)?;
+        let never = CancellationToken::new();
+        let assembled = routes::assemble(mounts, &apps, &self.server.config, None, &never)?;
         let files: serde_json::Map<String, serde_json::Value> = assembled
             .documents
             .iter()
@@ -176,19 +181,24 @@ impl Lifecycle {
         http::serve_stdio(handler, self.server.config.limits.max_body_bytes).await
     }
 
+    /// Serves until `draining` is cancelled (a signal, or the application's shutdown token),
+    /// then for the drain delay with the health check failing, then stops.
     async fn serve_until(
         self,
         listeners: http::Listeners,
-        stop: CancellationToken,
+        draining: CancellationToken,
         announce: bool,
     ) -> Result<(), Error> {
         if let Some(signal) = self.server.shutdown.clone() {
-            let stop = stop.clone();
+            let draining = draining.clone();
             tokio::spawn(async move {
                 signal.cancelled().await;
-                stop.cancel();
+                draining.cancel();
             });
         }
+        let stop = CancellationToken::new();
+        let delay = self.server.config.limits.drain_delay;
+        tokio::spawn(stop_after_drain(draining.clone(), stop.clone(), delay));
         let bound = http::bound_config(&self.server.config, &listeners)?;
         let base = bound.base_url();
         // Remotes are read first: the scopes their skills need are the server's to grant.
@@ -216,7 +226,8 @@ impl Lifecycle {
         if let Some(deployed) = &deployed {
             deployed.sweep_until(stop.clone());
         }
-        let assembled = routes::assemble(&self.mounts, &apps, &bound, deployed.as_ref())?;
+        let assembled =
+            routes::assemble(&self.mounts, &apps, &bound, deployed.as_ref(), &draining)?;
         let router = assembled.router.merge(self.server.routes);
         let front = Front::new(router, assembled.guard, super::paths::MCP, assembled.direct);
         http::warn_if_open(&apps, &bound, announce);
@@ -241,6 +252,21 @@ impl Lifecycle {
         auth.client_certificates = self.server.config.tls.client_ca.is_some();
         Ok(auth)
     }
+}
+
+/// Cancels `stop` once `draining` is and `delay` has passed: meanwhile the server answers as
+/// before, its health check failing, so a balancer stops sending it requests before it stops
+/// accepting them.
+async fn stop_after_drain(draining: CancellationToken, stop: CancellationToken, delay: Duration) {
+    draining.cancelled().await;
+    if !delay.is_zero() {
+        eprintln!(
+            "draining: /healthz answers 503; serving for {} more before stopping",
+            humantime::format_duration(delay)
+        );
+        tokio::time::sleep(delay).await;
+    }
+    stop.cancel();
 }
 
 /// The MCP server stdio serves: the root agent's own, or a host's shared one.

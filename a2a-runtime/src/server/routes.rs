@@ -10,6 +10,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::http::Uri;
 use axum::routing::get;
+use tokio_util::sync::CancellationToken;
 
 use super::agent_routes::agent_routes;
 use super::catalog::{self, CatalogEntry};
@@ -42,12 +43,13 @@ pub(crate) struct Assembled {
 
 /// The routes of the server `config` describes, serving `mounts` as `apps` (one per agent, in
 /// the order added; a host's catalog is filled), with the routes of `oauth` (an authorization
-/// server) behind the same browser guard.
+/// server) behind the same browser guard; `/healthz` fails once `draining` is cancelled.
 pub(crate) fn assemble(
     mounts: &Mounts,
     apps: &[Arc<App>],
     config: &ServeConfig,
     oauth: Option<&Deployed>,
+    draining: &CancellationToken,
 ) -> Result<Assembled, Error> {
     config.validate()?;
     let mut assembly = Assembly {
@@ -77,7 +79,7 @@ pub(crate) fn assemble(
         .merge(console)
         .route(
             paths::HEALTHZ,
-            healthz_route(managers, mounts.defined_agents()),
+            healthz_route(managers, mounts.defined_agents(), draining.clone()),
         )
         .merge(observed)
         .merge(oauth.map(Deployed::router).unwrap_or_default())

@@ -163,5 +163,6 @@ impl LimitArgs {
         set(&mut limits.body_timeout, self.body_timeout);
         set(&mut limits.body_deadline, self.body_deadline);
         set(&mut limits.shutdown_timeout, self.shutdown_timeout);
+        set(&mut limits.drain_delay, self.drain_delay);
     }
 }

@@ -424,6 +424,10 @@ pub(super) struct LimitArgs {
     /// Graceful shutdown: time for in-flight work before it is cancelled [default: 30s]
     #[arg(long, env = "A2A_SHUTDOWN_TIMEOUT", value_parser = duration, value_name = "DURATION")]
     pub(super) shutdown_timeout: Option<Duration>,
+    /// On SIGTERM or Ctrl-C, keep serving this long with /healthz answering 503 before
+    /// stopping: longer than a load balancer takes to see the failed check [default: 0s]
+    #[arg(long, env = "A2A_DRAIN_DELAY", value_parser = duration, value_name = "DURATION")]
+    pub(super) drain_delay: Option<Duration>,
 }
 
 /// `1048576`, `512KiB`, `1MiB`, `2GiB` (also `K`/`M`/`G`, `KB`/`MB`/`GB` as binary units).

@@ -1,0 +1,146 @@
+//! The agent host as an operator runs it past one machine: three replicas behind HAProxy
+//! (`scripts/cluster`), round-robin with no stickiness, every request through the balancer.
+
+use a2a_runtime::client::{A2aClient, Binding, StreamEvent};
+use a2a_runtime::futures::StreamExt;
+use a2a_runtime::{Message, Part, TaskState};
+use a2a_tests::client_kit::{artifacts_of, no_wait, task_of};
+use a2a_tests::cluster::{ALICE, Cluster};
+use serde_json::{Value, json};
+
+const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
+
+/// A cluster of three on a fresh database, or `None` (said) without `DATABASE_URL`.
+async fn three(name: &str, extra: &[&str]) -> Option<Cluster> {
+    let url = a2a_tests::postgres::fresh_database(name).await?;
+    Some(Cluster::up(HOST, &url, 3, extra))
+}
+
+/// A message calling currency's `skill` with `input`.
+fn call(skill: &str, input: Value) -> Message {
+    let mut message = Message::user(vec![Part::data(input)]);
+    message.metadata = json!({ "skill": skill }).as_object().cloned();
+    message
+}
+
+/// A reply of `text` to the task `to` waits on.
+fn reply(to: &a2a_runtime::Task, text: &str) -> Message {
+    let mut message = Message::user_text(text);
+    message.task_id = Some(to.id.clone());
+    message.context_id = Some(to.context_id.clone());
+    message
+}
+
+fn report(pace_ms: u64) -> Message {
+    call(
+        "report",
+        json!({"currencies": ["USD", "JPY", "GBP"], "pace_ms": pace_ms}),
+    )
+}
+
+/// The report's sections, in the order `events` build them (each artifact's parts).
+fn sections(events: &[StreamEvent]) -> Vec<String> {
+    artifacts_of(events)
+        .values()
+        .flatten()
+        .filter_map(|text| text.strip_prefix("## ").map(|s| s[..3].to_owned()))
+        .collect()
+}
+
+/// Alice's client of the currency agent through the balancer over `binding` alone.
+async fn currency_over(cluster: &Cluster, binding: Binding) -> A2aClient {
+    A2aClient::builder(format!("{}currency/", cluster.url))
+        .only(binding)
+        .api_key("X-API-Key", ALICE)
+        .connect()
+        .await
+        .expect("the balancer serves currency's card")
+}
+
+#[tokio::test]
+async fn every_binding_sends_streams_answers_and_cancels_through_a_balancer_without_affinity() {
+    let Some(cluster) = three("cluster_bindings", &[]).await else {
+        return;
+    };
+    for binding in [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc] {
+        let client = currency_over(&cluster, binding.clone()).await;
+        assert_eq!(client.interface().binding, binding);
+
+        // A stream, from whichever replica runs the report, every section once and in order.
+        let stream = client.send_streaming(report(50)).await.unwrap();
+        let events: Vec<_> = stream.map(|e| e.unwrap()).collect().await;
+        assert_eq!(sections(&events), ["USD", "JPY", "GBP"], "{binding}");
+
+        // A question asked on one replica, answered through whichever two others come next.
+        let asked = call(
+            "exchange",
+            json!({"money": {"amount": 50, "currency": "GBP"}, "to": "JPY"}),
+        );
+        let waiting = task_of(client.send(asked).await.unwrap());
+        assert_eq!(waiting.status.state, TaskState::InputRequired, "{binding}");
+        let second = task_of(client.send(reply(&waiting, "ACME-7")).await.unwrap());
+        assert_eq!(second.status.state, TaskState::InputRequired, "{binding}");
+        let done = task_of(client.send(reply(&waiting, "yes")).await.unwrap());
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{binding}: {done:?}"
+        );
+
+        // A slow report canceled through another replica than the one running it.
+        let slow = task_of(client.send_with(report(60_000), no_wait()).await.unwrap());
+        let canceled = client.cancel_task(&slow.id).await.unwrap();
+        assert_eq!(canceled.status.state, TaskState::Canceled, "{binding}");
+        let read = client.get_task(&slow.id, None).await.unwrap();
+        assert_eq!(read.status.state, TaskState::Canceled, "{binding}");
+    }
+    let spread = cluster.requests_per_replica();
+    assert!(
+        spread.iter().all(|&n| n > 3),
+        "every replica served: {spread:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_stream_cut_by_its_replicas_death_resumes_on_another_with_nothing_lost_or_repeated() {
+    let Some(cluster) = three("cluster_stream_cut", &[]).await else {
+        return;
+    };
+    // The report runs on replica 0 (sent to it directly), slowly enough to cut it midway.
+    let runner = A2aClient::builder(format!("{}currency/", cluster.replica_url(0)))
+        .api_key("X-API-Key", ALICE)
+        .connect()
+        .await
+        .unwrap();
+    let task = task_of(runner.send_with(report(700), no_wait()).await.unwrap());
+    let client = currency_over(&cluster, Binding::JsonRpc).await;
+    // Subscribed through the balancer until the stream is served by another replica.
+    let (mut stream, serving) = loop {
+        let stream = client.subscribe(&task.id).await.unwrap();
+        let serving = cluster.serving_streams();
+        match serving.iter().position(|&n| n > 0) {
+            Some(0) | None => drop(stream),
+            Some(other) => break (stream, other),
+        }
+    };
+    let mut events = Vec::new();
+    let mut killed = false;
+    while let Some(event) = stream.next().await {
+        events.push(event.expect("a renewed stream yields events"));
+        if !killed && matches!(events.last(), Some(StreamEvent::Artifact(_))) {
+            cluster.kill(serving);
+            killed = true;
+        }
+    }
+    assert!(killed, "the stream was cut midway: {events:?}");
+    assert_eq!(sections(&events), ["USD", "JPY", "GBP"], "{events:?}");
+    let last = events.last().unwrap();
+    assert!(
+        matches!(last, StreamEvent::Status(s) if s.status.state == TaskState::Completed),
+        "{last:?}"
+    );
+    // The replica comes back and the balancer sends it requests again.
+    cluster.start(serving);
+    let again = client.get_task(&task.id, None).await.unwrap();
+    assert_eq!(again.status.state, TaskState::Completed);
+}
