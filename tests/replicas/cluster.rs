@@ -144,3 +144,57 @@ async fn a_stream_cut_by_its_replicas_death_resumes_on_another_with_nothing_lost
     let again = client.get_task(&task.id, None).await.unwrap();
     assert_eq!(again.status.state, TaskState::Completed);
 }
+
+#[tokio::test]
+async fn an_mcp_session_begun_through_the_balancer_continues_on_every_replica() {
+    let Some(cluster) = three("cluster_mcp_session", &[]).await else {
+        return;
+    };
+    let currency = cluster.agent("currency", ALICE);
+    let tasks = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+    let session = currency.mcp_session_with(tasks).await;
+    let id = session.id().expect("a session id").to_owned();
+    // The session's id, sent to each replica's own endpoint: each serves it, tools, progress
+    // and all, the session never initialized again.
+    for replica in 0..3 {
+        let url = format!("{}currency/mcp", cluster.replica_url(replica));
+        let mut there = session.elsewhere(&url);
+        let listed = there.request("tools/list", json!({})).await;
+        let tools = listed["result"]["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), 6, "replica {replica}: {listed}");
+        let params = json!({"name": "report", "_meta": {"progressToken": "p"},
+            "arguments": {"currencies": ["USD", "JPY"], "pace_ms": 10}});
+        let body = there.request_raw("tools/call", params).await;
+        let progress = body.matches("notifications/progress").count();
+        assert!(progress >= 2, "replica {replica} reports progress: {body}");
+        let called = a2a_tests::response_from(&body);
+        assert_eq!(
+            called["result"]["isError"], false,
+            "replica {replica}: {called}"
+        );
+        assert_eq!(there.id(), Some(id.as_str()), "the same session throughout");
+    }
+    // A task begun in the session on one replica, read on the next two.
+    let on = |replica: usize| {
+        session.elsewhere(&format!("{}currency/mcp", cluster.replica_url(replica)))
+    };
+    let params = json!({"name": "report", "task": {"ttl": 60_000},
+        "arguments": {"currencies": ["USD", "JPY", "GBP"], "pace_ms": 200}});
+    let created = on(0).request("tools/call", params).await;
+    let task_id = created["result"]["taskId"]
+        .as_str()
+        .or_else(|| created["result"]["task"]["taskId"].as_str())
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    let polled = on(1).request("tasks/get", json!({"taskId": task_id})).await;
+    assert!(polled["error"].is_null(), "{polled}");
+    let mut done = polled;
+    for _ in 0..500 {
+        done = on(2).request("tasks/get", json!({"taskId": task_id})).await;
+        if done["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+}

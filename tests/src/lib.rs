@@ -376,6 +376,11 @@ impl TestServer {
 
     /// Opens a legacy-era MCP session on `/mcp` with `initialize`; returns it and the response.
     async fn mcp_initialize(&self) -> (McpSession, Value) {
+        self.mcp_initialize_with(json!({})).await
+    }
+
+    /// Opens a legacy-era MCP session on `/mcp` declaring client `capabilities`.
+    async fn mcp_initialize_with(&self, capabilities: Value) -> (McpSession, Value) {
         let mut session = McpSession {
             url: format!("{}mcp", self.base),
             http: self.http.clone(),
@@ -383,7 +388,7 @@ impl TestServer {
             next_id: 1,
         };
         let init = session
-            .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}))
+            .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "tests", "version": "1"}}))
             .await;
         (session, init)
     }
@@ -395,7 +400,12 @@ impl TestServer {
 
     /// A legacy-era MCP session (initialize + initialized) on `/mcp`.
     pub async fn mcp_session(&self) -> McpSession {
-        let (mut session, init) = self.mcp_initialize().await;
+        self.mcp_session_with(json!({})).await
+    }
+
+    /// A legacy-era MCP session on `/mcp` whose client declared `capabilities`.
+    pub async fn mcp_session_with(&self, capabilities: Value) -> McpSession {
+        let (mut session, init) = self.mcp_initialize_with(capabilities).await;
         assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
         session.notify("notifications/initialized").await;
         session
@@ -412,6 +422,19 @@ pub struct McpSession {
 }
 
 impl McpSession {
+    /// The same session, its requests sent to `url` (another replica's endpoint).
+    pub fn elsewhere(&self, url: &str) -> Self {
+        Self {
+            url: url.to_owned(),
+            ..self.clone()
+        }
+    }
+
+    /// The session's id, once the server gave one.
+    pub fn id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
     /// Sends a request and returns its JSON-RPC response (from JSON or SSE).
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
         response_from(&self.request_raw(method, params).await)

@@ -73,9 +73,9 @@ impl Lifecycle {
             }
         }
         // A router's application decides when it stops serving; its health check never drains.
-        let never = CancellationToken::new();
+        let serving = routes::Serving::default();
         let config = &self.server.config;
-        let assembled = routes::assemble(mounts, &apps, config, deployed.as_ref(), &never)?;
+        let assembled = routes::assemble(mounts, &apps, config, deployed.as_ref(), &serving)?;
         Ok(assembled.router.merge(self.server.routes))
     }
 
@@ -153,8 +153,8 @@ impl Lifecycle {
         let mounts = &self.mounts;
         let base = self.server.config.base_url();
         let apps = mounts.build(&self.server, CancellationToken::new(), None, &base)?;
-        let never = CancellationToken::new();
-        let assembled = routes::assemble(mounts, &apps, &self.server.config, None, &never)?;
+        let serving = routes::Serving::default();
+        let assembled = routes::assemble(mounts, &apps, &self.server.config, None, &serving)?;
         let files: serde_json::Map<String, serde_json::Value> = assembled
             .documents
             .iter()
@@ -226,8 +226,11 @@ impl Lifecycle {
         if let Some(deployed) = &deployed {
             deployed.sweep_until(stop.clone());
         }
-        let assembled =
-            routes::assemble(&self.mounts, &apps, &bound, deployed.as_ref(), &draining)?;
+        let serving = routes::Serving {
+            draining,
+            mcp_sessions: self.kept_mcp_sessions().await?,
+        };
+        let assembled = routes::assemble(&self.mounts, &apps, &bound, deployed.as_ref(), &serving)?;
         let router = assembled.router.merge(self.server.routes);
         let front = Front::new(router, assembled.guard, super::paths::MCP, assembled.direct);
         http::warn_if_open(&apps, &bound, announce);
@@ -235,6 +238,24 @@ impl Lifecycle {
             super::banner::announce(&self.mounts, &apps, &bound, deployed.as_ref());
         }
         http::serve_front(&apps, &bound, front, listeners, stop).await
+    }
+
+    /// Where MCP sessions are kept for other replicas and restarts to continue: the records
+    /// beside a stored task store (none beside memory, where nothing outlives the process).
+    async fn kept_mcp_sessions(
+        &self,
+    ) -> Result<
+        Option<Arc<dyn rmcp::transport::streamable_http_server::session::SessionStore>>,
+        Error,
+    > {
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Some(storage) = &self.server.storage
+            && !matches!(storage.location, StoreLocation::Memory)
+        {
+            let records = storage.records().await?;
+            return Ok(Some(super::mcp_sessions::RecordSessions::shared(records)));
+        }
+        Ok(None)
     }
 
     /// The credentials of the server's administrators (of the authorization server's clients,

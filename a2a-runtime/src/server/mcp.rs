@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use axum::Router;
+use rmcp::transport::streamable_http_server::session::SessionStore;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_http::cors::CorsLayer;
@@ -80,7 +81,7 @@ impl Mcp {
         path: &str,
         (agents, skills): (&Agents<'_>, Arc<SkillShelf>),
         security: Arc<Security>,
-        limits: &Limits,
+        (limits, kept): (&Limits, Option<Arc<dyn SessionStore>>),
         config: &ServeConfig,
     ) -> Result<Self, Error> {
         let handler = agents.handler(skills)?;
@@ -89,7 +90,8 @@ impl Mcp {
             return Err(Error::Config("an MCP endpoint needs an agent".into()));
         };
         // The agents of a server share its shutdown token.
-        let (rmcp, sessions) = rmcp_service(limits, first.shutdown.clone(), handler.clone());
+        let shutdown = first.shutdown.clone();
+        let (rmcp, sessions) = rmcp_service(limits, shutdown, handler.clone(), kept);
         super::observe::watch_sessions(first, &sessions);
         let server_url = config.base_url();
         let tools = prefixed
@@ -142,17 +144,20 @@ impl Mcp {
 }
 
 /// An rmcp service whose sessions each get `handler`'s session, within `limits`, ending at
-/// `shutdown`; its sessions idle out after `mcp_session_idle`.
+/// `shutdown`; its sessions idle out after `mcp_session_idle`, and are `kept` for other
+/// replicas to continue when there is somewhere to keep them.
 fn rmcp_service(
     limits: &Limits,
     shutdown: tokio_util::sync::CancellationToken,
     handler: McpHandler,
+    kept: Option<Arc<dyn SessionStore>>,
 ) -> (RmcpService, Arc<LocalSessionManager>) {
     // Host and Origin are checked for every route by the browser guard.
-    let settings = StreamableHttpServerConfig::default()
+    let mut settings = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(limits.max_body_bytes)
         .with_cancellation_token(shutdown)
         .disable_allowed_hosts();
+    settings.session_store = kept;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(limits.mcp_session_idle);
     let sessions = Arc::new(sessions);

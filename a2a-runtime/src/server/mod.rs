@@ -13,6 +13,8 @@ pub mod host;
 mod http;
 mod lifecycle;
 mod mcp;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod mcp_sessions;
 mod mount;
 mod mounts;
 mod oauth;

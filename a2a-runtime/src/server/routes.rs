@@ -10,6 +10,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::http::Uri;
 use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::SessionStore;
 use tokio_util::sync::CancellationToken;
 
 use super::agent_routes::agent_routes;
@@ -41,15 +42,24 @@ pub(crate) struct Assembled {
     pub(crate) documents: Vec<(String, Arc<Served>)>,
 }
 
+/// What a server being served gives its routes beyond its settings.
+#[derive(Default)]
+pub(crate) struct Serving {
+    /// Cancelled once the server drains: `/healthz` fails from then on.
+    pub(crate) draining: CancellationToken,
+    /// Where MCP sessions are kept for other replicas (and restarts) to continue them.
+    pub(crate) mcp_sessions: Option<Arc<dyn SessionStore>>,
+}
+
 /// The routes of the server `config` describes, serving `mounts` as `apps` (one per agent, in
 /// the order added; a host's catalog is filled), with the routes of `oauth` (an authorization
-/// server) behind the same browser guard; `/healthz` fails once `draining` is cancelled.
+/// server) behind the same browser guard.
 pub(crate) fn assemble(
     mounts: &Mounts,
     apps: &[Arc<App>],
     config: &ServeConfig,
     oauth: Option<&Deployed>,
-    draining: &CancellationToken,
+    serving: &Serving,
 ) -> Result<Assembled, Error> {
     config.validate()?;
     let mut assembly = Assembly {
@@ -58,6 +68,7 @@ pub(crate) fn assemble(
         entries: Vec::new(),
         calls: HashMap::new(),
         config,
+        mcp_sessions: serving.mcp_sessions.clone(),
         base: config.base_url(),
         discovery: Discovery::new(&config.base_url()),
     };
@@ -79,7 +90,7 @@ pub(crate) fn assemble(
         .merge(console)
         .route(
             paths::HEALTHZ,
-            healthz_route(managers, mounts.defined_agents(), draining.clone()),
+            healthz_route(managers, mounts.defined_agents(), serving.draining.clone()),
         )
         .merge(observed)
         .merge(oauth.map(Deployed::router).unwrap_or_default())
@@ -101,6 +112,8 @@ struct Assembly<'a> {
     /// Each hosted agent's endpoints, for the root to hand requests to.
     calls: HashMap<String, AgentCalls>,
     config: &'a ServeConfig,
+    /// Where MCP sessions are kept, when other replicas may continue them.
+    mcp_sessions: Option<Arc<dyn SessionStore>>,
     base: String,
     discovery: Discovery,
 }
@@ -137,7 +150,8 @@ impl Assembly<'_> {
         let mcp_path = format!("{at}{}", paths::MCP);
         let security = Arc::clone(&app.security);
         let agents = (&Agents::One(app), self.discovery.skill_shelf_at(&at));
-        let mcp = Mcp::new(&mcp_path, agents, security, &app.limits, config)?;
+        let sessions = self.mcp_sessions.clone();
+        let mcp = Mcp::new(&mcp_path, agents, security, (&app.limits, sessions), config)?;
         let (mcp, metadata, direct) = mcp.mounted(paths::MCP);
         self.direct.extend(direct);
         let own = agent
@@ -260,6 +274,7 @@ impl Assembly<'_> {
         let agents = mounts.shared_agents(apps, &description);
         let limits = &self.config.limits;
         let agents = (&agents, self.discovery.all_skills_shelf());
+        let limits = (limits, self.mcp_sessions.clone());
         let mcp = Mcp::new(paths::MCP, agents, Arc::new(security), limits, self.config)?;
         let (route, metadata, direct) = mcp.mounted(paths::MCP);
         self.router = std::mem::take(&mut self.router)
