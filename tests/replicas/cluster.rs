@@ -198,3 +198,36 @@ async fn an_mcp_session_begun_through_the_balancer_continues_on_every_replica() 
     }
     assert_eq!(done["result"]["status"], "completed", "{done}");
 }
+
+/// The official MCP TypeScript SDK signs in through the cluster's authorization server, its
+/// steps spread over every replica, refreshes, and its tokens once revoked are refused by all.
+#[tokio::test]
+async fn the_typescript_mcp_client_signs_in_refreshes_and_is_revoked_across_replicas() {
+    let (Ok(node), Ok(_)) = (
+        std::env::var("A2A_TEST_NODE"),
+        std::env::var("A2A_TEST_MCP_SDK"),
+    ) else {
+        println!("skipped: A2A_TEST_NODE and A2A_TEST_MCP_SDK (scripts/test sets them)");
+        return;
+    };
+    let Some(cluster) = three("cluster_sign_in", &["--oauth-token-ttl", "2s"]).await else {
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/cluster_oauth.mjs");
+    let mcp = format!("{}hello/mcp", cluster.url);
+    let ran = tokio::time::timeout(
+        std::time::Duration::from_secs(90),
+        tokio::process::Command::new(node)
+            .args([script, &mcp, "alice"])
+            .output(),
+    )
+    .await
+    .expect("the TypeScript client finished in time")
+    .expect("node runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr),
+    );
+    assert!(ran.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("revoked everywhere"), "{stdout}");
+}

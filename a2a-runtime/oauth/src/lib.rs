@@ -44,3 +44,7 @@ pub use server::{AdminAuth, AuthorizationServer, Deployment};
 pub use settings::{MAX_CODE_TTL, OAuthServer};
 pub use signin::{DevSignIn, SignIn, SignInContext, User, is_local_path};
 pub use store::{GrantStore, GrantStoreError, MemoryGrants};
+
+/// The [`GrantStore`] collection revoked access tokens are written to: replicas sharing a store
+/// follow its changes and call [`AuthorizationServer::forget_verified_tokens`].
+pub const REVOCATIONS: &str = store::REVOKED;

@@ -141,6 +141,13 @@ impl AuthorizationServer {
         })
     }
 
+    /// Has every token verified so far checked again (signature and revocation) at its next
+    /// use: for a token another replica revoked, which this process did not see.
+    pub fn forget_verified_tokens(&self) {
+        let revocations = &self.inner.revocations;
+        revocations.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The issuer identifier tokens carry as `iss`.
     pub fn issuer(&self) -> &str {
         &self.inner.issuer

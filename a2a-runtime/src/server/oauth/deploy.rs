@@ -107,7 +107,17 @@ impl Plan {
             Some(storage) if !self.settings.has_store() => super::grants::open(storage).await?,
             _ => Arc::new(MemoryGrants::default()),
         };
-        self.deploy(bound, resources, scopes, auth, store)
+        let mut deployed = self.deploy(bound, resources, scopes, auth, store)?;
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Some(storage) = storage
+            && !matches!(
+                storage.location,
+                crate::server::config::StoreLocation::Memory
+            )
+        {
+            deployed.revocations = Some(storage.records().await?);
+        }
+        Ok(deployed)
     }
 
     /// Deploys without opening a store (for `router()`, which is not async): grants are kept
@@ -164,6 +174,8 @@ impl Plan {
         Ok(Deployed {
             server,
             verified_cache: bound.auth.jwt_cache_ttl,
+            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            revocations: None,
         })
     }
 }
@@ -202,6 +214,10 @@ pub(crate) struct Deployed {
     server: AuthorizationServer,
     /// How long a verified token is trusted (`--jwt-cache-ttl`), when set.
     verified_cache: Option<Duration>,
+    /// The records the grants are kept in, when other replicas may share them: their
+    /// revocations are followed, so a token revoked on one replica is refused on every one.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    revocations: Option<a2a_runtime_sql::Records>,
 }
 
 impl Deployed {
@@ -224,8 +240,17 @@ impl Deployed {
         self.server.router()
     }
 
-    /// Removes expired grants every few minutes until `stop`.
+    /// Removes expired grants every few minutes until `stop`, and follows revocations made by
+    /// other replicas meanwhile.
     pub(crate) fn sweep_until(&self, stop: CancellationToken) {
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Some(records) = self.revocations.clone() {
+            tokio::spawn(follow_revocations(
+                self.server.clone(),
+                records,
+                stop.clone(),
+            ));
+        }
         let server = self.server.clone();
         tokio::spawn(async move {
             let mut every = tokio::time::interval(SWEEP_EVERY);
@@ -276,5 +301,29 @@ impl AdminAuth for ServerAdmin {
                 .filter(|caller| !caller.is_anonymous())
                 .map(|caller| caller.principal().to_owned())
         })
+    }
+}
+
+/// Until `stop`: whenever any replica revokes a token (or changes were missed), every token
+/// this one verified is checked again at its next use, so the revoked one is refused here too.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+async fn follow_revocations(
+    server: AuthorizationServer,
+    records: a2a_runtime_sql::Records,
+    stop: CancellationToken,
+) {
+    let mut changes = match records.watch(a2a_runtime_oauth::REVOCATIONS).await {
+        Ok(changes) => changes,
+        Err(error) => {
+            tracing::warn!(%error, "revocations by other replicas are not followed");
+            return;
+        }
+    };
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            // A change, or some missed: either way, check tokens again.
+            _ = changes.next() => server.forget_verified_tokens(),
+        }
     }
 }
