@@ -231,3 +231,105 @@ async fn the_typescript_mcp_client_signs_in_refreshes_and_is_revoked_across_repl
     assert!(ran.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("revoked everywhere"), "{stdout}");
 }
+
+/// hello's greeting through the balancer as `key`'s caller: the replica that answered, and
+/// whether it was refused as busy (and why).
+async fn greet_as(cluster: &Cluster, key: &str) -> (String, Option<Value>) {
+    static SENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let id = SENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message":
+        {"messageId": format!("greet-{id}"), "role": "ROLE_USER", "parts": [{"text": "Ada"}]}}});
+    let answered = Cluster::client(key)
+        .post(format!("{}hello/", cluster.url))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let replica = answered.headers()["x-replica"].to_str().unwrap().to_owned();
+    let answer: Value = answered.json().await.unwrap();
+    match answer["error"]["code"].as_i64() {
+        Some(-32029) => (replica, Some(answer["error"].clone())),
+        None => (replica, None),
+        Some(_) => panic!("{answer}"),
+    }
+}
+
+#[tokio::test]
+async fn a_callers_rate_holds_for_the_cluster_not_once_per_replica() {
+    // Two tasks a second with a burst of six, for the whole cluster.
+    let limits = [
+        "--tasks-per-second-per-caller",
+        "2",
+        "--task-burst-per-caller",
+        "6",
+    ];
+    let Some(cluster) = three("cluster_rate", &limits).await else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    let (mut admitted, mut refused_by) = (0, std::collections::BTreeSet::new());
+    for _ in 0..30 {
+        match greet_as(&cluster, ALICE).await {
+            (_, None) => admitted += 1,
+            (replica, Some(_)) => {
+                refused_by.insert(replica);
+            }
+        }
+    }
+    // Each replica admits a third: the burst and what the rate refilled meanwhile, not three
+    // bursts (18) as replicas limiting alone would.
+    let refilled = (2.0 * started.elapsed().as_secs_f64()).ceil() as usize;
+    let elapsed = started.elapsed();
+    assert!(
+        admitted <= 6 + refilled + 1,
+        "admitted {admitted} of 30 in {elapsed:?}"
+    );
+    assert_eq!(refused_by.len(), 3, "every replica refuses: {refused_by:?}");
+    // Another caller is not held back by Alice's rate.
+    assert!(
+        greet_as(&cluster, a2a_tests::cluster::BOB)
+            .await
+            .1
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_callers_monthly_budget_holds_on_every_replica_within_the_refresh_bound() {
+    let Some(cluster) = three("cluster_budget", &["--call-budget", "4"]).await else {
+        return;
+    };
+    let mut admitted = 0;
+    while admitted < 4 {
+        assert!(
+            greet_as(&cluster, ALICE).await.1.is_none(),
+            "within the budget"
+        );
+        admitted += 1;
+    }
+    // Every replica learns the calls the others counted (usage rows written within a second,
+    // read again every ten): polled until each refuses, a hang guard of 30 s.
+    let mut refusing = std::collections::BTreeSet::new();
+    let mut overspent = 0;
+    for _ in 0..60 {
+        match greet_as(&cluster, ALICE).await {
+            (replica, Some(error)) => {
+                assert!(
+                    error["message"].as_str().unwrap().contains("budget"),
+                    "{error}"
+                );
+                refusing.insert(replica);
+            }
+            (_, None) => overspent += 1,
+        }
+        if refusing.len() == 3 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert_eq!(refusing.len(), 3, "every replica refuses: {refusing:?}");
+    // What a replica admitted before it read the others' calls is the stated bound's overshoot.
+    assert!(overspent <= 2 * 12, "overspent {overspent}");
+}

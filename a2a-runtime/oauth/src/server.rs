@@ -141,6 +141,12 @@ impl AuthorizationServer {
         })
     }
 
+    /// Shares the server's rate limits (per address, per client) among the replicas `live`
+    /// counts, so N replicas behind a balancer admit each limit about once, not N times.
+    pub fn share_limits_among(&self, live: a2a_runtime_core::quota::LiveReplicas) {
+        self.inner.limits.share_among(live);
+    }
+
     /// Has every token verified so far checked again (signature and revocation) at its next
     /// use: for a token another replica revoked, which this process did not see.
     pub fn forget_verified_tokens(&self) {

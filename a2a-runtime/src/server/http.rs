@@ -113,9 +113,18 @@ async fn healthz(
         let text = "draining: stopping soon; in-flight requests are still served\n";
         return (StatusCode::SERVICE_UNAVAILABLE, text).into_response();
     }
+    // With replicas: how many this one counts (what per-caller limits are shared among).
+    let replicas = managers
+        .first()
+        .and_then(|manager| manager.live_replicas())
+        .map(|live| format!("replicas: {live}\n"))
+        .unwrap_or_default();
     match managers.iter().find_map(|manager| manager.store_failure()) {
-        None if remotes.is_empty() => "ok\n".into_response(),
-        None => format!("ok\n{}", super::catalog::health_lines(&remotes)).into_response(),
+        None if remotes.is_empty() => format!("ok\n{replicas}").into_response(),
+        None => {
+            let remotes = super::catalog::health_lines(&remotes);
+            format!("ok\n{replicas}{remotes}").into_response()
+        }
         Some(reason) => (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("task store refuses writes: {reason}\n"),

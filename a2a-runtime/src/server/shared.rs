@@ -42,6 +42,9 @@ impl Shared {
         let store = store.unwrap_or_else(|| Arc::new(super::storage::memory_store(limits)));
         let state_key = state_key(config, store.coordination().is_some())?;
         let quotas = Quotas::new(quota_limits(config));
+        if let Some(coordination) = store.coordination() {
+            quotas.share_among(Arc::new(move || coordination.live_replicas()));
+        }
         let hub = super::observe::hub(config, observers, &quotas, service)?;
         let push = pusher(&config.push, &store, Meter::new("", hub.clone()));
         Ok(Self {

@@ -123,7 +123,13 @@ pub struct Quotas {
     refused: [AtomicU64; BusyKind::ALL.len()],
     /// Skill calls per caller per month, when budgeted.
     budget: OnceLock<Arc<CallBudget>>,
+    /// How many replicas share each caller, when several serve one store.
+    replicas: OnceLock<LiveReplicas>,
 }
+
+/// How many replicas serve now, this one included: read from a value the replicas' leases keep
+/// current, never from the database on a request's path.
+pub type LiveReplicas = Arc<dyn Fn() -> usize + Send + Sync>;
 
 impl std::fmt::Debug for Quotas {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -143,7 +149,27 @@ impl Quotas {
             rate: KeyedRate::new(per_second, Duration::from_secs(1), burst),
             refused: Default::default(),
             budget: OnceLock::new(),
+            replicas: OnceLock::new(),
         })
+    }
+
+    /// Shares each caller's rate of new tasks among the replicas `live` counts (once): behind
+    /// a balancer that spreads a caller's requests over N replicas, each admits 1/N of the rate,
+    /// so together they admit the rate, not N times it. Approximate by design: a caller whose
+    /// requests all reach one replica gets 1/N there, and a change in N takes effect at the
+    /// next lease renewal. Exact sharing would cost a database round trip per task.
+    pub fn share_among(&self, live: LiveReplicas) {
+        let _ = self.replicas.set(live);
+    }
+
+    /// What one new task costs of its caller's rate on this replica: the number of replicas
+    /// sharing it (never past the burst, which would refuse every task).
+    fn share(&self) -> u32 {
+        let Some(live) = self.replicas.get() else {
+            return 1;
+        };
+        let live = u32::try_from(live()).unwrap_or(u32::MAX);
+        live.clamp(1, self.limits.burst.max(1))
     }
 
     /// Budgets every caller's skill calls per month from now on (once; later budgets are
@@ -197,7 +223,7 @@ impl Quotas {
     /// new tasks or its cap on working tasks.
     pub fn start_task(self: &Arc<Self>, caller: &CallerId) -> Result<TaskSlot, Busy> {
         let key = caller.key();
-        if let Err(refusal) = self.rate.check(key, 1) {
+        if let Err(refusal) = self.rate.check(key, self.share()) {
             let wait = match refusal {
                 RateRefusal::Later(wait) => wait,
                 RateRefusal::Never => Duration::from_secs(1),
@@ -253,7 +279,7 @@ impl Quotas {
                 retry_after,
             ))
         };
-        match self.rate.check(key, cost) {
+        match self.rate.check(key, cost.saturating_mul(self.share())) {
             Ok(()) => Ok(()),
             Err(RateRefusal::Later(wait)) => Err(refused(wait)),
             // More than the burst: never affordable at once.

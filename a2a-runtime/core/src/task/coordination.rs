@@ -17,6 +17,11 @@ pub trait Coordinator: Send + Sync + 'static {
     fn replica(&self) -> &str;
     /// How long a replica that stopped renewing its lease counts as alive.
     fn lease(&self) -> Duration;
+    /// How many replicas hold a lease now, this one included (as of a recent renewal, never
+    /// read on a request's path): what per-caller limits are shared among.
+    fn live_replicas(&self) -> usize {
+        1
+    }
     /// The live replica, other than this one, running unfinished task `task`, if any.
     fn runner<'a>(&'a self, task: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
     /// Puts `message` in replica `to`'s mailbox.
@@ -39,6 +44,11 @@ pub struct Coordination(Arc<dyn Coordinator>);
 impl Coordination {
     pub fn new(coordinator: Arc<dyn Coordinator>) -> Self {
         Self(coordinator)
+    }
+
+    /// How many replicas hold a lease now, this one included (at least 1).
+    pub fn live_replicas(&self) -> usize {
+        self.0.live_replicas().max(1)
     }
 
     /// The store's coordinator.

@@ -447,6 +447,11 @@ impl TaskManager {
         self.cluster.as_ref().map(|cluster| cluster.lease())
     }
 
+    /// With replicas on a shared store: how many hold a lease now, this one included.
+    pub fn live_replicas(&self) -> Option<usize> {
+        self.cluster.as_ref().map(|cluster| cluster.live_replicas())
+    }
+
     /// The store's push outbox, if it keeps one.
     pub fn outbox(&self) -> Option<super::Outbox> {
         self.store.outbox()

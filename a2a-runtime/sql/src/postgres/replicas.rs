@@ -4,6 +4,7 @@
 //! lost while the listening connection reconnects.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use sqlx::PgPool;
@@ -26,6 +27,8 @@ pub(crate) struct Replicas {
     id: Arc<str>,
     pool: PgPool,
     lease: Duration,
+    /// The replicas holding a lease (this one among them), as of the last renewal.
+    live: Arc<AtomicUsize>,
 }
 
 impl Replicas {
@@ -35,6 +38,7 @@ impl Replicas {
             id: Arc::from(uuid::Uuid::new_v4().simple().to_string()),
             pool,
             lease: lease.max(Duration::from_millis(300)),
+            live: Arc::new(AtomicUsize::new(1)),
         };
         replicas.renew().await?;
         Ok(replicas)
@@ -49,16 +53,22 @@ impl Replicas {
         format!("a2a_{replica}")
     }
 
+    /// Renews the lease, and counts the replicas alive (the others as of their last renewal;
+    /// this one, whose row the count cannot see yet, by itself).
     async fn renew(&self) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO a2a_replicas (id, lease_until) VALUES ($1, now() + $2)
-             ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until",
+        let others: i64 = sqlx::query_scalar(
+            "WITH renewed AS (
+                 INSERT INTO a2a_replicas (id, lease_until) VALUES ($1, now() + $2)
+                 ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until)
+             SELECT count(*) FROM a2a_replicas WHERE lease_until > now() AND id <> $1",
         )
         .bind(&*self.id)
         .bind(self.lease)
-        .execute(&self.pool)
+        .fetch_one(&self.pool)
         .await
         .map_err(StoreError::backend)?;
+        let live = usize::try_from(others).unwrap_or(0).saturating_add(1);
+        self.live.store(live, Ordering::Relaxed);
         Ok(())
     }
 
@@ -186,6 +196,10 @@ impl Coordinator for Replicas {
 
     fn lease(&self) -> Duration {
         self.lease
+    }
+
+    fn live_replicas(&self) -> usize {
+        self.live.load(Ordering::Relaxed)
     }
 
     fn runner<'a>(&'a self, task: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {

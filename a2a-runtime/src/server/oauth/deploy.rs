@@ -108,6 +108,10 @@ impl Plan {
             _ => Arc::new(MemoryGrants::default()),
         };
         let mut deployed = self.deploy(bound, resources, scopes, auth, store)?;
+        if let Some(coordination) = storage.and_then(|s| s.tasks().coordination()) {
+            let live = Arc::new(move || coordination.live_replicas());
+            deployed.server.share_limits_among(live);
+        }
         #[cfg(any(feature = "sqlite", feature = "postgres"))]
         if let Some(storage) = storage
             && !matches!(

@@ -92,6 +92,11 @@ impl Cluster {
         self.coordinator.lease()
     }
 
+    /// How many replicas hold a lease now, this one included.
+    pub fn live_replicas(&self) -> usize {
+        self.coordinator.live_replicas().max(1)
+    }
+
     fn pending(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
