@@ -11,8 +11,12 @@ use serde_json::{Value, json};
 
 #[path = "replicas/cluster.rs"]
 mod cluster;
+#[path = "replicas/faults.rs"]
+mod faults;
 #[path = "replicas/keys.rs"]
 mod keys;
+#[path = "replicas/load.rs"]
+mod load;
 
 const CURRENCY: &str = env!("CARGO_BIN_EXE_interop-currency");
 const TASKS: &str = "io.modelcontextprotocol/tasks";

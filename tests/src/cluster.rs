@@ -93,6 +93,17 @@ impl Cluster {
         self.run("kill", index);
     }
 
+    /// Waits until replica `index`'s process has ended (a hang guard of 60 s).
+    pub async fn stopped(&self, index: usize) {
+        for _ in 0..600 {
+            if !self.running(index) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("replica {index} did not stop");
+    }
+
     /// Starts replica `index` again, returning once the balancer counts it up.
     pub fn start(&self, index: usize) {
         self.run("start", index);
