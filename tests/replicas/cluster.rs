@@ -197,6 +197,18 @@ async fn an_mcp_session_begun_through_the_balancer_continues_on_every_replica() 
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     assert_eq!(done["result"]["status"], "completed", "{done}");
+    // And 2026-07-28 calls, each on its own, wherever the balancer sends them.
+    for _ in 0..3 {
+        let arguments = json!({"money": {"amount": 10, "currency": "USD"}, "to": "EUR"});
+        let params = json!({"name": "convert", "arguments": arguments});
+        let (status, body) = currency.mcp_modern("tools/call", params, json!({})).await;
+        let called = a2a_tests::response_from(&body);
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            called["result"]["structuredContent"]["currency"], "EUR",
+            "{called}"
+        );
+    }
 }
 
 /// The official MCP TypeScript SDK signs in through the cluster's authorization server, its
@@ -332,4 +344,39 @@ async fn a_callers_monthly_budget_holds_on_every_replica_within_the_refresh_boun
     assert_eq!(refusing.len(), 3, "every replica refuses: {refusing:?}");
     // What a replica admitted before it read the others' calls is the stated bound's overshoot.
     assert!(overspent <= 2 * 12, "overspent {overspent}");
+}
+
+#[tokio::test]
+async fn push_events_reach_the_webhook_once_each_although_three_replicas_run() {
+    let Some(cluster) = three("cluster_push", &["--push-allow-private"]).await else {
+        return;
+    };
+    let mut receiver = a2a_tests::receiver::Receiver::start(super::RECEIVER, &[]).await;
+    let currency = cluster.agent("currency", ALICE);
+    let mut send = json!({"message": {"messageId": "pushed", "role": "ROLE_USER",
+        "parts": [{"data": {"currencies": ["USD", "JPY", "GBP"], "pace_ms": 50}}],
+        "metadata": {"skill": "report"}},
+        "configuration": {"taskPushNotificationConfig": {"url": receiver.url}}});
+    send["configuration"]["returnImmediately"] = json!(true);
+    let sent = currency.rpc("SendMessage", send).await;
+    let task = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let delivered = receiver.accepted_until_terminal().await;
+    assert!(delivered.iter().all(|d| d["taskId"] == json!(task)));
+    let mut bodies: Vec<String> = delivered.iter().map(|d| d["body"].to_string()).collect();
+    let count = bodies.len();
+    bodies.sort();
+    bodies.dedup();
+    assert_eq!(bodies.len(), count, "no event twice: {delivered:#?}");
+    let sections: Vec<&str> = delivered
+        .iter()
+        .filter_map(|d| d["body"]["artifactUpdate"]["artifact"]["parts"][0]["text"].as_str())
+        .filter_map(|text| text.strip_prefix("## "))
+        .map(|text| &text[..3])
+        .collect();
+    assert_eq!(sections, ["USD", "JPY", "GBP"], "in order: {delivered:#?}");
+    // And no replica delivers anything again (a bounded wait for a delivery that must not come).
+    let late = receiver
+        .next_within(std::time::Duration::from_secs(2))
+        .await;
+    assert!(late.is_none(), "delivered again: {late:?}");
 }
