@@ -15,3 +15,6 @@ pub use a2a_runtime_types::BoxFuture;
 
 #[cfg(feature = "testing")]
 pub mod testing;
+
+#[doc = include_str!("../../docs/deployment.md")]
+pub mod deployment {}
