@@ -10,8 +10,11 @@ use serde_json::{Value, json};
 
 const HOST: &str = env!("CARGO_BIN_EXE_interop-host");
 
-/// A cluster of three on a fresh database, or `None` (said) without `DATABASE_URL`.
-async fn three(name: &str, extra: &[&str]) -> Option<Cluster> {
+/// A cluster of three on a fresh database, or `None` (said) without `DATABASE_URL` or HAProxy.
+pub(crate) async fn three(name: &str, extra: &[&str]) -> Option<Cluster> {
+    if !Cluster::available(name) {
+        return None;
+    }
     let url = a2a_tests::postgres::fresh_database(name).await?;
     Some(Cluster::up(HOST, &url, 3, extra))
 }
@@ -379,4 +382,31 @@ async fn push_events_reach_the_webhook_once_each_although_three_replicas_run() {
         .next_within(std::time::Duration::from_secs(2))
         .await;
     assert!(late.is_none(), "delivered again: {late:?}");
+}
+
+/// The official MCP Python SDK keeps one 2025-11-25 session although the balancer spreads its
+/// requests over every replica.
+#[tokio::test]
+async fn the_python_mcp_clients_session_spans_every_replica() {
+    let python = std::env::var("A2A_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let Some(cluster) = three("cluster_python_mcp", &[]).await else {
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/cluster_mcp.py");
+    let url = format!("{}currency/mcp", cluster.url);
+    let ran = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        tokio::process::Command::new(python)
+            .args([script, &url, ALICE])
+            .output(),
+    )
+    .await
+    .expect("the Python client finished in time")
+    .expect("python runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr),
+    );
+    assert!(ran.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("one session over"), "{stdout}");
 }

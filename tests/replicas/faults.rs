@@ -23,10 +23,9 @@ const UNLIMITED: [&str; 6] = [
 
 #[tokio::test]
 async fn a_rolling_restart_under_load_fails_no_request() {
-    let Some(url) = a2a_tests::postgres::fresh_database("cluster_rolling").await else {
+    let Some(cluster) = super::cluster::three("cluster_rolling", &UNLIMITED).await else {
         return;
     };
-    let cluster = Cluster::up(HOST, &url, 3, &UNLIMITED);
     // One attempt per request: any request the restart fails is counted.
     let load = Load::start(&cluster, 4, 1);
     load.flowing(50).await;
@@ -50,10 +49,10 @@ async fn a_rolling_restart_under_load_fails_no_request() {
 
 #[tokio::test]
 async fn a_replica_killed_under_load_loses_and_duplicates_no_task() {
-    let Some(url) = a2a_tests::postgres::fresh_database("cluster_killed").await else {
+    let Some(cluster) = super::cluster::three("cluster_killed", &UNLIMITED).await else {
         return;
     };
-    let cluster = Cluster::up(HOST, &url, 3, &UNLIMITED);
+    let url = cluster.database.clone();
     // Retried under its key until answered, as a client does after a dropped connection.
     let load = Load::start(&cluster, 4, 100);
     load.flowing(50).await;
@@ -93,6 +92,9 @@ async fn stored_tasks(url: &str) -> HashSet<String> {
 #[tokio::test]
 async fn the_database_restarted_under_load_refuses_clearly_stores_what_it_acknowledged_and_resumes()
 {
+    if !Cluster::available("outage") {
+        return;
+    }
     let Some(database) = a2a_tests::postgres::OwnServer::start("outage") else {
         return;
     };

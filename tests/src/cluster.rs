@@ -32,6 +32,26 @@ fn script() -> PathBuf {
 }
 
 impl Cluster {
+    /// Whether HAProxy is installed; without it (and outside CI, which installs it) the cluster
+    /// tests are skipped, saying so.
+    pub fn available(test: &str) -> bool {
+        let installed = [
+            "/usr/sbin/haproxy",
+            "/usr/bin/haproxy",
+            "/usr/local/sbin/haproxy",
+        ]
+        .iter()
+        .any(|path| Path::new(path).exists());
+        if !installed {
+            assert!(
+                std::env::var("CI").is_err(),
+                "HAProxy must be installed under CI (.ci/run installs it)"
+            );
+            eprintln!("skipped {test}: HAProxy is not installed (apt-get install haproxy)");
+        }
+        installed
+    }
+
     /// `replicas` replicas of `binary` (an agent host) on `database`, each also given `extra`
     /// flags; the cluster goes down with this value, or with the test process.
     pub fn up(binary: &str, database: &str, replicas: usize, extra: &[&str]) -> Self {
