@@ -67,23 +67,11 @@ async fn official_typescript_mcp_client_signs_in_through_the_authorization_serve
         .server()
         .authorization_server(settings);
     let server = a2a_tests::start(library).await;
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/mcp_oauth.mjs");
-    let ran = tokio::time::timeout(
-        Duration::from_secs(60),
-        tokio::process::Command::new(node)
-            .arg(script)
-            .args([&format!("{}mcp", server.base), "alice"])
-            .output(),
-    )
-    .await
-    .expect("the TypeScript client finished in time")
-    .expect("node runs");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr),
-    );
-    assert!(ran.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("signed in as alice"), "{stdout}");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/mcp_oauth.mjs");
+    let mcp = format!("{}mcp", server.base);
+    let limit = Duration::from_secs(60);
+    let said = a2a_tests::run_to_success(&node, &[script, &mcp, "alice"], limit).await;
+    assert!(said.contains("signed in as alice"), "{said}");
 }
 
 /// Proxy mode: users sign in at a real OpenID Connect provider (npm's `oidc-provider`, started

@@ -11,13 +11,13 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { Provider, approve as approveAll } from './signin.mjs';
+
 const [mcpUrl, principal] = process.argv.slice(2);
 const sdk = (file) => import(pathToFileURL(path.join(process.env.A2A_TEST_MCP_SDK, 'dist', 'esm', file)).href);
 const { Client } = await sdk('client/index.js');
 const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 const { UnauthorizedError } = await sdk('client/auth.js');
-
-const REDIRECT = 'http://127.0.0.1:3031/callback';
 
 function check(condition, what) {
   if (!condition) {
@@ -37,76 +37,17 @@ globalThis.fetch = async (input, init) => {
 };
 const replicasOf = (pathEnd) => served.filter((s) => s.path.endsWith(pathEnd)).map((s) => s.replica);
 
-/** The SDK's provider: what it registers as, and where it keeps what it learns. */
-class Provider {
-  constructor() {
-    this.saved = [];
-    this.authorizationUrl = null;
-  }
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'Cluster sign-in client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  state() {
-    return 'cluster-state';
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(client) {
-    this.client = client;
-  }
-  tokens() {
-    return this.saved.at(-1);
-  }
-  saveTokens(tokens) {
-    this.saved.push(tokens);
-  }
-  redirectToAuthorization(url) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+const greet = { name: 'greet', arguments: { name: 'Ada' } };
+const text = (result) => result.content?.[0]?.text;
 
-/** The person's browser: opens the authorization URL, approves every scope on the consent page. */
+/** The person approves, wherever the consent page and its answer are served. */
 async function approve(url) {
-  const opened = await fetch(url, { redirect: 'manual' });
-  check(opened.status === 200, `the consent page: HTTP ${opened.status}`);
-  const cookie = (opened.headers.getSetCookie() || []).map((c) => c.split(';')[0]).join('; ');
-  const html = await opened.text();
-  const field = (name) => html.match(new RegExp(`name="${name}" value="([^"]*)"`))[1];
-  const action = new URL(html.match(/<form[^>]* action="([^"]+)"/)[1], url);
-  const form = new URLSearchParams({ request: field('request'), csrf: field('csrf'), decision: 'approve' });
-  for (const [, scope] of html.matchAll(/name="scope" value="([^"]+)"/g)) form.append('scope', scope);
-  const decided = await fetch(action, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: action.origin },
-    body: form,
-  });
-  check(decided.status === 303, `the consent answer: HTTP ${decided.status} ${await decided.text()}`);
-  const back = new URL(decided.headers.get('location'));
+  const back = await approveAll(url, check);
   check(back.searchParams.get('state') === 'cluster-state', 'the state comes back');
   return back.searchParams.get('code');
 }
 
-const greet = { name: 'greet', arguments: { name: 'Ada' } };
-const text = (result) => result.content?.[0]?.text;
-
-const provider = new Provider();
+const provider = new Provider('Cluster sign-in client', 'cluster-state');
 let transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
 let client = new Client({ name: 'cluster-sign-in', version: '1.0.0' });
 try {

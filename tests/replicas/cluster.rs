@@ -230,21 +230,9 @@ async fn the_typescript_mcp_client_signs_in_refreshes_and_is_revoked_across_repl
     };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/cluster_oauth.mjs");
     let mcp = format!("{}hello/mcp", cluster.url);
-    let ran = tokio::time::timeout(
-        std::time::Duration::from_secs(90),
-        tokio::process::Command::new(node)
-            .args([script, &mcp, "alice"])
-            .output(),
-    )
-    .await
-    .expect("the TypeScript client finished in time")
-    .expect("node runs");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr),
-    );
-    assert!(ran.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("revoked everywhere"), "{stdout}");
+    let limit = std::time::Duration::from_secs(90);
+    let said = a2a_tests::run_to_success(&node, &[script, &mcp, "alice"], limit).await;
+    assert!(said.contains("revoked everywhere"), "{said}");
 }
 
 /// hello's greeting through the balancer as `key`'s caller: the replica that answered, and
@@ -394,19 +382,7 @@ async fn the_python_mcp_clients_session_spans_every_replica() {
     };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/cluster_mcp.py");
     let url = format!("{}currency/mcp", cluster.url);
-    let ran = tokio::time::timeout(
-        std::time::Duration::from_secs(60),
-        tokio::process::Command::new(python)
-            .args([script, &url, ALICE])
-            .output(),
-    )
-    .await
-    .expect("the Python client finished in time")
-    .expect("python runs");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr),
-    );
-    assert!(ran.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("one session over"), "{stdout}");
+    let limit = std::time::Duration::from_secs(60);
+    let said = a2a_tests::run_to_success(&python, &[script, &url, ALICE], limit).await;
+    assert!(said.contains("one session over"), "{said}");
 }

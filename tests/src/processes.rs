@@ -140,3 +140,27 @@ pub fn path_with(folder: &std::path::Path) -> std::ffi::OsString {
     std::env::join_paths(std::iter::once(folder.to_path_buf()).chain(std::env::split_paths(&rest)))
         .expect("a PATH of folders without separators in their names")
 }
+
+/// Runs `program` with `args` to its end within `limit`, asserting that it succeeded; its
+/// standard output. A failure shows both streams.
+pub async fn run_to_success(program: &str, args: &[&str], limit: std::time::Duration) -> String {
+    let ran = tokio::time::timeout(
+        limit,
+        tokio::process::Command::new(program)
+            .args(args)
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{program} {args:?} did not finish within {limit:?}"))
+    .unwrap_or_else(|error| panic!("{program} runs: {error}"));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr),
+    );
+    assert!(
+        ran.status.success(),
+        "{program} {args:?}:\n{stdout}\n{stderr}"
+    );
+    stdout.into_owned()
+}
