@@ -102,6 +102,44 @@ async fn every_binding_sends_streams_answers_and_cancels_through_a_balancer_with
         spread.iter().all(|&n| n > 3),
         "every replica served: {spread:?}"
     );
+    over_tls_at_the_balancer(&cluster).await;
+}
+
+/// TLS ends at the balancer (a test CA's certificate): a call over HTTPS there.
+async fn over_tls_at_the_balancer(cluster: &Cluster) {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    let ca = CertificateDer::from_pem_file(&cluster.ca).expect("the cluster's CA");
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        "x-api-key",
+        reqwest::header::HeaderValue::from_static(ALICE),
+    );
+    let https = a2a_runtime_types::https::client_builder_trusting(&[ca])
+        .unwrap()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message":
+        {"messageId": "over-tls", "role": "ROLE_USER", "parts": [{"text": "Ada"}]}}});
+    let answered = https
+        .post(format!("{}hello/", cluster.tls_url))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        answered.version(),
+        reqwest::Version::HTTP_2,
+        "ALPN chose h2"
+    );
+    let answer: Value = answered.json().await.unwrap();
+    assert_eq!(
+        answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
 }
 
 #[tokio::test]
