@@ -142,17 +142,43 @@ async fn a_stream_cut_by_its_replicas_death_resumes_on_another_with_nothing_lost
     let Some(cluster) = three("cluster_stream_cut", &[]).await else {
         return;
     };
-    // The report runs on replica 0 (sent to it directly), slowly enough to cut it midway.
+    // Each report runs on replica 0 (sent to it directly), slowly enough to cut it midway.
     let runner = A2aClient::builder(format!("{}currency/", cluster.replica_url(0)))
         .api_key("X-API-Key", ALICE)
         .connect()
         .await
         .unwrap();
-    let task = task_of(runner.send_with(report(700), no_wait()).await.unwrap());
-    let client = currency_over(&cluster, Binding::JsonRpc).await;
-    // Subscribed through the balancer until the stream is served by another replica.
+    for binding in [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc] {
+        let task = task_of(runner.send_with(report(700), no_wait()).await.unwrap());
+        let client = currency_over(&cluster, binding.clone()).await;
+        let (events, serving) = follow_through_a_kill(&cluster, &client, &task.id).await;
+        assert_eq!(
+            sections(&events),
+            ["USD", "JPY", "GBP"],
+            "{binding}: {events:?}"
+        );
+        let last = events.last().unwrap();
+        assert!(
+            matches!(last, StreamEvent::Status(s) if s.status.state == TaskState::Completed),
+            "{binding}: {last:?}"
+        );
+        // The replica comes back and the balancer sends it requests again.
+        cluster.start(serving);
+        let again = client.get_task(&task.id, None).await.unwrap();
+        assert_eq!(again.status.state, TaskState::Completed);
+    }
+}
+
+/// Task `id`'s events through `client`, subscribed through the balancer until a replica other
+/// than the runner (0) serves the stream, which is killed after the first artifact: the events,
+/// and the replica killed.
+async fn follow_through_a_kill(
+    cluster: &Cluster,
+    client: &A2aClient,
+    id: &str,
+) -> (Vec<StreamEvent>, usize) {
     let (mut stream, serving) = loop {
-        let stream = client.subscribe(&task.id).await.unwrap();
+        let stream = client.subscribe(id).await.unwrap();
         let serving = cluster.serving_streams();
         match serving.iter().position(|&n| n > 0) {
             Some(0) | None => drop(stream),
@@ -169,16 +195,7 @@ async fn a_stream_cut_by_its_replicas_death_resumes_on_another_with_nothing_lost
         }
     }
     assert!(killed, "the stream was cut midway: {events:?}");
-    assert_eq!(sections(&events), ["USD", "JPY", "GBP"], "{events:?}");
-    let last = events.last().unwrap();
-    assert!(
-        matches!(last, StreamEvent::Status(s) if s.status.state == TaskState::Completed),
-        "{last:?}"
-    );
-    // The replica comes back and the balancer sends it requests again.
-    cluster.start(serving);
-    let again = client.get_task(&task.id, None).await.unwrap();
-    assert_eq!(again.status.state, TaskState::Completed);
+    (events, serving)
 }
 
 #[tokio::test]

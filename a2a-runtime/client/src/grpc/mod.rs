@@ -377,6 +377,9 @@ fn path(op: Op) -> Result<PathAndQuery, Failure> {
     })
 }
 
+/// How tonic begins the status of a response that ended without its `grpc-status` trailer.
+const TRUNCATED: &str = "protocol error: missing grpc-status trailer";
+
 /// What a failed call's status means. tonic's own statuses (the connection failed or was lost)
 /// carry the error that made them; an agent's, read from its trailers, carry none.
 fn failure(status: tonic::Status, address: &str, limits: ReadLimits) -> Failure {
@@ -384,6 +387,11 @@ fn failure(status: tonic::Status, address: &str, limits: ReadLimits) -> Failure 
         let reason = format!("{}: {}", status.message(), causes(source));
         let transient = matches!(status.code(), Code::Unavailable | Code::Unknown);
         return transport(address, reason, false, transient);
+    }
+    // A stream that ended with no status at all: cut on the way (a proxy or balancer whose
+    // upstream died ends it so), not answered. tonic says so only in this message.
+    if status.code() == Code::Unknown && status.message().starts_with(TRUNCATED) {
+        return transport(address, status.message().to_owned(), false, true);
     }
     // tonic refuses a message past the client's bound before buffering it, with this wording
     // (an agent refusing a request past its own bound names its own limit).
