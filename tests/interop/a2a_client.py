@@ -3,12 +3,14 @@
 Usage: python a2a_client.py BASE_URL [BINDING]
 BINDING is the protocol binding the client is restricted to: JSONRPC (the default), HTTP+JSON or
 GRPC (the card's GRPC interface, over an insecure channel: the test server is on loopback).
+With A2A_TEST_API_KEY set, every call sends it as `X-API-Key` (HTTP header or gRPC metadata).
 Fetches the agent card, sends a structured message and a text message, reads the task back and
 lists tasks; then streams a long report, leaves the stream mid-task and resubscribes, and cancels
 a streamed task. Exits non-zero (with the reason) on any mismatch.
 """
 
 import asyncio
+import os
 import sys
 from contextlib import aclosing
 
@@ -20,11 +22,38 @@ from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.types import a2a_pb2
 
 
+API_KEY = os.environ.get("A2A_TEST_API_KEY")
+
+
+def keyed(details):
+    """`details` with the API key added to its metadata."""
+    metadata = list(details.metadata or []) + [("x-api-key", API_KEY)]
+    return details._replace(metadata=metadata)
+
+
+# grpc.aio files an interceptor under the first kind it is, so each kind is its own class.
+class KeyedUnary(grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation, details, request):
+        return await continuation(keyed(details), request)
+
+
+class KeyedStream(grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation, details, request):
+        return await continuation(keyed(details), request)
+
+
+def channel(target: str):
+    interceptors = [KeyedUnary(), KeyedStream()] if API_KEY else None
+    return grpc.aio.insecure_channel(target, interceptors=interceptors)
+
+
 def config(streaming: bool, binding: str) -> ClientConfig:
+    headers = {"x-api-key": API_KEY} if API_KEY else {}
     return ClientConfig(
         streaming=streaming,
         supported_protocol_bindings=[binding],
-        grpc_channel_factory=grpc.aio.insecure_channel,
+        grpc_channel_factory=channel,
+        httpx_client=httpx.AsyncClient(headers=headers, timeout=30),
     )
 
 
@@ -42,7 +71,11 @@ async def main(base_url: str, binding: str) -> None:
     print("card ok:", card.name, card.version)
 
     client = await create_client(card, client_config=config(False, binding))
-    transport = type(client._transport).__name__
+    # A hosted agent's gRPC interface names its tenant: the SDK wraps its transport to send it.
+    inner = client._transport
+    if type(inner).__name__ == "TenantTransportDecorator":
+        inner = inner._base
+    transport = type(inner).__name__
     check(transport == {"JSONRPC": "JsonRpcTransport", "HTTP+JSON": "RestTransport", "GRPC": "GrpcTransport"}[binding], f"transport {transport}")
     print("binding:", binding, transport)
     request = json_format.ParseDict(

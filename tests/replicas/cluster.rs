@@ -436,3 +436,21 @@ async fn the_python_mcp_clients_session_spans_every_replica() {
     let said = a2a_tests::run_to_success(&python, &[script, &url, ALICE], limit).await;
     assert!(said.contains("one session over"), "{said}");
 }
+
+/// The official A2A Python SDK's client through the balancer, on each binding: card, sends, a
+/// stream left and resubscribed, a cancel, each request wherever the balancer sends it.
+#[tokio::test]
+async fn the_python_a2a_client_works_through_the_balancer_on_every_binding() {
+    let python = std::env::var("A2A_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let Some(cluster) = three("cluster_python_a2a", &[]).await else {
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/a2a_client.py");
+    let url = format!("{}currency/", cluster.url);
+    for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
+        let (args, key) = ([script, &url, binding], [("A2A_TEST_API_KEY", ALICE)]);
+        let limit = std::time::Duration::from_secs(120);
+        let said = a2a_tests::run_to_success_with(&python, &args, &key, limit).await;
+        assert!(said.contains("cancel ok"), "{binding}: {said}");
+    }
+}

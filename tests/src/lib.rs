@@ -28,8 +28,8 @@ pub mod vault;
 
 pub use browser::{Browser, browser};
 pub use processes::{
-    StdioServer, path_with, rss_kb, run_to_success, run_with_input, spawn_served,
-    spawn_served_with, spawn_served_with_env, spawn_stdio, spawn_stdio_command,
+    StdioServer, path_with, rss_kb, run_to_success, run_to_success_with, run_with_input,
+    spawn_served, spawn_served_with, spawn_served_with_env, spawn_stdio, spawn_stdio_command,
 };
 pub use scratch::{scratch_dir, scratch_named};
 

@@ -144,10 +144,21 @@ pub fn path_with(folder: &std::path::Path) -> std::ffi::OsString {
 /// Runs `program` with `args` to its end within `limit`, asserting that it succeeded; its
 /// standard output. A failure shows both streams.
 pub async fn run_to_success(program: &str, args: &[&str], limit: std::time::Duration) -> String {
+    run_to_success_with(program, args, &[], limit).await
+}
+
+/// [`run_to_success`] with these environment variables set.
+pub async fn run_to_success_with(
+    program: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: std::time::Duration,
+) -> String {
     let ran = tokio::time::timeout(
         limit,
         tokio::process::Command::new(program)
             .args(args)
+            .envs(env.iter().copied())
             .kill_on_drop(true)
             .output(),
     )
