@@ -177,7 +177,12 @@ async fn follow_through_a_kill(
     client: &A2aClient,
     id: &str,
 ) -> (Vec<StreamEvent>, usize) {
+    let mut attempts = 0..50;
     let (mut stream, serving) = loop {
+        assert!(
+            attempts.next().is_some(),
+            "no stream served by another replica"
+        );
         let stream = client.subscribe(id).await.unwrap();
         let serving = cluster.serving_streams();
         match serving.iter().position(|&n| n > 0) {
