@@ -2,9 +2,8 @@
 //! and one client ask for tokens: a GCRA limit per key, answered 429 with `Retry-After`.
 
 use std::num::NonZeroU32;
-use std::time::Duration;
-
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use a2a_runtime_core::quota::{KeyedRate, LiveReplicas, RateRefusal};
 
@@ -28,19 +27,13 @@ pub(crate) enum Limited {
 
 /// The limiters of one server.
 pub(crate) struct RateLimits {
-    register: Limiter,
-    authorize: Limiter,
-    token_address: Limiter,
-    token_client: Limiter,
+    register: KeyedRate<String>,
+    authorize: KeyedRate<String>,
+    token_address: KeyedRate<String>,
+    token_client: KeyedRate<String>,
     /// How many replicas share the limits, when several serve one store: each admits its
     /// share, so together they admit each limit about once, not once per replica.
     replicas: OnceLock<LiveReplicas>,
-}
-
-/// One limit: a rate per key, and the burst it allows.
-struct Limiter {
-    rate: KeyedRate<String>,
-    burst: u32,
 }
 
 impl Default for RateLimits {
@@ -56,27 +49,16 @@ impl Default for RateLimits {
 }
 
 /// `per_minute` requests a minute, `burst` at once.
-fn limiter(per_minute: u32, burst: u32) -> Limiter {
+fn limiter(per_minute: u32, burst: u32) -> KeyedRate<String> {
     let rate = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
-    let most = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
-    Limiter {
-        rate: KeyedRate::new(rate, Duration::from_secs(60), most),
-        burst: most.get(),
-    }
+    let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
+    KeyedRate::new(rate, Duration::from_secs(60), burst)
 }
 
 impl RateLimits {
     /// Shares every limit among the replicas `live` counts (once).
     pub(crate) fn share_among(&self, live: LiveReplicas) {
         let _ = self.replicas.set(live);
-    }
-
-    /// What one request costs of `limiter` here: the replicas sharing it, within its burst.
-    fn cost(&self, limiter: &Limiter) -> u32 {
-        let live = self.replicas.get().map_or(1, |live| live());
-        u32::try_from(live)
-            .unwrap_or(u32::MAX)
-            .clamp(1, limiter.burst.max(1))
     }
 
     /// Counts a request of `key` against `which`, refused when over it.
@@ -88,7 +70,8 @@ impl RateLimits {
             Limited::TokenByClient => (&self.token_client, "token requests of this client"),
         };
         let key = key.to_owned();
-        if let Err(refusal) = limiter.rate.check(&key, self.cost(limiter)) {
+        let cost = limiter.shared_cost(self.replicas.get());
+        if let Err(refusal) = limiter.check(&key, cost) {
             let retry_after = match refusal {
                 RateRefusal::Later(wait) => wait,
                 RateRefusal::Never => Duration::from_secs(60),
@@ -98,8 +81,8 @@ impl RateLimits {
                 retry_after,
             });
         }
-        if limiter.rate.len() > KEYS_BEFORE_CLEANUP {
-            limiter.rate.retain_recent();
+        if limiter.len() > KEYS_BEFORE_CLEANUP {
+            limiter.retain_recent();
         }
         Ok(())
     }

@@ -80,6 +80,18 @@ impl<K: Hash + Eq + Clone> KeyedRate<K> {
         Ok(())
     }
 
+    /// What one request costs here when `live` replicas share this limit (each admits its share,
+    /// so together they admit the rate about once): their number, never past the burst, which
+    /// would refuse every request. 1 without sharing.
+    pub fn shared_cost(&self, live: Option<&super::LiveReplicas>) -> u32 {
+        let Some(live) = live else {
+            return 1;
+        };
+        u32::try_from(live())
+            .unwrap_or(u32::MAX)
+            .clamp(1, self.burst.max(1))
+    }
+
     /// How many keys are remembered.
     pub fn len(&self) -> usize {
         self.keys().len()

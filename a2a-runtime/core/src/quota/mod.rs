@@ -162,14 +162,9 @@ impl Quotas {
         let _ = self.replicas.set(live);
     }
 
-    /// What one new task costs of its caller's rate on this replica: the number of replicas
-    /// sharing it (never past the burst, which would refuse every task).
+    /// What one new task costs of its caller's rate on this replica.
     fn share(&self) -> u32 {
-        let Some(live) = self.replicas.get() else {
-            return 1;
-        };
-        let live = u32::try_from(live()).unwrap_or(u32::MAX);
-        live.clamp(1, self.limits.burst.max(1))
+        self.rate.shared_cost(self.replicas.get())
     }
 
     /// Budgets every caller's skill calls per month from now on (once; later budgets are
