@@ -3,9 +3,10 @@ rounds, the ratios to this SDK's `hello` (overall and in each round), memory, an
 scripts and the issue tracker read.
 
 Usage: bench_peers.py RUNS IDLE AFTER, where RUNS holds a line per run, "round kind server
-concurrency requests/s p50_ms p99_ms cpu_us_per_request switches_per_request" (kind: a2a,
-mcp/stateless or mcp/session), and IDLE and AFTER a line per server, "server rss anon file"
-in KiB.
+concurrency requests/s p50_ms p99_ms cpu_us_per_request switches_per_request failed" (kind: a2a,
+mcp/stateless or mcp/session; failed: the fraction of requests not answered), and IDLE and
+AFTER a line per server, "server rss anon file" in KiB. A run with more than 1% failed counts
+in no best round and no ratio.
 """
 
 import sys
@@ -13,6 +14,7 @@ from collections import defaultdict
 
 OURS = "hello"
 CEILING = "echo"  # the bare axum echo: a ceiling beside the A2A rows, never a peer
+MAX_FAILED = 0.01  # a run failing more of its requests than this counts nowhere
 
 
 def read_runs(path):
@@ -21,10 +23,14 @@ def read_runs(path):
     with open(path) as lines:
         for line in lines:
             fields = line.split()
-            if len(fields) != 9:
+            if len(fields) != 10:
                 continue
             round_, kind, server, c = fields[:4]
-            rate, p50, p99, cpu, switches = (float(v) for v in fields[4:])
+            rate, p50, p99, cpu, switches, failed = (float(v) for v in fields[4:])
+            if failed > MAX_FAILED:
+                print(f"set aside: {kind} {server} c={c} round {round_}: "
+                      f"{failed:.1%} of its requests failed")
+                continue
             runs[(kind, server, int(c))].append(
                 {"round": int(round_), "rate": rate, "p50": p50, "p99": p99, "cpu": cpu,
                  "switches": switches})

@@ -15,8 +15,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -50,12 +49,16 @@ enum Reply {
 pub async fn handle(
     State(endpoint): State<Arc<JsonRpc>>,
     Calling(caller): Calling,
-    headers: HeaderMap,
-    uri: Uri,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> Response {
     let service = &endpoint.service;
     let started = service.manager.meter().clock();
+    // The head is taken apart rather than extracted piece by piece: extracting `HeaderMap`
+    // copies it, for every request.
+    let (mut parts, body) = request.into_parts();
+    let headers = std::mem::take(&mut parts.headers);
+    let uri = std::mem::take(&mut parts.uri);
+    let body = Bytes::from_request(Request::from_parts(parts, body), &()).await;
     let body = match body {
         Ok(body) => body,
         Err(rejection) => {

@@ -73,6 +73,11 @@ impl TaskObserver for ResourceUpdates {
             ));
         }
     }
+
+    /// Only while some client listens for resource changes.
+    fn wants(&self, _observed: ObservedTask<'_>) -> bool {
+        self.sender.receiver_count() > 0
+    }
 }
 
 /// The URI of one artifact of a task.

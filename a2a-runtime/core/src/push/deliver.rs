@@ -142,6 +142,11 @@ impl TaskObserver for Pusher {
                 .enqueue(delivery(observed.task, config, event), true);
         }
     }
+
+    /// Only a task with webhooks has events to deliver.
+    fn wants(&self, observed: ObservedTask<'_>) -> bool {
+        !observed.push_configs.is_empty()
+    }
 }
 
 /// The client deliveries go out with: no redirects, no proxy, the guard's resolver.

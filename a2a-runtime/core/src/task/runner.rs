@@ -17,9 +17,7 @@ use crate::dispatch::{Attachments, Call, Placement};
 use crate::observe::CallOutcome;
 use crate::registry::SkillEntry;
 use crate::skill_error::{SkillError, SkillErrorKind};
-use a2a_runtime_types::model::{
-    Artifact, ByteSize, Message, Part, Role, TaskArtifactUpdate, TaskEvent, TaskState, new_id,
-};
+use a2a_runtime_types::model::{Artifact, ByteSize, Message, Part, Role, TaskState, new_id};
 
 impl TaskManager {
     /// Runs `call` as the created task, in the background.
@@ -172,14 +170,11 @@ impl TaskManager {
                     output => output,
                 };
                 if let Some(artifact) = output_artifact(skill, output) {
-                    let event = TaskEvent::Artifact(TaskArtifactUpdate {
-                        task_id: live.id.clone(),
-                        context_id: live.context_id.clone(),
-                        artifact,
-                        append: false,
-                        last_chunk: true,
-                    });
-                    live.record(event, None, max_history);
+                    live.record(
+                        live.artifact_event(artifact, false, true),
+                        None,
+                        max_history,
+                    );
                 }
                 live.record(
                     live.status_event(TaskState::Completed, None, None),

@@ -1,6 +1,8 @@
 //! What happens to a task while it runs: status and artifact updates, in the order subscribers
 //! see them.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Artifact, JsonObject, Task, TaskStatus};
@@ -72,7 +74,26 @@ impl Task {
         match event {
             TaskEvent::Status(update) => self.status = update.status.clone(),
             TaskEvent::Artifact(update) => {
-                join_artifact(&mut self.artifacts, &update.artifact, update.append);
+                join(
+                    &mut self.artifacts,
+                    Cow::Borrowed(&update.artifact),
+                    update.append,
+                );
+            }
+        }
+    }
+
+    /// [`apply`](Self::apply), taking the event: its status or artifact moves into the task
+    /// rather than being copied.
+    pub fn apply_owned(&mut self, event: TaskEvent) {
+        match event {
+            TaskEvent::Status(update) => self.status = update.status,
+            TaskEvent::Artifact(update) => {
+                join(
+                    &mut self.artifacts,
+                    Cow::Owned(update.artifact),
+                    update.append,
+                );
             }
         }
     }
@@ -82,13 +103,21 @@ impl Task {
 /// extends its parts; a new id is added at the end.
 #[doc(hidden)]
 pub fn join_artifact(artifacts: &mut Vec<Artifact>, incoming: &Artifact, append: bool) {
+    join(artifacts, Cow::Borrowed(incoming), append);
+}
+
+/// [`join_artifact`], copying `incoming` only where it is borrowed.
+fn join(artifacts: &mut Vec<Artifact>, incoming: Cow<'_, Artifact>, append: bool) {
     match artifacts
         .iter_mut()
         .find(|a| a.artifact_id == incoming.artifact_id)
     {
-        Some(existing) if append => existing.parts.extend(incoming.parts.iter().cloned()),
-        Some(existing) => *existing = incoming.clone(),
-        None => artifacts.push(incoming.clone()),
+        Some(existing) if append => match incoming {
+            Cow::Borrowed(incoming) => existing.parts.extend(incoming.parts.iter().cloned()),
+            Cow::Owned(incoming) => existing.parts.extend(incoming.parts),
+        },
+        Some(existing) => *existing = incoming.into_owned(),
+        None => artifacts.push(incoming.into_owned()),
     }
 }
 
@@ -134,5 +163,29 @@ mod tests {
         );
         task.apply(&chunk("a", "fresh", false));
         assert_eq!(task.artifacts[0].parts, vec![Part::text("fresh")]);
+    }
+
+    #[test]
+    fn an_event_applied_by_value_leaves_the_task_as_one_applied_by_reference() {
+        let events = [
+            chunk("a", "one", false),
+            chunk("a", "two", true),
+            chunk("b", "other", false),
+            chunk("a", "fresh", false),
+            TaskEvent::Status(TaskStatusUpdate {
+                task_id: "t".into(),
+                context_id: "c".into(),
+                status: TaskStatus::now(TaskState::Completed, None),
+                metadata: None,
+            }),
+        ];
+        let (mut borrowed, mut owned) = (task(), task());
+        for event in events {
+            borrowed.apply(&event);
+            owned.apply_owned(event);
+        }
+        assert_eq!(borrowed, owned);
+        assert_eq!(owned.status.state, TaskState::Completed);
+        assert_eq!(owned.artifacts.len(), 2);
     }
 }

@@ -21,4 +21,13 @@ pub struct ObservedTask<'a> {
 pub trait TaskObserver: Send + Sync {
     /// `event` just happened to `task`.
     fn observe(&self, task: ObservedTask<'_>, event: &Arc<TaskEvent>);
+
+    /// Whether the next event of `task` would interest this observer (checked before it is
+    /// shared: an event no observer or subscriber wants is applied to the task without a copy).
+    /// `true` unless an observer knows better; [`observe`](Self::observe) is called only when
+    /// some observer or subscriber wants the event, and may still find nothing to do.
+    fn wants(&self, task: ObservedTask<'_>) -> bool {
+        let _ = task;
+        true
+    }
 }

@@ -56,7 +56,15 @@ impl LiveTask {
             }
         }
         let from = inner.task.status.state;
-        inner.task.apply(&event);
+        let state = event.state();
+        // An event nobody follows moves into the task; one that is followed is shared.
+        let shared = if self.followed(inner) {
+            inner.task.apply(&event);
+            Some(Arc::new(self.addressed(event)))
+        } else {
+            inner.task.apply_owned(event);
+            None
+        };
         inner.revision += 1;
         if let Some(message) = history {
             inner.task.history.push(message);
@@ -64,22 +72,18 @@ impl LiveTask {
             inner.task.history.drain(..excess);
             trim_to_bytes(&mut inner.task.history, self.budget.history_bytes);
         }
-        let state = event.state();
         if let Some(state) = state {
             self.metered(inner, from, state);
         }
-        let event = Arc::new(event);
-        if let Some(events) = &inner.events {
-            // No receivers is not an error: subscribers come and go.
-            let _ = events.send(Arc::clone(&event));
-        }
-        for observer in self.observers.iter().chain(&inner.observers) {
-            let observed = ObservedTask {
-                task: &inner.task,
-                owner: self.caller.owner(),
-                push_configs: &inner.push_configs,
-            };
-            observer.observe(observed, &event);
+        if let Some(event) = shared {
+            if let Some(events) = &inner.events {
+                // No receivers is not an error: subscribers come and go.
+                let _ = events.send(Arc::clone(&event));
+            }
+            let observed = self.observed(inner);
+            for observer in self.observers.iter().chain(&inner.observers) {
+                observer.observe(observed, &event);
+            }
         }
         if state.is_some_and(TaskState::is_terminal) {
             // Receivers drain what was sent, then see the channel closed; a waiting skill
@@ -92,6 +96,28 @@ impl LiveTask {
             inner.deferred = None;
         }
         Some(state)
+    }
+
+    /// Whether anything follows the task's next event: a subscriber (the channel exists only
+    /// while one might listen) or an observer that wants it.
+    fn followed(&self, inner: &Inner) -> bool {
+        if inner.events.is_some() {
+            return true;
+        }
+        let observed = self.observed(inner);
+        self.observers
+            .iter()
+            .chain(&inner.observers)
+            .any(|observer| observer.wants(observed))
+    }
+
+    /// The task as its observers see it.
+    fn observed<'a>(&'a self, inner: &'a Inner) -> ObservedTask<'a> {
+        ObservedTask {
+            task: &inner.task,
+            owner: self.caller.owner(),
+            push_configs: &inner.push_configs,
+        }
     }
 
     /// Reports a move from `from` to `state`, and ends the call's turn when the task settles
@@ -130,7 +156,9 @@ impl LiveTask {
         }
     }
 
-    /// A status update for this task.
+    /// A status update for this task, to [`record`](Self::record). Its task and context ids
+    /// are left empty: they are written in when the event is shared (a subscriber or an
+    /// observer follows the task), and an event nobody follows never copies them.
     pub fn status_event(
         &self,
         state: TaskState,
@@ -143,11 +171,43 @@ impl LiveTask {
             ..m
         });
         TaskEvent::Status(TaskStatusUpdate {
-            task_id: self.id.clone(),
-            context_id: self.context_id.clone(),
+            task_id: String::new(),
+            context_id: String::new(),
             status: TaskStatus::now(state, message),
             metadata,
         })
+    }
+
+    /// An artifact (or a chunk of one) for this task, to [`record`](Self::record); its ids are
+    /// left empty as [`status_event`](Self::status_event)'s are.
+    pub fn artifact_event(
+        &self,
+        artifact: a2a_runtime_types::model::Artifact,
+        append: bool,
+        last_chunk: bool,
+    ) -> TaskEvent {
+        TaskEvent::Artifact(TaskArtifactUpdate {
+            task_id: String::new(),
+            context_id: String::new(),
+            artifact,
+            append,
+            last_chunk,
+        })
+    }
+
+    /// `event` with this task's ids where they were left empty, to be shared.
+    fn addressed(&self, mut event: TaskEvent) -> TaskEvent {
+        let (task_id, context_id) = match &mut event {
+            TaskEvent::Status(update) => (&mut update.task_id, &mut update.context_id),
+            TaskEvent::Artifact(update) => (&mut update.task_id, &mut update.context_id),
+        };
+        if task_id.is_empty() {
+            task_id.clone_from(&self.id);
+        }
+        if context_id.is_empty() {
+            context_id.clone_from(&self.context_id);
+        }
+        event
     }
 }
 
@@ -190,13 +250,7 @@ impl UpdateSink for LiveTask {
                 artifact,
                 append,
                 last_chunk,
-            } => TaskEvent::Artifact(TaskArtifactUpdate {
-                task_id: self.id.clone(),
-                context_id: self.context_id.clone(),
-                artifact: artifact.clone(),
-                append: *append,
-                last_chunk: *last_chunk,
-            }),
+            } => self.artifact_event(artifact.clone(), *append, *last_chunk),
         };
         // Progress is transient: it is the status message, not history.
         self.record(event, None, usize::MAX);
