@@ -179,7 +179,8 @@ mod tests {
                 metadata: None,
             }),
         ];
-        let (mut borrowed, mut owned) = (task(), task());
+        let mut borrowed = task();
+        let mut owned = borrowed.clone();
         for event in events {
             borrowed.apply(&event);
             owned.apply_owned(event);
