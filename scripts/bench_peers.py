@@ -78,14 +78,18 @@ def kind_table(runs, kind):
     print("|---|---|---|---|---|---|---|---|---|")
     for s in servers:
         one, many = bests.get((s, 1)), bests.get((s, 16))
-        if not one or not many:
-            continue
         ours1, ours16 = bests.get((OURS, 1)), bests.get((OURS, 16))
-        print(f"| {s} | {one['rate']:.0f} ({one['spread']:.0%}) | {one['cpu']:.1f} "
-              f"| {one['switches']:.2f} | {many['rate']:.0f} ({many['spread']:.0%}) "
-              f"| {many['cpu']:.1f} | {many['p99']:.2f} "
-              f"| {ratio(ours1['rate'], one['rate']) if ours1 else float('nan'):.2f} "
-              f"| {ratio(ours16['rate'], many['rate']) if ours16 else float('nan'):.2f} |")
+        # A concurrency whose every run was set aside shows as "-".
+        cells = []
+        for own, ours in ((one, ours1), (many, ours16)):
+            if own:
+                cells.append((f"{own['rate']:.0f} ({own['spread']:.0%})", f"{own['cpu']:.1f}",
+                              f"{own['switches']:.2f}", f"{own['p99']:.2f}",
+                              f"{ratio(ours['rate'], own['rate']):.2f}" if ours else "-"))
+            else:
+                cells.append(("-",) * 5)
+        print(f"| {s} | {cells[0][0]} | {cells[0][1]} | {cells[0][2]} | {cells[1][0]} "
+              f"| {cells[1][1]} | {cells[1][3]} | {cells[0][4]} | {cells[1][4]} |")
     result = {}
     for c in (1, 16):
         peers = [bests[(s, c)] for s in peers_of(runs, kind) if (s, c) in bests]
