@@ -152,8 +152,11 @@ fn rmcp_service(
     handler: McpHandler,
     kept: Option<Arc<dyn SessionStore>>,
 ) -> (RmcpService, Arc<LocalSessionManager>) {
-    // Host and Origin are checked for every route by the browser guard.
+    // Host and Origin are checked for every route by the browser guard. A request answered
+    // by its result alone goes back as one JSON body rather than a one-event stream (rmcp
+    // streams when the call sends anything first: progress, logs, a question); sessions stream.
     let mut settings = StreamableHttpServerConfig::default()
+        .with_json_response(true)
         .with_max_request_body_bytes(limits.max_body_bytes)
         .with_cancellation_token(shutdown)
         .disable_allowed_hosts();
