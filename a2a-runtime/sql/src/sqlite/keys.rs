@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use sqlx::{AssertSqlSafe, Row, SqliteConnection, SqlitePool};
 
-use super::writer::{bind_row, bind_upsert, upsert_outcomes, upsert_rows, upsert_sql};
+use super::writer::{
+    bind_row, bind_upsert, nulls, room_for, upsert_outcomes, upsert_rows, upsert_sql,
+};
 use super::{Op, SqliteTaskStore, TaskRow, Write, submit};
 use a2a_runtime_core::task::{KeyClaim, KeyRecord, KeyScope, StoreError, StoredTask, TaskStore};
 
@@ -122,31 +124,36 @@ fn bind_claims<'q>(
             .bind(key.expires_at.timestamp_micros())
             .bind(task.map(|row| &row.id));
     }
+    query = nulls(query, (room_for(claims.len()) - claims.len()) * 8);
     query = query.bind(chrono::Utc::now().timestamp_micros());
+    let mut creates = 0;
     for (key, task) in claims {
         let Some(row) = task else { continue };
+        creates += 1;
         query = bind_row(query, row, 1)
             .bind(&*key.scope.agent)
             .bind(&*key.scope.caller)
             .bind(&*key.scope.key);
     }
-    query
+    nulls(query, (room_for(creates) - creates) * 12)
 }
 
 /// The transaction's start and the statements of a round of `claims`. The keys go first,
 /// returned when written; a task goes in only if its key now names it (so a key held by
 /// another request creates nothing), and a key is not taken for a task id already stored (so
-/// such a claim fails whole).
+/// such a claim fails whole). Each list has room for a power of two of rows, the ones left
+/// over NULL (see `room_for`): a key without an agent, a task without a key.
 fn claim_sql(claims: &[Claim<'_>]) -> String {
     let creates = claims.iter().filter(|(_, task)| task.is_some()).count();
-    let keys = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; claims.len()].join(", ");
+    let keys = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; room_for(claims.len())].join(", ");
     let mut sql = format!(
         "BEGIN;
          INSERT INTO idempotency_keys
              (agent, caller, key, fingerprint, task_id, item, expires_us)
          SELECT column1, column2, column3, column4, column5, column6, column7
          FROM (VALUES {keys}) AS v
-         WHERE v.column8 IS NULL OR NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = v.column8)
+         WHERE v.column1 IS NOT NULL
+           AND (v.column8 IS NULL OR NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = v.column8))
          ON CONFLICT (agent, caller, key) DO UPDATE SET
              fingerprint = excluded.fingerprint, task_id = excluded.task_id,
              item = excluded.item, expires_us = excluded.expires_us
@@ -154,7 +161,7 @@ fn claim_sql(claims: &[Claim<'_>]) -> String {
          RETURNING agent, caller, key;"
     );
     if creates > 0 {
-        let tasks = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; creates].join(", ");
+        let tasks = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; room_for(creates)].join(", ");
         sql.push_str(&format!(
             "INSERT INTO tasks
                  (id, owner, context_id, state, status_us, finished_us, version, body, agent)
