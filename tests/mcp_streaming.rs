@@ -112,6 +112,32 @@ async fn progress_notifications_reach_stateless_clients_too() {
 }
 
 #[tokio::test]
+async fn a_stateless_call_answered_by_its_result_alone_is_one_json_body_and_one_with_progress_streams()
+ {
+    let stepper = Stepper::default();
+    let server = serve(&stepper).await;
+    stepper.release("plain", 2);
+    let call = json!({"name": "steps", "arguments": {"gate": "plain", "steps": 2}});
+    let body = modern_raw(&server, "tools/call", call, false).await;
+    let whole: Value =
+        serde_json::from_str(&body).unwrap_or_else(|_| panic!("one JSON body: {body}"));
+    assert_eq!(whole["result"]["content"][1]["text"], "2 steps", "{whole}");
+    stepper.release("told", 2);
+    let call = json!({"name": "steps", "arguments": {"gate": "told", "steps": 2},
+                      "_meta": {"progressToken": "t"}});
+    let body = modern_raw(&server, "tools/call", call, false).await;
+    assert!(
+        serde_json::from_str::<Value>(&body).is_err(),
+        "an event stream: {body}"
+    );
+    assert_progress_counts_up(&progress_notifications(&body), &json!("t"), 2);
+    assert_eq!(
+        response_from(&body)["result"]["content"][1]["text"],
+        "2 steps"
+    );
+}
+
+#[tokio::test]
 async fn calls_without_a_progress_token_get_no_notifications() {
     let stepper = Stepper::default();
     let server = serve(&stepper).await;
