@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use sqlx::{AssertSqlSafe, Row, SqliteConnection, SqlitePool};
 
 use super::writer::{
-    bind_row, bind_upsert, nulls, room_for, upsert_outcomes, upsert_rows, upsert_sql,
+    bind_row, bind_upsert, room_for, unused_room, upsert_outcomes, upsert_rows, upsert_sql,
 };
 use super::{Op, SqliteTaskStore, TaskRow, Write, submit};
 use a2a_runtime_core::task::{KeyClaim, KeyRecord, KeyScope, StoreError, StoredTask, TaskStore};
@@ -124,7 +124,7 @@ fn bind_claims<'q>(
             .bind(key.expires_at.timestamp_micros())
             .bind(task.map(|row| &row.id));
     }
-    query = nulls(query, (room_for(claims.len()) - claims.len()) * 8);
+    query = unused_room(query, claims.len(), 8);
     query = query.bind(chrono::Utc::now().timestamp_micros());
     let mut creates = 0;
     for (key, task) in claims {
@@ -135,7 +135,7 @@ fn bind_claims<'q>(
             .bind(&*key.scope.caller)
             .bind(&*key.scope.key);
     }
-    nulls(query, (room_for(creates) - creates) * 12)
+    unused_room(query, creates, 12)
 }
 
 /// The transaction's start and the statements of a round of `claims`. The keys go first,

@@ -89,13 +89,16 @@ fn distinct<'b, K: Eq + std::hash::Hash + ?Sized + 'b>(
     pending.iter().partition(|&&i| seen.insert(key(i)))
 }
 
-/// How many rows a statement writing `rows` has room for: the next power of two, the rest
-/// bound as NULL rows its conditions leave out. A round's statement text depends on its row
+/// How many rows a statement writing `rows` has room for: the next power of two (none for
+/// none), the rest bound as NULL rows its conditions leave out. A round's statement text depends on its row
 /// counts, and the connection keeps prepared statements by their text (sqlx caches 100): exact
 /// counts, combined as a keyed round combines three of them, made hundreds of texts, each
 /// parsed and planned again once evicted (7.7% of the process under a keyed load at c=16).
 pub(super) fn room_for(rows: usize) -> usize {
-    rows.checked_next_power_of_two().unwrap_or(rows)
+    match rows {
+        0 => 0,
+        _ => rows.checked_next_power_of_two().unwrap_or(rows),
+    }
 }
 
 /// The statement writing up to `rows` task rows at once (nine parameters each; a row whose
@@ -159,15 +162,17 @@ pub(super) fn bind_upsert<'q>(
     for (row, version) in rows {
         query = bind_row(query, row, *version);
     }
-    nulls(query, (room_for(rows.len()) - rows.len()) * 9)
+    unused_room(query, rows.len(), 9)
 }
 
-/// `query` with `count` NULL parameters more: the rows of a statement's room left unused.
-pub(super) fn nulls<'q>(
+/// `query` with NULL parameters for the rows of `columns` columns left unused by a list of
+/// `rows` in its statement's room (see [`room_for`]).
+pub(super) fn unused_room<'q>(
     mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    count: usize,
+    rows: usize,
+    columns: usize,
 ) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
-    for _ in 0..count {
+    for _ in 0..(room_for(rows) - rows) * columns {
         query = query.bind(None::<&str>);
     }
     query
@@ -336,4 +341,15 @@ pub(super) async fn submit(writes: &mpsc::Sender<Write>, op: Op) -> Result<u64, 
         .await
         .map_err(|_| stopped())?;
     outcome.await.map_err(|_| stopped())?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::room_for;
+
+    #[test]
+    fn a_list_has_room_for_the_next_power_of_two_of_rows_and_none_for_none() {
+        let rooms: Vec<usize> = [0, 1, 2, 3, 5, 8, 9].into_iter().map(room_for).collect();
+        assert_eq!(rooms, [0, 1, 2, 4, 8, 8, 16]);
+    }
 }
