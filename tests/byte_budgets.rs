@@ -258,3 +258,47 @@ async fn a_hosts_tenant_endpoint_reads_a_body_in_pieces_within_its_limit() {
     let refused: Value = response.json().await.unwrap();
     assert_eq!(refused["jsonrpc"], "2.0", "{refused}");
 }
+
+/// An agent's own JSON-RPC URL, answered without the router, reads a body sent in pieces
+/// within the agent's own limit, whatever axum's default: a request padded past that default
+/// (2 MiB) is served under a limit of 3 MiB, and one past 3 MiB is 413 with a JSON-RPC error.
+#[tokio::test]
+async fn an_agents_own_url_reads_a_body_in_pieces_within_its_own_limit() {
+    let mut limits = Limits::default();
+    limits.max_body_bytes = 3 * 1024 * 1024;
+    let server = start(hello::Hello.server().limits(limits)).await;
+    let request = json!({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {
+        "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "Ada"}]}}})
+    .to_string();
+    // JSON allows whitespace after the request: 2.5 MiB of it, in 64 KiB pieces.
+    let padded = |mebibytes_tenths: usize| {
+        let padding = " ".repeat(64 * 1024);
+        let pieces = mebibytes_tenths * 1024 * 1024 / 10 / padding.len();
+        let stream = futures::stream::iter(
+            std::iter::once(request.clone())
+                .chain(std::iter::repeat_n(padding, pieces))
+                .map(Ok::<_, std::io::Error>),
+        );
+        reqwest::Body::wrap_stream(stream)
+    };
+    let post = |body| {
+        server
+            .http
+            .post(&server.base)
+            .header("content-type", "application/json")
+            .header("a2a-version", "1.0")
+            .body(body)
+            .send()
+    };
+    let response = post(padded(25)).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let answered: Value = response.json().await.unwrap();
+    assert_eq!(
+        answered["result"]["task"]["artifacts"][0]["parts"][0]["text"], "Hello, Ada!",
+        "{answered}"
+    );
+    let response = post(padded(35)).await.unwrap();
+    assert_eq!(response.status(), 413);
+    let refused: Value = response.json().await.unwrap();
+    assert_eq!(refused["jsonrpc"], "2.0", "{refused}");
+}

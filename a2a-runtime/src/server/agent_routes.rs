@@ -11,6 +11,7 @@ use axum::response::Response;
 use axum::routing::get;
 
 use super::config::ServeConfig;
+use super::direct::{Answer, answer};
 use super::paths;
 use a2a_runtime_a2a::bindings::{self, ROOT_CALLS};
 use a2a_runtime_a2a::card::{self, CardView};
@@ -30,6 +31,9 @@ pub(crate) struct AgentRoutes {
     pub(crate) calls: Router,
     /// The JSON-RPC endpoint alone (as at `/` of `calls`), to serve at another path.
     pub(crate) jsonrpc: axum::routing::MethodRouter,
+    /// Its `POST`s as the server's front answers them without the router: the same gate, body
+    /// limit and handler; `None` when CORS is configured (its layer answers through the router).
+    pub(crate) direct_jsonrpc: Option<Answer>,
     /// The endpoints a host's root hands requests to by tenant, one per binding of
     /// [`ROOT_CALLS`](a2a_runtime_a2a::bindings::ROOT_CALLS), each behind the gate, without
     /// CORS (the root has its own).
@@ -66,6 +70,7 @@ pub(crate) fn agent_routes(
         service: Arc::clone(&service),
         aliases: Aliases::default(),
     });
+    let jsonrpc_service = a2a_runtime_a2a::jsonrpc::service(Arc::clone(&jsonrpc));
     let max_body = app.limits.max_body_bytes;
     // Every A2A route (`/mcp` takes the same steps in its endpoint) behind one gate; CORS
     // preflights (outside it) need no credentials.
@@ -84,6 +89,9 @@ pub(crate) fn agent_routes(
     };
     let bound = bindings::of(&service, jsonrpc, &app.rest_prefix, tenants);
     let cors = super::http::cors(config);
+    let direct_jsonrpc = cors
+        .is_none()
+        .then(|| answer(gate(Binding::JsonRpc).service(jsonrpc_service)));
     let mut endpoints = HashMap::new();
     let mut jsonrpc = bound.jsonrpc.layer(gate(Binding::JsonRpc));
     // The endpoint alone, cheap to clone, for a host's root to call (behind its own CORS).
@@ -113,6 +121,7 @@ pub(crate) fn agent_routes(
     AgentRoutes {
         calls,
         jsonrpc,
+        direct_jsonrpc,
         endpoints,
         card: cards.routes,
         public_card: cards.public,

@@ -11,11 +11,12 @@ use tokio_util::sync::CancellationToken;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::config::ServeConfig;
+use super::direct::Directed;
 use super::paths;
 use super::transport::{self, BrowserGuard, Endpoint, Front, GuardSettings, Transport};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
-use a2a_runtime_mcp::{McpEndpoint, McpHandler};
+use a2a_runtime_mcp::McpHandler;
 use a2a_runtime_types::model::Binding;
 
 /// CORS for public metadata (cards, the protected-resource document, a host's catalog): any
@@ -230,7 +231,7 @@ pub(crate) fn warn_if_open(apps: &[Arc<App>], bound: &ServeConfig, announce: boo
 pub(crate) async fn serve_front(
     apps: &[Arc<App>],
     bound: &ServeConfig,
-    front: Front<McpEndpoint>,
+    front: Front<Directed>,
     listeners: Listeners,
     stop: CancellationToken,
 ) -> Result<(), Error> {
@@ -269,7 +270,7 @@ pub(crate) async fn serve_front(
 fn metrics_endpoint(
     listener: tokio::net::TcpListener,
     router: axum::Router,
-) -> Result<Endpoint<Front<McpEndpoint>>, Error> {
+) -> Result<Endpoint<Front<Directed>>, Error> {
     let config = ServeConfig {
         bind: listener.local_addr()?,
         ..ServeConfig::default()
@@ -278,7 +279,7 @@ fn metrics_endpoint(
     let router = router.layer(transport::GuardLayer(Arc::clone(&guard)));
     Ok(Endpoint {
         listener,
-        service: Front::new(router, guard, paths::MCP, Vec::new()),
+        service: Front::new(router, guard, Vec::new()),
         tls: None,
         proxies: transport::TrustedProxies::default(),
     })

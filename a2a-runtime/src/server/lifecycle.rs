@@ -232,7 +232,7 @@ impl Lifecycle {
         };
         let assembled = routes::assemble(&self.mounts, &apps, &bound, deployed.as_ref(), &serving)?;
         let router = assembled.router.merge(self.server.routes);
-        let front = Front::new(router, assembled.guard, super::paths::MCP, assembled.direct);
+        let front = Front::new(router, assembled.guard, assembled.direct);
         http::warn_if_open(&apps, &bound, announce);
         if announce {
             super::banner::announce(&self.mounts, &apps, &bound, deployed.as_ref());

@@ -12,6 +12,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_http::cors::CorsLayer;
 
 use super::config::ServeConfig;
+use super::direct::Directed;
 use super::resource_metadata::{ResourceMetadata, url_of};
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::security::Security;
@@ -125,7 +126,7 @@ impl Mcp {
     /// nested in) and its metadata (at the root well-known URL too when the endpoint is the
     /// server's `/mcp`), and the endpoint itself when it needs no layer (the server's front
     /// answers it directly then).
-    pub(crate) fn mounted(self, at: &str) -> (Router, Router, Option<(String, McpEndpoint)>) {
+    pub(crate) fn mounted(self, at: &str) -> (Router, Router, Option<(String, Directed)>) {
         let metadata = self
             .metadata
             .map(ResourceMetadata::routes)
@@ -137,7 +138,11 @@ impl Mcp {
             }
             None => {
                 let route = Router::new().route_service(at, self.endpoint.service());
-                (route, metadata, Some((self.path, self.endpoint)))
+                (
+                    route,
+                    metadata,
+                    Some((self.path, Directed::Mcp(self.endpoint))),
+                )
             }
         }
     }
@@ -170,17 +175,4 @@ fn rmcp_service(
         settings,
     );
     (service, sessions)
-}
-
-/// The front answers an MCP endpoint's path straight from the endpoint.
-impl super::transport::Direct for McpEndpoint {
-    fn answer(
-        &self,
-        request: axum::extract::Request,
-    ) -> futures::future::BoxFuture<
-        'static,
-        Result<axum::response::Response, std::convert::Infallible>,
-    > {
-        self.handle(request)
-    }
 }

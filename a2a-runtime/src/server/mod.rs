@@ -8,6 +8,7 @@ mod catalog;
 mod cli;
 mod config;
 mod console;
+mod direct;
 mod discovery;
 pub mod host;
 mod http;

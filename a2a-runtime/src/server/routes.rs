@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::agent_routes::agent_routes;
 use super::catalog::{self, CatalogEntry};
 use super::config::ServeConfig;
+use super::direct::Directed;
 use super::discovery::{Discovery, Served};
 use super::http::{browser_guard, cors, healthz_route, readable_anywhere};
 use super::mcp::{Agents, Mcp};
@@ -30,14 +31,13 @@ use a2a_runtime_a2a::rest::Tenants;
 use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::{AudienceRule, Security};
 use a2a_runtime_core::error::Error;
-use a2a_runtime_mcp::McpEndpoint;
 
 /// A server's routes, and the MCP endpoints its front may answer without them.
 pub(crate) struct Assembled {
     pub(crate) router: Router,
     pub(crate) guard: Arc<BrowserGuard>,
-    /// The MCP endpoints answered directly, by path.
-    pub(crate) direct: Vec<(String, McpEndpoint)>,
+    /// The endpoints answered without the router, by path.
+    pub(crate) direct: Vec<(String, Directed)>,
     /// The discovery documents, by path, as served.
     pub(crate) documents: Vec<(String, Arc<Served>)>,
 }
@@ -106,7 +106,7 @@ pub(crate) fn assemble(
 /// The routes gathered so far.
 struct Assembly<'a> {
     router: Router,
-    direct: Vec<(String, McpEndpoint)>,
+    direct: Vec<(String, Directed)>,
     /// A host's catalog.
     entries: Vec<CatalogEntry>,
     /// Each hosted agent's endpoints, for the root to hand requests to.
@@ -154,6 +154,11 @@ impl Assembly<'_> {
         let mcp = Mcp::new(&mcp_path, agents, security, (&app.limits, sessions), config)?;
         let (mcp, metadata, direct) = mcp.mounted(paths::MCP);
         self.direct.extend(direct);
+        // The agent's URL (`/`, or `/{id}/` on a host).
+        if let Some(jsonrpc) = agent.direct_jsonrpc {
+            self.direct
+                .push((format!("{at}/"), Directed::JsonRpc(jsonrpc)));
+        }
         let own = agent
             .calls
             .merge(mcp)

@@ -12,10 +12,11 @@ pub mod v0_3;
 pub mod v1;
 
 use std::borrow::Cow;
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -43,6 +44,28 @@ pub struct JsonRpc {
 enum Reply {
     Json(Vec<u8>),
     Stream(TaskEvents, Frames),
+}
+
+/// `POST /` as a service of its own, what [`handle`] is when the router calls it (with the
+/// caller its `Calling` extractor takes), for a server to answer an agent's JSON-RPC calls
+/// without its router, whose levels each box and clone the route once more per request. It
+/// goes behind the same gate and body limit as the route.
+pub fn service(
+    endpoint: Arc<JsonRpc>,
+) -> impl tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
++ Clone
++ Send
++ Sync
++ 'static {
+    tower::service_fn(move |request: Request| {
+        let endpoint = Arc::clone(&endpoint);
+        async move {
+            let (mut parts, body) = request.into_parts();
+            let Ok(calling) = Calling::from_request_parts(&mut parts, &()).await;
+            let request = Request::from_parts(parts, body);
+            Ok(handle(State(endpoint), calling, request).await)
+        }
+    })
 }
 
 /// `POST /`.

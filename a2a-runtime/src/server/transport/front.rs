@@ -1,7 +1,8 @@
 //! What a listener serves: a few paths answered straight by services of their own behind the
-//! browser guard (the hot path of every MCP call, which each router level would box and clone
-//! once more), everything else through the router, which guards its own routes; and, for an
-//! address that serves one kind of request alone, a refusal of every other kind first.
+//! browser guard (the hot paths, every MCP call and an agent's JSON-RPC calls, which each
+//! router level would box and clone once more), everything else through the router, which
+//! guards its own routes; and, for an address that serves one kind of request alone, a refusal
+//! of every other kind first.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::extract::Request;
+use axum::http::Method;
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
 use futures::future::{BoxFuture, Either, Ready, ready};
@@ -18,6 +20,9 @@ use super::guard::BrowserGuard;
 
 /// A service answering the requests of one path directly, without the router.
 pub(crate) trait Direct: Send + Sync + 'static {
+    /// Whether it answers `method` at its path (the router answers the others).
+    fn answers(&self, method: &Method) -> bool;
+
     /// The response to `request`, whose path is this service's.
     fn answer(&self, request: Request) -> BoxFuture<'static, Result<Response, Infallible>>;
 }
@@ -43,21 +48,18 @@ impl<D> Clone for Front<D> {
     }
 }
 
-/// The paths answered directly, and the guard in front of them.
+/// The paths answered directly (a few: two an agent), and the guard in front of them.
 struct Directs<D> {
     guard: Arc<BrowserGuard>,
-    /// What every direct path ends with: any other path goes to the router at once.
-    suffix: &'static str,
     endpoints: Box<[(String, D)]>,
 }
 
 impl<D: Direct> Front<D> {
-    /// `router`, with `endpoints` (each a path ending in `suffix` and its service) answered
-    /// behind `guard` before it.
+    /// `router`, with `endpoints` (each a path and its service) answered behind `guard`
+    /// before it.
     pub(crate) fn new(
         router: Router,
         guard: Arc<BrowserGuard>,
-        suffix: &'static str,
         endpoints: Vec<(String, D)>,
     ) -> Self {
         Self {
@@ -65,7 +67,6 @@ impl<D: Direct> Front<D> {
             direct: (!endpoints.is_empty()).then(|| {
                 Arc::new(Directs {
                     guard,
-                    suffix,
                     endpoints: endpoints.into(),
                 })
             }),
@@ -81,16 +82,14 @@ impl<D: Direct> Front<D> {
         }
     }
 
-    /// The service answering `path` directly, if any.
-    fn direct(&self, path: &str) -> Option<(&BrowserGuard, &D)> {
+    /// The service answering `request` directly, if any.
+    fn direct(&self, request: &Request) -> Option<(&BrowserGuard, &D)> {
         let direct = self.direct.as_deref()?;
-        if !path.ends_with(direct.suffix) {
-            return None;
-        }
+        let path = request.uri().path();
         direct
             .endpoints
             .iter()
-            .find(|(at, _)| at == path)
+            .find(|(at, endpoint)| at == path && endpoint.answers(request.method()))
             .map(|(_, endpoint)| (&*direct.guard, endpoint))
     }
 }
@@ -114,7 +113,7 @@ impl<D: Direct> Service<Request> for Front<D> {
         if let Some(refusal) = self.refuse.and_then(|refuse| refuse(&request)) {
             return Either::Left(Either::Left(ready(Ok(refusal))));
         }
-        match self.direct(request.uri().path()) {
+        match self.direct(&request) {
             Some((guard, endpoint)) => Either::Left(match guard.refusal(&request) {
                 Some(refusal) => Either::Left(ready(Ok(refusal))),
                 None => Either::Right(endpoint.answer(request)),
