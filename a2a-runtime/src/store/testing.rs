@@ -72,7 +72,7 @@ async fn agents_keep_their_tasks_apart(store: &dyn TaskStore) {
         stored.agent, "booking",
         "a task is read back with its agent"
     );
-    stored.task.status = TaskStatus::now(TaskState::Completed, None);
+    stored.task_mut().status = TaskStatus::now(TaskState::Completed, None);
     store.update(&stored).await.expect("update");
     let updated = store.get("ag-b1", None).await.unwrap().expect("stored");
     assert_eq!(updated.agent, "booking", "an update keeps the agent");
@@ -128,14 +128,14 @@ async fn conditional_writes(store: &dyn TaskStore) {
         matches!(store.create(&t).await, Err(StoreError::Exists(id)) if id == "cw"),
         "create of a stored id"
     );
-    t.task.status = TaskStatus::now(TaskState::Working, None);
+    t.task_mut().status = TaskStatus::now(TaskState::Working, None);
     t.version = 1;
     store
         .update(&t)
         .await
         .expect("update at the stored version");
     assert_eq!(store.get("cw", None).await.unwrap().unwrap().version, 2);
-    t.task.status = TaskStatus::now(TaskState::Completed, None);
+    t.task_mut().status = TaskStatus::now(TaskState::Completed, None);
     match store.update(&t).await {
         Err(StoreError::Conflict {
             expected: 1,
@@ -168,7 +168,7 @@ async fn concurrent_writers_cannot_both_win(store: Arc<dyn TaskStore>) {
         let store = Arc::clone(&store);
         let mut t = t.clone();
         t.version = 1;
-        t.task.metadata = Some(
+        t.task_mut().metadata = Some(
             serde_json::json!({ "writer": i })
                 .as_object()
                 .cloned()
@@ -227,12 +227,12 @@ async fn every_part_kind_is_kept(store: &dyn TaskStore) {
     ]);
     message.metadata = serde_json::json!({"skill": "x"}).as_object().cloned();
     message.reference_task_ids = vec!["other".into()];
-    t.task.history.push(message.clone());
-    t.task.status.message = Some(message);
-    t.task
+    t.task_mut().history.push(message.clone());
+    t.task_mut().status.message = Some(message);
+    t.task_mut()
         .artifacts
         .push(Artifact::new(vec![file]).with_name("out"));
-    t.task.metadata = serde_json::json!({"k": "v"}).as_object().cloned();
+    t.task_mut().metadata = serde_json::json!({"k": "v"}).as_object().cloned();
     store.create(&t).await.unwrap();
     let back = store.get("parts", None).await.unwrap().unwrap().task;
     assert_eq!(

@@ -224,14 +224,11 @@ impl TaskManager {
             return Ok((self.get(id, owner, None).await?, question));
         }
         let stored = self.found(id, owner).await?;
-        let question = stored
-            .task
-            .status
-            .state
-            .is_interrupted()
-            .then(|| stored.checkpoint.and_then(|c| c.question))
-            .flatten();
-        Ok((stored.task, question))
+        let question = match stored.task.status.state.is_interrupted() {
+            true => stored.checkpoint.as_ref().and_then(|c| c.question.clone()),
+            false => None,
+        };
+        Ok((stored.into_task(), question))
     }
 }
 

@@ -54,7 +54,7 @@ impl TaskHandle {
         };
         match store.get(&task.id, None).await {
             Ok(Some(stored)) if stored.task.status.timestamp >= task.status.timestamp => {
-                stored.task
+                stored.into_task()
             }
             _ => task,
         }

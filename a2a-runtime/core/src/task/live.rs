@@ -100,7 +100,8 @@ pub struct Budget {
 }
 
 struct Inner {
-    task: Task,
+    /// Shared with the store's copy of the version last written (see [`StoredTask::task`]).
+    task: Arc<Task>,
     /// Created on first subscription and dropped once the task ends; a task nobody watches
     /// pays nothing for fan-out.
     events: Option<broadcast::Sender<Arc<TaskEvent>>>,
@@ -394,7 +395,7 @@ impl LiveTask {
 
     /// A copy of the task as it is now.
     pub fn snapshot(&self) -> Task {
-        self.lock().task.clone()
+        Task::clone(&self.lock().task)
     }
 
     /// A copy of the task as it is now with at most `history` messages.
@@ -446,7 +447,7 @@ impl LiveTask {
     /// The task's record as a write replacing `version` stores it.
     fn stored_form(&self, inner: &Inner, version: u64) -> StoredTask {
         StoredTask {
-            task: inner.task.clone(),
+            task: Arc::clone(&inner.task),
             owner: self.caller.owner().to_owned(),
             agent: self.agent.clone(),
             checkpoint: inner.checkpoint.clone(),
@@ -507,7 +508,7 @@ impl LiveTask {
             )
         };
         Subscribed {
-            snapshot: inner.task.clone(),
+            snapshot: Task::clone(&inner.task),
             events,
         }
     }

@@ -268,7 +268,7 @@ impl TaskManager {
             .stored(id, owner, None)
             .await?
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))?
-            .task;
+            .into_task();
         if !task.status.state.is_terminal() {
             return Err(TaskError::NotRunning(id.to_owned()));
         }
@@ -381,7 +381,7 @@ impl TaskManager {
         }
         self.stored(id, owner, history)
             .await?
-            .map(|stored| stored.task)
+            .map(StoredTask::into_task)
             .ok_or_else(|| TaskError::NotFound(id.to_owned()))
     }
 
@@ -489,14 +489,14 @@ impl TaskManager {
         // Not running here (for example left over from before a restart with a durable store).
         if stored.task.status.state.is_terminal() {
             return Err(TaskError::NotCancelable {
-                id: stored.task.id,
+                id: stored.task.id.clone(),
                 state: stored.task.status.state,
             });
         }
-        stored.task.status = TaskStatus::now(TaskState::Canceled, None);
+        stored.task_mut().status = TaskStatus::now(TaskState::Canceled, None);
         self.store.update(&stored).await?;
         self.announce(&stored);
-        Ok(stored.task)
+        Ok(stored.into_task())
     }
 }
 

@@ -2,6 +2,8 @@
 //! (who owns it, what a restart needs to resume it, the webhooks registered for it), with the
 //! version of its last write.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::Checkpoint;
@@ -13,8 +15,10 @@ use a2a_runtime_types::model::{Artifact, JsonObject, Message, PushConfig, Task, 
 /// yet).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredTask {
-    /// The task, as clients see it.
-    pub task: Task,
+    /// The task, as clients see it: shared, not copied, between the live task that wrote it
+    /// and the store that keeps it (the live task copies it only when it changes it again, see
+    /// [`Arc::make_mut`]); change it with [`task_mut`](Self::task_mut).
+    pub task: Arc<Task>,
     /// Who the task belongs to: the key of the caller that created it (`scheme:principal`, or
     /// `anonymous`). Only its owner sees the task; lists filter by it.
     pub owner: String,
@@ -38,7 +42,7 @@ impl StoredTask {
     /// A task not stored yet (version 0), owned by `owner`.
     pub fn new(task: Task, owner: impl Into<String>) -> Self {
         Self {
-            task,
+            task: Arc::new(task),
             owner: owner.into(),
             agent: String::new(),
             checkpoint: None,
@@ -46,6 +50,16 @@ impl StoredTask {
             idempotency_key: None,
             version: 0,
         }
+    }
+
+    /// The task, to change: this record's own (copied first if it is shared).
+    pub fn task_mut(&mut self) -> &mut Task {
+        Arc::make_mut(&mut self.task)
+    }
+
+    /// The task, taken out of the record (copied if it is shared).
+    pub fn into_task(self) -> Task {
+        Arc::unwrap_or_clone(self.task)
     }
 
     /// The JSON a store keeps for this task: everything but the version, which a store keeps
@@ -74,7 +88,7 @@ impl StoredTask {
     pub fn from_json(json: &str, version: u64) -> Result<Self, StoreError> {
         let body: OwnedBody = serde_json::from_str(json).map_err(StoreError::backend)?;
         Ok(Self {
-            task: Task {
+            task: Arc::new(Task {
                 id: body.id,
                 context_id: body.context_id,
                 status: body.status,
@@ -82,7 +96,7 @@ impl StoredTask {
                 history: body.history,
                 metadata: body.metadata,
                 created_at: body.created_at,
-            },
+            }),
             owner: body.owner,
             agent: body.agent,
             checkpoint: body.checkpoint,
@@ -97,7 +111,9 @@ impl StoredTask {
     pub fn with_history(mut self, history_length: Option<usize>) -> Self {
         if let Some(n) = history_length {
             let excess = self.task.history.len().saturating_sub(n);
-            self.task.history.drain(..excess);
+            if excess > 0 {
+                self.task_mut().history.drain(..excess);
+            }
         }
         self
     }
@@ -106,7 +122,10 @@ impl StoredTask {
     /// keeps all); only the messages kept are copied.
     pub fn view(&self, history_length: Option<usize>) -> Self {
         Self {
-            task: self.task.view(history_length, true),
+            task: match history_length {
+                Some(n) if n < self.task.history.len() => Arc::new(self.task.view(Some(n), true)),
+                _ => Arc::clone(&self.task),
+            },
             owner: self.owner.clone(),
             agent: self.agent.clone(),
             checkpoint: self.checkpoint.clone(),

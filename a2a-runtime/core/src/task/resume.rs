@@ -242,8 +242,9 @@ impl TaskManager {
         let call = call
             .over_recorded(checkpoint.protocol)
             .keyed(stored.idempotency_key.as_deref());
-        stored.task.artifacts.clear();
-        stored.task.status = TaskStatus::now(TaskState::Submitted, None);
+        let task = stored.task_mut();
+        task.artifacts.clear();
+        task.status = TaskStatus::now(TaskState::Submitted, None);
         let snapshot = stored.clone();
         let turn = self.dispatcher.meter().start(|| call.record());
         let live = self.live_task(stored, skill.id(), checkpoint.caller, None, None);
@@ -293,7 +294,7 @@ impl TaskManager {
 
     /// Fails a stored task with `reason` unless another writer changed it first; whether it did.
     async fn fail(&self, mut stored: StoredTask, reason: String) -> Result<bool, StoreError> {
-        let task = &mut stored.task;
+        let task = stored.task_mut();
         let reason = Message {
             task_id: Some(task.id.clone()),
             context_id: Some(task.context_id.clone()),

@@ -58,20 +58,23 @@ impl LiveTask {
         let from = inner.task.status.state;
         let state = event.state();
         // An event nobody follows moves into the task; one that is followed is shared.
-        let shared = if self.followed(inner) {
-            inner.task.apply(&event);
+        // The task is copied here only if a store still holds the version last written.
+        let followed = self.followed(inner);
+        let task = Arc::make_mut(&mut inner.task);
+        let shared = if followed {
+            task.apply(&event);
             Some(Arc::new(self.addressed(event)))
         } else {
-            inner.task.apply_owned(event);
+            task.apply_owned(event);
             None
         };
-        inner.revision += 1;
         if let Some(message) = history {
-            inner.task.history.push(message);
-            let excess = inner.task.history.len().saturating_sub(max_history);
-            inner.task.history.drain(..excess);
-            trim_to_bytes(&mut inner.task.history, self.budget.history_bytes);
+            task.history.push(message);
+            let excess = task.history.len().saturating_sub(max_history);
+            task.history.drain(..excess);
+            trim_to_bytes(&mut task.history, self.budget.history_bytes);
         }
+        inner.revision += 1;
         if let Some(state) = state {
             self.metered(inner, from, state);
         }
