@@ -69,10 +69,7 @@ impl LiveTask {
             None
         };
         if let Some(message) = history {
-            task.history.push(message);
-            let excess = task.history.len().saturating_sub(max_history);
-            task.history.drain(..excess);
-            trim_to_bytes(&mut task.history, self.budget.history_bytes);
+            self.push_history(&mut task.history, message, max_history);
         }
         inner.revision += 1;
         if let Some(state) = state {
@@ -99,6 +96,15 @@ impl LiveTask {
             inner.deferred = None;
         }
         Some(state)
+    }
+
+    /// `history` with `message` added, then its oldest messages dropped beyond `max_history`
+    /// of them and beyond the task's budget of history bytes.
+    fn push_history(&self, history: &mut Vec<Message>, message: Message, max_history: usize) {
+        history.push(message);
+        let excess = history.len().saturating_sub(max_history);
+        history.drain(..excess);
+        trim_to_bytes(history, self.budget.history_bytes);
     }
 
     /// Whether anything follows the task's next event: a subscriber (the channel exists only
