@@ -77,7 +77,7 @@ async fn mcp(
 }
 
 #[tokio::test]
-async fn with_a_token_required_even_discovery_without_one_answers_401() {
+async fn with_a_token_required_even_discovery_and_the_session_stream_without_one_answer_401() {
     for required in [false, true] {
         let mut config = a2a_runtime::server::ServeConfig::default();
         config.oauth.require_token_for_initialize = required;
@@ -94,24 +94,52 @@ async fn with_a_token_required_even_discovery_without_one_answers_401() {
         let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "stalling client", "version": "1"}}});
-        let initialized = server
+        let opened = server
             .http
             .post(format!("{}mcp", server.base))
             .header("accept", "application/json, text/event-stream")
             .json(&initialize)
             .send()
             .await
-            .unwrap()
-            .status()
-            .as_u16();
+            .unwrap();
+        let initialized = opened.status().as_u16();
+        let session = opened.headers().get("mcp-session-id").cloned();
+        // The session's standalone stream, as the MCP TypeScript SDK opens it once connected.
+        let mut stream = server
+            .http
+            .get(format!("{}mcp", server.base))
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if let Some(session) = &session {
+            stream = stream.header("mcp-session-id", session);
+        }
+        let streamed = stream.send().await.unwrap();
+        let listening = streamed.status().as_u16();
+        let streamed_type = streamed.headers().get("content-type").cloned();
+        drop(streamed);
         if required {
-            assert_eq!((status, listed, initialized), (401, 401, 401));
+            assert_eq!(
+                (status, listed, initialized, listening),
+                (401, 401, 401, 401)
+            );
             assert!(
                 challenges.iter().any(|c| c.contains("resource_metadata=")),
                 "{challenges:?}"
             );
         } else {
-            assert_eq!((status, listed, initialized), (200, 200, 200));
+            // Where anyone may open a session, anyone may listen to it: a 401 on the stream
+            // would start a sign-in racing the one the client's first protected call starts.
+            assert_eq!(
+                (status, listed, initialized, listening),
+                (200, 200, 200, 200)
+            );
+            let streamed_type = streamed_type.expect("the stream's content type");
+            assert!(
+                streamed_type
+                    .to_str()
+                    .unwrap()
+                    .starts_with("text/event-stream")
+            );
         }
         // A valid token passes either way.
         let token = token("ann", "library:members:read");

@@ -32,9 +32,14 @@ const realFetch = globalThis.fetch;
 globalThis.fetch = async (input, init) => {
   const response = await realFetch(input, init);
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-  served.push({ method: init?.method ?? 'GET', path: url.pathname, replica: response.headers.get('x-replica') });
+  const replica = response.headers.get('x-replica');
+  served.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status, replica });
   return response;
 };
+// On a failure, every request made and who answered it, to follow it in the replicas' logs.
+process.on('exit', (code) => {
+  if (code !== 0) console.error(`requests made: ${JSON.stringify(served)}`);
+});
 const replicasOf = (pathEnd) => served.filter((s) => s.path.endsWith(pathEnd)).map((s) => s.replica);
 
 const greet = { name: 'greet', arguments: { name: 'Ada' } };
@@ -58,8 +63,14 @@ try {
   check(error instanceof UnauthorizedError, `the first call: ${error}`);
 }
 check(provider.authorizationUrl !== null, 'the SDK asked to send the person to sign in');
+// The session's stream, which the SDK opens as it connects, starts no sign-in of its own
+// beside the refused call's: two would race, each with its own client and code verifier.
+check(provider.redirects === 1 && provider.registrations === 1,
+  `one sign-in: ${provider.registrations} registrations, ${provider.redirects} redirects`);
 await transport.finishAuth(await approve(provider.authorizationUrl));
 check(provider.saved.length === 1, 'the code was exchanged for tokens');
+// The anonymous session ends (its stream, which needs no sign-in, is open until then).
+await client.close();
 transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
 client = new Client({ name: 'cluster-sign-in', version: '1.0.0' });
 await client.connect(transport);

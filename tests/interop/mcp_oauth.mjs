@@ -49,9 +49,15 @@ try {
 }
 check(provider.authorizationUrl !== null, 'the SDK asked to send the person to sign in');
 check(provider.authorizationUrl.searchParams.get('resource') !== null, 'the request names the resource (RFC 8707)');
+// The session's stream, which the SDK opens as it connects, starts no sign-in of its own
+// beside the refused call's: two would race, each with its own client and code verifier.
+check(provider.redirects === 1 && provider.registrations === 1,
+  `one sign-in: ${provider.registrations} registrations, ${provider.redirects} redirects`);
 await transport.finishAuth(await approve(provider.authorizationUrl));
 check(provider.saved.length === 1, 'the code was exchanged for tokens');
 // A new connection with the tokens, as an application does after finishing the sign-in.
+// The anonymous session ends (its stream, which needs no sign-in, is open until then).
+await client.close();
 transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
 client = new Client({ name: 'ts-interop', version: '1.0.0' });
 await client.connect(transport);

@@ -11,6 +11,10 @@ export class Provider {
     this.stateValue = state;
     this.saved = [];
     this.authorizationUrl = null;
+    // How many times the SDK registered and sent the person to sign in: once each for one
+    // sign-in. More means sign-ins raced (each with its own client and code verifier).
+    this.registrations = 0;
+    this.redirects = 0;
   }
   get redirectUrl() {
     return REDIRECT;
@@ -31,6 +35,7 @@ export class Provider {
     return this.client;
   }
   saveClientInformation(client) {
+    this.registrations += 1;
     this.client = client;
   }
   tokens() {
@@ -40,6 +45,7 @@ export class Provider {
     this.saved.push(tokens);
   }
   redirectToAuthorization(url) {
+    this.redirects += 1;
     this.authorizationUrl = url;
   }
   saveCodeVerifier(verifier) {

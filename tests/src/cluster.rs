@@ -206,8 +206,35 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// For a failed test: what the balancer logged (only failed and retried requests) and the
+    /// replicas' warnings and errors.
+    fn print_trouble(&self) {
+        let read = |name: &str| std::fs::read_to_string(self.dir.join(name)).unwrap_or_default();
+        eprintln!(
+            "--- haproxy.log (failed and retried requests)\n{}",
+            read("haproxy.log")
+        );
+        for index in 0.. {
+            let name = format!("r{index}.log");
+            if !self.dir.join(&name).exists() {
+                break;
+            }
+            let log = read(&name);
+            let trouble: Vec<&str> = log
+                .lines()
+                .filter(|line| line.contains("WARN") || line.contains("ERROR"))
+                .collect();
+            eprintln!("--- {name}: warnings and errors\n{}", trouble.join("\n"));
+        }
+    }
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.print_trouble();
+        }
         let _ = Command::new(script())
             .args(["down", "--dir", self.dir.to_str().unwrap_or_default()])
             .output();

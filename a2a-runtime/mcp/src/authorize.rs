@@ -1,9 +1,9 @@
 //! Authentication and scopes on `/mcp`, applied by the MCP gate once the body is read: what
-//! hosted MCP connectors need. Discovery (`initialize`, `ping`, notifications) works before
-//! authentication (unless the gate requires a token for everything), and a stale token on such
-//! a method is ignored rather than refused; every other request without valid credentials is
-//! 401 with a `resource_metadata` challenge (RFC 9728), and a `tools/call` of a tool whose
-//! scopes the caller lacks is 403 naming the scope, before any work.
+//! hosted MCP connectors need. Discovery (`initialize`, `ping`, notifications) and a session's
+//! standalone stream work before authentication (unless the gate requires a token for
+//! everything), and a stale token on them is ignored rather than refused; every other request
+//! without valid credentials is 401 with a `resource_metadata` challenge (RFC 9728), and a
+//! `tools/call` of a tool whose scopes the caller lacks is 403 naming the scope, before any work.
 
 use std::borrow::Cow;
 
@@ -134,8 +134,17 @@ struct Named<'a> {
     name: Cow<'a, str>,
 }
 
-/// A non-POST request (the SSE stream, closing a session) needs credentials too.
+/// The refusal of a non-POST request (a session's standalone SSE stream, closing a session), if
+/// it is refused. Where `initialize` works without credentials these do too, and a stale token
+/// on them is ignored: a session anyone may open is one anyone may listen to and close. A 401
+/// here would start a sign-in beside the one the client's next call starts: the MCP TypeScript
+/// SDK opens the stream as soon as it connects and signs in on its 401, so two sign-ins would
+/// race, each registering a client and keeping its own code verifier, and the code of one would
+/// be redeemed with the other's (refused, and the SDK's retry of it reads as a replay).
 pub fn check_other(gate: &McpGate, parts: &mut Parts) -> Option<Response> {
     let refusal = parts.extensions.remove::<Unauthenticated>()?;
+    if !gate.token_required {
+        return None;
+    }
     Some(unauthenticated(&refusal, &gate.resource_metadata))
 }
