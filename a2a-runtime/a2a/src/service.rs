@@ -21,7 +21,7 @@ use a2a_runtime_core::task::{
     Fingerprint, KeyedRequest, ListQuery, PushEdit, StreamItem, TaskEvents, TaskHandle, TaskManager,
 };
 use a2a_runtime_types::model::{
-    A2aVersion, Binding, ByteSize, Message, Protocol, Role, Task, TaskState,
+    A2aVersion, Binding, ByteSize, Message, Protocol, Role, Task, TaskState, TaskView,
 };
 
 /// `SendMessage` / `SendStreamingMessage`, in any dialect.
@@ -46,7 +46,8 @@ pub struct SendRequest {
 /// What `SendMessage` answers: the task, or a skill's direct reply (no task was created).
 #[derive(Debug)]
 pub enum Sent {
-    Task(Box<Task>),
+    /// The task, as the request's `historyLength` shows it.
+    Task(TaskView),
     Message(Arc<Message>),
 }
 
@@ -161,7 +162,7 @@ impl A2aService {
     pub async fn send(&self, request: SendRequest, caller: &CallerId) -> Result<Sent, A2aError> {
         let sent = self.start(request, caller).await?.result().await?;
         match &sent {
-            Sent::Task(task) => note_task(caller, task),
+            Sent::Task(view) => note_task(caller, view.task()),
             Sent::Message(reply) => caller.note(|span| {
                 span.task_id = None;
                 span.context_id = reply.context_id.clone();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::service::Sent;
 use a2a_runtime_core::task::{DURABLE_WAIT, Driven, TaskError, TaskHandle, TaskManager};
-use a2a_runtime_types::model::Task;
+use a2a_runtime_types::model::{Task, TaskView};
 
 /// A task started by a message, before its result is awaited.
 pub struct Started {
@@ -51,7 +51,7 @@ impl Started {
                 return Ok(Sent::Message(message));
             }
         }
-        Ok(Sent::Task(Box::new(self.task_result().await?)))
+        Ok(Sent::Task(self.task_view().await?))
     }
 
     /// The task right away with `returnImmediately`, else once it is terminal or interrupted
@@ -59,26 +59,32 @@ impl Started {
     /// a state the store did not take is an error, never an answer). A repeat answers the
     /// task its key names the same way.
     pub async fn task_result(self) -> Result<Task, TaskError> {
+        Ok(self.task_view().await?.into_task())
+    }
+
+    /// [`task_result`](Self::task_result) as a view of the task where it is held, not a copy.
+    pub async fn task_view(self) -> Result<TaskView, TaskError> {
         let (mut task, mut run) = match self.run {
             Run::Here { task, run } => (task, run),
             Run::Repeat { id, owner, manager } => {
-                return match self.return_immediately {
+                let task = match self.return_immediately {
                     true => manager.get(&id, &owner, self.history).await,
                     false => manager.settled(&id, &owner, self.history).await,
-                };
+                }?;
+                return Ok(TaskView::new(Arc::new(task), None));
             }
         };
         drive(&mut task, &mut run).await;
-        let view = if self.return_immediately {
-            task.view(self.history)
+        let shared = if self.return_immediately {
+            task.shared()
         } else {
             task.settle().await;
-            let view = task.view(self.history);
+            let shared = task.shared();
             task.durable(DURABLE_WAIT).await?;
-            task.told(view).await
+            task.told(shared).await
         };
-        // A mirror's stored copy (see `told`) holds its whole history.
-        Ok(view.into_view(self.history, true))
+        // The view trims the history, a mirror's stored copy (see `told`) included.
+        Ok(TaskView::new(shared, self.history))
     }
 }
 

@@ -122,7 +122,7 @@ pub fn stream_response(item: &StreamItem) -> v1::StreamResponse<'_> {
 /// What a blocking send answers, as a 1.0 `SendMessageResponse`.
 pub fn send_response(sent: &Sent) -> v1::SendMessageResponse<'_> {
     match sent {
-        Sent::Task(task) => v1::SendMessageResponse::Task(task.as_ref().into()),
+        Sent::Task(view) => v1::SendMessageResponse::Task(view.into()),
         Sent::Message(message) => v1::SendMessageResponse::Message(message.as_ref().into()),
     }
 }

@@ -15,7 +15,7 @@ use a2a_runtime_core::registry::Registry;
 use a2a_runtime_core::task::StoredTask;
 use a2a_runtime_core::task::live::{Budget, LiveTask};
 use a2a_runtime_types::model::{
-    Artifact, Message, Part, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus,
+    Artifact, Message, Part, Task, TaskArtifactUpdate, TaskEvent, TaskState, TaskStatus, TaskView,
 };
 use a2a_runtime_types::protocol::jsonrpc;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -96,7 +96,7 @@ fn render(c: &mut Criterion) {
     done.status = TaskStatus::now(TaskState::Completed, None);
     done.artifacts = vec![Artifact::new(vec![Part::text("Hello, Ada!")])];
     done.history.clear();
-    let sent = Sent::Task(Box::new(done));
+    let sent = Sent::Task(TaskView::new(std::sync::Arc::new(done), Some(0)));
     let id = serde_json::Value::from(1);
     c.bench_function("answer written", |b| {
         b.iter(|| jsonrpc::success(&id, a2a_runtime_a2a::v1::send_response(black_box(&sent))));

@@ -60,7 +60,7 @@ pub(super) async fn send(
         .send(send_request(request)?, &call.caller)
         .await?
     {
-        Sent::Task(task) => wire::SendMessagePayload::Task(convert::task(&task)),
+        Sent::Task(view) => wire::SendMessagePayload::Task(convert::task(&view.into_task())),
         Sent::Message(message) => wire::SendMessagePayload::Message(convert::message(&message)),
     };
     Ok(wire::SendMessageResponse {

@@ -124,7 +124,7 @@ pub(super) async fn call(
     let result = match method {
         // 0.3 results are the bare Task, told apart from a Message by `kind`.
         "message/send" => match service.send(send_request(raw)?, caller).await? {
-            Sent::Task(task) => v0_3::task_out(&task),
+            Sent::Task(view) => v0_3::task_out(&view.into_task()),
             Sent::Message(message) => v0_3::message_out(&message, Tag::Kind),
         },
         "message/stream" => {

@@ -58,7 +58,7 @@ impl Dialect for V0_3 {
 
     fn send_response(sent: &Sent) -> Vec<u8> {
         bytes(&match sent {
-            Sent::Task(task) => json!({ "task": v0_3::proto_task_out(task) }),
+            Sent::Task(view) => json!({ "task": v0_3::proto_task_out(&view.to_task()) }),
             // The 0.3 proto's `msg` field, whose JSON name is `message`.
             Sent::Message(message) => json!({ "message": v0_3::proto_message_out(message) }),
         })

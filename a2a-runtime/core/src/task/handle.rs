@@ -48,13 +48,13 @@ impl TaskHandle {
 
     /// `task`, settled and durable, as the caller is told it: for a mirror, the stored copy
     /// (with every message of its history) once it holds at least this state.
-    pub async fn told(&self, task: Task) -> Task {
+    pub async fn told(&self, task: Arc<Task>) -> Arc<Task> {
         let Some(store) = &self.store else {
             return task;
         };
         match store.get(&task.id, None).await {
             Ok(Some(stored)) if stored.task.status.timestamp >= task.status.timestamp => {
-                stored.into_task()
+                stored.task
             }
             _ => task,
         }
@@ -102,6 +102,11 @@ impl TaskHandle {
     /// copied.
     pub fn view(&self, history: Option<usize>) -> Task {
         self.live.view(history)
+    }
+
+    /// The task as it is now, shared with the live task rather than copied.
+    pub fn shared(&self) -> Arc<Task> {
+        self.live.shared()
     }
 
     /// Waits until the task is terminal or interrupted (a2a-spec.md §11.8) and returns it then.

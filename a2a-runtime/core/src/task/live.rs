@@ -403,6 +403,11 @@ impl LiveTask {
         self.lock().task.view(history, true)
     }
 
+    /// The task as it is now, shared rather than copied: a later change copies it first.
+    pub fn shared(&self) -> Arc<Task> {
+        Arc::clone(&self.lock().task)
+    }
+
     /// Waits until the store holds the task as it is now, at most `limit`; a state that is
     /// not stored then is an error naming it.
     pub async fn durable(&self, limit: std::time::Duration) -> Result<(), TaskError> {

@@ -22,7 +22,7 @@ pub use push::REDACTED;
 pub use push::{PushAuthentication, PushConfig, PushWire};
 #[doc(hidden)]
 pub use size::ByteSize;
-pub use task::{Task, TaskState, TaskStatus};
+pub use task::{Task, TaskState, TaskStatus, TaskView};
 
 /// A JSON object, as used for metadata and structured data.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

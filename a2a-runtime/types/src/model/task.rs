@@ -147,3 +147,95 @@ impl Task {
         self
     }
 }
+
+/// A task as an answer shows it: shared with whoever holds it (a live task, a store), with at
+/// most `history_length` of its most recent messages. Nothing is copied to make one: an answer
+/// written straight from it (A2A v1) reads the task where it is, and
+/// [`into_task`](Self::into_task) copies only for the writers that need a task of their own.
+#[derive(Debug, Clone)]
+pub struct TaskView {
+    task: std::sync::Arc<Task>,
+    history_length: Option<usize>,
+}
+
+impl TaskView {
+    /// `task` with at most `history_length` messages (`None` shows them all).
+    pub fn new(task: std::sync::Arc<Task>, history_length: Option<usize>) -> Self {
+        Self {
+            task,
+            history_length,
+        }
+    }
+
+    /// The whole task, its history untrimmed: read [`history`](Self::history) for the messages
+    /// the view shows.
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+
+    /// The messages the view shows, oldest first.
+    pub fn history(&self) -> &[Message] {
+        let all = &self.task.history;
+        match self.history_length {
+            Some(n) => &all[all.len().saturating_sub(n)..],
+            None => all,
+        }
+    }
+
+    /// The task as the view shows it, copied.
+    pub fn to_task(&self) -> Task {
+        self.task.view(self.history_length, true)
+    }
+
+    /// The task as the view shows it, as a task of its own: copied unless this view held the
+    /// only reference.
+    pub fn into_task(self) -> Task {
+        match std::sync::Arc::try_unwrap(self.task) {
+            Ok(task) => task.into_view(self.history_length, true),
+            Err(shared) => shared.view(self.history_length, true),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task_of(messages: usize) -> Task {
+        Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state: TaskState::Completed,
+                message: None,
+                timestamp: Utc::now(),
+            },
+            artifacts: Vec::new(),
+            history: (0..messages)
+                .map(|i| Message::user_text(format!("m{i}")))
+                .collect(),
+            metadata: None,
+            created_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_view_shows_the_most_recent_messages_and_copies_them_alike() {
+        let shared = std::sync::Arc::new(task_of(3));
+        for (length, shown) in [(None, 3), (Some(0), 0), (Some(2), 2), (Some(5), 3)] {
+            let view = TaskView::new(std::sync::Arc::clone(&shared), length);
+            let texts: Vec<_> = view.history().iter().filter_map(Message::text).collect();
+            assert_eq!(texts.len(), shown);
+            assert_eq!(
+                texts.last().map(String::as_str),
+                (shown > 0).then_some("m2")
+            );
+            let copied = view.into_task();
+            let copied: Vec<_> = copied.history.iter().filter_map(Message::text).collect();
+            assert_eq!(copied, texts);
+            assert_eq!(shared.history.len(), 3, "the shared task is left whole");
+        }
+        let alone = TaskView::new(std::sync::Arc::new(task_of(3)), Some(1)).into_task();
+        assert_eq!(alone.history.len(), 1);
+    }
+}

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::model::{
     Artifact, JsonObject, Message, Part, PartContent, Role, Task, TaskEvent, TaskState, TaskStatus,
+    TaskView,
 };
 
 /// The protocol version this module implements.
@@ -71,12 +72,25 @@ pub struct TaskOut<'a> {
 
 impl<'a> From<&'a Task> for TaskOut<'a> {
     fn from(task: &'a Task) -> Self {
+        Self::with_history(task, &task.history)
+    }
+}
+
+/// The task a view shows, written from where it is shared, its history trimmed as it is read.
+impl<'a> From<&'a TaskView> for TaskOut<'a> {
+    fn from(view: &'a TaskView) -> Self {
+        Self::with_history(view.task(), view.history())
+    }
+}
+
+impl<'a> TaskOut<'a> {
+    fn with_history(task: &'a Task, history: &'a [Message]) -> Self {
         Self {
             id: &task.id,
             context_id: &task.context_id,
             status: (&task.status).into(),
             artifacts: task.artifacts.iter().map(Into::into).collect(),
-            history: task.history.iter().map(Into::into).collect(),
+            history: history.iter().map(Into::into).collect(),
             metadata: task.metadata.as_ref(),
         }
     }
