@@ -104,17 +104,19 @@ impl Message {
         Self::agent(vec![Part::text(text)])
     }
 
-    /// The concatenated text of all text parts, or `None` if there is none.
+    /// The concatenated text of all text parts, one per line, or `None` if there is none.
     pub fn text(&self) -> Option<String> {
-        let texts: Vec<&str> = self
-            .parts
-            .iter()
-            .filter_map(|part| match &part.content {
-                PartContent::Text(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
-        (!texts.is_empty()).then(|| texts.join("\n"))
+        // Joined as it is read: the one-part message every send starts from is one allocation.
+        let mut texts = self.parts.iter().filter_map(|part| match &part.content {
+            PartContent::Text(text) => Some(text.as_str()),
+            _ => None,
+        });
+        let mut joined = texts.next()?.to_owned();
+        for text in texts {
+            joined.push('\n');
+            joined.push_str(text);
+        }
+        Some(joined)
     }
 }
 
@@ -280,5 +282,15 @@ mod serde_tests {
         assert_eq!(json["role"], "agent", "{json}");
         let back: Message = serde_json::from_value(json).expect("deserializes");
         assert_eq!(back, message);
+    }
+
+    #[test]
+    fn a_messages_text_joins_its_text_parts_one_per_line() {
+        assert_eq!(Message::user(vec![]).text(), None);
+        let data = Part::data(serde_json::json!({"a": 1}));
+        assert_eq!(Message::user(vec![data.clone()]).text(), None);
+        assert_eq!(Message::user_text("Ada").text().as_deref(), Some("Ada"));
+        let mixed = Message::user(vec![Part::text("a"), data, Part::text("b")]);
+        assert_eq!(mixed.text().as_deref(), Some("a\nb"));
     }
 }
