@@ -1,5 +1,7 @@
 //! Tasks and their lifecycle states.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -116,10 +118,6 @@ impl Task {
     /// A copy with at most the `history_length` most recent messages (`None` keeps all) and,
     /// unless `include_artifacts`, no artifacts.
     pub fn view(&self, history_length: Option<usize>, include_artifacts: bool) -> Task {
-        let history = match history_length {
-            Some(n) => self.history[self.history.len().saturating_sub(n)..].to_vec(),
-            None => self.history.clone(),
-        };
         Task {
             id: self.id.clone(),
             context_id: self.context_id.clone(),
@@ -129,7 +127,7 @@ impl Task {
             } else {
                 Vec::new()
             },
-            history,
+            history: recent(&self.history, history_length).to_vec(),
             metadata: self.metadata.clone(),
             created_at: self.created_at,
         }
@@ -148,19 +146,27 @@ impl Task {
     }
 }
 
+/// The `length` most recent messages of `history` (all of them for `None`).
+fn recent(history: &[Message], length: Option<usize>) -> &[Message] {
+    match length {
+        Some(n) => &history[history.len().saturating_sub(n)..],
+        None => history,
+    }
+}
+
 /// A task as an answer shows it: shared with whoever holds it (a live task, a store), with at
 /// most `history_length` of its most recent messages. Nothing is copied to make one: an answer
 /// written straight from it (A2A v1) reads the task where it is, and
 /// [`into_task`](Self::into_task) copies only for the writers that need a task of their own.
 #[derive(Debug, Clone)]
 pub struct TaskView {
-    task: std::sync::Arc<Task>,
+    task: Arc<Task>,
     history_length: Option<usize>,
 }
 
 impl TaskView {
     /// `task` with at most `history_length` messages (`None` shows them all).
-    pub fn new(task: std::sync::Arc<Task>, history_length: Option<usize>) -> Self {
+    pub fn new(task: Arc<Task>, history_length: Option<usize>) -> Self {
         Self {
             task,
             history_length,
@@ -175,11 +181,7 @@ impl TaskView {
 
     /// The messages the view shows, oldest first.
     pub fn history(&self) -> &[Message] {
-        let all = &self.task.history;
-        match self.history_length {
-            Some(n) => &all[all.len().saturating_sub(n)..],
-            None => all,
-        }
+        recent(&self.task.history, self.history_length)
     }
 
     /// The task as the view shows it, copied.
@@ -190,7 +192,7 @@ impl TaskView {
     /// The task as the view shows it, as a task of its own: copied unless this view held the
     /// only reference.
     pub fn into_task(self) -> Task {
-        match std::sync::Arc::try_unwrap(self.task) {
+        match Arc::try_unwrap(self.task) {
             Ok(task) => task.into_view(self.history_length, true),
             Err(shared) => shared.view(self.history_length, true),
         }
@@ -221,9 +223,9 @@ mod tests {
 
     #[test]
     fn a_view_shows_the_most_recent_messages_and_copies_them_alike() {
-        let shared = std::sync::Arc::new(task_of(3));
+        let shared = Arc::new(task_of(3));
         for (length, shown) in [(None, 3), (Some(0), 0), (Some(2), 2), (Some(5), 3)] {
-            let view = TaskView::new(std::sync::Arc::clone(&shared), length);
+            let view = TaskView::new(Arc::clone(&shared), length);
             let texts: Vec<_> = view.history().iter().filter_map(Message::text).collect();
             assert_eq!(texts.len(), shown);
             assert_eq!(
@@ -235,7 +237,7 @@ mod tests {
             assert_eq!(copied, texts);
             assert_eq!(shared.history.len(), 3, "the shared task is left whole");
         }
-        let alone = TaskView::new(std::sync::Arc::new(task_of(3)), Some(1)).into_task();
+        let alone = TaskView::new(Arc::new(task_of(3)), Some(1)).into_task();
         assert_eq!(alone.history.len(), 1);
     }
 }
