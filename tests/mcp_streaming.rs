@@ -326,3 +326,32 @@ async fn tasks_methods_name_unknown_tasks() {
     let cancel = modern(&server, "tasks/cancel", json!({"taskId": "nope"}), true).await;
     assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
 }
+
+#[tokio::test]
+async fn a_session_busy_with_calls_outlives_its_idle_time() {
+    let stepper = Stepper::default();
+    let mut limits = a2a_runtime::server::Limits::default();
+    limits.mcp_session_idle = Duration::from_millis(800);
+    let server = serve_with(stepper.clone().server().limits(limits)).await;
+    let mut mcp = server.mcp_session().await;
+    // Calls for three idle times, a tenth of one apart: the session is never idle that long.
+    for _ in 0..30 {
+        let response = mcp
+            .request(
+                "tools/call",
+                json!({"name": "count", "arguments": {"upto": 1}}),
+            )
+            .await;
+        assert_eq!(
+            response["result"]["content"][0]["text"], "1\n",
+            "{response}"
+        );
+        tokio::time::sleep(Duration::from_millis(80)).await;
+    }
+    // Left alone, it ends.
+    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    let body = mcp
+        .send_envelope(mcp.clone().next_request("tools/list", json!({})))
+        .await;
+    assert_eq!(body.status(), 404);
+}

@@ -358,3 +358,56 @@ async fn two_questions_with_one_name_are_refused_before_anything_is_asked() {
         "{reason}"
     );
 }
+
+/// The next JSON-RPC message of an SSE response, read as it arrives (at most 10 s).
+async fn next_event(response: &mut reqwest::Response, buffer: &mut String) -> serde_json::Value {
+    let read = async {
+        loop {
+            while let Some(end) = buffer.find('\n') {
+                let line: String = buffer.drain(..=end).collect();
+                if let Some(data) = line.strip_prefix("data:")
+                    && let Ok(message) = serde_json::from_str(data.trim())
+                {
+                    return message;
+                }
+            }
+            let chunk = response.chunk().await.unwrap().expect("the stream ended");
+            buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    };
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(10), read).await;
+    waited.expect("no message on the call's stream")
+}
+
+#[tokio::test]
+async fn a_session_calls_question_rides_the_calls_own_stream_and_its_answer_completes_it() {
+    let server = start(Poet.server()).await;
+    // No standalone GET stream is opened: the question can only arrive on the call's stream.
+    let mut mcp = server.mcp_session_with(json!({"sampling": {}})).await;
+    let call = mcp.next_request(
+        "tools/call",
+        json!({"name": "poem", "arguments": {"subject": "rain"}}),
+    );
+    let call_id = mcp.last_id();
+    let mut stream = mcp.send_envelope(call).await;
+    assert_eq!(stream.status(), 200);
+    let mut buffer = String::new();
+    let asked = next_event(&mut stream, &mut buffer).await;
+    assert_eq!(asked["method"], "sampling/createMessage", "{asked}");
+    let answer = json!({
+        "jsonrpc": "2.0",
+        "id": asked["id"],
+        "result": {
+            "role": "assistant",
+            "content": {"type": "text", "text": "Soft rain on the roof"},
+            "model": "test-model",
+        },
+    });
+    assert_eq!(mcp.send_envelope(answer).await.status(), 202);
+    let done = next_event(&mut stream, &mut buffer).await;
+    assert_eq!(done["id"], call_id, "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Soft rain on the roof",
+        "{done}"
+    );
+}

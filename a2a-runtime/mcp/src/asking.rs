@@ -5,14 +5,18 @@
 //! input-required results in the 2026-07-28 era); 2025-era sessions, served here, still use it.
 #![allow(deprecated)]
 
+use std::time::Duration;
+
 use rmcp::RoleServer;
-use rmcp::service::{Peer, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use rmcp::model::{
-    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Role,
-    SamplingMessage, SamplingMessageContentBlock,
+    ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData,
+    ListRootsRequest, ListRootsResult, RequestId, Role, SamplingMessage,
+    SamplingMessageContentBlock, ServerRequest,
 };
 
 use super::elicit::Form;
@@ -51,17 +55,80 @@ impl Abilities {
 /// it declared sampling).
 pub struct ElicitAsker {
     peer: Peer<RoleServer>,
+    /// The client request the questions are asked for: they ride its stream.
+    origin: RequestId,
     limits: InputLimits,
     abilities: Abilities,
 }
 
 impl ElicitAsker {
     /// What the client declared (`abilities`) decides what it is asked.
-    pub fn new(peer: Peer<RoleServer>, limits: InputLimits, abilities: Abilities) -> Self {
+    pub fn new(
+        peer: Peer<RoleServer>,
+        origin: RequestId,
+        limits: InputLimits,
+        abilities: Abilities,
+    ) -> Self {
         Self {
             peer,
+            origin,
             limits,
             abilities,
+        }
+    }
+
+    /// Sends `request` to the client on the stream of the call it is asked for, and waits at
+    /// most `timeout` for the answer.
+    async fn ask_client(
+        &self,
+        mut request: ServerRequest,
+        timeout: Option<Duration>,
+    ) -> Result<ClientResult, ServiceError> {
+        crate::sessions::asked_for(&mut request, &self.origin);
+        let options = timeout.map_or_else(PeerRequestOptions::no_options, |timeout| {
+            PeerRequestOptions::with_timeout(timeout)
+        });
+        let sent = self.peer.send_request_with_option(request, options).await?;
+        sent.await_response().await
+    }
+
+    async fn roots_list(&self) -> Result<ListRootsResult, ServiceError> {
+        let request = ListRootsRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        };
+        match self
+            .ask_client(ServerRequest::ListRootsRequest(request), None)
+            .await?
+        {
+            ClientResult::ListRootsResult(listed) => Ok(listed),
+            _ => Err(ServiceError::UnexpectedResponse),
+        }
+    }
+
+    async fn sampling(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ServiceError> {
+        params
+            .validate()
+            .map_err(|e| ServiceError::McpError(ErrorData::invalid_params(e, None)))?;
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        match self.ask_client(request, None).await? {
+            ClientResult::CreateMessageResult(result) => Ok(*result),
+            _ => Err(ServiceError::UnexpectedResponse),
+        }
+    }
+
+    async fn elicitation(
+        &self,
+        params: ElicitRequestParams,
+        timeout: Duration,
+    ) -> Result<ElicitResult, ServiceError> {
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        match self.ask_client(request, Some(timeout)).await? {
+            ClientResult::ElicitResult(result) => Ok(result),
+            _ => Err(ServiceError::UnexpectedResponse),
         }
     }
 
@@ -69,7 +136,7 @@ impl ElicitAsker {
         if !self.abilities.roots {
             return Err(undeclared_roots());
         }
-        match tokio::time::timeout(self.limits.timeout(), self.peer.list_roots()).await {
+        match tokio::time::timeout(self.limits.timeout(), self.roots_list()).await {
             Ok(Ok(listed)) => Ok(roots_of(listed)),
             Ok(Err(error)) => Err(roots_unsupported(&format!(
                 "the client did not answer roots/list: {error}"
@@ -83,7 +150,7 @@ impl ElicitAsker {
             return Err(undeclared_sampling(request));
         }
         let params = create_message_params(request);
-        let sampled = tokio::time::timeout(self.limits.timeout(), self.peer.create_message(params));
+        let sampled = tokio::time::timeout(self.limits.timeout(), self.sampling(params));
         match sampled.await {
             Ok(Ok(result)) => Ok(sampled_of(result)),
             Ok(Err(error)) => Err(sampling_unsupported(
@@ -100,9 +167,7 @@ impl ElicitAsker {
         }
         let _slot = self.limits.acquire(&question.prompt)?;
         let form = Form::new(question);
-        let request = self
-            .peer
-            .create_elicitation_with_timeout(form.params.clone(), Some(self.limits.timeout()));
+        let request = self.elicitation(form.params.clone(), self.limits.timeout());
         match request.await {
             Ok(result) => Ok(form.answer(result)),
             Err(ServiceError::Timeout { .. }) => Err(self.limits.expired(&question.prompt)),

@@ -13,14 +13,14 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use futures::future::BoxFuture;
 use rmcp::transport::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tower::Service;
 
 use super::{McpGate, McpHandler};
+use crate::sessions::McpSessions;
 use a2a_runtime_core::auth::security::Security;
 
 /// The rmcp service behind an endpoint (one agent's, or several agents' under one endpoint).
-pub type RmcpService = StreamableHttpService<McpHandler, LocalSessionManager>;
+pub type RmcpService = StreamableHttpService<McpHandler, McpSessions>;
 
 /// An MCP endpoint (cheap to clone).
 #[derive(Clone)]

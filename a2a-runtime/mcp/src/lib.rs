@@ -42,6 +42,8 @@ pub mod request_check;
 pub mod results;
 #[doc(hidden)]
 pub mod service;
+#[doc(hidden)]
+pub mod sessions;
 /// The Agent Skills extension (SEP-2640).
 pub mod skills_ext;
 #[doc(hidden)]

@@ -66,6 +66,7 @@ impl McpService {
         if !stateless {
             let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
                 context.peer.clone(),
+                context.id.clone(),
                 self.app.manager.input_limits().clone(),
                 abilities,
             ));

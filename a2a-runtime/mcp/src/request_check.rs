@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use crate::sessions::McpSessions;
 use axum::body::{Body, Bytes, HttpBody as _};
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
@@ -19,7 +20,6 @@ use rmcp::model::{
     ProtocolVersion, ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
     UpdateTaskParams,
 };
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -61,7 +61,7 @@ const TYPED_METHODS: &[(&str, ShapeCheck)] = &[
 pub struct McpGate {
     pub max_body: usize,
     pub body_time: BodyTime,
-    pub sessions: Arc<LocalSessionManager>,
+    pub sessions: Arc<McpSessions>,
     pub max_sessions: usize,
     /// The skills behind the tools, for the scope check of `tools/call`.
     pub tools: super::namespace::ToolSkills,
@@ -132,7 +132,7 @@ impl McpGate {
             return Err(refusal);
         }
         if opens_session && let Some(id) = initialize_id(&message) {
-            let open = self.sessions.sessions.read().await.len();
+            let open = self.sessions.count().await;
             if open >= self.max_sessions {
                 let message = format!(
                     "this server holds its limit of {open} MCP sessions; retry later, or use the \

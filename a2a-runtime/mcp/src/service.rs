@@ -227,8 +227,12 @@ impl McpService {
             metered,
         } = plain;
         let limits = self.app.manager.input_limits().clone();
-        let asker: Arc<dyn Asker> =
-            Arc::new(ElicitAsker::new(context.peer.clone(), limits, abilities));
+        let asker: Arc<dyn Asker> = Arc::new(ElicitAsker::new(
+            context.peer.clone(),
+            context.id.clone(),
+            limits,
+            abilities,
+        ));
         let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
         let published = Arc::new(ArtifactCollector::default());
         let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&published) as _];

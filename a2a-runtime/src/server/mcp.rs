@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use axum::Router;
 use rmcp::transport::streamable_http_server::session::SessionStore;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_http::cors::CorsLayer;
 
@@ -19,6 +18,7 @@ use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
 use a2a_runtime_mcp::namespace::ToolSkills;
+use a2a_runtime_mcp::sessions::McpSessions;
 use a2a_runtime_mcp::skills_ext::SkillShelf;
 use a2a_runtime_mcp::{Identity, McpEndpoint, McpGate, McpHandler, Member, RmcpService};
 
@@ -156,7 +156,7 @@ fn rmcp_service(
     shutdown: tokio_util::sync::CancellationToken,
     handler: McpHandler,
     kept: Option<Arc<dyn SessionStore>>,
-) -> (RmcpService, Arc<LocalSessionManager>) {
+) -> (RmcpService, Arc<McpSessions>) {
     // Host and Origin are checked for every route by the browser guard. A request answered
     // by its result alone goes back as one JSON body rather than a one-event stream (rmcp
     // streams when the call sends anything first: progress, logs, a question); sessions stream.
@@ -166,9 +166,7 @@ fn rmcp_service(
         .with_cancellation_token(shutdown)
         .disable_allowed_hosts();
     settings.session_store = kept;
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(limits.mcp_session_idle);
-    let sessions = Arc::new(sessions);
+    let sessions = Arc::new(McpSessions::new(limits.mcp_session_idle));
     let service = StreamableHttpService::new(
         move || Ok(handler.for_session()),
         Arc::clone(&sessions),

@@ -8,10 +8,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
     GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
-    InitializeResult, ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Reference,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    Reference, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
     UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
@@ -24,6 +24,7 @@ use crate::error::busy;
 use crate::metering::timed;
 use crate::namespace::namespaced;
 use crate::service::{caller_of, is_stateless};
+use crate::sessions::SessionSlot;
 use crate::skills_ext;
 
 /// The MCP revisions this server implements.
@@ -48,6 +49,20 @@ impl ServerHandler for McpHandler {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(VERSIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        // A session over HTTP: its plain requests are answered by this handler, with this peer,
+        // where they arrive (`sessions.rs`).
+        if let Some(slot) = context.extensions.get::<SessionSlot>() {
+            slot.fill(self.clone(), context.peer.clone());
+        }
+        self.negotiate_initialize(&request)
     }
 
     async fn list_tools(

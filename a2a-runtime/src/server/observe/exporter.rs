@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use a2a_runtime_mcp::sessions::McpSessions;
 use axum::Router;
 use futures::future::BoxFuture;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::server::storage::Storage;
 use a2a_runtime_core::app::App;
@@ -49,7 +49,7 @@ pub(super) trait Exporter: CallObserver {
     fn watch_app(&self, _app: &Arc<App>) {}
 
     /// `sessions` hold MCP sessions of the server.
-    fn watch_sessions(&self, _sessions: &Arc<LocalSessionManager>) {}
+    fn watch_sessions(&self, _sessions: &Arc<McpSessions>) {}
 
     /// Its routes on the server's own address, which callers of `security` reach, and the
     /// paths they serve (for the console to list).

@@ -10,11 +10,11 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+use a2a_runtime_mcp::sessions::McpSessions;
 use prometheus::{
     Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,
 };
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use axum::Router;
 
@@ -79,7 +79,7 @@ pub(super) struct Metrics {
 #[derive(Default)]
 struct Sources {
     apps: Vec<Weak<App>>,
-    sessions: Vec<Weak<LocalSessionManager>>,
+    sessions: Vec<Weak<McpSessions>>,
     /// The server's exporters, whose drops are counted.
     exporters: Vec<Weak<dyn Exporter>>,
     /// Refusals and drops as last read, to count on from.
@@ -343,7 +343,7 @@ impl Metrics {
             .sessions
             .iter()
             .filter_map(Weak::upgrade)
-            .map(|sessions| sessions.sessions.try_read().map_or(0, |map| map.len()))
+            .map(|sessions| sessions.try_count().unwrap_or(0))
             .sum();
         self.mcp_sessions.set(gauge_value(sessions));
     }
@@ -360,7 +360,7 @@ impl Exporter for Metrics {
         self.sources().apps.push(Arc::downgrade(app));
     }
 
-    fn watch_sessions(&self, sessions: &Arc<LocalSessionManager>) {
+    fn watch_sessions(&self, sessions: &Arc<McpSessions>) {
         self.sources().sessions.push(Arc::downgrade(sessions));
     }
 

@@ -25,9 +25,9 @@ use a2a_runtime_core::app::App;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::observe::{CallObserver, Hub};
 use a2a_runtime_core::quota::Quotas;
+use a2a_runtime_mcp::sessions::McpSessions;
 use exporters::Exporters;
 pub use options::ObserveOptions;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 /// What a server's observers report it as: its name and version (in traces, the service).
 #[derive(Debug, Clone, Copy)]
@@ -88,7 +88,7 @@ pub(crate) fn watch_app(app: &Arc<App>) {
 }
 
 /// `sessions` hold `app`'s MCP sessions (or a host's shared endpoint's).
-pub(crate) fn watch_sessions(app: &Arc<App>, sessions: &Arc<LocalSessionManager>) {
+pub(crate) fn watch_sessions(app: &Arc<App>, sessions: &Arc<McpSessions>) {
     let exporters = Exporters::of(std::slice::from_ref(app));
     for exporter in exporters.iter().flat_map(|all| all.iter()) {
         exporter.watch_sessions(sessions);
