@@ -5,7 +5,7 @@
 //! hands its message to the worker, the worker to the serve loop, the serve loop spawns the
 //! handler, and the answer travels back the same way — four tasks and their wake-ups for one
 //! `tools/call`, where a stateless call takes one. Here, once a session has answered
-//! `initialize`, its plain requests (the methods [`inline::answered_inline`] names) are answered
+//! `initialize`, its plain requests (the methods `inline::answered_inline` names) are answered
 //! where they arrive, by the session's own handler and peer. Whatever that handler sends the
 //! client meanwhile (progress, a question) still leaves through the serve loop, whose transport
 //! ([`SessionTransport`]) routes it to the call's stream. Everything else — `initialize`,
