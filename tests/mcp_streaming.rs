@@ -331,11 +331,11 @@ async fn tasks_methods_name_unknown_tasks() {
 async fn a_session_busy_with_calls_outlives_its_idle_time() {
     let stepper = Stepper::default();
     let mut limits = a2a_runtime::server::Limits::default();
-    limits.mcp_session_idle = Duration::from_millis(800);
+    limits.mcp_session_idle = Duration::from_secs(2);
     let server = serve_with(stepper.clone().server().limits(limits)).await;
     let mut mcp = server.mcp_session().await;
-    // Calls for three idle times, a tenth of one apart: the session is never idle that long.
-    for _ in 0..30 {
+    // Calls for two idle times, a twentieth of one apart: the session is never idle that long.
+    for _ in 0..40 {
         let response = mcp
             .request(
                 "tools/call",
@@ -346,10 +346,10 @@ async fn a_session_busy_with_calls_outlives_its_idle_time() {
             response["result"]["content"][0]["text"], "1\n",
             "{response}"
         );
-        tokio::time::sleep(Duration::from_millis(80)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // Left alone, it ends.
-    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
     let body = mcp
         .send_envelope(mcp.clone().next_request("tools/list", json!({})))
         .await;
