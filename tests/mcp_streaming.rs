@@ -355,3 +355,37 @@ async fn a_session_busy_with_calls_outlives_its_idle_time() {
         .await;
     assert_eq!(body.status(), 404);
 }
+
+#[tokio::test]
+async fn stateless_calls_sharing_a_progress_token_each_stream_only_their_own_progress() {
+    let stepper = Stepper::default();
+    let server = serve(&stepper).await;
+    let call = |gate: &str, steps: u64| {
+        let server = TestServer {
+            base: server.base.clone(),
+            addr: server.addr,
+            http: server.http.clone(),
+        };
+        let call = json!({"name": "steps", "arguments": {"gate": gate, "steps": steps},
+                          "_meta": {"progressToken": "same"}});
+        tokio::spawn(async move { modern_raw(&server, "tools/call", call, false).await })
+    };
+    let (two, three) = (call("two", 2), call("three", 3));
+    // Both calls are running before either takes a step, so their progress interleaves.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for gate in ["two", "three", "two", "three", "three"] {
+        stepper.release(gate, 1);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (two, three) = (two.await.unwrap(), three.await.unwrap());
+    assert_progress_counts_up(&progress_notifications(&two), &json!("same"), 2);
+    assert_progress_counts_up(&progress_notifications(&three), &json!("same"), 3);
+    assert_eq!(
+        response_from(&two)["result"]["content"][1]["text"],
+        "2 steps"
+    );
+    assert_eq!(
+        response_from(&three)["result"]["content"][1]["text"],
+        "3 steps"
+    );
+}

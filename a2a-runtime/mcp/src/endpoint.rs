@@ -16,6 +16,7 @@ use rmcp::transport::StreamableHttpService;
 use tower::Service;
 
 use super::{McpGate, McpHandler};
+use crate::direct::DirectCalls;
 use crate::sessions::McpSessions;
 use a2a_runtime_core::auth::security::Security;
 
@@ -30,14 +31,22 @@ struct Endpoint {
     gate: McpGate,
     security: Arc<Security>,
     rmcp: RmcpService,
+    /// Stateless calls answered without rmcp's serve loop, unless a tool's schema rules it out.
+    direct: Option<DirectCalls>,
 }
 
 impl McpEndpoint {
-    pub fn new(gate: McpGate, security: Arc<Security>, rmcp: RmcpService) -> Self {
+    pub fn new(
+        gate: McpGate,
+        security: Arc<Security>,
+        rmcp: RmcpService,
+        direct: Option<DirectCalls>,
+    ) -> Self {
         Self(Arc::new(Endpoint {
             gate,
             security,
             rmcp,
+            direct,
         }))
     }
 
@@ -80,6 +89,13 @@ impl McpEndpoint {
             Ok(admitted) => admitted,
             Err(refusal) => return refusal,
         };
+        if let Some(direct) = &endpoint.direct
+            && let Some(body) = &admitted.body
+            && let Some(call) = direct.call(admitted.request.headers(), body)
+        {
+            let (parts, _) = admitted.request.into_parts();
+            return direct.answer(parts, call).await;
+        }
         let response = endpoint.rmcp.handle(admitted.request).await.map(Body::new);
         // A body rmcp read before the gate and refused: the gate's answer, if it refuses too.
         match admitted.unchecked {

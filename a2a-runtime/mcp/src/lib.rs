@@ -11,8 +11,11 @@ pub mod agent;
 pub mod asking;
 #[doc(hidden)]
 pub mod authorize;
+mod call_stream;
 #[doc(hidden)]
 pub mod content;
+#[doc(hidden)]
+pub mod direct;
 #[doc(hidden)]
 pub mod elicit;
 #[doc(hidden)]

@@ -11,11 +11,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rmcp::RoleServer;
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::model::{
+    LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam, ServerNotification,
+};
 use rmcp::service::Peer;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::direct::CallMark;
 use a2a_runtime_core::logging::{LogLevel, LogRecord, LogSink};
 
 /// Messages a slow client may fall behind by before later ones are dropped (a chatty skill
@@ -96,24 +99,31 @@ enum Threshold {
 pub struct McpLogSink {
     threshold: Threshold,
     peer: Peer<RoleServer>,
+    /// The call's mark, when it is answered directly: its messages go to its own response.
+    mark: Option<CallMark>,
     messages: OnceLock<mpsc::Sender<LoggingMessageNotificationParam>>,
 }
 
 impl McpLogSink {
     /// A sink following the session's level.
     pub fn session(level: Arc<SessionLevel>, peer: Peer<RoleServer>) -> Arc<Self> {
-        Self::new(Threshold::Session(level), peer)
+        Self::new(Threshold::Session(level), peer, None)
     }
 
-    /// A sink at the request's level.
-    pub fn request(level: LoggingLevel, peer: Peer<RoleServer>) -> Arc<Self> {
-        Self::new(Threshold::Fixed(from_mcp(level)), peer)
+    /// A sink at the request's level, for the call `mark` names if it is answered directly.
+    pub fn request(
+        level: LoggingLevel,
+        peer: Peer<RoleServer>,
+        mark: Option<CallMark>,
+    ) -> Arc<Self> {
+        Self::new(Threshold::Fixed(from_mcp(level)), peer, mark)
     }
 
-    fn new(threshold: Threshold, peer: Peer<RoleServer>) -> Arc<Self> {
+    fn new(threshold: Threshold, peer: Peer<RoleServer>, mark: Option<CallMark>) -> Arc<Self> {
         Arc::new(Self {
             threshold,
             peer,
+            mark,
             messages: OnceLock::new(),
         })
     }
@@ -123,10 +133,16 @@ impl McpLogSink {
         self.messages.get_or_init(|| {
             let (messages, mut queued) = mpsc::channel(BACKLOG);
             let peer = self.peer.clone();
+            let mark = self.mark;
             // Ends when the call (and with it the sink) is gone and the queue is drained.
             tokio::spawn(async move {
                 while let Some(message) = queued.recv().await {
-                    if peer.notify_logging_message(message).await.is_err() {
+                    let logged = LoggingMessageNotification::new(message);
+                    let mut notification = ServerNotification::LoggingMessageNotification(logged);
+                    if let Some(mark) = mark {
+                        mark.put_on(&mut notification);
+                    }
+                    if peer.send_notification(notification).await.is_err() {
                         return;
                     }
                 }

@@ -78,6 +78,8 @@ pub struct McpGate {
 /// A request the gate lets through to rmcp.
 pub struct Admitted {
     pub request: Request,
+    /// Its body, when the gate read it (a JSON POST).
+    pub body: Option<Bytes>,
     /// Set when rmcp reads the body first ([`McpGate::admit`]): what the gate checks after
     /// rmcp, should rmcp refuse it.
     pub unchecked: Option<Unchecked>,
@@ -111,6 +113,7 @@ impl McpGate {
             let request = Request::from_parts(parts, body);
             return Ok(Admitted {
                 request,
+                body: None,
                 unchecked: None,
             });
         }
@@ -121,9 +124,10 @@ impl McpGate {
                 bytes: bytes.clone(),
                 version,
             };
-            let request = Request::from_parts(parts, Body::from(bytes));
+            let request = Request::from_parts(parts, Body::from(bytes.clone()));
             return Ok(Admitted {
                 request,
+                body: Some(bytes),
                 unchecked: Some(unchecked),
             });
         }
@@ -146,9 +150,10 @@ impl McpGate {
                 return Err(response);
             }
         }
-        let request = Request::from_parts(parts, Body::from(bytes));
+        let request = Request::from_parts(parts, Body::from(bytes.clone()));
         Ok(Admitted {
             request,
+            body: Some(bytes),
             unchecked: None,
         })
     }

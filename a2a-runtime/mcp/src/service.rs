@@ -115,13 +115,13 @@ impl McpService {
         if as_task {
             // The task reports the call, turn by turn.
             metered.discard();
-            let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+            let progress = ProgressForwarder::of(context);
             let mode = TaskMode::of(task_support, stateless && abilities.any(), &self.app);
             let task = self.call_as_task(call, progress, mode, quota, &caller, context);
             return Box::pin(task).await;
         }
         if stateless && abilities.any() {
-            let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+            let progress = ProgressForwarder::of(context);
             let prior = Prior {
                 replay: Vec::new(),
                 offered,
@@ -233,7 +233,7 @@ impl McpService {
             limits,
             abilities,
         ));
-        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+        let progress = ProgressForwarder::of(context);
         let published = Arc::new(ArtifactCollector::default());
         let mut sinks: Vec<Arc<dyn UpdateSink>> = vec![Arc::clone(&published) as _];
         sinks.extend(progress.clone().map(|p| p as Arc<dyn UpdateSink>));
@@ -382,7 +382,7 @@ impl McpService {
                 .map_or(0, |bytes| bytes.len());
             record(tool, caller, binding_of(context), input)
         });
-        let progress = ProgressForwarder::new(context.meta.get_progress_token(), &context.peer);
+        let progress = ProgressForwarder::of(context);
         let owner = caller.owner();
         let resumed = (self.parked).resume(tool, owner, state, responses, progress.clone(), ttl);
         match resumed {
@@ -522,7 +522,8 @@ fn log_sink(
     let peer = &context.peer;
     if modern {
         let level = context.meta.log_level()?;
-        Some(McpLogSink::request(level, peer.clone()))
+        let mark = crate::direct::CallMark::of(&context.extensions);
+        Some(McpLogSink::request(level, peer.clone(), mark))
     } else {
         Some(McpLogSink::session(Arc::clone(level), peer.clone()))
     }

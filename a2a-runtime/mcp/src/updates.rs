@@ -4,10 +4,14 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
-use rmcp::model::{ProgressNotificationParam, ProgressToken};
-use rmcp::service::Peer;
+use rmcp::model::{
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerNotification,
+};
+use rmcp::service::RequestContext;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+use crate::direct::CallMark;
 
 use a2a_runtime_core::context::{Progress, Update, UpdateSink};
 use a2a_runtime_types::model::{
@@ -56,15 +60,21 @@ impl ProgressCounter {
 }
 
 impl ProgressForwarder {
-    /// A forwarder for a call that carried `token`; `None` without one.
-    pub fn new(token: Option<ProgressToken>, peer: &Peer<RoleServer>) -> Option<Arc<Self>> {
-        let token = token?;
-        let peer = peer.clone();
+    /// A forwarder for the call `context` serves, if it carried a progress token.
+    pub fn of(context: &RequestContext<RoleServer>) -> Option<Arc<Self>> {
+        let token = context.meta.get_progress_token()?;
+        let peer = context.peer.clone();
+        let mark = CallMark::of(&context.extensions);
         let (sender, mut receiver) = mpsc::channel::<ProgressNotificationParam>(PROGRESS_QUEUE);
         // One sender task per call keeps the notifications in order.
         let forwarder = tokio::spawn(async move {
             while let Some(param) = receiver.recv().await {
-                if let Err(error) = peer.notify_progress(param).await {
+                let progress = ProgressNotification::new(param);
+                let mut notification = ServerNotification::ProgressNotification(progress);
+                if let Some(mark) = mark {
+                    mark.put_on(&mut notification);
+                }
+                if let Err(error) = peer.send_notification(notification).await {
                     tracing::debug!(%error, "progress notification not delivered");
                     break;
                 }

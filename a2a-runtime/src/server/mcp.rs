@@ -17,6 +17,7 @@ use a2a_runtime_core::app::App;
 use a2a_runtime_core::auth::security::Security;
 use a2a_runtime_core::error::Error;
 use a2a_runtime_core::limits::Limits;
+use a2a_runtime_mcp::direct::DirectCalls;
 use a2a_runtime_mcp::namespace::ToolSkills;
 use a2a_runtime_mcp::sessions::McpSessions;
 use a2a_runtime_mcp::skills_ext::SkillShelf;
@@ -92,6 +93,7 @@ impl Mcp {
         };
         // The agents of a server share its shutdown token.
         let shutdown = first.shutdown.clone();
+        let direct = DirectCalls::new(&handler, limits.sse_keep_alive, shutdown.clone());
         let (rmcp, sessions) = rmcp_service(limits, shutdown, handler.clone(), kept);
         super::observe::watch_sessions(first, &sessions);
         let server_url = config.base_url();
@@ -115,7 +117,7 @@ impl Mcp {
         let apps: Vec<&Arc<App>> = prefixed.iter().map(|(_, app)| *app).collect();
         let metadata = ResourceMetadata::new(&security, &apps, &agents.name(), &server_url, path);
         Ok(Self {
-            endpoint: McpEndpoint::new(gate, security, rmcp),
+            endpoint: McpEndpoint::new(gate, security, rmcp, direct),
             cors: super::http::cors(config),
             metadata,
             path: path.to_owned(),

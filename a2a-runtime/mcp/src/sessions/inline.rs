@@ -4,19 +4,15 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::task::{Context, Poll};
 
-use futures::Stream;
-use futures::future::{BoxFuture, Either};
+use futures::future::Either;
 use rmcp::model::{
     ClientRequest, GetExtensions, GetMeta, JsonRpcRequest, ProgressToken, RequestId,
     ServerJsonRpcMessage, ServerNotification, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, RxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{RoleServer, Service as _};
@@ -25,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Heard;
 use crate::McpHandler;
+use crate::call_stream::{CallStream, WhenLeft};
 
 /// rmcp's transport of one session, which this one wraps.
 pub(super) type RmcpTransport = <LocalSessionManager as SessionManager>::Transport;
@@ -146,16 +143,12 @@ impl Session {
                 Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
             }
         });
-        InlineCall {
-            answer: Some(answer),
-            answered: None,
-            routed,
-            route: Some(RouteGuard {
-                session: Arc::clone(self),
-                id: route_id,
-                serial,
-            }),
-        }
+        let route = RouteGuard {
+            session: Arc::clone(self),
+            id: route_id,
+            serial,
+        };
+        CallStream::new(answer, routed, route, WhenLeft::Finish)
     }
 
     fn route(
@@ -260,8 +253,11 @@ pub fn asked_for(request: &mut ServerRequest, origin: &RequestId) {
         .insert(OriginatingRequestId(origin.clone()));
 }
 
+/// A session's request answered inline.
+pub(super) type InlineCall = CallStream<RouteGuard>;
+
 /// Forgets a call's route when its answer is sent, or when its stream is dropped.
-struct RouteGuard {
+pub(super) struct RouteGuard {
     session: Arc<Session>,
     id: RequestId,
     serial: u64,
@@ -270,55 +266,6 @@ struct RouteGuard {
 impl Drop for RouteGuard {
     fn drop(&mut self) {
         self.session.unroute(&self.id, self.serial);
-    }
-}
-
-/// A request answered where it arrived: what its handler sends meanwhile, then its answer.
-pub(super) struct InlineCall {
-    answer: Option<BoxFuture<'static, ServerJsonRpcMessage>>,
-    answered: Option<ServerJsonRpcMessage>,
-    routed: mpsc::Receiver<ServerJsonRpcMessage>,
-    route: Option<RouteGuard>,
-}
-
-impl Stream for InlineCall {
-    type Item = ServerSseMessage;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<ServerSseMessage>> {
-        let call = self.get_mut();
-        if let Poll::Ready(Some(message)) = call.routed.poll_recv(cx) {
-            return Poll::Ready(Some(ServerSseMessage::from_message(message)));
-        }
-        if let Some(answer) = &mut call.answer {
-            let Poll::Ready(message) = answer.as_mut().poll(cx) else {
-                return Poll::Pending;
-            };
-            call.answer = None;
-            call.answered = Some(message);
-        }
-        // What the handler sent before it answered goes first: it waited for each to be taken.
-        if let Ok(message) = call.routed.try_recv() {
-            return Poll::Ready(Some(ServerSseMessage::from_message(message)));
-        }
-        call.route = None;
-        Poll::Ready(call.answered.take().map(ServerSseMessage::from_message))
-    }
-}
-
-impl Drop for InlineCall {
-    fn drop(&mut self) {
-        // The client went away before the answer: the call still finishes, as it would in
-        // rmcp's serve loop (what it does may not stop halfway), and its answer is dropped.
-        let Some(answer) = self.answer.take() else {
-            return;
-        };
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let route = self.route.take();
-            runtime.spawn(async move {
-                let _route = route;
-                answer.await;
-            });
-        }
     }
 }
 

@@ -182,6 +182,7 @@ impl SessionManager for McpSessions {
                 match session.answerer(&request.request) {
                     Some(open) => {
                         let call = session.answer(open, request);
+                        let call = call.map(ServerSseMessage::from_message);
                         return Ok(SyncStream::new(call.left_stream()));
                     }
                     None => message = ClientJsonRpcMessage::Request(request),
