@@ -1,8 +1,9 @@
 //! `/mcp` over HTTP as one service: it authenticates the request, refuses a body declared over
 //! the limit, checks the request with the [`McpGate`] (after rmcp, for the one request rmcp
-//! may read first: see `McpGate::admit`), and hands it to rmcp. These are the
-//! steps the A2A routes take as middleware, called in sequence here because every MCP call
-//! passes through them and a stack of middleware boxes and clones at each layer.
+//! may read first: see `McpGate::admit`), and answers a stateless call itself (`direct/`) or
+//! hands the request to rmcp. These are the steps the A2A routes take as middleware, called in
+//! sequence here because every MCP call passes through them and a stack of middleware boxes and
+//! clones at each layer.
 
 use std::convert::Infallible;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! whose answer comes back through a channel: three tasks and their wake-ups for one call. A
 //! call whose request rmcp would take as it is — the headers the revision asks for, agreeing
 //! with the body, nothing rmcp would refuse — is answered here instead, by the handler called
-//! where the request arrived, with the endpoint's one shared peer ([`hub`]). Anything else, a
+//! where the request arrived, with the endpoint's one shared peer (`hub.rs`). Anything else, a
 //! request rmcp would refuse included, goes to rmcp, which answers it as before.
 //!
 //! The answer is rmcp's: one JSON body when the call sends nothing first, its error's HTTP
