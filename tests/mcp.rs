@@ -410,6 +410,34 @@ async fn binary_parts_become_image_content() {
     );
 }
 
+/// A stateless call's log messages ride its own response and all of them come before its
+/// answer, however quickly the skill logs and returns (the answer closes the stream: a message
+/// queued behind it would be lost).
+#[tokio::test]
+async fn a_stateless_calls_log_messages_all_precede_its_answer() {
+    let server = start(Currency::with_reference_rates().server()).await;
+    let codes = ["USD", "JPY", "GBP", "CHF", "EUR"];
+    for round in 0..5 {
+        let call = json!({"name": "report", "arguments": {"currencies": codes, "pace_ms": 0},
+                          "_meta": {"io.modelcontextprotocol/logLevel": "info"}});
+        let (status, body) = server.mcp_modern("tools/call", call, json!({})).await;
+        assert_eq!(status, 200, "{body}");
+        let messages: Vec<Value> = body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .collect();
+        let logged: Vec<&str> = messages
+            .iter()
+            .filter(|m| m["method"] == "notifications/message")
+            .filter_map(|m| m["params"]["data"]["currency"].as_str())
+            .collect();
+        assert_eq!(logged, codes, "round {round}: {body}");
+        let last = messages.last().unwrap();
+        assert!(last["result"].is_object(), "round {round}: {body}");
+    }
+}
+
 /// A stdio server's one client is the host that started it: hundreds of pipelined calls are
 /// all answered, none refused as busy by limits meant to share a server among callers.
 #[tokio::test]

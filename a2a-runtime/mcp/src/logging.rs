@@ -12,13 +12,14 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam, ServerNotification,
+    LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
+    ServerJsonRpcMessage, ServerNotification,
 };
 use rmcp::service::Peer;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::direct::CallMark;
+use crate::direct::CallOutbox;
 use a2a_runtime_core::logging::{LogLevel, LogRecord, LogSink};
 
 /// Messages a slow client may fall behind by before later ones are dropped (a chatty skill
@@ -99,8 +100,8 @@ enum Threshold {
 pub struct McpLogSink {
     threshold: Threshold,
     peer: Peer<RoleServer>,
-    /// The call's mark, when it is answered directly: its messages go to its own response.
-    mark: Option<CallMark>,
+    /// The call's response, when it is answered directly: its messages go there at once.
+    outbox: Option<CallOutbox>,
     messages: OnceLock<mpsc::Sender<LoggingMessageNotificationParam>>,
 }
 
@@ -110,20 +111,21 @@ impl McpLogSink {
         Self::new(Threshold::Session(level), peer, None)
     }
 
-    /// A sink at the request's level, for the call `mark` names if it is answered directly.
+    /// A sink at the request's level, writing straight into `outbox` when the call is answered
+    /// directly.
     pub fn request(
         level: LoggingLevel,
         peer: Peer<RoleServer>,
-        mark: Option<CallMark>,
+        outbox: Option<CallOutbox>,
     ) -> Arc<Self> {
-        Self::new(Threshold::Fixed(from_mcp(level)), peer, mark)
+        Self::new(Threshold::Fixed(from_mcp(level)), peer, outbox)
     }
 
-    fn new(threshold: Threshold, peer: Peer<RoleServer>, mark: Option<CallMark>) -> Arc<Self> {
+    fn new(threshold: Threshold, peer: Peer<RoleServer>, outbox: Option<CallOutbox>) -> Arc<Self> {
         Arc::new(Self {
             threshold,
             peer,
-            mark,
+            outbox,
             messages: OnceLock::new(),
         })
     }
@@ -133,16 +135,10 @@ impl McpLogSink {
         self.messages.get_or_init(|| {
             let (messages, mut queued) = mpsc::channel(BACKLOG);
             let peer = self.peer.clone();
-            let mark = self.mark;
             // Ends when the call (and with it the sink) is gone and the queue is drained.
             tokio::spawn(async move {
                 while let Some(message) = queued.recv().await {
-                    let logged = LoggingMessageNotification::new(message);
-                    let mut notification = ServerNotification::LoggingMessageNotification(logged);
-                    if let Some(mark) = mark {
-                        mark.put_on(&mut notification);
-                    }
-                    if peer.send_notification(notification).await.is_err() {
+                    if peer.notify_logging_message(message).await.is_err() {
                         return;
                     }
                 }
@@ -166,7 +162,19 @@ impl LogSink for McpLogSink {
             LoggingMessageNotificationParam::new(to_mcp(record.level), Value::Object(record.data))
                 .with_logger(record.logger);
         // Full: this message is dropped rather than the skill slowed down.
-        let _ = self.queue().try_send(message);
+        match &self.outbox {
+            // Straight into the response, so it cannot arrive after the answer.
+            Some(outbox) => {
+                let logged = LoggingMessageNotification::new(message);
+                let notification = ServerNotification::LoggingMessageNotification(logged);
+                let _ = outbox
+                    .0
+                    .try_send(ServerJsonRpcMessage::notification(notification));
+            }
+            None => {
+                let _ = self.queue().try_send(message);
+            }
+        }
     }
 }
 

@@ -522,8 +522,11 @@ fn log_sink(
     let peer = &context.peer;
     if modern {
         let level = context.meta.log_level()?;
-        let mark = crate::direct::CallMark::of(&context.extensions);
-        Some(McpLogSink::request(level, peer.clone(), mark))
+        let outbox = context
+            .extensions
+            .get::<crate::direct::CallOutbox>()
+            .cloned();
+        Some(McpLogSink::request(level, peer.clone(), outbox))
     } else {
         Some(McpLogSink::session(Arc::clone(level), peer.clone()))
     }

@@ -3,8 +3,9 @@
 //!
 //! rmcp gives each stateless request a peer and a serve loop of its own, spawned for it. A call
 //! answered directly borrows this one peer instead, whose serve loop runs as long as the
-//! endpoint: it carries only what calls send their clients meanwhile (progress, log messages),
-//! each marked with its call's [`CallMark`], which the hub's transport sends to that call.
+//! endpoint: it carries only the progress calls send their clients meanwhile, each notification
+//! marked with its call's [`CallMark`], which the hub's transport sends to that call. Log
+//! messages skip the serve loop: a call's sink writes them into its [`CallOutbox`] at once.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -39,8 +40,14 @@ impl CallMark {
     }
 }
 
-/// How many messages a call's response holds before what sends them waits.
-const CALL_ROOM: usize = 16;
+/// Where a directly answered call's log messages go at once, in order before its answer (a
+/// queue through the hub's serve loop could deliver them after it).
+#[derive(Debug, Clone)]
+pub struct CallOutbox(pub mpsc::Sender<ServerJsonRpcMessage>);
+
+/// How many messages a call's response holds before progress waits and log messages are dropped
+/// (as many as a session's log queue; the channel allocates as it fills, not up front).
+const CALL_ROOM: usize = 256;
 
 /// The shared peer and the calls it sends for.
 pub(super) struct Hub {
@@ -89,15 +96,15 @@ impl Hub {
     }
 
     /// A new call's mark and what it sends, until the [`Open`] is dropped.
-    pub(super) fn open(&self) -> (Open, mpsc::Receiver<ServerJsonRpcMessage>) {
+    pub(super) fn open(&self) -> (Open, CallOutbox, mpsc::Receiver<ServerJsonRpcMessage>) {
         let mark = CallMark(self.calls.next.fetch_add(1, Ordering::Relaxed));
         let (sender, receiver) = mpsc::channel(CALL_ROOM);
-        self.calls.lock().insert(mark, sender);
+        self.calls.lock().insert(mark, sender.clone());
         let open = Open {
             mark,
             calls: Arc::clone(&self.calls),
         };
-        (open, receiver)
+        (open, CallOutbox(sender), receiver)
     }
 }
 

@@ -29,7 +29,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use tokio_util::sync::CancellationToken;
 
-pub use hub::CallMark;
+pub use hub::{CallMark, CallOutbox};
 
 use crate::McpHandler;
 use crate::call_stream::{CallStream, WhenLeft};
@@ -93,7 +93,7 @@ impl DirectCalls {
         let hub = self
             .hub
             .get_or_init(|| Hub::start(self.handler.for_session()));
-        let (open, routed) = hub.open();
+        let (open, outbox, routed) = hub.open();
         let JsonRpcRequest {
             id, mut request, ..
         } = call;
@@ -103,6 +103,7 @@ impl DirectCalls {
         context.meta = std::mem::take(request.get_meta_mut());
         context.extensions = std::mem::take(request.extensions_mut());
         context.extensions.insert(open.mark);
+        context.extensions.insert(outbox);
         context.extensions.insert(parts);
         // A fresh session's handler, as rmcp gives each stateless request.
         let handler = self.handler.for_session();
