@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// The most turns the writer gives the running tasks before a commit, while each brings more
+/// writes. Most of a commit's cost is per commit, not per write (the pages of the indexes and
+/// the tree above them, the round trip to SQLite's thread): at c=16 on two cores, up to four
+/// turns raised the writes per commit from 5.3 to 5.8 keyed requests and from 8.3 to 10.0
+/// stored-first ones, and the WAL frames per keyed request fell from 4.0 to 3.6; more turns
+/// gathered no more.
+const GATHER_TURNS: usize = 4;
+
 /// Commits queued writes in batches until every sender is gone.
 pub(super) async fn write_loop(
     mut connection: SqliteConnection,
@@ -12,12 +20,19 @@ pub(super) async fn write_loop(
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
         // The tasks already running get their turn before the commit: under load their
-        // writes join this one's round (one commit for them all); a lone write goes on at once.
-        tokio::task::yield_now().await;
-        while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(write) => batch.push(write),
-                Err(_) => break,
+        // writes join this one's round (one commit for them all), and as long as a turn brings
+        // more, another is given; a lone write goes on after one turn that brought nothing.
+        for _ in 0..GATHER_TURNS {
+            let gathered = batch.len();
+            tokio::task::yield_now().await;
+            while batch.len() < MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(write) => batch.push(write),
+                    Err(_) => break,
+                }
+            }
+            if batch.len() == gathered || batch.len() == MAX_BATCH {
+                break;
             }
         }
         let outcomes = commit(&mut connection, &mut batch).await;
