@@ -19,7 +19,7 @@ use rmcp::service::Peer;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::direct::CallOutbox;
+use crate::call_stream::CallOutbox;
 use a2a_runtime_core::logging::{LogLevel, LogRecord, LogSink};
 
 /// Messages a slow client may fall behind by before later ones are dropped (a chatty skill

@@ -524,7 +524,7 @@ fn log_sink(
         let level = context.meta.log_level()?;
         let outbox = context
             .extensions
-            .get::<crate::direct::CallOutbox>()
+            .get::<crate::call_stream::CallOutbox>()
             .cloned();
         Some(McpLogSink::request(level, peer.clone(), outbox))
     } else {

@@ -11,7 +11,7 @@ use rmcp::service::RequestContext;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::direct::CallMark;
+use crate::call_stream::CallMark;
 
 use a2a_runtime_core::context::{Progress, Update, UpdateSink};
 use a2a_runtime_types::model::{

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     ClientCapabilities, GetExtensions, Implementation, InitializeRequestParams, ProtocolVersion,
-    ServerJsonRpcMessage, ServerNotification,
+    ServerJsonRpcMessage,
 };
 use rmcp::service::{Peer, RunningService, RxJsonRpcMessage, serve_directly};
 use rmcp::transport::Transport;
@@ -22,28 +22,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use tokio::sync::mpsc;
 
 use crate::McpHandler;
-
-/// Which directly answered call a notification belongs to: set in the call's extensions, copied
-/// onto what it sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CallMark(u64);
-
-impl CallMark {
-    /// The mark of the call whose request carried `extensions`, if it is answered directly.
-    pub fn of(extensions: &rmcp::model::Extensions) -> Option<Self> {
-        extensions.get::<Self>().copied()
-    }
-
-    /// Marks `notification` as this call's.
-    pub fn put_on(self, notification: &mut ServerNotification) {
-        notification.extensions_mut().insert(self);
-    }
-}
-
-/// Where a directly answered call's log messages go at once, in order before its answer (a
-/// queue through the hub's serve loop could deliver them after it).
-#[derive(Debug, Clone)]
-pub struct CallOutbox(pub mpsc::Sender<ServerJsonRpcMessage>);
+use crate::call_stream::{CallMark, CallOutbox};
 
 /// How many messages a call's response holds before progress waits and log messages are dropped
 /// (as many as a session's log queue; the channel allocates as it fills, not up front).

@@ -29,8 +29,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use tokio_util::sync::CancellationToken;
 
-pub use hub::{CallMark, CallOutbox};
-
 use crate::McpHandler;
 use crate::call_stream::{CallStream, WhenLeft};
 use hub::Hub;
