@@ -6,28 +6,12 @@ use std::task::{Context, Poll};
 
 use futures::Stream;
 use futures::future::BoxFuture;
-use rmcp::model::{GetExtensions, ServerJsonRpcMessage, ServerNotification};
+use rmcp::model::ServerJsonRpcMessage;
 use tokio::sync::mpsc;
 
-/// Which directly answered call a notification belongs to: set in the call's extensions, copied
-/// onto what it sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct CallMark(pub(crate) u64);
-
-impl CallMark {
-    /// The mark of the call whose request carried `extensions`, if it is answered directly.
-    pub(crate) fn of(extensions: &rmcp::model::Extensions) -> Option<Self> {
-        extensions.get::<Self>().copied()
-    }
-
-    /// Marks `notification` as this call's.
-    pub(crate) fn put_on(self, notification: &mut ServerNotification) {
-        notification.extensions_mut().insert(self);
-    }
-}
-
-/// Where a directly answered call's log messages go at once, in order before its answer (a
-/// queue through the hub's serve loop could deliver them after it).
+/// A directly answered call's response: what the call sends its client (progress, log messages)
+/// goes in at once, so it precedes the answer (a queue through a serve loop could deliver it
+/// after).
 #[derive(Debug, Clone)]
 pub struct CallOutbox(pub mpsc::Sender<ServerJsonRpcMessage>);
 

@@ -5,13 +5,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerNotification,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerJsonRpcMessage,
+    ServerNotification,
 };
 use rmcp::service::RequestContext;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::call_stream::CallMark;
+use crate::call_stream::CallOutbox;
 
 use a2a_runtime_core::context::{Progress, Update, UpdateSink};
 use a2a_runtime_types::model::{
@@ -64,18 +65,23 @@ impl ProgressForwarder {
     pub fn of(context: &RequestContext<RoleServer>) -> Option<Arc<Self>> {
         let token = context.meta.get_progress_token()?;
         let peer = context.peer.clone();
-        let mark = CallMark::of(&context.extensions);
+        let outbox = context.extensions.get::<CallOutbox>().cloned();
         let (sender, mut receiver) = mpsc::channel::<ProgressNotificationParam>(PROGRESS_QUEUE);
         // One sender task per call keeps the notifications in order.
         let forwarder = tokio::spawn(async move {
             while let Some(param) = receiver.recv().await {
-                let progress = ProgressNotification::new(param);
-                let mut notification = ServerNotification::ProgressNotification(progress);
-                if let Some(mark) = mark {
-                    mark.put_on(&mut notification);
-                }
-                if let Err(error) = peer.send_notification(notification).await {
-                    tracing::debug!(%error, "progress notification not delivered");
+                let delivered = match &outbox {
+                    // Straight into the directly answered call's response.
+                    Some(outbox) => {
+                        let progress = ProgressNotification::new(param);
+                        let notification = ServerNotification::ProgressNotification(progress);
+                        let message = ServerJsonRpcMessage::notification(notification);
+                        outbox.0.send(message).await.is_ok()
+                    }
+                    None => peer.notify_progress(param).await.is_ok(),
+                };
+                if !delivered {
+                    tracing::debug!("progress notification not delivered: the call's client left");
                     break;
                 }
             }

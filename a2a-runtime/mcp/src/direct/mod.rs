@@ -91,7 +91,7 @@ impl DirectCalls {
         let hub = self
             .hub
             .get_or_init(|| Hub::start(self.handler.for_session()));
-        let (open, outbox, routed) = hub.open();
+        let (outbox, routed) = hub::outbox();
         let JsonRpcRequest {
             id, mut request, ..
         } = call;
@@ -100,7 +100,6 @@ impl DirectCalls {
         context.ct = cancel.clone();
         context.meta = std::mem::take(request.get_meta_mut());
         context.extensions = std::mem::take(request.extensions_mut());
-        context.extensions.insert(open.mark);
         context.extensions.insert(outbox);
         context.extensions.insert(parts);
         // A fresh session's handler, as rmcp gives each stateless request.
@@ -111,7 +110,7 @@ impl DirectCalls {
                 Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
             }
         });
-        let mut stream = CallStream::new(answer, routed, open, WhenLeft::Cancel(cancel));
+        let mut stream = CallStream::new(answer, routed, (), WhenLeft::Cancel(cancel));
         let Some(first) = stream.next().await else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
