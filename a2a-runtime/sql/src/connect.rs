@@ -32,6 +32,21 @@ pub(crate) fn sqlite_file(path: &Path) -> Result<sqlx::sqlite::SqliteConnectOpti
         .busy_timeout(SQLITE_BUSY))
 }
 
+/// The SQLite store's write connection to the file at `path` (which [`sqlite_file`]'s options
+/// have opened before, creating it): the same journal, commits and busy timeout, held by one
+/// thread that runs its statements itself (see `sqlite/writer.rs`), checkpointing the WAL
+/// whenever it reaches `wal_pages` pages.
+#[cfg(feature = "sqlite")]
+pub(crate) fn sqlite_writer(path: &Path, wal_pages: u32) -> rusqlite::Result<rusqlite::Connection> {
+    let connection = rusqlite::Connection::open(path)?;
+    connection.busy_timeout(SQLITE_BUSY)?;
+    connection
+        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "wal_autocheckpoint", wal_pages)?;
+    Ok(connection)
+}
+
 /// A pool of at most `max_connections` to the Postgres database at `url`, its connections
 /// named `application` (as `pg_stat_activity` shows them).
 #[cfg(feature = "postgres")]

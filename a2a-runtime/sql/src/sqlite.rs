@@ -2,9 +2,8 @@
 //!
 //! One process owns a file (a lock file says so; a second server on the same file is refused
 //! at startup). Reads use a small pool (WAL mode lets them run beside writes); writes go to one
-//! writer task that applies whatever has queued up as one statement, so a busy server pays one
-//! commit (and one round trip to SQLite's thread) for many task updates. Each write is still
-//! conditional on its own version.
+//! writer thread that applies whatever has queued up as one statement, so a busy server pays one
+//! commit for many task updates. Each write is still conditional on its own version.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -26,7 +25,7 @@ use a2a_runtime_types::util::BoxFuture;
 
 mod keys;
 mod writer;
-use writer::{submit, write_loop};
+use writer::submit;
 
 /// The schema, one migration per entry; `PRAGMA user_version` records how many ran.
 const MIGRATIONS: &[&str] = &[
@@ -84,7 +83,7 @@ const READ_ROWS_AHEAD: usize = 4;
 /// How often committed pages are copied into the database file, in the background.
 const CHECKPOINT_PERIOD: Duration = Duration::from_millis(50);
 /// The WAL size (pages) at which the writer checkpoints itself, restarting the WAL.
-const WAL_PAGES: &str = "8000";
+const WAL_PAGES: u32 = 8000;
 
 /// The most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
@@ -183,8 +182,7 @@ impl SqliteTaskStore {
         let path = path.as_ref().to_owned();
         let connect = crate::connect::sqlite_file(&path)
             .map_err(StoreError::backend)?
-            .foreign_keys(false)
-            .pragma("wal_autocheckpoint", WAL_PAGES);
+            .foreign_keys(false);
         let lock_path = path.with_extension("lock");
         let lock = File::create(&lock_path).map_err(|e| {
             StoreError::backend(format!("cannot open {}: {e}", lock_path.display()))
@@ -196,10 +194,18 @@ impl SqliteTaskStore {
                 path.display()
             ))
         })?;
-        let mut writer = SqliteConnection::connect_with(&connect)
+        // The schema is brought up to date before the writer takes the file.
+        let mut migrator = SqliteConnection::connect_with(&connect)
             .await
             .map_err(StoreError::backend)?;
-        migrate(&mut writer).await?;
+        migrate(&mut migrator).await?;
+        migrator.close().await.map_err(StoreError::backend)?;
+        let file = path.clone();
+        let writer = tokio::task::spawn_blocking(move || {
+            crate::connect::sqlite_writer(&file, WAL_PAGES).map_err(StoreError::backend)
+        })
+        .await
+        .map_err(StoreError::backend)??;
         let reads = SqlitePoolOptions::new()
             .max_connections(options.read_connections.max(1))
             // A list reads rows as the page takes them: a few buffered ahead, not the 50
@@ -222,7 +228,7 @@ impl SqliteTaskStore {
             writes.downgrade(),
             Arc::clone(&commits),
         ));
-        tokio::spawn(write_loop(writer, queue, commits));
+        writer::start(writer, queue, commits)?;
         Ok(Self {
             reads,
             writes,

@@ -2,13 +2,12 @@
 //! transaction with the tasks they create and the round's other writes; read back through
 //! the read pool.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use sqlx::{AssertSqlSafe, Row, SqliteConnection, SqlitePool};
+use rusqlite::Connection;
+use sqlx::{Row, SqlitePool};
 
-use super::writer::{
-    bind_row, bind_upsert, room_for, unused_room, upsert_outcomes, upsert_rows, upsert_sql,
-};
+use super::writer::{Params, room_for, run_upsert, upsert_outcomes, upsert_rows};
 use super::{Op, SqliteTaskStore, TaskRow, Write, submit};
 use a2a_runtime_core::task::{KeyClaim, KeyRecord, KeyScope, StoreError, StoredTask, TaskStore};
 
@@ -45,14 +44,14 @@ impl SqliteTaskStore {
 /// A claim as the writer applies it: the key's record and the task it creates, if any.
 type Claim<'a> = (&'a KeyRecord, Option<&'a TaskRow>);
 
-/// One round of the writer's batch holding claims, as one transaction sent to SQLite at once:
-/// the claims at `claims` (of distinct keys) — their keys inserted together (an expired record
-/// replaced, a held one left, none whose task id is already stored), then the tasks of the
-/// keys this round holds — and the creates and updates at `writes`, written as the writer's
-/// upsert writes them. The outcomes of the claims (1 for a key claimed, 0 for one not: held,
-/// or refused for its task's id, which the caller reads back), then of the writes.
-pub(super) async fn claim_round(
-    connection: &mut SqliteConnection,
+/// One round of the writer's batch holding claims, as one transaction: the claims at `claims`
+/// (of distinct keys) — their keys inserted together (an expired record replaced, a held one
+/// left, none whose task id is already stored), then the tasks of the keys this round holds —
+/// and the creates and updates at `writes`, written as the writer's upsert writes them. The
+/// outcomes of the claims (1 for a key claimed, 0 for one not: held, or refused for its task's
+/// id, which the caller reads back), then of the writes.
+pub(super) fn claim_round(
+    connection: &mut Connection,
     batch: &[Write],
     claims: &[usize],
     writes: &[usize],
@@ -65,90 +64,118 @@ pub(super) async fn claim_round(
         })
         .collect();
     let rows = upsert_rows(batch, writes);
-    let mut sql = claim_sql(&picked);
-    if !rows.is_empty() {
-        sql.push_str(&upsert_sql(rows.len()));
-        sql.push(';');
-    }
-    sql.push_str("COMMIT;");
-    let query = bind_upsert(bind_claims(sqlx::query(AssertSqlSafe(sql)), &picked), &rows);
-    let returned = match query.fetch_all(&mut *connection).await {
-        Ok(returned) => returned,
+    match claim_in_transaction(connection, &picked, &rows) {
+        Ok((claimed, written)) => {
+            let mut outcomes: Vec<Result<u64, StoreError>> = claimed
+                .into_iter()
+                .map(|claimed| Ok(u64::from(claimed)))
+                .collect();
+            outcomes.extend(upsert_outcomes(
+                connection,
+                batch,
+                writes,
+                &rows,
+                Ok(written),
+            ));
+            outcomes
+        }
+        // The transaction was rolled back as it was dropped: nothing of it stays.
         Err(error) => {
-            // A statement that failed left the transaction open: nothing of it stays.
-            let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *connection).await;
             let mut outcomes: Vec<_> = picked
                 .iter()
                 .map(|_| Err(StoreError::backend(error.to_string())))
                 .collect();
-            outcomes.extend(upsert_outcomes(connection, batch, writes, &rows, Err(error)).await);
-            return outcomes;
+            outcomes.extend(upsert_outcomes(
+                connection,
+                batch,
+                writes,
+                &rows,
+                Err(error),
+            ));
+            outcomes
         }
+    }
+}
+
+/// The claims `picked` and the task `rows` in one transaction: whether each claim took its key,
+/// and the ids of the rows written.
+fn claim_in_transaction(
+    connection: &mut Connection,
+    picked: &[Claim<'_>],
+    rows: &[(&TaskRow, u64)],
+) -> rusqlite::Result<(Vec<bool>, HashSet<String>)> {
+    let transaction = connection.transaction()?;
+    let claimed = insert_keys(&transaction, picked)?;
+    insert_tasks(&transaction, picked)?;
+    let written = match rows.is_empty() {
+        true => HashSet::new(),
+        false => run_upsert(&transaction, rows)?,
     };
-    // The keys' statement returns three columns, the upsert's one.
-    let (keys, ids): (Vec<_>, Vec<_>) = returned.iter().partition(|row| row.len() == 3);
-    let at: HashMap<(&str, &str, &str), usize> = picked
+    transaction.commit()?;
+    Ok((claimed, written))
+}
+
+/// Inserts the keys of `claims` (see [`claim_round`]): whether each was taken.
+fn insert_keys(connection: &Connection, claims: &[Claim<'_>]) -> rusqlite::Result<Vec<bool>> {
+    let mut statement = connection.prepare_cached(&keys_sql(claims.len()))?;
+    let mut params = Params::of(&mut statement);
+    for (key, task) in claims {
+        params
+            .bind(&*key.scope.agent)?
+            .bind(&*key.scope.caller)?
+            .bind(&*key.scope.key)?
+            .bind(&key.fingerprint)?
+            .bind(&key.task_id)?
+            .bind(&key.item)?
+            .bind(key.expires_at.timestamp_micros())?
+            .bind(task.map(|row| &row.id))?;
+    }
+    params.unused_room(claims.len(), 8)?;
+    params.bind(chrono::Utc::now().timestamp_micros())?;
+    let at: HashMap<(&str, &str, &str), usize> = claims
         .iter()
         .enumerate()
         .map(|(at, (key, _))| ((&*key.scope.agent, &*key.scope.caller, &*key.scope.key), at))
         .collect();
-    let mut outcomes: Vec<Result<u64, StoreError>> = picked.iter().map(|_| Ok(0)).collect();
-    for row in keys {
-        let scope = (
-            row.get::<&str, _>(0),
-            row.get::<&str, _>(1),
-            row.get::<&str, _>(2),
-        );
+    let mut claimed = vec![false; claims.len()];
+    let mut returned = statement.raw_query();
+    while let Some(row) = returned.next()? {
+        let (agent, caller, key) = (row.get_ref(0)?, row.get_ref(1)?, row.get_ref(2)?);
+        let scope = (agent.as_str()?, caller.as_str()?, key.as_str()?);
         if let Some(&at) = at.get(&scope) {
-            outcomes[at] = Ok(1);
+            claimed[at] = true;
         }
     }
-    let written = ids.iter().map(|row| row.get::<String, _>(0)).collect();
-    outcomes.extend(upsert_outcomes(connection, batch, writes, &rows, Ok(written)).await);
-    outcomes
+    Ok(claimed)
 }
 
-/// `query` with the parameters of [`claim_sql`] for `claims` bound, in order.
-fn bind_claims<'q>(
-    mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    claims: &[Claim<'q>],
-) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
-    for (key, task) in claims {
-        query = query
-            .bind(&*key.scope.agent)
-            .bind(&*key.scope.caller)
-            .bind(&*key.scope.key)
-            .bind(&key.fingerprint)
-            .bind(&key.task_id)
-            .bind(&key.item)
-            .bind(key.expires_at.timestamp_micros())
-            .bind(task.map(|row| &row.id));
+/// Inserts the tasks of the `claims` that create one, each only if its key now names it.
+fn insert_tasks(connection: &Connection, claims: &[Claim<'_>]) -> rusqlite::Result<()> {
+    let creates = claims.iter().filter(|(_, task)| task.is_some()).count();
+    if creates == 0 {
+        return Ok(());
     }
-    query = unused_room(query, claims.len(), 8);
-    query = query.bind(chrono::Utc::now().timestamp_micros());
-    let mut creates = 0;
+    let mut statement = connection.prepare_cached(&tasks_sql(creates))?;
+    let mut params = Params::of(&mut statement);
     for (key, task) in claims {
         let Some(row) = task else { continue };
-        creates += 1;
-        query = bind_row(query, row, 1)
-            .bind(&*key.scope.agent)
-            .bind(&*key.scope.caller)
-            .bind(&*key.scope.key);
+        params
+            .row(row, 1)?
+            .bind(&*key.scope.agent)?
+            .bind(&*key.scope.caller)?
+            .bind(&*key.scope.key)?;
     }
-    unused_room(query, creates, 12)
+    params.unused_room(creates, 12)?;
+    statement.raw_execute().map(drop)
 }
 
-/// The transaction's start and the statements of a round of `claims`. The keys go first,
-/// returned when written; a task goes in only if its key now names it (so a key held by
-/// another request creates nothing), and a key is not taken for a task id already stored (so
-/// such a claim fails whole). Each list has room for a power of two of rows, the ones left
-/// over NULL (see `room_for`): a key without an agent, a task without a key.
-fn claim_sql(claims: &[Claim<'_>]) -> String {
-    let creates = claims.iter().filter(|(_, task)| task.is_some()).count();
-    let keys = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; room_for(claims.len())].join(", ");
-    let mut sql = format!(
-        "BEGIN;
-         INSERT INTO idempotency_keys
+/// The statement inserting the keys of `claims` claims, returned when written; a key is not
+/// taken for a task id already stored (so such a claim fails whole). Room for a power of two of
+/// rows, the ones left over NULL (see `room_for`): a key without an agent.
+fn keys_sql(claims: usize) -> String {
+    let keys = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; room_for(claims)].join(", ");
+    format!(
+        "INSERT INTO idempotency_keys
              (agent, caller, key, fingerprint, task_id, item, expires_us)
          SELECT column1, column2, column3, column4, column5, column6, column7
          FROM (VALUES {keys}) AS v
@@ -158,23 +185,25 @@ fn claim_sql(claims: &[Claim<'_>]) -> String {
              fingerprint = excluded.fingerprint, task_id = excluded.task_id,
              item = excluded.item, expires_us = excluded.expires_us
          WHERE idempotency_keys.expires_us <= ?
-         RETURNING agent, caller, key;"
-    );
-    if creates > 0 {
-        let tasks = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; room_for(creates)].join(", ");
-        sql.push_str(&format!(
-            "INSERT INTO tasks
-                 (id, owner, context_id, state, status_us, finished_us, version, body, agent)
-             SELECT column1, column2, column3, column4, column5, column6, column7, column8,
-                    column9
-             FROM (VALUES {tasks}) AS v
-             WHERE EXISTS (SELECT 1 FROM idempotency_keys k
-                           WHERE k.agent = v.column10 AND k.caller = v.column11
-                             AND k.key = v.column12 AND k.task_id = v.column1)
-             ON CONFLICT (id) DO NOTHING;"
-        ));
-    }
-    sql
+         RETURNING agent, caller, key"
+    )
+}
+
+/// The statement inserting `creates` tasks of claims, each only if its key now names it (so a
+/// key held by another request creates nothing). Room for a power of two of rows, as
+/// [`keys_sql`]: a task without a key.
+fn tasks_sql(creates: usize) -> String {
+    let tasks = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; room_for(creates)].join(", ");
+    format!(
+        "INSERT INTO tasks
+             (id, owner, context_id, state, status_us, finished_us, version, body, agent)
+         SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9
+         FROM (VALUES {tasks}) AS v
+         WHERE EXISTS (SELECT 1 FROM idempotency_keys k
+                       WHERE k.agent = v.column10 AND k.caller = v.column11
+                         AND k.key = v.column12 AND k.task_id = v.column1)
+         ON CONFLICT (id) DO NOTHING"
+    )
 }
 
 /// The unexpired record of the key `scope` names.

@@ -1,30 +1,60 @@
-//! The SQLite store's one writer: queued writes committed in batches, every create and update
-//! of a round in one statement, each conditional on its own version.
+//! The SQLite store's one writer: a thread of its own holding the write connection, committing
+//! queued writes in batches, every create and update of a round in one statement, each
+//! conditional on its own version.
+//!
+//! The writer runs its statements itself: a commit is a call on this thread, not a command sent
+//! to sqlx's connection thread with its rows sent back one by one to a task woken for each. At
+//! c=16 on two cores that round trip, and the turns the writer task gave the runtime to gather
+//! a batch, were two thirds of a commit's time, while the requests of the next batch waited.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::types::{Null, ToSql};
+use rusqlite::{CachedStatement, Connection};
 
 use super::*;
 
-/// The most turns the writer gives the running tasks before a commit, while each brings more
-/// writes. Most of a commit's cost is per commit, not per write (the pages of the indexes and
-/// the tree above them, the round trip to SQLite's thread): at c=16 on two cores, up to four
-/// turns raised the writes per commit from 5.3 to 5.8 keyed requests and from 8.3 to 10.0
-/// stored-first ones, and the WAL frames per keyed request fell from 4.0 to 3.6; more turns
-/// gathered no more.
+/// Prepared statements the writer keeps, by text: each kind of statement has a text per room
+/// (a power of two of rows, see [`room_for`]), a keyed round three kinds.
+const CACHED_STATEMENTS: usize = 64;
+
+/// The most times the writer gives up its core before a commit, while each time brings more
+/// writes: under load the requests running on the runtime's threads add theirs to this
+/// commit (one commit for them all; most of a commit's cost is per commit, not per write); a
+/// lone write goes on after one turn that brought nothing.
 const GATHER_TURNS: usize = 4;
 
-/// Commits queued writes in batches until every sender is gone.
-pub(super) async fn write_loop(
-    mut connection: SqliteConnection,
-    mut queue: mpsc::Receiver<Write>,
+/// Starts the writer's thread on the connection `connection`, committing what `queue` brings
+/// until every sender is gone; `commits` counts its commits.
+pub(super) fn start(
+    mut connection: Connection,
+    queue: mpsc::Receiver<Write>,
     commits: Arc<AtomicU64>,
+) -> Result<(), StoreError> {
+    connection.set_prepared_statement_cache_capacity(CACHED_STATEMENTS);
+    let (delivered, deliveries) = mpsc::unbounded_channel();
+    tokio::spawn(deliver(deliveries));
+    std::thread::Builder::new()
+        .name("a2a-sqlite-writer".to_owned())
+        .spawn(move || write_loop(&mut connection, queue, &commits, &delivered))
+        .map(drop)
+        .map_err(|error| StoreError::backend(format!("cannot start the SQLite writer: {error}")))
+}
+
+/// Commits queued writes in batches until every sender is gone: whatever queued while the last
+/// batch was committed, and over up to [`GATHER_TURNS`] turns after, is the next one.
+fn write_loop(
+    connection: &mut Connection,
+    mut queue: mpsc::Receiver<Write>,
+    commits: &AtomicU64,
+    delivered: &mpsc::UnboundedSender<Delivery>,
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        // The tasks already running get their turn before the commit: under load their
-        // writes join this one's round (one commit for them all), and as long as a turn brings
-        // more, another is given; a lone write goes on after one turn that brought nothing.
+    while let Some(write) = queue.blocking_recv() {
+        batch.push(write);
         for _ in 0..GATHER_TURNS {
             let gathered = batch.len();
-            tokio::task::yield_now().await;
+            std::thread::yield_now();
             while batch.len() < MAX_BATCH {
                 match queue.try_recv() {
                     Ok(write) => batch.push(write),
@@ -35,10 +65,36 @@ pub(super) async fn write_loop(
                 break;
             }
         }
-        let outcomes = commit(&mut connection, &mut batch).await;
+        let outcomes = commit(connection, &batch);
         commits.fetch_add(1, Ordering::Release);
-        for (write, outcome) in batch.drain(..).zip(outcomes) {
-            let _ = write.done.send(outcome);
+        let delivery = batch
+            .drain(..)
+            .map(|write| write.done)
+            .zip(outcomes)
+            .collect();
+        if let Err(undelivered) = delivered.send(delivery) {
+            // The runtime is gone: told from here, the waiting requests learn what they can.
+            for (done, outcome) in undelivered.0 {
+                let _ = done.send(outcome);
+            }
+        }
+    }
+}
+
+/// A commit's outcomes and where each goes.
+type Delivery = Vec<(
+    oneshot::Sender<Result<u64, StoreError>>,
+    Result<u64, StoreError>,
+)>;
+
+/// Hands each commit's outcomes to the requests waiting on them, from a task of the runtime:
+/// the writer wakes it once per commit, and it wakes the requests as a task wakes tasks (a
+/// request woken by the writer's thread itself goes through the runtime's shared queue and
+/// may wake a parked worker thread, for each write).
+async fn deliver(mut deliveries: mpsc::UnboundedReceiver<Delivery>) {
+    while let Some(delivery) = deliveries.recv().await {
+        for (done, outcome) in delivery {
+            let _ = done.send(outcome);
         }
     }
 }
@@ -48,10 +104,7 @@ pub(super) async fn write_loop(
 /// each conditional on its own version; the idempotency key claims of the round (keys unique
 /// within it) in the same transaction; then deletes and sweeps. Each write gets its own
 /// outcome; a database failure fails the writes it touched.
-async fn commit(
-    connection: &mut SqliteConnection,
-    batch: &mut [Write],
-) -> Vec<Result<u64, StoreError>> {
+fn commit(connection: &mut Connection, batch: &[Write]) -> Vec<Result<u64, StoreError>> {
     let mut outcomes: Vec<Option<Result<u64, StoreError>>> =
         (0..batch.len()).map(|_| None).collect();
     let mut writes: Vec<usize> = (0..batch.len())
@@ -70,9 +123,9 @@ async fn commit(
             _ => None,
         });
         let results = if claim_round.is_empty() {
-            upsert(connection, batch, &write_round).await
+            upsert(connection, batch, &write_round)
         } else {
-            super::keys::claim_round(connection, batch, &claim_round, &write_round).await
+            super::keys::claim_round(connection, batch, &claim_round, &write_round)
         };
         for (i, outcome) in claim_round.into_iter().chain(write_round).zip(results) {
             outcomes[i] = Some(outcome);
@@ -81,10 +134,7 @@ async fn commit(
     }
     for (i, write) in batch.iter().enumerate() {
         if outcomes[i].is_none() {
-            outcomes[i] = Some(match apply(connection, &write.op).await {
-                Ok(count) => Ok(count),
-                Err(error) => Err(StoreError::backend(error)),
-            });
+            outcomes[i] = Some(apply(connection, &write.op).map_err(StoreError::backend));
         }
     }
     outcomes
@@ -105,10 +155,11 @@ fn distinct<'b, K: Eq + std::hash::Hash + ?Sized + 'b>(
 }
 
 /// How many rows a statement writing `rows` has room for: the next power of two (none for
-/// none), the rest bound as NULL rows its conditions leave out. A round's statement text depends on its row
-/// counts, and the connection keeps prepared statements by their text (sqlx caches 100): exact
-/// counts, combined as a keyed round combines three of them, made hundreds of texts, each
-/// parsed and planned again once evicted (7.7% of the process under a keyed load at c=16).
+/// none), the rest bound as NULL rows its conditions leave out. A round's statement text depends
+/// on its row counts, and the writer keeps prepared statements by their text
+/// ([`CACHED_STATEMENTS`]): exact counts, combined as a keyed round combines three of them,
+/// made hundreds of texts, each parsed and planned again once evicted (7.7% of the process
+/// under a keyed load at c=16).
 pub(super) fn room_for(rows: usize) -> usize {
     match rows {
         0 => 0,
@@ -142,18 +193,33 @@ pub(super) fn upsert_sql(rows: usize) -> String {
 }
 
 /// The creates and updates at `indices` of `batch`, as one statement.
-async fn upsert(
-    connection: &mut SqliteConnection,
+fn upsert(
+    connection: &Connection,
     batch: &[Write],
     indices: &[usize],
 ) -> Vec<Result<u64, StoreError>> {
     let rows = upsert_rows(batch, indices);
-    let query = bind_upsert(sqlx::query(AssertSqlSafe(upsert_sql(rows.len()))), &rows);
-    let written = match query.fetch_all(&mut *connection).await {
-        Ok(returned) => Ok(returned.iter().map(|r| r.get::<String, _>(0)).collect()),
-        Err(error) => Err(error),
-    };
-    upsert_outcomes(connection, batch, indices, &rows, written).await
+    let written = run_upsert(connection, &rows);
+    upsert_outcomes(connection, batch, indices, &rows, written)
+}
+
+/// Runs [`upsert_sql`] for `rows`: the ids of the rows it wrote.
+pub(super) fn run_upsert(
+    connection: &Connection,
+    rows: &[(&TaskRow, u64)],
+) -> rusqlite::Result<HashSet<String>> {
+    let mut statement = connection.prepare_cached(&upsert_sql(rows.len()))?;
+    let mut params = Params::of(&mut statement);
+    for (row, version) in rows {
+        params.row(row, *version)?;
+    }
+    params.unused_room(rows.len(), 9)?;
+    let mut returned = statement.raw_query();
+    let mut written = HashSet::with_capacity(rows.len());
+    while let Some(row) = returned.next()? {
+        written.insert(row.get::<_, String>(0)?);
+    }
+    Ok(written)
 }
 
 /// The rows the creates and updates at `indices` of `batch` write, each with the version it
@@ -169,56 +235,56 @@ pub(super) fn upsert_rows<'b>(batch: &'b [Write], indices: &[usize]) -> Vec<(&'b
         .collect()
 }
 
-/// `query` with the parameters of [`upsert_sql`] for `rows` bound, in order.
-pub(super) fn bind_upsert<'q>(
-    mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    rows: &[(&'q TaskRow, u64)],
-) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
-    for (row, version) in rows {
-        query = bind_row(query, row, *version);
-    }
-    unused_room(query, rows.len(), 9)
+/// A prepared statement's parameters, bound in order.
+pub(super) struct Params<'s, 'c> {
+    statement: &'s mut CachedStatement<'c>,
+    next: usize,
 }
 
-/// `query` with NULL parameters for the rows of `columns` columns left unused by a list of
-/// `rows` in its statement's room (see [`room_for`]).
-pub(super) fn unused_room<'q>(
-    mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    rows: usize,
-    columns: usize,
-) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
-    for _ in 0..(room_for(rows) - rows) * columns {
-        query = query.bind(None::<&str>);
+impl<'s, 'c> Params<'s, 'c> {
+    /// Binds `statement`'s parameters from the first.
+    pub(super) fn of(statement: &'s mut CachedStatement<'c>) -> Self {
+        Self { statement, next: 1 }
     }
-    query
-}
 
-/// `query` with `row`'s nine columns bound, at `version`, in the tasks table's order.
-pub(super) fn bind_row<'q>(
-    query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    row: &'q TaskRow,
-    version: u64,
-) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
-    query
-        .bind(&row.id)
-        .bind(&row.owner)
-        .bind(&row.context_id)
-        .bind(row.state)
-        .bind(row.status_us)
-        .bind(row.finished_us)
-        .bind(i64::try_from(version).unwrap_or(i64::MAX))
-        .bind(&row.body)
-        .bind(&row.agent)
+    /// Binds the next parameter to `value`.
+    pub(super) fn bind(&mut self, value: impl ToSql) -> rusqlite::Result<&mut Self> {
+        self.statement.raw_bind_parameter(self.next, value)?;
+        self.next += 1;
+        Ok(self)
+    }
+
+    /// Binds `row`'s nine columns, at `version`, in the tasks table's order.
+    pub(super) fn row(&mut self, row: &TaskRow, version: u64) -> rusqlite::Result<&mut Self> {
+        self.bind(&row.id)?
+            .bind(&row.owner)?
+            .bind(&row.context_id)?
+            .bind(row.state)?
+            .bind(row.status_us)?
+            .bind(row.finished_us)?
+            .bind(i64::try_from(version).unwrap_or(i64::MAX))?
+            .bind(&row.body)?
+            .bind(&row.agent)
+    }
+
+    /// Binds NULL to the rows of `columns` columns left unused by a list of `rows` in its
+    /// statement's room (see [`room_for`]).
+    pub(super) fn unused_room(&mut self, rows: usize, columns: usize) -> rusqlite::Result<()> {
+        for _ in 0..(room_for(rows) - rows) * columns {
+            self.bind(Null)?;
+        }
+        Ok(())
+    }
 }
 
 /// The outcome of each of the writes at `indices`, whose `rows` the statement ran with: the
 /// ids it `written`, or why it failed.
-pub(super) async fn upsert_outcomes(
-    connection: &mut SqliteConnection,
+pub(super) fn upsert_outcomes(
+    connection: &Connection,
     batch: &[Write],
     indices: &[usize],
     rows: &[(&TaskRow, u64)],
-    written: Result<std::collections::HashSet<String>, sqlx::Error>,
+    written: rusqlite::Result<HashSet<String>>,
 ) -> Vec<Result<u64, StoreError>> {
     let written = match written {
         Ok(written) => written,
@@ -234,7 +300,7 @@ pub(super) async fn upsert_outcomes(
         .filter(|(row, _)| !written.contains(&row.id))
         .map(|(row, _)| *row)
         .collect();
-    let stored = stored_versions(connection, &refused).await;
+    let stored = stored_versions(connection, &refused);
     indices
         .iter()
         .zip(rows)
@@ -257,42 +323,38 @@ pub(super) async fn upsert_outcomes(
 }
 
 /// The stored versions of the tasks whose writes were `refused`, to tell a conflict from a
-/// missing task (rare, so one query for them all).
-async fn stored_versions(
-    connection: &mut SqliteConnection,
-    refused: &[&TaskRow],
-) -> std::collections::HashMap<String, i64> {
-    let mut stored = std::collections::HashMap::new();
-    if refused.is_empty() {
-        return stored;
-    }
-    let marks = vec!["?"; refused.len()].join(", ");
-    let sql = format!("SELECT id, version FROM tasks WHERE id IN ({marks})");
-    let mut query = sqlx::query(AssertSqlSafe(sql));
-    for row in refused {
-        query = query.bind(&row.id);
-    }
-    if let Ok(found) = query.fetch_all(&mut *connection).await {
-        for row in found {
-            stored.insert(row.get::<String, _>(0), row.get::<i64, _>(1));
+/// missing task (rare, so one query for them all; none read, none found).
+fn stored_versions(connection: &Connection, refused: &[&TaskRow]) -> HashMap<String, i64> {
+    let read = || -> rusqlite::Result<HashMap<String, i64>> {
+        let mut stored = HashMap::new();
+        if refused.is_empty() {
+            return Ok(stored);
         }
-    }
-    stored
+        let marks = vec!["?"; refused.len()].join(", ");
+        let sql = format!("SELECT id, version FROM tasks WHERE id IN ({marks})");
+        let mut statement = connection.prepare(&sql)?;
+        let ids = refused.iter().map(|row| &row.id);
+        let mut found = statement.query(rusqlite::params_from_iter(ids))?;
+        while let Some(row) = found.next()? {
+            stored.insert(row.get(0)?, row.get(1)?);
+        }
+        Ok(stored)
+    };
+    read().unwrap_or_default()
 }
 
-/// A delete or a sweep (creates and updates go through [`upsert`]).
-async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::Error> {
+/// A delete, a sweep or outbox entries (creates and updates go through [`upsert`], claims
+/// through their round).
+fn apply(connection: &Connection, op: &Op) -> rusqlite::Result<u64> {
     match op {
         Op::Delete(id) => {
-            sqlx::query("DELETE FROM push_outbox WHERE task_id = ?")
-                .bind(id)
-                .execute(&mut *connection)
-                .await?;
-            Ok(sqlx::query("DELETE FROM tasks WHERE id = ?")
-                .bind(id)
-                .execute(&mut *connection)
-                .await?
-                .rows_affected())
+            connection
+                .prepare_cached("DELETE FROM push_outbox WHERE task_id = ?")?
+                .execute([id])?;
+            let deleted = connection
+                .prepare_cached("DELETE FROM tasks WHERE id = ?")?
+                .execute([id])?;
+            Ok(count(deleted))
         }
         Op::Outbox(save, remove) => {
             for rows in save.chunks(OUTBOX_ROWS_PER_STATEMENT) {
@@ -300,51 +362,59 @@ async fn apply(connection: &mut SqliteConnection, op: &Op) -> Result<u64, sqlx::
                 let sql = format!(
                     "INSERT OR REPLACE INTO push_outbox (id, task_id, body) VALUES {values}"
                 );
-                let mut query = sqlx::query(AssertSqlSafe(sql));
-                for entry in rows {
-                    query = query.bind(&entry.id).bind(&entry.task_id).bind(&entry.body);
-                }
-                query.execute(&mut *connection).await?;
+                let columns = rows
+                    .iter()
+                    .flat_map(|entry| [&entry.id, &entry.task_id, &entry.body]);
+                connection
+                    .prepare(&sql)?
+                    .execute(rusqlite::params_from_iter(columns))?;
             }
             for ids in remove.chunks(OUTBOX_ROWS_PER_STATEMENT) {
                 let marks = vec!["?"; ids.len()].join(", ");
                 let sql = format!("DELETE FROM push_outbox WHERE id IN ({marks})");
-                let mut query = sqlx::query(AssertSqlSafe(sql));
-                for id in ids {
-                    query = query.bind(id);
-                }
-                query.execute(&mut *connection).await?;
+                connection
+                    .prepare(&sql)?
+                    .execute(rusqlite::params_from_iter(ids))?;
             }
             Ok(0)
         }
         Op::Sweep(finished_before, max_finished) => {
-            // Expired idempotency keys go too (they are not tasks: not counted).
-            sqlx::query("DELETE FROM idempotency_keys WHERE expires_us <= ?")
-                .bind(chrono::Utc::now().timestamp_micros())
-                .execute(&mut *connection)
-                .await?;
-            let mut count = 0;
-            if let Some(before) = finished_before {
-                count += sqlx::query("DELETE FROM tasks WHERE finished_us < ?")
-                    .bind(*before)
-                    .execute(&mut *connection)
-                    .await?
-                    .rows_affected();
-            }
-            if let Some(max) = max_finished {
-                count += sqlx::query(
-                    "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE finished_us IS NOT NULL
-                     ORDER BY finished_us DESC LIMIT -1 OFFSET ?)",
-                )
-                .bind(i64::try_from(*max).unwrap_or(i64::MAX))
-                .execute(&mut *connection)
-                .await?
-                .rows_affected();
-            }
-            Ok(count)
+            sweep(connection, *finished_before, *max_finished)
         }
         Op::Create(_) | Op::Update(..) | Op::Claim(..) => Ok(0),
     }
+}
+
+/// Deletes the tasks finished before `finished_before` (µs) and beyond `max_finished` finished
+/// ones, oldest first, and the expired idempotency keys (not tasks: not counted).
+fn sweep(
+    connection: &Connection,
+    finished_before: Option<i64>,
+    max_finished: Option<usize>,
+) -> rusqlite::Result<u64> {
+    connection
+        .prepare_cached("DELETE FROM idempotency_keys WHERE expires_us <= ?")?
+        .execute([chrono::Utc::now().timestamp_micros()])?;
+    let mut deleted = 0;
+    if let Some(before) = finished_before {
+        deleted += connection
+            .prepare_cached("DELETE FROM tasks WHERE finished_us < ?")?
+            .execute([before])?;
+    }
+    if let Some(max) = max_finished {
+        deleted += connection
+            .prepare_cached(
+                "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE finished_us IS NOT NULL
+                 ORDER BY finished_us DESC LIMIT -1 OFFSET ?)",
+            )?
+            .execute([i64::try_from(max).unwrap_or(i64::MAX)])?;
+    }
+    Ok(count(deleted))
+}
+
+/// A row count as the store reports it.
+fn count(rows: usize) -> u64 {
+    u64::try_from(rows).unwrap_or(u64::MAX)
 }
 
 /// Hands `op` to the writer task and waits for it to be committed; the row count it touched.
