@@ -64,37 +64,26 @@ pub(super) fn claim_round(
         })
         .collect();
     let rows = upsert_rows(batch, writes);
-    match claim_in_transaction(connection, &picked, &rows) {
-        Ok((claimed, written)) => {
-            let mut outcomes: Vec<Result<u64, StoreError>> = claimed
-                .into_iter()
-                .map(|claimed| Ok(u64::from(claimed)))
-                .collect();
-            outcomes.extend(upsert_outcomes(
-                connection,
-                batch,
-                writes,
-                &rows,
+    // A failed transaction was rolled back as it was dropped: nothing of it stays.
+    let (mut outcomes, written): (Vec<Result<u64, StoreError>>, _) =
+        match claim_in_transaction(connection, &picked, &rows) {
+            Ok((claimed, written)) => (
+                claimed
+                    .into_iter()
+                    .map(|claimed| Ok(u64::from(claimed)))
+                    .collect(),
                 Ok(written),
-            ));
-            outcomes
-        }
-        // The transaction was rolled back as it was dropped: nothing of it stays.
-        Err(error) => {
-            let mut outcomes: Vec<_> = picked
-                .iter()
-                .map(|_| Err(StoreError::backend(error.to_string())))
-                .collect();
-            outcomes.extend(upsert_outcomes(
-                connection,
-                batch,
-                writes,
-                &rows,
+            ),
+            Err(error) => (
+                picked
+                    .iter()
+                    .map(|_| Err(StoreError::backend(error.to_string())))
+                    .collect(),
                 Err(error),
-            ));
-            outcomes
-        }
-    }
+            ),
+        };
+    outcomes.extend(upsert_outcomes(connection, batch, writes, &rows, written));
+    outcomes
 }
 
 /// The claims `picked` and the task `rows` in one transaction: whether each claim took its key,
