@@ -4,8 +4,9 @@
 //!
 //! The writer runs its statements itself: a commit is a call on this thread, not a command sent
 //! to sqlx's connection thread with its rows sent back one by one to a task woken for each. At
-//! c=16 on two cores that round trip, and the turns the writer task gave the runtime to gather
-//! a batch, were two thirds of a commit's time, while the requests of the next batch waited.
+//! c=16 on two cores, when the writer was a task, that round trip and the turns it gave the
+//! runtime to gather a batch were two thirds of its cycle, while the next batch's requests
+//! waited; a thread's turn only gives up its core.
 
 use std::collections::{HashMap, HashSet};
 
@@ -32,6 +33,8 @@ pub(super) fn start(
     commits: Arc<AtomicU64>,
 ) -> Result<(), StoreError> {
     connection.set_prepared_statement_cache_capacity(CACHED_STATEMENTS);
+    // Unbounded, yet bounded by the writes: one delivery per commit, and each write's request
+    // waits for its outcome, so no more deliveries are pending than writes were queued.
     let (delivered, deliveries) = mpsc::unbounded_channel();
     tokio::spawn(deliver(deliveries));
     std::thread::Builder::new()
