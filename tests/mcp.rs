@@ -438,6 +438,33 @@ async fn a_stateless_calls_log_messages_all_precede_its_answer() {
     }
 }
 
+/// In a 2025-11-25 session too, a call's log messages ride its own response, all before its
+/// answer (they went through the session's queue to its GET stream, where a client that read
+/// the answer first could miss them: the official Python client did, at times).
+#[tokio::test]
+async fn a_session_calls_log_messages_all_precede_its_answer_on_its_own_stream() {
+    let server = start(Currency::with_reference_rates().server()).await;
+    let mut session = server.mcp_session().await;
+    let codes = ["USD", "JPY", "GBP", "CHF", "EUR"];
+    for round in 0..5 {
+        let call = json!({"name": "report", "arguments": {"currencies": codes, "pace_ms": 0}});
+        let body = session.request_raw("tools/call", call).await;
+        let messages: Vec<Value> = body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .collect();
+        let logged: Vec<&str> = messages
+            .iter()
+            .filter(|m| m["method"] == "notifications/message")
+            .filter_map(|m| m["params"]["data"]["currency"].as_str())
+            .collect();
+        assert_eq!(logged, codes, "round {round}: {body}");
+        let last = messages.last().unwrap();
+        assert!(last["result"].is_object(), "round {round}: {body}");
+    }
+}
+
 /// A stdio server's one client is the host that started it: hundreds of pipelined calls are
 /// all answered, none refused as busy by limits meant to share a server among callers.
 #[tokio::test]

@@ -106,9 +106,14 @@ pub struct McpLogSink {
 }
 
 impl McpLogSink {
-    /// A sink following the session's level.
-    pub fn session(level: Arc<SessionLevel>, peer: Peer<RoleServer>) -> Arc<Self> {
-        Self::new(Threshold::Session(level), peer, None)
+    /// A sink following the session's level, writing straight into `outbox` when the call is
+    /// answered where it arrived.
+    pub fn session(
+        level: Arc<SessionLevel>,
+        peer: Peer<RoleServer>,
+        outbox: Option<CallOutbox>,
+    ) -> Arc<Self> {
+        Self::new(Threshold::Session(level), peer, outbox)
     }
 
     /// A sink at the request's level, writing straight into `outbox` when the call is answered

@@ -520,15 +520,16 @@ fn log_sink(
     level: &Arc<SessionLevel>,
 ) -> Option<Arc<dyn LogSink>> {
     let peer = &context.peer;
+    // A call answered where it arrived writes into its own response.
+    let outbox = context
+        .extensions
+        .get::<crate::call_stream::CallOutbox>()
+        .cloned();
     if modern {
         let level = context.meta.log_level()?;
-        let outbox = context
-            .extensions
-            .get::<crate::call_stream::CallOutbox>()
-            .cloned();
         Some(McpLogSink::request(level, peer.clone(), outbox))
     } else {
-        Some(McpLogSink::session(Arc::clone(level), peer.clone()))
+        Some(McpLogSink::session(Arc::clone(level), peer.clone(), outbox))
     }
 }
 

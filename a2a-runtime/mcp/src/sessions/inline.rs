@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Heard;
 use crate::McpHandler;
-use crate::call_stream::{CallStream, WhenLeft};
+use crate::call_stream::{CallOutbox, CallStream, WhenLeft};
 
 /// rmcp's transport of one session, which this one wraps.
 pub(super) type RmcpTransport = <LocalSessionManager as SessionManager>::Transport;
@@ -130,12 +130,20 @@ impl Session {
         let extensions = std::mem::take(request.extensions_mut());
         let (stream, routed) = mpsc::channel(CALL_STREAM_ROOM);
         let cancel = self.ended.child_token();
-        let serial = self.route(&id, meta.get_progress_token(), stream, cancel.clone());
+        let serial = self.route(
+            &id,
+            meta.get_progress_token(),
+            stream.clone(),
+            cancel.clone(),
+        );
         let route_id = id.clone();
         let mut context = RequestContext::new(id.clone(), open.peer.clone());
         context.ct = cancel;
         context.meta = meta;
         context.extensions = extensions;
+        // What the call sends its client (log messages, progress) goes into its own stream at
+        // once, ahead of its answer, not through the session's queues and GET stream.
+        context.extensions.insert(CallOutbox(stream.clone()));
         let handler = Arc::clone(&open.handler);
         let answer = Box::pin(async move {
             match handler.handle_request(request, context).await {
