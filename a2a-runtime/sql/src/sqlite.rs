@@ -24,6 +24,8 @@ use a2a_runtime_core::task::{
 use a2a_runtime_types::util::BoxFuture;
 
 mod keys;
+#[cfg(test)]
+mod tests;
 mod writer;
 use writer::submit;
 
@@ -74,6 +76,15 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (agent, caller, key)
     ) WITHOUT ROWID;
     CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_us);
+",
+    "
+    -- Lists read this index backwards, newest status first. Ascending, a task written as it
+    -- finishes goes after its owner's earlier ones: at the end of the index for the owner
+    -- last in it, where SQLite adds a page without splitting one. Descending, each went first,
+    -- and every full page was split with its neighbours rewritten (one more WAL frame per
+    -- commit on a server with one caller).
+    DROP INDEX tasks_by_agent_owner;
+    CREATE INDEX tasks_by_agent_owner ON tasks (agent, owner, status_us, id);
 ",
 ];
 
