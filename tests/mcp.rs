@@ -422,20 +422,26 @@ async fn a_stateless_calls_log_messages_all_precede_its_answer() {
                           "_meta": {"io.modelcontextprotocol/logLevel": "info"}});
         let (status, body) = server.mcp_modern("tools/call", call, json!({})).await;
         assert_eq!(status, 200, "{body}");
-        let messages: Vec<Value> = body
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str(data.trim()).ok())
-            .collect();
-        let logged: Vec<&str> = messages
-            .iter()
-            .filter(|m| m["method"] == "notifications/message")
-            .filter_map(|m| m["params"]["data"]["currency"].as_str())
-            .collect();
-        assert_eq!(logged, codes, "round {round}: {body}");
-        let last = messages.last().unwrap();
-        assert!(last["result"].is_object(), "round {round}: {body}");
+        assert_logged_then_answered(&body, &codes, round);
     }
+}
+
+/// `body`, a `report` call's event stream, logged each of `codes` in order and ended with the
+/// call's answer.
+fn assert_logged_then_answered(body: &str, codes: &[&str], round: usize) {
+    let messages: Vec<Value> = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str(data.trim()).ok())
+        .collect();
+    let logged: Vec<&str> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .filter_map(|m| m["params"]["data"]["currency"].as_str())
+        .collect();
+    assert_eq!(logged, codes, "round {round}: {body}");
+    let last = messages.last().unwrap();
+    assert!(last["result"].is_object(), "round {round}: {body}");
 }
 
 /// In a 2025-11-25 session too, a call's log messages ride its own response, all before its
@@ -449,19 +455,7 @@ async fn a_session_calls_log_messages_all_precede_its_answer_on_its_own_stream()
     for round in 0..5 {
         let call = json!({"name": "report", "arguments": {"currencies": codes, "pace_ms": 0}});
         let body = session.request_raw("tools/call", call).await;
-        let messages: Vec<Value> = body
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str(data.trim()).ok())
-            .collect();
-        let logged: Vec<&str> = messages
-            .iter()
-            .filter(|m| m["method"] == "notifications/message")
-            .filter_map(|m| m["params"]["data"]["currency"].as_str())
-            .collect();
-        assert_eq!(logged, codes, "round {round}: {body}");
-        let last = messages.last().unwrap();
-        assert!(last["result"].is_object(), "round {round}: {body}");
+        assert_logged_then_answered(&body, &codes, round);
     }
 }
 
