@@ -137,3 +137,84 @@ async fn a_page_of_a_list_is_read_through_the_index_without_sorting() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The record of key `key` for task `task_id`, held for an hour.
+fn key_for(key: &str, task_id: &str) -> KeyRecord {
+    KeyRecord {
+        scope: KeyScope {
+            agent: "".into(),
+            caller: "principal:ada".into(),
+            key: key.into(),
+        },
+        fingerprint: format!("fp-{key}"),
+        task_id: task_id.to_owned(),
+        item: None,
+        expires_at: chrono::Utc::now() + chrono::Duration::hours(1),
+    }
+}
+
+/// A claim round's transaction that fails after its key was written (a trigger refuses the
+/// claim's task) is rolled back whole: the claim fails with the database's reason and leaves
+/// neither key nor task, every write committed with it reports the same failure and is not
+/// stored, the writes that report success are, and the writer goes on committing.
+#[tokio::test]
+async fn a_failed_claim_round_stores_nothing_it_reports_failed_and_the_writer_goes_on() {
+    let dir = std::env::temp_dir().join(format!("sqlite-rollback-{}", uuid::Uuid::now_v7()));
+    let path = dir.join("tasks.sqlite3");
+    let store = SqliteTaskStore::open(&path, SqliteStoreOptions::default())
+        .await
+        .expect("opens");
+    let url = format!("sqlite://{}", path.display());
+    let mut other = SqliteConnection::connect(&url)
+        .await
+        .expect("a second connection");
+    sqlx::raw_sql(
+        "CREATE TRIGGER refuse_task BEFORE INSERT ON tasks WHEN NEW.id = 'k-refused'
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+    )
+    .execute(&mut other)
+    .await
+    .expect("installs the trigger");
+    let refused = finished("k-refused", "ada", 0);
+    let beside: Vec<StoredTask> = (0..32)
+        .map(|i| finished(&format!("beside-{i}"), "ada", 0))
+        .collect();
+    let refused_key = key_for("refused", "k-refused");
+    let claim = store.claim_key(&refused_key, Some(&refused));
+    let creates = futures::future::join_all(beside.iter().map(|task| store.create(task)));
+    let (claimed, created) = tokio::join!(claim, creates);
+    let error = claimed.expect_err("the claim's transaction failed");
+    assert!(error.to_string().contains("refused by the test"), "{error}");
+    assert!(store.get("k-refused", None).await.expect("reads").is_none());
+    assert!(
+        store
+            .find_key(&refused_key.scope)
+            .await
+            .expect("reads")
+            .is_none(),
+        "no key stays"
+    );
+    for (task, outcome) in beside.iter().zip(created) {
+        let stored = store.get(&task.task.id, None).await.expect("reads");
+        match outcome {
+            Ok(()) => assert!(
+                stored.is_some(),
+                "{} acknowledged, not stored",
+                task.task.id
+            ),
+            Err(error) => {
+                assert!(error.to_string().contains("refused by the test"), "{error}");
+                assert!(stored.is_none(), "{} refused, yet stored", task.task.id);
+            }
+        }
+    }
+    let after = finished("k-after", "ada", 0);
+    let after_key = key_for("after", "k-after");
+    let outcome = store
+        .claim_key(&after_key, Some(&after))
+        .await
+        .expect("the writer goes on");
+    assert!(matches!(outcome, KeyClaim::Claimed));
+    assert!(store.get("k-after", None).await.expect("reads").is_some());
+    let _ = std::fs::remove_dir_all(dir);
+}
