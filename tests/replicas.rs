@@ -384,3 +384,54 @@ async fn the_push_deliveries_of_a_killed_replica_are_made_once_by_one_survivor()
         .await;
     assert!(late.is_none(), "delivered again: {late:?}");
 }
+
+/// A replica's lease is `--replica-lease` long, and renewed on a connection of its own: while
+/// requests hold every connection of its pool (each waiting on a lock another session holds on
+/// the tasks), its one-second lease does not lapse, so no replica starting meanwhile would take
+/// its running tasks for abandoned.
+#[tokio::test]
+async fn a_replicas_lease_holds_while_requests_hold_its_whole_pool() {
+    use sqlx::Connection as _;
+    let Some(url) = a2a_tests::postgres::fresh_database("lease").await else {
+        return;
+    };
+    let replicas = replicas(&url, 1).await;
+    let a = &replicas[0].1;
+    let mut locker = sqlx::PgConnection::connect(&url).await.unwrap();
+    let mut lock = locker.begin().await.unwrap();
+    sqlx::query("LOCK TABLE a2a_tasks IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let mut watcher = sqlx::PgConnection::connect(&url).await.unwrap();
+    let lease: f64 = sqlx::query_scalar(
+        "SELECT extract(epoch FROM max(lease_until) - now())::float8 FROM a2a_replicas",
+    )
+    .fetch_one(&mut watcher)
+    .await
+    .unwrap();
+    assert!(
+        lease <= 1.0,
+        "the lease is --replica-lease's 1 s, not {lease} s"
+    );
+    // More reads than the pool has connections (16): every one is taken, the rest queue.
+    let reads = futures::future::join_all(
+        (0..40).map(|i| a.rpc("GetTask", json!({"id": format!("held-{i}")}))),
+    );
+    let watch = async {
+        // Two and a half leases: a renewal waiting for a pooled connection would have lapsed.
+        tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+        let alive: bool =
+            sqlx::query_scalar("SELECT bool_and(lease_until > now()) FROM a2a_replicas")
+                .fetch_one(&mut watcher)
+                .await
+                .unwrap();
+        lock.rollback().await.unwrap();
+        alive
+    };
+    let (answers, alive) = tokio::join!(reads, watch);
+    assert!(alive, "the lease lapsed while requests held the pool");
+    for answer in answers {
+        assert_eq!(answer["error"]["code"], -32001, "{answer}");
+    }
+}

@@ -141,7 +141,8 @@ impl Lifecycle {
 
     /// Opens what the server keeps at `location`: its task store, and the records beside it.
     async fn open_storage(&mut self, location: &StoreLocation) -> Result<(), Error> {
-        let storage = Storage::open(location, &self.server.config.limits).await?;
+        let config = &self.server.config;
+        let storage = Storage::open(location, &config.limits, config.replica_lease).await?;
         self.server.store = Some(storage.tasks());
         self.server.storage = Some(Arc::new(storage));
         Ok(())

@@ -35,8 +35,13 @@ pub(crate) struct Storage {
 }
 
 impl Storage {
-    /// Opens the task store at `location` (a memory store within `limits`).
-    pub(crate) async fn open(location: &StoreLocation, limits: &Limits) -> Result<Self, Error> {
+    /// Opens the task store at `location` (a memory store within `limits`; on a database
+    /// replicas share, their leases `lease` long when set).
+    pub(crate) async fn open(
+        location: &StoreLocation,
+        limits: &Limits,
+        lease: Option<std::time::Duration>,
+    ) -> Result<Self, Error> {
         #[cfg(any(feature = "sqlite", feature = "postgres"))]
         let records = tokio::sync::OnceCell::new();
         let tasks: Arc<dyn TaskStore> = match location {
@@ -52,7 +57,11 @@ impl Storage {
                 let shared = open_records(location)
                     .await
                     .map_err(|e| records_failed(&e))?;
-                let tasks = shared.task_store_beside().await.ok_or_else(|| {
+                let beside = match lease {
+                    Some(lease) => shared.task_store_beside_leased(lease).await,
+                    None => shared.task_store_beside().await,
+                };
+                let tasks = beside.ok_or_else(|| {
                     Error::Config(format!("--store {location}: not a Postgres database"))
                 })??;
                 let _ = records.set(shared);

@@ -26,6 +26,11 @@ const BATCH: i64 = 256;
 pub(crate) struct Replicas {
     id: Arc<str>,
     pool: PgPool,
+    /// One connection of its own, for the lease alone: a renewal never waits behind the
+    /// requests holding the store's pool. (Under load, a renewal queued for a pooled
+    /// connection past the lease let a replica starting meanwhile take over tasks this one was
+    /// still running.)
+    lease_pool: PgPool,
     lease: Duration,
     /// The replicas holding a lease (this one among them), as of the last renewal.
     live: Arc<AtomicUsize>,
@@ -34,9 +39,13 @@ pub(crate) struct Replicas {
 impl Replicas {
     /// Registers a new replica with a fresh lease.
     pub(crate) async fn join(pool: PgPool, lease: Duration) -> Result<Self, StoreError> {
+        let lease_pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .connect_lazy_with((*pool.connect_options()).clone());
         let replicas = Self {
             id: Arc::from(uuid::Uuid::new_v4().simple().to_string()),
             pool,
+            lease_pool,
             lease: lease.max(Duration::from_millis(300)),
             live: Arc::new(AtomicUsize::new(1)),
         };
@@ -64,7 +73,7 @@ impl Replicas {
         )
         .bind(&*self.id)
         .bind(self.lease)
-        .fetch_one(&self.pool)
+        .fetch_one(&self.lease_pool)
         .await
         .map_err(StoreError::backend)?;
         let live = usize::try_from(others).unwrap_or(0).saturating_add(1);

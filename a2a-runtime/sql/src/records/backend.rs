@@ -85,8 +85,12 @@ pub(crate) trait Backend: std::fmt::Debug + Send + Sync + 'static {
     }
 
     /// The task store in the same database and through the same connections, for a database
-    /// replicas share; `None` where tasks are kept apart.
-    fn tasks(&self) -> Option<BoxFuture<'_, Result<Arc<dyn TaskStore>, StoreError>>> {
+    /// replicas share, its replicas holding leases of `lease` (the store's default when
+    /// `None`); `None` where tasks are kept apart.
+    fn tasks(
+        &self,
+        _lease: Option<std::time::Duration>,
+    ) -> Option<BoxFuture<'_, Result<Arc<dyn TaskStore>, StoreError>>> {
         None
     }
 }
@@ -225,8 +229,11 @@ impl Backend for super::postgres::PgRecords {
         Box::pin(Self::usage(self))
     }
 
-    fn tasks(&self) -> Option<BoxFuture<'_, Result<Arc<dyn TaskStore>, StoreError>>> {
-        Some(Box::pin(Self::tasks(self)))
+    fn tasks(
+        &self,
+        lease: Option<std::time::Duration>,
+    ) -> Option<BoxFuture<'_, Result<Arc<dyn TaskStore>, StoreError>>> {
+        Some(Box::pin(Self::tasks(self, lease)))
     }
 }
 

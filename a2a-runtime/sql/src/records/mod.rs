@@ -274,7 +274,18 @@ impl Records {
     ) -> Option<
         Result<Arc<dyn a2a_runtime_core::task::TaskStore>, a2a_runtime_core::task::StoreError>,
     > {
-        Some(self.inner.backend.tasks()?.await)
+        Some(self.inner.backend.tasks(None)?.await)
+    }
+
+    /// [`task_store_beside`](Self::task_store_beside), its replicas holding leases of `lease`
+    /// (the Postgres store's `lease` option; the server's `--replica-lease`).
+    pub async fn task_store_beside_leased(
+        &self,
+        lease: std::time::Duration,
+    ) -> Option<
+        Result<Arc<dyn a2a_runtime_core::task::TaskStore>, a2a_runtime_core::task::StoreError>,
+    > {
+        Some(self.inner.backend.tasks(Some(lease))?.await)
     }
 
     /// The records of the agent named `agent_name` where `serve()` keeps its tasks by default:

@@ -197,9 +197,15 @@ impl PgRecords {
     }
 
     /// The task store in this database, through this pool: replicas sharing the database
-    /// share it.
-    pub(super) async fn tasks(&self) -> Result<Arc<dyn TaskStore>, StoreError> {
-        let options = crate::PostgresStoreOptions::default();
+    /// share it, each holding leases of `lease` (the store's default when `None`).
+    pub(super) async fn tasks(
+        &self,
+        lease: Option<std::time::Duration>,
+    ) -> Result<Arc<dyn TaskStore>, StoreError> {
+        let mut options = crate::PostgresStoreOptions::default();
+        if let Some(lease) = lease {
+            options.lease = lease;
+        }
         let store = crate::PostgresTaskStore::on_pool(self.pool.clone(), options).await?;
         Ok(Arc::new(store))
     }
